@@ -1,0 +1,3 @@
+from cloudnoise.cli import main
+
+main()

@@ -1,0 +1,74 @@
+"""The `cloudnoise` command line: one subcommand per stage of
+measure -> model -> simulate -> cost -> report.
+
+Subcommands are imported lazily so `cloudnoise --help` stays fast and a
+stage's heavy imports (pyarrow, matplotlib, MPI discovery) happen only when
+that stage runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from cloudnoise import __version__
+from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
+
+# name -> (module, attribute, one-line help shown in `cloudnoise --help`)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "simulate": ("cloudnoise.simulate.cli", "simulate", "Simulate a GOAL schedule with LogGOPS."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attr, _ = COMMANDS[name]
+        return getattr(importlib.import_module(module), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="cloudnoise")
+def cli() -> None:
+    """cloudnoise: how far will a tightly coupled job scale on this cloud or
+    supercomputer, and what will it cost, once network and OS noise count?
+
+    Stages: measure -> model -> simulate -> cost -> report.
+    """
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: runs the CLI and turns known errors into one line."""
+    try:
+        cli.main(args=argv, prog_name="cloudnoise", standalone_mode=False)
+    except CloudnoiseError as err:
+        click.echo(f"cloudnoise: error: {err}", err=True)
+        sys.exit(err.exit_code)
+    except click.exceptions.Abort:
+        click.echo("cloudnoise: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except KeyboardInterrupt:
+        click.echo("cloudnoise: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(err.exit_code)
+    except BrokenPipeError:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

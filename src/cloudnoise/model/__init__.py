@@ -1,0 +1,1 @@
+"""cloudnoise.model stage."""

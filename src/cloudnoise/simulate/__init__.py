@@ -1,0 +1,1 @@
+"""cloudnoise.simulate stage."""

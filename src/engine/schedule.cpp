@@ -1,0 +1,185 @@
+#include "schedule.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+namespace cloudnoise {
+
+uint64_t Schedule::memory_bytes() const {
+  return ops_.capacity() * sizeof(Op) +
+         (rank_begin_.capacity() + done_begin_.capacity() + start_begin_.capacity() +
+          done_edges_.capacity() + start_edges_.capacity() + lines_.capacity()) *
+             sizeof(uint32_t);
+}
+
+ScheduleBuilder::ScheduleBuilder(uint32_t num_ranks) : num_ranks_(num_ranks) {
+  if (num_ranks == 0) throw ScheduleError("num_ranks must be at least 1", 0);
+  sched_.rank_begin_.reserve(static_cast<size_t>(num_ranks) + 1);
+}
+
+void ScheduleBuilder::begin_rank(uint32_t rank) {
+  if (in_rank_) end_rank();
+  const uint32_t expected = static_cast<uint32_t>(sched_.rank_begin_.size() - 1);
+  if (rank >= num_ranks_)
+    throw ScheduleError("rank " + std::to_string(rank) + " out of range (num_ranks " +
+                            std::to_string(num_ranks_) + ")",
+                        0);
+  if (rank != expected)
+    throw ScheduleError("rank " + std::to_string(rank) + " out of order (expected rank " +
+                            std::to_string(expected) + ")",
+                        0);
+  cur_rank_ = rank;
+  in_rank_ = true;
+  cur_begin_ = static_cast<uint32_t>(sched_.ops_.size());
+}
+
+uint32_t ScheduleBuilder::add(OpKind kind, uint64_t amount, uint32_t peer, uint32_t tag,
+                              uint8_t cpu, uint8_t nic) {
+  if (!in_rank_) throw ScheduleError("operation outside of a rank block", 0);
+  if (sched_.ops_.size() >= std::numeric_limits<uint32_t>::max() - 1)
+    throw ScheduleError("schedule has more than 4294967294 operations", 0);
+  Op op;
+  op.amount = amount;
+  op.peer = peer;
+  op.tag = tag;
+  op.kind = kind;
+  op.cpu = cpu;
+  op.nic = nic;
+  sched_.ops_.push_back(op);
+  sched_.max_cpu_ = std::max(sched_.max_cpu_, cpu);
+  sched_.max_nic_ = std::max(sched_.max_nic_, nic);
+  return static_cast<uint32_t>(sched_.ops_.size() - 1 - cur_begin_);
+}
+
+uint32_t ScheduleBuilder::send(uint64_t bytes, uint32_t dest, uint32_t tag, uint8_t cpu,
+                               uint8_t nic) {
+  if (dest >= num_ranks_)
+    throw ScheduleError("send to rank " + std::to_string(dest) + " out of range (num_ranks " +
+                            std::to_string(num_ranks_) + ")",
+                        0);
+  if (tag == kAny) throw ScheduleError("a send cannot use the wildcard tag -1", 0);
+  return add(OpKind::Send, bytes, dest, tag, cpu, nic);
+}
+
+uint32_t ScheduleBuilder::recv(uint64_t bytes, uint32_t src, uint32_t tag, uint8_t cpu,
+                               uint8_t nic) {
+  if (src != kAny && src >= num_ranks_)
+    throw ScheduleError("recv from rank " + std::to_string(src) +
+                            " out of range (num_ranks " + std::to_string(num_ranks_) + ")",
+                        0);
+  return add(OpKind::Recv, bytes, src, tag, cpu, nic);
+}
+
+uint32_t ScheduleBuilder::calc(uint64_t picoseconds, uint8_t cpu, uint8_t nic) {
+  return add(OpKind::Calc, picoseconds, 0, 0, cpu, nic);
+}
+
+void ScheduleBuilder::check_local(uint32_t local) const {
+  if (local >= ops_in_rank())
+    throw ScheduleError("dependency on operation " + std::to_string(local) +
+                            " which does not exist in rank " + std::to_string(cur_rank_),
+                        0);
+}
+
+void ScheduleBuilder::requires_done(uint32_t a, uint32_t b) {
+  check_local(a);
+  check_local(b);
+  done_pending_.push_back({b, a});
+}
+
+void ScheduleBuilder::requires_start(uint32_t a, uint32_t b) {
+  check_local(a);
+  check_local(b);
+  start_pending_.push_back({b, a});
+}
+
+void ScheduleBuilder::set_line(uint64_t line) {
+  auto& lines = sched_.lines_;
+  if (lines.size() < sched_.ops_.size()) lines.resize(sched_.ops_.size(), 0);
+  lines.back() = static_cast<uint32_t>(std::min<uint64_t>(line, 0xFFFFFFFFu));
+}
+
+namespace {
+
+// Appends, for ops [0, n) of a rank, their successor lists to `begin`/`edges`
+// (global indices), keeping the order in which the edges were declared.
+void append_csr(uint32_t n, uint32_t base,
+                std::vector<uint32_t>& begin, std::vector<uint32_t>& edges,
+                const auto& pending, std::vector<uint32_t>& scratch) {
+  const size_t first = edges.size();
+  scratch.assign(n + 1, 0);
+  for (const auto& e : pending) ++scratch[e.from + 1];
+  for (uint32_t i = 0; i < n; ++i) scratch[i + 1] += scratch[i];
+  edges.resize(first + pending.size());
+  for (uint32_t i = 0; i < n; ++i) begin.push_back(static_cast<uint32_t>(first + scratch[i + 1]));
+  for (const auto& e : pending) edges[first + scratch[e.from]++] = base + e.to;
+}
+
+}  // namespace
+
+void ScheduleBuilder::end_rank() {
+  const uint32_t n = ops_in_rank();
+  auto& ops = sched_.ops_;
+  if (sched_.done_edges_.size() + done_pending_.size() >= std::numeric_limits<uint32_t>::max() ||
+      sched_.start_edges_.size() + start_pending_.size() >= std::numeric_limits<uint32_t>::max())
+    throw ScheduleError("schedule has more than 4294967294 dependencies", 0);
+  for (const auto& e : done_pending_) ++ops[cur_begin_ + e.to].num_deps;
+  for (const auto& e : start_pending_) ++ops[cur_begin_ + e.to].num_deps;
+
+  // A dependency cycle would leave its ops waiting forever: find it now, by
+  // peeling off ops whose dependencies can all be satisfied (Kahn).
+  if (!done_pending_.empty() || !start_pending_.empty()) {
+    counts_.resize(n);
+    for (uint32_t i = 0; i < n; ++i) counts_[i] = ops[cur_begin_ + i].num_deps;
+    std::vector<uint32_t> adj_begin(n + 1, 0), adj(done_pending_.size() + start_pending_.size());
+    for (const auto& e : done_pending_) ++adj_begin[e.from + 1];
+    for (const auto& e : start_pending_) ++adj_begin[e.from + 1];
+    for (uint32_t i = 0; i < n; ++i) adj_begin[i + 1] += adj_begin[i];
+    std::vector<uint32_t> fill(adj_begin.begin(), adj_begin.end() - 1);
+    for (const auto& e : done_pending_) adj[fill[e.from]++] = e.to;
+    for (const auto& e : start_pending_) adj[fill[e.from]++] = e.to;
+    std::vector<uint32_t> stack;
+    for (uint32_t i = 0; i < n; ++i)
+      if (counts_[i] == 0) stack.push_back(i);
+    uint32_t seen = 0;
+    while (!stack.empty()) {
+      const uint32_t v = stack.back();
+      stack.pop_back();
+      ++seen;
+      for (uint32_t k = adj_begin[v]; k < adj_begin[v + 1]; ++k)
+        if (--counts_[adj[k]] == 0) stack.push_back(adj[k]);
+    }
+    if (seen != n) {
+      uint32_t culprit = 0;
+      while (counts_[culprit] == 0) ++culprit;
+      const uint64_t line = sched_.lines_.empty() ? 0 : sched_.lines_[cur_begin_ + culprit];
+      throw ScheduleError("dependency cycle in rank " + std::to_string(cur_rank_) +
+                              " involving operation " + std::to_string(culprit),
+                          line);
+    }
+  }
+
+  std::vector<uint32_t> scratch;
+  append_csr(n, cur_begin_, sched_.done_begin_, sched_.done_edges_, done_pending_,
+             scratch);
+  append_csr(n, cur_begin_, sched_.start_begin_, sched_.start_edges_, start_pending_,
+             scratch);
+  done_pending_.clear();
+  start_pending_.clear();
+  sched_.rank_begin_.push_back(static_cast<uint32_t>(ops.size()));
+  in_rank_ = false;
+}
+
+Schedule ScheduleBuilder::finish() {
+  if (in_rank_) end_rank();
+  const uint32_t have = static_cast<uint32_t>(sched_.rank_begin_.size() - 1);
+  if (have != num_ranks_)
+    throw ScheduleError("schedule defines " + std::to_string(have) + " of " +
+                            std::to_string(num_ranks_) + " ranks",
+                        0);
+  if (!sched_.lines_.empty()) sched_.lines_.resize(sched_.ops_.size(), 0);
+  return std::move(sched_);
+}
+
+}  // namespace cloudnoise
