@@ -1,18 +1,212 @@
 // nanobind glue: exposes the engine to Python as cloudnoise._engine.
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "engine.hpp"
+#include "goal_reader.hpp"
 #include "schedule.hpp"
 
 namespace nb = nanobind;
 using namespace cloudnoise;
 
+namespace {
+
+using I64Array = nb::ndarray<nb::numpy, int64_t, nb::ndim<1>>;
+
+I64Array to_numpy(std::vector<int64_t> v) {
+  // The array's memory stays with the vector; the capsule owns the vector.
+  auto holder = std::make_unique<std::vector<int64_t>>(std::move(v));
+  std::vector<int64_t>* raw = holder.get();
+  nb::capsule owner(raw, [](void* p) noexcept {
+    std::unique_ptr<std::vector<int64_t>>(static_cast<std::vector<int64_t>*>(p));
+  });
+  holder.release();
+  return I64Array(raw->data(), {raw->size()}, owner);
+}
+
+std::vector<int64_t> to_vector(nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> a) {
+  return std::vector<int64_t>(a.data(), a.data() + a.shape(0));
+}
+
+std::vector<double> to_dvector(nb::ndarray<const double, nb::ndim<1>, nb::c_contig> a) {
+  return std::vector<double>(a.data(), a.data() + a.shape(0));
+}
+
+// Runs repetitions [first, first + count) on `threads` threads. Each
+// repetition's result depends only on (seed, repetition), never on which
+// thread ran it.
+nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
+                         const NoiseModel& noise, uint64_t seed, uint64_t first, uint64_t count,
+                         unsigned threads, const std::function<void(uint64_t)>* progress) {
+  if (count == 0) throw std::invalid_argument("repetitions must be at least 1");
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(count)));
+  std::vector<int64_t> max_end(count);
+  std::vector<int64_t> first_host_end;
+  uint64_t events = 0, messages = 0;
+  std::atomic<uint64_t> next{0}, done{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+
+  auto worker = [&](bool record_first) {
+    try {
+      Engine engine(sched, params);
+      for (;;) {
+        if (failed.load(std::memory_order_relaxed)) return;
+        const uint64_t k = next.fetch_add(1);
+        if (k >= count) return;
+        RunResult r = engine.run(noise, seed, first + k);
+        max_end[k] = r.max_end_ps;
+        if (k == 0) {
+          first_host_end = std::move(r.host_end_ps);
+          events = r.events;
+          messages = r.messages;
+        }
+        done.fetch_add(1);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      failed = true;
+    }
+    (void)record_first;
+  };
+
+  {
+    nb::gil_scoped_release release;
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, false);
+    if (progress && *progress) {
+      // Run the workers off this thread so it can report progress.
+      std::thread last(worker, true);
+      uint64_t reported = 0;
+      while (done.load() < count && !failed.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const uint64_t now = done.load();
+        if (now != reported) {
+          reported = now;
+          nb::gil_scoped_acquire acquire;
+          (*progress)(now);
+        }
+      }
+      last.join();
+    } else {
+      worker(true);
+    }
+    for (auto& t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+  if (progress && *progress) (*progress)(count);
+
+  nb::dict out;
+  out["max_end_ps"] = to_numpy(std::move(max_end));
+  out["host_end_ps"] = to_numpy(std::move(first_host_end));
+  out["events"] = events;
+  out["messages"] = messages;
+  return out;
+}
+
+}  // namespace
+
 NB_MODULE(_engine, m) {
   m.doc() = "cloudnoise's C++ LogGOPS engine";
+
+  static nb::exception<GoalError> goal_error(m, "GoalError", PyExc_ValueError);
+  static nb::exception<DeadlockError> deadlock_error(m, "DeadlockError", PyExc_RuntimeError);
+  static nb::exception<ScheduleError> schedule_error(m, "ScheduleError", PyExc_ValueError);
+
   nb::class_<Schedule>(m, "Schedule")
       .def_prop_ro("num_ranks", &Schedule::num_ranks)
       .def_prop_ro("num_ops", &Schedule::num_ops)
       .def_prop_ro("num_cpus", &Schedule::num_cpus)
       .def_prop_ro("num_nics", &Schedule::num_nics)
       .def_prop_ro("memory_bytes", &Schedule::memory_bytes);
+
+  m.def(
+      "read_goal",
+      [](const std::string& path) {
+        nb::gil_scoped_release release;
+        return read_goal_file(path);
+      },
+      nb::arg("path"), "Read a GOAL text file (.gz inflated) into a Schedule.");
+  m.def(
+      "parse_goal",
+      [](nb::bytes text, const std::string& name) {
+        std::string_view view(text.c_str(), text.size());
+        nb::gil_scoped_release release;
+        return read_goal_text(view, name);
+      },
+      nb::arg("text"), nb::arg("name") = "<text>", "Parse GOAL text (bytes) into a Schedule.");
+  m.def("reader_has_gzip", &goal_reader_has_gzip);
+
+  nb::class_<LogGOPSParams>(m, "LogGOPSParams")
+      .def(
+          "__init__",
+          [](LogGOPSParams* p, int64_t L_ps, int64_t o_ps, int64_t g_ps, int64_t G_fs,
+             int64_t O_fs, uint64_t S) {
+            new (p) LogGOPSParams{L_ps, o_ps, g_ps, G_fs, O_fs, S};
+          },
+          nb::arg("L_ps"), nb::arg("o_ps"), nb::arg("g_ps"), nb::arg("G_fs"), nb::arg("O_fs"),
+          nb::arg("S"))
+      .def_ro("L_ps", &LogGOPSParams::L_ps)
+      .def_ro("o_ps", &LogGOPSParams::o_ps)
+      .def_ro("g_ps", &LogGOPSParams::g_ps)
+      .def_ro("G_fs", &LogGOPSParams::G_fs)
+      .def_ro("O_fs", &LogGOPSParams::O_fs)
+      .def_ro("S", &LogGOPSParams::S);
+
+  nb::class_<OsNoiseTrace>(m, "OsNoiseTrace")
+      .def(
+          "__init__",
+          [](OsNoiseTrace* t, nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> starts,
+             nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> durations) {
+            new (t) OsNoiseTrace(to_vector(starts), to_vector(durations));
+          },
+          nb::arg("starts_ps"), nb::arg("durations_ps"))
+      .def("noise", &OsNoiseTrace::noise, nb::arg("start_ps"), nb::arg("len_ps"))
+      .def_prop_ro("span_ps", &OsNoiseTrace::span_ps)
+      .def("__len__", &OsNoiseTrace::size);
+
+  nb::class_<QuantileTable>(m, "QuantileTable")
+      .def(
+          "__init__",
+          [](QuantileTable* q, nb::ndarray<const double, nb::ndim<1>, nb::c_contig> p,
+             nb::ndarray<const double, nb::ndim<1>, nb::c_contig> v) {
+            new (q) QuantileTable(to_dvector(p), to_dvector(v));
+          },
+          nb::arg("probabilities"), nb::arg("values"))
+      .def("quantile", &QuantileTable::quantile, nb::arg("u"))
+      .def("__len__", &QuantileTable::size);
+
+  nb::class_<NoiseModel>(m, "NoiseModel")
+      .def(nb::init<>())
+      .def_rw("os", &NoiseModel::os)
+      .def_rw("os_cosched", &NoiseModel::os_cosched)
+      .def_rw("latency_excess_ps", &NoiseModel::latency_excess_ps)
+      .def_rw("bandwidth_fraction", &NoiseModel::bandwidth_fraction);
+
+  m.def(
+      "run",
+      [](const Schedule& sched, const LogGOPSParams& params, const NoiseModel& noise,
+         uint64_t seed, uint64_t first, uint64_t count, unsigned threads,
+         std::function<void(uint64_t)> progress) {
+        return run_repetitions(sched, params, noise, seed, first, count, threads, &progress);
+      },
+      nb::arg("schedule"), nb::arg("params"), nb::arg("noise"), nb::arg("seed") = 0,
+      nb::arg("first") = 0, nb::arg("count") = 1, nb::arg("threads") = 1,
+      nb::arg("progress") = nb::none(),
+      "Simulate repetitions [first, first+count); returns max_end_ps per repetition, "
+      "host_end_ps of the first, events and messages.");
+
 }

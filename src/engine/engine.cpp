@@ -1,0 +1,324 @@
+#include "engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "noise/counter_rng.hpp"
+
+namespace cloudnoise {
+
+namespace {
+
+// LogGOPSim computes (size-1)*G on unsigned 64-bit integers; for a 0-byte
+// message the term wraps "negative" and wins an unsigned max. Comparing the
+// signed picosecond values as unsigned reproduces that.
+int64_t unsigned_max(int64_t a, int64_t b) {
+  return static_cast<uint64_t>(a) > static_cast<uint64_t>(b) ? a : b;
+}
+
+bool kind_before(const Op* ops, uint32_t a, uint32_t b) { return ops[a].kind < ops[b].kind; }
+
+}  // namespace
+
+Engine::Engine(const Schedule& schedule, const LogGOPSParams& params)
+    : sched_(schedule),
+      p_(params),
+      ranks_(schedule.num_ranks()),
+      ncpu_(schedule.num_cpus()),
+      nnic_(schedule.num_nics()) {
+  if (p_.L_ps < 0 || p_.o_ps < 0 || p_.g_ps < 0 || p_.G_fs < 0 || p_.O_fs < 0)
+    throw std::invalid_argument("LogGOPS parameters must not be negative");
+  if (ranks_ >= (1u << 29)) throw std::invalid_argument("at most 2^29 ranks are supported");
+  posted_.resize(ranks_);
+  unexpected_.resize(ranks_);
+}
+
+int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
+  // (size - 1) * per-byte cost, as the reference charges it.
+  const int64_t n = static_cast<int64_t>(bytes) - 1;
+  int64_t fs;
+  if (__builtin_mul_overflow(n, per_byte_fs, &fs))
+    throw std::overflow_error("message of " + std::to_string(bytes) +
+                              " bytes overflows the simulated time range");
+  return fs / 1000;
+}
+
+int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) const {
+  if (!noise_->os) return 0;
+  return noise_->os->noise(start + os_offset_[host], len);
+}
+
+void Engine::release_done(uint32_t op, uint32_t host) {
+  for (const uint32_t succ : sched_.done_successors(op))
+    if (--deps_[succ] == 0) pending_.push_back({host, succ});
+}
+
+void Engine::release_started(uint32_t op, uint32_t host) {
+  for (const uint32_t succ : sched_.start_successors(op))
+    if (--deps_[succ] == 0) pending_.push_back({host, succ});
+}
+
+// Queues a host's newly executable ops. LogGOPSim sorts them by kind with
+// std::sort (not stable) before stamping them; sorting the same sequence
+// with the same comparator yields the same order, so ties break alike.
+void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
+  const Op* all = sched_.ops().data();
+  std::sort(ops.begin(), ops.end(), [all](uint32_t a, uint32_t b) { return kind_before(all, a, b); });
+  for (const uint32_t i : ops) {
+    const Op& op = all[i];
+    issued_[i] = 1;
+    const int64_t o_free = next_o_[host * ncpu_ + op.cpu];
+    const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs_[host * nnic_ + op.nic]) : o_free;
+    queue_.push({t, stamp_++, i, Event::pack(host, static_cast<EventKind>(op.kind))});
+  }
+}
+
+void Engine::enqueue_ready() {
+  if (pending_.empty()) return;
+  // The reference visits the hosts that finished something in ascending
+  // order; each host's ops keep the order in which they became ready.
+  bool one_host = true;
+  for (const Pending& p : pending_) one_host &= p.host == pending_.front().host;
+  if (one_host) {
+    host_ops_.clear();
+    for (const Pending& p : pending_) host_ops_.push_back(p.op);
+    enqueue_host_ops(pending_.front().host, host_ops_);
+  } else {
+    std::stable_sort(pending_.begin(), pending_.end(),
+                     [](const Pending& a, const Pending& b) { return a.host < b.host; });
+    size_t i = 0;
+    while (i < pending_.size()) {
+      const uint32_t host = pending_[i].host;
+      host_ops_.clear();
+      for (; i < pending_.size() && pending_[i].host == host; ++i) host_ops_.push_back(pending_[i].op);
+      enqueue_host_ops(host, host_ops_);
+    }
+  }
+  pending_.clear();
+}
+
+void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
+  noise_ = &noise;
+  seed_ = seed;
+  rep_ = repetition;
+  const auto ops = sched_.ops();
+  deps_.resize(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) deps_[i] = ops[i].num_deps;
+  issued_.assign(ops.size(), 0);
+  next_o_.assign(static_cast<size_t>(ranks_) * ncpu_, 0);
+  next_gr_.assign(static_cast<size_t>(ranks_) * nnic_, 0);
+  next_gs_.assign(static_cast<size_t>(ranks_) * nnic_, 0);
+  for (auto& q : posted_) q.clear();
+  for (auto& q : unexpected_) q.clear();
+  queue_.clear();
+  pending_.clear();
+  stamp_ = 0;
+  messages_ = 0;
+  if (noise.bandwidth_fraction) msg_G_fs_.assign(ops.size(), p_.G_fs);
+  os_offset_.assign(ranks_, 0);
+  if (noise.os) {
+    // Each rank starts reading the trace at a uniformly drawn offset; with
+    // co-scheduling all ranks share the first draw.
+    const CounterRng rng(seed, repetition, RngStream::OsOffsets);
+    const double span = static_cast<double>(noise.os->span_ps());
+    for (uint32_t r = 0; r < ranks_; ++r)
+      os_offset_[r] = static_cast<int64_t>(rng.uniform(noise.os_cosched ? 0 : r) * span);
+  }
+}
+
+RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
+  reset(noise, seed, repetition);
+  const Op* ops = sched_.ops().data();
+  const CounterRng latency_rng(seed, repetition, RngStream::Latency);
+  const CounterRng bandwidth_rng(seed, repetition, RngStream::Bandwidth);
+
+  for (uint32_t h = 0; h < ranks_; ++h) {
+    host_ops_.clear();
+    for (uint32_t i = sched_.rank_begin(h); i < sched_.rank_end(h); ++i)
+      if (deps_[i] == 0) host_ops_.push_back(i);
+    enqueue_host_ops(h, host_ops_);
+  }
+
+  while (!queue_.empty()) {
+    Event e = queue_.pop();
+    const int64_t t = e.time;
+    const Op& op = ops[e.op];
+    const uint32_t h = e.host();
+    switch (e.kind()) {
+      case kEvCalc: {
+        int64_t& o_free = next_o_[h * ncpu_ + op.cpu];
+        if (o_free <= t) {
+          const int64_t len = static_cast<int64_t>(op.amount);
+          o_free = t + len + os_noise(h, t, len);
+          release_started(e.op, h);
+          release_done(e.op, h);
+        } else {
+          e.time = o_free;
+          queue_.push(e);
+        }
+        break;
+      }
+      case kEvSend: {
+        int64_t& o_free = next_o_[h * ncpu_ + op.cpu];
+        int64_t& gs_free = next_gs_[h * nnic_ + op.nic];
+        const int64_t avail = std::max(o_free, gs_free);
+        if (avail <= t) {
+          release_started(e.op, h);
+          int64_t G = p_.G_fs;
+          if (noise.bandwidth_fraction) {
+            const double f = std::max(1e-9, noise.bandwidth_fraction->quantile(bandwidth_rng.uniform(messages_)));
+            G = msg_G_fs_[e.op] = std::llround(static_cast<double>(p_.G_fs) / f);
+          }
+          int64_t latency = p_.L_ps;
+          if (noise.latency_excess_ps)
+            latency += std::llround(noise.latency_excess_ps->quantile(latency_rng.uniform(messages_)));
+          o_free = t + p_.o_ps + bytes_time(op.amount, p_.O_fs) + os_noise(h, t, p_.o_ps);
+          gs_free = t + p_.g_ps + bytes_time(op.amount, G);
+          ++messages_;
+          // The message's first byte reaches the receiver after o + L; G is
+          // charged at the receiver.
+          queue_.push({t + p_.o_ps + latency, stamp_++, e.op, Event::pack(h, kEvMsg)});
+          if (op.amount <= p_.S) release_done(e.op, h);  // eager: the send is complete
+        } else {
+          e.time = avail;
+          queue_.push(e);
+        }
+        break;
+      }
+      case kEvRecv: {
+        release_started(e.op, h);
+        const MatchEntry m = unexpected_[h].take(op.peer, op.tag);
+        if (m.op != MatchQueue::kNone) {
+          if (op.amount > p_.S) {
+            // Rendezvous: the waiting sender completes now. As in the
+            // reference, the receiver's cpu/nic indices address the sender.
+            const uint32_t sender = m.src;
+            release_done(m.op, sender);
+            int64_t& so = next_o_[sender * ncpu_ + op.cpu];
+            int64_t& sg = next_gs_[sender * nnic_ + op.nic];
+            so = std::max(so, t);
+            sg = std::max(sg, t);
+          }
+          release_done(e.op, h);
+        } else {
+          posted_[h].push({op.peer, op.tag, e.op});
+        }
+        break;
+      }
+      case kEvMsg: {
+        // h is the sender; the message is processed at the receiver with
+        // the sender's cpu/nic indices, as in the reference.
+        const uint32_t r = op.peer;
+        int64_t& o_free = next_o_[r * ncpu_ + op.cpu];
+        int64_t& gr_free = next_gr_[r * nnic_ + op.nic];
+        const int64_t avail = std::max(o_free, gr_free);
+        if (avail <= t) {
+          const int64_t G = noise.bandwidth_fraction ? msg_G_fs_[e.op] : p_.G_fs;
+          const int64_t g_bytes = bytes_time(op.amount, G);
+          const int64_t noise_ps = os_noise(r, t, p_.o_ps);
+          o_free = t + p_.o_ps + noise_ps + unsigned_max(bytes_time(op.amount, p_.O_fs), g_bytes);
+          gr_free = t + p_.g_ps + g_bytes;
+          const MatchEntry m = posted_[r].take(h, op.tag);
+          if (m.op != MatchQueue::kNone) {
+            if (op.amount > p_.S) {
+              release_done(e.op, h);
+              int64_t& so = next_o_[h * ncpu_ + op.cpu];
+              int64_t& sg = next_gs_[h * nnic_ + op.nic];
+              so = std::max(so, t);
+              sg = std::max(sg, t);
+            }
+            release_done(m.op, r);
+          } else {
+            unexpected_[r].push({h, op.tag, e.op});
+          }
+        } else {
+          e.time = avail;
+          queue_.push(e);
+        }
+        break;
+      }
+    }
+    enqueue_ready();
+  }
+
+  bool complete = true;
+  for (uint32_t r = 0; r < ranks_ && complete; ++r)
+    complete = posted_[r].empty() && unexpected_[r].empty();
+  if (complete)
+    complete = std::find(issued_.begin(), issued_.end(), uint8_t{0}) == issued_.end();
+  if (!complete) report_deadlock();
+
+  RunResult res;
+  res.host_end_ps.resize(ranks_);
+  for (uint32_t r = 0; r < ranks_; ++r) {
+    const auto first = next_o_.begin() + static_cast<std::ptrdiff_t>(r) * ncpu_;
+    res.host_end_ps[r] = *std::max_element(first, first + ncpu_);
+    res.max_end_ps = std::max(res.max_end_ps, res.host_end_ps[r]);
+  }
+  res.events = stamp_;
+  res.messages = messages_;
+  return res;
+}
+
+uint32_t Engine::rank_of(uint32_t op) const {
+  uint32_t lo = 0, hi = ranks_;
+  while (hi - lo > 1) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (sched_.rank_begin(mid) <= op) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+std::string Engine::describe(uint32_t i) const {
+  const Op& op = sched_.op(i);
+  auto who = [](uint32_t r) { return r == kAny ? std::string("-1") : std::to_string(r); };
+  std::string s;
+  switch (op.kind) {
+    case OpKind::Send:
+      s = "send " + std::to_string(op.amount) + "b to " + who(op.peer) + " tag " + who(op.tag);
+      break;
+    case OpKind::Recv:
+      s = "recv " + std::to_string(op.amount) + "b from " + who(op.peer) + " tag " + who(op.tag);
+      break;
+    case OpKind::Calc:
+      s = "calc " + std::to_string(op.amount / 1000);
+      break;
+  }
+  const uint64_t line = sched_.line_of(i);
+  s += line ? " (line " + std::to_string(line) + ")" : " (op " + std::to_string(i - sched_.rank_begin(rank_of(i))) + ")";
+  return s;
+}
+
+void Engine::report_deadlock() const {
+  std::vector<std::string> stuck;
+  uint32_t count = 0;
+  for (uint32_t r = 0; r < ranks_; ++r) {
+    std::string why;
+    uint32_t first_posted = MatchQueue::kNone;
+    for (const MatchEntry& m : posted_[r].entries()) first_posted = std::min(first_posted, m.op);
+    uint32_t first_waiting = MatchQueue::kNone;
+    for (uint32_t i = sched_.rank_begin(r); i < sched_.rank_end(r); ++i)
+      if (!issued_[i]) {
+        first_waiting = i;
+        break;
+      }
+    if (first_posted != MatchQueue::kNone)
+      why = describe(first_posted) + " never matched";
+    else if (!unexpected_[r].entries().empty())
+      why = "message from rank " + std::to_string(unexpected_[r].entries().front().src) + " (" +
+            describe(unexpected_[r].entries().front().op) + ") never received";
+    else if (first_waiting != MatchQueue::kNone)
+      why = describe(first_waiting) + " waits on operations that never finish";
+    if (why.empty()) continue;
+    ++count;
+    if (stuck.size() < 6) stuck.push_back("rank " + std::to_string(r) + ": " + why);
+  }
+  std::string msg = "schedule cannot complete: " + std::to_string(count) + " rank" +
+                    (count == 1 ? "" : "s") + " stuck; ";
+  for (size_t i = 0; i < stuck.size(); ++i) msg += (i ? "; " : "") + stuck[i];
+  if (count > stuck.size()) msg += "; ...";
+  throw DeadlockError(msg);
+}
+
+}  // namespace cloudnoise

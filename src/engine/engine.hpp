@@ -1,0 +1,95 @@
+// The LogGOPS discrete-event engine. Semantics are LogGOPSim's, event for
+// event (see engine.cpp for each rule); the data layout is ours: flat arrays
+// indexed by op and host, a 4-ary heap of 24-byte events, and state that is
+// reset, not reallocated, between repetitions.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "event_queue.hpp"
+#include "loggops_params.hpp"
+#include "match_queue.hpp"
+#include "noise/os_noise_trace.hpp"
+#include "noise/quantile_table.hpp"
+#include "schedule.hpp"
+
+namespace cloudnoise {
+
+// Noise applied to one run. Every part is optional.
+struct NoiseModel {
+  // OS noise: a detour trace charged to CPU activities (o, O, calc).
+  std::shared_ptr<const OsNoiseTrace> os;
+  // All ranks read the trace from one offset (co-scheduled noise) instead of
+  // independent offsets.
+  bool os_cosched = false;
+  // Per-message latency excess in picoseconds, added to L.
+  std::shared_ptr<const QuantileTable> latency_excess_ps;
+  // Per-message bandwidth as a fraction of peak in (0, 1]; G is divided by it.
+  std::shared_ptr<const QuantileTable> bandwidth_fraction;
+
+  bool any() const { return os || latency_excess_ps || bandwidth_fraction; }
+};
+
+struct RunResult {
+  std::vector<int64_t> host_end_ps;  // per rank: when its last CPU activity ends
+  int64_t max_end_ps = 0;
+  uint64_t events = 0;  // ops executed + messages, as LogGOPSim counts them
+  uint64_t messages = 0;
+};
+
+// A schedule that cannot complete; the message names the stuck ranks and
+// their first blocked operations.
+class DeadlockError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One engine per thread; run() may be called many times (repetitions).
+class Engine {
+ public:
+  Engine(const Schedule& schedule, const LogGOPSParams& params);
+
+  RunResult run(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
+
+ private:
+  struct Pending {
+    uint32_t host;
+    uint32_t op;
+  };
+
+  void reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
+  void release_done(uint32_t op, uint32_t host);
+  void release_started(uint32_t op, uint32_t host);
+  void enqueue_ready();
+  void enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops);
+  int64_t os_noise(uint32_t host, int64_t start, int64_t len) const;
+  int64_t bytes_time(uint64_t bytes, int64_t per_byte_fs) const;
+  [[noreturn]] void report_deadlock() const;
+  std::string describe(uint32_t op) const;
+  uint32_t rank_of(uint32_t op) const;
+
+  const Schedule& sched_;
+  LogGOPSParams p_;
+  uint32_t ranks_, ncpu_, nnic_;
+
+  // Per-run state.
+  std::vector<uint32_t> deps_;
+  std::vector<uint8_t> issued_;  // op became executable
+  std::vector<int64_t> next_o_, next_gr_, next_gs_;
+  std::vector<MatchQueue> posted_, unexpected_;
+  std::vector<int64_t> msg_G_fs_;  // per send op, with bandwidth noise
+  std::vector<int64_t> os_offset_;
+  EventQueue queue_;
+  std::vector<Pending> pending_;
+  std::vector<uint32_t> host_ops_;
+  uint64_t stamp_ = 0;
+  uint64_t messages_ = 0;
+  const NoiseModel* noise_ = nullptr;
+  uint64_t seed_ = 0, rep_ = 0;
+};
+
+}  // namespace cloudnoise

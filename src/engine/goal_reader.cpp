@@ -1,0 +1,392 @@
+#include "goal_reader.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "label_table.hpp"
+
+#ifdef CLOUDNOISE_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+namespace cloudnoise {
+
+namespace {
+
+// A dependency whose labels are resolved when its rank block closes, so
+// labels may be used before they are defined.
+struct PendingDep {
+  std::string_view after, before;
+  uint64_t line;
+  bool on_start;
+};
+
+class Reader {
+ public:
+  Reader(std::string_view text, const std::string& name)
+      : p_(text.data()), end_(text.data() + text.size()), name_(name) {}
+
+  Schedule parse() {
+    reject_binary();
+    std::unique_ptr<ScheduleBuilder> builder;
+    uint64_t num_ranks = 0;
+    for (;;) {
+      skip_space_and_newlines();
+      if (p_ == end_) break;
+      const uint64_t stmt_line = line_;
+      const std::string_view word = identifier("'num_ranks' or 'rank'");
+      if (word == "num_ranks") {
+        if (builder) fail("num_ranks given twice");
+        num_ranks = number("the number of ranks", 1, std::numeric_limits<uint32_t>::max() - 1);
+        builder = std::make_unique<ScheduleBuilder>(static_cast<uint32_t>(num_ranks));
+        end_of_statement();
+      } else if (word == "rank") {
+        if (!builder) fail("'rank' block before 'num_ranks'");
+        const uint64_t r = number("a rank number", 0, std::numeric_limits<uint32_t>::max());
+        if (r >= num_ranks)
+          fail("rank " + std::to_string(r) + " out of range (num_ranks " +
+               std::to_string(num_ranks) + ")");
+        skip_space();
+        if (p_ == end_ || *p_ != '{') fail("expected '{' after 'rank " + std::to_string(r) + "'");
+        ++p_;
+        guarded([&] { builder->begin_rank(static_cast<uint32_t>(r)); }, stmt_line);
+        rank_body(*builder, static_cast<uint32_t>(r), stmt_line);
+      } else {
+        fail("unknown keyword '" + std::string(word) + "' (expected 'num_ranks' or 'rank')");
+      }
+    }
+    if (!builder) fail_at(line_, "empty schedule: no 'num_ranks' line");
+    Schedule s;
+    guarded([&] { s = builder->finish(); }, line_);
+    return s;
+  }
+
+ private:
+  [[noreturn]] void fail_at(uint64_t line, const std::string& what) const {
+    throw GoalError(name_ + ":" + std::to_string(line) + ": " + what);
+  }
+  [[noreturn]] void fail(const std::string& what) const { fail_at(line_, what); }
+
+  template <class F>
+  void guarded(F&& f, uint64_t line) {
+    try {
+      f();
+    } catch (const ScheduleError& e) {
+      fail_at(e.line() ? e.line() : line, e.what());
+    }
+  }
+
+  void reject_binary() const {
+    if (p_ == end_) fail_at(1, "empty file: expected 'num_ranks N'");
+    const size_t probe = std::min<size_t>(end_ - p_, 4096);
+    for (size_t i = 0; i < probe; ++i) {
+      const unsigned char c = static_cast<unsigned char>(p_[i]);
+      if (c == 0 || (c < 32 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v'))
+        fail_at(1, "binary data, not GOAL text (a LogGOPSim .bin schedule? give the .goal text)");
+    }
+  }
+
+  // Skips blanks and comments on the current line. A block comment may span
+  // lines; newlines inside it are counted.
+  void skip_space() {
+    while (p_ != end_) {
+      const char c = *p_;
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        ++p_;
+      } else if (c == '/' && p_ + 1 != end_ && p_[1] == '/') {
+        while (p_ != end_ && *p_ != '\n') ++p_;
+      } else if (c == '/' && p_ + 1 != end_ && p_[1] == '*') {
+        const uint64_t open = line_;
+        p_ += 2;
+        for (;;) {
+          if (p_ == end_) fail_at(open, "unterminated '/*' comment");
+          if (*p_ == '\n') ++line_;
+          if (*p_ == '*' && p_ + 1 != end_ && p_[1] == '/') {
+            p_ += 2;
+            break;
+          }
+          ++p_;
+        }
+      } else {
+        return;
+      }
+    }
+  }
+
+  void skip_space_and_newlines() {
+    for (;;) {
+      skip_space();
+      if (p_ != end_ && *p_ == '\n') {
+        ++p_;
+        ++line_;
+      } else {
+        return;
+      }
+    }
+  }
+
+  static bool ident_start(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  }
+  static bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
+
+  std::string_view identifier(const char* expected) {
+    skip_space();
+    if (p_ == end_ || !ident_start(*p_)) fail(std::string("expected ") + expected + found());
+    const char* b = p_;
+    while (p_ != end_ && ident_char(*p_)) ++p_;
+    return {b, static_cast<size_t>(p_ - b)};
+  }
+
+  std::string found() const {
+    if (p_ == end_) return ", found end of file";
+    if (*p_ == '\n') return ", found end of line";
+    const char* e = p_;
+    while (e != end_ && e - p_ < 20 && *e != '\n' && *e != ' ' && *e != '\t') ++e;
+    return ", found '" + std::string(p_, e) + "'";
+  }
+
+  uint64_t number(const char* what, uint64_t lo, uint64_t hi) {
+    skip_space();
+    if (p_ == end_ || *p_ < '0' || *p_ > '9') fail(std::string("expected ") + what + found());
+    uint64_t v = 0;
+    const char* b = p_;
+    while (p_ != end_ && *p_ >= '0' && *p_ <= '9') {
+      const uint64_t d = static_cast<uint64_t>(*p_ - '0');
+      if (v > (std::numeric_limits<uint64_t>::max() - d) / 10)
+        fail(std::string(what) + " '" + std::string(b, p_ + 1) + "...' does not fit in 64 bits");
+      v = v * 10 + d;
+      ++p_;
+    }
+    if (v < lo || v > hi)
+      fail(std::string(what) + " " + std::to_string(v) + " out of range [" + std::to_string(lo) +
+           ", " + std::to_string(hi) + "]");
+    return v;
+  }
+
+  // A rank, tag or source that may be -1 (any).
+  uint32_t number_or_any(const char* what, bool allow_any, uint64_t hi) {
+    skip_space();
+    if (p_ != end_ && *p_ == '-') {
+      if (!allow_any || p_ + 1 == end_ || p_[1] != '1' ||
+          (p_ + 2 != end_ && p_[2] >= '0' && p_[2] <= '9'))
+        fail(std::string("expected ") + what + (allow_any ? " or -1" : "") + found());
+      p_ += 2;
+      return kAny;
+    }
+    return static_cast<uint32_t>(number(what, 0, hi));
+  }
+
+  // After a statement: only blanks/comments, then a newline, '}' or the end.
+  void end_of_statement() {
+    skip_space();
+    if (p_ == end_ || *p_ == '}') return;
+    if (*p_ == '\n') {
+      ++p_;
+      ++line_;
+      return;
+    }
+    fail("unexpected text" + found());
+  }
+
+  void rank_body(ScheduleBuilder& b, uint32_t rank, uint64_t open_line) {
+    labels_.reset();
+    pending_.clear();
+    for (;;) {
+      skip_space_and_newlines();
+      if (p_ == end_)
+        fail_at(open_line, "missing '}' to close 'rank " + std::to_string(rank) + "'");
+      if (*p_ == '}') {
+        ++p_;
+        break;
+      }
+      const uint64_t stmt_line = line_;
+      const std::string_view first = identifier("an operation, a label or '}'");
+      skip_space();
+      if (p_ != end_ && *p_ == ':') {
+        ++p_;
+        const std::string_view kind = identifier("'send', 'recv' or 'calc'");
+        const uint32_t idx = operation(b, kind);
+        if (!labels_.insert(first, idx))
+          fail_at(stmt_line, "duplicate label '" + std::string(first) + "' in rank " +
+                                 std::to_string(rank));
+      } else if (first == "send" || first == "recv" || first == "calc") {
+        operation(b, first);
+      } else {
+        const std::string_view rel = identifier("':', 'requires' or 'irequires'");
+        if (rel != "requires" && rel != "irequires")
+          fail_at(stmt_line, "unknown keyword '" + std::string(rel) +
+                                 "' (expected 'requires' or 'irequires' after a label)");
+        const std::string_view before = identifier("a label");
+        pending_.push_back({first, before, stmt_line, rel == "irequires"});
+      }
+      end_of_statement();
+    }
+    for (const PendingDep& d : pending_) {
+      const uint32_t a = labels_.find(d.after), c = labels_.find(d.before);
+      if (a == LabelTable::kMissing)
+        fail_at(d.line, "undefined label '" + std::string(d.after) + "' in rank " +
+                            std::to_string(rank));
+      if (c == LabelTable::kMissing)
+        fail_at(d.line, "undefined label '" + std::string(d.before) + "' in rank " +
+                            std::to_string(rank));
+      if (a == c) fail_at(d.line, "operation '" + std::string(d.after) + "' depends on itself");
+      if (d.on_start)
+        b.requires_start(a, c);
+      else
+        b.requires_done(a, c);
+    }
+  }
+
+  uint32_t operation(ScheduleBuilder& b, std::string_view kind) {
+    const uint64_t line = line_;
+    uint32_t idx = 0;
+    if (kind == "calc") {
+      const uint64_t ns = number("a calc time in ns", 0,
+                                 static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / 1000);
+      uint8_t cpu = 0, nic = 0;
+      options(cpu, nic, nullptr);
+      guarded([&] { idx = b.calc(ns * 1000, cpu, nic); }, line);
+    } else if (kind == "send" || kind == "recv") {
+      const bool is_send = kind == "send";
+      const uint64_t bytes = number("a message size in bytes", 0, uint64_t{1} << 53);
+      skip_space();
+      if (p_ != end_ && *p_ == 'b') ++p_;
+      const std::string_view dir = identifier(is_send ? "'to'" : "'from'");
+      if (dir != (is_send ? "to" : "from"))
+        fail(std::string("expected '") + (is_send ? "to" : "from") + "', found '" +
+             std::string(dir) + "'");
+      const uint32_t peer =
+          number_or_any(is_send ? "a destination rank" : "a source rank", !is_send,
+                        std::numeric_limits<uint32_t>::max() - 1);
+      uint8_t cpu = 0, nic = 0;
+      uint32_t tag = 0;
+      options(cpu, nic, &tag);
+      if (is_send && tag == kAny) fail_at(line, "a send cannot use the wildcard tag -1");
+      guarded(
+          [&] {
+            idx = is_send ? b.send(bytes, peer, tag, cpu, nic) : b.recv(bytes, peer, tag, cpu, nic);
+          },
+          line);
+    } else {
+      fail_at(line, "unknown operation '" + std::string(kind) + "' (expected send, recv or calc)");
+    }
+    b.set_line(line);
+    return idx;
+  }
+
+  // Trailing `tag T`, `cpu C`, `nic N` in any order.
+  void options(uint8_t& cpu, uint8_t& nic, uint32_t* tag) {
+    for (;;) {
+      skip_space();
+      if (p_ == end_ || !ident_start(*p_)) return;
+      const char* save = p_;
+      const std::string_view key = identifier("an option");
+      if (key == "cpu") {
+        cpu = static_cast<uint8_t>(number("a cpu number", 0, 255));
+      } else if (key == "nic") {
+        nic = static_cast<uint8_t>(number("a nic number", 0, 255));
+      } else if (key == "tag" && tag) {
+        *tag = number_or_any("a tag", true, std::numeric_limits<uint32_t>::max() - 1);
+      } else {
+        p_ = save;
+        fail("unknown keyword '" + std::string(key) + "'" +
+             (tag ? " (expected tag, cpu or nic)" : " (expected cpu or nic)"));
+      }
+    }
+  }
+
+  const char* p_;
+  const char* end_;
+  const std::string& name_;
+  uint64_t line_ = 1;
+  LabelTable labels_;
+  std::vector<PendingDep> pending_;
+};
+
+bool is_gzip(const std::string& head) {
+  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+         static_cast<unsigned char>(head[1]) == 0x8b;
+}
+
+std::string read_all(const std::string& path) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw GoalError(path + ": cannot open: " + std::strerror(errno));
+  std::string data;
+  if (std::fseek(f.get(), 0, SEEK_END) == 0) {
+    const long size = std::ftell(f.get());
+    if (size > 0) data.reserve(static_cast<size_t>(size));
+    std::fseek(f.get(), 0, SEEK_SET);
+  }
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) data.append(buf, n);
+  if (std::ferror(f.get())) throw GoalError(path + ": read error: " + std::strerror(errno));
+  return data;
+}
+
+#ifdef CLOUDNOISE_HAVE_ZLIB
+std::string inflate_gzip(const std::string& path, const std::string& compressed) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 32) != Z_OK) throw GoalError(path + ": cannot initialise zlib");
+  std::string out;
+  out.resize(std::max<size_t>(compressed.size() * 4, 1 << 16));
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  zs.avail_in = static_cast<uInt>(compressed.size());
+  size_t produced = 0;
+  int rc = Z_OK;
+  for (;;) {
+    if (produced == out.size()) out.resize(out.size() * 2);
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
+    const size_t room = std::min<size_t>(out.size() - produced, 1u << 30);
+    zs.avail_out = static_cast<uInt>(room);
+    rc = inflate(&zs, Z_NO_FLUSH);
+    produced += room - zs.avail_out;
+    if (rc == Z_STREAM_END) {
+      // Concatenated gzip members are valid gzip: keep going if input remains.
+      if (zs.avail_in == 0) break;
+      inflateReset(&zs);
+      continue;
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) break;
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0) break;
+  }
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END)
+    throw GoalError(path + ":1: corrupt or truncated gzip data");
+  out.resize(produced);
+  return out;
+}
+#endif
+
+}  // namespace
+
+Schedule read_goal_text(std::string_view text, const std::string& name) {
+  return Reader(text, name).parse();
+}
+
+Schedule read_goal_file(const std::string& path) {
+  std::string data = read_all(path);
+  if (is_gzip(data)) {
+#ifdef CLOUDNOISE_HAVE_ZLIB
+    data = inflate_gzip(path, data);
+#else
+    throw GoalError(path + ":1: gzip input needs zlib; inflate it first");
+#endif
+  }
+  return read_goal_text(data, path);
+}
+
+bool goal_reader_has_gzip() {
+#ifdef CLOUDNOISE_HAVE_ZLIB
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace cloudnoise

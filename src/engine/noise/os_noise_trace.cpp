@@ -1,0 +1,62 @@
+#include "os_noise_trace.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace cloudnoise {
+
+OsNoiseTrace::OsNoiseTrace(std::vector<int64_t> starts_ps, std::vector<int64_t> durations_ps)
+    : starts_(std::move(starts_ps)), durations_(std::move(durations_ps)) {
+  if (starts_.size() != durations_.size())
+    throw std::invalid_argument("OS noise trace: starts and durations differ in length");
+  if (starts_.size() < 2)
+    throw std::invalid_argument("OS noise trace needs at least two detours");
+  for (size_t i = 0; i < starts_.size(); ++i) {
+    if (starts_[i] < 0 || durations_[i] < 0)
+      throw std::invalid_argument("OS noise trace: negative start or duration");
+    if (i && starts_[i] < starts_[i - 1])
+      throw std::invalid_argument("OS noise trace: detour starts must not decrease");
+  }
+  if (starts_.back() <= 0) throw std::invalid_argument("OS noise trace spans no time");
+  cumulative_.resize(durations_.size());
+  int64_t sum = 0;
+  for (size_t i = 0; i < durations_.size(); ++i) cumulative_[i] = sum += durations_[i];
+}
+
+int64_t OsNoiseTrace::noise(int64_t start, int64_t len) const {
+  const int64_t span = starts_.back();
+  const int64_t modulus = span > len ? span - len : span;
+  const int64_t s = start % modulus;
+  const size_t n = starts_.size();
+  size_t pos = 0;
+  int64_t noise = 0;
+  if (s > starts_[0]) {
+    // The last detour that starts at or before s.
+    pos = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), s) -
+                              starts_.begin()) - 1;
+    const int64_t end_last = starts_[pos] + durations_[pos];
+    if (end_last > s) noise += end_last - s;
+  }
+  // Every later detour that starts before the activity ends, wrapping to
+  // the second detour after the last (prefix sums instead of a walk, so a
+  // long calc over a dense trace costs O(log n) per wrap).
+  int64_t end = s + len;
+  for (;;) {
+    if (pos == n - 1) {
+      end -= span;
+      pos = 0;
+    }
+    const size_t first_not_before =
+        static_cast<size_t>(std::lower_bound(starts_.begin() + static_cast<std::ptrdiff_t>(pos) + 1,
+                                             starts_.end(), end) -
+                            starts_.begin());
+    const size_t last = first_not_before - 1;  // last detour starting before `end`
+    if (last <= pos) break;
+    noise += cumulative_[last] - cumulative_[pos];
+    pos = last;
+    if (pos != n - 1) break;
+  }
+  return noise;
+}
+
+}  // namespace cloudnoise

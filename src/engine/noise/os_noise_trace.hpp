@@ -1,0 +1,43 @@
+// OS noise from a selfish-detour trace (Netgauge's format: detour start and
+// duration), charged to CPU activities the way LogGOPSim charges it.
+//
+// The rule (LogGOPSim's Noise::get_noise, in picoseconds): rank r reads the
+// trace from its own offset off_r. An activity [t, t+len) on rank r maps to
+// trace position s = (t + off_r) mod (T - len), where T is the start of the
+// last detour (the trace's span; when len >= T the modulus is T). It is
+// charged
+//   * the rest of the detour in progress at s: start_k + dur_k - s for the
+//     last detour with start_k <= s, if positive (only looked for when s is
+//     after the first detour's start); plus
+//   * the full duration of every later detour that starts before s + len,
+//     where the walk wraps to the trace's start after its last detour (and,
+//     as in the reference, resumes at the second detour).
+// The activity then ends that much later; noise charged during an activity
+// does not itself attract more noise.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace cloudnoise {
+
+class OsNoiseTrace {
+ public:
+  // starts and durations in picoseconds; starts must be non-decreasing and
+  // there must be at least two detours.
+  OsNoiseTrace(std::vector<int64_t> starts_ps, std::vector<int64_t> durations_ps);
+
+  int64_t span_ps() const { return starts_.back(); }
+  size_t size() const { return starts_.size(); }
+
+  // Noise charged to an activity of `len` ps starting at trace offset `start`
+  // (already including the rank's offset).
+  int64_t noise(int64_t start, int64_t len) const;
+
+ private:
+  std::vector<int64_t> starts_, durations_;
+  std::vector<int64_t> cumulative_;  // cumulative_[i] = sum of durations_[0..i]
+};
+
+}  // namespace cloudnoise
