@@ -16,8 +16,12 @@ __all__ = ["simulate", "SimulationResult", "__version__"]
 
 def __getattr__(name: str) -> Any:
     # Imported on first use so `import cloudnoise` (and the CLI) stay light.
-    if name in ("simulate", "SimulationResult"):
-        from cloudnoise.simulate import api
+    if name == "simulate":
+        import cloudnoise.simulate as simulate_module  # a callable module
 
-        return getattr(api, name)
+        return simulate_module
+    if name == "SimulationResult":
+        from cloudnoise.simulate.api import SimulationResult
+
+        return SimulationResult
     raise AttributeError(f"module 'cloudnoise' has no attribute {name!r}")

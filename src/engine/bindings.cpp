@@ -91,11 +91,14 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
       // Run the workers off this thread so it can report progress.
       std::thread last(worker, true);
       uint64_t reported = 0;
+      auto last_report = std::chrono::steady_clock::now();
       while (done.load() < count && !failed.load()) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        const auto now_t = std::chrono::steady_clock::now();
         const uint64_t now = done.load();
-        if (now != reported) {
+        if (now != reported && now_t - last_report > std::chrono::milliseconds(100)) {
           reported = now;
+          last_report = now_t;
           nb::gil_scoped_acquire acquire;
           (*progress)(now);
         }

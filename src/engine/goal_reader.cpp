@@ -33,7 +33,7 @@ class Reader {
   Schedule parse() {
     reject_binary();
     std::unique_ptr<ScheduleBuilder> builder;
-    uint64_t num_ranks = 0;
+    uint64_t num_ranks = 0, num_ranks_line = 0;
     for (;;) {
       skip_space_and_newlines();
       if (p_ == end_) break;
@@ -41,6 +41,7 @@ class Reader {
       const std::string_view word = identifier("'num_ranks' or 'rank'");
       if (word == "num_ranks") {
         if (builder) fail("num_ranks given twice");
+        num_ranks_line = stmt_line;
         num_ranks = number("the number of ranks", 1, std::numeric_limits<uint32_t>::max() - 1);
         builder = std::make_unique<ScheduleBuilder>(static_cast<uint32_t>(num_ranks));
         end_of_statement();
@@ -61,7 +62,7 @@ class Reader {
     }
     if (!builder) fail_at(line_, "empty schedule: no 'num_ranks' line");
     Schedule s;
-    guarded([&] { s = builder->finish(); }, line_);
+    guarded([&] { s = builder->finish(); }, num_ranks_line);
     return s;
   }
 

@@ -1,0 +1,66 @@
+"""LogGOPS parameters: what users type (nanoseconds, or units) and what the
+engine takes (integer picoseconds; femtoseconds per byte for G and O)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cloudnoise import _engine
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.units import parse_per_byte_fs, parse_size_bytes, parse_time_ps
+
+# LogGOPSim's defaults, so a bare `cloudnoise simulate FILE` matches a bare
+# `LogGOPSim -f FILE`.
+DEFAULTS = {"L": "2500", "o": "1500", "g": "1000", "G": "6", "O": "0", "S": "65535"}
+
+
+@dataclass(frozen=True)
+class LogGOPS:
+    """L, o, g in ps; G, O in fs per byte; S in bytes (eager when size <= S)."""
+
+    L_ps: int
+    o_ps: int
+    g_ps: int
+    G_fs: int
+    O_fs: int
+    S: int
+
+    @classmethod
+    def parse(
+        cls,
+        L: str | float = DEFAULTS["L"],
+        o: str | float = DEFAULTS["o"],
+        g: str | float = DEFAULTS["g"],
+        G: str | float = DEFAULTS["G"],
+        O: str | float = DEFAULTS["O"],  # noqa: E741 - LogGOPS's name
+        S: str | int = DEFAULTS["S"],
+    ) -> LogGOPS:
+        """From user text: plain numbers are nanoseconds (per byte for G, O)."""
+        return cls(
+            L_ps=parse_time_ps(L, "L"),
+            o_ps=parse_time_ps(o, "o"),
+            g_ps=parse_time_ps(g, "g"),
+            G_fs=parse_per_byte_fs(G, "G"),
+            O_fs=parse_per_byte_fs(O, "O"),
+            S=parse_size_bytes(S, "S"),
+        )
+
+    def to_engine(self) -> _engine.LogGOPSParams:
+        if self.S >= 2**63:
+            raise CloudnoiseError("S is too large")
+        return _engine.LogGOPSParams(self.L_ps, self.o_ps, self.g_ps, self.G_fs, self.O_fs, self.S)
+
+    def as_ns(self) -> dict[str, float | int]:
+        """The parameters in LogGOPSim's units (ns, ns/byte, bytes)."""
+
+        def ns(value: int, scale: int) -> float | int:
+            return value // scale if value % scale == 0 else value / scale
+
+        return {
+            "L": ns(self.L_ps, 1000),
+            "o": ns(self.o_ps, 1000),
+            "g": ns(self.g_ps, 1000),
+            "G": ns(self.G_fs, 10**6),
+            "O": ns(self.O_fs, 10**6),
+            "S": self.S,
+        }

@@ -1,0 +1,145 @@
+"""Quantities with units, as users type them: `2.5us`, `80ps`, `16MiB`,
+`100Gbit/s`. Everything is converted to the engine's exact integer units
+(picoseconds for times, femtoseconds per byte for G and O, bytes for sizes)
+with `fractions.Fraction`, so `0.08` ns/byte really is 80 ps/byte.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from cloudnoise.errors import CloudnoiseError
+
+_NUMBER = r"(?P<num>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
+
+# Seconds per unit.
+_TIME_UNITS: dict[str, Fraction] = {
+    "ps": Fraction(1, 10**12),
+    "ns": Fraction(1, 10**9),
+    "us": Fraction(1, 10**6),
+    "µs": Fraction(1, 10**6),
+    "ms": Fraction(1, 10**3),
+    "s": Fraction(1),
+    "min": Fraction(60),
+    "h": Fraction(3600),
+}
+
+# Bytes per unit.
+_SIZE_UNITS: dict[str, int] = {
+    "": 1,
+    "b": 1,
+    "B": 1,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "TB": 10**12,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+    "TiB": 2**40,
+    "K": 2**10,
+    "M": 2**20,
+    "G": 2**30,
+}
+
+# Bits per second per unit (bandwidths).
+_RATE_UNITS: dict[str, Fraction] = {
+    "bit/s": Fraction(1),
+    "Kbit/s": Fraction(10**3),
+    "Mbit/s": Fraction(10**6),
+    "Gbit/s": Fraction(10**9),
+    "Tbit/s": Fraction(10**12),
+    "b/s": Fraction(1),
+    "Kb/s": Fraction(10**3),
+    "Mb/s": Fraction(10**6),
+    "Gb/s": Fraction(10**9),
+    "Gbps": Fraction(10**9),
+    "Mbps": Fraction(10**6),
+    "B/s": Fraction(8),
+    "KB/s": Fraction(8 * 10**3),
+    "MB/s": Fraction(8 * 10**6),
+    "GB/s": Fraction(8 * 10**9),
+    "KiB/s": Fraction(8 * 2**10),
+    "MiB/s": Fraction(8 * 2**20),
+    "GiB/s": Fraction(8 * 2**30),
+}
+
+
+def _split(text: str, what: str) -> tuple[Fraction, str]:
+    m = re.fullmatch(_NUMBER + r"\s*(?P<unit>[A-Za-zµ/]*)", str(text).strip())
+    if not m:
+        raise CloudnoiseError(f"{what}: cannot read {text!r} (expected a number with an optional unit)")
+    return Fraction(m.group("num")), m.group("unit")
+
+
+def parse_time_ps(text: str | float | int, what: str = "time", default_unit: str = "ns") -> int:
+    """A duration in picoseconds; plain numbers are in `default_unit`."""
+    if isinstance(text, (int, float)):
+        text = repr(text)
+    value, unit = _split(text, what)
+    unit = unit or default_unit
+    if unit not in _TIME_UNITS:
+        raise CloudnoiseError(f"{what}: unknown time unit {unit!r} in {text!r} (use ps, ns, us, ms or s)")
+    ps = value * _TIME_UNITS[unit] * 10**12
+    return _to_int(ps, what, text, "ps")
+
+
+def parse_per_byte_fs(text: str | float | int, what: str = "G") -> int:
+    """A per-byte time (LogGP's G or O) in femtoseconds per byte.
+
+    Plain numbers are nanoseconds per byte (`6`, `0.08`); a time unit gives
+    the time per byte (`80ps`); a bandwidth gives its inverse
+    (`100Gbit/s` is 80 ps/byte, `12.5GB/s` likewise).
+    """
+    if isinstance(text, (int, float)):
+        text = repr(text)
+    value, unit = _split(text, what)
+    if unit in _RATE_UNITS:
+        bits_per_s = value * _RATE_UNITS[unit]
+        if bits_per_s <= 0:
+            raise CloudnoiseError(f"{what}: bandwidth must be positive, got {text!r}")
+        fs = Fraction(8, 1) / bits_per_s * 10**15
+    else:
+        unit = unit or "ns"
+        if unit not in _TIME_UNITS:
+            raise CloudnoiseError(
+                f"{what}: unknown unit {unit!r} in {text!r} (a time per byte such as 6 or 80ps, "
+                "or a bandwidth such as 100Gbit/s)"
+            )
+        fs = value * _TIME_UNITS[unit] * 10**15
+    return _to_int(fs, what, text, "fs")
+
+
+def parse_size_bytes(text: str | int, what: str = "size") -> int:
+    """A byte count: `16`, `16B`, `128KiB`, `16MiB`, `1.5GB`."""
+    if isinstance(text, int):
+        if text < 0:
+            raise CloudnoiseError(f"{what} must not be negative, got {text}")
+        return text
+    value, unit = _split(text, what)
+    if unit not in _SIZE_UNITS:
+        raise CloudnoiseError(f"{what}: unknown size unit {unit!r} in {text!r} (use B, KiB, MiB, GiB, KB, MB, GB)")
+    b = value * _SIZE_UNITS[unit]
+    if b.denominator != 1:
+        raise CloudnoiseError(f"{what}: {text!r} is not a whole number of bytes")
+    return int(b)
+
+
+def _to_int(value: Fraction, what: str, text: object, unit: str) -> int:
+    if value < 0:
+        raise CloudnoiseError(f"{what} must not be negative, got {text!r}")
+    rounded = round(value)
+    if rounded >= 2**62:
+        raise CloudnoiseError(f"{what}: {text!r} is too large")
+    if rounded != value and abs(rounded - value) > Fraction(1, 1000) * max(abs(value), 1):
+        raise CloudnoiseError(f"{what}: {text!r} is finer than 1 {unit}, the engine's resolution")
+    return int(rounded)
+
+
+def format_time_ps(ps: float) -> str:
+    """A readable duration: `12.3 us`."""
+    for unit, scale in (("s", 10**12), ("ms", 10**9), ("us", 10**6), ("ns", 10**3)):
+        if abs(ps) >= scale:
+            return f"{ps / scale:.4g} {unit}"
+    return f"{ps:.4g} ps"

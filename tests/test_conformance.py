@@ -1,0 +1,40 @@
+"""Every LogGOPSim conformance vector reproduces its per-rank end times exactly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cloudnoise import simulate
+from cloudnoise.simulate.params import LogGOPS
+from conftest import CONFORMANCE, conformance_vectors
+
+VECTORS = conformance_vectors()
+
+
+def test_vectors_present():
+    assert len(VECTORS) >= 20, f"conformance vectors missing under {CONFORMANCE}"
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=[v["name"] for v in VECTORS])
+def test_vector_host_end_times(vector):
+    p = vector["params"]
+    params = LogGOPS.parse(**{k: str(v) for k, v in p.items()})
+    result = simulate(CONFORMANCE / vector["goal"], params=params)
+    assert result.host_end_ns.tolist() == vector["host_end_ns"]
+    assert int(result.max_end_ns[0]) == vector["max_end_ns"]
+
+
+def test_cli_json_contract(run_cli):
+    vector = next(v for v in VECTORS if v["name"].startswith("v1_010"))
+    p = vector["params"]
+    args = [f"--{k}={v}" for k, v in p.items()]
+    proc = run_cli("simulate", CONFORMANCE / vector["goal"], *args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["ranks"] == len(vector["host_end_ns"])
+    assert out["reps"] == 1
+    assert out["host_end_ns"] == vector["host_end_ns"]
+    assert out["max_end_ns"] == [vector["max_end_ns"]]
+    assert out["events"] > 0

@@ -1,0 +1,83 @@
+"""Known answers for the LogGOPS rules, worked out by hand from the model."""
+
+from __future__ import annotations
+
+import pytest
+
+from cloudnoise import _engine, simulate
+from cloudnoise.simulate.params import LogGOPS
+
+PARAMS = LogGOPS.parse(L="2500", o="1500", g="1000", G="6", O="0", S="65535")
+
+
+def run_text(text: str, params: LogGOPS = PARAMS, **kw):
+    return simulate(_engine.parse_goal(text.encode(), "test"), params=params, **kw)
+
+
+def pair(size: int) -> str:
+    return f"num_ranks 2\nrank 0 {{\nl1: send {size}b to 1 tag 0\n}}\nrank 1 {{\nl1: recv {size}b from 0 tag 0\n}}\n"
+
+
+def test_eager_message():
+    # Sender: o + (s-1)O. Receiver: message at o+L, then o + (s-1)G.
+    r = run_text(pair(8))
+    assert r.host_end_ns.tolist() == [1500, 1500 + 2500 + 1500 + 7 * 6]
+    assert r.events == 3 and r.messages == 1
+
+
+def test_rendezvous_message_holds_the_sender():
+    # Above S the sender's CPU is held until the message is matched (o+L).
+    r = run_text(pair(100_000))
+    assert r.host_end_ns.tolist() == [1500 + 2500, 1500 + 2500 + 1500 + 99_999 * 6]
+
+
+def test_picosecond_exact_bandwidth():
+    # 100 Gb/s is G = 0.08 ns/byte: 999 bytes cost 79.92 ns, not 79 or 80.
+    params = LogGOPS.parse(L="2500", o="1500", g="1000", G="100Gbit/s", O="0", S="65535")
+    r = run_text(pair(1000), params)
+    assert r.host_end_ns.tolist() == [1500, pytest.approx(5579.92, abs=1e-9)]
+    assert r.to_dict()["host_end_ns"][1] == 5579.92
+
+
+def test_gap_between_messages():
+    # Two back-to-back sends on one NIC: the second waits for g.
+    text = (
+        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\nl2: send 1b to 1 tag 1\n}\n"
+        "rank 1 {\nl1: recv 1b from 0 tag 0\nl2: recv 1b from 0 tag 1\n}\n"
+    )
+    params = LogGOPS.parse(L="1000", o="100", g="5000", G="0", O="0", S="65535")
+    r = run_text(text, params)
+    # second send at g=5000 -> arrives 5000+100+1000, received +100
+    assert r.host_end_ns.tolist() == [5100, 6200]
+
+
+def test_calc_and_cpus_run_in_parallel():
+    text = "num_ranks 1\nrank 0 {\nl1: calc 500 cpu 0\nl2: calc 700 cpu 1\nl3: calc 100 cpu 0\n}\n"
+    # cpu 0 runs l1 then l3 (600); cpu 1 runs l2 (700); a rank ends with its last CPU.
+    assert run_text(text).host_end_ns.tolist() == [700]
+
+
+def test_requires_and_irequires():
+    # l2 requires l1 (after it ends); l3 irequires l1 (after it starts), on cpu 1.
+    text = "num_ranks 1\nrank 0 {\nl1: calc 500\nl2: calc 100\nl3: calc 50 cpu 1\nl2 requires l1\nl3 irequires l1\n}\n"
+    assert run_text(text).host_end_ns.tolist() == [600]
+
+
+def test_wildcards_match_first_in_order():
+    text = (
+        "num_ranks 3\nrank 0 {\nl1: send 8b to 2 tag 5\n}\nrank 1 {\nl1: calc 100000\nl2: send 8b to 2 tag 6\nl2 requires l1\n}\n"
+        "rank 2 {\nl1: recv 8b from -1 tag -1\nl2: recv 8b from 1 tag 6\n}\n"
+    )
+    r = run_text(text)
+    # rank 0's message (tag 5) matches the any/any receive; rank 1's arrives late.
+    assert r.host_end_ns[2] == 100_000 + 1500 + 2500 + 1500 + 7 * 6
+
+
+def test_ns_output_is_integer_when_exact():
+    r = run_text(pair(8))
+    assert all(isinstance(x, int) for x in r.to_dict()["host_end_ns"])
+
+
+def test_repetitions_without_noise_are_identical():
+    r = run_text(pair(8), reps=5, threads=2)
+    assert r.max_end_ns.tolist() == [5542] * 5
