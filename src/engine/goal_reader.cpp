@@ -1,5 +1,6 @@
 #include "goal_reader.hpp"
 
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -96,7 +97,7 @@ class Reader {
   void skip_space() {
     while (p_ != end_) {
       const char c = *p_;
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      if (cls(c) & kBlank) {
         ++p_;
       } else if (c == '/' && p_ + 1 != end_ && p_[1] == '/') {
         while (p_ != end_ && *p_ != '\n') ++p_;
@@ -130,10 +131,21 @@ class Reader {
     }
   }
 
-  static bool ident_start(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-  }
-  static bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
+  // Character classes by table lookup: the scanner's hot loops test one
+  // byte at a time.
+  enum : uint8_t { kIdentStart = 1, kIdentChar = 2, kDigit = 4, kBlank = 8 };
+  static constexpr std::array<uint8_t, 256> kClass = [] {
+    std::array<uint8_t, 256> t{};
+    for (int c = 'a'; c <= 'z'; ++c) t[c] = kIdentStart | kIdentChar;
+    for (int c = 'A'; c <= 'Z'; ++c) t[c] = kIdentStart | kIdentChar;
+    t['_'] = kIdentStart | kIdentChar;
+    for (int c = '0'; c <= '9'; ++c) t[c] = kIdentChar | kDigit;
+    for (int c : {' ', '\t', '\r', '\f', '\v'}) t[c] = kBlank;
+    return t;
+  }();
+  static uint8_t cls(char c) { return kClass[static_cast<unsigned char>(c)]; }
+  static bool ident_start(char c) { return cls(c) & kIdentStart; }
+  static bool ident_char(char c) { return cls(c) & kIdentChar; }
 
   std::string_view identifier(const char* expected) {
     skip_space();
@@ -156,9 +168,10 @@ class Reader {
     if (p_ == end_ || *p_ < '0' || *p_ > '9') fail(std::string("expected ") + what + found());
     uint64_t v = 0;
     const char* b = p_;
-    while (p_ != end_ && *p_ >= '0' && *p_ <= '9') {
+    constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+    while (p_ != end_ && (cls(*p_) & kDigit)) {
       const uint64_t d = static_cast<uint64_t>(*p_ - '0');
-      if (v > (std::numeric_limits<uint64_t>::max() - d) / 10)
+      if (v >= kMax / 10 && (v > kMax / 10 || d > kMax % 10))
         fail(std::string(what) + " '" + std::string(b, p_ + 1) + "...' does not fit in 64 bits");
       v = v * 10 + d;
       ++p_;

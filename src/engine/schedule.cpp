@@ -132,23 +132,24 @@ void ScheduleBuilder::end_rank() {
   if (!done_pending_.empty() || !start_pending_.empty()) {
     counts_.resize(n);
     for (uint32_t i = 0; i < n; ++i) counts_[i] = ops[cur_begin_ + i].num_deps;
-    std::vector<uint32_t> adj_begin(n + 1, 0), adj(done_pending_.size() + start_pending_.size());
-    for (const auto& e : done_pending_) ++adj_begin[e.from + 1];
-    for (const auto& e : start_pending_) ++adj_begin[e.from + 1];
-    for (uint32_t i = 0; i < n; ++i) adj_begin[i + 1] += adj_begin[i];
-    std::vector<uint32_t> fill(adj_begin.begin(), adj_begin.end() - 1);
-    for (const auto& e : done_pending_) adj[fill[e.from]++] = e.to;
-    for (const auto& e : start_pending_) adj[fill[e.from]++] = e.to;
-    std::vector<uint32_t> stack;
+    adj_begin_.assign(n + 1, 0);
+    adj_.resize(done_pending_.size() + start_pending_.size());
+    for (const auto& e : done_pending_) ++adj_begin_[e.from + 1];
+    for (const auto& e : start_pending_) ++adj_begin_[e.from + 1];
+    for (uint32_t i = 0; i < n; ++i) adj_begin_[i + 1] += adj_begin_[i];
+    fill_.assign(adj_begin_.begin(), adj_begin_.end() - 1);
+    for (const auto& e : done_pending_) adj_[fill_[e.from]++] = e.to;
+    for (const auto& e : start_pending_) adj_[fill_[e.from]++] = e.to;
+    stack_.clear();
     for (uint32_t i = 0; i < n; ++i)
-      if (counts_[i] == 0) stack.push_back(i);
+      if (counts_[i] == 0) stack_.push_back(i);
     uint32_t seen = 0;
-    while (!stack.empty()) {
-      const uint32_t v = stack.back();
-      stack.pop_back();
+    while (!stack_.empty()) {
+      const uint32_t v = stack_.back();
+      stack_.pop_back();
       ++seen;
-      for (uint32_t k = adj_begin[v]; k < adj_begin[v + 1]; ++k)
-        if (--counts_[adj[k]] == 0) stack.push_back(adj[k]);
+      for (uint32_t k = adj_begin_[v]; k < adj_begin_[v + 1]; ++k)
+        if (--counts_[adj_[k]] == 0) stack_.push_back(adj_[k]);
     }
     if (seen != n) {
       uint32_t culprit = 0;
@@ -160,11 +161,8 @@ void ScheduleBuilder::end_rank() {
     }
   }
 
-  std::vector<uint32_t> scratch;
-  append_csr(n, cur_begin_, sched_.done_begin_, sched_.done_edges_, done_pending_,
-             scratch);
-  append_csr(n, cur_begin_, sched_.start_begin_, sched_.start_edges_, start_pending_,
-             scratch);
+  append_csr(n, cur_begin_, sched_.done_begin_, sched_.done_edges_, done_pending_, scratch_);
+  append_csr(n, cur_begin_, sched_.start_begin_, sched_.start_edges_, start_pending_, scratch_);
   done_pending_.clear();
   start_pending_.clear();
   sched_.rank_begin_.push_back(static_cast<uint32_t>(ops.size()));

@@ -119,7 +119,8 @@ class ScheduleBuilder {
   bool in_rank_ = false;
   uint32_t cur_begin_ = 0;
   std::vector<Edge> done_pending_, start_pending_;
-  std::vector<uint32_t> counts_;
+  // Scratch reused across ranks (cycle check, CSR building).
+  std::vector<uint32_t> counts_, adj_begin_, adj_, fill_, stack_, scratch_;
 };
 
 }  // namespace cloudnoise
