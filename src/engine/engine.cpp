@@ -32,6 +32,7 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params)
   if (ranks_ >= (1u << 29)) throw std::invalid_argument("at most 2^29 ranks are supported");
   posted_.resize(ranks_);
   unexpected_.resize(ranks_);
+  stride_ = ncpu_ + 2 * static_cast<size_t>(nnic_);
 }
 
 int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
@@ -50,13 +51,17 @@ int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) const {
 }
 
 void Engine::release_done(uint32_t op, uint32_t host) {
-  for (const uint32_t succ : sched_.done_successors(op))
-    if (--deps_[succ] == 0) pending_.push_back({host, succ});
+  const Op& o = sched_.op(op);
+  const uint32_t* edges = sched_.edges();
+  for (uint32_t k = o.edge_begin + o.start_count, end = sched_.edge_end(op); k < end; ++k)
+    if (--deps_[edges[k]] == 0) pending_.push_back({host, edges[k]});
 }
 
 void Engine::release_started(uint32_t op, uint32_t host) {
-  for (const uint32_t succ : sched_.start_successors(op))
-    if (--deps_[succ] == 0) pending_.push_back({host, succ});
+  const Op& o = sched_.op(op);
+  const uint32_t* edges = sched_.edges();
+  for (uint32_t k = o.edge_begin, end = o.edge_begin + o.start_count; k < end; ++k)
+    if (--deps_[edges[k]] == 0) pending_.push_back({host, edges[k]});
 }
 
 // Queues a host's newly executable ops. LogGOPSim sorts them by kind with
@@ -65,11 +70,11 @@ void Engine::release_started(uint32_t op, uint32_t host) {
 void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
   const Op* all = sched_.ops().data();
   std::sort(ops.begin(), ops.end(), [all](uint32_t a, uint32_t b) { return kind_before(all, a, b); });
+  ready_count_ += ops.size();
   for (const uint32_t i : ops) {
     const Op& op = all[i];
-    issued_[i] = 1;
-    const int64_t o_free = next_o_[host * ncpu_ + op.cpu];
-    const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs_[host * nnic_ + op.nic]) : o_free;
+    const int64_t o_free = next_o(host, op.cpu);
+    const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
     queue_.push({t, stamp_++, i, Event::pack(host, static_cast<EventKind>(op.kind))});
   }
 }
@@ -105,10 +110,8 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   const auto ops = sched_.ops();
   deps_.resize(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) deps_[i] = ops[i].num_deps;
-  issued_.assign(ops.size(), 0);
-  next_o_.assign(static_cast<size_t>(ranks_) * ncpu_, 0);
-  next_gr_.assign(static_cast<size_t>(ranks_) * nnic_, 0);
-  next_gs_.assign(static_cast<size_t>(ranks_) * nnic_, 0);
+  ready_count_ = 0;
+  host_state_.assign(static_cast<size_t>(ranks_) * stride_, 0);
   for (auto& q : posted_) q.clear();
   for (auto& q : unexpected_) q.clear();
   queue_.clear();
@@ -147,7 +150,7 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
     const uint32_t h = e.host();
     switch (e.kind()) {
       case kEvCalc: {
-        int64_t& o_free = next_o_[h * ncpu_ + op.cpu];
+        int64_t& o_free = next_o(h, op.cpu);
         if (o_free <= t) {
           const int64_t len = static_cast<int64_t>(op.amount);
           o_free = t + len + os_noise(h, t, len);
@@ -160,8 +163,8 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
         break;
       }
       case kEvSend: {
-        int64_t& o_free = next_o_[h * ncpu_ + op.cpu];
-        int64_t& gs_free = next_gs_[h * nnic_ + op.nic];
+        int64_t& o_free = next_o(h, op.cpu);
+        int64_t& gs_free = next_gs(h, op.nic);
         const int64_t avail = std::max(o_free, gs_free);
         if (avail <= t) {
           release_started(e.op, h);
@@ -195,8 +198,8 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
             // reference, the receiver's cpu/nic indices address the sender.
             const uint32_t sender = m.src;
             release_done(m.op, sender);
-            int64_t& so = next_o_[sender * ncpu_ + op.cpu];
-            int64_t& sg = next_gs_[sender * nnic_ + op.nic];
+            int64_t& so = next_o(sender, op.cpu);
+            int64_t& sg = next_gs(sender, op.nic);
             so = std::max(so, t);
             sg = std::max(sg, t);
           }
@@ -210,8 +213,8 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
         // h is the sender; the message is processed at the receiver with
         // the sender's cpu/nic indices, as in the reference.
         const uint32_t r = op.peer;
-        int64_t& o_free = next_o_[r * ncpu_ + op.cpu];
-        int64_t& gr_free = next_gr_[r * nnic_ + op.nic];
+        int64_t& o_free = next_o(r, op.cpu);
+        int64_t& gr_free = next_gr(r, op.nic);
         const int64_t avail = std::max(o_free, gr_free);
         if (avail <= t) {
           const int64_t G = noise.bandwidth_fraction ? msg_G_fs_[e.op] : p_.G_fs;
@@ -223,8 +226,8 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
           if (m.op != MatchQueue::kNone) {
             if (op.amount > p_.S) {
               release_done(e.op, h);
-              int64_t& so = next_o_[h * ncpu_ + op.cpu];
-              int64_t& sg = next_gs_[h * nnic_ + op.nic];
+              int64_t& so = next_o(h, op.cpu);
+              int64_t& sg = next_gs(h, op.nic);
               so = std::max(so, t);
               sg = std::max(sg, t);
             }
@@ -245,14 +248,13 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
   bool complete = true;
   for (uint32_t r = 0; r < ranks_ && complete; ++r)
     complete = posted_[r].empty() && unexpected_[r].empty();
-  if (complete)
-    complete = std::find(issued_.begin(), issued_.end(), uint8_t{0}) == issued_.end();
+  if (complete) complete = ready_count_ == sched_.num_ops();
   if (!complete) report_deadlock();
 
   RunResult res;
   res.host_end_ps.resize(ranks_);
   for (uint32_t r = 0; r < ranks_; ++r) {
-    const auto first = next_o_.begin() + static_cast<std::ptrdiff_t>(r) * ncpu_;
+    const auto first = host_state_.begin() + static_cast<std::ptrdiff_t>(r * stride_);
     res.host_end_ps[r] = *std::max_element(first, first + ncpu_);
     res.max_end_ps = std::max(res.max_end_ps, res.host_end_ps[r]);
   }
@@ -299,7 +301,7 @@ void Engine::report_deadlock() const {
     for (const MatchEntry& m : posted_[r].entries()) first_posted = std::min(first_posted, m.op);
     uint32_t first_waiting = MatchQueue::kNone;
     for (uint32_t i = sched_.rank_begin(r); i < sched_.rank_end(r); ++i)
-      if (!issued_[i]) {
+      if (deps_[i] != 0) {
         first_waiting = i;
         break;
       }

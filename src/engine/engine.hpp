@@ -76,10 +76,18 @@ class Engine {
   LogGOPSParams p_;
   uint32_t ranks_, ncpu_, nnic_;
 
+  // Per-host state in one block per host, so an event touches one cache
+  // line of it: when each CPU is free (o), and when each NIC may receive
+  // (gr) and send (gs) next.
+  int64_t& next_o(uint32_t h, uint32_t cpu) { return host_state_[h * stride_ + cpu]; }
+  int64_t& next_gr(uint32_t h, uint32_t nic) { return host_state_[h * stride_ + ncpu_ + nic]; }
+  int64_t& next_gs(uint32_t h, uint32_t nic) { return host_state_[h * stride_ + ncpu_ + nnic_ + nic]; }
+
   // Per-run state.
-  std::vector<uint32_t> deps_;
-  std::vector<uint8_t> issued_;  // op became executable
-  std::vector<int64_t> next_o_, next_gr_, next_gs_;
+  std::vector<uint32_t> deps_;  // unmet dependencies per op
+  uint64_t ready_count_ = 0;    // ops that became executable
+  std::vector<int64_t> host_state_;
+  size_t stride_ = 0;
   std::vector<MatchQueue> posted_, unexpected_;
   std::vector<int64_t> msg_G_fs_;  // per send op, with bandwidth noise
   std::vector<int64_t> os_offset_;

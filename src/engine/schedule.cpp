@@ -8,9 +8,7 @@ namespace cloudnoise {
 
 uint64_t Schedule::memory_bytes() const {
   return ops_.capacity() * sizeof(Op) +
-         (rank_begin_.capacity() + done_begin_.capacity() + start_begin_.capacity() +
-          done_edges_.capacity() + start_edges_.capacity() + lines_.capacity()) *
-             sizeof(uint32_t);
+         (rank_begin_.capacity() + edges_.capacity() + lines_.capacity()) * sizeof(uint32_t);
 }
 
 ScheduleBuilder::ScheduleBuilder(uint32_t num_ranks) : num_ranks_(num_ranks) {
@@ -100,29 +98,11 @@ void ScheduleBuilder::set_line(uint64_t line) {
   lines.back() = static_cast<uint32_t>(std::min<uint64_t>(line, 0xFFFFFFFFu));
 }
 
-namespace {
-
-// Appends, for ops [0, n) of a rank, their successor lists to `begin`/`edges`
-// (global indices), keeping the order in which the edges were declared.
-void append_csr(uint32_t n, uint32_t base,
-                std::vector<uint32_t>& begin, std::vector<uint32_t>& edges,
-                const auto& pending, std::vector<uint32_t>& scratch) {
-  const size_t first = edges.size();
-  scratch.assign(n + 1, 0);
-  for (const auto& e : pending) ++scratch[e.from + 1];
-  for (uint32_t i = 0; i < n; ++i) scratch[i + 1] += scratch[i];
-  edges.resize(first + pending.size());
-  for (uint32_t i = 0; i < n; ++i) begin.push_back(static_cast<uint32_t>(first + scratch[i + 1]));
-  for (const auto& e : pending) edges[first + scratch[e.from]++] = base + e.to;
-}
-
-}  // namespace
-
 void ScheduleBuilder::end_rank() {
   const uint32_t n = ops_in_rank();
   auto& ops = sched_.ops_;
-  if (sched_.done_edges_.size() + done_pending_.size() >= std::numeric_limits<uint32_t>::max() ||
-      sched_.start_edges_.size() + start_pending_.size() >= std::numeric_limits<uint32_t>::max())
+  if (sched_.edges_.size() + done_pending_.size() + start_pending_.size() >=
+      std::numeric_limits<uint32_t>::max())
     throw ScheduleError("schedule has more than 4294967294 dependencies", 0);
   for (const auto& e : done_pending_) ++ops[cur_begin_ + e.to].num_deps;
   for (const auto& e : start_pending_) ++ops[cur_begin_ + e.to].num_deps;
@@ -161,8 +141,22 @@ void ScheduleBuilder::end_rank() {
     }
   }
 
-  append_csr(n, cur_begin_, sched_.done_begin_, sched_.done_edges_, done_pending_, scratch_);
-  append_csr(n, cur_begin_, sched_.start_begin_, sched_.start_edges_, start_pending_, scratch_);
+  // Successor lists, per op: its start successors, then its done
+  // successors, each in declaration order (a stable counting sort).
+  auto& edges = sched_.edges_;
+  const uint32_t first = static_cast<uint32_t>(edges.size());
+  scratch_.assign(2 * static_cast<size_t>(n) + 1, 0);
+  for (const auto& e : start_pending_) ++scratch_[2 * e.from + 1];
+  for (const auto& e : done_pending_) ++scratch_[2 * e.from + 2];
+  for (size_t k = 0; k < 2 * static_cast<size_t>(n); ++k) scratch_[k + 1] += scratch_[k];
+  for (uint32_t i = 0; i < n; ++i) {
+    Op& op = ops[cur_begin_ + i];
+    op.edge_begin = first + scratch_[2 * i];
+    op.start_count = scratch_[2 * i + 1] - scratch_[2 * i];
+  }
+  edges.resize(first + start_pending_.size() + done_pending_.size());
+  for (const auto& e : start_pending_) edges[first + scratch_[2 * e.from]++] = cur_begin_ + e.to;
+  for (const auto& e : done_pending_) edges[first + scratch_[2 * e.from + 1]++] = cur_begin_ + e.to;
   done_pending_.clear();
   start_pending_.clear();
   sched_.rank_begin_.push_back(static_cast<uint32_t>(ops.size()));

@@ -19,18 +19,24 @@ enum class OpKind : uint8_t { Send = 1, Recv = 2, Calc = 3 };
 // Wildcard source or tag (GOAL's -1).
 inline constexpr uint32_t kAny = 0xFFFFFFFFu;
 
-// 24 bytes. `amount` is bytes for send/recv and picoseconds for calc.
+// 32 bytes, so an op and where its successors are share one cache line.
+// `amount` is bytes for send/recv and picoseconds for calc. The op's
+// successors are edges()[edge_begin, next op's edge_begin): first the
+// `start_count` ops waiting for it to start, then those waiting for it to
+// finish.
 struct Op {
   uint64_t amount = 0;
   uint32_t peer = 0;  // destination of a send, source of a recv (or kAny)
   uint32_t tag = 0;   // or kAny on a recv
+  uint32_t num_deps = 0;  // requires + irequires edges pointing at this op
   OpKind kind = OpKind::Calc;
   uint8_t cpu = 0;
   uint8_t nic = 0;
   uint8_t reserved = 0;
-  uint32_t num_deps = 0;  // requires + irequires edges pointing at this op
+  uint32_t edge_begin = 0;
+  uint32_t start_count = 0;
 };
-static_assert(sizeof(Op) == 24);
+static_assert(sizeof(Op) == 32);
 
 // Raised for schedules that are malformed; `line` is 0 when not from a file.
 class ScheduleError : public std::runtime_error {
@@ -59,12 +65,19 @@ class Schedule {
 
   // Ops that may start once op i has finished (`x requires i`), in file order.
   std::span<const uint32_t> done_successors(uint32_t i) const {
-    return {done_edges_.data() + done_begin_[i], done_edges_.data() + done_begin_[i + 1]};
+    return {edges_.data() + ops_[i].edge_begin + ops_[i].start_count,
+            edges_.data() + edge_end(i)};
   }
   // Ops that may start once op i has started (`x irequires i`), in file order.
   std::span<const uint32_t> start_successors(uint32_t i) const {
-    return {start_edges_.data() + start_begin_[i], start_edges_.data() + start_begin_[i + 1]};
+    return {edges_.data() + ops_[i].edge_begin,
+            edges_.data() + ops_[i].edge_begin + ops_[i].start_count};
   }
+  // One past op i's last successor edge.
+  uint32_t edge_end(uint32_t i) const {
+    return i + 1 < ops_.size() ? ops_[i + 1].edge_begin : static_cast<uint32_t>(edges_.size());
+  }
+  const uint32_t* edges() const { return edges_.data(); }
 
   // Source line of op i (0 when the schedule was generated).
   uint64_t line_of(uint32_t i) const { return lines_.empty() ? 0 : lines_[i]; }
@@ -76,8 +89,7 @@ class Schedule {
   friend class ScheduleBuilder;
   std::vector<Op> ops_;
   std::vector<uint32_t> rank_begin_{0};
-  std::vector<uint32_t> done_begin_{0}, start_begin_{0};
-  std::vector<uint32_t> done_edges_, start_edges_;
+  std::vector<uint32_t> edges_;
   std::vector<uint32_t> lines_;
   uint8_t max_cpu_ = 0, max_nic_ = 0;
 };
