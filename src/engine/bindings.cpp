@@ -177,7 +177,23 @@ NB_MODULE(_engine, m) {
             new (t) OsNoiseTrace(to_vector(starts), to_vector(durations));
           },
           nb::arg("starts_ps"), nb::arg("durations_ps"))
-      .def("noise", &OsNoiseTrace::noise, nb::arg("start_ps"), nb::arg("len_ps"))
+      .def(
+          "noise",
+          [](const OsNoiseTrace& t, int64_t start, int64_t len) { return t.noise(start, len); },
+          nb::arg("start_ps"), nb::arg("len_ps"), "Noise charged to one activity.")
+      .def(
+          "noise_many",
+          [](const OsNoiseTrace& t, nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> starts,
+             nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> lens) {
+            if (starts.shape(0) != lens.shape(0))
+              throw std::invalid_argument("starts and lens differ in length");
+            std::vector<int64_t> out(starts.shape(0));
+            size_t cursor = 0;  // one rank's successive activities share a cursor
+            for (size_t i = 0; i < out.size(); ++i) out[i] = t.noise(starts.data()[i], lens.data()[i], cursor);
+            return to_numpy(std::move(out));
+          },
+          nb::arg("starts_ps"), nb::arg("lens_ps"),
+          "Noise of successive activities of one rank (as the engine charges them).")
       .def_prop_ro("span_ps", &OsNoiseTrace::span_ps)
       .def("__len__", &OsNoiseTrace::size);
 

@@ -45,9 +45,9 @@ int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
   return fs / 1000;
 }
 
-int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) const {
+int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) {
   if (!noise_->os) return 0;
-  return noise_->os->noise(start + os_offset_[host], len);
+  return noise_->os->noise(start + os_offset_[host], len, os_cursor_[host]);
 }
 
 void Engine::release_done(uint32_t op, uint32_t host) {
@@ -120,6 +120,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   messages_ = 0;
   if (noise.bandwidth_fraction) msg_G_fs_.assign(ops.size(), p_.G_fs);
   os_offset_.assign(ranks_, 0);
+  os_cursor_.assign(ranks_, 0);
   if (noise.os) {
     // Each rank starts reading the trace at a uniformly drawn offset; with
     // co-scheduling all ranks share the first draw.

@@ -66,7 +66,7 @@ class Engine {
   void release_started(uint32_t op, uint32_t host);
   void enqueue_ready();
   void enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops);
-  int64_t os_noise(uint32_t host, int64_t start, int64_t len) const;
+  int64_t os_noise(uint32_t host, int64_t start, int64_t len);
   int64_t bytes_time(uint64_t bytes, int64_t per_byte_fs) const;
   [[noreturn]] void report_deadlock() const;
   std::string describe(uint32_t op) const;
@@ -91,6 +91,7 @@ class Engine {
   std::vector<MatchQueue> posted_, unexpected_;
   std::vector<int64_t> msg_G_fs_;  // per send op, with bandwidth noise
   std::vector<int64_t> os_offset_;
+  std::vector<size_t> os_cursor_;  // per rank: where its last trace lookup ended
   EventQueue queue_;
   std::vector<Pending> pending_;
   std::vector<uint32_t> host_ops_;

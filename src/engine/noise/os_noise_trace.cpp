@@ -23,7 +23,36 @@ OsNoiseTrace::OsNoiseTrace(std::vector<int64_t> starts_ps, std::vector<int64_t> 
   for (size_t i = 0; i < durations_.size(); ++i) cumulative_[i] = sum += durations_[i];
 }
 
-int64_t OsNoiseTrace::noise(int64_t start, int64_t len) const {
+size_t OsNoiseTrace::search_from(size_t from, int64_t value, bool strict) const {
+  const size_t n = starts_.size();
+  auto past = [&](size_t i) { return strict ? starts_[i] > value : starts_[i] >= value; };
+  // Gallop from `from` to bracket the answer, then binary search inside.
+  size_t lo = from, hi = from;
+  if (from < n && past(from)) {
+    size_t step = 1;
+    while (lo > 0 && past(lo - 1)) {
+      hi = lo;
+      lo = lo > step ? lo - step : 0;
+      step *= 2;
+    }
+    if (lo > 0 || !past(0)) ++lo;  // lo is now known not past, answer in (lo-1, hi]
+    else return 0;
+    --lo;
+  } else {
+    size_t step = 1;
+    while (hi < n && !past(hi)) {
+      lo = hi;
+      hi = hi + step < n ? hi + step : n;
+      step *= 2;
+    }
+  }
+  auto first = starts_.begin() + static_cast<std::ptrdiff_t>(lo);
+  auto last = starts_.begin() + static_cast<std::ptrdiff_t>(std::min(hi, n));
+  auto it = strict ? std::upper_bound(first, last, value) : std::lower_bound(first, last, value);
+  return static_cast<size_t>(it - starts_.begin());
+}
+
+int64_t OsNoiseTrace::noise(int64_t start, int64_t len, size_t& cursor) const {
   const int64_t span = starts_.back();
   const int64_t modulus = span > len ? span - len : span;
   const int64_t s = start % modulus;
@@ -32,8 +61,8 @@ int64_t OsNoiseTrace::noise(int64_t start, int64_t len) const {
   int64_t noise = 0;
   if (s > starts_[0]) {
     // The last detour that starts at or before s.
-    pos = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), s) -
-                              starts_.begin()) - 1;
+    pos = search_from(std::min(cursor, n - 1), s, true) - 1;
+    cursor = pos;
     const int64_t end_last = starts_[pos] + durations_[pos];
     if (end_last > s) noise += end_last - s;
   }
@@ -46,10 +75,7 @@ int64_t OsNoiseTrace::noise(int64_t start, int64_t len) const {
       end -= span;
       pos = 0;
     }
-    const size_t first_not_before =
-        static_cast<size_t>(std::lower_bound(starts_.begin() + static_cast<std::ptrdiff_t>(pos) + 1,
-                                             starts_.end(), end) -
-                            starts_.begin());
+    const size_t first_not_before = std::max(pos + 1, search_from(pos + 1, end, false));
     const size_t last = first_not_before - 1;  // last detour starting before `end`
     if (last <= pos) break;
     noise += cumulative_[last] - cumulative_[pos];

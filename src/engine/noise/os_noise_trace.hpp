@@ -32,12 +32,22 @@ class OsNoiseTrace {
   size_t size() const { return starts_.size(); }
 
   // Noise charged to an activity of `len` ps starting at trace offset `start`
-  // (already including the rank's offset).
-  int64_t noise(int64_t start, int64_t len) const;
+  // (already including the rank's offset). `cursor` remembers where the last
+  // lookup of the same rank ended: a rank's activities move forward through
+  // the trace, so searches start there instead of at the whole trace.
+  int64_t noise(int64_t start, int64_t len, size_t& cursor) const;
+  int64_t noise(int64_t start, int64_t len) const {
+    size_t cursor = 0;
+    return noise(start, len, cursor);
+  }
 
  private:
   std::vector<int64_t> starts_, durations_;
   std::vector<int64_t> cumulative_;  // cumulative_[i] = sum of durations_[0..i]
+
+  // Index of the first detour at or after `from` whose start is > value
+  // (strict) or >= value (!strict), searched outward from `from`.
+  size_t search_from(size_t from, int64_t value, bool strict) const;
 };
 
 }  // namespace cloudnoise
