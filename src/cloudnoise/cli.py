@@ -20,6 +20,7 @@ from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "simulate": ("cloudnoise.simulate.cli", "simulate", "Simulate a GOAL schedule with LogGOPS."),
     "profiles": ("cloudnoise.profiles.cli", "profiles", "List and show built-in system profiles."),
+    "cost": ("cloudnoise.cost.cli", "cost", "Price runs, the cost of noise, and the cheapest system."),
 }
 
 

@@ -49,12 +49,9 @@ def list_cmd(as_json: bool) -> None:
         return
     table = Table(title="Built-in system profiles (De Sensi et al., SC22, Tables I-II; USD per node-hour)")
     table.add_column("name", no_wrap=True)
-    table.add_column("instance", no_wrap=True)
-    table.add_column("Gb/s", justify="right")
-    table.add_column("min lat us", justify="right")
-    table.add_column("max bw Gb/s", justify="right")
-    table.add_column("$/h commit", justify="right")
-    table.add_column("$/h on-dem", justify="right")
+    table.add_column("instance", overflow="fold")
+    for header in ("Gb/s", "min lat\nus", "max bw\nGb/s", "committed\n$/h", "on-demand\n$/h"):
+        table.add_column(header, justify="right", no_wrap=True)
     for r in rows:
         table.add_row(
             r["name"],
