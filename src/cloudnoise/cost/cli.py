@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -47,22 +48,30 @@ def _pct(x: float | None) -> str:
 
 
 def _table(rows: list[RunCost], title: str, best: str | None) -> Table:
-    t = Table(title=title)
+    """Rows as a rich table; the noiseless columns appear only when some row has a noiseless runtime."""
+    with_base = any(r.noiseless_runtime_s is not None for r in rows)
+    t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, caption="noiseless: runtime without noise; noise +: the cost increase it causes"
+              if with_base else None)
     t.add_column("system", no_wrap=True)
-    for col in ("nodes", "runtime", "USD per\nnode-h", "cost\nUSD", "noiseless\nruntime", "noiseless\nUSD", "noise\ncost +"):
+    headers = ["nodes", "runtime", "$/node-h", "cost $"] + (["noiseless", "noise +"] if with_base else [])
+    for col in headers:
         t.add_column(col, justify="right", no_wrap=True)
     for r in rows:
         mark = " *" if best is not None and r.system == best else ""
-        t.add_row(
+        cells = [
             r.system + mark,
             str(r.nodes),
             format_duration_s(r.runtime_s),
             _money(r.price_per_node_hour),
             _money(r.cost_usd),
-            "-" if r.noiseless_runtime_s is None else format_duration_s(r.noiseless_runtime_s),
-            "-" if r.noiseless_runtime_s is None else _money(r.noiseless_cost_usd),
-            _pct(r.noise_increase),
-        )
+        ]
+        if with_base:
+            has = r.noiseless_runtime_s is not None
+            cells += [
+                format_duration_s(r.noiseless_runtime_s) if has else "-",
+                _pct(r.noise_increase),
+            ]
+        t.add_row(*cells)
     return t
 
 
