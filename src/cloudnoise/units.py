@@ -50,7 +50,7 @@ _BYTE_PREFIX = {
 
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _QUANTITY = re.compile(rf"^\s*({_NUMBER})\s*([^\d\s].*?)?\s*$")
-_BANDWIDTH_UNIT = re.compile(r"^([kKmMgGtT]i?)?(bit|b|B|bps)(/s|ps)?$")
+_BANDWIDTH_UNIT = re.compile(r"^([kKmMgGtT]i?)?(bit|b|B)(/s|ps)$")
 
 
 def _split(text: str, what: str) -> tuple[float, str]:
