@@ -193,3 +193,20 @@ def test_units():
     for bad in ("1.5 parsecs", "fast", "100Gbit"):
         with pytest.raises(CloudnoiseError):
             (parse_duration_s if "Gbit" not in bad else bandwidth_to_G_ns_per_byte)(bad)
+
+
+def test_bandwidth_samples_normalized_to_peak(tmp_path):
+    path = tmp_path / "bw.csv"
+    path.write_text("gbit_s\n90\n95\n97.5\n48.75\n")
+    dist = check_bandwidth_noise(parse_distribution(f"empirical:file={path},column=gbit_s,normalize=max"))
+    assert dist.support() == (0.5, 1.0)
+    with pytest.raises(CloudnoiseError, match="normalize takes only"):
+        parse_distribution(f"empirical:file={path},normalize=mean")
+
+
+def test_empirical_spec_round_trip(tmp_path):
+    path = tmp_path / "bw.csv"
+    path.write_text("gbit_s\n90\n95\n97.5\n48.75\n")
+    dist = parse_distribution(f"empirical:file={path},column=gbit_s,scale=2,normalize=max")
+    again = parse_distribution(dist.spec())
+    np.testing.assert_array_equal(again.sorted_samples, dist.sorted_samples)

@@ -30,6 +30,7 @@ Spec strings (`parse_distribution`)::
     pareto:scale=10us,alpha=2.5           # support [scale, inf); P(X>x) = (scale/x)^alpha
     empirical:file=samples.csv            # also: any spec without ':' is a FILE path
     empirical:file=run.parquet,column=latency_ns,scale=0.001
+    empirical:file=bw.csv,column=gbit_s,normalize=max   # bandwidths -> fraction of peak
     mixture:0.999*lognormal(median=800ns,sigma=0.7)+0.001*constant(value=59ms)
 
 * Numbers may carry a time unit (`ps ns us ms s`), converted to nanoseconds;
@@ -40,7 +41,8 @@ Spec strings (`parse_distribution`)::
 * Empirical samples: a Parquet column (`column=`, default: the first numeric
   column), a CSV column (same; header optional) or one number per line (`#`
   comments, blank lines allowed).  `scale=` multiplies every sample (e.g. to
-  turn microseconds into nanoseconds).  Sampling is by inverse CDF of the
+  turn microseconds into nanoseconds); `normalize=max` then divides by the
+  largest sample (measured bandwidths -> fractions of the peak).  Sampling is by inverse CDF of the
   sorted samples with linear interpolation (numpy's default quantile), so a
   one-hour trace of millions of samples costs one sort.
 """
@@ -274,7 +276,7 @@ class Empirical(_Base):
     """Measured samples, drawn by inverse CDF of the sorted samples (linear interpolation)."""
 
     sorted_samples: np.ndarray
-    source: str = "<samples>"
+    source: str = "<samples>"  # the spec's parameters that produced the samples, e.g. "file=x.csv,scale=1000"
 
     @classmethod
     def from_samples(cls, samples: np.ndarray, source: str = "<samples>") -> Empirical:
@@ -311,7 +313,7 @@ class Empirical(_Base):
         return (float(self.sorted_samples[0]), float(self.sorted_samples[-1]))
 
     def spec(self) -> str:
-        return f"empirical:file={self.source}"
+        return f"empirical:{self.source}" if self.source.startswith("file=") else f"empirical:file={self.source}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -461,7 +463,7 @@ _PARAMS: dict[str, set[str]] = {
     "uniform": {"low", "high"},
     "lognormal": {"mu", "sigma", "median", "p99"},
     "pareto": {"scale", "alpha"},
-    "empirical": {"file", "column", "scale"},
+    "empirical": {"file", "column", "scale", "normalize"},
 }
 
 
@@ -510,7 +512,7 @@ def _build(kind: str, param_text: str, spec: str, base_dir: Path | None) -> Dist
         kinds = ", ".join(list(_PARAMS) + ["mixture"])
         raise CloudnoiseError(f"unknown distribution kind {kind!r} in {spec!r}: use one of {kinds}, or a file path")
     params = _params(param_text, kind, spec)
-    num = {k: _number(v, k, spec) for k, v in params.items() if k not in ("file", "column")}
+    num = {k: _number(v, k, spec) for k, v in params.items() if k not in ("file", "column", "normalize")}
     if kind == "constant":
         _need(params, ["value"], kind, spec)
         return Constant(num["value"])
@@ -533,7 +535,16 @@ def _build(kind: str, param_text: str, spec: str, base_dir: Path | None) -> Dist
         )
     # empirical
     _need(params, ["file"], kind, spec)
-    return load_empirical(params["file"], column=params.get("column"), scale=num.get("scale", 1.0), base_dir=base_dir)
+    normalize = params.get("normalize")
+    if normalize not in (None, "max"):
+        raise CloudnoiseError(f"in {spec!r}: normalize takes only 'max' (divide every sample by the largest)")
+    return load_empirical(
+        params["file"],
+        column=params.get("column"),
+        scale=num.get("scale", 1.0),
+        base_dir=base_dir,
+        normalize_to_max=normalize == "max",
+    )
 
 
 def parse_distribution(spec: str, base_dir: str | Path | None = None) -> Distribution:
@@ -666,14 +677,34 @@ def _read_number_lines(path: Path) -> np.ndarray:
 
 
 def load_empirical(
-    path: str | Path, column: str | None = None, scale: float = 1.0, base_dir: Path | None = None
+    path: str | Path,
+    column: str | None = None,
+    scale: float = 1.0,
+    base_dir: Path | None = None,
+    normalize_to_max: bool = False,
 ) -> Empirical:
-    """An Empirical distribution from a samples file (see read_samples)."""
+    """An Empirical distribution from a samples file (see read_samples).
+
+    `normalize_to_max` divides by the largest sample: measured bandwidths
+    (e.g. Gb/s) become fractions of the peak, as bandwidth noise expects.
+    """
     p = Path(path)
     if base_dir is not None and not p.is_absolute():
         p = base_dir / p
-    samples = read_samples(p, column)
-    return Empirical.from_samples(samples * scale, str(path))
+    samples = read_samples(p, column) * scale
+    if normalize_to_max:
+        peak = float(samples.max()) if samples.size else 0.0
+        if not peak > 0:
+            raise CloudnoiseError(f"{p}: cannot normalize to the maximum: the largest sample is {peak}")
+        samples = samples / peak
+    params = [f"file={path}"]
+    if column is not None:
+        params.append(f"column={column}")
+    if scale != 1.0:
+        params.append(f"scale={_fmt(scale)}")
+    if normalize_to_max:
+        params.append("normalize=max")
+    return Empirical.from_samples(samples, ",".join(params))
 
 
 # ---------------------------------------------------------------------------
