@@ -1,138 +1,145 @@
-"""Parse durations and bandwidths written with units.
-
-Every stage takes times and bandwidths from users and files; this module is the
-one place that turns `2.5us`, `80ps`, `1.5s` or `100Gbit/s` into numbers, so a
-typo gives the same one-line error everywhere.
-
-Durations: a number with an optional unit `ps`, `ns`, `us` (or `µs`), `ms`,
-`s`, `min`, `h`.  A plain number means `default_unit` (the caller says which:
-seconds for job runtimes, nanoseconds for LogGOPS parameters).
-
-Bandwidths: a number with a unit `bit/s`, `Kbit/s`, `Mbit/s`, `Gbit/s`,
-`Tbit/s` (also `b/s`, `Gb/s`, `Gbps`), or bytes `B/s`, `KB/s`, `MB/s`, `GB/s`,
-`KiB/s`, `MiB/s`, `GiB/s`.  Decimal prefixes are powers of 1000 (network
-convention), binary ones (`Ki`, `Mi`, `Gi`) powers of 1024.
+"""Quantities with units, as users type them: `2.5us`, `80ps`, `16MiB`,
+`100Gbit/s`. Everything is converted to the engine's exact integer units
+(picoseconds for times, femtoseconds per byte for G and O, bytes for sizes)
+with `fractions.Fraction`, so `0.08` ns/byte really is 80 ps/byte.
 """
 
 from __future__ import annotations
 
-import math
 import re
+from fractions import Fraction
 
 from cloudnoise.errors import CloudnoiseError
 
-# unit -> nanoseconds
-DURATION_UNITS_NS: dict[str, float] = {
-    "ps": 1e-3,
-    "ns": 1.0,
-    "us": 1e3,
-    "µs": 1e3,
-    "μs": 1e3,
-    "ms": 1e6,
-    "s": 1e9,
-    "min": 60e9,
-    "h": 3600e9,
+_NUMBER = r"(?P<num>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
+
+# Seconds per unit.
+_TIME_UNITS: dict[str, Fraction] = {
+    "ps": Fraction(1, 10**12),
+    "ns": Fraction(1, 10**9),
+    "us": Fraction(1, 10**6),
+    "µs": Fraction(1, 10**6),
+    "ms": Fraction(1, 10**3),
+    "s": Fraction(1),
+    "min": Fraction(60),
+    "h": Fraction(3600),
 }
 
-# unit -> bytes per second
-_BIT_PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
-_BYTE_PREFIX = {
-    "": 1.0,
-    "k": 1e3,
-    "m": 1e6,
-    "g": 1e9,
-    "t": 1e12,
-    "ki": 1024.0,
-    "mi": 1024.0**2,
-    "gi": 1024.0**3,
-    "ti": 1024.0**4,
+# Bytes per unit.
+_SIZE_UNITS: dict[str, int] = {
+    "": 1,
+    "b": 1,
+    "B": 1,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "TB": 10**12,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+    "TiB": 2**40,
+    "K": 2**10,
+    "M": 2**20,
+    "G": 2**30,
 }
 
-_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
-_QUANTITY = re.compile(rf"^\s*({_NUMBER})\s*([^\d\s].*?)?\s*$")
-_BANDWIDTH_UNIT = re.compile(r"^([kKmMgGtT]i?)?(bit|b|B)(/s|ps)$")
+# Bits per second per unit (bandwidths).
+_RATE_UNITS: dict[str, Fraction] = {
+    "bit/s": Fraction(1),
+    "Kbit/s": Fraction(10**3),
+    "Mbit/s": Fraction(10**6),
+    "Gbit/s": Fraction(10**9),
+    "Tbit/s": Fraction(10**12),
+    "b/s": Fraction(1),
+    "Kb/s": Fraction(10**3),
+    "Mb/s": Fraction(10**6),
+    "Gb/s": Fraction(10**9),
+    "Gbps": Fraction(10**9),
+    "Mbps": Fraction(10**6),
+    "B/s": Fraction(8),
+    "KB/s": Fraction(8 * 10**3),
+    "MB/s": Fraction(8 * 10**6),
+    "GB/s": Fraction(8 * 10**9),
+    "KiB/s": Fraction(8 * 2**10),
+    "MiB/s": Fraction(8 * 2**20),
+    "GiB/s": Fraction(8 * 2**30),
+}
 
 
-def _split(text: str, what: str) -> tuple[float, str]:
-    match = _QUANTITY.match(str(text))
-    if not match:
-        raise CloudnoiseError(f"cannot read {what} {text!r}: expected a number with an optional unit")
-    value = float(match.group(1))
-    if not math.isfinite(value):
-        raise CloudnoiseError(f"{what} {text!r} is not finite")
-    return value, (match.group(2) or "")
+def _split(text: str, what: str) -> tuple[Fraction, str]:
+    m = re.fullmatch(_NUMBER + r"\s*(?P<unit>[A-Za-zµ/]*)", str(text).strip())
+    if not m:
+        raise CloudnoiseError(f"{what}: cannot read {text!r} (expected a number with an optional unit)")
+    return Fraction(m.group("num")), m.group("unit")
 
 
-def parse_duration_ns(text: str | float | int, default_unit: str = "ns") -> float:
-    """A duration in nanoseconds, e.g. `2.5us` -> 2500.0; plain numbers are in `default_unit`."""
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        value, unit = float(text), ""
-    else:
-        value, unit = _split(str(text), "duration")
+def parse_time_ps(text: str | float | int, what: str = "time", default_unit: str = "ns") -> int:
+    """A duration in picoseconds; plain numbers are in `default_unit`."""
+    if isinstance(text, (int, float)):
+        text = repr(text)
+    value, unit = _split(text, what)
     unit = unit or default_unit
-    if unit not in DURATION_UNITS_NS:
-        known = ", ".join(DURATION_UNITS_NS)
-        raise CloudnoiseError(f"unknown time unit {unit!r} in {text!r}: use one of {known}")
-    return value * DURATION_UNITS_NS[unit]
+    if unit not in _TIME_UNITS:
+        raise CloudnoiseError(f"{what}: unknown time unit {unit!r} in {text!r} (use ps, ns, us, ms or s)")
+    ps = value * _TIME_UNITS[unit] * 10**12
+    return _to_int(ps, what, text, "ps")
 
 
-def parse_duration_s(text: str | float | int, default_unit: str = "s") -> float:
-    """A duration in seconds, e.g. `200ms` -> 0.2; plain numbers are in `default_unit`."""
-    return parse_duration_ns(text, default_unit) / 1e9
+def parse_per_byte_fs(text: str | float | int, what: str = "G") -> int:
+    """A per-byte time (LogGP's G or O) in femtoseconds per byte.
 
-
-def parse_positive_duration_s(text: str | float | int, what: str = "runtime") -> float:
-    """Like parse_duration_s, but rejects zero and negative values with a message naming `what`."""
-    seconds = parse_duration_s(text)
-    if seconds <= 0:
-        raise CloudnoiseError(f"{what} must be positive, got {text!r}")
-    return seconds
-
-
-def parse_bandwidth_bytes_per_s(text: str | float | int) -> float:
-    """A bandwidth in bytes per second, e.g. `100Gbit/s` -> 1.25e10; a unit is required."""
-    value, unit = _split(str(text), "bandwidth")
-    compact = unit.replace(" ", "")
-    match = _BANDWIDTH_UNIT.match(compact)
-    if not match:
-        raise CloudnoiseError(
-            f"unknown bandwidth unit in {text!r}: write e.g. 100Gbit/s, 25Gb/s, 12.5GB/s or 10GiB/s"
-        )
-    prefix = (match.group(1) or "").lower()
-    base = match.group(2)
-    # `B` is bytes; `b`, `bit` and `bps` are bits (so `Gb/s` is gigabits, `GB/s` gigabytes).
-    if base == "B":
-        factor = _BYTE_PREFIX[prefix]
+    Plain numbers are nanoseconds per byte (`6`, `0.08`); a time unit gives
+    the time per byte (`80ps`); a bandwidth gives its inverse
+    (`100Gbit/s` is 80 ps/byte, `12.5GB/s` likewise).
+    """
+    if isinstance(text, (int, float)):
+        text = repr(text)
+    value, unit = _split(text, what)
+    if unit in _RATE_UNITS:
+        bits_per_s = value * _RATE_UNITS[unit]
+        if bits_per_s <= 0:
+            raise CloudnoiseError(f"{what}: bandwidth must be positive, got {text!r}")
+        fs = Fraction(8, 1) / bits_per_s * 10**15
     else:
-        if prefix not in _BIT_PREFIX:
-            raise CloudnoiseError(f"binary prefixes are for bytes, not bits, in {text!r}: write e.g. 10GiB/s")
-        factor = _BIT_PREFIX[prefix] / 8.0
-    if value <= 0:
-        raise CloudnoiseError(f"bandwidth must be positive, got {text!r}")
-    return value * factor
+        unit = unit or "ns"
+        if unit not in _TIME_UNITS:
+            raise CloudnoiseError(
+                f"{what}: unknown unit {unit!r} in {text!r} (a time per byte such as 6 or 80ps, "
+                "or a bandwidth such as 100Gbit/s)"
+            )
+        fs = value * _TIME_UNITS[unit] * 10**15
+    return _to_int(fs, what, text, "fs")
 
 
-def bandwidth_to_G_ns_per_byte(text: str | float | int) -> float:
-    """The LogGP gap per byte G (ns/byte) of a bandwidth, e.g. `100Gbit/s` -> 0.08."""
-    return 1e9 / parse_bandwidth_bytes_per_s(text)
+def parse_size_bytes(text: str | int, what: str = "size") -> int:
+    """A byte count: `16`, `16B`, `128KiB`, `16MiB`, `1.5GB`."""
+    if isinstance(text, int):
+        if text < 0:
+            raise CloudnoiseError(f"{what} must not be negative, got {text}")
+        return text
+    value, unit = _split(text, what)
+    if unit not in _SIZE_UNITS:
+        raise CloudnoiseError(f"{what}: unknown size unit {unit!r} in {text!r} (use B, KiB, MiB, GiB, KB, MB, GB)")
+    b = value * _SIZE_UNITS[unit]
+    if b.denominator != 1:
+        raise CloudnoiseError(f"{what}: {text!r} is not a whole number of bytes")
+    return int(b)
 
 
-def gbit_s_to_G_ns_per_byte(gbit_per_s: float) -> float:
-    """G in ns/byte for a bandwidth in Gbit/s (8 bits per byte, 1 Gbit/s = 0.125 byte/ns)."""
-    if gbit_per_s <= 0:
-        raise CloudnoiseError(f"bandwidth must be positive, got {gbit_per_s} Gbit/s")
-    return 8.0 / gbit_per_s
+def _to_int(value: Fraction, what: str, text: object, unit: str) -> int:
+    if value < 0:
+        raise CloudnoiseError(f"{what} must not be negative, got {text!r}")
+    rounded = round(value)
+    if rounded >= 2**62:
+        raise CloudnoiseError(f"{what}: {text!r} is too large")
+    if rounded != value and abs(rounded - value) > Fraction(1, 1000) * max(abs(value), 1):
+        raise CloudnoiseError(f"{what}: {text!r} is finer than 1 {unit}, the engine's resolution")
+    return int(rounded)
 
 
-def format_duration_s(seconds: float) -> str:
-    """A short human form of a duration in seconds: `1.50 s`, `200 ms`, `3.00 us`."""
-    a = abs(seconds)
-    if a >= 3600:
-        return f"{seconds / 3600:.3g} h"
-    if a >= 1:
-        return f"{seconds:.3g} s"
-    if a >= 1e-3:
-        return f"{seconds * 1e3:.3g} ms"
-    if a >= 1e-6:
-        return f"{seconds * 1e6:.3g} us"
-    return f"{seconds * 1e9:.3g} ns"
+def format_time_ps(ps: float) -> str:
+    """A readable duration: `12.3 us`."""
+    for unit, scale in (("s", 10**12), ("ms", 10**9), ("us", 10**6), ("ns", 10**3)):
+        if abs(ps) >= scale:
+            return f"{ps / scale:.4g} {unit}"
+    return f"{ps:.4g} ps"

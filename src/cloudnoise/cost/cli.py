@@ -12,7 +12,19 @@ from rich.table import Table
 from cloudnoise.cost.model import RunCost, cheapest, compare_systems, costs_at_scales, parse_pricing
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.profiles.registry import resolve_profile
-from cloudnoise.units import format_duration_s, parse_positive_duration_s
+from cloudnoise.units import format_time_ps, parse_time_ps
+
+
+def parse_positive_duration_s(text: str, what: str = "runtime") -> float:
+    """A positive duration in seconds: `1.5s`, `200ms`, `3us`; plain numbers are seconds."""
+    seconds = parse_time_ps(text.strip(), what, default_unit="s") / 1e12
+    if not seconds > 0:
+        raise CloudnoiseError(f"{what} must be positive, got {text!r}")
+    return seconds
+
+
+def format_duration_s(seconds: float) -> str:
+    return format_time_ps(seconds * 1e12)
 
 
 def _list(text: str | None, what: str) -> list[str]:

@@ -59,7 +59,7 @@ import numpy as np
 from scipy import stats
 
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.units import DURATION_UNITS_NS
+from cloudnoise.units import parse_time_ps
 
 # Quantile-table grid (see module docstring).
 TABLE_UNIFORM_STEPS = 4096
@@ -473,11 +473,12 @@ def _number(text: str, name: str, spec: str) -> float:
         raise CloudnoiseError(f"in {spec!r}: {name}={text!r} is not a number (units allowed: ps ns us ms s)")
     value, unit = float(match.group(1)), match.group(2)
     if unit:
-        if unit not in DURATION_UNITS_NS:
-            raise CloudnoiseError(f"in {spec!r}: unknown unit {unit!r} in {name}={text}; use ps, ns, us, ms or s")
         if name in ("mu", "sigma", "alpha"):
             raise CloudnoiseError(f"in {spec!r}: {name} is unitless, drop the unit in {name}={text}")
-        value *= DURATION_UNITS_NS[unit]
+        try:
+            value = parse_time_ps(text.strip(), what=f"{name} in {spec!r}") / 1000.0
+        except CloudnoiseError as err:
+            raise CloudnoiseError(f"in {spec!r}: {name}={text}: {err}") from None
     if not math.isfinite(value):
         raise CloudnoiseError(f"in {spec!r}: {name}={text} is not finite")
     return value

@@ -32,7 +32,7 @@ import numpy as np
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.distributions import Distribution, parse_distribution
-from cloudnoise.units import parse_duration_ns
+from cloudnoise.units import parse_time_ps
 
 
 @dataclass(frozen=True)
@@ -226,8 +226,8 @@ def parse_os_noise_spec(spec: str) -> SyntheticOSNoise:
     elif ":" in dur_text:
         duration = parse_distribution(dur_text)
     else:
-        duration = parse_distribution(f"constant:value={parse_duration_ns(dur_text)}")
+        duration = parse_distribution(f"constant:value={parse_time_ps(dur_text, 'duration') / 1000.0!r}")
     if kind == "periodic" and duration.support()[0] != duration.support()[1]:
         raise CloudnoiseError(f"in {spec!r}: periodic OS noise needs a fixed duration such as 25us")
-    phase = parse_duration_ns(params.get("phase", "0"))
+    phase = parse_time_ps(params.get("phase", "0"), "phase") / 1000.0
     return SyntheticOSNoise(kind, rate, duration, phase, str(spec).strip())
