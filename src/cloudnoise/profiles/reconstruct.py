@@ -11,7 +11,7 @@ Rules (also in docs/profile-format.md):
 
 * LogGOPS: o = 10% of the same-rack minimum latency (assumed; the paper does
   not publish o), L = min latency - 2o (LogGP: T(1 B) = 2o + L), g = o,
-  G = 8 / max bandwidth [Gb/s] ns per byte, O = 0, S = 65536 bytes.
+  G = 8 / max bandwidth [Gb/s] ns per byte, O = 0, S = 65535 bytes (LogGOPSim's default).
 * Latency noise (excess over L, ns): a mixture of a lognormal body (sigma 1)
   and a Pareto tail (alpha 2.5, weight 1e-3, starting at the body's 99.9th
   percentile) plus system-specific spikes from Sec. IV-B; the body median is
@@ -55,7 +55,7 @@ from cloudnoise.profiles.paper import OS, PAPER, PRICE_DATE, PRICE_REGION, TABLE
 DATA_DIR = Path(__file__).parent / "data"
 
 O_FRACTION = 0.10
-S_BYTES = 65536
+S_BYTES = 65535  # LogGOPSim's default eager limit (messages <= S go eagerly)
 BODY_SIGMA = 1.0
 TAIL_WEIGHT = 1e-3
 TAIL_ALPHA = 2.5
@@ -339,7 +339,7 @@ def build_profile(name: str) -> SystemProfile:
             "reconstructed",
             f"From {figures_note}: o = {O_FRACTION:g} x min latency (assumed, o is not published), "
             "L = min latency - 2o (LogGP T(1 B) = 2o + L), g = o (assumed), G = 8 / max bandwidth [Gb/s] ns/B, "
-            f"O = 0 (assumed), S = {S_BYTES} B (assumed eager limit)",
+            f"O = 0 (assumed), S = {S_BYTES} B (assumed: LogGOPSim's default)",
         ),
         L=round(min_us * 1000.0 - 2 * o, 3),
         o=round(o, 3),
