@@ -119,6 +119,17 @@ def test_reconstructions_are_labelled_and_consistent(name):
     assert isinstance(p.os_noise_source(), SyntheticOSNoise)
 
 
+@pytest.mark.parametrize("name", ALL)
+def test_engine_tables_keep_the_table_ii_means(name):
+    """What the engine draws from (the quantile tables) has Table II's mean excess and mean bandwidth."""
+    from cloudnoise.model.distributions import QuantileTable
+
+    p = load_builtin(name)
+    for dist in (p.latency_distribution(), p.bandwidth_distribution()):
+        table = QuantileTable(*dist.to_quantile_table())
+        assert table.mean() == pytest.approx(dist.mean(), rel=5e-3)
+
+
 def test_paper_tails_are_in_the_models():
     oracle = load_builtin("oracle-hpc-metal").latency_distribution()
     p, v = oracle.to_quantile_table()

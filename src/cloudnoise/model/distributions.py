@@ -15,8 +15,9 @@ C++ engine samples with its own counter-based RNG.  The table contract:
 * `values`: float64, same length, non-decreasing, all finite;
 * to draw: take u uniform in [0, 1), find i with p[i] <= u < p[i+1], return
   v[i] + (u - p[i]) / (p[i+1] - p[i]) * (v[i+1] - v[i]).
-* The grid is 4096 uniform steps plus points at 1 - 10^-k (k = 3..9) so rare
-  spikes (probability 1e-5 and below) survive, plus a pair of points 1e-12
+* The grid is 4096 uniform steps plus points at 1 - 10^-x for x from 3 to 9,
+  ten per decade, so rare spikes (probability 1e-5 and below) survive and
+  steep tails keep their mean, plus a pair of points 1e-12
   either side of every jump of the quantile function (a mixture's atoms and
   gaps between supports), so a spike stays a spike instead of being smeared
   over a grid cell.  Unbounded tails (lognormal, Pareto) are truncated at the
@@ -63,7 +64,8 @@ from cloudnoise.units import parse_time_ps
 
 # Quantile-table grid (see module docstring).
 TABLE_UNIFORM_STEPS = 4096
-TABLE_TAIL_EXPONENTS = range(3, 10)
+TABLE_TAIL_DECADES = (3, 9)  # tail points 1 - 10^-x for x from 3 to 9 ...
+TABLE_TAIL_PER_DECADE = 10  # ... ten per decade (log-spaced), so steep tails keep their mean
 TAIL_TRUNCATION = 1e-9  # unbounded distributions are cut at quantile 1 - this
 JUMP_HALF_WIDTH = 1e-12
 
@@ -92,7 +94,9 @@ class Distribution(Protocol):
 def quantile_grid() -> np.ndarray:
     """The base probability grid of every quantile table: uniform plus upper-tail points."""
     uniform = np.linspace(0.0, 1.0, TABLE_UNIFORM_STEPS + 1)
-    tail = np.array([1.0 - 10.0**-k for k in TABLE_TAIL_EXPONENTS] + [1.0 - TAIL_TRUNCATION * 10])
+    lo, hi = TABLE_TAIL_DECADES
+    exponents = np.linspace(lo, hi, (hi - lo) * TABLE_TAIL_PER_DECADE + 1)
+    tail = 1.0 - 10.0**-exponents
     return np.unique(np.concatenate([uniform, tail]))
 
 
