@@ -19,6 +19,8 @@ from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
 # name -> (module, attribute, one-line help shown in `cloudnoise --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "simulate": ("cloudnoise.simulate.cli", "simulate", "Simulate a GOAL schedule with LogGOPS."),
+    "profiles": ("cloudnoise.profiles.cli", "profiles", "List and show built-in system profiles."),
+    "cost": ("cloudnoise.cost.cli", "cost", "Price runs, the cost of noise, and the cheapest system."),
 }
 
 

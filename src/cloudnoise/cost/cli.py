@@ -1,0 +1,169 @@
+"""`cloudnoise cost`: price a job's runtime on a system, or compare systems."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from cloudnoise.cost.model import RunCost, cheapest, compare_systems, costs_at_scales, parse_pricing
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.profiles.registry import resolve_profile
+from cloudnoise.units import format_time_ps, parse_time_ps
+
+
+def parse_positive_duration_s(text: str, what: str = "runtime") -> float:
+    """A positive duration in seconds: `1.5s`, `200ms`, `3us`; plain numbers are seconds."""
+    seconds = parse_time_ps(text.strip(), what, default_unit="s") / 1e12
+    if not seconds > 0:
+        raise CloudnoiseError(f"{what} must be positive, got {text!r}")
+    return seconds
+
+
+def format_duration_s(seconds: float) -> str:
+    return format_time_ps(seconds * 1e12)
+
+
+def _list(text: str | None, what: str) -> list[str]:
+    if text is None:
+        return []
+    items = [t.strip() for t in text.split(",")]
+    if any(not t for t in items):
+        raise CloudnoiseError(f"empty item in {what} {text!r}")
+    return items
+
+
+def _nodes(text: str) -> list[int]:
+    out = []
+    for item in _list(text, "--nodes"):
+        try:
+            n = int(item)
+        except ValueError:
+            raise CloudnoiseError(f"--nodes takes whole numbers, got {item!r}") from None
+        if n < 1:
+            raise CloudnoiseError(f"--nodes must be >= 1, got {n}")
+        out.append(n)
+    return out
+
+
+def _money(x: float | None) -> str:
+    if x is None:
+        return "N.A."
+    return f"{x:.4g}" if x < 1 else f"{x:,.2f}"
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:+.1f}%"
+
+
+def _table(rows: list[RunCost], title: str, best: str | None) -> Table:
+    """Rows as a rich table; the noiseless columns appear only when some row has a noiseless runtime."""
+    with_base = any(r.noiseless_runtime_s is not None for r in rows)
+    t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, caption="noiseless: runtime without noise; noise +: the cost increase it causes"
+              if with_base else None)
+    t.add_column("system", no_wrap=True)
+    headers = ["nodes", "runtime", "$/node-h", "cost $"] + (["noiseless", "noise +"] if with_base else [])
+    for col in headers:
+        t.add_column(col, justify="right", no_wrap=True)
+    for r in rows:
+        mark = " *" if best is not None and r.system == best else ""
+        cells = [
+            r.system + mark,
+            str(r.nodes),
+            format_duration_s(r.runtime_s),
+            _money(r.price_per_node_hour),
+            _money(r.cost_usd),
+        ]
+        if with_base:
+            has = r.noiseless_runtime_s is not None
+            cells += [
+                format_duration_s(r.noiseless_runtime_s) if has else "-",
+                _pct(r.noise_increase),
+            ]
+        t.add_row(*cells)
+    return t
+
+
+@click.command("cost")
+@click.option("--system", "system", metavar="NAME|FILE", help="A built-in profile name or a profile file.")
+@click.option("--nodes", "nodes", required=True, metavar="N[,N...]", help="Node count(s); one per runtime.")
+@click.option("--runtime", "runtime", metavar="T[,T...]", help="Runtime(s) per run: 1.5s, 200ms, 3us; plain = seconds.")
+@click.option("--noiseless-runtime", "noiseless", metavar="T[,T...]", help="Noiseless runtime(s), for the cost of noise.")
+@click.option(
+    "--pricing",
+    default="on-demand",
+    show_default=True,
+    metavar="on-demand|committed|spot:F|PRICE",
+    help="Table I price, a spot fraction of on-demand, or USD per node-hour.",
+)
+@click.option(
+    "--compare",
+    "compare",
+    multiple=True,
+    metavar="NAME=T[/T0]",
+    help="Compare systems: runtime T (and noiseless T0) of the job on NAME; repeat per system.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def cost(
+    system: str | None,
+    nodes: str,
+    runtime: str | None,
+    noiseless: str | None,
+    pricing: str,
+    compare: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Price runs: runtime x nodes x hourly price, the cost increase due to noise,
+    and the cheapest system for a job at a scale (--compare)."""
+    price = parse_pricing(pricing)
+    if compare:
+        if system or runtime or noiseless:
+            raise CloudnoiseError("--compare takes runtimes per system; drop --system/--runtime/--noiseless-runtime")
+        node_list = _nodes(nodes)
+        if len(node_list) != 1:
+            raise CloudnoiseError("--compare prices one scale at a time: give a single --nodes value")
+        runs = []
+        for item in compare:
+            name, eq, times = item.partition("=")
+            if not eq or not name.strip():
+                raise CloudnoiseError(f"--compare takes NAME=RUNTIME[/NOISELESS], got {item!r}")
+            noisy_text, _, base_text = times.partition("/")
+            base = parse_positive_duration_s(base_text, "noiseless runtime") if base_text else None
+            runs.append((resolve_profile(name.strip()), parse_positive_duration_s(noisy_text), base))
+        rows = compare_systems(runs, node_list[0], price)
+        priced = [r for r in rows if r.cost_usd is not None]
+        best = cheapest(rows).system if priced else None
+        if as_json:
+            click.echo(json.dumps({"pricing": price.label(), "nodes": node_list[0], "cheapest": best,
+                                   "rows": [r.to_dict() for r in rows]}, indent=2))
+            return
+        con = Console()
+        con.print(_table(rows, f"Cost per run on {node_list[0]} nodes, {price.label()} pricing", best))
+        if best is not None:
+            con.print(f"cheapest: [bold]{best}[/bold] (*)")
+        unpriced = [r.system for r in rows if r.cost_usd is None]
+        if unpriced:
+            con.print(f"no {price.kind} price published for: {', '.join(unpriced)} (use --pricing PRICE)")
+        return
+
+    if not system or not runtime:
+        raise CloudnoiseError("give --system NAME --nodes N --runtime T, or --compare NAME=T ... --nodes N")
+    profile = resolve_profile(system)
+    node_list = _nodes(nodes)
+    times = [parse_positive_duration_s(t) for t in _list(runtime, "--runtime")]
+    bases = [parse_positive_duration_s(t, "noiseless runtime") for t in _list(noiseless, "--noiseless-runtime")]
+    if len(times) != len(node_list) or (bases and len(bases) != len(node_list)):
+        raise CloudnoiseError("give one --runtime (and --noiseless-runtime) per --nodes value, comma-separated")
+    if len(set(node_list)) != len(node_list):
+        raise CloudnoiseError("--nodes values must differ")
+    rows = costs_at_scales(
+        profile, dict(zip(node_list, times)), price, dict(zip(node_list, bases)) if bases else None
+    )
+    if as_json:
+        click.echo(json.dumps({"system": profile.name, "pricing": price.label(),
+                               "rows": [r.to_dict() for r in rows]}, indent=2))
+        return
+    Console().print(_table(rows, f"Cost per run on {profile.name}, {price.label()} pricing", None))

@@ -1,0 +1,735 @@
+"""Noise distributions: what the simulator draws per message.
+
+Two uses (Sec. IV-V of the paper):
+
+* **latency noise** -- the excess added to L for one message, in nanoseconds
+  (support >= 0; 0 means "the minimum latency");
+* **bandwidth noise** -- the bandwidth one message gets, as a fraction of the
+  peak (support in (0, 1]); the engine scales G by peak / drawn.
+
+Every distribution can be sampled here (numpy Generator) and exported as a
+**quantile table** (`to_quantile_table()`): a piecewise-linear inverse CDF the
+C++ engine samples with its own counter-based RNG.  The table contract:
+
+* `probabilities`: float64, strictly increasing, first 0.0, last 1.0;
+* `values`: float64, same length, non-decreasing, all finite;
+* to draw: take u uniform in [0, 1), find i with p[i] <= u < p[i+1], return
+  v[i] + (u - p[i]) / (p[i+1] - p[i]) * (v[i+1] - v[i]).
+* The grid is 4096 uniform steps plus points at 1 - 10^-x for x from 3 to 9,
+  ten per decade, so rare spikes (probability 1e-5 and below) survive and
+  steep tails keep their mean, plus a pair of points 1e-12
+  either side of every jump of the quantile function (a mixture's atoms and
+  gaps between supports), so a spike stays a spike instead of being smeared
+  over a grid cell.  Unbounded tails (lognormal, Pareto) are truncated at the
+  quantile 1 - 1e-9: the table's last value is that quantile.
+
+Spec strings (`parse_distribution`)::
+
+    constant:value=500ns
+    uniform:low=0.5,high=1
+    lognormal:median=800ns,sigma=0.7      # or mu=LN_NS,sigma=S   or median=X,p99=Y
+    pareto:scale=10us,alpha=2.5           # support [scale, inf); P(X>x) = (scale/x)^alpha
+    empirical:file=samples.csv            # also: any spec without ':' is a FILE path
+    empirical:file=run.parquet,column=latency_ns,scale=0.001
+    empirical:file=bw.csv,column=gbit_s,normalize=max   # bandwidths -> fraction of peak
+    mixture:0.999*lognormal(median=800ns,sigma=0.7)+0.001*constant(value=59ms)
+
+* Numbers may carry a time unit (`ps ns us ms s`), converted to nanoseconds;
+  plain numbers are taken as they are (ns for latency, fractions for bandwidth).
+  `mu` is ln(nanoseconds) and `sigma` is unitless.
+* Inside a mixture each component is `WEIGHT*KIND(PARAMS)`; weights must be
+  positive and sum to 1 (within 1e-9).  Mixtures do not nest.
+* Empirical samples: a Parquet column (`column=`, default: the first numeric
+  column), a CSV column (same; header optional) or one number per line (`#`
+  comments, blank lines allowed).  `scale=` multiplies every sample (e.g. to
+  turn microseconds into nanoseconds); `normalize=max` then divides by the
+  largest sample (measured bandwidths -> fractions of the peak).  Sampling is by inverse CDF of the
+  sorted samples with linear interpolation (numpy's default quantile), so a
+  one-hour trace of millions of samples costs one sort.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from scipy import stats
+
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.units import parse_time_ps
+
+# Quantile-table grid (see module docstring).
+TABLE_UNIFORM_STEPS = 4096
+TABLE_TAIL_DECADES = (3, 9)  # tail points 1 - 10^-x for x from 3 to 9 ...
+TABLE_TAIL_PER_DECADE = 10  # ... ten per decade (log-spaced), so steep tails keep their mean
+TAIL_TRUNCATION = 1e-9  # unbounded distributions are cut at quantile 1 - this
+JUMP_HALF_WIDTH = 1e-12
+
+
+@runtime_checkable
+class Distribution(Protocol):
+    """What every noise distribution offers."""
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray: ...
+
+    def quantile(self, p: np.ndarray) -> np.ndarray: ...
+
+    def cdf(self, x: np.ndarray) -> np.ndarray: ...
+
+    def mean(self) -> float: ...
+
+    def support(self) -> tuple[float, float]: ...
+
+    def jumps(self) -> np.ndarray: ...
+
+    def to_quantile_table(self) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def spec(self) -> str: ...
+
+
+def quantile_grid() -> np.ndarray:
+    """The base probability grid of every quantile table: uniform plus upper-tail points."""
+    uniform = np.linspace(0.0, 1.0, TABLE_UNIFORM_STEPS + 1)
+    lo, hi = TABLE_TAIL_DECADES
+    exponents = np.linspace(lo, hi, (hi - lo) * TABLE_TAIL_PER_DECADE + 1)
+    tail = 1.0 - 10.0**-exponents
+    return np.unique(np.concatenate([uniform, tail]))
+
+
+def _table_from(dist: Distribution) -> tuple[np.ndarray, np.ndarray]:
+    """Evaluate `dist.quantile` on the grid plus points around its jumps."""
+    grid = [quantile_grid()]
+    jumps = np.asarray(dist.jumps(), dtype=np.float64)
+    jumps = jumps[(jumps > 0.0) & (jumps < 1.0)]
+    if jumps.size:
+        grid.append(np.clip(jumps - JUMP_HALF_WIDTH, 0.0, 1.0))
+        grid.append(np.clip(jumps + JUMP_HALF_WIDTH, 0.0, 1.0))
+    p = np.unique(np.concatenate(grid))
+    inner = np.clip(p, 0.0, 1.0 - TAIL_TRUNCATION)
+    values = np.asarray(dist.quantile(inner), dtype=np.float64)
+    low, high = dist.support()
+    values[0] = max(values[0], low) if math.isfinite(low) else values[0]
+    if math.isfinite(high):
+        values[-1] = high
+    values = np.maximum.accumulate(values)
+    if not np.all(np.isfinite(values)):
+        raise CloudnoiseError(f"distribution {dist.spec()} has a non-finite quantile; cannot tabulate it")
+    return p.astype(np.float64), values
+
+
+def _as_p(p: np.ndarray | float) -> np.ndarray:
+    arr = np.asarray(p, dtype=np.float64)
+    if np.any((arr < 0) | (arr > 1)) or np.any(np.isnan(arr)):
+        raise CloudnoiseError("quantile probabilities must lie in [0, 1]")
+    return arr
+
+
+def _fmt(x: float) -> str:
+    """A number as short as it can be written without visible rounding (12 significant digits)."""
+    return f"{float(x):.12g}"
+
+
+class _Base:
+    """Shared behaviour: sampling by inverse CDF unless a subclass does better."""
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        return self.quantile(rng.random(int(n)))  # type: ignore[attr-defined]
+
+    def jumps(self) -> np.ndarray:
+        return np.empty(0)
+
+    def to_quantile_table(self) -> tuple[np.ndarray, np.ndarray]:
+        return _table_from(self)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Constant(_Base):
+    """Always the same value (a fixed excess, or a fixed bandwidth fraction)."""
+
+    value: float
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        return np.full(int(n), self.value, dtype=np.float64)
+
+    def quantile(self, p: np.ndarray) -> np.ndarray:
+        return np.full(np.shape(_as_p(p)), self.value, dtype=np.float64)
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        return (np.asarray(x, dtype=np.float64) >= self.value).astype(np.float64)
+
+    def mean(self) -> float:
+        return float(self.value)
+
+    def support(self) -> tuple[float, float]:
+        return (self.value, self.value)
+
+    def spec(self) -> str:
+        return f"constant:value={_fmt(self.value)}"
+
+
+@dataclass(frozen=True)
+class Uniform(_Base):
+    """Uniform on [low, high]; used for bandwidth-fraction bodies and drops."""
+
+    low: float
+    high: float
+
+    def __post_init__(self) -> None:
+        if not self.high > self.low:
+            raise CloudnoiseError(f"uniform needs low < high, got low={self.low}, high={self.high}")
+
+    def quantile(self, p: np.ndarray) -> np.ndarray:
+        return self.low + _as_p(p) * (self.high - self.low)
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        return np.clip((np.asarray(x, dtype=np.float64) - self.low) / (self.high - self.low), 0.0, 1.0)
+
+    def mean(self) -> float:
+        return 0.5 * (self.low + self.high)
+
+    def support(self) -> tuple[float, float]:
+        return (self.low, self.high)
+
+    def spec(self) -> str:
+        return f"uniform:low={_fmt(self.low)},high={_fmt(self.high)}"
+
+
+@dataclass(frozen=True)
+class LogNormal(_Base):
+    """Log-normal: ln(X) ~ Normal(mu, sigma); median = exp(mu) (in ns for latency)."""
+
+    mu: float
+    sigma: float
+
+    def __post_init__(self) -> None:
+        if not self.sigma > 0:
+            raise CloudnoiseError(f"lognormal needs sigma > 0, got {self.sigma}")
+
+    @classmethod
+    def from_median(cls, median: float, sigma: float) -> LogNormal:
+        if not median > 0:
+            raise CloudnoiseError(f"lognormal needs median > 0, got {median}")
+        return cls(math.log(median), sigma)
+
+    @classmethod
+    def from_median_p99(cls, median: float, p99: float) -> LogNormal:
+        if not (median > 0 and p99 > median):
+            raise CloudnoiseError(f"lognormal needs 0 < median < p99, got median={median}, p99={p99}")
+        return cls(math.log(median), math.log(p99 / median) / stats.norm.ppf(0.99))
+
+    @property
+    def _frozen(self):  # scipy's parametrisation: s = sigma, scale = exp(mu)
+        return stats.lognorm(s=self.sigma, scale=math.exp(self.mu))
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        return rng.lognormal(self.mu, self.sigma, int(n))
+
+    def quantile(self, p: np.ndarray) -> np.ndarray:
+        return self._frozen.ppf(_as_p(p))
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        return self._frozen.cdf(np.asarray(x, dtype=np.float64))
+
+    def mean(self) -> float:
+        return math.exp(self.mu + 0.5 * self.sigma**2)
+
+    def support(self) -> tuple[float, float]:
+        return (0.0, math.inf)
+
+    def spec(self) -> str:
+        return f"lognormal:median={_fmt(math.exp(self.mu))},sigma={_fmt(self.sigma)}"
+
+
+@dataclass(frozen=True)
+class Pareto(_Base):
+    """Pareto tail: P(X > x) = (scale / x)^alpha for x >= scale."""
+
+    scale: float
+    alpha: float
+
+    def __post_init__(self) -> None:
+        if not (self.scale > 0 and self.alpha > 0):
+            raise CloudnoiseError(f"pareto needs scale > 0 and alpha > 0, got scale={self.scale}, alpha={self.alpha}")
+
+    @property
+    def _frozen(self):
+        return stats.pareto(b=self.alpha, scale=self.scale)
+
+    def quantile(self, p: np.ndarray) -> np.ndarray:
+        return self._frozen.ppf(_as_p(p))
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        return self._frozen.cdf(np.asarray(x, dtype=np.float64))
+
+    def mean(self) -> float:
+        return self.scale * self.alpha / (self.alpha - 1.0) if self.alpha > 1 else math.inf
+
+    def support(self) -> tuple[float, float]:
+        return (self.scale, math.inf)
+
+    def spec(self) -> str:
+        return f"pareto:scale={_fmt(self.scale)},alpha={_fmt(self.alpha)}"
+
+
+@dataclass(frozen=True, eq=False)
+class Empirical(_Base):
+    """Measured samples, drawn by inverse CDF of the sorted samples (linear interpolation)."""
+
+    sorted_samples: np.ndarray
+    source: str = "<samples>"  # the spec's parameters that produced the samples, e.g. "file=x.csv,scale=1000"
+
+    @classmethod
+    def from_samples(cls, samples: np.ndarray, source: str = "<samples>") -> Empirical:
+        arr = np.asarray(samples, dtype=np.float64).ravel()
+        if arr.size == 0:
+            raise CloudnoiseError(f"{source}: no samples; an empirical distribution needs at least one")
+        if not np.all(np.isfinite(arr)):
+            raise CloudnoiseError(f"{source}: samples contain NaN or infinity; clean the file first")
+        return cls(np.sort(arr), source)
+
+    def quantile(self, p: np.ndarray) -> np.ndarray:
+        # numpy's default ("linear") quantile, written out so no re-sort happens per call.
+        s = self.sorted_samples
+        pos = _as_p(p) * (s.size - 1)
+        i = np.minimum(np.floor(pos).astype(np.int64), s.size - 1)
+        j = np.minimum(i + 1, s.size - 1)
+        return s[i] + (pos - i) * (s[j] - s[i])
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        s = self.sorted_samples
+        if s.size == 1:
+            return (np.asarray(x, dtype=np.float64) >= s[0]).astype(np.float64)
+        ranks = np.linspace(0.0, 1.0, s.size)
+        return np.interp(np.asarray(x, dtype=np.float64), s, ranks, left=0.0, right=1.0)
+
+    def mean(self) -> float:
+        # The mean of the piecewise-linear inverse CDF (what sampling reproduces).
+        s = self.sorted_samples
+        if s.size == 1:
+            return float(s[0])
+        return float(0.5 * (s[:-1] + s[1:]).mean())
+
+    def support(self) -> tuple[float, float]:
+        return (float(self.sorted_samples[0]), float(self.sorted_samples[-1]))
+
+    def spec(self) -> str:
+        return f"empirical:{self.source}" if self.source.startswith("file=") else f"empirical:file={self.source}"
+
+
+@dataclass(frozen=True, eq=False)
+class Mixture(_Base):
+    """With probability weights[i], a draw from components[i] (e.g. body + rare spikes)."""
+
+    weights: tuple[float, ...]
+    components: tuple[Distribution, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if len(self.weights) != len(self.components) or not self.components:
+            raise CloudnoiseError("mixture needs one weight per component and at least one component")
+        if any(not (w > 0) for w in self.weights):
+            raise CloudnoiseError(f"mixture weights must be positive, got {list(self.weights)}")
+        total = sum(self.weights)
+        if abs(total - 1.0) > 1e-9:
+            raise CloudnoiseError(f"mixture weights must sum to 1, they sum to {total!r}")
+        if any(isinstance(c, Mixture) for c in self.components):
+            raise CloudnoiseError("mixtures do not nest: list every component in one mixture")
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        n = int(n)
+        which = rng.choice(len(self.components), size=n, p=np.asarray(self.weights) / sum(self.weights))
+        out = np.empty(n, dtype=np.float64)
+        for i, comp in enumerate(self.components):
+            mask = which == i
+            k = int(mask.sum())
+            if k:
+                out[mask] = comp.sample(rng, k)
+        return out
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        return sum(w * c.cdf(x) for w, c in zip(self.weights, self.components))
+
+    def quantile(self, p: np.ndarray) -> np.ndarray:
+        p = _as_p(p)
+        flat = p.ravel()
+        lows, highs = zip(*(c.support() for c in self.components))
+        lo = np.full(flat.shape, min(lows), dtype=np.float64)
+        # Bracket from above: every component's quantile at the largest probability asked for
+        # (capped below 1 so unbounded tails stay finite) is >= the mixture's quantile.
+        top = min(float(np.max(flat)) if flat.size else 0.0, 1.0 - 1e-15)
+        hi_val = max(
+            h if math.isfinite(h) else float(c.quantile(np.array([top]))[0])
+            for c, h in zip(self.components, highs)
+        )
+        hi = np.full(flat.shape, hi_val, dtype=np.float64)
+        # Bisection on the CDF: smallest x with F(x) >= p.
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            go_up = self.cdf(mid) < flat
+            lo = np.where(go_up, mid, lo)
+            hi = np.where(go_up, hi, mid)
+            if np.all(hi - lo <= 1e-12 * np.maximum(1.0, np.abs(hi))):
+                break
+        result = hi
+        result = np.where(flat <= 0.0, min(lows), result)
+        return result.reshape(p.shape)
+
+    def mean(self) -> float:
+        return float(sum(w * c.mean() for w, c in zip(self.weights, self.components)))
+
+    def support(self) -> tuple[float, float]:
+        lows, highs = zip(*(c.support() for c in self.components))
+        return (min(lows), max(highs))
+
+    def jumps(self) -> np.ndarray:
+        """Probabilities where the quantile function jumps: around atoms and between supports."""
+        edges: list[float] = []
+        for c in self.components:
+            lo, hi = c.support()
+            edges.extend(x for x in (lo, hi) if math.isfinite(x))
+        if not edges:
+            return np.empty(0)
+        x = np.unique(np.asarray(edges, dtype=np.float64))
+        below = self.cdf(np.nextafter(x, -np.inf))
+        at = self.cdf(x)
+        return np.unique(np.concatenate([below, at]))
+
+    def spec(self) -> str:
+        parts = []
+        for w, c in zip(self.weights, self.components):
+            kind, _, params = c.spec().partition(":")
+            parts.append(f"{_fmt(w)}*{kind}({params})")
+        return "mixture:" + "+".join(parts)
+
+
+@dataclass(frozen=True)
+class QuantileTable(_Base):
+    """A distribution given directly by its quantile table (e.g. embedded in a profile)."""
+
+    probabilities: np.ndarray
+    values: np.ndarray
+
+    def __post_init__(self) -> None:
+        p = np.asarray(self.probabilities, dtype=np.float64)
+        v = np.asarray(self.values, dtype=np.float64)
+        problems = []
+        if p.ndim != 1 or p.shape != v.shape or p.size < 2:
+            problems.append("probabilities and values must be 1-D, of equal length >= 2")
+        elif p[0] != 0.0 or p[-1] != 1.0:
+            problems.append("probabilities must start at 0 and end at 1")
+        elif np.any(np.diff(p) <= 0):
+            problems.append("probabilities must be strictly increasing")
+        elif np.any(np.diff(v) < 0) or not np.all(np.isfinite(v)):
+            problems.append("values must be finite and non-decreasing")
+        if problems:
+            raise CloudnoiseError(f"bad quantile table: {problems[0]}")
+        object.__setattr__(self, "probabilities", p)
+        object.__setattr__(self, "values", v)
+
+    def quantile(self, p: np.ndarray) -> np.ndarray:
+        return np.interp(_as_p(p), self.probabilities, self.values)
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        # Flat stretches (atoms) collapse to their right end so interp sees increasing xp.
+        v = np.unique(self.values)
+        last = np.searchsorted(self.values, v, side="right") - 1
+        return np.interp(x, v, self.probabilities[last], left=0.0, right=1.0)
+
+    def mean(self) -> float:
+        p, v = self.probabilities, self.values
+        return float(np.sum(np.diff(p) * 0.5 * (v[:-1] + v[1:])))
+
+    def support(self) -> tuple[float, float]:
+        return (float(self.values[0]), float(self.values[-1]))
+
+    def to_quantile_table(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.probabilities.copy(), self.values.copy()
+
+    def spec(self) -> str:
+        return f"quantile-table:{self.probabilities.size} points"
+
+
+# ---------------------------------------------------------------------------
+# Spec strings
+# ---------------------------------------------------------------------------
+
+_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_VALUE = re.compile(rf"^\s*({_NUMBER})\s*([a-zA-Zµμ]*)\s*$")
+_COMPONENT = re.compile(r"^\s*(" + _NUMBER + r")\s*\*\s*([a-z]+)\s*\((.*)\)\s*$")
+
+_PARAMS: dict[str, set[str]] = {
+    "constant": {"value"},
+    "uniform": {"low", "high"},
+    "lognormal": {"mu", "sigma", "median", "p99"},
+    "pareto": {"scale", "alpha"},
+    "empirical": {"file", "column", "scale", "normalize"},
+}
+
+
+def _number(text: str, name: str, spec: str) -> float:
+    match = _VALUE.match(text)
+    if not match:
+        raise CloudnoiseError(f"in {spec!r}: {name}={text!r} is not a number (units allowed: ps ns us ms s)")
+    value, unit = float(match.group(1)), match.group(2)
+    if unit:
+        if name in ("mu", "sigma", "alpha"):
+            raise CloudnoiseError(f"in {spec!r}: {name} is unitless, drop the unit in {name}={text}")
+        try:
+            value = parse_time_ps(text.strip(), what=f"{name} in {spec!r}") / 1000.0
+        except CloudnoiseError as err:
+            raise CloudnoiseError(f"in {spec!r}: {name}={text}: {err}") from None
+    if not math.isfinite(value):
+        raise CloudnoiseError(f"in {spec!r}: {name}={text} is not finite")
+    return value
+
+
+def _params(text: str, kind: str, spec: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if not text.strip():
+        return out
+    for item in text.split(","):
+        name, eq, value = item.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise CloudnoiseError(f"in {spec!r}: expected NAME=VALUE, got {item.strip()!r}")
+        if name not in _PARAMS[kind]:
+            allowed = ", ".join(sorted(_PARAMS[kind]))
+            raise CloudnoiseError(f"in {spec!r}: {kind} has no parameter {name!r} (it takes {allowed})")
+        if name in out:
+            raise CloudnoiseError(f"in {spec!r}: parameter {name!r} given twice")
+        out[name] = value.strip()
+    return out
+
+
+def _need(params: dict[str, str], names: list[str], kind: str, spec: str) -> None:
+    missing = [n for n in names if n not in params]
+    if missing:
+        raise CloudnoiseError(f"in {spec!r}: {kind} needs {', '.join(missing)}")
+
+
+def _build(kind: str, param_text: str, spec: str, base_dir: Path | None) -> Distribution:
+    if kind not in _PARAMS:
+        kinds = ", ".join(list(_PARAMS) + ["mixture"])
+        raise CloudnoiseError(f"unknown distribution kind {kind!r} in {spec!r}: use one of {kinds}, or a file path")
+    params = _params(param_text, kind, spec)
+    num = {k: _number(v, k, spec) for k, v in params.items() if k not in ("file", "column", "normalize")}
+    if kind == "constant":
+        _need(params, ["value"], kind, spec)
+        return Constant(num["value"])
+    if kind == "uniform":
+        _need(params, ["low", "high"], kind, spec)
+        return Uniform(num["low"], num["high"])
+    if kind == "pareto":
+        _need(params, ["scale", "alpha"], kind, spec)
+        return Pareto(num["scale"], num["alpha"])
+    if kind == "lognormal":
+        keys = set(params)
+        if keys == {"mu", "sigma"}:
+            return LogNormal(num["mu"], num["sigma"])
+        if keys == {"median", "sigma"}:
+            return LogNormal.from_median(num["median"], num["sigma"])
+        if keys == {"median", "p99"}:
+            return LogNormal.from_median_p99(num["median"], num["p99"])
+        raise CloudnoiseError(
+            f"in {spec!r}: lognormal takes exactly one of (mu, sigma), (median, sigma) or (median, p99)"
+        )
+    # empirical
+    _need(params, ["file"], kind, spec)
+    normalize = params.get("normalize")
+    if normalize not in (None, "max"):
+        raise CloudnoiseError(f"in {spec!r}: normalize takes only 'max' (divide every sample by the largest)")
+    return load_empirical(
+        params["file"],
+        column=params.get("column"),
+        scale=num.get("scale", 1.0),
+        base_dir=base_dir,
+        normalize_to_max=normalize == "max",
+    )
+
+
+def parse_distribution(spec: str, base_dir: str | Path | None = None) -> Distribution:
+    """A Distribution from a spec string (see module docstring) or a samples FILE path.
+
+    Relative file paths are resolved against `base_dir` (a profile's folder) if given.
+    """
+    text = str(spec).strip()
+    base = Path(base_dir) if base_dir is not None else None
+    if not text:
+        raise CloudnoiseError("empty distribution spec: write e.g. lognormal:median=800ns,sigma=0.7 or a file path")
+    kind, colon, rest = text.partition(":")
+    kind = kind.strip().lower()
+    if not colon or kind not in set(_PARAMS) | {"mixture"}:
+        if colon and re.fullmatch(r"[a-z]+", kind) and not Path(text).exists():
+            kinds = ", ".join(list(_PARAMS) + ["mixture"])
+            raise CloudnoiseError(f"unknown distribution kind {kind!r} in {text!r}: use one of {kinds}, or a file path")
+        return load_empirical(text, base_dir=base)
+    if kind != "mixture":
+        return _build(kind, rest, text, base)
+    components: list[Distribution] = []
+    weights: list[float] = []
+    for part in _split_top_level(rest, "+", text):
+        match = _COMPONENT.match(part)
+        if not match:
+            raise CloudnoiseError(f"in {text!r}: mixture component {part.strip()!r} is not WEIGHT*KIND(PARAMS)")
+        weight, sub_kind, params = float(match.group(1)), match.group(2), match.group(3)
+        if sub_kind == "mixture":
+            raise CloudnoiseError(f"in {text!r}: mixtures do not nest")
+        weights.append(weight)
+        components.append(_build(sub_kind, params, text, base))
+    return Mixture(tuple(weights), tuple(components))
+
+
+def _split_top_level(text: str, sep: str, spec: str) -> list[str]:
+    """Split on `sep` outside parentheses (a '+' inside 1e+3 stays put: it follows 'e')."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                raise CloudnoiseError(f"in {spec!r}: unbalanced parentheses")
+        elif ch == sep and depth == 0 and not (i > 0 and text[i - 1] in "eE" and i > 1 and text[i - 2].isdigit()):
+            parts.append(text[start:i])
+            start = i + 1
+    if depth != 0:
+        raise CloudnoiseError(f"in {spec!r}: unbalanced parentheses")
+    parts.append(text[start:])
+    if any(not p.strip() for p in parts):
+        raise CloudnoiseError(f"in {spec!r}: empty mixture component")
+    return parts
+
+
+# ---------------------------------------------------------------------------
+# Empirical samples from files
+# ---------------------------------------------------------------------------
+
+
+def read_samples(path: str | Path, column: str | None = None) -> np.ndarray:
+    """Numbers from a Parquet column, a CSV column, or a text file with one number per line."""
+    p = Path(path)
+    if not p.is_file():
+        raise CloudnoiseError(f"{p}: no such samples file (expected Parquet, CSV or one number per line)")
+    suffix = p.suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        import pyarrow.parquet as pq
+
+        try:
+            table = pq.read_table(p)
+        except Exception as err:  # pyarrow raises several types
+            raise CloudnoiseError(f"{p}: cannot read Parquet file: {err}") from None
+        return _column(table, column, p)
+    if suffix == ".csv":
+        import pyarrow.csv as pacsv
+
+        with open(p, "rb") as fh:
+            first = fh.readline().decode("utf-8", "replace").split(",")[0].strip()
+        has_header = _VALUE.match(first) is None
+        try:
+            opts = pacsv.ReadOptions(autogenerate_column_names=not has_header)
+            table = pacsv.read_csv(p, read_options=opts)
+        except Exception as err:
+            raise CloudnoiseError(f"{p}: cannot read CSV file: {err}") from None
+        return _column(table, column, p)
+    if column is not None:
+        raise CloudnoiseError(f"{p}: column= applies to Parquet or CSV files, not to one-number-per-line text")
+    return _read_number_lines(p)
+
+
+def _column(table, column: str | None, path: Path) -> np.ndarray:
+    import pyarrow as pa
+
+    if column is None:
+        numeric = [f.name for f in table.schema if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)]
+        if not numeric:
+            raise CloudnoiseError(f"{path}: no numeric column; name one with column=NAME")
+        column = numeric[0]
+    if column not in table.column_names:
+        raise CloudnoiseError(f"{path}: no column {column!r} (columns: {', '.join(table.column_names)})")
+    col = table.column(column)
+    if col.null_count:
+        raise CloudnoiseError(f"{path}: column {column!r} has {col.null_count} empty values")
+    try:
+        return col.to_numpy().astype(np.float64)
+    except (TypeError, ValueError):
+        raise CloudnoiseError(f"{path}: column {column!r} is not numeric") from None
+
+
+def _read_number_lines(path: Path) -> np.ndarray:
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    keep = []
+    for raw in lines:
+        s = raw.split("#", 1)[0].strip()
+        if s:
+            keep.append(s)
+    try:
+        return np.array(keep, dtype=np.float64)
+    except ValueError:
+        pass
+    for lineno, raw in enumerate(lines, 1):  # slow path only to name the bad line
+        s = raw.split("#", 1)[0].strip()
+        if s:
+            try:
+                float(s)
+            except ValueError:
+                raise CloudnoiseError(f"{path}:{lineno}: {s!r} is not a number (expected one number per line)") from None
+    raise CloudnoiseError(f"{path}: cannot read numbers")  # pragma: no cover
+
+
+def load_empirical(
+    path: str | Path,
+    column: str | None = None,
+    scale: float = 1.0,
+    base_dir: Path | None = None,
+    normalize_to_max: bool = False,
+) -> Empirical:
+    """An Empirical distribution from a samples file (see read_samples).
+
+    `normalize_to_max` divides by the largest sample: measured bandwidths
+    (e.g. Gb/s) become fractions of the peak, as bandwidth noise expects.
+    """
+    p = Path(path)
+    if base_dir is not None and not p.is_absolute():
+        p = base_dir / p
+    samples = read_samples(p, column) * scale
+    if normalize_to_max:
+        peak = float(samples.max()) if samples.size else 0.0
+        if not peak > 0:
+            raise CloudnoiseError(f"{p}: cannot normalize to the maximum: the largest sample is {peak}")
+        samples = samples / peak
+    params = [f"file={path}"]
+    if column is not None:
+        params.append(f"column={column}")
+    if scale != 1.0:
+        params.append(f"scale={_fmt(scale)}")
+    if normalize_to_max:
+        params.append("normalize=max")
+    return Empirical.from_samples(samples, ",".join(params))
+
+
+# ---------------------------------------------------------------------------
+# Support checks for the two uses
+# ---------------------------------------------------------------------------
+
+
+def check_latency_noise(dist: Distribution, what: str = "latency noise") -> Distribution:
+    """Latency noise is an excess over L: it must not be negative."""
+    low, _ = dist.support()
+    if low < 0:
+        raise CloudnoiseError(f"{what} {dist.spec()} can be negative ({low}); it is an excess over L in ns, >= 0")
+    return dist
+
+
+def check_bandwidth_noise(dist: Distribution, what: str = "bandwidth noise") -> Distribution:
+    """Bandwidth noise is a fraction of the peak: its support must lie in (0, 1]."""
+    low, high = dist.support()
+    if not (low > 0 and high <= 1.0):
+        raise CloudnoiseError(
+            f"{what} {dist.spec()} has support [{low}, {high}]; it is a fraction of peak bandwidth in (0, 1]"
+        )
+    return dist

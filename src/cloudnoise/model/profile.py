@@ -1,0 +1,335 @@
+"""System profiles: everything the simulator and the cost model need to know about one system.
+
+A profile is one JSON file (format `cloudnoise-profile/1`, documented in
+docs/profile-format.md).  The built-in profiles (the paper's Table I systems)
+and the profiles `cloudnoise model build` writes from a user's own measurement
+campaign use this same format.
+
+Every part carries a provenance: `measured` (by the user's campaign or the
+paper's authors), `published` (copied from a price list, data sheet or paper
+table) or `reconstructed` (derived under stated assumptions), with a `source`
+sentence, so no one mistakes a reconstruction for a measurement.
+
+Noise models are given as a spec string (see cloudnoise.model.distributions and
+cloudnoise.model.os_noise), as a samples/trace file relative to the profile's
+folder, or (for distributions) as an embedded quantile table.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.distributions import (
+    Distribution,
+    QuantileTable,
+    check_bandwidth_noise,
+    check_latency_noise,
+    load_empirical,
+    parse_distribution,
+)
+from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_noise_spec, read_trace
+
+FORMAT = "cloudnoise-profile/1"
+PROVENANCE_KINDS = ("measured", "published", "reconstructed")
+# Top-level keys in the order they are written (after "format").
+KEY_ORDER = (
+    "name",
+    "description",
+    "labels",
+    "hardware",
+    "prices",
+    "table2",
+    "loggops",
+    "latency_noise",
+    "bandwidth_noise",
+    "os_noise",
+)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a part of a profile comes from."""
+
+    kind: str  # measured | published | reconstructed
+    source: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in PROVENANCE_KINDS:
+            raise CloudnoiseError(f"provenance kind {self.kind!r} is not one of {', '.join(PROVENANCE_KINDS)}")
+        if not str(self.source).strip():
+            raise CloudnoiseError("provenance needs a non-empty source saying where the numbers come from")
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """What the nodes and the network are (Table I)."""
+
+    provenance: Provenance
+    instance_type: str | None = None
+    cpu: str | None = None
+    cores: int | None = None  # physical cores per node
+    memory_gb: float | None = None
+    nominal_bandwidth_gbit_s: float | None = None
+    network: str | None = None  # topology as published, e.g. "Fat Tree"
+    topology: str | None = None  # topology family: fat-tree | dragonfly | ...
+    routing: str | None = None
+    transport: str | None = None
+    os: str | None = None
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Hourly price per node; None where no price is published."""
+
+    provenance: Provenance
+    currency: str = "USD"
+    committed_per_node_hour: float | None = None
+    on_demand_per_node_hour: float | None = None
+    as_of: str | None = None
+    region: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class LinkFigures:
+    """Table II figures for one node distance; None where not available (N.A.)."""
+
+    min_latency_us: float | None = None
+    mean_latency_us: float | None = None
+    max_bandwidth_gbit_s: float | None = None
+    mean_bandwidth_gbit_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Table2:
+    """Latency and bandwidth summary as in the paper's Table II."""
+
+    provenance: Provenance
+    same_rack: LinkFigures = field(default_factory=LinkFigures)
+    different_racks: LinkFigures = field(default_factory=LinkFigures)
+
+
+@dataclass(frozen=True)
+class LogGOPS:
+    """LogGOPS parameters: times in ns, G and O in ns per byte, S in bytes."""
+
+    provenance: Provenance
+    L: float
+    o: float
+    g: float
+    G: float
+    O: float  # noqa: E741 (the model's name)
+    S: int
+
+    def __post_init__(self) -> None:
+        for name in ("L", "o", "g", "G", "O"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+                raise CloudnoiseError(f"LogGOPS {name} must be a finite number >= 0, got {v!r}")
+        if not (isinstance(self.S, int) and self.S >= 0):
+            raise CloudnoiseError(f"LogGOPS S must be an integer >= 0 (bytes), got {self.S!r}")
+
+
+@dataclass(frozen=True)
+class NoiseModel:
+    """A per-message noise distribution: exactly one of spec, samples, quantiles."""
+
+    provenance: Provenance
+    spec: str | None = None
+    samples: str | None = None  # file relative to the profile's folder
+    column: str | None = None  # for Parquet/CSV samples
+    quantiles: dict[str, list[float]] | None = None  # {"p": [...], "v": [...]}
+    note: str | None = None
+
+    def __post_init__(self) -> None:
+        given = [k for k in ("spec", "samples", "quantiles") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise CloudnoiseError(
+                f"a noise model needs exactly one of spec, samples, quantiles; got {', '.join(given) or 'none'}"
+            )
+
+    def distribution(self, base_dir: Path | None = None) -> Distribution:
+        if self.spec is not None:
+            return parse_distribution(self.spec, base_dir)
+        if self.samples is not None:
+            return load_empirical(self.samples, column=self.column, base_dir=base_dir)
+        q = self.quantiles or {}
+        if set(q) != {"p", "v"}:
+            raise CloudnoiseError("an embedded quantile table needs exactly the keys p and v")
+        return QuantileTable(np.asarray(q["p"], dtype=np.float64), np.asarray(q["v"], dtype=np.float64))
+
+
+@dataclass(frozen=True)
+class OSNoiseModel:
+    """OS noise: a detour trace file (relative to the profile) or a synthetic spec."""
+
+    provenance: Provenance
+    trace: str | None = None
+    synthetic: str | None = None
+    note: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.trace is None) == (self.synthetic is None):
+            raise CloudnoiseError("OS noise needs exactly one of trace (a file) or synthetic (a spec)")
+        if self.synthetic is not None:
+            parse_os_noise_spec(self.synthetic)
+
+    def load(self, base_dir: Path | None = None) -> OSNoiseTrace | SyntheticOSNoise:
+        if self.synthetic is not None:
+            return parse_os_noise_spec(self.synthetic)
+        path = Path(self.trace)  # type: ignore[arg-type]
+        if base_dir is not None and not path.is_absolute():
+            path = base_dir / path
+        return read_trace(path)
+
+
+@dataclass(frozen=True)
+class SystemProfile:
+    """One system: hardware, prices, published figures, LogGOPS parameters and noise models."""
+
+    name: str
+    description: str
+    loggops: LogGOPS
+    hardware: Hardware
+    prices: Prices
+    labels: tuple[str, ...] = ()
+    table2: Table2 | None = None
+    latency_noise: NoiseModel | None = None
+    bandwidth_noise: NoiseModel | None = None
+    os_noise: OSNoiseModel | None = None
+    base_dir: Path | None = field(default=None, compare=False)  # where relative files resolve; not saved
+
+    def latency_distribution(self) -> Distribution | None:
+        """The latency excess distribution (ns over L), or None for no latency noise."""
+        if self.latency_noise is None:
+            return None
+        return check_latency_noise(self.latency_noise.distribution(self.base_dir), f"{self.name}: latency noise")
+
+    def bandwidth_distribution(self) -> Distribution | None:
+        """The bandwidth fraction-of-peak distribution, or None for no bandwidth noise."""
+        if self.bandwidth_noise is None:
+            return None
+        return check_bandwidth_noise(self.bandwidth_noise.distribution(self.base_dir), f"{self.name}: bandwidth noise")
+
+    def os_noise_source(self) -> OSNoiseTrace | SyntheticOSNoise | None:
+        """The OS noise trace, or a synthetic generator, or None."""
+        return None if self.os_noise is None else self.os_noise.load(self.base_dir)
+
+    def price_per_node_hour(self, pricing: str) -> float | None:
+        """The committed or on-demand hourly price per node (None if unpublished)."""
+        if pricing == "committed":
+            return self.prices.committed_per_node_hour
+        if pricing == "on-demand":
+            return self.prices.on_demand_per_node_hour
+        raise CloudnoiseError(f"unknown pricing {pricing!r}: use committed or on-demand")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form (what save_profile writes)."""
+        out: dict[str, Any] = {"format": FORMAT}
+        for name in KEY_ORDER:
+            value = getattr(self, name)
+            if name == "labels":
+                value = list(value)
+            elif value is not None and hasattr(value, "__dataclass_fields__"):
+                value = _drop_none(asdict(value))
+            out[name] = value
+        return out
+
+
+def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
+    """Drop optional keys that are None, except the numeric ones where null means 'not available'."""
+    keep_null = {f.name for f in fields(LinkFigures)} | {"committed_per_node_hour", "on_demand_per_node_hour"}
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            v = _drop_none(v) if k != "quantiles" else v
+        if v is None and k not in keep_null:
+            continue
+        out[k] = v
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------
+
+
+def _build(cls, data: Any, where: str):
+    """Construct dataclass `cls` from a dict, with one-line errors naming the bad key."""
+    if not isinstance(data, dict):
+        raise CloudnoiseError(f"{where}: expected an object, got {type(data).__name__}")
+    names = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise CloudnoiseError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(names))})")
+    kwargs = dict(data)
+    if "provenance" in names:
+        if "provenance" not in data:
+            raise CloudnoiseError(f"{where}: missing provenance {{kind, source}}")
+        kwargs["provenance"] = _build(Provenance, data["provenance"], f"{where}.provenance")
+    for key, sub in (("same_rack", LinkFigures), ("different_racks", LinkFigures)):
+        if key in names and key in data and data[key] is not None:
+            kwargs[key] = _build(sub, data[key], f"{where}.{key}")
+    try:
+        return cls(**kwargs)
+    except TypeError as err:
+        raise CloudnoiseError(f"{where}: {err}") from None
+
+
+def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Path | None = None) -> SystemProfile:
+    """A SystemProfile from its JSON-ready dict (see to_dict)."""
+    if not isinstance(data, dict):
+        raise CloudnoiseError(f"{where}: a profile is a JSON object")
+    fmt = data.get("format")
+    if fmt != FORMAT:
+        raise CloudnoiseError(f"{where}: format is {fmt!r}, expected {FORMAT!r}")
+    body = {k: v for k, v in data.items() if k != "format"}
+    required = ("name", "description", "loggops", "hardware", "prices")
+    missing = [k for k in required if k not in body]
+    if missing:
+        raise CloudnoiseError(f"{where}: missing {', '.join(missing)}")
+    parts = {
+        "loggops": LogGOPS,
+        "hardware": Hardware,
+        "prices": Prices,
+        "table2": Table2,
+        "latency_noise": NoiseModel,
+        "bandwidth_noise": NoiseModel,
+        "os_noise": OSNoiseModel,
+    }
+    for key, cls in parts.items():
+        if body.get(key) is not None:
+            body[key] = _build(cls, body[key], f"{where}: {key}")
+    labels = body.get("labels", [])
+    if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+        raise CloudnoiseError(f"{where}: labels must be a list of strings")
+    body["labels"] = tuple(labels)
+    known = {f.name for f in fields(SystemProfile)} - {"base_dir"}
+    unknown = sorted(set(body) - known)
+    if unknown:
+        raise CloudnoiseError(f"{where}: unknown key {unknown[0]!r}")
+    return SystemProfile(**body, base_dir=base_dir)
+
+
+def load_profile(path: str | Path) -> SystemProfile:
+    """Read a profile JSON file; relative noise files resolve against its folder."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CloudnoiseError(f"{p}: no such profile file") from None
+    except json.JSONDecodeError as err:
+        raise CloudnoiseError(f"{p}:{err.lineno}: not valid JSON: {err.msg}") from None
+    return profile_from_dict(data, str(p), base_dir=p.resolve().parent)
+
+
+def save_profile(profile: SystemProfile, path: str | Path) -> None:
+    """Write a profile as indented JSON (stable key order, trailing newline)."""
+    Path(path).write_text(json.dumps(profile.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,0 +1,120 @@
+"""Cost arithmetic checked by hand, pricing parsing, comparisons and the cost command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from cloudnoise.cli import cli
+from cloudnoise.cost.model import (
+    Pricing,
+    cheapest,
+    compare_systems,
+    cost_of_run,
+    costs_at_scales,
+    noise_cost_increase,
+    parse_pricing,
+    run_cost_usd,
+)
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.profiles.registry import load_builtin
+
+
+def test_run_cost_by_hand():
+    assert run_cost_usd(3600.0, 1, 2.0) == pytest.approx(2.0)
+    assert run_cost_usd(1.5, 64, 1.73) == pytest.approx(1.5 / 3600 * 64 * 1.73)  # 0.046133...
+    assert run_cost_usd(1.5, 64, 1.73) == pytest.approx(0.0461333333)
+    assert run_cost_usd(0.2, 16384, 4.03) == pytest.approx(3.6681955556, rel=1e-9)  # 0.2 s = 1/18000 h; x 16384 x 4.03
+
+
+def test_noise_increase():
+    assert noise_cost_increase(1.5, 1.0) == pytest.approx(0.5)
+    assert noise_cost_increase(1.0, 1.0) == 0.0
+    with pytest.raises(CloudnoiseError):
+        noise_cost_increase(1.0, 0.0)
+
+
+def test_pricing_kinds_on_profiles():
+    gcp = load_builtin("gcp-hpc")
+    assert parse_pricing("on-demand").require_price(gcp) == 4.03
+    assert parse_pricing("committed").require_price(gcp) == 2.148
+    assert parse_pricing("spot:0.3").require_price(gcp) == pytest.approx(1.209)
+    assert parse_pricing("1.25").require_price(gcp) == 1.25
+    assert parse_pricing("$2/node-hour").require_price(gcp) == 2.0
+    alps = load_builtin("alps")
+    with pytest.raises(CloudnoiseError, match="alps has no published on-demand price"):
+        parse_pricing("on-demand").require_price(alps)
+    with pytest.raises(CloudnoiseError, match="committed"):
+        parse_pricing("committed").require_price(load_builtin("oracle-hpc-metal"))
+    assert parse_pricing("3").require_price(alps) == 3.0
+
+
+@pytest.mark.parametrize("bad", ["cheap", "spot", "spot:1.5", "spot:x", "-2", "0"])
+def test_bad_pricing(bad):
+    with pytest.raises(CloudnoiseError):
+        parse_pricing(bad)
+
+
+def test_cost_of_run_with_noise():
+    daint = load_builtin("daint")
+    row = cost_of_run(daint, 1024, 0.03, Pricing("committed"), noiseless_runtime_s=0.02)
+    assert row.price_per_node_hour == 1.02
+    assert row.cost_usd == pytest.approx(0.03 / 3600 * 1024 * 1.02)
+    assert row.noiseless_cost_usd == pytest.approx(0.02 / 3600 * 1024 * 1.02)
+    assert row.noise_increase == pytest.approx(0.5)
+    assert row.cost_usd / row.noiseless_cost_usd - 1 == pytest.approx(row.noise_increase)
+
+
+def test_costs_at_each_scale():
+    rows = costs_at_scales(load_builtin("azure-hpc"), {64: 1.0, 16: 0.5}, Pricing("on-demand"), {16: 0.25})
+    assert [r.nodes for r in rows] == [16, 64]
+    assert rows[0].cost_usd == pytest.approx(0.5 / 3600 * 16 * 3.168)
+    assert rows[0].noise_increase == pytest.approx(1.0)
+    assert rows[1].noise_increase is None
+
+
+def test_cheapest_system():
+    runs = [
+        (load_builtin("aws-hpc-metal"), 3.0, None),  # 3.0 * 3.88 = 11.64 per node-hour-second
+        (load_builtin("daint"), 5.0, None),  # 5.0 * 1.73 = 8.65
+        (load_builtin("azure-hpc"), 2.5, None),  # 2.5 * 3.168 = 7.92
+        (load_builtin("alps"), 1.0, None),  # no price
+    ]
+    rows = compare_systems(runs, 256, Pricing("on-demand"))
+    assert [r.system for r in rows] == ["azure-hpc", "daint", "aws-hpc-metal", "alps"]
+    assert cheapest(rows).system == "azure-hpc"
+    assert rows[-1].cost_usd is None
+    with pytest.raises(CloudnoiseError):
+        cheapest(rows[-1:])
+
+
+def test_cost_command_json():
+    runner = CliRunner()
+    out = runner.invoke(cli, ["cost", "--system", "daint", "--nodes", "64", "--runtime", "1.5s", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["rows"][0]["cost_usd"] == pytest.approx(0.0461333333)
+    out = runner.invoke(cli, ["cost", "--system", "gcp-hpc", "--nodes", "16,256", "--runtime", "200ms,300ms",
+                              "--noiseless-runtime", "100ms,200ms", "--pricing", "committed", "--json"])
+    assert out.exit_code == 0, out.output
+    rows = json.loads(out.output)["rows"]
+    assert [r["noise_increase"] for r in rows] == [pytest.approx(1.0), pytest.approx(0.5)]
+    assert rows[1]["cost_usd"] == pytest.approx(0.3 / 3600 * 256 * 2.148)
+    out = runner.invoke(cli, ["cost", "--compare", "daint=1.2s/1s", "--compare", "aws-hpc-metal=400ms",
+                              "--nodes", "1024", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["cheapest"] == "aws-hpc-metal"  # 0.4 * 3.88 < 1.2 * 1.73
+    assert data["rows"][1]["noise_increase"] == pytest.approx(0.2)
+
+
+def test_cost_command_tables_and_errors():
+    runner = CliRunner()
+    out = runner.invoke(cli, ["cost", "--compare", "daint=1s", "--compare", "alps=1s", "--nodes", "16"])
+    assert out.exit_code == 0 and "cheapest: daint" in out.output
+    out = runner.invoke(cli, ["cost", "--system", "alps", "--nodes", "16", "--runtime", "1s"])
+    assert out.exit_code != 0
+    out = runner.invoke(cli, ["cost", "--system", "daint", "--nodes", "16,32", "--runtime", "1s"])
+    assert out.exit_code != 0

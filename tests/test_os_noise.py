@@ -1,0 +1,118 @@
+"""Known answers for OS noise traces: format, periodic and random generators."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.distributions import parse_distribution
+from cloudnoise.model.os_noise import (
+    OSNoiseTrace,
+    parse_os_noise_spec,
+    periodic_trace,
+    random_trace,
+    read_trace,
+    write_trace,
+)
+
+
+def test_round_trip(tmp_path):
+    trace = OSNoiseTrace(np.array([0, 1_000, 2_500_000_000], np.int64), np.array([17, 0, 123_456], np.int64))
+    path = tmp_path / "noise.txt"
+    write_trace(path, trace, comment="synthetic\nfor a test")
+    text = path.read_text()
+    assert text.startswith("# synthetic\n# for a test\n")
+    assert "1000\t0\n" in text
+    starts, durations = read_trace(path)
+    assert starts.dtype == np.int64 and durations.dtype == np.int64
+    np.testing.assert_array_equal(starts, trace.starts)
+    np.testing.assert_array_equal(durations, trace.durations)
+
+
+def test_reader_tolerates_comments_blank_lines_and_spaces(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("# netgauge selfish\n\n100\t5\n   \n200 7\n# end\n50\t1\n")
+    trace = read_trace(path)
+    np.testing.assert_array_equal(trace.starts, [50, 100, 200])  # sorted by start
+    np.testing.assert_array_equal(trace.durations, [1, 5, 7])
+
+
+@pytest.mark.parametrize(
+    "body, line, words",
+    [
+        ("1\t2\n3\n", 2, "2 fields"),
+        ("1\t2\n3\t4\t5\n", 2, "2 fields"),
+        ("# c\n1.5\t2\n", 2, "integer nanoseconds"),
+        ("1\tx\n", 1, "integer nanoseconds"),
+        ("1\t2\n\n-4\t2\n", 3, "negative"),
+    ],
+)
+def test_reader_rejects_garbage_with_file_and_line(tmp_path, body, line, words):
+    path = tmp_path / "bad.txt"
+    path.write_text(body)
+    with pytest.raises(CloudnoiseError) as err:
+        read_trace(path)
+    assert str(err.value).startswith(f"{path}:{line}: ")
+    assert words in str(err.value)
+
+
+def test_missing_trace_file(tmp_path):
+    with pytest.raises(CloudnoiseError, match="no such OS noise trace"):
+        read_trace(tmp_path / "nope.txt")
+
+
+def test_periodic_exact_count_and_spacing():
+    trace = periodic_trace(frequency_hz=1000, duration_ns=25_000, length_ns=1e9)
+    assert len(trace) == 1000
+    assert trace.starts[0] == 0 and trace.starts[-1] == 999_000_000
+    assert np.all(np.diff(trace.starts) == 1_000_000)
+    assert np.all(trace.durations == 25_000)
+    assert trace.noise_fraction(10**9) == pytest.approx(0.025)
+
+
+def test_periodic_phase_and_no_drift():
+    trace = periodic_trace(frequency_hz=3, duration_ns=10, length_ns=1e9, phase_ns=1)
+    np.testing.assert_array_equal(trace.starts, [1, 333_333_334, 666_666_668])
+    long = periodic_trace(frequency_hz=3, duration_ns=10, length_ns=3600e9)
+    assert len(long) == 3 * 3600
+    assert long.starts[-1] == round((3 * 3600 - 1) * 1e9 / 3)
+
+
+def test_periodic_rejects_impossible():
+    with pytest.raises(CloudnoiseError, match="shorter than the period"):
+        periodic_trace(frequency_hz=1000, duration_ns=2e6, length_ns=1e9)
+    with pytest.raises(CloudnoiseError, match="positive frequency"):
+        periodic_trace(frequency_hz=0, duration_ns=1, length_ns=1e9)
+
+
+def test_random_trace_is_poisson_reproducible_and_non_overlapping():
+    dur = parse_distribution("lognormal:median=5us,sigma=0.5")
+    a = random_trace(1000, dur, 10e9, np.random.default_rng(11))
+    b = random_trace(1000, dur, 10e9, np.random.default_rng(11))
+    np.testing.assert_array_equal(a.starts, b.starts)
+    np.testing.assert_array_equal(a.durations, b.durations)
+    assert abs(len(a) - 10_000) < 5 * 100  # Poisson(10000): sd 100
+    assert np.all(a.starts[1:] >= a.starts[:-1] + a.durations[:-1])
+    assert np.median(a.durations) == pytest.approx(5000, rel=0.05)
+
+
+def test_random_trace_merges_overlaps():
+    dur = parse_distribution("constant:value=1ms")
+    trace = random_trace(10_000, dur, 1e9, np.random.default_rng(0))  # 10 detours/ms of 1 ms each
+    assert np.all(trace.starts[1:] >= trace.starts[:-1] + trace.durations[:-1])
+    assert trace.durations.max() > 1_000_000
+
+
+def test_os_noise_specs():
+    periodic = parse_os_noise_spec("periodic:frequency=100Hz,duration=10us,phase=1ms")
+    t = periodic.trace(1e8)
+    np.testing.assert_array_equal(t.starts, [1_000_000 + k * 10_000_000 for k in range(10)])
+    assert np.all(t.durations == 10_000)
+    rnd = parse_os_noise_spec("random:rate=100,duration=lognormal(median=5us,sigma=0.5)")
+    assert rnd.kind == "random" and rnd.frequency_hz == 100
+    assert len(rnd.trace(1e9, np.random.default_rng(1))) > 50
+    for bad in ("periodic:frequency=10", "sometimes:rate=1,duration=1us", "random:rate=x,duration=1us",
+                "periodic:frequency=10,duration=lognormal(median=1us,sigma=1)"):
+        with pytest.raises(CloudnoiseError):
+            parse_os_noise_spec(bad)
