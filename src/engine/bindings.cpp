@@ -212,6 +212,7 @@ NB_MODULE(_engine, m) {
       .def(nb::init<>())
       .def_rw("os", &NoiseModel::os)
       .def_rw("os_cosched", &NoiseModel::os_cosched)
+      .def_rw("os_phase_ps", &NoiseModel::os_phase_ps)
       .def_rw("latency_excess_ps", &NoiseModel::latency_excess_ps)
       .def_rw("bandwidth_fraction", &NoiseModel::bandwidth_fraction);
 

@@ -127,7 +127,9 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     const CounterRng rng(seed, repetition, RngStream::OsOffsets);
     const double span = static_cast<double>(noise.os->span_ps());
     for (uint32_t r = 0; r < ranks_; ++r)
-      os_offset_[r] = static_cast<int64_t>(rng.uniform(noise.os_cosched ? 0 : r) * span);
+      os_offset_[r] = noise.os_phase_ps >= 0
+                          ? noise.os_phase_ps
+                          : static_cast<int64_t>(rng.uniform(noise.os_cosched ? 0 : r) * span);
   }
 }
 

@@ -26,6 +26,9 @@ struct NoiseModel {
   // All ranks read the trace from one offset (co-scheduled noise) instead of
   // independent offsets.
   bool os_cosched = false;
+  // When >= 0, every rank reads the trace from this fixed offset (ps)
+  // instead of a drawn one: a reproducible phase for what-if studies.
+  int64_t os_phase_ps = -1;
   // Per-message latency excess in picoseconds, added to L.
   std::shared_ptr<const QuantileTable> latency_excess_ps;
   // Per-message bandwidth as a fraction of peak in (0, 1]; G is divided by it.

@@ -19,6 +19,7 @@ import numpy as np
 
 from cloudnoise import _engine
 from cloudnoise.errors import EXIT_STUCK, EXIT_USAGE, CloudnoiseError
+from cloudnoise.simulate.noise import VARIANTS, NoiseSetup
 from cloudnoise.simulate.params import LogGOPS
 
 Schedule = _engine.Schedule
@@ -104,17 +105,21 @@ def simulate(
     seed: int = 0,
     threads: int = 1,
     first_rep: int = 0,
-    noise: _engine.NoiseModel | None = None,
+    noise: NoiseSetup | None = None,
+    variant: str = "both",
     progress: Callable[[int], None] | None = None,
     **param_text: str | float,
 ) -> SimulationResult:
     """Simulates `reps` repetitions of a schedule.
 
     `params` or keyword parameters `L`, `o`, `g`, `G`, `O`, `S` (numbers in
-    ns, or text with units such as "2.5us" and "100Gbit/s"). Repetition r's
-    random draws depend only on (seed, r), so results do not depend on
-    `threads`. Raises CloudnoiseError for bad input and for schedules that
-    cannot complete (exit status 3).
+    ns, or text with units such as "2.5us" and "100Gbit/s"). `noise` adds OS
+    and network noise; `variant` picks which of it applies (none, os,
+    network, both). Repetition r's random draws depend only on (seed, r), so
+    results do not depend on `threads`, and repetition r of a long run equals
+    a run of that repetition alone (`first_rep=r, reps=1`). Raises
+    CloudnoiseError for bad input and for schedules that cannot complete
+    (exit status 3).
     """
     source = ""
     parse_seconds = 0.0
@@ -133,12 +138,22 @@ def simulate(
         raise CloudnoiseError(f"--threads must be at least 1, got {threads}")
     if seed < 0 or seed >= 2**64 or first_rep < 0:
         raise CloudnoiseError("--seed must be an integer in [0, 2^64)")
+    if variant not in VARIANTS:
+        raise CloudnoiseError(f"unknown noise variant {variant!r} (choose from {', '.join(VARIANTS)})")
+    if noise is not None:
+        if variant != "both":  # "both" applies whatever noise is given
+            noise.check_variants([variant])
+        engine_noise = noise.engine_model(variant)
+    elif variant in ("none", "both"):
+        engine_noise = _engine.NoiseModel()
+    else:
+        raise CloudnoiseError(f"variant {variant!r} needs a noise setup")
     t0 = time.perf_counter()
     try:
         out = _engine.run(
             schedule,
             params.to_engine(),
-            noise if noise is not None else _engine.NoiseModel(),
+            engine_noise,
             seed=seed,
             first=first_rep,
             count=reps,
@@ -162,4 +177,34 @@ def simulate(
         engine_seconds=engine_seconds,
         parse_seconds=parse_seconds,
         source=source,
+        extra={"noise": variant} if noise is not None else {},
     )
+
+
+def simulate_variants(
+    schedule: Schedule | str | os.PathLike[str],
+    *,
+    params: LogGOPS,
+    noise: NoiseSetup,
+    variants: list[str],
+    reps: int = 1,
+    seed: int = 0,
+    threads: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, SimulationResult]:
+    """Runs each noise variant on the same seed (common random numbers)."""
+    noise.check_variants(variants)
+    if not isinstance(schedule, _engine.Schedule):
+        t0 = time.perf_counter()
+        source = str(schedule)
+        schedule = load_schedule(schedule)
+        parse_seconds = time.perf_counter() - t0
+    else:
+        source, parse_seconds = "", 0.0
+    results: dict[str, SimulationResult] = {}
+    for k, variant in enumerate(dict.fromkeys(variants)):
+        step = None if progress is None else (lambda done, k=k: progress(k * reps + done))
+        r = simulate(schedule, params=params, reps=reps, seed=seed, threads=threads, noise=noise, variant=variant, progress=step)
+        r.source, r.parse_seconds = source, parse_seconds
+        results[variant] = r
+    return results

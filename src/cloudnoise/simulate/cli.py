@@ -1,20 +1,26 @@
-"""`cloudnoise simulate`: a GOAL schedule through the LogGOPS engine."""
+"""`cloudnoise simulate`: a schedule through the LogGOPS engine, with or
+without noise, once or as a reproducible Monte Carlo run."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from cloudnoise.simulate.api import SimulationResult, simulate as run_simulation
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.simulate.api import SimulationResult, simulate_variants
+from cloudnoise.simulate.noise import VARIANTS, NoiseSetup, load_distribution, load_os_noise, noise_from_profile
 from cloudnoise.simulate.params import DEFAULTS, LogGOPS
 from cloudnoise.simulate.progress import RepetitionProgress
-from cloudnoise.units import format_time_ps
+from cloudnoise.simulate.results import write_repetitions
+from cloudnoise.simulate.statistics import summarize
+from cloudnoise.units import format_time_ps, parse_time_ps
 
 PARAM_HELP = {
     "L": "latency L (ns, or with a unit: 2.5us)",
@@ -32,80 +38,176 @@ def loggops_options(func):  # type: ignore[no-untyped-def]
         func = click.option(
             f"--{name}",
             f"{name}_",
-            default=DEFAULTS[name],
-            show_default=True,
+            default=None,
             metavar="VALUE",
-            help=PARAM_HELP[name],
+            help=f"{PARAM_HELP[name]}  [default: {DEFAULTS[name]}, or the profile's]",
         )(func)
+    return func
+
+
+def noise_options(func):  # type: ignore[no-untyped-def]
+    """Adds the noise sources and the Monte Carlo controls."""
+    options = [
+        click.option("--profile", metavar="NAME|FILE", help="System profile: LogGOPS parameters and noise models (see `cloudnoise profiles list`)."),
+        click.option("--os-noise", metavar="FILE|SPEC", help="OS noise: a selfish-detour trace (start<TAB>duration ns) or periodic:frequency=HZ,duration=T / random:rate=PER_S,duration=DIST."),
+        click.option("--os-noise-cosched", is_flag=True, help="All ranks read the OS noise trace from one offset (co-scheduled noise)."),
+        click.option("--os-noise-phase", metavar="TIME", help="Every rank reads the OS noise trace from this offset (e.g. 0, 2.5ms) instead of a random one."),
+        click.option("--latency-noise", metavar="FILE|SPEC", help="Per-message latency excess over L: samples file or spec, e.g. lognormal:median=800ns,sigma=0.7."),
+        click.option("--bandwidth-noise", metavar="FILE|SPEC", help="Per-message bandwidth as a fraction of peak: samples file or spec, e.g. uniform:low=0.8,high=1."),
+        click.option("--noise", "variants", metavar="LIST", help="Variants to run, comma-separated: none,os,network,both (default: all noise given)."),
+        click.option("--reps", default=1, show_default=True, type=click.IntRange(min=1), help="Repetitions per variant."),
+        click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Seed of every random draw; repetition r depends only on (seed, r)."),
+        click.option("--threads", default=1, show_default=True, type=click.IntRange(min=1), help="Threads running repetitions (results do not depend on it)."),
+        click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write every repetition's result (.parquet or .csv)."),
+        click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a summary."),
+    ]
+    for option in reversed(options):
+        func = option(func)
     return func
 
 
 @click.command("simulate")
 @click.argument("goal_file", type=click.Path(dir_okay=False, path_type=Path))
 @loggops_options
-@click.option("--reps", default=1, show_default=True, type=click.IntRange(min=1), help="Repetitions.")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Seed of every random draw.")
-@click.option("--threads", default=1, show_default=True, type=click.IntRange(min=1), help="Threads running repetitions.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a summary.")
-def simulate(
-    goal_file: Path,
-    L_: str,
-    o_: str,
-    g_: str,
-    G_: str,
-    O_: str,
-    S_: str,
-    reps: int,
-    seed: int,
-    threads: int,
-    as_json: bool,
-) -> None:
+@noise_options
+def simulate(goal_file: Path, **opts: Any) -> None:
     """Simulate GOAL_FILE (LogGOPSim's GOAL text, optionally .gz) with LogGOPS.
 
-    Reproduces LogGOPSim's results exactly (same event order, same end-time
-    definition) with picosecond time. Exit status 2 for malformed input,
-    3 for a schedule that cannot complete.
+    Without noise, reproduces LogGOPSim exactly (same event order, same
+    end-time definition) in picoseconds. With noise (--os-noise,
+    --latency-noise, --bandwidth-noise or a --profile), every message draws
+    its latency and bandwidth and every CPU activity is charged the OS
+    detours it meets; --reps repeats the run and --noise compares variants.
 
-    Example: cloudnoise simulate examples/dissemination_16.goal --L 2.5us --G 100Gbit/s
+    Exit status 2 for malformed input, 3 for a schedule that cannot complete.
+
+    \b
+    Examples:
+      cloudnoise simulate examples/dissemination_16.goal --L 2.5us --G 100Gbit/s
+      cloudnoise simulate examples/dissemination_16.goal --profile aws-hpc-metal \\
+          --noise none,os,network,both --reps 1000 --threads 2 --out runs.parquet
     """
-    params = LogGOPS.parse(L=L_, o=o_, g=g_, G=G_, O=O_, S=S_)
-    with RepetitionProgress(reps, enabled=not as_json and reps > 1) as progress:
-        result = run_simulation(goal_file, params=params, reps=reps, seed=seed, threads=threads, progress=progress.callback)
-    if as_json:
-        json.dump(result.to_dict(), sys.stdout)
+    run_and_report(goal_file, opts)
+
+
+def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
+    """Shared by file and generated schedules: resolve parameters and noise,
+    run every variant, print and save the results."""
+    params, noise = resolve_setup(opts)
+    variants = parse_variants(opts.get("variants"), noise)
+    reps = opts["reps"]
+    with RepetitionProgress(reps * len(variants), enabled=not opts["as_json"] and reps > 1) as progress:
+        results = simulate_variants(
+            schedule,
+            params=params,
+            noise=noise,
+            variants=variants,
+            reps=reps,
+            seed=opts["seed"],
+            threads=opts["threads"],
+            progress=progress.callback,
+        )
+    if opts.get("out"):
+        write_repetitions(opts["out"], results)
+    if opts["as_json"]:
+        json.dump(to_json(results, noise), sys.stdout)
         sys.stdout.write("\n")
     else:
-        print_summary(result)
+        print_summary(results, noise, opts.get("out"))
 
 
-def print_summary(result: SimulationResult) -> None:
-    """A readable summary: the parameters, the run, and its end times."""
+def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
+    """Parameters: the profile's (or LogGOPSim's defaults), then explicit
+    flags. Noise: the profile's, then explicit flags replace its parts."""
+    overrides = {k: opts.get(f"{k}_") for k in PARAM_HELP}
+    seed = opts["seed"]
+    if opts.get("profile"):
+        from cloudnoise.profiles.registry import resolve_profile
+
+        profile = resolve_profile(opts["profile"])
+        params = LogGOPS.from_profile(profile).with_overrides(**overrides)
+        noise = noise_from_profile(profile, seed)
+    else:
+        params = LogGOPS.parse(**{k: v if v is not None else DEFAULTS[k] for k, v in overrides.items()})
+        noise = NoiseSetup()
+    if opts.get("os_noise"):
+        noise.os_trace = load_os_noise(opts["os_noise"], seed)
+        noise.os_source = opts["os_noise"]
+    noise.os_cosched = bool(opts.get("os_noise_cosched"))
+    if opts.get("os_noise_phase") is not None:
+        noise.os_phase_ns = parse_time_ps(opts["os_noise_phase"], "--os-noise-phase") // 1000
+    if opts.get("latency_noise"):
+        noise.latency = load_distribution(opts["latency_noise"], "--latency-noise")
+        noise.latency_source = opts["latency_noise"]
+    if opts.get("bandwidth_noise"):
+        noise.bandwidth = load_distribution(opts["bandwidth_noise"], "--bandwidth-noise")
+        noise.bandwidth_source = opts["bandwidth_noise"]
+    return params, noise
+
+
+def parse_variants(text: str | None, noise: NoiseSetup) -> list[str]:
+    if not text:
+        return noise.default_variants()
+    variants = [v.strip() for v in text.split(",") if v.strip()]
+    if not variants:
+        raise CloudnoiseError(f"--noise: no variant in {text!r} (choose from {', '.join(VARIANTS)})")
+    noise.check_variants(variants)
+    return list(dict.fromkeys(variants))
+
+
+def to_json(results: dict[str, SimulationResult], noise: NoiseSetup) -> dict[str, Any]:
+    """The first variant's result at top level (the single-run contract),
+    every variant under `variants` with its statistics."""
+    first = next(iter(results.values()))
+    out = first.to_dict()
+    out["statistics"] = summarize(first.max_end_ns).to_dict()
+    out["noise_sources"] = noise.describe()
+    out["variants"] = {
+        name: {"max_end_ns": r.to_dict()["max_end_ns"], "statistics": summarize(r.max_end_ns).to_dict()}
+        for name, r in results.items()
+    }
+    return out
+
+
+def print_summary(results: dict[str, SimulationResult], noise: NoiseSetup, out: Path | None) -> None:
+    """A readable summary: the run, then completion time per variant."""
     console = Console()
-    p = result.params.as_ns()
+    first = next(iter(results.values()))
+    p = first.params.as_ns()
     console.print(
-        f"[bold]{result.source or 'schedule'}[/]: {result.ranks} ranks, {result.events:,} events, "
-        f"{result.messages:,} messages"
+        f"[bold]{first.source or 'schedule'}[/]: {first.ranks} ranks, {first.events:,} events, "
+        f"{first.messages:,} messages"
     )
     console.print("LogGOPS: " + ", ".join(f"{k}={v}" for k, v in p.items()) + " (ns, ns/byte, bytes)")
-    ends = np.asarray(result.max_end_ns, dtype=float) * 1000
-    if result.reps == 1:
-        console.print(f"Completion time: [bold]{format_time_ps(ends[0])}[/] ({result.max_end_ns[0]} ns)")
+    for key, value in noise.describe().items():
+        if value and key in ("os_noise", "latency_noise", "bandwidth_noise"):
+            console.print(f"{key.replace('_', ' ')}: {value}" + (" (co-scheduled)" if key == "os_noise" and noise.os_cosched else ""))
+    if first.reps == 1 and len(results) == 1:
+        console.print(f"Completion time: [bold]{format_time_ps(float(first.max_end_ns[0]) * 1000)}[/] ({first.max_end_ns[0]} ns)")
     else:
-        table = Table(title=f"Completion time over {result.reps} repetitions (seed {result.seed})")
-        for col in ("min", "median", "mean", "p99", "max"):
-            table.add_column(col, justify="right")
-        table.add_row(
-            *(format_time_ps(v) for v in (ends.min(), np.median(ends), ends.mean(), np.percentile(ends, 99), ends.max()))
-        )
+        table = Table(title=f"Completion time, {first.reps} repetitions per variant (seed {first.seed})")
+        for col in ("noise", "median", "95% CI of median", "IQR", "mean", "max", "vs none"):
+            table.add_column(col, justify="right", no_wrap=True)
+        base = summarize(results["none"].max_end_ns).median if "none" in results else None
+        for name, r in results.items():
+            s = summarize(np.asarray(r.max_end_ns, dtype=float))
+            f = lambda ns: format_time_ps(ns * 1000)  # noqa: E731
+            table.add_row(
+                name, f(s.median), f"{f(s.median_ci_low)}..{f(s.median_ci_high)}", f"{f(s.q1)}..{f(s.q3)}",
+                f(s.mean), f(s.max), f"{s.median / base:.2f}x" if base else "",
+            )
         console.print(table)
-    if result.ranks <= 16:
-        table = Table(title="End time per rank (first repetition)")
+    if first.ranks <= 16 and first.reps == 1 and len(results) == 1:
+        table = Table(title="End time per rank")
         table.add_column("rank", justify="right")
         table.add_column("end (ns)", justify="right")
-        for r, t in enumerate(result.host_end_ns):
+        for r, t in enumerate(first.host_end_ns):
             table.add_row(str(r), f"{t}")
         console.print(table)
-    rate = result.events * result.reps / result.engine_seconds if result.engine_seconds > 0 else float("nan")
+    seconds = sum(r.engine_seconds for r in results.values())
+    events = sum(r.events * r.reps for r in results.values())
     console.print(
-        f"[dim]parse {result.parse_seconds:.3f} s, engine {result.engine_seconds:.3f} s ({rate / 1e6:.1f} M events/s)[/]"
+        f"[dim]parse {first.parse_seconds:.3f} s, engine {seconds:.3f} s ({events / max(seconds, 1e-9) / 1e6:.1f} M events/s)[/]"
     )
+    if out:
+        console.print(f"Every repetition written to {out}")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.profile import SystemProfile
 from cloudnoise.units import parse_per_byte_fs, parse_size_bytes, parse_time_ps
 
 # LogGOPSim's defaults, so a bare `cloudnoise simulate FILE` matches a bare
@@ -44,6 +45,20 @@ class LogGOPS:
             O_fs=parse_per_byte_fs(O, "O"),
             S=parse_size_bytes(S, "S"),
         )
+
+    @classmethod
+    def from_profile(cls, profile: SystemProfile) -> LogGOPS:
+        """A system profile's parameters (ns floats) in engine units."""
+        p = profile.loggops
+        return cls.parse(L=f"{p.L!r}ns", o=f"{p.o!r}ns", g=f"{p.g!r}ns", G=f"{p.G!r}ns", O=f"{p.O!r}ns", S=p.S)
+
+    def with_overrides(self, **text: str | None) -> LogGOPS:
+        """These parameters with some replaced by user text (None keeps)."""
+        given = {k: v for k, v in text.items() if v is not None}
+        if not given:
+            return self
+        parsed = LogGOPS.parse(**{**{k: "0" for k in "LogGOS"}, **given})
+        return LogGOPS(**{f: getattr(parsed if f.split("_")[0] in given else self, f) for f in self.__dataclass_fields__})
 
     def to_engine(self) -> _engine.LogGOPSParams:
         if self.S >= 2**63:

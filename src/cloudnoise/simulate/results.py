@@ -1,0 +1,50 @@
+"""Every repetition of a simulation as a table users load in pandas:
+one row per (variant, repetition) with its completion time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.simulate.api import SimulationResult
+
+
+def repetitions_table(results: dict[str, SimulationResult]) -> pa.Table:
+    variants, reps, ends, seeds = [], [], [], []
+    for name, r in results.items():
+        n = len(r.max_end_ns)
+        variants += [name] * n
+        reps += list(range(n))
+        ends += [float(x) for x in r.max_end_ns]
+        seeds += [r.seed] * n
+    first = next(iter(results.values()))
+    meta = {
+        "source": first.source,
+        "ranks": str(first.ranks),
+        "params_ns": str(first.params.as_ns()),
+    }
+    return pa.table(
+        {
+            "variant": pa.array(variants, pa.string()),
+            "rep": pa.array(reps, pa.int64()),
+            "max_end_ns": pa.array(ends, pa.float64()),
+            "seed": pa.array(seeds, pa.uint64()),
+        },
+        metadata={f"cloudnoise.{k}": v for k, v in meta.items()},
+    )
+
+
+def write_repetitions(path: Path, results: dict[str, SimulationResult]) -> None:
+    """Writes Parquet (default) or CSV (by suffix)."""
+    table = repetitions_table(results)
+    try:
+        if path.suffix.lower() == ".csv":
+            pacsv.write_csv(table, path)
+        else:
+            pq.write_table(table, path)
+    except OSError as err:
+        raise CloudnoiseError(f"--out {path}: cannot write ({err.strerror or err})") from None

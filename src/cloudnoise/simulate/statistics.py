@@ -1,0 +1,71 @@
+"""Summary statistics of repeated runs, as the paper's boxplots show them.
+
+Box: quartiles (numpy's linear interpolation). Whiskers: the most extreme
+samples within 1.5 IQR of the box (Tukey); samples beyond are outliers.
+Notch: the 95% confidence interval of the median, median ± 1.57 IQR / sqrt(n)
+(McGill, Tukey and Larsen; the notch matplotlib draws). Mean: with its 95%
+confidence interval from Student's t.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    min: float
+    q1: float
+    median: float
+    q3: float
+    max: float
+    mean: float
+    std: float
+    whisker_low: float
+    whisker_high: float
+    outliers: int
+    median_ci_low: float
+    median_ci_high: float
+    mean_ci_low: float
+    mean_ci_high: float
+
+    def to_dict(self) -> dict[str, float | int]:
+        return asdict(self)
+
+
+def summarize(values: np.ndarray) -> Summary:
+    """Boxplot statistics of `values` (at least one sample)."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        raise ValueError("no samples to summarize")
+    q1, med, q3 = np.percentile(x, [25, 50, 75])
+    iqr = q3 - q1
+    inside = x[(x >= q1 - 1.5 * iqr) & (x <= q3 + 1.5 * iqr)]
+    notch = 1.57 * iqr / np.sqrt(x.size)
+    mean = float(x.mean())
+    if x.size > 1:
+        std = float(x.std(ddof=1))
+        half = float(stats.t.ppf(0.975, x.size - 1) * std / np.sqrt(x.size))
+    else:
+        std, half = 0.0, 0.0
+    return Summary(
+        n=int(x.size),
+        min=float(x.min()),
+        q1=float(q1),
+        median=float(med),
+        q3=float(q3),
+        max=float(x.max()),
+        mean=mean,
+        std=std,
+        whisker_low=float(inside.min()),
+        whisker_high=float(inside.max()),
+        outliers=int(x.size - inside.size),
+        median_ci_low=float(med - notch),
+        median_ci_high=float(med + notch),
+        mean_ci_low=mean - half,
+        mean_ci_high=mean + half,
+    )

@@ -1,0 +1,171 @@
+"""Noise in the simulator: known answers, the documented OS-noise rule, and
+reproducibility of Monte Carlo runs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from cloudnoise import _engine, simulate
+from cloudnoise.model.distributions import parse_distribution
+from cloudnoise.model.os_noise import OSNoiseTrace
+from cloudnoise.simulate.noise import NoiseSetup
+from cloudnoise.simulate.params import LogGOPS
+
+PARAMS = LogGOPS.parse(L="2500", o="1500", g="1000", G="6", O="0", S="65535")
+EXAMPLE = "examples/dissemination_16.goal"
+
+
+def chain(*calcs_ns: int) -> _engine.Schedule:
+    lines = ["num_ranks 1", "rank 0 {"]
+    for i, c in enumerate(calcs_ns):
+        lines.append(f"l{i}: calc {c}")
+        if i:
+            lines.append(f"l{i} requires l{i - 1}")
+    return _engine.parse_goal(("\n".join(lines) + "\n}\n").encode())
+
+
+def os_setup(starts, durations, phase=0) -> NoiseSetup:
+    return NoiseSetup(os_trace=OSNoiseTrace(np.array(starts), np.array(durations)), os_phase_ns=phase)
+
+
+def test_constant_latency_excess_shifts_dissemination_by_rounds():
+    # 16 ranks: 4 rounds, each on the critical path once.
+    base = simulate(EXAMPLE, params=PARAMS).max_end_ns[0]
+    noise = NoiseSetup(latency=parse_distribution("constant:value=250ns"))
+    noisy = simulate(EXAMPLE, params=PARAMS, noise=noise, variant="network")
+    assert noisy.max_end_ns[0] - base == 4 * 250
+
+
+def test_constant_bandwidth_fraction_scales_G():
+    # Half the bandwidth doubles G: a 1001-byte message pays 1000 * 12 ns.
+    text = b"num_ranks 2\nrank 0 {\nl1: send 1001b to 1 tag 0\n}\nrank 1 {\nl1: recv 1001b from 0 tag 0\n}\n"
+    noise = NoiseSetup(bandwidth=parse_distribution("constant:value=0.5"))
+    r = simulate(_engine.parse_goal(text), params=PARAMS, noise=noise, variant="network")
+    assert r.host_end_ns.tolist() == [1500, 1500 + 2500 + 1500 + 1000 * 12]
+
+
+def test_single_detour_delays_a_chain_by_its_duration():
+    # Trace: one 2 us detour at 5 us (the zero-length ones only bound it).
+    noise = os_setup([0, 5_000, 10**9], [0, 2_000, 0], phase=0)
+    r = simulate(chain(3_000, 4_000, 1_000), params=PARAMS, noise=noise, variant="os")
+    assert r.max_end_ns[0] == 8_000 + 2_000
+    # A chain that ends before the detour is untouched.
+    r = simulate(chain(1_000, 1_000), params=PARAMS, noise=noise, variant="os")
+    assert r.max_end_ns[0] == 2_000
+
+
+def test_periodic_noise_hand_computed():
+    # 1 kHz, 10 us detours at 0, 1 ms, 2 ms, ...; phase 0. Rule (LogGOPSim's):
+    # a detour counts if it starts strictly inside the activity, or is in
+    # progress at its start -- except the trace's first detour.
+    starts = np.arange(0, 10**7 + 1, 10**6)
+    noise = os_setup(starts, np.full(starts.size, 10_000), phase=0)
+    # calc of 1.5 ms from 0: meets the detour at 1 ms -> +10 us.
+    assert simulate(chain(1_500_000), params=PARAMS, noise=noise, variant="os").max_end_ns[0] == 1_510_000
+    # calc of exactly 1 ms: the detour at 1 ms starts at its end, not inside.
+    assert simulate(chain(1_000_000), params=PARAMS, noise=noise, variant="os").max_end_ns[0] == 1_000_000
+    # Starting inside a detour: phase 1.005 ms is 5 us into the detour at 1 ms.
+    noise.os_phase_ns = 1_005_000
+    assert simulate(chain(100_000), params=PARAMS, noise=noise, variant="os").max_end_ns[0] == 105_000
+
+
+def test_os_noise_rule_matches_the_reference_walk():
+    # The engine's galloping lookup against a direct transcription of
+    # LogGOPSim's walk, over random traces and activity sequences.
+    rng = np.random.default_rng(7)
+    for _ in range(4):
+        n = int(rng.integers(2, 400))
+        st = np.sort(rng.integers(0, 10**9, n)).astype(np.int64)
+        du = rng.integers(0, 10**6, n).astype(np.int64)
+        trace = _engine.OsNoiseTrace(st, du)
+
+        def walk(start: int, length: int) -> int:
+            span = int(st[-1])
+            s = start % (span - length if span > length else span)
+            pos, noise = 0, 0
+            if s > st[0]:
+                pos = int(np.searchsorted(st, s, side="right")) - 1
+                noise += max(0, int(st[pos] + du[pos]) - s)
+            end = s + length
+            if pos == n - 1:
+                end, pos = end - span, 0
+            while end > st[pos + 1]:
+                pos += 1
+                noise += int(du[pos])
+                if pos == n - 1:
+                    end, pos = end - span, 0
+            return noise
+
+        starts = np.cumsum(rng.integers(0, 10**7, 500)).astype(np.int64)
+        lens = rng.choice([0, 1_000, 10**5, 10**7, 10**9, 3 * 10**9], 500).astype(np.int64)
+        got = trace.noise_many(starts, lens)
+        assert got.tolist() == [walk(int(a), int(b)) for a, b in zip(starts, lens)]
+
+
+def test_engine_quantile_table_interpolates_linearly():
+    p = np.array([0.0, 0.5, 0.9, 0.999, 1.0])
+    v = np.array([0.0, 10.0, 20.0, 1000.0, 5000.0])
+    table = _engine.QuantileTable(p, v)
+    u = np.random.default_rng(3).random(2000)
+    assert np.allclose([table.quantile(x) for x in u], np.interp(u, p, v), rtol=0, atol=1e-9)
+
+
+def test_empirical_latency_noise_reproduces_its_quantiles(tmp_path):
+    # Drawn per message by the engine: the excess of many one-message runs
+    # follows the samples' distribution.
+    samples = np.random.default_rng(5).lognormal(6.0, 0.8, 20_000)
+    path = tmp_path / "lat.txt"
+    path.write_text("\n".join(f"{x:.3f}" for x in samples))
+    text = b"num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\nrank 1 {\nl1: recv 1b from 0 tag 0\n}\n"
+    noise = NoiseSetup(latency=parse_distribution(str(path)))
+    r = simulate(_engine.parse_goal(text), params=PARAMS, noise=noise, variant="network", reps=4000, seed=11, threads=2)
+    excess = np.asarray(r.max_end_ns, dtype=float) - (1500 + 2500 + 1500)
+    for q in (0.1, 0.5, 0.9):
+        assert np.quantile(excess, q) == pytest.approx(np.quantile(samples, q), rel=0.05)
+
+
+def test_repetitions_are_reproducible_and_thread_independent():
+    noise = NoiseSetup(
+        os_trace=OSNoiseTrace(np.arange(0, 10**8, 10**5), np.full(1000, 3_000)),
+        latency=parse_distribution("lognormal:median=800ns,sigma=0.7"),
+        bandwidth=parse_distribution("uniform:low=0.5,high=1"),
+    )
+    one = simulate(EXAMPLE, params=PARAMS, noise=noise, reps=40, seed=9, threads=1).max_end_ns
+    two = simulate(EXAMPLE, params=PARAMS, noise=noise, reps=40, seed=9, threads=2).max_end_ns
+    assert one.tolist() == two.tolist()
+    assert len(set(one.tolist())) > 5  # the noise does vary between repetitions
+    alone = simulate(EXAMPLE, params=PARAMS, noise=noise, reps=1, first_rep=17, seed=9).max_end_ns
+    assert alone[0] == one[17]
+    other_seed = simulate(EXAMPLE, params=PARAMS, noise=noise, reps=40, seed=10).max_end_ns
+    assert other_seed.tolist() != one.tolist()
+
+
+def test_cli_variants_json_and_parquet(run_cli, tmp_path):
+    out = tmp_path / "runs.parquet"
+    proc = run_cli(
+        "simulate", EXAMPLE, "--latency-noise", "lognormal:median=500ns,sigma=0.5",
+        "--os-noise", "periodic:frequency=2000,duration=5us", "--noise", "none,os,network,both",
+        "--reps", "25", "--seed", "3", "--json", "--out", out,
+    )
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    assert d["reps"] == 25 and len(d["max_end_ns"]) == 25
+    assert set(d["variants"]) == {"none", "os", "network", "both"}
+    assert d["variants"]["none"]["statistics"]["median"] == d["max_end_ns"][0]
+    net = d["variants"]["network"]["statistics"]
+    assert net["median_ci_low"] <= net["median"] <= net["median_ci_high"]
+    table = pq.read_table(out).to_pydict()
+    assert len(table["rep"]) == 100 and set(table["variant"]) == {"none", "os", "network", "both"}
+
+
+def test_cli_noise_errors_are_one_line(run_cli, tmp_path):
+    proc = run_cli("simulate", EXAMPLE, "--noise", "os")
+    assert proc.returncode == 2 and "--os-noise" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    bad = tmp_path / "trace.txt"
+    bad.write_text("0\t100\nbanana\n")
+    proc = run_cli("simulate", EXAMPLE, "--os-noise", bad)
+    assert proc.returncode == 2 and f"{bad}:2" in proc.stderr and "Traceback" not in proc.stderr
