@@ -32,7 +32,7 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params)
   if (ranks_ >= (1u << 29)) throw std::invalid_argument("at most 2^29 ranks are supported");
   posted_.resize(ranks_);
   unexpected_.resize(ranks_);
-  stride_ = ncpu_ + 2 * static_cast<size_t>(nnic_);
+  stride_ = ncpu_ + 2 * static_cast<size_t>(nnic_) + 2;
 }
 
 int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
@@ -47,7 +47,10 @@ int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
 
 int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) {
   if (!noise_->os) return 0;
-  return noise_->os->noise(start + os_offset_[host], len, os_cursor_[host]);
+  size_t cursor = static_cast<size_t>(os_cursor(host));
+  const int64_t noise = noise_->os->noise(start + os_offset(host), len, cursor);
+  os_cursor(host) = static_cast<int64_t>(cursor);
+  return noise;
 }
 
 void Engine::release_done(uint32_t op, uint32_t host) {
@@ -119,15 +122,13 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   stamp_ = 0;
   messages_ = 0;
   if (noise.bandwidth_fraction) msg_G_fs_.assign(ops.size(), p_.G_fs);
-  os_offset_.assign(ranks_, 0);
-  os_cursor_.assign(ranks_, 0);
   if (noise.os) {
     // Each rank starts reading the trace at a uniformly drawn offset; with
     // co-scheduling all ranks share the first draw.
     const CounterRng rng(seed, repetition, RngStream::OsOffsets);
     const double span = static_cast<double>(noise.os->span_ps());
     for (uint32_t r = 0; r < ranks_; ++r)
-      os_offset_[r] = noise.os_phase_ps >= 0
+      os_offset(r) = noise.os_phase_ps >= 0
                           ? noise.os_phase_ps
                           : static_cast<int64_t>(rng.uniform(noise.os_cosched ? 0 : r) * span);
   }

@@ -80,11 +80,14 @@ class Engine {
   uint32_t ranks_, ncpu_, nnic_;
 
   // Per-host state in one block per host, so an event touches one cache
-  // line of it: when each CPU is free (o), and when each NIC may receive
-  // (gr) and send (gs) next.
+  // line of it: when each CPU is free (o), when each NIC may receive (gr)
+  // and send (gs) next, the host's offset into the OS noise trace and where
+  // its last trace lookup ended.
   int64_t& next_o(uint32_t h, uint32_t cpu) { return host_state_[h * stride_ + cpu]; }
   int64_t& next_gr(uint32_t h, uint32_t nic) { return host_state_[h * stride_ + ncpu_ + nic]; }
   int64_t& next_gs(uint32_t h, uint32_t nic) { return host_state_[h * stride_ + ncpu_ + nnic_ + nic]; }
+  int64_t& os_offset(uint32_t h) { return host_state_[h * stride_ + ncpu_ + 2 * nnic_]; }
+  int64_t& os_cursor(uint32_t h) { return host_state_[h * stride_ + ncpu_ + 2 * nnic_ + 1]; }
 
   // Per-run state.
   std::vector<uint32_t> deps_;  // unmet dependencies per op
@@ -93,8 +96,6 @@ class Engine {
   size_t stride_ = 0;
   std::vector<MatchQueue> posted_, unexpected_;
   std::vector<int64_t> msg_G_fs_;  // per send op, with bandwidth noise
-  std::vector<int64_t> os_offset_;
-  std::vector<size_t> os_cursor_;  // per rank: where its last trace lookup ended
   EventQueue queue_;
   std::vector<Pending> pending_;
   std::vector<uint32_t> host_ops_;
