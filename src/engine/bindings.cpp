@@ -7,6 +7,8 @@
 namespace nb = nanobind;
 using namespace cloudnoise;
 
+void bind_schedules(nanobind::module_& m);
+
 NB_MODULE(_engine, m) {
   m.doc() = "cloudnoise's C++ LogGOPS engine";
   nb::class_<Schedule>(m, "Schedule")
@@ -15,4 +17,5 @@ NB_MODULE(_engine, m) {
       .def_prop_ro("num_cpus", &Schedule::num_cpus)
       .def_prop_ro("num_nics", &Schedule::num_nics)
       .def_prop_ro("memory_bytes", &Schedule::memory_bytes);
+  bind_schedules(m);
 }
