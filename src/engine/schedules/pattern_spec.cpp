@@ -139,8 +139,10 @@ void validate(const PatternSpec& spec) {
   if (ops > kMaxOps)
     fail(std::string(pattern_name(spec.pattern)) + " with these arguments needs about " +
          std::to_string(ops) + " operations, more than the engine's limit of " +
-         std::to_string(kMaxOps) +
-         "; use fewer ranks, a smaller size or a larger segmentsize");
+         std::to_string(kMaxOps) + "; use fewer ranks" +
+         (spec.pattern == Pattern::PipelinedRing || spec.pattern == Pattern::PipelinedRingDep
+              ? " or a larger segmentsize"
+              : ""));
 }
 
 }  // namespace cloudnoise
