@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "simulate": ("cloudnoise.simulate.cli", "simulate", "Simulate a GOAL schedule with LogGOPS."),
     "profiles": ("cloudnoise.profiles.cli", "profiles", "List and show built-in system profiles."),
     "cost": ("cloudnoise.cost.cli", "cost", "Price runs, the cost of noise, and the cheapest system."),
+    "schedule": ("cloudnoise.schedules.cli", "schedule", "Generate collective schedules (Schedgen patterns) as GOAL."),
 }
 
 

@@ -122,6 +122,9 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
 
 }  // namespace
 
+// Defined in schedules/schedules_bindings.cpp: the schedule generators.
+void bind_schedules(nb::module_& m);
+
 NB_MODULE(_engine, m) {
   m.doc() = "cloudnoise's C++ LogGOPS engine";
 
@@ -229,4 +232,5 @@ NB_MODULE(_engine, m) {
       "Simulate repetitions [first, first+count); returns max_end_ps per repetition, "
       "host_end_ps of the first, events and messages.");
 
+  bind_schedules(m);
 }

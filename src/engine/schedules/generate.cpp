@@ -1,0 +1,68 @@
+#include "generate.hpp"
+
+#include "patterns.hpp"
+
+namespace cloudnoise {
+
+namespace patterns {
+
+RankEmitter rank_emitter(Pattern pattern) {
+  switch (pattern) {
+    case Pattern::BinomialTreeBcast: return binomial_tree_bcast;
+    case Pattern::BinaryTreeBcast: return binary_tree_bcast;
+    case Pattern::BinomialTreeReduce: return binomial_tree_reduce;
+    case Pattern::NwayDissemination: return nway_dissemination;
+    case Pattern::Dissemination: return dissemination;
+    case Pattern::PipelinedRing: return pipelined_ring;
+    case Pattern::PipelinedRingDep: return pipelined_ring_dep;
+    case Pattern::DoubleRing: return double_ring;
+    case Pattern::Gather: return gather;
+    case Pattern::Scatter: return scatter;
+    case Pattern::LinBarrier: return lin_barrier;
+    case Pattern::LinearAlltoall: return linear_alltoall;
+    case Pattern::AllreduceRecdoub: return allreduce_recdoub;
+    case Pattern::AllreduceRing: return allreduce_ring;
+    case Pattern::ChainedDissem: return chained_dissem;
+  }
+  throw ScheduleError("pattern has no generator", 0);
+}
+
+}  // namespace patterns
+
+void emit_schedule(const PatternSpec& spec, OpSink& out) {
+  validate(spec);
+  const patterns::RankEmitter emit_rank = patterns::rank_emitter(spec.pattern);
+  for (uint32_t rank = 0; rank < spec.ranks; ++rank) {
+    out.begin_rank(rank);
+    // Schedgen's --nb: the rank's first op, a calc nothing depends on. It
+    // only occupies the CPU, so the collective's ops overlap with it.
+    if (spec.nb_ns) out.calc(*spec.nb_ns * kPsPerNs);
+    emit_rank(spec, rank, out);
+    out.end_rank();
+  }
+}
+
+Schedule generate(const PatternSpec& spec) {
+  validate(spec);
+  ScheduleBuilder builder(spec.ranks);
+  BuilderSink sink(builder);
+  emit_schedule(spec, sink);
+  return builder.finish();
+}
+
+void write_generated_goal(const PatternSpec& spec, const ChunkWriter& out) {
+  validate(spec);
+  GoalTextWriter writer(out);
+  writer.num_ranks(spec.ranks);
+  TextSink sink(writer);
+  emit_schedule(spec, sink);
+  writer.flush();
+}
+
+ScheduleCounts count_schedule(const PatternSpec& spec) {
+  CountingSink sink;
+  emit_schedule(spec, sink);
+  return sink.counts();
+}
+
+}  // namespace cloudnoise

@@ -1,0 +1,147 @@
+// nanobind glue for the schedule generators and the GOAL writer. Errors in
+// the arguments (ScheduleError) surface in Python as ValueError with the
+// generator's message.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "generate.hpp"
+#include "goal_writer.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+using namespace cloudnoise;
+
+namespace {
+
+PatternSpec make_spec(const std::string& pattern, uint32_t ranks, uint64_t size, uint32_t nway,
+                      uint64_t segmentsize, std::optional<uint64_t> nb_ns) {
+  PatternSpec spec;
+  spec.pattern = parse_pattern(pattern);
+  spec.ranks = ranks;
+  spec.size = size;
+  spec.nway = nway;
+  spec.segmentsize = segmentsize;
+  spec.nb_ns = nb_ns;
+  validate(spec);
+  return spec;
+}
+
+// Runs f, turning ScheduleError into ValueError.
+template <class F>
+auto checked(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const ScheduleError& err) {
+    throw nb::value_error(err.what());
+  }
+}
+
+}  // namespace
+
+void bind_schedules(nb::module_& m) {
+  m.def(
+      "patterns",
+      [] {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const auto& info : all_patterns())
+          out.emplace_back(std::string(info.name), std::string(info.description));
+        return out;
+      },
+      "The Schedgen patterns this engine generates, as (name, description).");
+
+  m.def(
+      "generate",
+      [](const std::string& pattern, uint32_t ranks, uint64_t size, uint32_t nway,
+         uint64_t segmentsize, std::optional<uint64_t> nb) {
+        return checked([&] {
+          const PatternSpec spec = make_spec(pattern, ranks, size, nway, segmentsize, nb);
+          nb::gil_scoped_release release;
+          return generate(spec);
+        });
+      },
+      "pattern"_a, "ranks"_a, "size"_a, "nway"_a = kDefaultNway,
+      "segmentsize"_a = kDefaultSegmentSize, "nb"_a = nb::none(),
+      "Generates a Schedgen collective as a Schedule (size in bytes, nb in ns).");
+
+  m.def(
+      "generate_goal",
+      [](const std::string& pattern, uint32_t ranks, uint64_t size, const std::string& path,
+         uint32_t nway, uint64_t segmentsize, std::optional<uint64_t> nb) {
+        checked([&] {
+          const PatternSpec spec = make_spec(pattern, ranks, size, nway, segmentsize, nb);
+          nb::gil_scoped_release release;
+          GoalFile file(path);
+          write_generated_goal(spec, file.writer());
+          file.close();
+        });
+      },
+      "pattern"_a, "ranks"_a, "size"_a, "path"_a, "nway"_a = kDefaultNway,
+      "segmentsize"_a = kDefaultSegmentSize, "nb"_a = nb::none(),
+      "Writes the collective as GOAL text identical to Schedgen's (gzip if path ends in .gz).");
+
+  m.def(
+      "generate_goal_text",
+      [](const std::string& pattern, uint32_t ranks, uint64_t size, uint32_t nway,
+         uint64_t segmentsize, std::optional<uint64_t> nb) {
+        return checked([&] {
+          const PatternSpec spec = make_spec(pattern, ranks, size, nway, segmentsize, nb);
+          std::string text;
+          write_generated_goal(spec, [&text](std::string_view chunk) { text.append(chunk); });
+          return text;
+        });
+      },
+      "pattern"_a, "ranks"_a, "size"_a, "nway"_a = kDefaultNway,
+      "segmentsize"_a = kDefaultSegmentSize, "nb"_a = nb::none(),
+      "The collective as GOAL text identical to Schedgen's, as a string.");
+
+  m.def(
+      "count_schedule",
+      [](const std::string& pattern, uint32_t ranks, uint64_t size, uint32_t nway,
+         uint64_t segmentsize, std::optional<uint64_t> nb) {
+        const ScheduleCounts c = checked([&] {
+          const PatternSpec spec = make_spec(pattern, ranks, size, nway, segmentsize, nb);
+          nb::gil_scoped_release release;
+          return count_schedule(spec);
+        });
+        nb::dict d;
+        d["ranks"] = c.ranks;
+        d["ops"] = c.ops();
+        d["sends"] = c.sends;
+        d["recvs"] = c.recvs;
+        d["calcs"] = c.calcs;
+        d["requires"] = c.requires_edges;
+        d["irequires"] = c.irequires_edges;
+        d["bytes_sent"] = c.bytes_sent;
+        d["max_rank_ops"] = c.max_rank_ops;
+        return d;
+      },
+      "pattern"_a, "ranks"_a, "size"_a, "nway"_a = kDefaultNway,
+      "segmentsize"_a = kDefaultSegmentSize, "nb"_a = nb::none(),
+      "Counts a collective's ops, edges and bytes without storing it.");
+
+  m.def(
+      "write_goal",
+      [](const Schedule& sched, const std::string& path) {
+        checked([&] {
+          nb::gil_scoped_release release;
+          GoalFile file(path);
+          write_goal(sched, file.writer());
+          file.close();
+        });
+      },
+      "schedule"_a, "path"_a,
+      "Writes a Schedule as GOAL text (gzip if path ends in .gz): each rank's ops, then its "
+      "edges grouped by the op they wait for.");
+
+  m.def(
+      "goal_text",
+      [](const Schedule& sched) { return checked([&] { return goal_text(sched); }); },
+      "schedule"_a, "A Schedule as GOAL text (same layout as write_goal).");
+}
