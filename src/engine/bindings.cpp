@@ -48,7 +48,8 @@ std::vector<double> to_dvector(nb::ndarray<const double, nb::ndim<1>, nb::c_cont
 // thread ran it.
 nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
                          const NoiseModel& noise, uint64_t seed, uint64_t first, uint64_t count,
-                         unsigned threads, const std::function<void(uint64_t)>* progress) {
+                         unsigned threads, ReadyOrder order,
+                         const std::function<void(uint64_t)>* progress) {
   if (count == 0) throw std::invalid_argument("repetitions must be at least 1");
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(count)));
   std::vector<int64_t> max_end(count);
@@ -61,7 +62,7 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
 
   auto worker = [&](bool record_first) {
     try {
-      Engine engine(sched, params);
+      Engine engine(sched, params, order);
       for (;;) {
         if (failed.load(std::memory_order_relaxed)) return;
         const uint64_t k = next.fetch_add(1);
@@ -222,13 +223,15 @@ NB_MODULE(_engine, m) {
   m.def(
       "run",
       [](const Schedule& sched, const LogGOPSParams& params, const NoiseModel& noise,
-         uint64_t seed, uint64_t first, uint64_t count, unsigned threads,
+         uint64_t seed, uint64_t first, uint64_t count, unsigned threads, bool program_order,
          std::function<void(uint64_t)> progress) {
-        return run_repetitions(sched, params, noise, seed, first, count, threads, &progress);
+        return run_repetitions(sched, params, noise, seed, first, count, threads,
+                               program_order ? ReadyOrder::Program : ReadyOrder::LogGOPSim,
+                               &progress);
       },
       nb::arg("schedule"), nb::arg("params"), nb::arg("noise"), nb::arg("seed") = 0,
       nb::arg("first") = 0, nb::arg("count") = 1, nb::arg("threads") = 1,
-      nb::arg("progress") = nb::none(),
+      nb::arg("program_order") = false, nb::arg("progress") = nb::none(),
       "Simulate repetitions [first, first+count); returns max_end_ps per repetition, "
       "host_end_ps of the first, events and messages.");
 

@@ -21,9 +21,10 @@ bool kind_before(const Op* ops, uint32_t a, uint32_t b) { return ops[a].kind < o
 
 }  // namespace
 
-Engine::Engine(const Schedule& schedule, const LogGOPSParams& params)
+Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder order)
     : sched_(schedule),
       p_(params),
+      order_(order),
       ranks_(schedule.num_ranks()),
       ncpu_(schedule.num_cpus()),
       nnic_(schedule.num_nics()) {
@@ -70,9 +71,28 @@ void Engine::release_started(uint32_t op, uint32_t host) {
 // Queues a host's newly executable ops. LogGOPSim sorts them by kind with
 // std::sort (not stable) before stamping them; sorting the same sequence
 // with the same comparator yields the same order, so ties break alike.
+// ReadyOrder::Program sorts stably instead.
 void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
   const Op* all = sched_.ops().data();
-  std::sort(ops.begin(), ops.end(), [all](uint32_t a, uint32_t b) { return kind_before(all, a, b); });
+  if (ops.size() <= 16) {
+    // libstdc++'s std::sort is a plain insertion sort up to 16 elements,
+    // hence stable: the same order in both modes, without a call.
+    for (size_t i = 1; i < ops.size(); ++i) {
+      const uint32_t v = ops[i];
+      size_t j = i;
+      for (; j > 0 && kind_before(all, v, ops[j - 1]); --j) ops[j] = ops[j - 1];
+      ops[j] = v;
+    }
+  } else if (order_ == ReadyOrder::LogGOPSim) {
+    std::sort(ops.begin(), ops.end(), [all](uint32_t a, uint32_t b) { return kind_before(all, a, b); });
+  } else {
+    // Stable by kind: sends, then receives, then calcs, each in program order.
+    sorted_.clear();
+    for (const OpKind k : {OpKind::Send, OpKind::Recv, OpKind::Calc})
+      for (const uint32_t i : ops)
+        if (all[i].kind == k) sorted_.push_back(i);
+    ops.swap(sorted_);
+  }
   ready_count_ += ops.size();
   for (const uint32_t i : ops) {
     const Op& op = all[i];
@@ -93,8 +113,13 @@ void Engine::enqueue_ready() {
     for (const Pending& p : pending_) host_ops_.push_back(p.op);
     enqueue_host_ops(pending_.front().host, host_ops_);
   } else {
-    std::stable_sort(pending_.begin(), pending_.end(),
-                     [](const Pending& a, const Pending& b) { return a.host < b.host; });
+    // A few entries: an insertion sort is stable and allocates nothing.
+    for (size_t i = 1; i < pending_.size(); ++i) {
+      const Pending p = pending_[i];
+      size_t j = i;
+      for (; j > 0 && pending_[j - 1].host > p.host; --j) pending_[j] = pending_[j - 1];
+      pending_[j] = p;
+    }
     size_t i = 0;
     while (i < pending_.size()) {
       const uint32_t host = pending_[i].host;
@@ -320,8 +345,9 @@ void Engine::report_deadlock() const {
     ++count;
     if (stuck.size() < 6) stuck.push_back("rank " + std::to_string(r) + ": " + why);
   }
-  std::string msg = "schedule cannot complete: " + std::to_string(count) + " rank" +
-                    (count == 1 ? "" : "s") + " stuck; ";
+  std::string msg = "schedule cannot complete (stopped after " + std::to_string(stamp_) +
+                    " events): " + std::to_string(count) + " rank" + (count == 1 ? "" : "s") +
+                    " stuck; ";
   for (size_t i = 0; i < stuck.size(); ++i) msg += (i ? "; " : "") + stuck[i];
   if (count > stuck.size()) msg += "; ...";
   throw DeadlockError(msg);

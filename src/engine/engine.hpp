@@ -51,10 +51,25 @@ class DeadlockError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// How ops that become executable at the same moment are ordered.
+enum class ReadyOrder {
+  // LogGOPSim's: by kind (sends, receives, calcs) with std::sort, which is
+  // not stable: past 16 ready ops of one host their program order is
+  // scrambled, and receives are posted out of order. LogGOPSim itself then
+  // deadlocks on Schedgen's allreduce_ring beyond a few ranks; exact
+  // reproduction keeps that.
+  LogGOPSim,
+  // By kind, keeping program order within a kind (a stable sort): receives
+  // are posted in program order, as MPI posts them. Identical to LogGOPSim
+  // whenever at most 16 ops become ready at once.
+  Program,
+};
+
 // One engine per thread; run() may be called many times (repetitions).
 class Engine {
  public:
-  Engine(const Schedule& schedule, const LogGOPSParams& params);
+  Engine(const Schedule& schedule, const LogGOPSParams& params,
+         ReadyOrder order = ReadyOrder::LogGOPSim);
 
   RunResult run(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
 
@@ -77,6 +92,7 @@ class Engine {
 
   const Schedule& sched_;
   LogGOPSParams p_;
+  ReadyOrder order_;
   uint32_t ranks_, ncpu_, nnic_;
 
   // Per-host state in one block per host, so an event touches one cache
@@ -98,7 +114,7 @@ class Engine {
   std::vector<int64_t> msg_G_fs_;  // per send op, with bandwidth noise
   EventQueue queue_;
   std::vector<Pending> pending_;
-  std::vector<uint32_t> host_ops_;
+  std::vector<uint32_t> host_ops_, sorted_;
   uint64_t stamp_ = 0;
   uint64_t messages_ = 0;
   const NoiseModel* noise_ = nullptr;

@@ -40,6 +40,7 @@ class SimulationResult:
     engine_seconds: float
     parse_seconds: float = 0.0
     source: str = ""
+    ready_order: str = "loggopsim"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -54,6 +55,7 @@ class SimulationResult:
             "params_ns": self.params.as_ns(),
             "max_end_ns": _ns_list(self.max_end_ns),
             "host_end_ns": _ns_list(self.host_end_ns),
+            "ready_order": self.ready_order,
             "parse_seconds": round(self.parse_seconds, 6),
             "engine_seconds": round(self.engine_seconds, 6),
             "events_per_second": round(self.events * self.reps / self.engine_seconds)
@@ -107,6 +109,7 @@ def simulate(
     first_rep: int = 0,
     noise: NoiseSetup | None = None,
     variant: str = "both",
+    ready_order: str = "loggopsim",
     progress: Callable[[int], None] | None = None,
     **param_text: str | float,
 ) -> SimulationResult:
@@ -120,6 +123,13 @@ def simulate(
     a run of that repetition alone (`first_rep=r, reps=1`). Raises
     CloudnoiseError for bad input and for schedules that cannot complete
     (exit status 3).
+
+    `ready_order` is how ops that become executable together are ordered:
+    "loggopsim" reproduces LogGOPSim exactly, including its unstable sort,
+    which posts receives out of program order once more than 16 ops become
+    ready at once (LogGOPSim then deadlocks on Schedgen's allreduce_ring
+    beyond a few ranks); "program" keeps program order (MPI's posting
+    order). The two agree whenever at most 16 ops become ready together.
     """
     source = ""
     parse_seconds = 0.0
@@ -138,6 +148,8 @@ def simulate(
         raise CloudnoiseError(f"--threads must be at least 1, got {threads}")
     if seed < 0 or seed >= 2**64 or first_rep < 0:
         raise CloudnoiseError("--seed must be an integer in [0, 2^64)")
+    if ready_order not in READY_ORDERS:
+        raise CloudnoiseError(f"unknown ready order {ready_order!r} (choose from {', '.join(READY_ORDERS)})")
     if variant not in VARIANTS:
         raise CloudnoiseError(f"unknown noise variant {variant!r} (choose from {', '.join(VARIANTS)})")
     if noise is not None:
@@ -158,10 +170,17 @@ def simulate(
             first=first_rep,
             count=reps,
             threads=threads,
+            program_order=ready_order == "program",
             progress=progress,
         )
     except _engine.DeadlockError as err:
-        raise CloudnoiseError(str(err), EXIT_STUCK) from None
+        hint = ""
+        if ready_order == "loggopsim" and _completes_in_program_order(schedule, params, engine_noise, seed, first_rep):
+            hint = (
+                "; LogGOPSim's unstable ordering posted receives out of program order: "
+                "the schedule completes with --ready-order program"
+            )
+        raise CloudnoiseError(f"{err}{hint}", EXIT_STUCK) from None
     except OverflowError as err:
         raise CloudnoiseError(str(err)) from None
     engine_seconds = time.perf_counter() - t0
@@ -177,8 +196,22 @@ def simulate(
         engine_seconds=engine_seconds,
         parse_seconds=parse_seconds,
         source=source,
+        ready_order=ready_order,
         extra={"noise": variant} if noise is not None else {},
     )
+
+
+READY_ORDERS = ("loggopsim", "program")
+
+
+def _completes_in_program_order(
+    schedule: Schedule, params: LogGOPS, noise: _engine.NoiseModel, seed: int, rep: int
+) -> bool:
+    try:
+        _engine.run(schedule, params.to_engine(), noise, seed=seed, first=rep, count=1, program_order=True)
+    except (_engine.DeadlockError, OverflowError):
+        return False
+    return True
 
 
 def simulate_variants(
@@ -190,6 +223,7 @@ def simulate_variants(
     reps: int = 1,
     seed: int = 0,
     threads: int = 1,
+    ready_order: str = "loggopsim",
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, SimulationResult]:
     """Runs each noise variant on the same seed (common random numbers)."""
@@ -204,7 +238,10 @@ def simulate_variants(
     results: dict[str, SimulationResult] = {}
     for k, variant in enumerate(dict.fromkeys(variants)):
         step = None if progress is None else (lambda done, k=k: progress(k * reps + done))
-        r = simulate(schedule, params=params, reps=reps, seed=seed, threads=threads, noise=noise, variant=variant, progress=step)
+        r = simulate(
+            schedule, params=params, reps=reps, seed=seed, threads=threads, noise=noise, variant=variant,
+            ready_order=ready_order, progress=step,
+        )
         r.source, r.parse_seconds = source, parse_seconds
         results[variant] = r
     return results

@@ -20,7 +20,7 @@ from cloudnoise.simulate.params import DEFAULTS, LogGOPS
 from cloudnoise.simulate.progress import RepetitionProgress
 from cloudnoise.simulate.results import write_repetitions
 from cloudnoise.simulate.statistics import summarize
-from cloudnoise.units import format_time_ps, parse_time_ps
+from cloudnoise.units import format_time_ps, parse_size_bytes, parse_time_ps
 
 PARAM_HELP = {
     "L": "latency L (ns, or with a unit: 2.5us)",
@@ -55,6 +55,14 @@ def noise_options(func):  # type: ignore[no-untyped-def]
         click.option("--latency-noise", metavar="FILE|SPEC", help="Per-message latency excess over L: samples file or spec, e.g. lognormal:median=800ns,sigma=0.7."),
         click.option("--bandwidth-noise", metavar="FILE|SPEC", help="Per-message bandwidth as a fraction of peak: samples file or spec, e.g. uniform:low=0.8,high=1."),
         click.option("--noise", "variants", metavar="LIST", help="Variants to run, comma-separated: none,os,network,both (default: all noise given)."),
+        click.option(
+            "--ready-order",
+            type=click.Choice(["loggopsim", "program"]),
+            default="loggopsim",
+            show_default=True,
+            help="Order of ops that become ready together: LogGOPSim's exactly (its unstable sort posts receives "
+            "out of program order past 16 ready ops), or program order (MPI's posting order).",
+        ),
         click.option("--reps", default=1, show_default=True, type=click.IntRange(min=1), help="Repetitions per variant."),
         click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Seed of every random draw; repetition r depends only on (seed, r)."),
         click.option("--threads", default=1, show_default=True, type=click.IntRange(min=1), help="Threads running repetitions (results do not depend on it)."),
@@ -66,12 +74,30 @@ def noise_options(func):  # type: ignore[no-untyped-def]
     return func
 
 
+def pattern_options(func):  # type: ignore[no-untyped-def]
+    """Adds --pattern and its arguments (Schedgen's names)."""
+    options = [
+        click.option("--pattern", metavar="NAME", help="Generate a collective instead of reading a file (see `cloudnoise schedule list`)."),
+        click.option("--ranks", type=click.IntRange(min=1), help="Ranks of the generated collective."),
+        click.option("--size", metavar="SIZE", help="Bytes per step of the collective: 16B, 128KiB, 16MiB."),
+        click.option("--nway", type=click.IntRange(min=1), default=1, show_default=True, help="Fan-out of nwaydissemination."),
+        click.option("--segmentsize", metavar="SIZE", default="1", show_default=True, help="Segment of the pipelined rings."),
+        click.option("--nb", metavar="T", help="Non-blocking variant: every rank starts with an independent calc of T."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 @click.command("simulate")
-@click.argument("goal_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("goal_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@pattern_options
 @loggops_options
 @noise_options
-def simulate(goal_file: Path, **opts: Any) -> None:
-    """Simulate GOAL_FILE (LogGOPSim's GOAL text, optionally .gz) with LogGOPS.
+def simulate(goal_file: Path | None, **opts: Any) -> None:
+    """Simulate GOAL_FILE (LogGOPSim's GOAL text, optionally .gz), or a
+    collective generated in the engine (--pattern NAME --ranks P --size SIZE),
+    with LogGOPS.
 
     Without noise, reproduces LogGOPSim exactly (same event order, same
     end-time definition) in picoseconds. With noise (--os-noise,
@@ -84,10 +110,38 @@ def simulate(goal_file: Path, **opts: Any) -> None:
     \b
     Examples:
       cloudnoise simulate examples/dissemination_16.goal --L 2.5us --G 100Gbit/s
+      cloudnoise simulate --pattern allreduce_ring --ranks 1024 --size 16MiB --ready-order program
       cloudnoise simulate examples/dissemination_16.goal --profile aws-hpc-metal \\
           --noise none,os,network,both --reps 1000 --threads 2 --out runs.parquet
     """
-    run_and_report(goal_file, opts)
+    run_and_report(schedule_from(goal_file, opts), opts)
+
+
+def schedule_from(goal_file: Path | None, opts: dict[str, Any]) -> Any:
+    """The file to read, or the generated collective the options describe."""
+    if opts.get("pattern") is None:
+        if goal_file is None:
+            raise CloudnoiseError("give a GOAL file, or --pattern NAME --ranks P --size SIZE")
+        for name in ("ranks", "size", "nb"):
+            if opts.get(name) is not None:
+                raise CloudnoiseError(f"--{name} goes with --pattern; a GOAL file brings its own")
+        return goal_file
+    if goal_file is not None:
+        raise CloudnoiseError("give either a GOAL file or --pattern, not both")
+    if opts.get("ranks") is None or opts.get("size") is None:
+        raise CloudnoiseError("--pattern needs --ranks P and --size SIZE")
+    from cloudnoise.schedules.patterns import CollectiveSpec, generate
+
+    spec = CollectiveSpec(
+        pattern=opts["pattern"],
+        ranks=opts["ranks"],
+        size=parse_size_bytes(opts["size"], "--size"),
+        nway=opts["nway"],
+        segmentsize=parse_size_bytes(opts["segmentsize"], "--segmentsize"),
+        nb=None if opts.get("nb") is None else parse_time_ps(opts["nb"], "--nb") // 1000,
+    )
+    opts["source"] = f"{spec.pattern} ({spec.ranks} ranks, {spec.size} B)"
+    return generate(spec)
 
 
 def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
@@ -105,8 +159,12 @@ def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
             reps=reps,
             seed=opts["seed"],
             threads=opts["threads"],
+            ready_order=opts["ready_order"],
             progress=progress.callback,
         )
+    if opts.get("source"):
+        for r in results.values():
+            r.source = opts["source"]
     if opts.get("out"):
         write_repetitions(opts["out"], results)
     if opts["as_json"]:
