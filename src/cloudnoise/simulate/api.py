@@ -13,14 +13,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cloudnoise import _engine
 from cloudnoise.errors import EXIT_STUCK, EXIT_USAGE, CloudnoiseError
-from cloudnoise.simulate.noise import VARIANTS, NoiseSetup
 from cloudnoise.simulate.params import LogGOPS
+
+if TYPE_CHECKING:  # the noise models pull in scipy: imported only when noise is used
+    from cloudnoise.simulate.noise import NoiseSetup
+
+VARIANTS = ("none", "os", "network", "both")
 
 Schedule = _engine.Schedule
 

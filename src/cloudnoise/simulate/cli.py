@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
@@ -14,12 +14,13 @@ from rich.console import Console
 from rich.table import Table
 
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.simulate.api import SimulationResult, simulate_variants
-from cloudnoise.simulate.noise import VARIANTS, NoiseSetup, load_distribution, load_os_noise, noise_from_profile
+from cloudnoise.simulate.api import VARIANTS, SimulationResult, simulate_variants
 from cloudnoise.simulate.params import DEFAULTS, LogGOPS
 from cloudnoise.simulate.progress import RepetitionProgress
-from cloudnoise.simulate.results import write_repetitions
 from cloudnoise.simulate.statistics import summarize
+
+if TYPE_CHECKING:
+    from cloudnoise.simulate.noise import NoiseSetup
 from cloudnoise.units import format_time_ps, parse_size_bytes, parse_time_ps
 
 PARAM_HELP = {
@@ -166,6 +167,8 @@ def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
         for r in results.values():
             r.source = opts["source"]
     if opts.get("out"):
+        from cloudnoise.simulate.results import write_repetitions  # pyarrow, only when asked
+
         write_repetitions(opts["out"], results)
     if opts["as_json"]:
         json.dump(to_json(results, noise), sys.stdout)
@@ -177,6 +180,9 @@ def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
 def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
     """Parameters: the profile's (or LogGOPSim's defaults), then explicit
     flags. Noise: the profile's, then explicit flags replace its parts."""
+    # Imported here: the noise models need scipy, which a plain run does without.
+    from cloudnoise.simulate.noise import NoiseSetup, load_distribution, load_os_noise, noise_from_profile
+
     overrides = {k: opts.get(f"{k}_") for k in PARAM_HELP}
     seed = opts["seed"]
     if opts.get("profile"):

@@ -20,16 +20,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.model.distributions import Distribution, parse_distribution
-from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_noise_spec, read_trace
-from cloudnoise.model.profile import SystemProfile
 
-VARIANTS = ("none", "os", "network", "both")
+if TYPE_CHECKING:  # the models import scipy; loaded only when noise is asked for
+    from cloudnoise.model.distributions import Distribution
+    from cloudnoise.model.os_noise import OSNoiseTrace
+    from cloudnoise.model.profile import SystemProfile
+
+from cloudnoise.simulate.api import VARIANTS  # noqa: E402  (one definition)
 
 # Length of a synthetic OS noise trace; the engine wraps around it.
 SYNTHETIC_TRACE_NS = 10 * 10**9
@@ -111,6 +114,8 @@ class NoiseSetup:
 def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
     """The noise a system profile describes (synthetic OS noise expanded
     with a generator seeded from `seed`)."""
+    from cloudnoise.model.os_noise import SyntheticOSNoise
+
     setup = NoiseSetup()
     source = profile.os_noise_source()
     if isinstance(source, SyntheticOSNoise):
@@ -140,6 +145,8 @@ def _engine_trace(trace: OSNoiseTrace) -> _engine.OsNoiseTrace:
 def load_os_noise(text: str, seed: int) -> OSNoiseTrace:
     """A trace file, or a synthetic spec (`periodic:...`, `random:...`)
     expanded to a trace with a generator seeded from `seed`."""
+    from cloudnoise.model.os_noise import SyntheticOSNoise, parse_os_noise_spec, read_trace
+
     if Path(text).exists():
         trace = read_trace(text)
     elif text.split(":", 1)[0] in ("periodic", "random"):
@@ -157,6 +164,8 @@ def load_os_noise(text: str, seed: int) -> OSNoiseTrace:
 
 def load_distribution(text: str, what: str) -> Distribution:
     """A samples file or a parametric spec."""
+    from cloudnoise.model.distributions import parse_distribution
+
     try:
         return parse_distribution(text)
     except CloudnoiseError as err:

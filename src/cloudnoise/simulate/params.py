@@ -4,11 +4,14 @@ engine takes (integer picoseconds; femtoseconds per byte for G and O)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.model.profile import SystemProfile
 from cloudnoise.units import parse_per_byte_fs, parse_size_bytes, parse_time_ps
+
+if TYPE_CHECKING:
+    from cloudnoise.model.profile import SystemProfile
 
 # LogGOPSim's defaults, so a bare `cloudnoise simulate FILE` matches a bare
 # `LogGOPSim -f FILE`.

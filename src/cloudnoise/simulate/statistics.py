@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats
 
 
 @dataclass(frozen=True)
@@ -48,6 +47,8 @@ def summarize(values: np.ndarray) -> Summary:
     notch = 1.57 * iqr / np.sqrt(x.size)
     mean = float(x.mean())
     if x.size > 1:
+        from scipy import stats  # heavy; only needed here
+
         std = float(x.std(ddof=1))
         half = float(stats.t.ppf(0.975, x.size - 1) * std / np.sqrt(x.size))
     else:
