@@ -198,12 +198,25 @@ def _kill_stale(exp: dict[str, Any]) -> None:
     pgid = exp.get("active_pgid")
     if not pgid:
         return
-    try:
-        os.killpg(int(pgid), signal.SIGTERM)
-        print(f"cloudnoise: stopped the earlier launch (process group {pgid}) before resuming",
+    import time
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(int(pgid), sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        print(f"cloudnoise: stopping the earlier launch (process group {pgid}) before resuming",
               file=sys.stderr)
-    except (ProcessLookupError, PermissionError):
-        pass
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(int(pgid), 0)
+            except (ProcessLookupError, PermissionError):
+                break
+            time.sleep(0.1)
+        else:
+            continue
+        break
     exp["active_pgid"] = None
 
 
@@ -300,8 +313,12 @@ def execute(req: Request, mpi: MpiInstallation) -> tuple[Campaign, dict[str, Any
     campaign.save()
     if interrupted is not None:
         kept = summary.get("samples", 0)
-        print(f"cloudnoise: kept {kept} samples in {req.out} (incomplete); "
-              f"continue with the same command and --resume", file=sys.stderr)
+        note = f"kept {kept} samples in {req.out} (incomplete); continue with the same command and --resume"
+        if isinstance(interrupted, CloudnoiseError):
+            if kept:
+                raise CloudnoiseError(f"{interrupted}; {note}", interrupted.exit_code) from interrupted
+        else:
+            print(f"cloudnoise: {note}", file=sys.stderr)
         raise interrupted
     return campaign, summary
 

@@ -30,6 +30,15 @@ COLUMNS = ("run", "part", "rank", "pairs", "kind", "size_bytes", "param", "strea
            "iteration", "t_ns", "wall_ns", "value_ns")
 
 
+def _group_codes(*columns: np.ndarray) -> np.ndarray:
+    """Dense group ids 0..k-1 of the rows' combined key (fast: 1-D uniques)."""
+    code = np.zeros(len(columns[0]), np.int64)
+    for col in columns:
+        uniq, inv = np.unique(col, return_inverse=True)
+        code = code * len(uniq) + inv.reshape(-1)
+    return np.unique(code, return_inverse=True)[1].reshape(-1)
+
+
 def collect(campaign: Campaign, name: str, runs: list[Run]) -> dict[str, np.ndarray]:
     """Every sample of an experiment as numpy columns (see COLUMNS), plus host."""
     cols: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS}
@@ -44,9 +53,7 @@ def collect(campaign: Campaign, name: str, runs: list[Run]) -> dict[str, np.ndar
                 info = read_info(infos.get(rank, Path("/nonexistent")))
                 offset = int(info.get("clock_wall_ns", 0)) - int(info.get("clock_monotonic_ns", 0))
                 # iteration number within each (kind, size, param, stream) of this file
-                key = np.stack([rec["kind"], rec["size_bytes"], rec["param"], rec["stream"]], axis=1)
-                _, inv = np.unique(key, axis=0, return_inverse=True)
-                inv = inv.reshape(-1)
+                inv = _group_codes(rec["kind"], rec["size_bytes"], rec["param"], rec["stream"])
                 order = np.argsort(inv, kind="stable")
                 iteration = np.empty(len(rec), dtype=np.int64)
                 counts = np.bincount(inv)
@@ -78,9 +85,11 @@ def write_parquet(data: dict[str, np.ndarray], path: Path, experiment: str) -> N
         "run": pa.array(data["run"], pa.int32()),
         "part": pa.array(data["part"], pa.int32()),
         "rank": pa.array(data["rank"], pa.int32()),
-        "host": pa.array(data["host"].astype(str) if len(data["host"]) else [], pa.string()),
+        "host": pa.array(data["host"], pa.string()).dictionary_encode(),
         "pairs": pa.array(data["pairs"], pa.int32()),
-        "kind": pa.array([KIND_NAMES.get(int(k), str(k)) for k in kind], pa.string()).dictionary_encode(),
+        "kind": pa.DictionaryArray.from_arrays(
+            pa.array(kind.astype(np.int8), pa.int8()),
+            pa.array([KIND_NAMES.get(k, str(k)) for k in range(max(KIND_NAMES) + 1)], pa.string())),
         "size_bytes": pa.array(data["size_bytes"], pa.int64()),
         ("interval_ns" if experiment == "burst" else "param"): pa.array(data["param"], pa.int64()),
         "stream": pa.array(data["stream"], pa.int32()),
@@ -104,10 +113,10 @@ def iteration_rtts(data: dict[str, np.ndarray], mode: str) -> dict[str, np.ndarr
     d = {k: v[sel] for k, v in data.items() if k != "host"}
     if mode == "bidir" or len(d["value_ns"]) == 0 or d["pairs"].max() <= 1:
         return d
-    key = np.stack([d["run"], d["part"], d["size_bytes"], d["param"], d["iteration"]], axis=1)
-    uniq, first, inv = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    codes = _group_codes(d["run"], d["part"], d["size_bytes"], d["param"], d["iteration"])
+    _, first, inv = np.unique(codes, return_index=True, return_inverse=True)
     inv = inv.reshape(-1)
-    worst = np.zeros(len(uniq), np.int64)
+    worst = np.zeros(len(first), np.int64)
     np.maximum.at(worst, inv, d["value_ns"])
     out = {k: v[first] for k, v in d.items()}
     out["value_ns"] = worst
@@ -141,9 +150,11 @@ def pingpong_rows(data: dict[str, np.ndarray], runs: list[Run], experiment: str)
     rows: list[dict[str, Any]] = []
     if len(d["value_ns"]) == 0:
         return rows
-    key = np.stack([d["pairs"], d["size_bytes"], d["param"]], axis=1)
-    for pairs, size, param in np.unique(key, axis=0):
-        sel = (d["pairs"] == pairs) & (d["size_bytes"] == size) & (d["param"] == param)
+    codes = _group_codes(d["pairs"], d["size_bytes"], d["param"])
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    for sel in np.split(order, bounds):
+        pairs, size, param = d["pairs"][sel[0]], d["size_bytes"][sel[0]], d["param"][sel[0]]
         row: dict[str, Any] = {"size_bytes": int(size)}
         if experiment in ("connections", "bandwidth-noise") or pairs > 1:
             row["connections"] = int(pairs)
