@@ -20,6 +20,7 @@ from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "simulate": ("cloudnoise.simulate.cli", "simulate", "Simulate a GOAL schedule with LogGOPS."),
     "measure": ("cloudnoise.measure.cli", "measure", "Measure latency, bandwidth and noise with MPI probes."),
+    "model": ("cloudnoise.model.cli", "model", "Build a system profile from a measurement campaign."),
 }
 
 

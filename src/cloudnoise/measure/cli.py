@@ -56,8 +56,7 @@ def parse_labels(pairs: tuple[str, ...]) -> dict[str, str]:
         if not sep or not key.strip():
             raise CloudnoiseError(f"--label {pair!r} must be KEY=VALUE, e.g. --label system=aws")
         labels[key.strip()] = value.strip()
-    labels.setdefault("distance", "unknown")
-    if labels["distance"] not in DISTANCES:
+    if labels.get("distance", "unknown") not in DISTANCES:
         raise CloudnoiseError(f"--label distance= must be one of {', '.join(DISTANCES)}")
     return labels
 

@@ -247,7 +247,7 @@ def execute(req: Request, mpi: MpiInstallation) -> tuple[Campaign, dict[str, Any
     else:
         runs = [Run.from_dict(r) for r in exp["plan"]]
         _kill_stale(exp)
-    campaign.meta["labels"] = {**campaign.meta.get("labels", {}), **req.labels}
+    campaign.meta["labels"] = {"distance": "unknown", **campaign.meta.get("labels", {}), **req.labels}
     campaign.meta["mpi"] = {**campaign.meta.get("mpi", {}), **mpi.as_dict()}
     campaign.root.mkdir(parents=True, exist_ok=True)
     campaign.save()
