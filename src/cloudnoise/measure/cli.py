@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import click
 
-from cloudnoise.errors import CloudnoiseError
+from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
 
 DISTANCES = ("same-rack", "different-racks", "unknown")
 _SIZE = re.compile(r"^\s*(\d+)\s*([kKmMgG]?)(i?[bB])?\s*$")
@@ -146,7 +146,12 @@ def _run(experiment: str, kw: dict[str, Any]) -> None:
         resume=bool(kw.get("resume")),
         timeout_s=kw.get("timeout"),
     )
-    campaign, summary = execute(request, mpi)
+    try:
+        campaign, summary = execute(request, mpi)
+    except OSError as err:
+        raise CloudnoiseError(
+            f"cannot write the campaign in {out}: {err.strerror or err} (disk full or read-only?)",
+            EXIT_RUNTIME) from err
     emit(experiment, campaign, summary, as_json=bool(kw.get("as_json")))
 
 
