@@ -108,12 +108,15 @@ def write_parquet(data: dict[str, np.ndarray], path: Path, experiment: str) -> N
 
 
 def iteration_rtts(data: dict[str, np.ndarray], mode: str) -> dict[str, np.ndarray]:
-    """RTT samples reduced to one per ping-pong iteration (max over pairs)."""
+    """RTT samples reduced to one per ping-pong iteration (max over pairs;
+    for bidirectional runs, per direction)."""
     sel = data["kind"] == KIND_RTT
     d = {k: v[sel] for k, v in data.items() if k != "host"}
-    if mode == "bidir" or len(d["value_ns"]) == 0 or d["pairs"].max() <= 1:
+    if len(d["value_ns"]) == 0 or d["pairs"].max() <= 1:
         return d
-    codes = _group_codes(d["run"], d["part"], d["size_bytes"], d["param"], d["iteration"])
+    # bidirectional: streams 2p and 2p+1 are pair p's two directions; reduce per direction
+    direction = [d["stream"] % 2] if mode == "bidir" else []
+    codes = _group_codes(d["run"], d["part"], d["size_bytes"], d["param"], d["iteration"], *direction)
     _, first, inv = np.unique(codes, return_index=True, return_inverse=True)
     inv = inv.reshape(-1)
     worst = np.zeros(len(first), np.int64)
