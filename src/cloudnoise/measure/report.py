@@ -54,7 +54,9 @@ def document(experiment: str, campaign: Campaign, summary: dict[str, Any]) -> di
 
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
-        return f"{value:.6g}" if abs(value) < 1e4 else f"{value:.0f}"
+        if value == 0 or abs(value) >= 1000:
+            return f"{value:.0f}" if abs(value) >= 1000 else "0"
+        return f"{value:.4g}" if abs(value) < 1 else f"{value:.2f}"
     return str(value)
 
 
@@ -63,6 +65,8 @@ def emit(experiment: str, campaign: Campaign, summary: dict[str, Any], as_json: 
         click.echo(json.dumps(document(experiment, campaign, summary), indent=2, default=str))
         return
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)  # pipes and files get whole numbers, not ellipses
     rows = summary.get("results", [])
     meta = campaign.meta
     timer = meta.get("timer", {})
