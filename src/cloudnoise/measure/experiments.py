@@ -126,7 +126,7 @@ def plan(experiment: str, opt: Options, cpu_count: int) -> list[Run]:
         ppn = opt.ppn or (cpu_count if opt.per_core and opt.hosts > 1 else None)
         return [
             Run("cn_detour", "detour", ranks, [Unit(0, 0, 0)], ppn=ppn, duration_s=duration,
-                detours=detours, inject=opt.inject)
+                detours=detours, inject=opt.inject, extra={"bind_core": opt.per_core})
         ]
 
     ranks = ranks or 2

@@ -45,7 +45,9 @@ class LaunchSpec:
         }
 
 
-def _mpiexec_args(mpi: MpiInstallation, spec: LaunchSpec, ranks: int, ppn: int | None) -> list[str]:
+def _mpiexec_args(
+    mpi: MpiInstallation, spec: LaunchSpec, ranks: int, ppn: int | None, bind_core: bool = False
+) -> list[str]:
     if mpi.mpiexec is None:
         raise CloudnoiseError(
             f"no mpiexec next to {mpi.mpicc}; pass --mpiexec PATH or --launcher", EXIT_RUNTIME
@@ -64,6 +66,8 @@ def _mpiexec_args(mpi: MpiInstallation, spec: LaunchSpec, ranks: int, ppn: int |
             args += ["--hostfile", spec.hostfile]
         elif ranks > (os.cpu_count() or 1):
             args.append("--oversubscribe")
+        if bind_core:
+            args += ["--bind-to", "core"]
     else:  # MPICH, Intel MPI and other Hydra-style launchers
         args += ["-n", str(ranks)]
         if ppn:
@@ -72,18 +76,26 @@ def _mpiexec_args(mpi: MpiInstallation, spec: LaunchSpec, ranks: int, ppn: int |
             args += ["-hosts", ",".join(spec.hosts)]
         elif spec.hostfile:
             args += ["-f", spec.hostfile]
+        if bind_core:
+            args += ["-bind-to", "core"]
     return args
 
 
 def build_command(
-    mpi: MpiInstallation, spec: LaunchSpec, ranks: int, program: Sequence[str], ppn: int | None = None
+    mpi: MpiInstallation,
+    spec: LaunchSpec,
+    ranks: int,
+    program: Sequence[str],
+    ppn: int | None = None,
+    bind_core: bool = False,
 ) -> list[str]:
-    """The full argv that starts ``program`` on ``ranks`` ranks."""
+    """The full argv that starts ``program`` on ``ranks`` ranks (each bound
+    to a core when ``bind_core``: one OS-noise probe per core)."""
     ppn = ppn or spec.ppn
     if spec.launcher == "mpiexec":
-        return _mpiexec_args(mpi, spec, ranks, ppn) + list(program)
+        return _mpiexec_args(mpi, spec, ranks, ppn, bind_core) + list(program)
     if spec.launcher == "srun":
-        args = ["srun", "-n", str(ranks)]
+        args = ["srun", "-n", str(ranks)] + (["--cpu-bind=cores"] if bind_core else [])
         if ppn:
             args += [f"--ntasks-per-node={ppn}"]
         if spec.hosts:

@@ -269,7 +269,8 @@ def execute(req: Request, mpi: MpiInstallation) -> tuple[Campaign, dict[str, Any
                 prefix = campaign.prefix(name, index, part)
                 prefix.parent.mkdir(parents=True, exist_ok=True)
                 cmd = build_command(mpi, req.launch, todo.ranks,
-                                    probe_argv(binaries[todo.probe], todo, prefix), ppn=todo.ppn)
+                                    probe_argv(binaries[todo.probe], todo, prefix), ppn=todo.ppn,
+                                    bind_core=bool(todo.extra.get("bind_core")))
                 launch = {"run": index, "part": part, "command": cmd, "start": utc_now(), "end": None}
                 exp["launches"].append(launch)
                 desc = f"{name} run {index + 1}/{len(runs)}"
