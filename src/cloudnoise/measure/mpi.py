@@ -125,7 +125,9 @@ def find_mpi(mpicc: str | None = None, mpiexec: str | None = None) -> MpiInstall
         return _describe(cc, exe, "--mpicc")
     on_path = shutil.which("mpicc")
     if on_path:
-        exe_path = mpiexec or shutil.which("mpiexec")
+        # the launcher of the same MPI: next to mpicc, else the first on PATH
+        sibling = Path(on_path).parent / "mpiexec"
+        exe_path = mpiexec or (str(sibling) if os.access(sibling, os.X_OK) else shutil.which("mpiexec"))
         exe = _executable(exe_path, "--mpiexec") if exe_path else None
         return _describe(Path(on_path), exe, "PATH")
     bindir = _wheel_bin_dir()
