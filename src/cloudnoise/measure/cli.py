@@ -9,7 +9,6 @@ one row per message size (``size_bytes``, ``min_us``, ``median_us``,
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime, timezone
 from pathlib import Path
@@ -189,7 +188,3 @@ _command("os-noise", "Selfish detour: iterations above 9 x t_min, written as an 
 _command("loggp", "Estimate LogGP(S) parameters L, o, g, G, O from ping-pongs and send trains.", [
     click.option("--train", type=int, help="Back-to-back messages per train (default 16)."),
 ])
-
-
-def dumps(data: Any) -> str:
-    return json.dumps(data, indent=2, default=str)

@@ -52,7 +52,7 @@ class MpiInstallation:
         }
 
 
-def _run_quiet(cmd: list[str], timeout: float = 15.0) -> str:
+def run_quiet(cmd: list[str], timeout: float = 15.0) -> str:
     """stdout+stderr of a short helper command, or "" when it cannot run."""
     try:
         out = subprocess.run(
@@ -92,15 +92,15 @@ def _flavor(text: str) -> str:
 
 
 def _describe(mpicc: Path, mpiexec: Path | None, source: str) -> MpiInstallation:
-    text = _run_quiet([str(mpiexec), "--version"]) if mpiexec else ""
+    text = run_quiet([str(mpiexec), "--version"]) if mpiexec else ""
     if not text.strip():
-        text = _run_quiet([str(mpicc), "-show"]) + _run_quiet([str(mpicc), "--showme"])
+        text = run_quiet([str(mpicc), "-show"]) + run_quiet([str(mpicc), "--showme"])
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     versioned = [ln for ln in lines if "version" in ln.lower() and any(c.isdigit() for c in ln)]
     version = (versioned or lines or ["unknown"])[0]
     flavor = _flavor(text)
     if flavor == "unknown":
-        flavor = _flavor(_run_quiet([str(mpicc), "-show"]) + " " + str(mpicc))
+        flavor = _flavor(run_quiet([str(mpicc), "-show"]) + " " + str(mpicc))
     return MpiInstallation(mpicc, mpiexec, flavor, source, version)
 
 

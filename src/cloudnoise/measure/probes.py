@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
-from cloudnoise.measure.mpi import MpiInstallation, _run_quiet
+from cloudnoise.measure.mpi import MpiInstallation, run_quiet
 
 PROBES = ("cn_pingpong", "cn_detour")
 CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra"]
@@ -51,7 +51,7 @@ def cache_dir() -> Path:
 
 
 def _identity(mpi: MpiInstallation) -> str:
-    show = _run_quiet([str(mpi.mpicc), "-show"]) or _run_quiet([str(mpi.mpicc), "--showme"])
+    show = run_quiet([str(mpi.mpicc), "-show"]) or run_quiet([str(mpi.mpicc), "--showme"])
     return "\n".join([str(mpi.mpicc.resolve()), show, mpi.version])
 
 

@@ -10,9 +10,11 @@ already on disk are converted, the experiment is marked incomplete, and
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,7 +26,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
-from cloudnoise.measure import osnoise, tables
+from cloudnoise.measure import loggp, osnoise, tables
 from cloudnoise.measure.campaign import Campaign, utc_now, write_json
 from cloudnoise.measure.experiments import Options, Run, Unit, plan
 from cloudnoise.measure.launcher import LaunchSpec, build_command, supervise
@@ -36,7 +38,6 @@ from cloudnoise.measure.samples import (
     count_records,
     read_info,
     read_records,
-    rank_files,
 )
 
 MIN_REMAINING_S = 1.0  # a duration run this close to its end counts as done
@@ -198,8 +199,6 @@ def _kill_stale(exp: dict[str, Any]) -> None:
     pgid = exp.get("active_pgid")
     if not pgid:
         return
-    import time
-
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(int(pgid), sig)
@@ -281,13 +280,11 @@ def execute(req: Request, mpi: MpiInstallation) -> tuple[Campaign, dict[str, Any
                 started = [0.0]
 
                 def progress() -> int:
-                    import time as _t
-
                     n = count_records(first_bin)
                     if timed:
                         if not started[0]:
-                            started[0] = _t.monotonic()
-                        bar.progress.update(task, completed=min(total, _t.monotonic() - started[0]))
+                            started[0] = time.monotonic()
+                        bar.progress.update(task, completed=min(total, time.monotonic() - started[0]))
                     else:
                         bar.progress.update(task, completed=min(total, n))
                     return n
@@ -369,8 +366,6 @@ def finalize(campaign: Campaign, name: str, runs: list[Run]) -> dict[str, Any]:
         summary["results"] = osnoise.summary_rows(traces)
         summary["trace"] = str(exp_dir / "os_noise.trace")
     elif name == "loggp":
-        from cloudnoise.measure import loggp
-
         fit = loggp.fit(data)
         summary["loggp"] = fit
         summary["results"] = fit.get("per_size", [])
@@ -388,8 +383,6 @@ def _write_campaign_summary(campaign: Campaign, name: str, summary: dict[str, An
     else from latency; bandwidth from bandwidth-noise, else bandwidth."""
     path = campaign.root / "summary.json"
     try:
-        import json
-
         whole = json.loads(path.read_text())
     except (OSError, ValueError):
         whole = {}
