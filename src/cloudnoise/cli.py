@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "profiles": ("cloudnoise.profiles.cli", "profiles", "List and show built-in system profiles."),
     "cost": ("cloudnoise.cost.cli", "cost", "Price runs, the cost of noise, and the cheapest system."),
     "schedule": ("cloudnoise.schedules.cli", "schedule", "Generate collective schedules (Schedgen patterns) as GOAL."),
+    "measure": ("cloudnoise.measure.cli", "measure", "Measure latency, bandwidth and noise with MPI probes."),
+    "model": ("cloudnoise.model.cli", "model", "Build a system profile from a measurement campaign."),
 }
 
 

@@ -1,0 +1,190 @@
+"""`cloudnoise measure <experiment>`: measure a system with MPI probes.
+
+Each experiment of the paper (Sec. III-IV) is a subcommand; every sample is
+kept in a campaign directory (``--out``), and the summary is printed as an
+OSU-like table or, with ``--json``, as one JSON object whose ``results`` has
+one row per message size (``size_bytes``, ``min_us``, ``median_us``,
+``mean_us``, ``max_us`` of RTT/2, ``bandwidth_gbps`` = size / min RTT/2).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
+
+DISTANCES = ("same-rack", "different-racks", "unknown")
+_SIZE = re.compile(r"^\s*(\d+)\s*([kKmMgG]?)(i?[bB])?\s*$")
+
+
+def parse_size(text: str) -> int:
+    """'1', '4K', '16MiB' -> bytes."""
+    m = _SIZE.match(text)
+    if not m:
+        raise CloudnoiseError(f"bad message size {text!r}; use bytes like 1024, 64K or 16M")
+    return int(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[m.group(2).lower()]
+
+
+def parse_sizes(text: str | None) -> list[int] | None:
+    if not text:
+        return None
+    sizes = [parse_size(t) for t in text.split(",") if t.strip()]
+    if any(s < 1 for s in sizes):
+        raise CloudnoiseError("message sizes must be at least 1 byte")
+    return sizes
+
+
+def parse_floats(text: str | None, what: str) -> list[float] | None:
+    if not text:
+        return None
+    try:
+        return [float(t) for t in text.split(",") if t.strip()]
+    except ValueError as err:
+        raise CloudnoiseError(f"{what} must be comma-separated numbers") from err
+
+
+def parse_labels(pairs: tuple[str, ...]) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise CloudnoiseError(f"--label {pair!r} must be KEY=VALUE, e.g. --label system=aws")
+        labels[key.strip()] = value.strip()
+    if labels.get("distance", "unknown") not in DISTANCES:
+        raise CloudnoiseError(f"--label distance= must be one of {', '.join(DISTANCES)}")
+    return labels
+
+
+def _common(f: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--ranks", type=int, help="MPI ranks (ping-pongs: 2 per pair)."),
+        click.option("--sizes", help="Message sizes, comma separated (1,1K,16M)."),
+        click.option("--iterations", type=int, help="Timed ping-pongs per size."),
+        click.option("--warmup", type=int, help="Untimed ping-pongs before each size."),
+        click.option("--duration", type=float, help="Seconds to measure (noise experiments)."),
+        click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path),
+                     help="Campaign directory (default: ./cloudnoise-campaign-<time>)."),
+        click.option("--label", "labels", multiple=True,
+                     help="KEY=VALUE recorded with the run: system=, instance=, "
+                          "distance=same-rack|different-racks|unknown."),
+        click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object."),
+        click.option("--resume", is_flag=True, help="Continue an interrupted measurement in --out."),
+        click.option("--mpicc", help="MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel)."),
+        click.option("--mpiexec", help="MPI launcher binary (default: next to mpicc)."),
+        click.option("--launcher", default="mpiexec", show_default=True,
+                     help="mpiexec, srun, or a template like 'mpirun -np {ranks} {cmd}'."),
+        click.option("--hosts", help="Comma-separated hosts (two nodes: ranks split evenly)."),
+        click.option("--hostfile", type=click.Path(dir_okay=False), help="Hostfile for the launcher."),
+        click.option("--ppn", type=int, help="Processes per node."),
+        click.option("--timeout", type=float, help="Stop a launch after this many seconds."),
+    ]
+    for opt in reversed(options):
+        f = opt(f)
+    return f
+
+
+def _run(experiment: str, kw: dict[str, Any]) -> None:
+    from cloudnoise.measure.experiments import Options
+    from cloudnoise.measure.launcher import LaunchSpec
+    from cloudnoise.measure.mpi import find_mpi
+    from cloudnoise.measure.report import emit
+    from cloudnoise.measure.runner import Request, execute
+
+    hosts = [h for h in (kw.get("hosts") or "").split(",") if h.strip()]
+    n_hosts = len(hosts)
+    if kw.get("hostfile"):
+        try:
+            lines = Path(kw["hostfile"]).read_text().splitlines()
+        except OSError as err:
+            raise CloudnoiseError(f"cannot read --hostfile {kw['hostfile']}: {err.strerror}") from err
+        n_hosts = len([ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")])
+    inject = None
+    if kw.get("inject_detour"):
+        try:
+            period, dur = (float(x) for x in kw["inject_detour"].split(":"))
+        except ValueError as err:
+            raise CloudnoiseError("--inject-detour takes PERIOD_US:DURATION_US") from err
+        inject = (period, dur)
+    for key in ("ranks", "iterations", "ppn"):
+        if kw.get(key) is not None and kw[key] < 1:
+            raise CloudnoiseError(f"--{key} must be at least 1")
+    options = Options(
+        ranks=kw.get("ranks"),
+        sizes=parse_sizes(kw.get("sizes")),
+        iterations=kw.get("iterations"),
+        warmup=kw.get("warmup"),
+        duration_s=kw.get("duration"),
+        connections=[int(x) for x in parse_floats(kw.get("connections"), "--connections") or []] or None,
+        intervals_s=parse_floats(kw.get("intervals"), "--intervals"),
+        detours=kw.get("detours"),
+        per_core=bool(kw.get("per_core")),
+        ppn=kw.get("ppn"),
+        hosts=max(1, n_hosts),
+        inject=inject,
+        train=kw.get("train") or 16,
+    )
+    out = kw.get("out")
+    if out is None:
+        if kw.get("resume"):
+            raise CloudnoiseError("--resume needs --out CAMPAIGN_DIR")
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        out = Path(f"cloudnoise-campaign-{stamp}")
+    labels = parse_labels(kw.get("labels") or ())
+    mpi = find_mpi(kw.get("mpicc"), kw.get("mpiexec"))
+    request = Request(
+        experiment=experiment,
+        options=options,
+        launch=LaunchSpec(kw.get("launcher") or "mpiexec", hosts, kw.get("hostfile"), kw.get("ppn")),
+        out=out,
+        labels=labels,
+        resume=bool(kw.get("resume")),
+        timeout_s=kw.get("timeout"),
+    )
+    try:
+        campaign, summary = execute(request, mpi)
+    except OSError as err:
+        raise CloudnoiseError(
+            f"cannot write the campaign in {out}: {err.strerror or err} (disk full or read-only?)",
+            EXIT_RUNTIME) from err
+    emit(experiment, campaign, summary, as_json=bool(kw.get("as_json")))
+
+
+@click.group()
+def measure() -> None:
+    """Measure latency, bandwidth, connections, burstiness, network noise and
+    OS noise with MPI probes, keeping every sample in a campaign directory."""
+
+
+def _command(name: str, help_text: str, extra: list[Callable[..., Any]] | None = None) -> None:
+    def run(**kw: Any) -> None:
+        _run(name, kw)
+
+    run.__doc__ = help_text
+    cmd = _common(run)
+    for opt in reversed(extra or []):
+        cmd = opt(cmd)
+    measure.command(name)(cmd)
+
+
+_connections = click.option("--connections", help="Concurrent pairs to use, comma separated (1,2,4,8,16).")
+_command("latency", "Ping-pong RTT/2 per message size (default 1 B .. 16 MiB, 1000 iterations).")
+_command("bandwidth", "Ping-pong bandwidth (size / RTT/2) per message size.")
+_command("connections", "N pairs each ping-ponging size/N concurrently (paper Fig. 1).", [_connections])
+_command("bidirectional", "Two simultaneous ping-pongs, one started from each side (Fig. 3).")
+_command("burst", "1 MiB ping-pongs with inter-message intervals from 0 to 1 s (Fig. 4).",
+         [click.option("--intervals", help="Inter-message intervals in seconds, comma separated.")])
+_command("latency-noise", "1-byte ping-pong for --duration seconds, every sample timestamped (Fig. 9-10).")
+_command("bandwidth-noise", "Saturating-size ping-pong for --duration seconds (Fig. 11-12).", [_connections])
+_command("os-noise", "Selfish detour: iterations above 9 x t_min, written as an OS-noise trace (Fig. 8).", [
+    click.option("--detours", type=int, help="Stop after this many detours (default 100000; 0: no limit)."),
+    click.option("--per-core", is_flag=True, help="One rank per core."),
+    click.option("--inject-detour", hidden=True, help="Tests: PERIOD_US:DURATION_US of injected noise."),
+])
+_command("loggp", "Estimate LogGP(S) parameters L, o, g, G, O from ping-pongs and send trains.", [
+    click.option("--train", type=int, help="Back-to-back messages per train (default 16)."),
+])

@@ -1,0 +1,404 @@
+"""Carry out an experiment's plan into a campaign, resumably.
+
+For each run of the plan the runner works out what is still missing (from
+the raw files already in the campaign: samples per size, seconds measured,
+detours seen), launches the probe for just that as a new part, and keeps the
+metadata current. Ctrl-C, SIGTERM, a failed or hung launch: the samples
+already on disk are converted, the experiment is marked incomplete, and
+``--resume`` later continues with the missing part only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
+from cloudnoise.measure import loggp, osnoise, tables
+from cloudnoise.measure.campaign import Campaign, utc_now, write_json
+from cloudnoise.measure.experiments import Options, Run, Unit, plan
+from cloudnoise.measure.launcher import LaunchSpec, build_command, supervise
+from cloudnoise.measure.mpi import MpiInstallation
+from cloudnoise.measure.probes import build_probe
+from cloudnoise.measure.samples import (
+    KIND_RECV_CALL,
+    KIND_RTT,
+    count_records,
+    read_info,
+    read_records,
+)
+
+MIN_REMAINING_S = 1.0  # a duration run this close to its end counts as done
+
+
+@dataclass
+class Request:
+    """Everything `cloudnoise measure <experiment>` was asked to do."""
+
+    experiment: str
+    options: Options
+    launch: LaunchSpec
+    out: Path
+    labels: dict[str, str]
+    resume: bool = False
+    timeout_s: float | None = None
+    stall_s: float = 120.0
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """`kill` stops a measurement like Ctrl-C does: samples are kept."""
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _loggp_reps(iterations: int) -> int:
+    return iterations // 4 if iterations // 4 > 10 else 10
+
+
+def remaining(campaign: Campaign, name: str, index: int, run: Run) -> Run | None:
+    """What is left of ``run``: a Run of the missing work, or None when done."""
+    parts = campaign.parts(name, index)
+    if not parts:
+        return run
+    infos = [read_info(p.parent / f"{p.name}.rank0.info") for p in parts]
+    rank0 = [read_records(p.parent / f"{p.name}.rank0.bin") for p in parts]
+    if run.mode == "detour":
+        if any(i.get("complete") == "1" for i in infos):
+            return None
+        spent = sum(osnoise.part_span_ns(i, r) for i, r in zip(infos, rank0)) / 1e9
+        seen = sum(len(r) for r in rank0)
+        left_s = run.duration_s - spent if run.duration_s > 0 else 0.0
+        left_n = run.detours - seen if run.detours > 0 else 0
+        if (run.duration_s > 0 and left_s < MIN_REMAINING_S) or (run.detours > 0 and left_n <= 0):
+            return None
+        return Run(**{**run.__dict__, "duration_s": max(left_s, 0.0), "detours": max(left_n, 0)})
+    if run.duration_s > 0:
+        spent = 0.0
+        for rec in rank0:
+            rtt = rec[rec["kind"] == KIND_RTT]
+            if len(rtt):
+                spent += (rtt["t_ns"].max() + rtt["value_ns"][-1] - rtt["t_ns"].min()) / 1e9
+        left = run.duration_s - spent
+        if left < MIN_REMAINING_S:
+            return None
+        return Run(**{**run.__dict__, "duration_s": left})
+    if run.mode == "loggp":
+        rank1 = np.concatenate([read_records(p.parent / f"{p.name}.rank1.bin") for p in parts])
+        units = []
+        for u in run.units:
+            got = np.count_nonzero((rank1["kind"] == KIND_RECV_CALL) & (rank1["size_bytes"] == u.size))
+            if got < _loggp_reps(u.iterations):
+                units.append(u)
+        return Run(**{**run.__dict__, "units": units}) if units else None
+    allrec = np.concatenate(rank0)
+    rtt = allrec[(allrec["kind"] == KIND_RTT) & (allrec["stream"] == 0)]
+    units = []
+    for u in run.units:
+        got = int(np.count_nonzero((rtt["size_bytes"] == u.size) & (rtt["param"] == u.interval_ns)))
+        if got < u.iterations:
+            units.append(Unit(u.size, u.interval_ns, u.iterations - got))
+    return Run(**{**run.__dict__, "units": units}) if units else None
+
+
+def probe_argv(binary: Path, run: Run, prefix: Path) -> list[str]:
+    """The probe's command line for one launch."""
+    if run.mode == "detour":
+        argv = [str(binary), "--out", str(prefix), "--detours", str(run.detours),
+                "--duration", repr(float(run.duration_s))]
+        if run.inject:
+            argv += ["--inject-period-us", repr(run.inject[0]), "--inject-duration-us", repr(run.inject[1])]
+        return argv
+    join = lambda xs: ",".join(str(int(x)) for x in xs)  # noqa: E731
+    argv = [str(binary), "--mode", run.mode, "--out", str(prefix),
+            "--sizes", join(u.size for u in run.units),
+            "--intervals", join(u.interval_ns for u in run.units),
+            "--iterations", join(u.iterations for u in run.units),
+            "--warmup", str(run.warmup)]
+    if run.duration_s > 0:
+        argv += ["--duration", repr(float(run.duration_s))]
+    if run.split:
+        argv.append("--split")
+    if run.mode == "loggp":
+        argv += ["--train", str(run.extra.get("train", 16))]
+    return argv
+
+
+def resolve_auto(campaign: Campaign, name: str, runs: list[Run], index: int) -> None:
+    """Fill in the size / connections a sweep was to pick (bandwidth-noise):
+    the number of connections with the highest peak bandwidth, and the
+    smallest size reaching 95 % of that peak."""
+    run = runs[index]
+    if run.units[0].size and run.ranks:
+        return
+    sweeps = [i for i, r in enumerate(runs) if r.role == "sweep"]
+    data = tables.collect(campaign, name, runs)
+    view = [Run(**{**r.__dict__, "role": "measure" if i in sweeps else "skip"}) for i, r in enumerate(runs)]
+    rows = tables.pingpong_rows(data, view, "bandwidth-noise")
+    if not rows:
+        raise CloudnoiseError("the bandwidth sweep measured nothing; see the logs in the campaign", EXIT_RUNTIME)
+    best = max(rows, key=lambda r: r["bandwidth_gbps"])
+    pairs = best.get("connections", runs[sweeps[0]].pairs) if run.ranks == 0 else run.pairs
+    mine = [r for r in rows if r.get("connections", pairs) == pairs]
+    peak = max(r["bandwidth_gbps"] for r in mine)
+    size = run.units[0].size or min(r["size_bytes"] for r in mine if r["bandwidth_gbps"] >= 0.95 * peak)
+    run.units[0].size = int(size)
+    run.ranks = 2 * int(pairs)
+    if run.extra.get("ppn_per_pair"):
+        run.ppn = int(pairs)
+
+
+class _Bar:
+    """A rich progress bar with time left, on stderr, only on a terminal."""
+
+    def __init__(self) -> None:
+        self.console = Console(stderr=True)
+        self.progress = Progress(
+            TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+            TextColumn("time left"), TimeRemainingColumn(), console=self.console,
+            disable=not self.console.is_terminal, transient=True,
+        )
+
+    def __enter__(self) -> "_Bar":
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(*exc)  # type: ignore[arg-type]
+
+
+def _expected_samples(run: Run) -> int:
+    if run.mode == "loggp":
+        return sum(u.iterations + _loggp_reps(u.iterations) * (1 + int(run.extra.get("train", 16)))
+                   for u in run.units)
+    return sum(u.iterations for u in run.units)
+
+
+def _kill_stale(exp: dict[str, Any]) -> None:
+    """A measurement whose cloudnoise was killed -9 may still be running:
+    stop it before resuming (its samples so far are kept)."""
+    pgid = exp.get("active_pgid")
+    if not pgid:
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(int(pgid), sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        print(f"cloudnoise: stopping the earlier launch (process group {pgid}) before resuming",
+              file=sys.stderr)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(int(pgid), 0)
+            except (ProcessLookupError, PermissionError):
+                break
+            time.sleep(0.1)
+        else:
+            continue
+        break
+    exp["active_pgid"] = None
+
+
+def execute(req: Request, mpi: MpiInstallation) -> tuple[Campaign, dict[str, Any]]:
+    """Measure ``req.experiment`` into ``req.out``; returns the campaign and the
+    experiment's summary (see :func:`finalize`)."""
+    campaign = Campaign(req.out)
+    name = req.experiment
+    exp = campaign.experiment(name)
+    if exp is not None and not req.resume:
+        raise CloudnoiseError(
+            f"{req.out} already holds a {name} measurement; pass --resume to continue it "
+            "or choose another --out"
+        )
+    if exp is None:
+        if req.resume and campaign.meta_path.exists() is False:
+            raise CloudnoiseError(f"nothing to resume: {req.out} is not a campaign")
+        runs = plan(name, req.options, os.cpu_count() or 1)
+        exp = {
+            "plan": [r.as_dict() for r in runs],
+            "launch": req.launch.as_dict(),
+            "launches": [],
+            "start_time": utc_now(),
+            "end_time": None,
+            "complete": False,
+        }
+        campaign.meta.setdefault("experiments", {})[name] = exp
+    else:
+        runs = [Run.from_dict(r) for r in exp["plan"]]
+        _kill_stale(exp)
+    campaign.meta["labels"] = {"distance": "unknown", **campaign.meta.get("labels", {}), **req.labels}
+    campaign.meta["mpi"] = {**campaign.meta.get("mpi", {}), **mpi.as_dict()}
+    campaign.root.mkdir(parents=True, exist_ok=True)
+    campaign.save()
+
+    binaries = {probe: build_probe(probe, mpi) for probe in {r.probe for r in runs}}
+    interrupted: BaseException | None = None
+    try:
+        with _sigterm_as_interrupt(), _Bar() as bar:
+            for index, run in enumerate(runs):
+                if run.role == "skip":
+                    continue
+                if not run.units[0].size and run.mode != "detour" or not run.ranks:
+                    resolve_auto(campaign, name, runs, index)
+                    exp["plan"] = [r.as_dict() for r in runs]
+                todo = remaining(campaign, name, index, run)
+                if todo is None:
+                    continue
+                part = len(campaign.parts(name, index))
+                prefix = campaign.prefix(name, index, part)
+                prefix.parent.mkdir(parents=True, exist_ok=True)
+                cmd = build_command(mpi, req.launch, todo.ranks,
+                                    probe_argv(binaries[todo.probe], todo, prefix), ppn=todo.ppn,
+                                    bind_core=bool(todo.extra.get("bind_core")))
+                launch = {"run": index, "part": part, "command": cmd, "start": utc_now(), "end": None}
+                exp["launches"].append(launch)
+                desc = f"{name} run {index + 1}/{len(runs)}"
+                timed = todo.duration_s > 0
+                total = todo.duration_s if timed else max(1, _expected_samples(todo))
+                task = bar.progress.add_task(desc, total=total)
+                first_bin = prefix.parent / f"{prefix.name}.rank0.bin"
+                started = [0.0]
+
+                def progress() -> int:
+                    n = count_records(first_bin)
+                    if timed:
+                        if not started[0]:
+                            started[0] = time.monotonic()
+                        bar.progress.update(task, completed=min(total, time.monotonic() - started[0]))
+                    else:
+                        bar.progress.update(task, completed=min(total, n))
+                    return n
+
+                def on_start(pid: int) -> None:
+                    exp["active_pgid"] = pid
+                    campaign.save()
+
+                stall = max(req.stall_s, todo.duration_s + req.stall_s) if timed else req.stall_s
+                try:
+                    supervise(cmd, campaign.exp_dir(name) / "logs" / f"{prefix.name}.log",
+                              progress, on_start=on_start, stall_s=stall, timeout_s=req.timeout_s)
+                finally:
+                    launch["end"] = utc_now()
+                    exp["active_pgid"] = None
+                    bar.progress.remove_task(task)
+                    campaign.save()
+    except (KeyboardInterrupt, CloudnoiseError) as err:
+        interrupted = err
+    summary = finalize(campaign, name, runs)
+    exp["complete"] = interrupted is None and all(
+        remaining(campaign, name, i, r) is None for i, r in enumerate(runs) if r.role != "skip")
+    exp["end_time"] = utc_now()
+    campaign.save()
+    if interrupted is not None:
+        kept = summary.get("samples", 0)
+        note = f"kept {kept} samples in {req.out} (incomplete); continue with the same command and --resume"
+        if isinstance(interrupted, CloudnoiseError):
+            if kept:
+                raise CloudnoiseError(f"{interrupted}; {note}", interrupted.exit_code) from interrupted
+        else:
+            print(f"cloudnoise: {note}", file=sys.stderr)
+        raise interrupted
+    return campaign, summary
+
+
+def _update_campaign_facts(campaign: Campaign, name: str) -> None:
+    """Hosts, MPI library and timer, as the probe ranks reported them."""
+    hosts: set[str] = set()
+    timer: dict[str, Any] = {}
+    library = None
+    for info_path in sorted((campaign.exp_dir(name) / "raw").glob("*.rank*.info")):
+        info = read_info(info_path)
+        hosts.add(info.get("host", "unknown"))
+        library = library or info.get("mpi_library")
+        if not timer and "timer" in info:
+            timer = {
+                "name": info["timer"],
+                "resolution_ns": float(info.get("timer_resolution_ns", 0)),
+                "clock_getres_ns": float(info.get("timer_getres_ns", 0)),
+                "overhead_ns": float(info.get("timer_overhead_ns", 0)),
+            }
+    campaign.meta["hosts"] = sorted(hosts | set(campaign.meta.get("hosts", [])))
+    if library:
+        campaign.meta.setdefault("mpi", {})["library"] = library
+    if timer:
+        campaign.meta["timer"] = timer
+
+
+def finalize(campaign: Campaign, name: str, runs: list[Run]) -> dict[str, Any]:
+    """Convert the raw samples to Parquet and compute the summary; returns
+    the experiment's summary (also written to <experiment>/summary.json)."""
+    _update_campaign_facts(campaign, name)
+    exp_dir = campaign.exp_dir(name)
+    summary: dict[str, Any] = {"experiment": name, "campaign": str(campaign.root)}
+    if not (exp_dir / "raw").exists():
+        summary.update(results=[], samples=0)
+        return summary
+    data = tables.collect(campaign, name, runs)
+    tables.write_parquet(data, exp_dir / "samples.parquet", name)
+    summary["samples"] = int(len(data["value_ns"]))
+    if name == "os-noise":
+        traces = osnoise.traces(campaign, name)
+        for rank, entry in traces.items():
+            osnoise.write_trace(exp_dir / f"os_noise.rank{rank}.trace", rank, entry,
+                                campaign.meta.get("labels", {}))
+        if 0 in traces:
+            osnoise.write_trace(exp_dir / "os_noise.trace", 0, traces[0], campaign.meta.get("labels", {}))
+        summary["results"] = osnoise.summary_rows(traces)
+        summary["trace"] = str(exp_dir / "os_noise.trace")
+    elif name == "loggp":
+        fit = loggp.fit(data)
+        summary["loggp"] = fit
+        summary["results"] = fit.get("per_size", [])
+    else:
+        summary["results"] = tables.pingpong_rows(data, runs, name)
+        summary["table2"] = tables.table2(data, runs, name)
+    write_json(exp_dir / "summary.json", summary)
+    _write_campaign_summary(campaign, name, summary)
+    return summary
+
+
+def _write_campaign_summary(campaign: Campaign, name: str, summary: dict[str, Any]) -> None:
+    """CAMPAIGN/summary.json: Table II over all experiments measured so far.
+    Latency comes from latency-noise when there is one (the paper's source),
+    else from latency; bandwidth from bandwidth-noise, else bandwidth."""
+    path = campaign.root / "summary.json"
+    try:
+        whole = json.loads(path.read_text())
+    except (OSError, ValueError):
+        whole = {}
+    per = whole.setdefault("experiments", {})
+    per[name] = summary.get("table2") or ({"loggp": summary["loggp"]} if "loggp" in summary else {})
+    row: dict[str, Any] = {}
+    for source in ("latency", "bidirectional", "connections", "latency-noise"):
+        t = per.get(source) or {}
+        if "min_latency_us" in t:
+            row.update({k: t[k] for k in ("min_latency_us", "mean_latency_us", "latency_normalized")})
+            row["latency_from"] = source
+    for source in ("latency", "connections", "bandwidth", "bandwidth-noise"):
+        t = per.get(source) or {}
+        if "max_bandwidth_gbps" in t:
+            row.update({k: t[k] for k in ("max_bandwidth_gbps", "mean_bandwidth_gbps", "bandwidth_normalized")})
+            row["bandwidth_from"] = source
+    whole["table2"] = row
+    whole["labels"] = campaign.meta.get("labels", {})
+    write_json(path, whole)

@@ -1,0 +1,224 @@
+"""Turn a measurement campaign into a system profile (``cloudnoise model build``).
+
+The profile is written in the ``cloudnoise-profile/1`` format owned by
+``cloudnoise.model.profile`` (docs/profile-format.md): one JSON file plus the
+noise data it names, next to it, by relative path. What comes from where:
+
+* ``loggops``: the ``loggp`` experiment's fit (measured). Without one, it is
+  reconstructed the way the built-in profiles are: o = 10 % of the minimum
+  latency, L = min latency - 2o, g = o, G = 8 / max bandwidth [Gb/s] ns/B,
+  O = 0, S = 65535 B.
+* ``latency_noise``: samples of the excess of RTT/2 over its minimum (ns),
+  from ``latency-noise`` (else the smallest size of ``latency``), written to
+  ``<profile>.latency_noise.parquet`` column ``excess_ns``.
+* ``bandwidth_noise``: samples of the bandwidth as a fraction of its maximum,
+  from ``bandwidth-noise`` (else the best size of ``bandwidth``/``latency``),
+  ``<profile>.bandwidth_noise.parquet`` column ``fraction``.
+* ``os_noise``: the ``os-noise`` selfish-detour trace, copied to
+  ``<profile>.os_noise.trace``.
+* ``table2``: the campaign's Table II figures, under the node distance its
+  ``distance`` label names (same rack when unknown, said in the source).
+
+The dict is built here rather than through the profile dataclasses so this
+module works on its own; when ``cloudnoise.model.profile`` is importable the
+result is validated by loading it back.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from cloudnoise.errors import CloudnoiseError
+
+FORMAT = "cloudnoise-profile/1"
+DEFAULT_S = 65535
+
+
+def _measured(source: str) -> dict[str, str]:
+    return {"kind": "measured", "source": source}
+
+
+def _one_way_ns(campaign: Path, experiment: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(size_bytes, RTT/2 ns) of an experiment's ping-pong samples, measuring runs only."""
+    path = campaign / experiment / "samples.parquet"
+    if not path.exists():
+        return None
+    table = pq.read_table(path, columns=["kind", "size_bytes", "value_ns", "run"])
+    kinds = table.column("kind").cast(pa.string())
+    is_rtt = pc.equal(kinds, "rtt").to_numpy(zero_copy_only=False)
+    meta = json.loads((campaign / "metadata.json").read_text())
+    plan = meta.get("experiments", {}).get(experiment, {}).get("plan", [])
+    measuring = [i for i, run in enumerate(plan) if run.get("role", "measure") == "measure"]
+    runs = table.column("run").to_numpy()
+    keep = is_rtt & np.isin(runs, measuring)
+    return table.column("size_bytes").to_numpy()[keep], table.column("value_ns").to_numpy()[keep] / 2.0
+
+
+def _latency_samples(campaign: Path) -> tuple[np.ndarray, str] | None:
+    for exp in ("latency-noise", "latency"):
+        got = _one_way_ns(campaign, exp)
+        if got is not None and len(got[1]):
+            sizes, half = got
+            sel = sizes == sizes.min()
+            return half[sel], f"{exp} ({int(sizes.min())} B ping-pongs)"
+    return None
+
+
+def _bandwidth_samples(campaign: Path) -> tuple[np.ndarray, str] | None:
+    for exp in ("bandwidth-noise", "bandwidth", "latency"):
+        got = _one_way_ns(campaign, exp)
+        if got is None or not len(got[1]):
+            continue
+        sizes, half = got
+        best, best_bw = None, 0.0
+        for s in np.unique(sizes):
+            bw = s * 8.0 / half[sizes == s].min()
+            if bw > best_bw:
+                best, best_bw = s, bw
+        if best is None or (exp == "latency" and best < 65536):
+            continue
+        return best * 8.0 / half[sizes == best], f"{exp} ({int(best)} B ping-pongs)"
+    return None
+
+
+def _write_column(path: Path, name: str, values: np.ndarray) -> None:
+    pq.write_table(pa.table({name: pa.array(values, pa.float64())}), path, compression="zstd")
+
+
+def build_profile(
+    campaign: Path,
+    out: Path,
+    name: str | None = None,
+    on_demand_price: float | None = None,
+    committed_price: float | None = None,
+) -> dict[str, Any]:
+    """Write the profile for ``campaign`` to ``out`` (and its data files next
+    to it); returns the profile dict."""
+    meta_path = campaign / "metadata.json"
+    if not meta_path.exists():
+        raise CloudnoiseError(f"{campaign} is not a campaign (no metadata.json); measure with cloudnoise measure --out")
+    meta = json.loads(meta_path.read_text())
+    summary_path = campaign / "summary.json"
+    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
+    labels: dict[str, str] = meta.get("labels", {})
+    t2 = summary.get("table2", {})
+    experiments = meta.get("experiments", {})
+    if not experiments:
+        raise CloudnoiseError(f"{campaign} holds no measurement yet; run cloudnoise measure first")
+    incomplete = sorted(n for n, e in experiments.items() if not e.get("complete"))
+    where = f"campaign {campaign.resolve().name}"
+    if incomplete:
+        where += f" (incomplete: {', '.join(incomplete)})"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
+    profile_name = name or labels.get("system") or campaign.resolve().name
+
+    loggp_path = campaign / "loggp" / "summary.json"
+    if loggp_path.exists():
+        fit = json.loads(loggp_path.read_text()).get("loggp", {})
+        loggops = {
+            "provenance": _measured(
+                f"{where}: loggp fit (ping-pongs, send trains, receive overheads; "
+                f"R^2 eager {fit.get('r2_eager', float('nan')):.3f}, rendezvous {fit.get('r2_rendezvous', float('nan')):.3f})"),
+            "L": float(fit["L"]), "o": float(fit["o"]), "g": float(fit["g"]),
+            "G": float(fit["G"]), "O": float(fit["O"]), "S": int(fit["S"]) or DEFAULT_S,
+        }
+    elif "min_latency_us" in t2 and "max_bandwidth_gbps" in t2:
+        min_ns = t2["min_latency_us"] * 1e3
+        o = 0.1 * min_ns
+        loggops = {
+            "provenance": {"kind": "reconstructed", "source": (
+                f"{where}: no loggp run; from the measured min latency and max bandwidth as the built-ins: "
+                "o = 10% of min latency, L = min - 2o, g = o, G = 8 / max Gb/s, O = 0, S = 65535 B")},
+            "L": min_ns - 2 * o, "o": o, "g": o, "G": 8.0 / t2["max_bandwidth_gbps"], "O": 0.0, "S": DEFAULT_S,
+        }
+    else:
+        raise CloudnoiseError(
+            f"{campaign} has neither a loggp run nor latency and bandwidth figures; "
+            "run cloudnoise measure loggp (or latency and bandwidth) into it first")
+
+    distance = labels.get("distance", "unknown")
+    figures = {
+        "min_latency_us": t2.get("min_latency_us"),
+        "mean_latency_us": t2.get("mean_latency_us"),
+        "max_bandwidth_gbit_s": t2.get("max_bandwidth_gbps"),
+        "mean_bandwidth_gbit_s": t2.get("mean_bandwidth_gbps"),
+    }
+    table2 = {"provenance": _measured(
+        f"{where}: latency from {t2.get('latency_from', 'n/a')}, bandwidth from {t2.get('bandwidth_from', 'n/a')}"
+        + ("; node distance unknown, filed under same rack" if distance == "unknown" else ""))}
+    table2["different_racks" if distance == "different-racks" else "same_rack"] = figures
+
+    profile: dict[str, Any] = {
+        "format": FORMAT,
+        "name": profile_name,
+        "description": f"Measured by cloudnoise {meta.get('cloudnoise_version', '')} on "
+                       f"{', '.join(meta.get('hosts', [])) or 'unknown hosts'} "
+                       f"({meta.get('mpi', {}).get('library', 'MPI')})",
+        "labels": [f"{k}={v}" for k, v in sorted(labels.items())],
+        "hardware": {
+            "provenance": _measured(f"{where}: metadata of the launching host"),
+            **({"instance_type": labels["instance"]} if labels.get("instance") else {}),
+            "cpu": meta.get("cpu_model"),
+            "os": meta.get("os"),
+        },
+        "prices": {
+            "provenance": {"kind": "published", "source": (
+                "given to cloudnoise model build" if on_demand_price is not None or committed_price is not None
+                else "not given to cloudnoise model build (pass --on-demand-price / --committed-price)")},
+            "currency": "USD",
+            "committed_per_node_hour": committed_price,
+            "on_demand_per_node_hour": on_demand_price,
+        },
+        "table2": table2,
+        "loggops": loggops,
+    }
+
+    lat = _latency_samples(campaign)
+    if lat is not None:
+        half, src = lat
+        file = f"{stem}.latency_noise.parquet"
+        _write_column(out.parent / file, "excess_ns", half - half.min())
+        profile["latency_noise"] = {
+            "provenance": _measured(f"{where}: {src}, RTT/2 minus its minimum, every sample"),
+            "samples": file, "column": "excess_ns",
+        }
+    bw = _bandwidth_samples(campaign)
+    if bw is not None:
+        gbps, src = bw
+        file = f"{stem}.bandwidth_noise.parquet"
+        _write_column(out.parent / file, "fraction", gbps / gbps.max())
+        profile["bandwidth_noise"] = {
+            "provenance": _measured(f"{where}: {src}, bandwidth over its maximum, every sample"),
+            "samples": file, "column": "fraction",
+        }
+    trace = campaign / "os-noise" / "os_noise.trace"
+    if trace.exists():
+        file = f"{stem}.os_noise.trace"
+        shutil.copyfile(trace, out.parent / file)
+        profile["os_noise"] = {"provenance": _measured(f"{where}: selfish detour, rank 0"), "trace": file}
+
+    profile["hardware"] = {k: v for k, v in profile["hardware"].items() if v is not None}
+    out.write_text(json.dumps(profile, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _validate(out)
+    return profile
+
+
+def _validate(path: Path) -> None:
+    """Load the profile back with the format's own reader, when it is installed."""
+    try:
+        from cloudnoise.model.profile import load_profile  # type: ignore[import-not-found]
+    except ImportError:
+        return
+    profile = load_profile(path)
+    profile.latency_distribution()
+    profile.bandwidth_distribution()
+    profile.os_noise_source()

@@ -1,0 +1,41 @@
+"""LogGP fitting and `cloudnoise model build` from a small real campaign."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from measure_support import mpi_or_skip, run, run_json
+
+
+def test_loggp_fit_and_profile(tmp_path):
+    mpi_or_skip()
+    camp = tmp_path / "campaign"
+    doc = run_json("measure", "loggp", "--sizes", "1,64,1K,4K,16K,64K,256K", "--iterations", "200",
+                   "--out", str(camp), "--label", "system=ci", "--label", "distance=same-rack")
+    fit = doc["loggp"]
+    for key in ("L", "o", "g", "G", "O", "S"):
+        assert math.isfinite(fit[key]) and fit[key] >= 0, key
+    assert fit["o_s"] > 0 and fit["G"] > 0
+    assert "r2_eager" in fit and "r2_rendezvous" in fit
+    assert len(fit["per_size"]) == 7 and all("residual" in r for r in fit["per_size"])
+
+    assert run("measure", "latency-noise", "--duration", "2", "--out", str(camp)).returncode == 0
+    assert run("measure", "os-noise", "--duration", "1", "--out", str(camp)).returncode == 0
+    out = tmp_path / "profiles" / "ci.json"
+    proc = run("model", "build", str(camp), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    profile = json.loads(out.read_text())
+    assert profile["format"] == "cloudnoise-profile/1" and profile["name"] == "ci"
+    assert profile["loggops"]["provenance"]["kind"] == "measured"
+    assert profile["loggops"]["L"] == fit["L"]
+    assert (out.parent / profile["latency_noise"]["samples"]).exists()
+    assert (out.parent / profile["os_noise"]["trace"]).exists()
+    assert profile["table2"]["same_rack"]["min_latency_us"] > 0
+    assert "distance=same-rack" in profile["labels"]
+
+
+def test_model_build_needs_a_campaign(tmp_path):
+    proc = run("model", "build", str(tmp_path), "-o", str(tmp_path / "p.json"))
+    assert proc.returncode == 2
+    assert "not a campaign" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,0 +1,90 @@
+"""Pure-Python pieces of `cloudnoise measure`: no MPI needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.measure import tables
+from cloudnoise.measure.cli import parse_labels, parse_size
+from cloudnoise.measure.experiments import Options, Run, Unit, plan
+from cloudnoise.measure.launcher import LaunchSpec, build_command
+from cloudnoise.measure.mpi import MpiInstallation
+from cloudnoise.measure.samples import RECORD, read_records
+
+
+def _mpi(flavor: str) -> MpiInstallation:
+    return MpiInstallation(Path("/x/mpicc"), Path("/x/mpiexec"), flavor, "test", "v")
+
+
+def test_parse_size():
+    assert parse_size("1") == 1
+    assert parse_size("64K") == 65536
+    assert parse_size("16MiB") == 16 << 20
+    with pytest.raises(CloudnoiseError):
+        parse_size("big")
+
+
+def test_labels_validate_distance():
+    assert parse_labels(("system=aws", "distance=same-rack")) == {"system": "aws", "distance": "same-rack"}
+    with pytest.raises(CloudnoiseError):
+        parse_labels(("distance=far",))
+
+
+def test_launch_commands():
+    spec = LaunchSpec(hosts=["a", "b"], ppn=2)
+    cmd = build_command(_mpi("mpich"), spec, 4, ["probe", "--x"])
+    assert cmd == ["/x/mpiexec", "-n", "4", "-ppn", "2", "-hosts", "a,b", "probe", "--x"]
+    cmd = build_command(_mpi("openmpi"), spec, 4, ["probe"])
+    assert "--map-by" in cmd and "ppr:2:node" in cmd and "a:2,b:2" in cmd
+    cmd = build_command(_mpi("mpich"), LaunchSpec(launcher="srun"), 2, ["probe"])
+    assert cmd == ["srun", "-n", "2", "probe"]
+    tmpl = LaunchSpec(launcher="mpirun -np {ranks} --bind-to core {cmd}")
+    assert build_command(_mpi("openmpi"), tmpl, 2, ["probe", "a b"]) == [
+        "mpirun", "-np", "2", "--bind-to", "core", "probe", "a b"]
+    with pytest.raises(CloudnoiseError):
+        build_command(_mpi("mpich"), LaunchSpec(launcher="mpirun -np {nope} {cmd}"), 2, ["p"])
+
+
+def test_plans_follow_the_paper_defaults():
+    lat = plan("latency", Options(), 2)
+    assert [u.size for u in lat[0].units] == [1 << k for k in range(25)]
+    assert all(u.iterations == 1000 for u in lat[0].units)
+    conns = plan("connections", Options(ranks=32), 2)
+    assert [r.pairs for r in conns] == [1, 2, 4, 8, 16] and all(r.split for r in conns)
+    burst = plan("burst", Options(), 2)[0]
+    assert burst.units[0].size == 1 << 20 and burst.units[-1].interval_ns == 10**9
+    assert burst.warmup == 10 and burst.units[0].iterations == 20
+    with pytest.raises(CloudnoiseError):
+        plan("latency", Options(ranks=3), 2)
+
+
+def test_torn_record_is_dropped(tmp_path):
+    rec = np.zeros(3, dtype=RECORD)
+    rec["value_ns"] = [1, 2, 3]
+    path = tmp_path / "x.rank0.bin"
+    path.write_bytes(rec.tobytes()[:-10])
+    assert read_records(path)["value_ns"].tolist() == [1, 2]
+
+
+def test_concurrent_pairs_take_the_slowest_pair():
+    n = 4
+    data = {
+        "run": np.zeros(2 * n, np.int32), "part": np.zeros(2 * n, np.int32),
+        "rank": np.repeat([0, 1], n).astype(np.int32), "pairs": np.full(2 * n, 2, np.int32),
+        "kind": np.zeros(2 * n, np.int8), "size_bytes": np.full(2 * n, 1000),
+        "param": np.zeros(2 * n, np.int64), "stream": np.repeat([0, 1], n).astype(np.int32),
+        "iteration": np.tile(np.arange(n), 2), "t_ns": np.zeros(2 * n, np.int64),
+        "wall_ns": np.zeros(2 * n, np.int64),
+        "value_ns": np.array([100, 200, 300, 400, 400, 100, 100, 100], np.int64),
+        "host": np.array(["h"] * 2 * n, dtype=object),
+    }
+    runs = [Run("cn_pingpong", "pingpong", 4, [Unit(1000, 0, n)], split=True)]
+    rows = tables.pingpong_rows(data, runs, "connections")
+    assert rows[0]["samples"] == n and rows[0]["connections"] == 2
+    assert rows[0]["min_us"] == 0.1  # iterations' worst RTTs: 400 200 300 400 -> min 200 ns, /2
+    assert rows[0]["max_us"] == 0.2
+    assert np.isclose(rows[0]["bandwidth_gbps"], 1000 * 8 / 100)
