@@ -1,0 +1,74 @@
+"""Monte Carlo speed with noise, beside issue 4's reference figures.
+
+    python bench/bench_noise.py                      # the two cases at full size
+    python bench/bench_noise.py --scale 0.1          # a tenth of the repetitions
+
+Cases (2 threads, the machine's two cores):
+
+* 16384-rank 16 B dissemination, OS + network noise, 1000 repetitions.
+  LogGOPSim with an OS noise trace: 0.6-0.75 s per repetition, so over
+  10 minutes. Target: <= 10 s.
+* 1024-rank 16 MiB allreduce_ring, network noise, 100 repetitions.
+  Target: <= 30 s. (Program order: LogGOPSim's own order deadlocks it.)
+
+Noise: the built-in `azure-hpc` profile's latency and bandwidth models, and
+a synthetic OS noise trace of 1000 detours/s of 5 us (Fig. 8's "high
+frequency" cloud noise), 10 s long.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from cloudnoise import simulate
+from cloudnoise.model.os_noise import parse_os_noise_spec
+from cloudnoise.profiles.registry import resolve_profile
+from cloudnoise.schedules.patterns import CollectiveSpec, generate
+from cloudnoise.simulate.noise import noise_from_profile
+from cloudnoise.simulate.params import LogGOPS
+
+
+def run(name: str, spec: CollectiveSpec, reps: int, variant: str, order: str, target: str, reference: str) -> None:
+    profile = resolve_profile("azure-hpc")
+    params = LogGOPS.from_profile(profile)
+    noise = noise_from_profile(profile, seed=1)
+    noise.os_trace = parse_os_noise_spec("periodic:frequency=1000,duration=5us").trace(
+        10 * 10**9, np.random.default_rng(1)
+    )
+    t0 = time.perf_counter()
+    sched = generate(spec)
+    gen = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    r = simulate(sched, params=params, noise=noise, variant=variant, reps=reps, seed=1, threads=2, ready_order=order)
+    wall = time.perf_counter() - t0
+    events = r.events * reps
+    print(f"\n{name}: {reps} repetitions, noise={variant}, {order} order, 2 threads")
+    print(f"  generate {gen:.2f} s; simulate {wall:.2f} s = {wall / reps * 1e3:.1f} ms/repetition, "
+          f"{events / wall / 1e6:.1f} M events/s over both threads")
+    print(f"  completion median {np.median(r.max_end_ns) / 1e3:.1f} us, p99 {np.percentile(r.max_end_ns, 99) / 1e3:.1f} us")
+    print(f"  target {target}; reference {reference}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scale", type=float, default=1.0, help="fraction of the repetitions to run")
+    args = ap.parse_args()
+    print(f"machine: {os.cpu_count()} CPUs")
+    reps = max(1, round(1000 * args.scale))
+    run(
+        "16384-rank 16 B dissemination", CollectiveSpec(pattern="dissemination", ranks=16384, size=16),
+        reps, "both", "loggopsim", f"1000 reps <= 10 s (this run: {reps})", "LogGOPSim 0.6-0.75 s per repetition",
+    )
+    reps = max(1, round(100 * args.scale))
+    run(
+        "1024-rank 16 MiB allreduce_ring", CollectiveSpec(pattern="allreduce_ring", ranks=1024, size=16 * 2**20),
+        reps, "network", "program", f"100 reps <= 30 s (this run: {reps})", "LogGOPSim deadlocks on this schedule",
+    )
+
+
+if __name__ == "__main__":
+    main()
