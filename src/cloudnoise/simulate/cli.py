@@ -233,6 +233,14 @@ def to_json(results: dict[str, SimulationResult], noise: NoiseSetup) -> dict[str
     return out
 
 
+def _unit_for(ns: float) -> tuple[str, float]:
+    """A display unit for times around `ns` nanoseconds, and its size in ns."""
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return unit, scale
+    return "ns", 1.0
+
+
 def print_summary(results: dict[str, SimulationResult], noise: NoiseSetup, out: Path | None) -> None:
     """A readable summary: the run, then completion time per variant."""
     console = Console()
@@ -249,15 +257,17 @@ def print_summary(results: dict[str, SimulationResult], noise: NoiseSetup, out: 
     if first.reps == 1 and len(results) == 1:
         console.print(f"Completion time: [bold]{format_time_ps(float(first.max_end_ns[0]) * 1000)}[/] ({first.max_end_ns[0]} ns)")
     else:
-        table = Table(title=f"Completion time, {first.reps} repetitions per variant (seed {first.seed})")
-        for col in ("noise", "median", "95% CI of median", "IQR", "mean", "max", "vs none"):
+        all_ns = np.concatenate([np.asarray(r.max_end_ns, dtype=float) for r in results.values()])
+        unit, scale = _unit_for(float(np.median(all_ns)))
+        table = Table(title=f"Completion time ({unit}), {first.reps} repetitions per variant (seed {first.seed})")
+        for col in ("noise", "median", "95% CI", "q1", "q3", "mean", "max", "vs none"):
             table.add_column(col, justify="right", no_wrap=True)
         base = summarize(results["none"].max_end_ns).median if "none" in results else None
         for name, r in results.items():
             s = summarize(np.asarray(r.max_end_ns, dtype=float))
-            f = lambda ns: format_time_ps(ns * 1000)  # noqa: E731
+            f = lambda ns: f"{ns / scale:.4g}"  # noqa: E731
             table.add_row(
-                name, f(s.median), f"{f(s.median_ci_low)}..{f(s.median_ci_high)}", f"{f(s.q1)}..{f(s.q3)}",
+                name, f(s.median), f"{f(s.median_ci_low)}-{f(s.median_ci_high)}", f(s.q1), f(s.q3),
                 f(s.mean), f(s.max), f"{s.median / base:.2f}x" if base else "",
             )
         console.print(table)
