@@ -138,6 +138,7 @@ NB_MODULE(_engine, m) {
       .def_prop_ro("num_ops", &Schedule::num_ops)
       .def_prop_ro("num_cpus", &Schedule::num_cpus)
       .def_prop_ro("num_nics", &Schedule::num_nics)
+      .def_prop_ro("num_templates", &Schedule::num_templates)
       .def_prop_ro("memory_bytes", &Schedule::memory_bytes);
 
   m.def(

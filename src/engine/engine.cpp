@@ -17,7 +17,6 @@ int64_t unsigned_max(int64_t a, int64_t b) {
   return static_cast<uint64_t>(a) > static_cast<uint64_t>(b) ? a : b;
 }
 
-bool kind_before(const Op* ops, uint32_t a, uint32_t b) { return ops[a].kind < ops[b].kind; }
 
 }  // namespace
 
@@ -55,17 +54,13 @@ int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) {
 }
 
 void Engine::release_done(uint32_t op, uint32_t host) {
-  const Op& o = sched_.op(op);
-  const uint32_t* edges = sched_.edges();
-  for (uint32_t k = o.edge_begin + o.start_count, end = sched_.edge_end(op); k < end; ++k)
-    if (--deps_[edges[k]] == 0) pending_.push_back({host, edges[k]});
+  for (const uint32_t succ : sched_.done_successors(host, op))
+    if (--deps_[succ] == 0) pending_.push_back({host, succ});
 }
 
 void Engine::release_started(uint32_t op, uint32_t host) {
-  const Op& o = sched_.op(op);
-  const uint32_t* edges = sched_.edges();
-  for (uint32_t k = o.edge_begin, end = o.edge_begin + o.start_count; k < end; ++k)
-    if (--deps_[edges[k]] == 0) pending_.push_back({host, edges[k]});
+  for (const uint32_t succ : sched_.start_successors(host, op))
+    if (--deps_[succ] == 0) pending_.push_back({host, succ});
 }
 
 // Queues a host's newly executable ops. LogGOPSim sorts them by kind with
@@ -73,29 +68,31 @@ void Engine::release_started(uint32_t op, uint32_t host) {
 // with the same comparator yields the same order, so ties break alike.
 // ReadyOrder::Program sorts stably instead.
 void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
-  const Op* all = sched_.ops().data();
+  auto kind_before = [this, host](uint32_t a, uint32_t b) {
+    return sched_.template_op(host, a).kind < sched_.template_op(host, b).kind;
+  };
   if (ops.size() <= 16) {
     // libstdc++'s std::sort is a plain insertion sort up to 16 elements,
     // hence stable: the same order in both modes, without a call.
     for (size_t i = 1; i < ops.size(); ++i) {
       const uint32_t v = ops[i];
       size_t j = i;
-      for (; j > 0 && kind_before(all, v, ops[j - 1]); --j) ops[j] = ops[j - 1];
+      for (; j > 0 && kind_before(v, ops[j - 1]); --j) ops[j] = ops[j - 1];
       ops[j] = v;
     }
   } else if (order_ == ReadyOrder::LogGOPSim) {
-    std::sort(ops.begin(), ops.end(), [all](uint32_t a, uint32_t b) { return kind_before(all, a, b); });
+    std::sort(ops.begin(), ops.end(), kind_before);
   } else {
     // Stable by kind: sends, then receives, then calcs, each in program order.
     sorted_.clear();
     for (const OpKind k : {OpKind::Send, OpKind::Recv, OpKind::Calc})
       for (const uint32_t i : ops)
-        if (all[i].kind == k) sorted_.push_back(i);
+        if (sched_.template_op(host, i).kind == k) sorted_.push_back(i);
     ops.swap(sorted_);
   }
   ready_count_ += ops.size();
   for (const uint32_t i : ops) {
-    const Op& op = all[i];
+    const Op& op = sched_.template_op(host, i);
     const int64_t o_free = next_o(host, op.cpu);
     const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
     queue_.push({t, stamp_++, i, Event::pack(host, static_cast<EventKind>(op.kind))});
@@ -135,9 +132,10 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   noise_ = &noise;
   seed_ = seed;
   rep_ = repetition;
-  const auto ops = sched_.ops();
-  deps_.resize(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) deps_[i] = ops[i].num_deps;
+  deps_.resize(sched_.num_ops());
+  for (uint32_t r = 0; r < ranks_; ++r)
+    for (uint32_t i = sched_.rank_begin(r); i < sched_.rank_end(r); ++i)
+      deps_[i] = sched_.template_op(r, i).num_deps;
   ready_count_ = 0;
   host_state_.assign(static_cast<size_t>(ranks_) * stride_, 0);
   for (auto& q : posted_) q.clear();
@@ -146,7 +144,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   pending_.clear();
   stamp_ = 0;
   messages_ = 0;
-  if (noise.bandwidth_fraction) msg_G_fs_.assign(ops.size(), p_.G_fs);
+  if (noise.bandwidth_fraction) msg_G_fs_.assign(sched_.num_ops(), p_.G_fs);
   if (noise.os) {
     // Each rank starts reading the trace at a uniformly drawn offset; with
     // co-scheduling all ranks share the first draw.
@@ -161,7 +159,6 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
 
 RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
   reset(noise, seed, repetition);
-  const Op* ops = sched_.ops().data();
   const CounterRng latency_rng(seed, repetition, RngStream::Latency);
   const CounterRng bandwidth_rng(seed, repetition, RngStream::Bandwidth);
 
@@ -175,8 +172,8 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
   while (!queue_.empty()) {
     Event e = queue_.pop();
     const int64_t t = e.time;
-    const Op& op = ops[e.op];
-    const uint32_t h = e.host();
+    const uint32_t h = e.host();  // the op's owner (for a message: its sender)
+    const Op& op = sched_.template_op(h, e.op);
     switch (e.kind()) {
       case kEvCalc: {
         int64_t& o_free = next_o(h, op.cpu);
@@ -220,7 +217,8 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
       }
       case kEvRecv: {
         release_started(e.op, h);
-        const MatchEntry m = unexpected_[h].take(op.peer, op.tag);
+        const uint32_t source = sched_.peer_of(h, op);
+        const MatchEntry m = unexpected_[h].take(source, op.tag);
         if (m.op != MatchQueue::kNone) {
           if (op.amount > p_.S) {
             // Rendezvous: the waiting sender completes now. As in the
@@ -234,14 +232,14 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
           }
           release_done(e.op, h);
         } else {
-          posted_[h].push({op.peer, op.tag, e.op});
+          posted_[h].push({source, op.tag, e.op});
         }
         break;
       }
       case kEvMsg: {
         // h is the sender; the message is processed at the receiver with
         // the sender's cpu/nic indices, as in the reference.
-        const uint32_t r = op.peer;
+        const uint32_t r = sched_.peer_of(h, op);
         int64_t& o_free = next_o(r, op.cpu);
         int64_t& gr_free = next_gr(r, op.nic);
         const int64_t avail = std::max(o_free, gr_free);
@@ -292,17 +290,8 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
   return res;
 }
 
-uint32_t Engine::rank_of(uint32_t op) const {
-  uint32_t lo = 0, hi = ranks_;
-  while (hi - lo > 1) {
-    const uint32_t mid = (lo + hi) / 2;
-    if (sched_.rank_begin(mid) <= op) lo = mid; else hi = mid;
-  }
-  return lo;
-}
-
 std::string Engine::describe(uint32_t i) const {
-  const Op& op = sched_.op(i);
+  const Op op = sched_.op(i);
   auto who = [](uint32_t r) { return r == kAny ? std::string("-1") : std::to_string(r); };
   std::string s;
   switch (op.kind) {
@@ -317,7 +306,7 @@ std::string Engine::describe(uint32_t i) const {
       break;
   }
   const uint64_t line = sched_.line_of(i);
-  s += line ? " (line " + std::to_string(line) + ")" : " (op " + std::to_string(i - sched_.rank_begin(rank_of(i))) + ")";
+  s += line ? " (line " + std::to_string(line) + ")" : " (op " + std::to_string(i - sched_.rank_begin(sched_.rank_of(i))) + ")";
   return s;
 }
 

@@ -88,7 +88,6 @@ class Engine {
   int64_t bytes_time(uint64_t bytes, int64_t per_byte_fs) const;
   [[noreturn]] void report_deadlock() const;
   std::string describe(uint32_t op) const;
-  uint32_t rank_of(uint32_t op) const;
 
   const Schedule& sched_;
   LogGOPSParams p_;

@@ -158,7 +158,7 @@ void write_goal(const Schedule& sched, const ChunkWriter& out) {
     w.begin_rank(r);
     const uint32_t first = sched.rank_begin(r), last = sched.rank_end(r);
     for (uint32_t i = first; i < last; ++i) {
-      const Op& op = sched.op(i);
+      const Op op = sched.op(r, i);
       switch (op.kind) {
         case OpKind::Send:
           w.send(op.amount, op.peer, op.tag, op.cpu, op.nic);
@@ -178,9 +178,9 @@ void write_goal(const Schedule& sched, const ChunkWriter& out) {
     // Grouped by the op waited for: reading this back gives every op the
     // same successor lists, in the same order, as `sched`.
     for (uint32_t i = first; i < last; ++i)
-      for (uint32_t succ : sched.done_successors(i)) w.requires_done(succ - first, i - first);
+      for (uint32_t succ : sched.done_successors(r, i)) w.requires_done(succ - first, i - first);
     for (uint32_t i = first; i < last; ++i)
-      for (uint32_t succ : sched.start_successors(i)) w.requires_start(succ - first, i - first);
+      for (uint32_t succ : sched.start_successors(r, i)) w.requires_start(succ - first, i - first);
     w.end_rank();
   }
   w.flush();

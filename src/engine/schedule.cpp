@@ -8,7 +8,14 @@ namespace cloudnoise {
 
 uint64_t Schedule::memory_bytes() const {
   return ops_.capacity() * sizeof(Op) +
-         (rank_begin_.capacity() + edges_.capacity() + lines_.capacity()) * sizeof(uint32_t);
+         (rank_begin_.capacity() + rank_template_.capacity() + edges_.capacity() +
+          lines_.capacity()) *
+             sizeof(uint32_t);
+}
+
+uint32_t Schedule::rank_of(uint32_t i) const {
+  const auto it = std::upper_bound(rank_begin_.begin(), rank_begin_.end(), i);
+  return static_cast<uint32_t>(it - rank_begin_.begin()) - 1;
 }
 
 ScheduleBuilder::ScheduleBuilder(uint32_t num_ranks) : num_ranks_(num_ranks) {
@@ -35,7 +42,8 @@ void ScheduleBuilder::begin_rank(uint32_t rank) {
 uint32_t ScheduleBuilder::add(OpKind kind, uint64_t amount, uint32_t peer, uint32_t tag,
                               uint8_t cpu, uint8_t nic) {
   if (!in_rank_) throw ScheduleError("operation outside of a rank block", 0);
-  if (sched_.ops_.size() >= std::numeric_limits<uint32_t>::max() - 1)
+  if (static_cast<uint64_t>(sched_.rank_begin_.back()) + ops_in_rank() >=
+      std::numeric_limits<uint32_t>::max() - 1)
     throw ScheduleError("schedule has more than 4294967294 operations", 0);
   Op op;
   op.amount = amount;
@@ -94,8 +102,9 @@ void ScheduleBuilder::requires_start(uint32_t a, uint32_t b) {
 
 void ScheduleBuilder::set_line(uint64_t line) {
   auto& lines = sched_.lines_;
-  if (lines.size() < sched_.ops_.size()) lines.resize(sched_.ops_.size(), 0);
-  lines.back() = static_cast<uint32_t>(std::min<uint64_t>(line, 0xFFFFFFFFu));
+  const size_t global = sched_.rank_begin_.back() + ops_in_rank();  // one past the op just added
+  if (lines.size() < global) lines.resize(global, 0);
+  lines[global - 1] = static_cast<uint32_t>(std::min<uint64_t>(line, 0xFFFFFFFFu));
 }
 
 void ScheduleBuilder::end_rank() {
@@ -134,7 +143,8 @@ void ScheduleBuilder::end_rank() {
     if (seen != n) {
       uint32_t culprit = 0;
       while (counts_[culprit] == 0) ++culprit;
-      const uint64_t line = sched_.lines_.empty() ? 0 : sched_.lines_[cur_begin_ + culprit];
+      const size_t global = sched_.rank_begin_.back() + culprit;
+      const uint64_t line = global < sched_.lines_.size() ? sched_.lines_[global] : 0;
       throw ScheduleError("dependency cycle in rank " + std::to_string(cur_rank_) +
                               " involving operation " + std::to_string(culprit),
                           line);
@@ -155,12 +165,71 @@ void ScheduleBuilder::end_rank() {
     op.start_count = scratch_[2 * i + 1] - scratch_[2 * i];
   }
   edges.resize(first + start_pending_.size() + done_pending_.size());
-  for (const auto& e : start_pending_) edges[first + scratch_[2 * e.from]++] = cur_begin_ + e.to;
-  for (const auto& e : done_pending_) edges[first + scratch_[2 * e.from + 1]++] = cur_begin_ + e.to;
+  for (const auto& e : start_pending_) edges[first + scratch_[2 * e.from]++] = e.to;
+  for (const auto& e : done_pending_) edges[first + scratch_[2 * e.from + 1]++] = e.to;
   done_pending_.clear();
   start_pending_.clear();
-  sched_.rank_begin_.push_back(static_cast<uint32_t>(ops.size()));
+
+  // Peers relative to the rank, so ranks that differ only by where they sit
+  // in the ring share a template.
+  const uint32_t P = num_ranks_;
+  for (uint32_t i = 0; i < n; ++i) {
+    Op& op = ops[cur_begin_ + i];
+    if (op.kind != OpKind::Calc && op.peer != kAny) op.peer = op.peer >= cur_rank_ ? op.peer - cur_rank_ : op.peer + P - cur_rank_;
+  }
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001B3ull; h ^= h >> 29; };
+  for (uint32_t i = 0; i < n; ++i) {
+    const Op& op = ops[cur_begin_ + i];
+    mix(op.amount);
+    mix(uint64_t{op.peer} << 32 | op.tag);
+    mix(uint64_t{op.num_deps} << 32 | op.start_count);
+    mix(uint64_t{op.edge_begin - first} << 24 | uint64_t{static_cast<uint8_t>(op.kind)} << 16 |
+        uint64_t{op.cpu} << 8 | op.nic);
+  }
+  for (size_t k = first; k < edges.size(); ++k) mix(edges[k]);
+  const uint32_t twin = find_twin(cur_begin_, n, first, h);
+  if (twin != kAny) {
+    sched_.ops_.resize(cur_begin_);
+    edges.resize(first);
+    sched_.rank_template_.push_back(twin);
+  } else {
+    templates_by_hash_[h].push_back(cur_begin_);
+    sched_.rank_template_.push_back(cur_begin_);
+    ++sched_.num_templates_;
+  }
+  sched_.rank_begin_.push_back(sched_.rank_begin_.back() + n);
   in_rank_ = false;
+}
+
+// An existing template equal to the staged one at ops_[begin, begin+n) with
+// edges from `edge_begin`, or kAny.
+uint32_t ScheduleBuilder::find_twin(uint32_t begin, uint32_t n, uint32_t edge_begin,
+                                    uint64_t hash) const {
+  const auto it = templates_by_hash_.find(hash);
+  if (it == templates_by_hash_.end()) return kAny;
+  const auto& ops = sched_.ops_;
+  const auto& edges = sched_.edges_;
+  const uint32_t staged_edges = static_cast<uint32_t>(edges.size()) - edge_begin;
+  for (const uint32_t t : it->second) {
+    // A candidate may be longer than n ops (a hash collision): then its
+    // first n ops, if equal with edges among themselves, serve as well.
+    if (t + n > begin) continue;
+    const uint32_t t_edges = ops[t].edge_begin;
+    const uint32_t t_edge_end = t + n < ops.size() ? ops[t + n].edge_begin : edge_begin;
+    if (t_edge_end - t_edges != staged_edges) continue;
+    bool same = true;
+    for (uint32_t i = 0; i < n && same; ++i) {
+      const Op& a = ops[t + i];
+      const Op& b = ops[begin + i];
+      same = a.amount == b.amount && a.peer == b.peer && a.tag == b.tag && a.num_deps == b.num_deps &&
+             a.kind == b.kind && a.cpu == b.cpu && a.nic == b.nic &&
+             a.start_count == b.start_count && a.edge_begin - t_edges == b.edge_begin - edge_begin;
+    }
+    for (uint32_t k = 0; k < staged_edges && same; ++k) same = edges[t_edges + k] == edges[edge_begin + k];
+    if (same) return t;
+  }
+  return kAny;
 }
 
 Schedule ScheduleBuilder::finish() {
@@ -170,7 +239,8 @@ Schedule ScheduleBuilder::finish() {
     throw ScheduleError("schedule defines " + std::to_string(have) + " of " +
                             std::to_string(num_ranks_) + " ranks",
                         0);
-  if (!sched_.lines_.empty()) sched_.lines_.resize(sched_.ops_.size(), 0);
+  if (!sched_.lines_.empty()) sched_.lines_.resize(sched_.num_ops(), 0);
+  templates_by_hash_.clear();
   return std::move(sched_);
 }
 

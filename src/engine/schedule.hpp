@@ -8,6 +8,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace cloudnoise {
@@ -20,10 +21,12 @@ enum class OpKind : uint8_t { Send = 1, Recv = 2, Calc = 3 };
 inline constexpr uint32_t kAny = 0xFFFFFFFFu;
 
 // 32 bytes, so an op and where its successors are share one cache line.
-// `amount` is bytes for send/recv and picoseconds for calc. The op's
-// successors are edges()[edge_begin, next op's edge_begin): first the
+// `amount` is bytes for send/recv and picoseconds for calc. Inside a
+// Schedule an Op belongs to a rank template (see Schedule): its `peer` is
+// relative to the rank (kAny stays kAny) and its successors are local
+// indices edges()[edge_begin, next op's edge_begin): first the
 // `start_count` ops waiting for it to start, then those waiting for it to
-// finish.
+// finish. `op()` hands out copies with absolute peers.
 struct Op {
   uint64_t amount = 0;
   uint32_t peer = 0;  // destination of a send, source of a recv (or kAny)
@@ -38,6 +41,31 @@ struct Op {
 };
 static_assert(sizeof(Op) == 32);
 
+// Global indices of an op's successors: local template indices plus the
+// rank's first global index.
+class SuccessorRange {
+ public:
+  SuccessorRange(const uint32_t* begin, const uint32_t* end, uint32_t base)
+      : begin_(begin), end_(end), base_(base) {}
+  struct iterator {
+    const uint32_t* p;
+    uint32_t base;
+    uint32_t operator*() const { return base + *p; }
+    iterator& operator++() {
+      ++p;
+      return *this;
+    }
+    bool operator!=(const iterator& o) const { return p != o.p; }
+  };
+  iterator begin() const { return {begin_, base_}; }
+  iterator end() const { return {end_, base_}; }
+  size_t size() const { return static_cast<size_t>(end_ - begin_); }
+
+ private:
+  const uint32_t *begin_, *end_;
+  uint32_t base_;
+};
+
 // Raised for schedules that are malformed; `line` is 0 when not from a file.
 class ScheduleError : public std::runtime_error {
  public:
@@ -49,33 +77,61 @@ class ScheduleError : public std::runtime_error {
   uint64_t line_;
 };
 
+// A schedule: every rank's ops, numbered globally (rank r owns
+// [rank_begin(r), rank_end(r))). Ranks whose op sequences are the same once
+// peers are taken relative to the rank (a collective's ranks mostly are)
+// share one *template*: its ops and edges are stored once, so a 16K-rank
+// dissemination holds 28 op records, not 458,752, and the engine's working
+// set stays in cache.
 class Schedule {
  public:
   uint32_t num_ranks() const { return static_cast<uint32_t>(rank_begin_.size() - 1); }
-  uint64_t num_ops() const { return ops_.size(); }
+  uint64_t num_ops() const { return rank_begin_.back(); }
   uint32_t num_cpus() const { return max_cpu_ + 1u; }
   uint32_t num_nics() const { return max_nic_ + 1u; }
+  // How many distinct rank templates the ranks share.
+  uint32_t num_templates() const { return num_templates_; }
 
-  // Global index of a rank's first op; ops of rank r are [begin(r), begin(r+1)).
   uint32_t rank_begin(uint32_t r) const { return rank_begin_[r]; }
   uint32_t rank_end(uint32_t r) const { return rank_begin_[r + 1]; }
+  // The rank owning global op i.
+  uint32_t rank_of(uint32_t i) const;
 
-  const Op& op(uint32_t i) const { return ops_[i]; }
-  std::span<const Op> ops() const { return ops_; }
+  // Op i of rank r (i global), as stored: peer relative to r.
+  const Op& template_op(uint32_t r, uint32_t i) const {
+    return ops_[rank_template_[r] + (i - rank_begin_[r])];
+  }
+  // Absolute peer of a template op of rank r.
+  uint32_t peer_of(uint32_t r, const Op& op) const {
+    if (op.peer == kAny) return kAny;
+    const uint32_t p = r + op.peer;
+    return p >= num_ranks() ? p - num_ranks() : p;
+  }
+  // Op i (global) with its absolute peer.
+  Op op(uint32_t i) const { return op(rank_of(i), i); }
+  Op op(uint32_t r, uint32_t i) const {
+    Op o = template_op(r, i);
+    o.peer = peer_of(r, o);
+    return o;
+  }
 
   // Ops that may start once op i has finished (`x requires i`), in file order.
-  std::span<const uint32_t> done_successors(uint32_t i) const {
-    return {edges_.data() + ops_[i].edge_begin + ops_[i].start_count,
-            edges_.data() + edge_end(i)};
+  SuccessorRange done_successors(uint32_t i) const { return done_successors(rank_of(i), i); }
+  SuccessorRange done_successors(uint32_t r, uint32_t i) const {
+    const uint32_t t = rank_template_[r] + (i - rank_begin_[r]);
+    return {edges_.data() + ops_[t].edge_begin + ops_[t].start_count, edges_.data() + edge_end(t),
+            rank_begin_[r]};
   }
   // Ops that may start once op i has started (`x irequires i`), in file order.
-  std::span<const uint32_t> start_successors(uint32_t i) const {
-    return {edges_.data() + ops_[i].edge_begin,
-            edges_.data() + ops_[i].edge_begin + ops_[i].start_count};
+  SuccessorRange start_successors(uint32_t i) const { return start_successors(rank_of(i), i); }
+  SuccessorRange start_successors(uint32_t r, uint32_t i) const {
+    const uint32_t t = rank_template_[r] + (i - rank_begin_[r]);
+    return {edges_.data() + ops_[t].edge_begin,
+            edges_.data() + ops_[t].edge_begin + ops_[t].start_count, rank_begin_[r]};
   }
-  // One past op i's last successor edge.
-  uint32_t edge_end(uint32_t i) const {
-    return i + 1 < ops_.size() ? ops_[i + 1].edge_begin : static_cast<uint32_t>(edges_.size());
+  // One past the last edge of template op t (an index into the stored ops).
+  uint32_t edge_end(uint32_t t) const {
+    return t + 1 < ops_.size() ? ops_[t + 1].edge_begin : static_cast<uint32_t>(edges_.size());
   }
   const uint32_t* edges() const { return edges_.data(); }
 
@@ -87,10 +143,12 @@ class Schedule {
 
  private:
   friend class ScheduleBuilder;
-  std::vector<Op> ops_;
-  std::vector<uint32_t> rank_begin_{0};
-  std::vector<uint32_t> edges_;
-  std::vector<uint32_t> lines_;
+  std::vector<Op> ops_;                    // the templates' ops, template after template
+  std::vector<uint32_t> edges_;            // the templates' edges (local indices)
+  std::vector<uint32_t> rank_begin_{0};    // global numbering
+  std::vector<uint32_t> rank_template_;    // index in ops_ of each rank's template
+  std::vector<uint32_t> lines_;            // per global op, files only
+  uint32_t num_templates_ = 0;
   uint8_t max_cpu_ = 0, max_nic_ = 0;
 };
 
@@ -131,6 +189,9 @@ class ScheduleBuilder {
   bool in_rank_ = false;
   uint32_t cur_begin_ = 0;
   std::vector<Edge> done_pending_, start_pending_;
+  // Templates by content hash, to find a rank's twin.
+  std::unordered_map<uint64_t, std::vector<uint32_t>> templates_by_hash_;
+  uint32_t find_twin(uint32_t begin, uint32_t n, uint32_t edge_begin, uint64_t hash) const;
   // Scratch reused across ranks (cycle check, CSR building).
   std::vector<uint32_t> counts_, adj_begin_, adj_, fill_, stack_, scratch_;
 };
