@@ -22,7 +22,8 @@ import pytest
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.schedules import patterns as pt
-from cloudnoise.schedules.sizes import parse_duration_ns, parse_size
+from cloudnoise.units import parse_duration_ns
+from cloudnoise.units import parse_size_bytes as parse_size
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("CLOUDNOISE_SHARED", REPO.parent / "shared"))

@@ -30,6 +30,7 @@ _SIZE_UNITS: dict[str, int] = {
     "": 1,
     "b": 1,
     "B": 1,
+    "kB": 10**3,
     "KB": 10**3,
     "MB": 10**6,
     "GB": 10**9,
@@ -113,6 +114,8 @@ def parse_per_byte_fs(text: str | float | int, what: str = "G") -> int:
 
 def parse_size_bytes(text: str | int, what: str = "size") -> int:
     """A byte count: `16`, `16B`, `128KiB`, `16MiB`, `1.5GB`."""
+    if isinstance(text, bool):
+        raise CloudnoiseError(f"{what}: expected a byte count, got {text!r}")
     if isinstance(text, int):
         if text < 0:
             raise CloudnoiseError(f"{what} must not be negative, got {text}")
@@ -124,6 +127,16 @@ def parse_size_bytes(text: str | int, what: str = "size") -> int:
     if b.denominator != 1:
         raise CloudnoiseError(f"{what}: {text!r} is not a whole number of bytes")
     return int(b)
+
+
+def parse_duration_ns(text: str | int, what: str = "duration") -> int:
+    """Whole nanoseconds (Schedgen's unit): `5000`, `5us`, `1.5ms`."""
+    if isinstance(text, bool):
+        raise CloudnoiseError(f"{what}: expected a duration, got {text!r}")
+    ps = parse_time_ps(text, what)
+    if ps % 1000:
+        raise CloudnoiseError(f"{what}: {text!r} is not a whole number of nanoseconds")
+    return ps // 1000
 
 
 def _to_int(value: Fraction, what: str, text: object, unit: str) -> int:

@@ -58,6 +58,17 @@ void Engine::release_done(uint32_t op, uint32_t host) {
     if (--deps_[succ] == 0) pending_.push_back({host, succ});
 }
 
+// A rendezvous send completes when its message is matched: the sender's
+// CPU and NIC are held until then (LogGOPSim charges no ack latency).
+void Engine::complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic,
+                                 int64_t t) {
+  release_done(send_op, sender);
+  int64_t& o_free = next_o(sender, cpu);
+  int64_t& gs_free = next_gs(sender, nic);
+  o_free = std::max(o_free, t);
+  gs_free = std::max(gs_free, t);
+}
+
 void Engine::release_started(uint32_t op, uint32_t host) {
   for (const uint32_t succ : sched_.start_successors(host, op))
     if (--deps_[succ] == 0) pending_.push_back({host, succ});
@@ -220,16 +231,9 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
         const uint32_t source = sched_.peer_of(h, op);
         const MatchEntry m = unexpected_[h].take(source, op.tag);
         if (m.op != MatchQueue::kNone) {
-          if (op.amount > p_.S) {
-            // Rendezvous: the waiting sender completes now. As in the
-            // reference, the receiver's cpu/nic indices address the sender.
-            const uint32_t sender = m.src;
-            release_done(m.op, sender);
-            int64_t& so = next_o(sender, op.cpu);
-            int64_t& sg = next_gs(sender, op.nic);
-            so = std::max(so, t);
-            sg = std::max(sg, t);
-          }
+          // Rendezvous: as in the reference, the receive's own size decides,
+          // and its cpu/nic indices address the sender.
+          if (op.amount > p_.S) complete_rendezvous(m.op, m.src, op.cpu, op.nic, t);
           release_done(e.op, h);
         } else {
           posted_[h].push({source, op.tag, e.op});
@@ -251,13 +255,7 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
           gr_free = t + p_.g_ps + g_bytes;
           const MatchEntry m = posted_[r].take(h, op.tag);
           if (m.op != MatchQueue::kNone) {
-            if (op.amount > p_.S) {
-              release_done(e.op, h);
-              int64_t& so = next_o(h, op.cpu);
-              int64_t& sg = next_gs(h, op.nic);
-              so = std::max(so, t);
-              sg = std::max(sg, t);
-            }
+            if (op.amount > p_.S) complete_rendezvous(e.op, h, op.cpu, op.nic, t);
             release_done(m.op, r);
           } else {
             unexpected_[r].push({h, op.tag, e.op});

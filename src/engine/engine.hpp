@@ -82,6 +82,7 @@ class Engine {
   void reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   void release_done(uint32_t op, uint32_t host);
   void release_started(uint32_t op, uint32_t host);
+  void complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t);
   void enqueue_ready();
   void enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops);
   int64_t os_noise(uint32_t host, int64_t start, int64_t len);

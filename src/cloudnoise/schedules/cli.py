@@ -20,7 +20,8 @@ from cloudnoise.schedules.patterns import (
     list_patterns,
     write_goal,
 )
-from cloudnoise.schedules.sizes import parse_duration_ns, parse_size
+from cloudnoise.units import parse_duration_ns
+from cloudnoise.units import parse_size_bytes as parse_size
 
 
 @click.group("schedule")

@@ -21,7 +21,7 @@ from cloudnoise.simulate.statistics import summarize
 
 if TYPE_CHECKING:
     from cloudnoise.simulate.noise import NoiseSetup
-from cloudnoise.units import format_time_ps, parse_size_bytes, parse_time_ps
+from cloudnoise.units import format_time_ps, parse_duration_ns, parse_size_bytes, parse_time_ps
 
 PARAM_HELP = {
     "L": "latency L (ns, or with a unit: 2.5us)",
@@ -139,7 +139,7 @@ def schedule_from(goal_file: Path | None, opts: dict[str, Any]) -> Any:
         size=parse_size_bytes(opts["size"], "--size"),
         nway=opts["nway"],
         segmentsize=parse_size_bytes(opts["segmentsize"], "--segmentsize"),
-        nb=None if opts.get("nb") is None else parse_time_ps(opts["nb"], "--nb") // 1000,
+        nb=None if opts.get("nb") is None else parse_duration_ns(opts["nb"], "--nb"),
     )
     opts["source"] = f"{spec.pattern} ({spec.ranks} ranks, {spec.size} B)"
     return generate(spec)
