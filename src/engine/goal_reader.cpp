@@ -1,6 +1,10 @@
 #include "goal_reader.hpp"
 
+#include <algorithm>
 #include <array>
+#include <exception>
+#include <optional>
+#include <thread>
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -32,8 +36,34 @@ struct PendingDep {
 
 class Reader {
  public:
-  Reader(std::string_view text, const std::string& name)
-      : p_(text.data()), end_(text.data() + text.size()), name_(name) {}
+  Reader(std::string_view text, const std::string& name, uint64_t first_line = 1)
+      : p_(text.data()), end_(text.data() + text.size()), name_(name), line_(first_line) {}
+
+  // A slice of a file holding only `rank` blocks, from `first_rank` on, of
+  // a schedule of num_ranks: for parsing big files in pieces.
+  Schedule parse_ranks(uint32_t num_ranks, uint32_t first_rank) {
+    ScheduleBuilder builder(num_ranks, first_rank);
+    for (;;) {
+      skip_space_and_newlines();
+      if (p_ == end_) break;
+      const uint64_t stmt_line = line_;
+      if (identifier("'rank'") != "rank") fail("expected 'rank'");
+      rank_block(builder, num_ranks, stmt_line);
+    }
+    return builder.finish_part();
+  }
+
+  // The header before the first rank block: the number of ranks.
+  uint32_t parse_num_ranks() {
+    reject_binary();
+    skip_space_and_newlines();
+    if (identifier("'num_ranks'") != "num_ranks") fail("expected 'num_ranks'");
+    const uint64_t n = number("the number of ranks", 1, std::numeric_limits<uint32_t>::max() - 1);
+    end_of_statement();
+    skip_space_and_newlines();
+    if (p_ != end_) fail("unexpected text before the first rank block");
+    return static_cast<uint32_t>(n);
+  }
 
   Schedule parse() {
     reject_binary();
@@ -52,15 +82,7 @@ class Reader {
         end_of_statement();
       } else if (word == "rank") {
         if (!builder) fail("'rank' block before 'num_ranks'");
-        const uint64_t r = number("a rank number", 0, std::numeric_limits<uint32_t>::max());
-        if (r >= num_ranks)
-          fail("rank " + std::to_string(r) + " out of range (num_ranks " +
-               std::to_string(num_ranks) + ")");
-        skip_space();
-        if (p_ == end_ || *p_ != '{') fail("expected '{' after 'rank " + std::to_string(r) + "'");
-        ++p_;
-        guarded([&] { builder->begin_rank(static_cast<uint32_t>(r)); }, stmt_line);
-        rank_body(*builder, static_cast<uint32_t>(r), stmt_line);
+        rank_block(*builder, num_ranks, stmt_line);
       } else {
         fail("unknown keyword '" + std::string(word) + "' (expected 'num_ranks' or 'rank')");
       }
@@ -72,6 +94,18 @@ class Reader {
   }
 
  private:
+  // `rank R { ... }`, after the word `rank`.
+  void rank_block(ScheduleBuilder& builder, uint64_t num_ranks, uint64_t stmt_line) {
+    const uint64_t r = number("a rank number", 0, std::numeric_limits<uint32_t>::max());
+    if (r >= num_ranks)
+      fail("rank " + std::to_string(r) + " out of range (num_ranks " + std::to_string(num_ranks) + ")");
+    skip_space();
+    if (p_ == end_ || *p_ != '{') fail("expected '{' after 'rank " + std::to_string(r) + "'");
+    ++p_;
+    guarded([&] { builder.begin_rank(static_cast<uint32_t>(r)); }, stmt_line);
+    rank_body(builder, static_cast<uint32_t>(r), stmt_line);
+  }
+
   [[noreturn]] void fail_at(uint64_t line, const std::string& what) const {
     throw GoalError(name_ + ":" + std::to_string(line) + ": " + what);
   }
@@ -383,7 +417,75 @@ std::string inflate_gzip(const std::string& path, const std::string& compressed)
 
 }  // namespace
 
+namespace {
+
+// Files this large are parsed in two pieces on two threads.
+constexpr size_t kParallelParseBytes = 16u << 20;
+
+// The offset just after the first "\nrank " at or after `from`, or npos.
+size_t next_rank_line(std::string_view text, size_t from) {
+  const size_t at = text.find("\nrank ", from);
+  return at == std::string_view::npos ? at : at + 1;
+}
+
+// Big files in two halves split at a `rank` line, each half parsed on its
+// own thread and the schedules joined. Only the success path is parallel:
+// any doubt (a block comment that could hide the split, any error) returns
+// nullopt and the caller parses sequentially, which reports errors exactly.
+std::optional<Schedule> parse_in_two(std::string_view text, const std::string& name) {
+  if (std::thread::hardware_concurrency() < 2) return std::nullopt;
+  if (text.find("/*") != std::string_view::npos) return std::nullopt;
+  const size_t first = next_rank_line(text, 0);
+  const size_t middle = next_rank_line(text, text.size() / 2);
+  if (first == std::string_view::npos || middle == std::string_view::npos || middle <= first)
+    return std::nullopt;
+  uint32_t split_rank = 0;
+  {
+    size_t i = middle + 5;  // after "rank "
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (i >= text.size() || text[i] < '0' || text[i] > '9') return std::nullopt;
+    uint64_t v = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9' && v < (1ull << 33); ++i)
+      v = v * 10 + static_cast<uint64_t>(text[i] - '0');
+    if (v == 0 || v >= (1ull << 32)) return std::nullopt;
+    split_rank = static_cast<uint32_t>(v);
+  }
+  try {
+    const uint32_t num_ranks = Reader(text.substr(0, first), name).parse_num_ranks();
+    if (split_rank >= num_ranks) return std::nullopt;
+    const std::string_view head = text.substr(first, middle - first), tail = text.substr(middle);
+    const uint64_t head_line = 1 + static_cast<uint64_t>(std::count(text.begin(), text.begin() + first, '\n'));
+    const uint64_t tail_line = head_line + static_cast<uint64_t>(std::count(head.begin(), head.end(), '\n'));
+    std::optional<Schedule> second;
+    std::exception_ptr second_error;
+    std::thread worker([&] {
+      try {
+        second = Reader(tail, name, tail_line).parse_ranks(num_ranks, split_rank);
+      } catch (...) {
+        second_error = std::current_exception();
+      }
+    });
+    std::optional<Schedule> whole;
+    try {
+      whole = Reader(head, name, head_line).parse_ranks(num_ranks, 0);
+    } catch (...) {
+    }
+    worker.join();
+    if (!whole || !second || second_error) return std::nullopt;
+    if (whole->num_ranks() != split_rank || split_rank + second->num_ranks() != num_ranks)
+      return std::nullopt;
+    whole->append(std::move(*second));
+    return whole;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
 Schedule read_goal_text(std::string_view text, const std::string& name) {
+  if (text.size() >= kParallelParseBytes)
+    if (auto s = parse_in_two(text, name)) return std::move(*s);
   return Reader(text, name).parse();
 }
 

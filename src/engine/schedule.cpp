@@ -18,14 +18,15 @@ uint32_t Schedule::rank_of(uint32_t i) const {
   return static_cast<uint32_t>(it - rank_begin_.begin()) - 1;
 }
 
-ScheduleBuilder::ScheduleBuilder(uint32_t num_ranks) : num_ranks_(num_ranks) {
+ScheduleBuilder::ScheduleBuilder(uint32_t num_ranks, uint32_t first_rank)
+    : num_ranks_(num_ranks), first_rank_(first_rank) {
   if (num_ranks == 0) throw ScheduleError("num_ranks must be at least 1", 0);
   sched_.rank_begin_.reserve(static_cast<size_t>(num_ranks) + 1);
 }
 
 void ScheduleBuilder::begin_rank(uint32_t rank) {
   if (in_rank_) end_rank();
-  const uint32_t expected = static_cast<uint32_t>(sched_.rank_begin_.size() - 1);
+  const uint32_t expected = first_rank_ + static_cast<uint32_t>(sched_.rank_begin_.size() - 1);
   if (rank >= num_ranks_)
     throw ScheduleError("rank " + std::to_string(rank) + " out of range (num_ranks " +
                             std::to_string(num_ranks_) + ")",
@@ -232,9 +233,38 @@ uint32_t ScheduleBuilder::find_twin(uint32_t begin, uint32_t n, uint32_t edge_be
   return kAny;
 }
 
+Schedule ScheduleBuilder::finish_part() {
+  if (in_rank_) end_rank();
+  if (!sched_.lines_.empty()) sched_.lines_.resize(sched_.num_ops(), 0);
+  templates_by_hash_.clear();
+  return std::move(sched_);
+}
+
+void Schedule::append(Schedule&& part) {
+  const uint32_t op_base = num_ops(), tmpl_base = static_cast<uint32_t>(ops_.size());
+  const uint32_t edge_base = static_cast<uint32_t>(edges_.size());
+  if (static_cast<uint64_t>(op_base) + part.num_ops() >= 0xFFFFFFFEull)
+    throw ScheduleError("schedule has more than 4294967294 operations", 0);
+  for (Op op : part.ops_) {
+    op.edge_begin += edge_base;
+    ops_.push_back(op);
+  }
+  edges_.insert(edges_.end(), part.edges_.begin(), part.edges_.end());
+  for (size_t r = 1; r < part.rank_begin_.size(); ++r) rank_begin_.push_back(op_base + part.rank_begin_[r]);
+  for (const uint32_t t : part.rank_template_) rank_template_.push_back(tmpl_base + t);
+  if (!lines_.empty() || !part.lines_.empty()) {
+    lines_.resize(op_base, 0);
+    lines_.insert(lines_.end(), part.lines_.begin(), part.lines_.end());
+    lines_.resize(num_ops(), 0);
+  }
+  num_templates_ += part.num_templates_;
+  max_cpu_ = std::max(max_cpu_, part.max_cpu_);
+  max_nic_ = std::max(max_nic_, part.max_nic_);
+}
+
 Schedule ScheduleBuilder::finish() {
   if (in_rank_) end_rank();
-  const uint32_t have = static_cast<uint32_t>(sched_.rank_begin_.size() - 1);
+  const uint32_t have = first_rank_ + static_cast<uint32_t>(sched_.rank_begin_.size() - 1);
   if (have != num_ranks_)
     throw ScheduleError("schedule defines " + std::to_string(have) + " of " +
                             std::to_string(num_ranks_) + " ranks",

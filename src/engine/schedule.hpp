@@ -141,6 +141,11 @@ class Schedule {
   // Bytes held by the schedule's arrays.
   uint64_t memory_bytes() const;
 
+  // Appends the ranks of `part`, built for the ranks right after this
+  // schedule's last (see ScheduleBuilder's first_rank): how pieces of one
+  // file parsed in parallel become one schedule.
+  void append(Schedule&& part);
+
  private:
   friend class ScheduleBuilder;
   std::vector<Op> ops_;                    // the templates' ops, template after template
@@ -157,9 +162,10 @@ class Schedule {
 // binary schedule uses, so generators can mirror Schedgen's emission order.
 class ScheduleBuilder {
  public:
-  explicit ScheduleBuilder(uint32_t num_ranks);
+  // Builds ranks first_rank, first_rank+1, ... of a num_ranks schedule.
+  explicit ScheduleBuilder(uint32_t num_ranks, uint32_t first_rank = 0);
 
-  // Starts the next rank; ranks must come as 0, 1, ..., num_ranks-1.
+  // Starts the next rank; ranks must come as first_rank, first_rank+1, ...
   void begin_rank(uint32_t rank);
   uint32_t send(uint64_t bytes, uint32_t dest, uint32_t tag, uint8_t cpu = 0, uint8_t nic = 0);
   uint32_t recv(uint64_t bytes, uint32_t src, uint32_t tag, uint8_t cpu = 0, uint8_t nic = 0);
@@ -172,7 +178,10 @@ class ScheduleBuilder {
   void set_line(uint64_t line);
   uint32_t ops_in_rank() const { return static_cast<uint32_t>(sched_.ops_.size() - cur_begin_); }
   uint32_t current_rank() const { return cur_rank_; }
+  // The schedule; every rank of num_ranks must have been built.
   Schedule finish();
+  // The ranks built so far, for Schedule::append.
+  Schedule finish_part();
 
  private:
   uint32_t add(OpKind kind, uint64_t amount, uint32_t peer, uint32_t tag, uint8_t cpu,
@@ -185,6 +194,7 @@ class ScheduleBuilder {
   };
   Schedule sched_;
   uint32_t num_ranks_;
+  uint32_t first_rank_ = 0;
   uint32_t cur_rank_ = 0;
   bool in_rank_ = false;
   uint32_t cur_begin_ = 0;
