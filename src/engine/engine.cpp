@@ -314,7 +314,8 @@ void Engine::report_deadlock() const {
   for (uint32_t r = 0; r < ranks_; ++r) {
     std::string why;
     uint32_t first_posted = MatchQueue::kNone;
-    for (const MatchEntry& m : posted_[r].entries()) first_posted = std::min(first_posted, m.op);
+    for (const MatchEntry& m : posted_[r].snapshot()) first_posted = std::min(first_posted, m.op);
+    const std::vector<MatchEntry> unexpected = unexpected_[r].snapshot();
     uint32_t first_waiting = MatchQueue::kNone;
     for (uint32_t i = sched_.rank_begin(r); i < sched_.rank_end(r); ++i)
       if (deps_[i] != 0) {
@@ -323,9 +324,9 @@ void Engine::report_deadlock() const {
       }
     if (first_posted != MatchQueue::kNone)
       why = describe(first_posted) + " never matched";
-    else if (!unexpected_[r].entries().empty())
-      why = "message from rank " + std::to_string(unexpected_[r].entries().front().src) + " (" +
-            describe(unexpected_[r].entries().front().op) + ") never received";
+    else if (!unexpected.empty())
+      why = "message from rank " + std::to_string(unexpected.front().src) + " (" +
+            describe(unexpected.front().op) + ") never received";
     else if (first_waiting != MatchQueue::kNone)
       why = describe(first_waiting) + " waits on operations that never finish";
     if (why.empty()) continue;
