@@ -368,3 +368,15 @@ def test_app_goal_text_roundtrip(tmp_path):
     assert path.read_text() == app.goal_text()
     assert run(path).max_end_ns[0] == run(app.generate()).max_end_ns[0]
     assert schedule_goal_text(app.generate())  # a Schedule like any other
+
+
+@pytest.mark.parametrize("name", ["strawman-small.toml", "strawman-large.toml"])
+def test_example_app_files(name):
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "apps" / name
+    app = resolve(load_app(path), ranks=8, iterations=2, gflops=1000)
+    assert app.iterations == 2 and len(app.spec.phases) == 2
+    r = run(app.generate())
+    split = split_times(app, r.max_end_ns)
+    assert split["communication_ns"][0] > 0 and split["cm_cp_ratio"][0] > 0
