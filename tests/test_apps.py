@@ -380,3 +380,30 @@ def test_example_app_files(name):
     r = run(app.generate())
     split = split_times(app, r.max_end_ns)
     assert split["communication_ns"][0] > 0 and split["cm_cp_ratio"][0] > 0
+
+
+def test_cli_schedule_app_writes_goal(capsys, tmp_path):
+    out = tmp_path / "app.goal"
+    code, _, stderr = cli(
+        capsys, "schedule", "app", "compute:1.5ms + dissemination:1KiB", "--ranks", "4", "--iterations", "2", "-o", out
+    )
+    assert code == 0, stderr
+    app = resolve(parse_app("compute:1.5ms + dissemination:1KiB"), ranks=4, iterations=2)
+    assert out.read_text() == app.goal_text()
+    assert run(out).max_end_ns[0] == run(app.generate()).max_end_ns[0]
+
+
+def test_goal_text_rounds_compute_to_whole_ns():
+    app = resolve(parse_app("compute:1500ps + dissemination:8"), ranks=2)
+    assert "calc 2\n" in app.goal_text()
+
+
+def test_out_file_has_the_split(capsys, tmp_path):
+    import pyarrow.csv as pacsv
+
+    out = tmp_path / "runs.csv"
+    code, _, stderr = cli(capsys, "simulate", "--app", "compute:1ms + dissemination:8", "--ranks", "4", "--out", out)
+    assert code == 0, stderr
+    t = pacsv.read_csv(out).to_pydict()
+    assert t["compute_ns"] == [1_000_000.0]
+    assert t["communication_ns"][0] == pytest.approx(t["max_end_ns"][0] - 1_000_000)

@@ -310,11 +310,13 @@ class Application:
         ps = self.iterations * self.compute_ps_per_iteration
         return ps // 1000 if ps % 1000 == 0 else ps / 1000
 
-    def engine_phases(self) -> list[tuple[str, str, int, int, int, int | None]]:
+    def engine_phases(self, whole_ns: bool = False) -> list[tuple[str, str, int, int, int, int | None]]:
+        """Phases as the engine takes them; `whole_ns` rounds compute to ns (GOAL's unit)."""
         out = []
         for phase, c in zip(self.spec.phases, self.compute):
             if c is not None:
-                out.append(("compute", "", c.ps, 0, 0, None))
+                ps = round(c.ps, -3) if whole_ns else c.ps
+                out.append(("compute", "", ps, 0, 0, None))
             else:
                 out.append(("collective", phase.pattern, phase.size, phase.nway, phase.segmentsize, phase.nb_ns))
         return out
@@ -324,11 +326,14 @@ class Application:
         return _call(_engine().generate_application, self.ranks, self.iterations, self.engine_phases())
 
     def goal_text(self) -> str:
-        """The application as GOAL text (compute times must be whole ns)."""
-        return _call(_engine().application_goal_text, self.ranks, self.iterations, self.engine_phases())
+        """The application as GOAL text (compute times rounded to whole ns, GOAL's unit)."""
+        return _call(_engine().application_goal_text, self.ranks, self.iterations, self.engine_phases(whole_ns=True))
 
     def write_goal(self, path: str | Path) -> None:
-        _call(_engine().write_application_goal, self.ranks, self.iterations, self.engine_phases(), str(path))
+        """Writes the application as GOAL text (gzip if path ends in .gz); compute rounded to ns."""
+        _call(
+            _engine().write_application_goal, self.ranks, self.iterations, self.engine_phases(whole_ns=True), str(path)
+        )
 
     def count(self) -> dict[str, int]:
         return dict(_call(_engine().count_application, self.ranks, self.iterations, self.engine_phases()))
