@@ -407,3 +407,9 @@ def test_out_file_has_the_split(capsys, tmp_path):
     t = pacsv.read_csv(out).to_pydict()
     assert t["compute_ns"] == [1_000_000.0]
     assert t["communication_ns"][0] == pytest.approx(t["max_end_ns"][0] - 1_000_000)
+
+
+def test_tag_space_limit():
+    # one rank: no messages, so the op count stays small, but the tags would run out
+    with pytest.raises(ValueError, match="distinct message tags"):
+        _engine.count_application(1, 300_000_000, [coll("dissemination", 8)])
