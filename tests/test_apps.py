@@ -413,3 +413,12 @@ def test_tag_space_limit():
     # one rank: no messages, so the op count stays small, but the tags would run out
     with pytest.raises(ValueError, match="distinct message tags"):
         _engine.count_application(1, 300_000_000, [coll("dissemination", 8)])
+
+
+def test_nb_calc_is_part_of_its_phase():
+    # --nb's independent calc overlaps the collective but the phase (and so
+    # the next iteration) waits for it: 2 iterations take at least 2 x nb.
+    r = run(app_schedule(4, 2, [coll("dissemination", 8, nb=1_000_000)]))
+    alone = run(_engine.generate("dissemination", 4, 8, nb=1_000_000)).max_end_ns[0]
+    assert alone >= 1_000_000
+    assert r.max_end_ns[0] == 2 * alone
