@@ -422,3 +422,12 @@ def test_nb_calc_is_part_of_its_phase():
     alone = run(_engine.generate("dissemination", 4, 8, nb=1_000_000)).max_end_ns[0]
     assert alone >= 1_000_000
     assert r.max_end_ns[0] == 2 * alone
+
+
+def test_gemm_thread_setting(monkeypatch):
+    assert "threads=1 " in compute_model.machine_key(64)
+    monkeypatch.setenv("CLOUDNOISE_GEMM_THREADS", "all")
+    assert "threads=all " in compute_model.machine_key(64)
+    monkeypatch.setenv("CLOUDNOISE_GEMM_THREADS", "zero")
+    with pytest.raises(CloudnoiseError, match="CLOUDNOISE_GEMM_THREADS"):
+        compute_model.gemm_time(64)

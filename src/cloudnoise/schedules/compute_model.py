@@ -8,11 +8,17 @@ comes from, in order of precedence:
    phase): 2 N^3 / (R x 10^9) seconds;
 2. DGEMM timed on this machine with numpy's BLAS (`numpy.dot` on float64):
    a warm-up call, then 5 samples, each the mean over enough back-to-back
-   calls to last at least 20 ms; the median sample is the time. Results are
+   calls to last at least 20 ms; the median sample is the time. The timing
+   runs in a child process with the BLAS limited to `$CLOUDNOISE_GEMM_THREADS`
+   threads (default 1: one rank per core, the usual MPI placement; `all`
+   leaves the BLAS default). Single-threaded timing is also what survives a
+   busy machine: with the cores shared, multithreaded OpenBLAS was measured
+   at 0.1 GFLOP/s for N = 128 where one thread gave 36. Results are
    cached in `gemm.json` under the cache directory (`$CLOUDNOISE_CACHE_DIR`,
    else `$XDG_CACHE_HOME/cloudnoise`, else `~/.cache/cloudnoise`), keyed by N,
-   the CPU model, the CPU count and numpy's BLAS (name and version), so a
-   later run or another machine never reuses a foreign number.
+   the thread setting, the CPU model, the CPU count and numpy's BLAS (name
+   and version), so a later run or another machine never reuses a foreign
+   number.
    N above `MAX_TIMED_N` (1024) is not timed directly (an 8192^3 DGEMM takes
    minutes on a small machine): the time of N = 1024 is scaled by
    (N / 1024)^3, i.e. the large multiplication is assumed to run at the
@@ -28,6 +34,8 @@ import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
@@ -94,9 +102,17 @@ def blas_info() -> str:
         return f"numpy {np.__version__}"
 
 
+def gemm_threads() -> str:
+    """BLAS threads for timing: `$CLOUDNOISE_GEMM_THREADS` (a count or `all`), default 1."""
+    value = os.environ.get("CLOUDNOISE_GEMM_THREADS", "1").strip().lower()
+    if value == "all" or (value.isdigit() and int(value) >= 1):
+        return value
+    raise CloudnoiseError(f"CLOUDNOISE_GEMM_THREADS must be a positive integer or 'all', got {value!r}")
+
+
 def machine_key(n: int) -> str:
     """The cache key of a DGEMM measurement of size N on this machine."""
-    return f"dgemm n={n} | cpu={cpu_model()} x{os.cpu_count()} | blas={blas_info()}"
+    return f"dgemm n={n} threads={gemm_threads()} | cpu={cpu_model()} x{os.cpu_count()} | blas={blas_info()}"
 
 
 def _load_cache(path: Path) -> dict[str, dict]:
@@ -123,8 +139,29 @@ def _save_cache(path: Path, entries: dict[str, dict]) -> None:
         pass  # not being able to cache must not stop a simulation
 
 
-def time_dgemm(n: int, samples: int = SAMPLES, min_sample_seconds: float = MIN_SAMPLE_SECONDS) -> float:
-    """Median seconds of one N x N DGEMM with numpy's BLAS on this machine."""
+_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
+
+
+def time_dgemm(n: int) -> float:
+    """Median seconds of one N x N DGEMM, timed in a child process whose BLAS
+    uses `gemm_threads()` threads (BLAS reads its thread count at load time)."""
+    threads = gemm_threads()
+    env = dict(os.environ)
+    if threads != "all":
+        env.update({v: threads for v in _THREAD_VARS})
+    code = "import sys; from cloudnoise.schedules.compute_model import time_dgemm_here as t; print(repr(t(int(sys.argv[1]))))"
+    pkg_root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_root, env.get("PYTHONPATH", "")) if p)
+    try:
+        out = subprocess.run([sys.executable, "-c", code, str(n)], env=env, capture_output=True, text=True, check=True)
+        return float(out.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.CalledProcessError, ValueError, IndexError) as err:
+        detail = getattr(err, "stderr", "") or str(err)
+        raise CloudnoiseError(f"timing DGEMM {n} failed ({detail.strip().splitlines()[-1] if detail.strip() else err}); give --gflops instead") from None
+
+
+def time_dgemm_here(n: int, samples: int = SAMPLES, min_sample_seconds: float = MIN_SAMPLE_SECONDS) -> float:
+    """Median seconds of one N x N DGEMM with numpy's BLAS in this process."""
     import numpy as np
 
     rng = np.random.default_rng(0)
@@ -153,6 +190,7 @@ class Measurement:
     cpu: str
     blas: str
     measured_at: str
+    threads: str = "1"
 
 
 def measured_dgemm(n: int, *, directory: Path | None = None, refresh: bool = False) -> tuple[Measurement, bool]:
@@ -172,6 +210,7 @@ def measured_dgemm(n: int, *, directory: Path | None = None, refresh: bool = Fal
         gflops=gemm_flops(n) / seconds / 1e9,
         cpu=cpu_model(),
         blas=blas_info(),
+        threads=gemm_threads(),
         measured_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
     entries = _load_cache(path)  # re-read: another process may have added entries
