@@ -63,3 +63,22 @@ def list_() -> None:
     for info in infos:
         click.echo(f"{info.name:<{width}}  {info.description}")
     sys.stdout.flush()
+
+
+@schedule.command("app")
+@click.argument("app")
+@click.option("--ranks", "-s", type=int, metavar="P", help="Number of ranks (or the app file's ranks).")
+@click.option("--iterations", type=int, metavar="K", help="Iterations [default: 1, or the app file's].")
+@click.option("--gflops", type=float, metavar="R", help="Flop rate for gemm:N phases instead of DGEMM timed here.")
+@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path), help="GOAL file to write (gzip if it ends in .gz).")
+def app_(app: str, ranks: int | None, iterations: int | None, gflops: float | None, output: Path) -> None:
+    """Write an application (APP: phases such as 'gemm:128 + dissemination:128KiB',
+    or a TOML app file; see docs/applications.md) as a GOAL schedule that
+    LogGOPSim reads too. Compute times are rounded to whole ns."""
+    from cloudnoise.schedules.apps import app_from, resolve
+
+    application = resolve(app_from(app), ranks=ranks, iterations=iterations, gflops=gflops)
+    if not output.parent.exists():
+        raise CloudnoiseError(f"{output}: directory {output.parent} does not exist")
+    application.write_goal(output)
+    click.echo(f"wrote {output}: {application.label()}", err=True)

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.api import VARIANTS, SimulationResult, simulate_variants
 from cloudnoise.simulate.params import DEFAULTS, LogGOPS
 from cloudnoise.simulate.progress import RepetitionProgress
@@ -93,12 +94,14 @@ def pattern_options(func):  # type: ignore[no-untyped-def]
 @click.command("simulate")
 @click.argument("goal_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @pattern_options
+@app_cli.app_options
 @loggops_options
 @noise_options
 def simulate(goal_file: Path | None, **opts: Any) -> None:
     """Simulate GOAL_FILE (LogGOPSim's GOAL text, optionally .gz), or a
     collective generated in the engine (--pattern NAME --ranks P --size SIZE),
-    with LogGOPS.
+    or an application of compute and collective phases (--app SPEC|FILE
+    --ranks P --iterations K; see docs/applications.md), with LogGOPS.
 
     Without noise, reproduces LogGOPSim exactly (same event order, same
     end-time definition) in picoseconds. With noise (--os-noise,
@@ -114,12 +117,16 @@ def simulate(goal_file: Path | None, **opts: Any) -> None:
       cloudnoise simulate --pattern allreduce_ring --ranks 1024 --size 16MiB --ready-order program
       cloudnoise simulate examples/dissemination_16.goal --profile aws-hpc-metal \\
           --noise none,os,network,both --reps 1000 --threads 2 --out runs.parquet
+      cloudnoise simulate --app "gemm:128 + dissemination:128KiB" --iterations 10 --ranks 1024
     """
     run_and_report(schedule_from(goal_file, opts), opts)
 
 
 def schedule_from(goal_file: Path | None, opts: dict[str, Any]) -> Any:
     """The file to read, or the generated collective the options describe."""
+    if opts.get("app") is not None:
+        return app_cli.app_schedule(goal_file, opts)
+    app_cli.check_no_app_options(opts)
     if opts.get("pattern") is None:
         if goal_file is None:
             raise CloudnoiseError("give a GOAL file, or --pattern NAME --ranks P --size SIZE")
@@ -166,6 +173,7 @@ def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
     if opts.get("source"):
         for r in results.values():
             r.source = opts["source"]
+    app_cli.attach(results, opts)
     if opts.get("out"):
         from cloudnoise.simulate.results import write_repetitions  # pyarrow, only when asked
 
@@ -227,7 +235,11 @@ def to_json(results: dict[str, SimulationResult], noise: NoiseSetup) -> dict[str
     out["statistics"] = summarize(first.max_end_ns).to_dict()
     out["noise_sources"] = noise.describe()
     out["variants"] = {
-        name: {"max_end_ns": r.to_dict()["max_end_ns"], "statistics": summarize(r.max_end_ns).to_dict()}
+        name: {
+            "max_end_ns": r.to_dict()["max_end_ns"],
+            "statistics": summarize(r.max_end_ns).to_dict(),
+            **app_cli.variant_keys(r),
+        }
         for name, r in results.items()
     }
     return out
@@ -271,6 +283,8 @@ def print_summary(results: dict[str, SimulationResult], noise: NoiseSetup, out: 
                 f(s.mean), f(s.max), f"{s.median / base:.2f}x" if base else "",
             )
         console.print(table)
+    for line in app_cli.summary_lines(results):
+        console.print(line)
     if first.ranks <= 16 and first.reps == 1 and len(results) == 1:
         table = Table(title="End time per rank")
         table.add_column("rank", justify="right")

@@ -15,12 +15,19 @@ from cloudnoise.simulate.api import SimulationResult
 
 def repetitions_table(results: dict[str, SimulationResult]) -> pa.Table:
     variants, reps, ends, seeds = [], [], [], []
+    # applications (simulate --app) add their compute/communication split
+    app_cols: dict[str, list] = {"compute_ns": [], "communication_ns": [], "cm_cp_ratio": []}
+    is_app = all("communication_ns" in r.extra for r in results.values())
     for name, r in results.items():
         n = len(r.max_end_ns)
         variants += [name] * n
         reps += list(range(n))
         ends += [float(x) for x in r.max_end_ns]
         seeds += [r.seed] * n
+        if is_app:
+            app_cols["compute_ns"] += [float(r.extra["compute_ns"])] * n
+            app_cols["communication_ns"] += [float(x) for x in r.extra["communication_ns"]]
+            app_cols["cm_cp_ratio"] += [None if x is None else float(x) for x in r.extra["cm_cp_ratio"]]
     first = next(iter(results.values()))
     meta = {
         "source": first.source,
@@ -33,6 +40,7 @@ def repetitions_table(results: dict[str, SimulationResult]) -> pa.Table:
             "rep": pa.array(reps, pa.int64()),
             "max_end_ns": pa.array(ends, pa.float64()),
             "seed": pa.array(seeds, pa.uint64()),
+            **({k: pa.array(v, pa.float64()) for k, v in app_cols.items()} if is_app else {}),
         },
         metadata={f"cloudnoise.{k}": v for k, v in meta.items()},
     )

@@ -5,12 +5,14 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "application.hpp"
 #include "generate.hpp"
 #include "goal_writer.hpp"
 
@@ -31,6 +33,51 @@ PatternSpec make_spec(const std::string& pattern, uint32_t ranks, uint64_t size,
   spec.nb_ns = nb_ns;
   validate(spec);
   return spec;
+}
+
+// One application phase from Python: ("compute", "", picoseconds, 0, 0, None)
+// or ("collective", pattern, size, nway, segmentsize, nb_ns).
+using PhaseTuple = std::tuple<std::string, std::string, uint64_t, uint32_t, uint64_t,
+                              std::optional<uint64_t>>;
+
+ApplicationSpec make_app(uint32_t ranks, uint64_t iterations, const std::vector<PhaseTuple>& phases) {
+  ApplicationSpec app;
+  app.ranks = ranks;
+  app.iterations = iterations;
+  for (const auto& [kind, pattern, amount, nway, segmentsize, nb_ns] : phases) {
+    PhaseSpec ph;
+    if (kind == "compute") {
+      ph.kind = PhaseSpec::Kind::Compute;
+      ph.compute_ps = amount;
+    } else if (kind == "collective") {
+      ph.kind = PhaseSpec::Kind::Collective;
+      ph.collective.pattern = parse_pattern(pattern);
+      ph.collective.ranks = ranks;
+      ph.collective.size = amount;
+      ph.collective.nway = nway;
+      ph.collective.segmentsize = segmentsize;
+      ph.collective.nb_ns = nb_ns;
+    } else {
+      throw ScheduleError("unknown phase kind '" + kind + "' (compute or collective)", 0);
+    }
+    app.phases.push_back(ph);
+  }
+  validate(app);
+  return app;
+}
+
+nb::dict counts_dict(const ScheduleCounts& c) {
+  nb::dict d;
+  d["ranks"] = c.ranks;
+  d["ops"] = c.ops();
+  d["sends"] = c.sends;
+  d["recvs"] = c.recvs;
+  d["calcs"] = c.calcs;
+  d["requires"] = c.requires_edges;
+  d["irequires"] = c.irequires_edges;
+  d["bytes_sent"] = c.bytes_sent;
+  d["max_rank_ops"] = c.max_rank_ops;
+  return d;
 }
 
 // Runs f, turning ScheduleError into ValueError.
@@ -144,4 +191,58 @@ void bind_schedules(nb::module_& m) {
       "goal_text",
       [](const Schedule& sched) { return checked([&] { return goal_text(sched); }); },
       "schedule"_a, "A Schedule as GOAL text (same layout as write_goal).");
+
+  m.def(
+      "generate_application",
+      [](uint32_t ranks, uint64_t iterations, const std::vector<PhaseTuple>& phases) {
+        return checked([&] {
+          const ApplicationSpec app = make_app(ranks, iterations, phases);
+          nb::gil_scoped_release release;
+          return generate_application(app);
+        });
+      },
+      "ranks"_a, "iterations"_a, "phases"_a,
+      "An application (iterations x phases) as a Schedule. Each phase is a tuple "
+      "(\"compute\", \"\", picoseconds, 0, 0, None) or (\"collective\", pattern, size, nway, "
+      "segmentsize, nb_ns); see application.hpp for how phases are joined.");
+
+  m.def(
+      "application_goal_text",
+      [](uint32_t ranks, uint64_t iterations, const std::vector<PhaseTuple>& phases) {
+        return checked([&] {
+          const ApplicationSpec app = make_app(ranks, iterations, phases);
+          std::string text;
+          write_application_goal(app, [&text](std::string_view chunk) { text.append(chunk); });
+          return text;
+        });
+      },
+      "ranks"_a, "iterations"_a, "phases"_a, "The application as GOAL text, as a string.");
+
+  m.def(
+      "write_application_goal",
+      [](uint32_t ranks, uint64_t iterations, const std::vector<PhaseTuple>& phases,
+         const std::string& path) {
+        checked([&] {
+          const ApplicationSpec app = make_app(ranks, iterations, phases);
+          nb::gil_scoped_release release;
+          GoalFile file(path);
+          write_application_goal(app, file.writer());
+          file.close();
+        });
+      },
+      "ranks"_a, "iterations"_a, "phases"_a, "path"_a,
+      "Writes the application as GOAL text (gzip if path ends in .gz).");
+
+  m.def(
+      "count_application",
+      [](uint32_t ranks, uint64_t iterations, const std::vector<PhaseTuple>& phases) {
+        const ScheduleCounts c = checked([&] {
+          const ApplicationSpec app = make_app(ranks, iterations, phases);
+          nb::gil_scoped_release release;
+          return count_application(app);
+        });
+        return counts_dict(c);
+      },
+      "ranks"_a, "iterations"_a, "phases"_a,
+      "Counts an application's ops, edges and bytes without storing it.");
 }

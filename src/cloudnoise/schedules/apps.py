@@ -1,0 +1,411 @@
+"""Applications: compute and communication phases, repeated.
+
+An application is a sequence of phases run K times (iterations) on every
+rank. A phase is compute (one local `calc` per rank) or a collective (any
+Schedgen pattern, generated in the engine). It is what tightly coupled codes
+look like to the network: compute, exchange, compute, exchange.
+
+Phase syntax (phases joined by `+`, spaces optional)::
+
+    gemm:N[:gflops=R]       DGEMM of two N x N double matrices (2 N^3 flop);
+                            its time comes from the compute model
+                            (cloudnoise.schedules.compute_model): R GFLOP/s if
+                            given (here or --gflops), else DGEMM timed on this
+                            machine with numpy's BLAS (cached).
+    compute:T               a fixed compute time; T needs a unit: 2.5ms, 800us
+    PATTERN:SIZE[:OPTS]     a Schedgen collective (see `cloudnoise schedule
+                            list`), SIZE with a unit (128KiB, 512MiB);
+                            OPTS are comma-separated nway=K, segmentsize=B,
+                            nb=T (Schedgen's --nway, --segmentsize, --nb)
+
+Examples::
+
+    gemm:128 + dissemination:128KiB
+    gemm:8192 + allreduce_ring:512MiB
+    compute:1ms + nwaydissemination:8B:nway=3 + compute:250us
+
+An app file (TOML, `--app strawman.toml`) holds the same, plus defaults::
+
+    name = "strawman, small"
+    iterations = 10          # --iterations overrides
+    ranks = 64               # optional; --ranks overrides
+    gflops = 2000            # optional; --gflops overrides
+    phases = ["gemm:128", "dissemination:128KiB"]
+
+or, with one table per phase::
+
+    [[phase]]
+    gemm = 128
+    [[phase]]
+    compute = "2.5ms"
+    [[phase]]
+    collective = "pipelinedring"
+    size = "1MiB"
+    segmentsize = "64KiB"
+
+How phases are joined (see src/engine/schedules/application.hpp): on each
+rank, every phase starts once that rank has finished its previous phase (the
+previous iteration's last phase for a first phase). There is no barrier
+between phases beyond what the collective itself implies. Collective
+instances get distinct message tags, so messages of different phases can
+never match each other.
+
+Compute and communication time: for these bulk-synchronous applications the
+compute phases lie on the critical path, so `compute` = K x (sum of the
+compute phases' lengths), and `communication` = completion - compute: the
+collectives' time plus every wait and delay that noise adds (OS detours met
+during compute included). `cm_cp_ratio` = communication / compute (Cm/Cp).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.schedules.compute_model import ComputeTime, gemm_time
+from cloudnoise.schedules.patterns import CollectiveSpec, _call, _engine, pattern_names
+from cloudnoise.units import parse_size_bytes, parse_time_ps
+
+_COLLECTIVE_OPTIONS = ("nway", "segmentsize", "nb")
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase as written; `kind` is gemm, compute or collective."""
+
+    kind: str
+    text: str
+    n: int = 0  # gemm
+    gflops: float | None = None  # gemm, per phase
+    compute_ps: int = 0  # compute
+    pattern: str = ""  # collective
+    size: int = 0
+    nway: int = 1
+    segmentsize: int = 1
+    nb_ns: int | None = None
+
+
+@dataclass(frozen=True)
+class AppSpec:
+    """An application as parsed, before compute times and ranks are fixed."""
+
+    phases: tuple[Phase, ...]
+    name: str = ""
+    iterations: int | None = None
+    ranks: int | None = None
+    gflops: float | None = None
+    source: str = ""
+
+
+def _fail(where: str, message: str) -> CloudnoiseError:
+    return CloudnoiseError(f"{where}: {message}")
+
+
+def _positive_int(text: str, where: str, what: str) -> int:
+    try:
+        value = int(text.strip().replace("_", ""))
+    except ValueError:
+        raise _fail(where, f"{what} must be a positive integer, got {text.strip()!r}") from None
+    if value < 1:
+        raise _fail(where, f"{what} must be a positive integer, got {value}")
+    return value
+
+
+def _positive_float(text: Any, where: str, what: str) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise _fail(where, f"{what} must be a positive number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise _fail(where, f"{what} must be a positive number, got {text!r}")
+    return value
+
+
+def _options(text: str, where: str, allowed: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not value.strip():
+            raise _fail(where, f"option {item!r} should be NAME=VALUE ({', '.join(allowed)})")
+        if key not in allowed:
+            raise _fail(where, f"unknown option {key!r} (choose from {', '.join(allowed)})")
+        if key in out:
+            raise _fail(where, f"option {key!r} given twice")
+        out[key] = value.strip()
+    return out
+
+
+def _time_ps(text: str, where: str) -> int:
+    t = text.strip()
+    if not t or t[-1].isdigit() or t[-1] == ".":
+        raise _fail(where, f"a time needs a unit (ps, ns, us, ms, s), got {t!r}")
+    try:
+        return parse_time_ps(t, where)
+    except CloudnoiseError as err:
+        raise CloudnoiseError(str(err)) from None
+
+
+def parse_phase(text: str, where: str = "") -> Phase:
+    """One phase: `gemm:N[:gflops=R]`, `compute:T` or `PATTERN:SIZE[:OPTS]`."""
+    text = text.strip()
+    where = where or f"phase {text!r}"
+    if not text:
+        raise _fail(where, "empty phase (two '+' in a row, or a '+' at an end?)")
+    parts = [p.strip() for p in text.split(":")]
+    kind = parts[0]
+    if len(parts) < 2 or not parts[1]:
+        raise _fail(where, "expected KIND:VALUE, e.g. gemm:128, compute:2.5ms or dissemination:128KiB")
+    if len(parts) > 3:
+        raise _fail(where, "too many ':' (options go after the second ':' separated by commas)")
+    opts_text = parts[2] if len(parts) == 3 else ""
+    if kind == "gemm":
+        n = _positive_int(parts[1], where, "gemm's N")
+        opts = _options(opts_text, where, ("gflops",))
+        gflops = _positive_float(opts["gflops"], where, "gflops") if "gflops" in opts else None
+        return Phase("gemm", text, n=n, gflops=gflops)
+    if kind == "compute":
+        if opts_text:
+            raise _fail(where, "compute takes no options")
+        return Phase("compute", text, compute_ps=_time_ps(parts[1], where))
+    names = pattern_names()
+    if kind not in names:
+        raise _fail(where, f"unknown phase kind {kind!r}; use gemm, compute or a pattern: {', '.join(names)}")
+    try:
+        size = parse_size_bytes(parts[1], "size")
+    except CloudnoiseError as err:
+        raise _fail(where, str(err)) from None
+    opts = _options(opts_text, where, _COLLECTIVE_OPTIONS)
+    nway = _positive_int(opts["nway"], where, "nway") if "nway" in opts else 1
+    try:
+        segmentsize = parse_size_bytes(opts["segmentsize"], "segmentsize") if "segmentsize" in opts else 1
+    except CloudnoiseError as err:
+        raise _fail(where, str(err)) from None
+    if segmentsize < 1:
+        raise _fail(where, "segmentsize must be at least 1 byte")
+    nb_ns = _time_ps(opts["nb"], where) // 1000 if "nb" in opts else None
+    return Phase("collective", text, pattern=kind, size=size, nway=nway, segmentsize=segmentsize, nb_ns=nb_ns)
+
+
+def parse_app(text: str) -> AppSpec:
+    """An application from the `+`-joined phase syntax."""
+    if not text.strip():
+        raise CloudnoiseError("--app: empty application; e.g. --app 'gemm:128 + dissemination:128KiB'")
+    pieces = text.split("+")
+    phases = tuple(parse_phase(p, f"--app phase {i + 1} ({p.strip()!r})") for i, p in enumerate(pieces))
+    return AppSpec(phases=phases, name=" + ".join(p.text for p in phases), source=text)
+
+
+_FILE_KEYS = ("name", "iterations", "ranks", "gflops", "phases", "phase")
+_TABLE_KINDS = ("gemm", "compute", "collective")
+
+
+def _phase_from_table(table: dict[str, Any], where: str) -> Phase:
+    kinds = [k for k in _TABLE_KINDS if k in table]
+    if len(kinds) != 1:
+        raise _fail(where, "needs exactly one of gemm = N, compute = \"T\" or collective = \"PATTERN\"")
+    kind = kinds[0]
+    allowed = {"gemm": ("gemm", "gflops"), "compute": ("compute",), "collective": ("collective", "size", *_COLLECTIVE_OPTIONS)}[kind]
+    for key in table:
+        if key not in allowed:
+            raise _fail(where, f"unknown key {key!r} for a {kind} phase (allowed: {', '.join(allowed)})")
+    if kind == "gemm":
+        text = f"gemm:{table['gemm']}" + (f":gflops={table['gflops']}" if "gflops" in table else "")
+    elif kind == "compute":
+        text = f"compute:{table['compute']}"
+    else:
+        if "size" not in table:
+            raise _fail(where, "a collective phase needs size = \"SIZE\"")
+        opts = ",".join(f"{k}={table[k]}" for k in _COLLECTIVE_OPTIONS if k in table)
+        text = f"{table['collective']}:{table['size']}" + (f":{opts}" if opts else "")
+    return parse_phase(text, where)
+
+
+def load_app(path: str | Path) -> AppSpec:
+    """An application from a TOML app file (see the module docstring)."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text())
+    except FileNotFoundError:
+        raise CloudnoiseError(f"{p}: no such app file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise CloudnoiseError(f"{p}: cannot read ({err})") from None
+    except tomllib.TOMLDecodeError as err:
+        raise CloudnoiseError(f"{p}: not valid TOML ({err})") from None
+    for key in data:
+        if key not in _FILE_KEYS:
+            raise CloudnoiseError(f"{p}: unknown key {key!r} (allowed: {', '.join(_FILE_KEYS)})")
+    if ("phases" in data) == ("phase" in data):
+        raise CloudnoiseError(f"{p}: give the phases either as phases = [\"gemm:128\", ...] or as [[phase]] tables")
+    phases: list[Phase] = []
+    if "phases" in data:
+        items = data["phases"]
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise CloudnoiseError(f"{p}: phases must be a list of strings like \"gemm:128\"")
+        for i, item in enumerate(items):
+            phases.extend(parse_phase(x, f"{p}: phase {i + 1} ({x.strip()!r})") for x in item.split("+"))
+    else:
+        tables = data["phase"]
+        if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+            raise CloudnoiseError(f"{p}: phase must be an array of tables ([[phase]])")
+        phases = [_phase_from_table(t, f"{p}: [[phase]] {i + 1}") for i, t in enumerate(tables)]
+    if not phases:
+        raise CloudnoiseError(f"{p}: no phases")
+
+    def opt_int(key: str) -> int | None:
+        v = data.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise CloudnoiseError(f"{p}: {key} must be a positive integer, got {v!r}")
+        return v
+
+    gflops = data.get("gflops")
+    if gflops is not None:
+        gflops = _positive_float(gflops, str(p), "gflops")
+    name = data.get("name", p.stem)
+    if not isinstance(name, str):
+        raise CloudnoiseError(f"{p}: name must be a string")
+    return AppSpec(
+        phases=tuple(phases),
+        name=name,
+        iterations=opt_int("iterations"),
+        ranks=opt_int("ranks"),
+        gflops=gflops,
+        source=str(p),
+    )
+
+
+def app_from(value: str) -> AppSpec:
+    """`--app`'s value: an app file (a path that exists, or ends in .toml), else the phase syntax."""
+    if value.strip().endswith(".toml") or Path(value).is_file():
+        return load_app(value)
+    return parse_app(value)
+
+
+@dataclass
+class Application:
+    """An application with its ranks, iterations and compute times fixed."""
+
+    spec: AppSpec
+    ranks: int
+    iterations: int
+    compute: list[ComputeTime | None] = field(default_factory=list)  # per phase; None for collectives
+
+    @property
+    def compute_ps_per_iteration(self) -> int:
+        return sum(c.ps for c in self.compute if c is not None)
+
+    @property
+    def compute_ns(self) -> float:
+        """Compute time on the critical path: iterations x the compute phases."""
+        ps = self.iterations * self.compute_ps_per_iteration
+        return ps // 1000 if ps % 1000 == 0 else ps / 1000
+
+    def engine_phases(self, whole_ns: bool = False) -> list[tuple[str, str, int, int, int, int | None]]:
+        """Phases as the engine takes them; `whole_ns` rounds compute to ns (GOAL's unit)."""
+        out = []
+        for phase, c in zip(self.spec.phases, self.compute):
+            if c is not None:
+                ps = round(c.ps, -3) if whole_ns else c.ps
+                out.append(("compute", "", ps, 0, 0, None))
+            else:
+                out.append(("collective", phase.pattern, phase.size, phase.nway, phase.segmentsize, phase.nb_ns))
+        return out
+
+    def generate(self) -> Any:
+        """The application as an engine `Schedule`."""
+        return _call(_engine().generate_application, self.ranks, self.iterations, self.engine_phases())
+
+    def goal_text(self) -> str:
+        """The application as GOAL text (compute times rounded to whole ns, GOAL's unit)."""
+        return _call(_engine().application_goal_text, self.ranks, self.iterations, self.engine_phases(whole_ns=True))
+
+    def write_goal(self, path: str | Path) -> None:
+        """Writes the application as GOAL text (gzip if path ends in .gz); compute rounded to ns."""
+        _call(
+            _engine().write_application_goal, self.ranks, self.iterations, self.engine_phases(whole_ns=True), str(path)
+        )
+
+    def count(self) -> dict[str, int]:
+        return dict(_call(_engine().count_application, self.ranks, self.iterations, self.engine_phases()))
+
+    def label(self) -> str:
+        text = " + ".join(p.text for p in self.spec.phases)
+        head = f"{self.spec.name}: " if self.spec.name and self.spec.name != text else ""
+        return f"{head}{text}, {self.iterations} iteration{'s' if self.iterations != 1 else ''}, {self.ranks} ranks"
+
+    def describe(self) -> dict[str, Any]:
+        """The application for JSON output."""
+        phases = []
+        for phase, c in zip(self.spec.phases, self.compute):
+            d: dict[str, Any] = {"phase": phase.text, "kind": "compute" if c is not None else "collective"}
+            if c is not None:
+                d.update(duration_ns=c.ps / 1000, method=c.method, detail=c.detail)
+            phases.append(d)
+        return {
+            "name": self.spec.name,
+            "source": self.spec.source,
+            "ranks": self.ranks,
+            "iterations": self.iterations,
+            "phases": phases,
+            "compute_ns": self.compute_ns,
+        }
+
+
+def resolve(
+    spec: AppSpec,
+    *,
+    ranks: int | None = None,
+    iterations: int | None = None,
+    gflops: float | None = None,
+    cache_dir: Path | None = None,
+) -> Application:
+    """Fixes ranks (argument, else the file's), iterations (argument, else the
+    file's, else 1) and every compute phase's time (see compute_model)."""
+    ranks = ranks if ranks is not None else spec.ranks
+    if ranks is None:
+        raise CloudnoiseError("--app needs --ranks P (or ranks = P in the app file)")
+    iterations = iterations if iterations is not None else (spec.iterations or 1)
+    if iterations < 1:
+        raise CloudnoiseError(f"--iterations must be at least 1, got {iterations}")
+    rate = gflops if gflops is not None else spec.gflops
+    compute: list[ComputeTime | None] = []
+    for phase in spec.phases:
+        if phase.kind == "gemm":
+            compute.append(gemm_time(phase.n, gflops=phase.gflops or rate, directory=cache_dir))
+        elif phase.kind == "compute":
+            compute.append(ComputeTime(phase.compute_ps / 1e12, "given", phase.text))
+        else:
+            # checks the pattern's arguments against these ranks
+            CollectiveSpec(phase.pattern, ranks, phase.size, phase.nway, phase.segmentsize, phase.nb_ns)
+            compute.append(None)
+    app = Application(spec=spec, ranks=ranks, iterations=iterations, compute=compute)
+    return app
+
+
+def split_times(app: Application, max_end_ns: np.ndarray) -> dict[str, Any]:
+    """Compute and communication time of every repetition (see the module docstring)."""
+    end = np.asarray(max_end_ns, dtype=float)
+    compute = float(app.compute_ns)
+    comm = end - compute
+    ratio = comm / compute if compute > 0 else np.full_like(comm, np.nan)
+
+    def clean(values: np.ndarray) -> list[int | float | None]:
+        return [None if np.isnan(v) else (int(v) if float(v).is_integer() else round(float(v), 6)) for v in values]
+
+    return {
+        "compute_ns": app.compute_ns,
+        "communication_ns": clean(comm),
+        "cm_cp_ratio": clean(ratio) if compute > 0 else [None] * len(comm),
+        "communication_median_ns": float(np.median(comm)) if len(comm) else None,
+        "cm_cp_ratio_median": float(np.median(ratio)) if compute > 0 and len(comm) else None,
+    }
