@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 
-#include "noise/counter_rng.hpp"
 
 namespace cloudnoise {
 
@@ -33,6 +33,50 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   posted_.resize(ranks_);
   unexpected_.resize(ranks_);
   stride_ = ncpu_ + 2 * static_cast<size_t>(nnic_) + 2;
+  index_templates();
+}
+
+// Per template, once: counter slots for ops with several dependencies, and
+// the ops ready at time 0 in the order they are queued (by kind, as
+// order_ready sorts them; the order depends only on the template's kinds,
+// so every rank of a template gets the same permutation).
+void Engine::index_templates() {
+  multi_slot_.assign(sched_.num_template_ops(), 0);
+  multi_base_.resize(ranks_);
+  initial_begin_.resize(ranks_);
+  initial_count_.resize(ranks_);
+  struct TemplateInfo {
+    uint32_t multi, initial_begin, initial_count;
+  };
+  // Keyed by where a template starts and its length: an empty rank's
+  // template starts where the next one does.
+  std::unordered_map<uint64_t, TemplateInfo> seen;
+  uint64_t base = 0;
+  for (uint32_t r = 0; r < ranks_; ++r) {
+    const uint32_t tb = sched_.template_begin(r);
+    const uint32_t n = sched_.rank_end(r) - sched_.rank_begin(r);
+    const uint64_t key = uint64_t{n} << 32 | tb;
+    auto it = seen.find(key);
+    if (it == seen.end()) {
+      uint32_t multi = 0;
+      host_ops_.clear();
+      for (uint32_t k = 0; k < n; ++k) {
+        const Op& op = sched_.stored_op(tb + k);
+        if (op.num_deps > 1) multi_slot_[tb + k] = multi++;
+        if (op.num_deps == 0) host_ops_.push_back(sched_.rank_begin(r) + k);
+      }
+      order_ready(r, host_ops_);
+      const auto begin = static_cast<uint32_t>(initial_ops_.size());
+      for (const uint32_t i : host_ops_) initial_ops_.push_back(i - sched_.rank_begin(r));
+      it = seen.emplace(key, TemplateInfo{multi, begin, static_cast<uint32_t>(host_ops_.size())}).first;
+    }
+    multi_base_[r] = base;
+    base += it->second.multi;
+    initial_begin_[r] = it->second.initial_begin;
+    initial_count_[r] = it->second.initial_count;
+    initial_total_ += it->second.initial_count;
+  }
+  multi_total_ = base;
 }
 
 int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
@@ -53,9 +97,17 @@ int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) {
   return noise;
 }
 
+// One dependency of op `succ` (global) of `host` is met; it becomes ready
+// when all are.
+void Engine::release(uint32_t host, uint32_t succ) {
+  const uint32_t t = sched_.template_begin(host) + (succ - sched_.rank_begin(host));
+  const uint32_t need = sched_.stored_op(t).num_deps;
+  if (need > 1 && ++met_[multi_base_[host] + multi_slot_[t]] < need) return;
+  pending_.push_back({host, succ});
+}
+
 void Engine::release_done(uint32_t op, uint32_t host) {
-  for (const uint32_t succ : sched_.done_successors(host, op))
-    if (--deps_[succ] == 0) pending_.push_back({host, succ});
+  for (const uint32_t succ : sched_.done_successors(host, op)) release(host, succ);
 }
 
 // A rendezvous send completes when its message is matched: the sender's
@@ -70,15 +122,25 @@ void Engine::complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu,
 }
 
 void Engine::release_started(uint32_t op, uint32_t host) {
-  for (const uint32_t succ : sched_.start_successors(host, op))
-    if (--deps_[succ] == 0) pending_.push_back({host, succ});
+  for (const uint32_t succ : sched_.start_successors(host, op)) release(host, succ);
 }
 
-// Queues a host's newly executable ops. LogGOPSim sorts them by kind with
-// std::sort (not stable) before stamping them; sorting the same sequence
-// with the same comparator yields the same order, so ties break alike.
-// ReadyOrder::Program sorts stably instead.
-void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
+void Engine::mark_ready(uint32_t op) { ready_bits_[op >> 6] |= uint64_t{1} << (op & 63); }
+
+// The bandwidth drawn for one message, as the G it is sent with. The draw
+// is keyed by the send op, so the sender and the receiver agree on it
+// without storing it per op.
+int64_t Engine::message_G_fs(uint32_t send_op) const {
+  const double f =
+      std::max(1e-9, noise_->bandwidth_fraction->quantile(bandwidth_rng_.uniform(send_op)));
+  return std::llround(static_cast<double>(p_.G_fs) / f);
+}
+
+// Orders a host's newly executable ops as they are queued. LogGOPSim sorts
+// them by kind with std::sort (not stable) before stamping them; sorting the
+// same sequence with the same comparator yields the same order, so ties
+// break alike. ReadyOrder::Program sorts stably instead.
+void Engine::order_ready(uint32_t host, std::vector<uint32_t>& ops) {
   auto kind_before = [this, host](uint32_t a, uint32_t b) {
     return sched_.template_op(host, a).kind < sched_.template_op(host, b).kind;
   };
@@ -101,8 +163,13 @@ void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
         if (sched_.template_op(host, i).kind == k) sorted_.push_back(i);
     ops.swap(sorted_);
   }
+}
+
+void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
+  order_ready(host, ops);
   ready_count_ += ops.size();
   for (const uint32_t i : ops) {
+    if (track_ready_) mark_ready(i);
     const Op& op = sched_.template_op(host, i);
     const int64_t o_free = next_o(host, op.cpu);
     const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
@@ -143,10 +210,10 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   noise_ = &noise;
   seed_ = seed;
   rep_ = repetition;
-  deps_.resize(sched_.num_ops());
-  for (uint32_t r = 0; r < ranks_; ++r)
-    for (uint32_t i = sched_.rank_begin(r); i < sched_.rank_end(r); ++i)
-      deps_[i] = sched_.template_op(r, i).num_deps;
+  latency_rng_ = CounterRng(seed, repetition, RngStream::Latency);
+  bandwidth_rng_ = CounterRng(seed, repetition, RngStream::Bandwidth);
+  met_.assign(multi_total_, 0);
+  if (track_ready_) ready_bits_.assign((sched_.num_ops() + 63) / 64, 0);
   ready_count_ = 0;
   host_state_.assign(static_cast<size_t>(ranks_) * stride_, 0);
   for (auto& q : posted_) q.clear();
@@ -155,7 +222,6 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   pending_.clear();
   stamp_ = 0;
   messages_ = 0;
-  if (noise.bandwidth_fraction) msg_G_fs_.assign(sched_.num_ops(), p_.G_fs);
   if (noise.os) {
     // Each rank starts reading the trace at a uniformly drawn offset; with
     // co-scheduling all ranks share the first draw.
@@ -168,113 +234,30 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   }
 }
 
-RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
+// The ops with no dependencies would all be queued at time 0 with the
+// first stamps, so they are processed first and in stamp order whatever
+// else is queued: they are processed straight from the per-template lists,
+// which keeps the queue O(ranks) where a ring allreduce posts every
+// receive at once.
+RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
   reset(noise, seed, repetition);
-  const CounterRng latency_rng(seed, repetition, RngStream::Latency);
-  const CounterRng bandwidth_rng(seed, repetition, RngStream::Bandwidth);
-
+  stamp_ = initial_total_;
+  ready_count_ = initial_total_;
+  uint64_t stamp = 0;
   for (uint32_t h = 0; h < ranks_; ++h) {
-    host_ops_.clear();
-    for (uint32_t i = sched_.rank_begin(h); i < sched_.rank_end(h); ++i)
-      if (deps_[i] == 0) host_ops_.push_back(i);
-    enqueue_host_ops(h, host_ops_);
-  }
-
-  while (!queue_.empty()) {
-    Event e = queue_.pop();
-    const int64_t t = e.time;
-    const uint32_t h = e.host();  // the op's owner (for a message: its sender)
-    const Op& op = sched_.template_op(h, e.op);
-    switch (e.kind()) {
-      case kEvCalc: {
-        int64_t& o_free = next_o(h, op.cpu);
-        if (o_free <= t) {
-          const int64_t len = static_cast<int64_t>(op.amount);
-          o_free = t + len + os_noise(h, t, len);
-          release_started(e.op, h);
-          release_done(e.op, h);
-        } else {
-          e.time = o_free;
-          queue_.push(e);
-        }
-        break;
-      }
-      case kEvSend: {
-        int64_t& o_free = next_o(h, op.cpu);
-        int64_t& gs_free = next_gs(h, op.nic);
-        const int64_t avail = std::max(o_free, gs_free);
-        if (avail <= t) {
-          release_started(e.op, h);
-          int64_t G = p_.G_fs;
-          if (noise.bandwidth_fraction) {
-            const double f = std::max(1e-9, noise.bandwidth_fraction->quantile(bandwidth_rng.uniform(messages_)));
-            G = msg_G_fs_[e.op] = std::llround(static_cast<double>(p_.G_fs) / f);
-          }
-          int64_t latency = p_.L_ps;
-          if (noise.latency_excess_ps)
-            latency += std::llround(noise.latency_excess_ps->quantile(latency_rng.uniform(messages_)));
-          o_free = t + p_.o_ps + bytes_time(op.amount, p_.O_fs) + os_noise(h, t, p_.o_ps);
-          gs_free = t + p_.g_ps + bytes_time(op.amount, G);
-          ++messages_;
-          // The message's first byte reaches the receiver after o + L; G is
-          // charged at the receiver.
-          queue_.push({t + p_.o_ps + latency, stamp_++, e.op, Event::pack(h, kEvMsg)});
-          if (op.amount <= p_.S) release_done(e.op, h);  // eager: the send is complete
-        } else {
-          e.time = avail;
-          queue_.push(e);
-        }
-        break;
-      }
-      case kEvRecv: {
-        release_started(e.op, h);
-        const uint32_t source = sched_.peer_of(h, op);
-        const MatchEntry m = unexpected_[h].take(source, op.tag);
-        if (m.op != MatchQueue::kNone) {
-          // Rendezvous: as in the reference, the receive's own size decides,
-          // and its cpu/nic indices address the sender.
-          if (op.amount > p_.S) complete_rendezvous(m.op, m.src, op.cpu, op.nic, t);
-          release_done(e.op, h);
-        } else {
-          posted_[h].push({source, op.tag, e.op});
-        }
-        break;
-      }
-      case kEvMsg: {
-        // h is the sender; the message is processed at the receiver with
-        // the sender's cpu/nic indices, as in the reference.
-        const uint32_t r = sched_.peer_of(h, op);
-        int64_t& o_free = next_o(r, op.cpu);
-        int64_t& gr_free = next_gr(r, op.nic);
-        const int64_t avail = std::max(o_free, gr_free);
-        if (avail <= t) {
-          const int64_t G = noise.bandwidth_fraction ? msg_G_fs_[e.op] : p_.G_fs;
-          const int64_t g_bytes = bytes_time(op.amount, G);
-          const int64_t noise_ps = os_noise(r, t, p_.o_ps);
-          o_free = t + p_.o_ps + noise_ps + unsigned_max(bytes_time(op.amount, p_.O_fs), g_bytes);
-          gr_free = t + p_.g_ps + g_bytes;
-          const MatchEntry m = posted_[r].take(h, op.tag);
-          if (m.op != MatchQueue::kNone) {
-            if (op.amount > p_.S) complete_rendezvous(e.op, h, op.cpu, op.nic, t);
-            release_done(m.op, r);
-          } else {
-            unexpected_[r].push({h, op.tag, e.op});
-          }
-        } else {
-          e.time = avail;
-          queue_.push(e);
-        }
-        break;
-      }
+    const uint32_t* local = initial_ops_.data() + initial_begin_[h];
+    for (uint32_t k = 0; k < initial_count_[h]; ++k) {
+      const uint32_t op = sched_.rank_begin(h) + local[k];
+      if (track_ready_) mark_ready(op);
+      const auto kind = static_cast<EventKind>(sched_.template_op(h, op).kind);
+      process({0, stamp++, op, Event::pack(h, kind)});
+      enqueue_ready();
     }
+  }
+  while (!queue_.empty()) {
+    process(queue_.pop());
     enqueue_ready();
   }
-
-  bool complete = true;
-  for (uint32_t r = 0; r < ranks_ && complete; ++r)
-    complete = posted_[r].empty() && unexpected_[r].empty();
-  if (complete) complete = ready_count_ == sched_.num_ops();
-  if (!complete) report_deadlock();
 
   RunResult res;
   res.host_end_ps.resize(ranks_);
@@ -286,6 +269,105 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
   res.events = stamp_;
   res.messages = messages_;
   return res;
+}
+
+RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
+  track_ready_ = false;
+  RunResult res = simulate(noise, seed, repetition);
+  bool complete = ready_count_ == sched_.num_ops();
+  for (uint32_t r = 0; r < ranks_ && complete; ++r)
+    complete = posted_[r].empty() && unexpected_[r].empty();
+  if (!complete) {
+    // Again, recording which ops became ready, to name the blocked ones.
+    track_ready_ = true;
+    simulate(noise, seed, repetition);
+    report_deadlock();
+  }
+  return res;
+}
+
+void Engine::process(Event e) {
+  const int64_t t = e.time;
+  const uint32_t h = e.host();  // the op's owner (for a message: its sender)
+  const Op& op = sched_.template_op(h, e.op);
+  switch (e.kind()) {
+    case kEvCalc: {
+      int64_t& o_free = next_o(h, op.cpu);
+      if (o_free <= t) {
+        const int64_t len = static_cast<int64_t>(op.amount);
+        o_free = t + len + os_noise(h, t, len);
+        release_started(e.op, h);
+        release_done(e.op, h);
+      } else {
+        e.time = o_free;
+        queue_.push(e);
+      }
+      break;
+    }
+    case kEvSend: {
+      int64_t& o_free = next_o(h, op.cpu);
+      int64_t& gs_free = next_gs(h, op.nic);
+      const int64_t avail = std::max(o_free, gs_free);
+      if (avail <= t) {
+        release_started(e.op, h);
+        const int64_t G = noise_->bandwidth_fraction ? message_G_fs(e.op) : p_.G_fs;
+        int64_t latency = p_.L_ps;
+        if (noise_->latency_excess_ps)
+          latency += std::llround(noise_->latency_excess_ps->quantile(latency_rng_.uniform(messages_)));
+        o_free = t + p_.o_ps + bytes_time(op.amount, p_.O_fs) + os_noise(h, t, p_.o_ps);
+        gs_free = t + p_.g_ps + bytes_time(op.amount, G);
+        ++messages_;
+        // The message's first byte reaches the receiver after o + L; G is
+        // charged at the receiver.
+        queue_.push({t + p_.o_ps + latency, stamp_++, e.op, Event::pack(h, kEvMsg)});
+        if (op.amount <= p_.S) release_done(e.op, h);  // eager: the send is complete
+      } else {
+        e.time = avail;
+        queue_.push(e);
+      }
+      break;
+    }
+    case kEvRecv: {
+      release_started(e.op, h);
+      const uint32_t source = sched_.peer_of(h, op);
+      const MatchEntry m = unexpected_[h].take(source, op.tag);
+      if (m.op != MatchQueue::kNone) {
+        // Rendezvous: as in the reference, the receive's own size decides,
+        // and its cpu/nic indices address the sender.
+        if (op.amount > p_.S) complete_rendezvous(m.op, m.src, op.cpu, op.nic, t);
+        release_done(e.op, h);
+      } else {
+        posted_[h].push({source, op.tag, e.op});
+      }
+      break;
+    }
+    case kEvMsg: {
+      // h is the sender; the message is processed at the receiver with
+      // the sender's cpu/nic indices, as in the reference.
+      const uint32_t r = sched_.peer_of(h, op);
+      int64_t& o_free = next_o(r, op.cpu);
+      int64_t& gr_free = next_gr(r, op.nic);
+      const int64_t avail = std::max(o_free, gr_free);
+      if (avail <= t) {
+        const int64_t G = noise_->bandwidth_fraction ? message_G_fs(e.op) : p_.G_fs;
+        const int64_t g_bytes = bytes_time(op.amount, G);
+        const int64_t noise_ps = os_noise(r, t, p_.o_ps);
+        o_free = t + p_.o_ps + noise_ps + unsigned_max(bytes_time(op.amount, p_.O_fs), g_bytes);
+        gr_free = t + p_.g_ps + g_bytes;
+        const MatchEntry m = posted_[r].take(h, op.tag);
+        if (m.op != MatchQueue::kNone) {
+          if (op.amount > p_.S) complete_rendezvous(e.op, h, op.cpu, op.nic, t);
+          release_done(m.op, r);
+        } else {
+          unexpected_[r].push({h, op.tag, e.op});
+        }
+      } else {
+        e.time = avail;
+        queue_.push(e);
+      }
+      break;
+    }
+  }
 }
 
 std::string Engine::describe(uint32_t i) const {
@@ -318,7 +400,7 @@ void Engine::report_deadlock() const {
     const std::vector<MatchEntry> unexpected = unexpected_[r].snapshot();
     uint32_t first_waiting = MatchQueue::kNone;
     for (uint32_t i = sched_.rank_begin(r); i < sched_.rank_end(r); ++i)
-      if (deps_[i] != 0) {
+      if (!(ready_bits_[i >> 6] >> (i & 63) & 1)) {
         first_waiting = i;
         break;
       }

@@ -13,6 +13,7 @@
 #include "event_queue.hpp"
 #include "loggops_params.hpp"
 #include "match_queue.hpp"
+#include "noise/counter_rng.hpp"
 #include "noise/os_noise_trace.hpp"
 #include "noise/quantile_table.hpp"
 #include "schedule.hpp"
@@ -80,13 +81,20 @@ class Engine {
   };
 
   void reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
+  RunResult simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
+  void process(Event e);
+  void release(uint32_t host, uint32_t succ);
   void release_done(uint32_t op, uint32_t host);
   void release_started(uint32_t op, uint32_t host);
   void complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t);
+  void order_ready(uint32_t host, std::vector<uint32_t>& ops);
   void enqueue_ready();
   void enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops);
+  void mark_ready(uint32_t op);
+  void index_templates();
   int64_t os_noise(uint32_t host, int64_t start, int64_t len);
   int64_t bytes_time(uint64_t bytes, int64_t per_byte_fs) const;
+  int64_t message_G_fs(uint32_t send_op) const;
   [[noreturn]] void report_deadlock() const;
   std::string describe(uint32_t op) const;
 
@@ -105,13 +113,30 @@ class Engine {
   int64_t& os_offset(uint32_t h) { return host_state_[h * stride_ + ncpu_ + 2 * nnic_]; }
   int64_t& os_cursor(uint32_t h) { return host_state_[h * stride_ + ncpu_ + 2 * nnic_ + 1]; }
 
+  // Dependency bookkeeping in O(ranks + template ops), not O(ops), so a
+  // 16K-rank ring allreduce (a billion ops) fits in memory. An op with one
+  // dependency is ready the moment it is released and needs no counter;
+  // ops with more get a counter slot, numbered within their template
+  // (multi_slot_, per stored op) from their rank's base (multi_base_).
+  std::vector<uint32_t> multi_slot_;
+  std::vector<uint64_t> multi_base_;
+  // Ops without dependencies, per template in the order they are queued at
+  // time 0 (local indices): ranks sharing a template share the list.
+  std::vector<uint32_t> initial_ops_;
+  std::vector<uint32_t> initial_begin_, initial_count_;  // per rank
+  uint64_t initial_total_ = 0;
+  uint64_t multi_total_ = 0;
+
   // Per-run state.
-  std::vector<uint32_t> deps_;  // unmet dependencies per op
-  uint64_t ready_count_ = 0;    // ops that became executable
+  std::vector<uint32_t> met_;  // satisfied dependencies per counter slot
+  uint64_t ready_count_ = 0;   // ops that became executable
+  // Only to name the first blocked op of each rank when a run deadlocks:
+  // the run is repeated with one bit per op recording readiness.
+  bool track_ready_ = false;
+  std::vector<uint64_t> ready_bits_;
   std::vector<int64_t> host_state_;
   size_t stride_ = 0;
   std::vector<MatchQueue> posted_, unexpected_;
-  std::vector<int64_t> msg_G_fs_;  // per send op, with bandwidth noise
   EventQueue queue_;
   std::vector<Pending> pending_;
   std::vector<uint32_t> host_ops_, sorted_;
@@ -119,6 +144,8 @@ class Engine {
   uint64_t messages_ = 0;
   const NoiseModel* noise_ = nullptr;
   uint64_t seed_ = 0, rep_ = 0;
+  CounterRng latency_rng_{0, 0, RngStream::Latency};
+  CounterRng bandwidth_rng_{0, 0, RngStream::Bandwidth};
 };
 
 }  // namespace cloudnoise

@@ -97,6 +97,13 @@ class Schedule {
   // The rank owning global op i.
   uint32_t rank_of(uint32_t i) const;
 
+  // Where rank r's template starts among the stored ops; ranks sharing a
+  // template share this index.
+  uint32_t template_begin(uint32_t r) const { return rank_template_[r]; }
+  // Stored (template) ops of all templates together.
+  uint32_t num_template_ops() const { return static_cast<uint32_t>(ops_.size()); }
+  const Op& stored_op(uint32_t t) const { return ops_[t]; }
+
   // Op i of rank r (i global), as stored: peer relative to r.
   const Op& template_op(uint32_t r, uint32_t i) const {
     return ops_[rank_template_[r] + (i - rank_begin_[r])];
