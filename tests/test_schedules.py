@@ -187,6 +187,19 @@ def test_vector_schedule_matches(vector: dict) -> None:
     assert_same_schedule(parse_goal(pt.schedule_goal_text(sched)), want)
 
 
+@pytest.mark.parametrize("pattern,nway", [("dissemination", 1), ("nwaydissemination", 2), ("nwaydissemination", 3), ("allreduce_ring", 1)])
+@pytest.mark.parametrize("ranks", [1, 2, 3, 7, 16, 33])
+@pytest.mark.parametrize("nb", [None, 250])
+def test_rank_symmetric_patterns_built_from_one_rank_equal_full_emission(pattern, nway, ranks, nb) -> None:
+    """The generator builds rank 0 of these patterns and repeats it (peers
+    relative to the rank): the Schedule must hold exactly the ops and edges
+    that emitting every rank writes as GOAL text."""
+    spec = pt.CollectiveSpec(pattern=pattern, ranks=ranks, size=4096, nway=nway, nb=nb)
+    sched = pt.generate(spec)
+    assert sched.num_ops == pt.count(spec)["ops"]
+    assert_same_schedule(parse_goal(pt.schedule_goal_text(sched)), parse_goal(pt.goal_text(spec)))
+
+
 # Digests of Schedgen's own output (built from its sources, run with these
 # arguments) for cases the vectors do not cover. For chained_dissem the
 # reference's marker `send 0b to 9999999` is replaced by our `calc 0` and its

@@ -262,6 +262,18 @@ void Schedule::append(Schedule&& part) {
   max_nic_ = std::max(max_nic_, part.max_nic_);
 }
 
+void ScheduleBuilder::repeat_first_rank(uint32_t rank) {
+  begin_rank(rank);  // checks the order
+  in_rank_ = false;
+  if (sched_.rank_template_.empty())
+    throw ScheduleError("repeat_first_rank needs a first rank to copy", 0);
+  const uint32_t n = sched_.rank_begin_[1] - sched_.rank_begin_[0];
+  if (static_cast<uint64_t>(sched_.rank_begin_.back()) + n >= std::numeric_limits<uint32_t>::max() - 1)
+    throw ScheduleError("schedule has more than 4294967294 operations", 0);
+  sched_.rank_template_.push_back(sched_.rank_template_.front());
+  sched_.rank_begin_.push_back(sched_.rank_begin_.back() + n);
+}
+
 Schedule ScheduleBuilder::finish() {
   if (in_rank_) end_rank();
   const uint32_t have = first_rank_ + static_cast<uint32_t>(sched_.rank_begin_.size() - 1);

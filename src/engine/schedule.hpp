@@ -181,6 +181,11 @@ class ScheduleBuilder {
   void requires_done(uint32_t a, uint32_t b);
   // `a irequires b`: a starts only after b has started.
   void requires_start(uint32_t a, uint32_t b);
+  // Adds rank `rank` (the next one) as a copy of the first rank built, with
+  // peers taken relative to the rank: for collectives whose every rank
+  // does the same relative to itself (dissemination, ring allreduce), so
+  // a 16K-rank schedule is generated in the time of one rank.
+  void repeat_first_rank(uint32_t rank);
   // Records the source line of the op just added (readers only).
   void set_line(uint64_t line);
   uint32_t ops_in_rank() const { return static_cast<uint32_t>(sched_.ops_.size() - cur_begin_); }

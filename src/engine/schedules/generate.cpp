@@ -42,11 +42,31 @@ void emit_schedule(const PatternSpec& spec, OpSink& out) {
   }
 }
 
+namespace {
+
+// Patterns whose every rank emits the same ops with peers relative to
+// itself (rank +- d mod P): rank 0 built once stands for all.
+bool rank_symmetric(Pattern p) {
+  return p == Pattern::Dissemination || p == Pattern::NwayDissemination ||
+         p == Pattern::AllreduceRing;
+}
+
+}  // namespace
+
 Schedule generate(const PatternSpec& spec) {
   validate(spec);
   ScheduleBuilder builder(spec.ranks);
   BuilderSink sink(builder);
-  emit_schedule(spec, sink);
+  if (!rank_symmetric(spec.pattern)) {
+    emit_schedule(spec, sink);
+    return builder.finish();
+  }
+  const patterns::RankEmitter emit_rank = patterns::rank_emitter(spec.pattern);
+  sink.begin_rank(0);
+  if (spec.nb_ns) sink.calc(*spec.nb_ns * kPsPerNs);
+  emit_rank(spec, 0, sink);
+  sink.end_rank();
+  for (uint32_t rank = 1; rank < spec.ranks; ++rank) builder.repeat_first_rank(rank);
   return builder.finish();
 }
 
