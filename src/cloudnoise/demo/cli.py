@@ -1,0 +1,123 @@
+"""`cloudnoise demo`: measure this machine, model it, simulate it beside the
+paper's systems at scale, price it, and write the report."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
+
+
+class _SweepBar:
+    """A progress bar over a sweep's repetitions (silent when not on a terminal)."""
+
+    def __init__(self, what: str, enabled: bool) -> None:
+        self._progress = (
+            Progress(TextColumn("  {task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                     console=Console(stderr=True), transient=True)
+            if enabled
+            else None
+        )
+        self._what = what
+        self._task: Any = None
+
+    def __enter__(self) -> _SweepBar:
+        if self._progress is not None:
+            self._progress.start()
+            self._task = self._progress.add_task(self._what, total=None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def update(self, done: int, total: int) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, completed=done, total=total)
+
+
+@click.command("demo")
+@click.option("--quick", is_flag=True, help="Under a minute: brief measurements, up to 1024 nodes, few repetitions.")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("cloudnoise-demo"),
+              show_default=True, help="Folder for everything (report.html, figures/, campaign/, profile/, sweeps/).")
+@click.option("--no-measure", is_flag=True, help="Skip measuring this machine (no MPI needed): built-in systems only.")
+@click.option("--workers", type=click.IntRange(min=1), help="Dask worker processes for the sweeps [default: CPU count].")
+@click.option("--in-process", is_flag=True, help="Run the sweeps in this process instead of a local Dask cluster.")
+@click.option("--mpicc", help="MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel).")
+@click.option("--mpiexec", help="MPI launcher binary (default: next to mpicc).")
+@click.option("--launcher", default="mpiexec", show_default=True, help="mpiexec, srun, or a template like 'mpirun -np {ranks} {cmd}'.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (paths, this machine's figures, observations).")
+def demo(quick: bool, out: Path, no_measure: bool, workers: int | None, in_process: bool, mpicc: str | None,
+         mpiexec: str | None, launcher: str, as_json: bool) -> None:
+    """The whole pipeline on this machine, end to end:
+
+    \b
+    1. measure this machine with MPI probes (2 ranks): latency and bandwidth
+       versus size, latency and bandwidth noise, OS noise, LogGP parameters;
+    2. model it: a system profile like the built-in ones;
+    3. simulate it beside the paper's cloud HPC instances and supercomputers
+       at scale (16 B dissemination, Fig. 14; 128x128 GEMM + 128 KiB
+       dissemination, Fig. 16), without noise and with OS, network and both;
+    4. price every run (on-demand node-hours) and the cost of noise;
+    5. write OUT/report.html (figures also as PNG and PDF) and say where.
+
+    The default takes about ten minutes on a 2-core machine and simulates up
+    to 16384 nodes; --quick takes under a minute. Running it again with the
+    same --out keeps what was measured and simulated, and finishes what an
+    interrupted run left.
+    """
+    from cloudnoise.demo.pipeline import DemoResult, MpiChoice, measure_and_model, simulate_at_scale, write_report
+    from cloudnoise.demo.plan import full_plan, quick_plan
+
+    plan = quick_plan() if quick else full_plan()
+    console = Console(stderr=as_json)
+    say = console.print if not as_json else (lambda text: console.print(text, style="dim"))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise CloudnoiseError(f"--out {out}: cannot create it ({err.strerror or err}); choose another folder") from None
+    result = DemoResult(out=out)
+    t0 = time.perf_counter()
+    enabled = not as_json and sys.stderr.isatty()
+    try:
+        if not no_measure:
+            measure_and_model(plan, out, MpiChoice(mpicc, mpiexec, launcher), say, result)
+        simulate_at_scale(plan, out, result, say, workers or (os.cpu_count() or 1), in_process,
+                          lambda what: _SweepBar(what, enabled))
+        write_report(plan, out, result, say)
+    except KeyboardInterrupt:
+        raise CloudnoiseError(
+            f"interrupted; what is done is kept in {out}: run the same command again to finish it",
+            EXIT_INTERRUPTED,
+        ) from None
+    result.seconds["total"] = time.perf_counter() - t0
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    print_outcome(console, result)
+
+
+def print_outcome(console: Console, result: Any) -> None:
+    """What was measured, what the report says, and where it is."""
+    m = result.machine
+    if m:
+        parts = []
+        if "min_latency_us" in m:
+            parts.append(f"latency min {m['min_latency_us']:.3g} us, mean {m.get('mean_latency_us', float('nan')):.3g} us")
+        if "max_bandwidth_gbps" in m:
+            parts.append(f"bandwidth max {m['max_bandwidth_gbps']:.4g} Gb/s")
+        console.print("[bold]this machine[/]: " + "; ".join(parts))
+    for text in result.observations:
+        console.print(f"  - {text}")
+    console.print(f"[bold]report[/]: {result.report.resolve()}  ({result.figures} figures, also as PNG and PDF in "
+                  f"{(result.out / 'figures').resolve()})")
+    console.print(f"[dim]done in {result.seconds['total']:.0f} s[/]")

@@ -1,0 +1,193 @@
+"""The demo's stages, run in order through each stage's public API.
+
+Every stage writes into one folder (OUT), so an interrupted demo loses
+nothing: run it again with the same --out and finished measurements are
+kept (unfinished ones resumed), the profile is rebuilt from them, and
+sweeps continue where they stopped.
+
+    OUT/campaign/             cloudnoise measure (this machine, 2 ranks)
+    OUT/profile/this-machine.json   cloudnoise model build
+    OUT/sweeps/<preset>/      cloudnoise sweep (this machine + built-ins)
+    OUT/report.html, OUT/figures/   cloudnoise report
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cloudnoise.demo.plan import DemoPlan, MeasureStep, SweepStep
+from cloudnoise.errors import CloudnoiseError
+
+THIS_MACHINE = "this-machine"
+
+
+@dataclass(frozen=True)
+class MpiChoice:
+    """How to reach MPI on this machine (the measure options the demo passes on)."""
+
+    mpicc: str | None = None
+    mpiexec: str | None = None
+    launcher: str = "mpiexec"
+    timeout_s: float | None = None
+
+
+@dataclass
+class DemoResult:
+    """Where everything went, and the headline numbers."""
+
+    out: Path
+    campaign: Path | None = None
+    profile: Path | None = None
+    sweeps: list[Path] = field(default_factory=list)
+    report: Path | None = None
+    figures: int = 0
+    observations: list[str] = field(default_factory=list)
+    machine: dict[str, Any] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "out": str(self.out),
+            "campaign": None if self.campaign is None else str(self.campaign),
+            "profile": None if self.profile is None else str(self.profile),
+            "sweeps": [str(s) for s in self.sweeps],
+            "report": None if self.report is None else str(self.report),
+            "figures": self.figures,
+            "observations": self.observations,
+            "this_machine": self.machine,
+            "seconds": {k: round(v, 2) for k, v in self.seconds.items()},
+        }
+
+
+Say = Callable[[str], None]
+
+
+def measure_step(step: MeasureStep, campaign: Path, mpi: Any, choice: MpiChoice) -> None:
+    """One experiment into the campaign: skipped when already complete,
+    resumed when an earlier demo was interrupted during it."""
+    from cloudnoise.measure.campaign import Campaign
+    from cloudnoise.measure.launcher import LaunchSpec
+    from cloudnoise.measure.runner import Request, execute
+
+    existing = Campaign(campaign).experiment(step.experiment) if (campaign / "metadata.json").exists() else None
+    if existing is not None and existing.get("complete"):
+        return
+    request = Request(
+        experiment=step.experiment,
+        options=step.options,
+        launch=LaunchSpec(choice.launcher),
+        out=campaign,
+        labels={"system": THIS_MACHINE, "distance": "unknown"},
+        resume=existing is not None,
+        timeout_s=choice.timeout_s,
+    )
+    try:
+        execute(request, mpi)
+    except OSError as err:
+        raise CloudnoiseError(f"cannot write the campaign in {campaign}: {err.strerror or err} (disk full or read-only?)") from err
+
+
+def measure_and_model(plan: DemoPlan, out: Path, choice: MpiChoice, say: Say, result: DemoResult) -> None:
+    """Measure this machine, then build its profile."""
+    from cloudnoise.measure.mpi import NO_MPI, find_mpi
+    from cloudnoise.model.build import build_profile
+
+    try:
+        mpi = find_mpi(choice.mpicc, choice.mpiexec)
+    except CloudnoiseError as err:
+        if str(err) == NO_MPI:
+            raise CloudnoiseError(
+                f"{err}; or run `cloudnoise demo --no-measure` to simulate the built-in systems only",
+                err.exit_code,
+            ) from None
+        raise
+    campaign = out / "campaign"
+    t0 = time.perf_counter()
+    for k, step in enumerate(plan.measure, 1):
+        say(f"[{k}/{len(plan.measure)}] measure {step.what}")
+        measure_step(step, campaign, mpi, choice)
+    result.seconds["measure"] = time.perf_counter() - t0
+    result.campaign = campaign
+    profile = out / "profile" / f"{THIS_MACHINE}.json"
+    say("model: this machine's profile (LogGOPS fit, latency, bandwidth and OS noise)")
+    doc = build_profile(campaign, profile, name=THIS_MACHINE)
+    result.profile = profile
+    result.machine = machine_facts(campaign, doc)
+
+
+def machine_facts(campaign: Path, profile: dict[str, Any]) -> dict[str, Any]:
+    """The measured headline: Table II figures and the LogGOPS fit."""
+    import json
+
+    facts: dict[str, Any] = {}
+    summary = campaign / "summary.json"
+    if summary.exists():
+        t2 = json.loads(summary.read_text()).get("table2", {})
+        for key in ("min_latency_us", "mean_latency_us", "max_bandwidth_gbps", "mean_bandwidth_gbps"):
+            if key in t2:
+                facts[key] = t2[key]
+    lg = profile.get("loggops", {})
+    facts["loggops_ns"] = {k: lg[k] for k in ("L", "o", "g", "G", "O", "S") if k in lg}
+    return facts
+
+
+def sweep_step(step: SweepStep, systems: list[str], out: Path, workers: int, in_process: bool,
+               progress: Callable[[int, int], None] | None) -> Path:
+    """One preset on the demo's systems (continued if an earlier demo left it unfinished)."""
+    from cloudnoise.sweep.cli import build_request
+    from cloudnoise.sweep.store import SweepStore
+    from cloudnoise.sweep.sweeper import run_sweep
+
+    target = out / "sweeps" / step.preset
+    opts: dict[str, Any] = {
+        "preset": step.preset,
+        "systems": ",".join(systems),
+        "nodes": ",".join(str(n) for n in step.nodes),
+        "reps": step.reps,
+        "resume": False,
+    }
+    request = build_request(opts, SweepStore(target).read_meta())
+    run_sweep(request, target, in_process=in_process, workers=workers, progress=progress)
+    return target
+
+
+def simulate_at_scale(plan: DemoPlan, out: Path, result: DemoResult, say: Say, workers: int, in_process: bool,
+                      progress_factory: Callable[[str], Any]) -> None:
+    """Every sweep of the plan, on this machine's profile (if measured) and the built-ins."""
+    systems = list(plan.systems)
+    if result.profile is not None:
+        systems.insert(0, str(result.profile))
+    t0 = time.perf_counter()
+    for k, step in enumerate(plan.sweeps, 1):
+        label = f"[{k}/{len(plan.sweeps)}] simulate {step.what}: {len(systems)} systems, {min(step.nodes)}-{max(step.nodes)} nodes, {step.reps} reps x 4 noise variants"
+        say(label)
+        with progress_factory(step.what) as bar:
+            result.sweeps.append(sweep_step(step, systems, out, workers, in_process, bar.update))
+    result.seconds["simulate"] = time.perf_counter() - t0
+
+
+def write_report(plan: DemoPlan, out: Path, result: DemoResult, say: Say) -> None:
+    """Price the runs and write the report (Table II, noise, scalability, cost, observations)."""
+    from cloudnoise.report.build import ReportOptions, build_report
+    from cloudnoise.report.html import write
+
+    say("report: figures (PNG, PDF), cost, observations, HTML")
+    t0 = time.perf_counter()
+    profiles = tuple(([str(result.profile)] if result.profile else []) + list(plan.systems))
+    options = ReportOptions(
+        outdir=out,
+        campaigns=(result.campaign,) if result.campaign else (),
+        sweeps=tuple(result.sweeps),
+        profiles=profiles,
+        pricing=plan.pricing,
+        title="cloudnoise demo: this machine beside the paper's clouds and supercomputers",
+    )
+    report = build_report(options)
+    result.report = write(report)
+    result.figures = len(report.figures)
+    result.observations = [o.text for o in report.observations]
+    result.seconds["report"] = time.perf_counter() - t0
