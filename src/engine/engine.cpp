@@ -169,7 +169,7 @@ void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
   order_ready(host, ops);
   ready_count_ += ops.size();
   for (const uint32_t i : ops) {
-    if (track_ready_) mark_ready(i);
+    mark_ready(i);
     const Op& op = sched_.template_op(host, i);
     const int64_t o_free = next_o(host, op.cpu);
     const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
@@ -213,7 +213,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   latency_rng_ = CounterRng(seed, repetition, RngStream::Latency);
   bandwidth_rng_ = CounterRng(seed, repetition, RngStream::Bandwidth);
   met_.assign(multi_total_, 0);
-  if (track_ready_) ready_bits_.assign((sched_.num_ops() + 63) / 64, 0);
+  ready_bits_.assign((sched_.num_ops() + 63) / 64, 0);
   ready_count_ = 0;
   host_state_.assign(static_cast<size_t>(ranks_) * stride_, 0);
   for (auto& q : posted_) q.clear();
@@ -248,7 +248,7 @@ RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repe
     const uint32_t* local = initial_ops_.data() + initial_begin_[h];
     for (uint32_t k = 0; k < initial_count_[h]; ++k) {
       const uint32_t op = sched_.rank_begin(h) + local[k];
-      if (track_ready_) mark_ready(op);
+      mark_ready(op);
       const auto kind = static_cast<EventKind>(sched_.template_op(h, op).kind);
       process({0, stamp++, op, Event::pack(h, kind)});
       enqueue_ready();
@@ -272,17 +272,11 @@ RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repe
 }
 
 RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
-  track_ready_ = false;
   RunResult res = simulate(noise, seed, repetition);
   bool complete = ready_count_ == sched_.num_ops();
   for (uint32_t r = 0; r < ranks_ && complete; ++r)
     complete = posted_[r].empty() && unexpected_[r].empty();
-  if (!complete) {
-    // Again, recording which ops became ready, to name the blocked ones.
-    track_ready_ = true;
-    simulate(noise, seed, repetition);
-    report_deadlock();
-  }
+  if (!complete) report_deadlock();
   return res;
 }
 

@@ -130,9 +130,8 @@ class Engine {
   // Per-run state.
   std::vector<uint32_t> met_;  // satisfied dependencies per counter slot
   uint64_t ready_count_ = 0;   // ops that became executable
-  // Only to name the first blocked op of each rank when a run deadlocks:
-  // the run is repeated with one bit per op recording readiness.
-  bool track_ready_ = false;
+  // One bit per op: it became ready. Names the first blocked op of each
+  // rank when a run deadlocks (1/32 of a counter per op).
   std::vector<uint64_t> ready_bits_;
   std::vector<int64_t> host_state_;
   size_t stride_ = 0;
