@@ -47,6 +47,14 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def load_average() -> float | None:
+    """The 1-minute load average (None where the OS does not say)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
 def parse_ranks(text: str | None) -> list[int]:
     """'2,4,8' -> [2, 4, 8]."""
     if not text:
@@ -223,6 +231,12 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
                     f"{config.ranks} ranks: {per_host} ranks per host on {cores} cores: cores are oversubscribed; "
                     "busy-polling ranks share cores, which the LogGOPS model does not cover"
                 )
+            load = load_average()
+            if not hosts and not oversubscribed and load is not None and load + config.ranks > cores + 0.5:
+                warnings.append(
+                    f"{config.ranks} ranks: the machine was busy before the launch (load average {load:.1f} "
+                    f"on {cores} cores): other processes compete with the ranks for cores, which the model does not cover"
+                )
             sim = _simulate(config, params, noise, variants, opts["reps"], opts["seed"], opts["ready_order"])
             req = executor.ExecRequest(
                 table=table,
@@ -237,6 +251,7 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
                 compare.compare(config.ranks, measured.runtime_ns, sim, variants[0], oversubscribed,
                                 measured.late_reps())
             )
+            comparisons[-1].load_average = load
             measurements.append(measured)
             simulations.append(sim)
         result: dict[str, Any] = {

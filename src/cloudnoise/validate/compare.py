@@ -31,6 +31,7 @@ class Comparison:
     oversubscribed: bool = False
     late_reps: int = 0
     notes: list[str] = field(default_factory=list)
+    load_average: float | None = None  # of the launching host, just before the launch
 
     def errors(self, variant: str) -> dict[str, float]:
         """Relative and signed errors of median and mean for one variant."""
@@ -63,6 +64,7 @@ class Comparison:
             "within_paper_bound": bool(err["relative_error_median"] <= PAPER_BOUND),
             "oversubscribed": self.oversubscribed,
             "late_start_reps": self.late_reps,
+            "load_average": self.load_average,
             "variants": {
                 name: {
                     "simulated_median_us": us(v.median),
