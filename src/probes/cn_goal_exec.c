@@ -44,6 +44,10 @@
  * start), stream = rank, t_ns = the common start (rank 0's clock), value_ns =
  * this rank's end after the common start.
  *
+ * With --yield (for more ranks than cores) a rank waiting for messages or for
+ * the start calls sched_yield() between polls, so ranks sharing a core take
+ * turns quickly instead of in whole scheduler time slices; calcs still spin.
+ *
  * Testing hook: with CLOUDNOISE_INJECT_CRASH=RANK in the environment, that
  * rank aborts (SIGABRT) in the first measured repetition.
  */
@@ -51,6 +55,7 @@
 
 #include <getopt.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +88,7 @@ struct options {
     const char *table, *prefix;
     long reps, warmup, resync;
     double margin_us;
+    int yield; /* oversubscribed cores: give the core away while waiting */
 };
 
 struct state {
@@ -121,7 +127,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"table", required_argument, 0, 't'},  {"out", required_argument, 0, 'o'},
         {"reps", required_argument, 0, 'n'},   {"warmup", required_argument, 0, 'w'},
         {"resync", required_argument, 0, 's'}, {"margin-us", required_argument, 0, 'm'},
-        {0, 0, 0, 0}};
+        {"yield", no_argument, 0, 'y'},        {0, 0, 0, 0}};
     int c;
     memset(o, 0, sizeof *o);
     o->reps = 1000;
@@ -136,6 +142,7 @@ static void parse(int argc, char **argv, struct options *o)
         case 'w': o->warmup = atol(optarg); break;
         case 's': o->resync = atol(optarg); break;
         case 'm': o->margin_us = atof(optarg); break;
+        case 'y': o->yield = 1; break;
         default: die("unknown option");
         }
     }
@@ -287,7 +294,7 @@ static void op_started(const struct rank_table *t, struct state *s, int op)
 }
 
 /* Runs every op of this rank once; returns when all completed. */
-static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm comm)
+static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm comm, int yield)
 {
     int i;
     s->ready_head = s->ready_tail = 0;
@@ -328,8 +335,11 @@ static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm c
         if (s->nactive > 0) {
             int outcount = 0, k, w;
             MPI_Testsome(s->nactive, s->reqs, &outcount, s->indices, MPI_STATUSES_IGNORE);
-            if (outcount == MPI_UNDEFINED || outcount == 0)
+            if (outcount == MPI_UNDEFINED || outcount == 0) {
+                if (yield)
+                    sched_yield();
                 continue;
+            }
             s->last_end = cn_now_ns();
             for (k = 0; k < outcount; k++) {
                 int idx = s->indices[k];
@@ -351,6 +361,23 @@ static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm c
         } else if (s->ready_head == s->ready_tail && s->completed < t->nops) {
             die("the schedule cannot complete on this rank (a dependency cycle)");
         }
+    }
+}
+
+/* Waits for one request; with `yield`, gives the core away between tests
+ * (MPICH's blocking calls poll without yielding). */
+static void wait_request(MPI_Request *req, int yield)
+{
+    int done = 0;
+    if (!yield) {
+        MPI_Wait(req, MPI_STATUS_IGNORE);
+        return;
+    }
+    for (;;) {
+        MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        sched_yield();
     }
 }
 
@@ -475,16 +502,25 @@ int main(int argc, char **argv)
                 fflush(info);
             }
         }
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (rank == 0)
-            start0 = cn_now_ns() + margin_ns;
-        MPI_Bcast(&start0, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+        {
+            MPI_Request req;
+            MPI_Ibarrier(MPI_COMM_WORLD, &req);
+            wait_request(&req, o.yield);
+            if (rank == 0)
+                start0 = cn_now_ns() + margin_ns;
+            MPI_Ibcast(&start0, 1, MPI_INT64_T, 0, MPI_COMM_WORLD, &req);
+            wait_request(&req, o.yield);
+        }
         start_local = start0 + offset;
-        cn_spin_until(start_local);
+        if (o.yield)
+            while (cn_now_ns() < start_local)
+                sched_yield();
+        else
+            cn_spin_until(start_local);
         begin = cn_now_ns();
         if (rank == crash_rank && rep == o.warmup)
             abort();
-        run_schedule(&t, &s, comm);
+        run_schedule(&t, &s, comm, o.yield);
         end = s.last_end;
         if (rep >= o.warmup)
             cn_samples_add(&samples, CN_KIND_GOAL_REP, rep - o.warmup, begin - start_local, rank,

@@ -244,6 +244,7 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
                 warmup=opts["warmup"],
                 workdir=workroot / f"ranks{config.ranks:04d}",
                 launch=launch,
+                yield_cpu=oversubscribed,
                 timeout_s=opts.get("timeout") or _timeout(sim[variants[0]], opts["reps"], opts["warmup"], config.ranks),
             )
             measured = executor.run(req, mpi, crash_rank=opts.get("inject_crash"))

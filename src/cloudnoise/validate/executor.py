@@ -43,6 +43,7 @@ class ExecRequest:
     timeout_s: float | None = None
     stall_s: float = 60.0
     resync: int = 100
+    yield_cpu: bool = False  # oversubscribed cores: ranks yield while they wait
 
 
 @dataclass
@@ -80,7 +81,7 @@ def run(req: ExecRequest, mpi: MpiInstallation, crash_rank: int | None = None) -
         old.unlink()
     prefix = raw / "exec"
     argv = [str(binary), "--table", str(table_path), "--out", str(prefix), "--reps", str(req.reps),
-            "--warmup", str(req.warmup), "--resync", str(req.resync)]
+            "--warmup", str(req.warmup), "--resync", str(req.resync)] + (["--yield"] if req.yield_cpu else [])
     cmd = build_command(mpi, req.launch, req.table.ranks, argv)
     log = req.workdir / "logs" / "launch.log"
     if log.exists():
