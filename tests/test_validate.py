@@ -206,3 +206,14 @@ def test_comparison_statistics_known_answer() -> None:
     assert row["relative_error_median"] == pytest.approx(0.1)
     assert row["signed_error_median"] == pytest.approx(0.1)
     assert row["within_paper_bound"] is True
+
+
+def test_application_runs_per_rank_count(tmp_path: Path, profile: Path) -> None:
+    mpi_or_skip()
+    proc = run("validate", "--app", "compute:200us + dissemination:16B", "--iterations", "3", "--ranks", "2",
+               "--reps", "10", "--warmup", "1", "--profile", str(profile), "--json", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout)["results"][0]
+    # three 200 us compute phases in sequence: at least 600 us measured and simulated
+    assert row["measured_ns"]["min"] >= 600_000
+    assert row["simulated_median_us"] >= 600
