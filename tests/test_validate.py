@@ -75,8 +75,6 @@ l2 requires l1
 @pytest.fixture()
 def profile(tmp_path: Path) -> Path:
     """A built-in profile with round LogGOPS parameters and no noise models."""
-    from cloudnoise.profiles.registry import resolve_profile  # noqa: F401  (engine-free import check)
-
     src = Path(cloudnoise.__file__).parent / "profiles" / "data" / "daint.json"
     data = json.loads(src.read_text())
     for key in ("latency_noise", "bandwidth_noise", "os_noise"):
