@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "measure": ("cloudnoise.measure.cli", "measure", "Measure latency, bandwidth and noise with MPI probes."),
     "model": ("cloudnoise.model.cli", "model", "Build a system profile from a measurement campaign."),
     "demo": ("cloudnoise.demo.cli", "demo", "Measure this machine, simulate it beside the paper's systems at scale, price it, report."),
+    "validate": ("cloudnoise.validate.cli", "validate", "Run a schedule on real MPI and compare it with the simulation."),
 }
 
 

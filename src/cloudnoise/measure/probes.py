@@ -21,7 +21,7 @@ from pathlib import Path
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
 from cloudnoise.measure.mpi import MpiInstallation, run_quiet
 
-PROBES = ("cn_pingpong", "cn_detour")
+PROBES = ("cn_pingpong", "cn_detour", "cn_goal_exec")
 CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra"]
 
 

@@ -24,13 +24,14 @@ RECORD = np.dtype(
     ]
 )
 
-KIND_RTT, KIND_SEND_CALL, KIND_RECV_CALL, KIND_TRAIN, KIND_DETOUR = range(5)
+KIND_RTT, KIND_SEND_CALL, KIND_RECV_CALL, KIND_TRAIN, KIND_DETOUR, KIND_GOAL_REP = range(6)
 KIND_NAMES = {
     KIND_RTT: "rtt",
     KIND_SEND_CALL: "send_call",
     KIND_RECV_CALL: "recv_call",
     KIND_TRAIN: "train",
     KIND_DETOUR: "detour",
+    KIND_GOAL_REP: "goal_rep",
 }
 
 _RANK = re.compile(r"\.rank(\d+)\.(bin|info)$")

@@ -1,0 +1,329 @@
+"""`cloudnoise validate`: run a schedule on real MPI ranks, simulate the same
+schedule with a profile, and compare the two runtime distributions (the
+paper's Sec. V-A and Fig. 13).
+
+For every configuration (a rank count of a generated pattern or application,
+or the one GOAL file): simulate once to reject schedules that cannot
+complete (exit 3, before anything is launched), execute it ``--reps`` times
+with the ``cn_goal_exec`` probe, simulate ``--reps`` repetitions with the
+profile's LogGOPS parameters and noise, and report medians and means with
+their 95 % confidence intervals and relative errors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.simulate import app_cli
+from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
+from cloudnoise.units import parse_duration_ns, parse_size_bytes
+
+
+@dataclass
+class Config:
+    """One configuration to validate: its label, rank count and schedule."""
+
+    ranks: int
+    label: str
+    schedule: Any
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (the affinity mask, else the CPU count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def load_average() -> float | None:
+    """The 1-minute load average (None where the OS does not say)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def parse_ranks(text: str | None) -> list[int]:
+    """'2,4,8' -> [2, 4, 8]."""
+    if not text:
+        return []
+    try:
+        ranks = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError as err:
+        raise CloudnoiseError(f"--ranks takes comma-separated rank counts such as 2,4,8, not {text!r}") from err
+    if not ranks or any(r < 1 for r in ranks):
+        raise CloudnoiseError("--ranks: every rank count must be at least 1")
+    return list(dict.fromkeys(ranks))
+
+
+def configurations(goal_file: Path | None, opts: dict[str, Any]) -> list[Config]:
+    """The schedules to validate: one GOAL file, or a pattern/app per rank count."""
+    ranks = parse_ranks(opts.get("ranks"))
+    sources = sum(x is not None for x in (goal_file, opts.get("pattern"), opts.get("app")))
+    if sources != 1:
+        raise CloudnoiseError("give one of a GOAL file, --pattern NAME --size SIZE, or --app SPEC")
+    if goal_file is not None:
+        from cloudnoise.simulate.api import load_schedule
+
+        for name in ("size", "nb", "iterations", "gflops"):
+            if opts.get(name) is not None:
+                raise CloudnoiseError(f"--{name} goes with --pattern or --app; a GOAL file brings its own")
+        schedule = load_schedule(goal_file)
+        if ranks and ranks != [schedule.num_ranks]:
+            raise CloudnoiseError(f"{goal_file} has {schedule.num_ranks} ranks; --ranks cannot change that")
+        return [Config(schedule.num_ranks, str(goal_file), schedule)]
+    if not ranks:
+        raise CloudnoiseError("--pattern and --app need --ranks, e.g. --ranks 2,4,8")
+    configs = []
+    if opts.get("pattern") is not None:
+        from cloudnoise.schedules.patterns import CollectiveSpec, generate
+
+        if opts.get("size") is None:
+            raise CloudnoiseError("--pattern needs --size SIZE (e.g. 16B, 16MiB)")
+        app_cli.check_no_app_options(opts)
+        size = parse_size_bytes(opts["size"], "--size")
+        for p in ranks:
+            spec = CollectiveSpec(
+                pattern=opts["pattern"], ranks=p, size=size, nway=opts["nway"],
+                segmentsize=parse_size_bytes(opts["segmentsize"], "--segmentsize"),
+                nb=None if opts.get("nb") is None else parse_duration_ns(opts["nb"], "--nb"),
+            )
+            configs.append(Config(p, f"{spec.pattern} {opts['size']}", generate(spec)))
+        return configs
+    for p in ranks:
+        sub = {**opts, "ranks": p}
+        schedule = app_cli.app_schedule(None, sub)
+        configs.append(Config(p, sub.get("source", "application"), schedule))
+    return configs
+
+
+def _simulate(config: Config, params: Any, noise: Any, variants: list[str], reps: int, seed: int,
+              ready_order: str) -> dict[str, np.ndarray]:
+    from cloudnoise.simulate.api import simulate
+
+    return {
+        v: np.asarray(
+            simulate(config.schedule, params=params, noise=noise, variant=v, reps=reps, seed=seed,
+                     ready_order=ready_order).max_end_ns,
+            dtype=np.float64,
+        )
+        for v in variants
+    }
+
+
+def _check_completes(config: Config, params: Any, ready_order: str) -> None:
+    """Deadlocks are found by the engine before anything is launched (exit 3)."""
+    from cloudnoise.errors import EXIT_STUCK
+    from cloudnoise.simulate.api import simulate
+
+    try:
+        simulate(config.schedule, params=params, reps=1, ready_order=ready_order)
+    except CloudnoiseError as err:
+        if err.exit_code == EXIT_STUCK:
+            raise CloudnoiseError(
+                f"{config.label} on {config.ranks} ranks cannot complete, nothing was launched: {err}", EXIT_STUCK
+            ) from None
+        raise
+
+
+def _timeout(sim_ns: np.ndarray, reps: int, warmup: int, ranks: int) -> float:
+    """A generous wall-clock limit for one launch: startup plus 50x the simulated work."""
+    per_rep_s = float(np.max(sim_ns)) / 1e9 if len(sim_ns) else 0.0
+    return 60.0 + 2.0 * ranks + 50.0 * (reps + warmup) * (per_rep_s + 50e-6)
+
+
+@click.command("validate")
+@click.argument("goal_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--pattern", metavar="NAME", help="Validate a generated collective (see `cloudnoise schedule list`).")
+@click.option("--size", metavar="SIZE", help="Bytes per step of the collective: 16B, 16MiB.")
+@click.option("--nway", type=click.IntRange(min=1), default=1, show_default=True, help="Fan-out of nwaydissemination.")
+@click.option("--segmentsize", metavar="SIZE", default="1", show_default=True, help="Segment of the pipelined rings.")
+@click.option("--nb", metavar="T", help="Non-blocking variant: every rank starts with an independent calc of T.")
+@app_cli.app_options
+@click.option("--ranks", metavar="LIST", help="Rank counts to validate, comma-separated: 2,4,8 (pattern/app).")
+@click.option("--reps", default=1000, show_default=True, type=click.IntRange(min=1), help="Measured (and simulated) repetitions per configuration.")
+@click.option("--warmup", default=20, show_default=True, type=click.IntRange(min=0), help="Executed repetitions discarded before measuring.")
+@click.option("--profile", metavar="NAME|FILE", help="System profile measured on this cluster (`cloudnoise model build`); required unless --L/--o/... are given.")
+@loggops_options
+@click.option("--noise", "variants", metavar="LIST", help="Simulated noise variants, comma-separated: none,os,network,both (default: both when the profile has noise). The first is reported at top level.")
+@click.option("--ready-order", type=click.Choice(["program", "loggopsim"]), default="program", show_default=True, help="Simulator's order of ops that become ready together; the executor posts in program order.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Seed of the simulated noise.")
+@click.option("--mpicc", help="MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel).")
+@click.option("--mpiexec", help="MPI launcher binary (default: next to mpicc).")
+@click.option("--launcher", default="mpiexec", show_default=True, help="mpiexec, srun, or a template like 'mpirun -np {ranks} {cmd}'.")
+@click.option("--hosts", help="Comma-separated hosts.")
+@click.option("--hostfile", type=click.Path(dir_okay=False), help="Hostfile for the launcher.")
+@click.option("--ppn", type=int, help="Processes per node.")
+@click.option("--timeout", type=float, help="Stop a launch after this many seconds (default: from the simulated runtime).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Directory for measured.parquet, simulated.parquet, summary.json, figures and raw files.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (`results`: one row per configuration).")
+@click.option("--inject-crash", type=int, hidden=True, help="Tests: this rank aborts in the first measured repetition.")
+def validate(goal_file: Path | None, **opts: Any) -> None:
+    """Run GOAL_FILE (or a generated --pattern, or an --app) on real MPI
+    ranks and compare the measured runtimes with the LogGOPS simulation of
+    the same schedule under --profile (noise included).
+
+    Every configuration is first simulated: a schedule that cannot complete
+    is reported (exit 3) before anything runs. Ranks that die or hang end
+    the run with a one-line error (exit 4).
+
+    \b
+    Examples:
+      cloudnoise validate --pattern dissemination --size 16B --ranks 2,4,8 --profile here.json
+      cloudnoise validate --pattern allreduce_ring --size 16MiB --ranks 2 --reps 200 --profile here.json
+      cloudnoise validate examples/dissemination_16.goal --profile here.json --json --out val/
+    """
+    run_validation(goal_file, opts)
+
+
+def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, Any]:
+    """The whole command; returns (and prints) the JSON object."""
+    from cloudnoise.measure.launcher import LaunchSpec
+    from cloudnoise.measure.mpi import find_mpi
+    from cloudnoise.validate import compare, executor, figures, optable, tables
+
+    if not opts.get("profile") and all(opts.get(f"{k}_") is None for k in PARAM_HELP):
+        raise CloudnoiseError("--profile NAME|FILE is required (or give the LogGOPS parameters --L --o --g --G --O --S)")
+    setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
+    params, noise = resolve_setup(setup_opts)
+    variants = parse_variants(opts.get("variants"), noise)
+    configs = configurations(goal_file, opts)
+    for config in configs:
+        _check_completes(config, params, opts["ready_order"])
+    mpi = find_mpi(opts.get("mpicc"), opts.get("mpiexec"))
+    hosts = [h for h in (opts.get("hosts") or "").split(",") if h.strip()]
+    launch = LaunchSpec(opts.get("launcher") or "mpiexec", hosts, opts.get("hostfile"), opts.get("ppn"))
+    cores = usable_cores()
+    n_hosts = max(1, len(hosts))
+
+    out: Path | None = opts.get("out")
+    scratch = None
+    if out is None:
+        scratch = Path(tempfile.mkdtemp(prefix="cloudnoise-validate-"))
+        workroot = scratch
+    else:
+        workroot = out
+        workroot.mkdir(parents=True, exist_ok=True)
+    warnings: list[str] = []
+    comparisons, measurements, simulations = [], [], []
+    completed = False
+    try:
+        for config in configs:
+            table = optable.from_schedule(config.schedule)
+            if table.extra_cpus:
+                warnings.append(f"{config.ranks} ranks: calcs on several cpus run one after another on one core")
+            per_host = opts.get("ppn") or -(-config.ranks // n_hosts)
+            oversubscribed = per_host > cores
+            if oversubscribed:
+                warnings.append(
+                    f"{config.ranks} ranks: {per_host} ranks per host on {cores} cores: cores are oversubscribed; "
+                    "busy-polling ranks share cores, which the LogGOPS model does not cover"
+                )
+            load = load_average()
+            if not hosts and not oversubscribed and load is not None and load + config.ranks > cores + 0.5:
+                warnings.append(
+                    f"{config.ranks} ranks: the machine was busy before the launch (load average {load:.1f} "
+                    f"on {cores} cores): other processes compete with the ranks for cores, which the model does not cover"
+                )
+            sim = _simulate(config, params, noise, variants, opts["reps"], opts["seed"], opts["ready_order"])
+            req = executor.ExecRequest(
+                table=table,
+                reps=opts["reps"],
+                warmup=opts["warmup"],
+                workdir=workroot / f"ranks{config.ranks:04d}",
+                launch=launch,
+                yield_cpu=oversubscribed,
+                timeout_s=opts.get("timeout") or _timeout(sim[variants[0]], opts["reps"], opts["warmup"], config.ranks),
+            )
+            measured = executor.run(req, mpi, crash_rank=opts.get("inject_crash"))
+            comparisons.append(
+                compare.compare(config.ranks, measured.runtime_ns, sim, variants[0], oversubscribed,
+                                measured.late_reps())
+            )
+            comparisons[-1].load_average = load
+            measurements.append(measured)
+            simulations.append(sim)
+        result: dict[str, Any] = {
+            "source": configs[0].label,
+            "profile": opts.get("profile"),
+            "params_ns": params.as_ns(),
+            "noise": variants[0],
+            "noise_variants": variants,
+            "noise_sources": noise.describe(),
+            "ready_order": opts["ready_order"],
+            "reps": opts["reps"],
+            "warmup": opts["warmup"],
+            "seed": opts["seed"],
+            "cores": cores,
+            "mpi": mpi.as_dict(),
+            "hosts": sorted(set(h for m in measurements for h in m.host)),
+            "paper_bound": compare.PAPER_BOUND,
+            "results": [c.row() for c in comparisons],
+            "warnings": warnings,
+            "out": str(out) if out else None,
+        }
+        if out is not None:
+            tables.write_measured(out / "measured.parquet", measurements)
+            tables.write_simulated(out / "simulated.parquet", [c.ranks for c in configs], simulations)
+            files = figures.boxplot_pairs(
+                [(c.ranks, m.runtime_ns, s[variants[0]]) for c, m, s in zip(configs, measurements, simulations)],
+                f"{configs[0].label}: measured vs simulated ({variants[0]} noise)",
+                out / "validation",
+                variants[0],
+            )
+            result["figures"] = [str(f) for f in files]
+            (out / "summary.json").write_text(json.dumps(result, indent=2, default=str) + "\n")
+        completed = True
+    finally:
+        if scratch is not None and completed:  # on failure the logs named in the error stay
+            shutil.rmtree(scratch, ignore_errors=True)
+    if opts["as_json"]:
+        json.dump(result, sys.stdout, default=str)
+        sys.stdout.write("\n")
+    else:
+        print_table(result)
+    return result
+
+
+def print_table(result: dict[str, Any]) -> None:
+    """The comparison as a rich table, warnings below it."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"{result['source']}: measured vs simulated ({result['noise']} noise), "
+                        f"{result['reps']} repetitions, times in us")
+    for col in ("ranks", "meas. median", "95% CI", "sim. median", "95% CI", "error",
+                "meas. mean", "sim. mean", "error"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for r in result["results"]:
+        ci = lambda pair: f"{pair[0]:.4g}-{pair[1]:.4g}"  # noqa: E731
+        bad = r["relative_error_median"] > result["paper_bound"]
+        table.add_row(
+            str(r["ranks"]) + (" (oversubscribed)" if r["oversubscribed"] else ""),
+            f"{r['measured_median_us']:.4g}", ci(r["measured_median_ci_us"]),
+            f"{r['simulated_median_us']:.4g}", ci(r["simulated_median_ci_us"]),
+            f"[{'red' if bad else 'green'}]{r['signed_error_median']:+.1%}[/]",
+            f"{r['measured_mean_us']:.4g}", f"{r['simulated_mean_us']:.4g}", f"{r['signed_error_mean']:+.1%}",
+        )
+    console.print(table)
+    for w in result["warnings"]:
+        console.print(f"[yellow]warning:[/] {w}")
+    for r in result["results"]:
+        for n in r["notes"]:
+            if "oversubscribed" not in n and "more ranks than cores" not in n:
+                console.print(f"[dim]{r['ranks']} ranks: {n}[/]")
+    if result.get("out"):
+        console.print(f"Measured and simulated repetitions, summary and figures in {result['out']}")

@@ -1,0 +1,178 @@
+"""Run a schedule on real MPI ranks with the `cn_goal_exec` probe.
+
+The schedule is flattened into an op table (:mod:`cloudnoise.validate.optable`),
+the probe is compiled and cached like every probe (``measure.probes``),
+launched with the user's launcher and supervised by ``measure.launcher``
+(timeouts, stalls, a rank that dies: one-line errors, never a hang). Each
+rank writes one record per measured repetition (see ``cn_goal_exec.c``);
+:func:`read_measurement` turns them into per-repetition runtimes in rank 0's
+clock: runtime = latest rank end - common start, the quantity the simulator
+reports as its max host end time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
+from cloudnoise.measure.launcher import LaunchSpec, build_command, supervise
+from cloudnoise.measure.mpi import MpiInstallation
+from cloudnoise.measure.probes import build_probe
+from cloudnoise.measure.samples import KIND_GOAL_REP, count_records, read_info, read_records, rank_files
+from cloudnoise.validate.optable import OpTable
+
+PROBE = "cn_goal_exec"
+CRASH_ENV = "CLOUDNOISE_INJECT_CRASH"
+
+
+@dataclass
+class ExecRequest:
+    """One configuration to run: the table, how often, where, and limits."""
+
+    table: OpTable
+    reps: int
+    warmup: int
+    workdir: Path  # receives optable.txt, raw/, logs/
+    launch: LaunchSpec = field(default_factory=LaunchSpec)
+    timeout_s: float | None = None
+    stall_s: float = 60.0
+    resync: int = 100
+    yield_cpu: bool = False  # oversubscribed cores: ranks yield while they wait
+
+
+@dataclass
+class Measurement:
+    """Every rank x repetition of one configuration (times in ns, rank 0's clock)."""
+
+    ranks: int
+    reps: int
+    rank: np.ndarray  # per record
+    rep: np.ndarray
+    host: list[str]
+    start_ns: np.ndarray  # the common start of the repetition
+    start_delay_ns: np.ndarray  # how late this rank actually started
+    end_ns: np.ndarray  # this rank's last completion after the common start
+    runtime_ns: np.ndarray  # per repetition: max end over ranks
+    command: list[str]
+    info: dict[str, Any]
+
+    def late_reps(self, threshold_ns: float = 1000.0) -> int:
+        """Repetitions in which some rank started more than threshold late."""
+        late = np.zeros(self.reps, dtype=bool)
+        late[self.rep[self.start_delay_ns > threshold_ns]] = True
+        return int(late.sum())
+
+
+def run(req: ExecRequest, mpi: MpiInstallation, crash_rank: int | None = None) -> Measurement:
+    """Execute the table on its ranks; raises CloudnoiseError (one line) on failure."""
+    binary = build_probe(PROBE, mpi)
+    req.workdir.mkdir(parents=True, exist_ok=True)
+    table_path = req.workdir / "optable.txt"
+    req.table.write(table_path)
+    raw = req.workdir / "raw"
+    raw.mkdir(exist_ok=True)
+    for old in raw.glob("exec.rank*"):
+        old.unlink()
+    prefix = raw / "exec"
+    argv = [str(binary), "--table", str(table_path), "--out", str(prefix), "--reps", str(req.reps),
+            "--warmup", str(req.warmup), "--resync", str(req.resync)] + (["--yield"] if req.yield_cpu else [])
+    cmd = build_command(mpi, req.launch, req.table.ranks, argv)
+    log = req.workdir / "logs" / "launch.log"
+    if log.exists():
+        log.unlink()
+    first = raw / "exec.rank0.bin"
+    # The launcher passes this process's environment to the ranks; the crash
+    # hook (tests only) is set for the launch and restored after it.
+    old_env = os.environ.get(CRASH_ENV)
+    if crash_rank is not None:
+        os.environ[CRASH_ENV] = str(crash_rank)
+    try:
+        supervise(cmd, log, lambda: count_records(first), stall_s=req.stall_s, timeout_s=req.timeout_s)
+    except CloudnoiseError as err:
+        raise CloudnoiseError(_explain_failure(str(err), log, req.table.ranks), err.exit_code) from None
+    finally:
+        if crash_rank is not None:
+            if old_env is None:
+                os.environ.pop(CRASH_ENV, None)
+            else:
+                os.environ[CRASH_ENV] = old_env
+    return read_measurement(prefix, req.table.ranks, req.reps, cmd)
+
+
+_SIGNAL = re.compile(r"KILLED BY SIGNAL:\s*(\d+)\s*\(([^)]*)\)")
+_EXIT = re.compile(r"EXIT CODE:\s*(\d+)")
+_EXIT_STRING = re.compile(r"EXIT STRING:\s*(.+?\(signal \d+\))")
+
+
+def _explain_failure(message: str, log: Path, ranks: int) -> str:
+    """Say which way the ranks failed (a rank died, an MPI abort, a hang)."""
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return message
+    probe = [ln.split("cloudnoise probe:", 1)[1].strip() for ln in text.splitlines() if "cloudnoise probe:" in ln]
+    if probe:
+        return f"the GOAL executor on {ranks} ranks failed: {probe[-1]}; full log: {log}"
+    died = _EXIT_STRING.search(text)
+    if died:
+        return (f"a rank of the GOAL executor died ({died.group(1).strip()}) and the run on {ranks} ranks "
+                f"was stopped; full log: {log}")
+    sig = _SIGNAL.search(text)
+    if sig:
+        return (f"a rank of the GOAL executor died (signal {sig.group(1)}, {sig.group(2).strip()}) "
+                f"and the run on {ranks} ranks was stopped; full log: {log}")
+    if "ran past" in message or "wrote no sample" in message:
+        return (f"the GOAL executor on {ranks} ranks stopped making progress ({message.split(';')[0]}); "
+                "a message the schedule waits for never arrived?")
+    code = _EXIT.search(text)
+    if code and code.group(1) != "0":
+        return f"a rank of the GOAL executor exited with code {code.group(1)}; full log: {log}"
+    return message
+
+
+def read_measurement(prefix: Path, ranks: int, reps: int, command: list[str]) -> Measurement:
+    """Collect every rank's records into per-repetition runtimes."""
+    files = rank_files(prefix, "bin")
+    if sorted(files) != list(range(ranks)):
+        raise CloudnoiseError(
+            f"the GOAL executor left results for ranks {sorted(files)} of {ranks}; see {prefix.parent}",
+            EXIT_RUNTIME,
+        )
+    recs, hosts, rank_col = [], [], []
+    for r, path in files.items():
+        rec = read_records(path)
+        rec = rec[rec["kind"] == KIND_GOAL_REP]
+        if len(rec) != reps:
+            raise CloudnoiseError(
+                f"rank {r} of the GOAL executor recorded {len(rec)} of {reps} repetitions; see {prefix.parent}",
+                EXIT_RUNTIME,
+            )
+        recs.append(rec)
+        info = read_info(prefix.parent / f"{prefix.name}.rank{r}.info")
+        hosts.extend([info.get("host", "unknown")] * len(rec))
+        rank_col.append(np.full(len(rec), r, dtype=np.int32))
+    allrec = np.concatenate(recs)
+    rep = allrec["size_bytes"].astype(np.int64)
+    end = allrec["value_ns"].astype(np.int64)
+    runtime = np.full(reps, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(runtime, rep, end)
+    info0 = read_info(prefix.parent / f"{prefix.name}.rank0.info")
+    return Measurement(
+        ranks=ranks,
+        reps=reps,
+        rank=np.concatenate(rank_col),
+        rep=rep,
+        host=hosts,
+        start_ns=allrec["t_ns"].astype(np.int64),
+        start_delay_ns=allrec["param"].astype(np.int64),
+        end_ns=end,
+        runtime_ns=runtime,
+        command=command,
+        info=info0,
+    )
