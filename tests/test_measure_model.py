@@ -28,11 +28,32 @@ def test_loggp_fit_and_profile(tmp_path):
     profile = json.loads(out.read_text())
     assert profile["format"] == "cloudnoise-profile/1" and profile["name"] == "ci"
     assert profile["loggops"]["provenance"]["kind"] == "measured"
-    assert profile["loggops"]["L"] == fit["L"]
-    assert (out.parent / profile["latency_noise"]["samples"]).exists()
+    # L and the latency noise together reproduce the measured one-way times
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from cloudnoise.model.build import _latency_samples
+
+    half, _ = _latency_samples(camp)
+    excess = pq.read_table(out.parent / profile["latency_noise"]["samples"]).column("excess_ns").to_numpy()
+    lg = profile["loggops"]
+    assert lg["o"] == fit["o"] and lg["L"] == max(0.0, half.min() - 2 * fit["o"])
+    assert np.allclose(2 * lg["o"] + lg["L"] + excess, np.maximum(half, 2 * lg["o"]))
     assert (out.parent / profile["os_noise"]["trace"]).exists()
     assert profile["table2"]["same_rack"]["min_latency_us"] > 0
     assert "distance=same-rack" in profile["labels"]
+
+
+def test_consistent_latency_known_answers():
+    """2o + L + excess = T exactly when min T >= 2o; T below 2o comes out as 2o."""
+    import numpy as np
+
+    from cloudnoise.model.build import consistent_latency
+
+    L, excess = consistent_latency(np.array([1000.0, 1100.0, 1500.0]), o_ns=300.0)
+    assert L == 400.0 and excess.tolist() == [0.0, 100.0, 500.0]
+    L, excess = consistent_latency(np.array([500.0, 650.0, 900.0]), o_ns=300.0)
+    assert L == 0.0 and excess.tolist() == [0.0, 50.0, 300.0]
 
 
 def test_model_build_needs_a_campaign(tmp_path):

@@ -8,9 +8,14 @@ noise data it names, next to it, by relative path. What comes from where:
   reconstructed the way the built-in profiles are: o = 10 % of the minimum
   latency, L = min latency - 2o, g = o, G = 8 / max bandwidth [Gb/s] ns/B,
   O = 0, S = 65535 B.
-* ``latency_noise``: samples of the excess of RTT/2 over its minimum (ns),
-  from ``latency-noise`` (else the smallest size of ``latency``), written to
-  ``<profile>.latency_noise.parquet`` column ``excess_ns``.
+* ``latency_noise``: per-message latency excess samples (ns), from
+  ``latency-noise`` (else the smallest size of ``latency``), written to
+  ``<profile>.latency_noise.parquet`` column ``excess_ns``. The simulator
+  charges a small message 2o + L + excess, so L and the excess are made to
+  reproduce the measured one-way times T together (`consistent_latency`):
+  L = min T - 2o (at least 0) and excess = T - 2o - L (at least 0). A fit's
+  L describes the *median* T; adding an excess over the *minimum* on top of
+  it would count the median's distance from the minimum twice.
 * ``bandwidth_noise``: samples of the bandwidth as a fraction of its maximum,
   from ``bandwidth-noise`` (else the best size of ``bandwidth``/``latency``),
   ``<profile>.bandwidth_noise.parquet`` column ``fraction``.
@@ -87,6 +92,14 @@ def _bandwidth_samples(campaign: Path) -> tuple[np.ndarray, str] | None:
             continue
         return best * 8.0 / half[sizes == best], f"{exp} ({int(best)} B ping-pongs)"
     return None
+
+
+def consistent_latency(one_way_ns: np.ndarray, o_ns: float) -> tuple[float, np.ndarray]:
+    """L and per-message excess samples such that 2o + L + excess equals each
+    measured one-way time T (exactly where min T >= 2o; where the overheads
+    alone exceed some T, as on shared memory, those T come out as 2o)."""
+    base = max(0.0, float(one_way_ns.min()) - 2.0 * o_ns)
+    return base, np.maximum(0.0, one_way_ns - 2.0 * o_ns - base)
 
 
 def _write_column(path: Path, name: str, values: np.ndarray) -> None:
@@ -185,10 +198,16 @@ def build_profile(
     lat = _latency_samples(campaign)
     if lat is not None:
         half, src = lat
+        base, excess = consistent_latency(half, float(loggops["o"]))
+        fitted_L = loggops["L"]
+        loggops["L"] = base
+        loggops["provenance"]["source"] += (
+            f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {fitted_L:.4g}), so that 2o + L + latency noise "
+            "reproduces the measured one-way times")
         file = f"{stem}.latency_noise.parquet"
-        _write_column(out.parent / file, "excess_ns", half - half.min())
+        _write_column(out.parent / file, "excess_ns", excess)
         profile["latency_noise"] = {
-            "provenance": _measured(f"{where}: {src}, RTT/2 minus its minimum, every sample"),
+            "provenance": _measured(f"{where}: {src}, RTT/2 - 2o - L, every sample"),
             "samples": file, "column": "excess_ns",
         }
     bw = _bandwidth_samples(campaign)
