@@ -58,6 +58,7 @@ class HtmlTable:
     rows: list[list[str]]
     row_classes: list[str] = field(default_factory=list)
     note: str = ""
+    wrap: tuple[int, ...] = ()  # columns whose long text may wrap
 
 
 @dataclass
@@ -132,13 +133,14 @@ def table2_section(profiles: list[SystemProfile], campaigns: list[CampaignData],
         return None
     table = HtmlTable(
         ["System", "Source", "Instance", "Distance", "Min latency (µs)", "Mean latency (µs)",
-         "Max bandwidth (Gb/s)", "Mean bandwidth (Gb/s)", f"Price (USD/node-hour, {pricing.label()})"],
+         "Max bandwidth (Gb/s)", "Mean bandwidth (Gb/s)", "Price (USD/node-hour)"],
         [[r.system, r.source, r.instance, r.distance, _fmt(r.min_latency_us), _fmt(r.mean_latency_us),
           _fmt(r.max_bandwidth_gbps, 4), _fmt(r.mean_bandwidth_gbps, 4), _usd(r.price_per_node_hour)] for r in rows],
         ["measured" if r.measured else "published" for r in rows],
         "Measured rows come from this report's campaigns (latency from latency-noise when measured, RTT/2 of the "
         "smallest message; bandwidth at the size with the highest peak). Published rows are the paper's Table II "
-        "(De Sensi et al., SC22) with Table I prices.",
+        f"(De Sensi et al., SC22) with Table I prices ({pricing.label()}; — where none is published).",
+        wrap=(2,),
     )
     return Section("table2", "Latency and bandwidth (Table II)",
                    "Minimum and mean latency, maximum and mean bandwidth per system.", tables=[table])
@@ -153,7 +155,7 @@ def network_sections(campaigns: list[CampaignData], outdir: Path) -> list[Sectio
     if curves:
         fig = base.save(size_figure(curves), outdir, "latency-bandwidth-vs-size", "Latency and bandwidth vs size",
                         "RTT/2 per message size (line: median; band: minimum to 99th percentile) and bandwidth "
-                        "(size over the minimum RTT/2: peak; dashed: mean), as in the paper's Fig. 2.")
+                        "(size over the minimum RTT/2: peak; dashed: mean), as in the paper's Fig. 2.", wide=True)
         sections.append(Section("sizes", "Latency and bandwidth versus message size",
                                 "Single-connection ping-pong per message size.", [fig]))
     noise_figs: list[SavedFigure] = []
@@ -183,9 +185,9 @@ def _runtime_table(sweep: SweepData) -> HtmlTable:
     variants = sweep.variants()
     headers = ["System", "Nodes"]
     for v in variants:
-        headers.append(f"Median, {VARIANT_LABELS.get(v, v)} (95% CI)")
+        headers.append(f"{VARIANT_LABELS.get(v, v)}: median (95% CI)")
     if "none" in variants:
-        headers += [f"× {v}" for v in variants if v != "none"]
+        headers += [f"{VARIANT_LABELS.get(v, v)} / no noise" for v in variants if v != "none"]
     rows: list[list[str]] = []
     for system in sweep.systems():
         for nodes in sweep.nodes(system):
@@ -199,8 +201,7 @@ def _runtime_table(sweep: SweepData) -> HtmlTable:
                 s = summarize(values)
                 unit, div = base.time_unit([s.median])
                 medians[v] = s.median
-                cells.append(f"{s.median / div:.4g} {unit} ({s.median_ci_low / div:.4g}–{s.median_ci_high / div:.4g})"
-                             f", n={s.n}")
+                cells.append(f"{s.median / div:.4g} {unit} ({s.median_ci_low / div:.4g}–{s.median_ci_high / div:.4g})")
             if "none" in variants:
                 for v in variants:
                     if v == "none":
@@ -208,8 +209,10 @@ def _runtime_table(sweep: SweepData) -> HtmlTable:
                     ok = v in medians and medians.get("none", 0) > 0
                     cells.append(f"{medians[v] / medians['none']:.3g}" if ok else "—")
             rows.append(cells)
-    return HtmlTable(headers, rows, note="Median runtime with the notch (95% confidence interval of the median); "
-                     "× columns: noisy median over the noiseless median.")
+    reps = sorted({len(v) for v in sweep.runtimes_ns.values()})
+    n = str(reps[0]) if len(reps) == 1 else f"{reps[0]}–{reps[-1]}"
+    return HtmlTable(headers, rows, note=f"Median runtime of {n} repetitions with the notch (95% confidence interval "
+                     "of the median); the last columns: noisy median over the noiseless median.")
 
 
 def _cost_table(sweep: SweepData, pricing: Pricing) -> HtmlTable | None:
@@ -236,7 +239,8 @@ def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str) 
     status = "" if sweep.complete else " This sweep is incomplete: only the repetitions run so far are shown."
     fig = base.save(scalability_figure(sweep), outdir, f"scalability-{name}", f"Scalability: {sweep.title}",
                     "Runtime per node count with and without noise (Fig. 14-15 style): notched boxes (notch: 95% "
-                    "confidence interval of the median), diamond: mean, whiskers: 1.5 IQR, dots: outliers.")
+                    "confidence interval of the median), diamond: mean, whiskers: 1.5 IQR, dots: outliers.",
+                    wide=True)
     sections = [Section(f"scalability-{name}", f"Scalability: {sweep.title}",
                         f"Simulated with the LogGOPS engine ({sweep.meta.get('reps', '?')} repetitions per point, "
                         f"seed {sweep.meta.get('seed', '?')}).{status}", [fig], [_runtime_table(sweep)])]
@@ -246,7 +250,8 @@ def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str) 
         figs.append(base.save(cost_increase_figure(sweep), outdir, f"cost-increase-{name}",
                               f"Cost increase: {sweep.title}",
                               "Per repetition, its cost over the median noiseless cost, minus one (Fig. 16-17 "
-                              "style); the same as the runtime increase, since nodes and price do not change."))
+                              "style); the same as the runtime increase, since nodes and price do not change.",
+                              wide=True))
     table = _cost_table(sweep, pricing)
     if figs or table:
         sections.append(Section(f"cost-{name}", f"Cost: {sweep.title}",

@@ -98,7 +98,8 @@ def bandwidth_noise(c: CampaignData, experiment: str = "bandwidth-noise") -> Noi
 
 
 def os_detours(c: CampaignData, window_s: float = DETOUR_WINDOW_S) -> NoiseSeries | None:
-    """The largest 1% detours (us) within the first `window_s` seconds of the trace."""
+    """The largest 1% detours (us) within the first `window_s` seconds of the measurement
+    (trace starts count from its beginning)."""
     path = c.root / "os-noise" / "os_noise.trace"
     if not path.is_file():
         return None
@@ -107,14 +108,14 @@ def os_detours(c: CampaignData, window_s: float = DETOUR_WINDOW_S) -> NoiseSerie
     trace = read_trace(path)
     if len(trace) == 0:
         return None
-    inside = trace.starts < trace.starts.min() + window_s * 1e9
+    inside = trace.starts < window_s * 1e9
     starts, durations = trace.starts[inside], trace.durations[inside] / 1000.0
     threshold = float(np.percentile(durations, DETOUR_TOP))
     top = durations >= threshold
-    t0 = float(trace.starts.min())
-    span = float(min(window_s, (starts.max() + durations.max() * 1000 - t0) / 1e9))
-    return NoiseSeries(c.name, (starts[top] - t0) / 1e9, durations[top], 1.0, threshold, int(durations.size), 0,
-                       span)
+    row = os_noise_row(c) or {}
+    measured_s = float(row.get("duration_s") or (trace.starts + trace.durations).max() / 1e9)
+    return NoiseSeries(c.name, starts[top] / 1e9, durations[top], 1.0, threshold, int(durations.size), 0,
+                       min(window_s, measured_s))
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from cloudnoise.cost.model import Pricing, cheapest, compare_systems
 from cloudnoise.report.costs import find_profile
 from cloudnoise.report.data import SweepData
 
-NOISE_NOUNS = {"os": "OS noise", "network": "network noise", "both": "OS and network noise together"}
+NOISE_NOUNS = {"os": "OS noise", "network": "network noise", "both": "combined OS and network noise"}
 OS_TOLERANCE = 0.05  # OS noise "does not matter" when it moves the median less than this
 
 

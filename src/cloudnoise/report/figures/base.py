@@ -37,6 +37,7 @@ class SavedFigure:
     png: Path
     pdf: Path
     png_base64: str
+    wide: bool = False  # several panels: the page gives it the whole width
 
     def relative(self, outdir: Path) -> dict[str, str]:
         return {"png": str(self.png.relative_to(outdir)), "pdf": str(self.pdf.relative_to(outdir))}
@@ -62,6 +63,33 @@ def format_bytes(size: int) -> str:
     return f"{size}B"
 
 
+def plain_log_labels(ax: Axes, axis: str = "y") -> None:
+    """Label a log axis with plain numbers (4, 16, 64; 60, 100, 200) instead of powers."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    target = ax.yaxis if axis == "y" else ax.xaxis
+
+    def minor(v: float, _pos: int | None) -> str:
+        lo, hi = sorted(target.get_view_interval())
+        if lo <= 0 or hi / lo > 100 or v <= 0:  # wide axes: decades are enough
+            return ""
+        mantissa = v / 10 ** math.floor(math.log10(v))
+        return f"{v:g}" if round(mantissa, 6) in (2.0, 5.0) else ""
+
+    target.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    target.set_minor_formatter(FuncFormatter(minor) if target.get_scale() == "log" else NullFormatter())
+
+
+def size_ticks(ax: Axes, sizes: np.ndarray, max_ticks: int = 8) -> None:
+    """Power-of-two byte ticks on a log2 x axis, at most `max_ticks`, labelled 1B, 64KiB, 16MiB."""
+    lo = int(np.floor(np.log2(max(1.0, float(np.min(sizes))))))
+    hi = int(np.ceil(np.log2(max(1.0, float(np.max(sizes))))))
+    step = max(1, int(np.ceil((hi - lo + 1) / max_ticks)))
+    ticks = [2.0**k for k in range(lo, hi + 1, step)]
+    ax.set_xticks(ticks, [format_bytes(int(t)) for t in ticks])
+    ax.minorticks_off()
+
+
 def time_unit(values_ns: Sequence[float] | np.ndarray) -> tuple[str, float]:
     """A readable unit for nanosecond values: (name, divisor)."""
     arr = np.asarray(values_ns, dtype=float)
@@ -72,7 +100,7 @@ def time_unit(values_ns: Sequence[float] | np.ndarray) -> tuple[str, float]:
     return "ns", 1.0
 
 
-def save(fig: Figure, outdir: Path, name: str, title: str, caption: str) -> SavedFigure:
+def save(fig: Figure, outdir: Path, name: str, title: str, caption: str, wide: bool = False) -> SavedFigure:
     """Write figures/NAME.png and NAME.pdf; the PNG is also returned as base64."""
     figdir = outdir / "figures"
     png, pdf = figdir / f"{name}.png", figdir / f"{name}.pdf"
@@ -82,4 +110,4 @@ def save(fig: Figure, outdir: Path, name: str, title: str, caption: str) -> Save
         fig.savefig(pdf, metadata={"Creator": "cloudnoise report"})
     except OSError as err:
         raise CloudnoiseError(f"{figdir}: cannot write figures ({err.strerror or err})") from None
-    return SavedFigure(name, title, caption, png, pdf, base64.b64encode(png.read_bytes()).decode("ascii"))
+    return SavedFigure(name, title, caption, png, pdf, base64.b64encode(png.read_bytes()).decode("ascii"), wide)

@@ -10,6 +10,7 @@ x = node count, one box per noise variant side by side.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -31,15 +32,27 @@ def box_stats(values: np.ndarray, label: str = "") -> dict[str, object]:
     }
 
 
+@dataclass
+class DrawnBoxes:
+    """What grouped_boxes drew: legend handles, and the extent of boxes, whiskers and
+    means (for clipping far outliers) with every outlier value."""
+
+    handles: list[Patch] = field(default_factory=list)
+    low: float = np.inf
+    high: float = -np.inf
+    fliers: list[float] = field(default_factory=list)
+
+
 def grouped_boxes(
     ax: Axes,
     nodes: list[int],
     variants: list[str],
     values: Callable[[int, str], np.ndarray | None],
-) -> list[Patch]:
-    """Draw, at each node count, one notched box per variant; returns legend handles."""
+) -> DrawnBoxes:
+    """Draw, at each node count, one notched box per variant."""
     width = 0.8 / max(1, len(variants))
-    handles: list[Patch] = []
+    drawn = DrawnBoxes()
+    handles = drawn.handles
     for k, variant in enumerate(variants):
         stats, positions = [], []
         for i, n in enumerate(nodes):
@@ -50,6 +63,10 @@ def grouped_boxes(
             positions.append(i + (k - (len(variants) - 1) / 2) * width)
         if not stats:
             continue
+        for st in stats:
+            drawn.low = min(drawn.low, float(st["whislo"]), float(st["mean"]), float(st["cilo"]))
+            drawn.high = max(drawn.high, float(st["whishi"]), float(st["mean"]), float(st["cihi"]))
+            drawn.fliers.extend(np.asarray(st["fliers"], dtype=float).tolist())
         color = VARIANT_COLORS.get(variant, "#777777")
         ax.bxp(
             stats, positions=positions, widths=width * 0.85, shownotches=True, showmeans=True,
@@ -66,4 +83,21 @@ def grouped_boxes(
     ax.set_xlim(-0.6, len(nodes) - 0.4)
     ax.set_xlabel("Nodes")
     ax.grid(True, axis="y", alpha=0.3)
-    return handles
+    return drawn
+
+
+def clip_outliers(ax: Axes, drawn: DrawnBoxes, unit: str) -> str:
+    """Limit the y axis to the boxes, whiskers and means when far outliers would squash
+    them; returns a note saying how many outliers lie beyond and how far ("" if none)."""
+    if not np.isfinite(drawn.high):
+        return ""
+    low = min(drawn.low, 0.0)
+    span = max(drawn.high - low, 1e-12)
+    top = drawn.high + 0.15 * span
+    ax.set_ylim(bottom=low - 0.05 * span)
+    fliers = np.asarray(drawn.fliers)
+    above = fliers[fliers > top]
+    if above.size == 0:
+        return ""
+    ax.set_ylim(top=top)
+    return f"{above.size} outlier{'s' if above.size > 1 else ''} above the axis, up to {above.max():,.0f}{unit}"

@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 from cloudnoise.report.costs import increase_samples
 from cloudnoise.report.data import SweepData
 from cloudnoise.report.figures.base import panel_grid
-from cloudnoise.report.figures.boxes import grouped_boxes
+from cloudnoise.report.figures.boxes import clip_outliers, grouped_boxes
 
 
 def cost_increase_figure(sweep: SweepData) -> Figure:
@@ -24,12 +24,13 @@ def cost_increase_figure(sweep: SweepData) -> Figure:
             inc = increase_samples(sweep, system, n, var)
             return None if inc is None else inc * 100.0
 
-        got = grouped_boxes(ax, sweep.nodes(system), noisy, values)
-        if len(got) > len(handles):
-            handles = got
+        drawn = grouped_boxes(ax, sweep.nodes(system), noisy, values)
+        if len(drawn.handles) > len(handles):
+            handles = drawn.handles
         ax.axhline(0, color="#333", lw=0.8)
+        note = clip_outliers(ax, drawn, "%")
         ax.set_ylabel("Cost increase due to noise (%)")
-        ax.set_title(system, fontsize=10)
+        ax.set_title(system + (f"\n({note})" if note else ""), fontsize=10)
     fig.legend(handles=handles, loc="outside lower center", ncols=max(1, len(handles)), fontsize=9)
     fig.suptitle(f"Cost increase over the noiseless median: {sweep.title}", fontsize=11)
     return fig

@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
+import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import LogLocator
 
-from cloudnoise.report.figures.base import SERIES_COLORS, format_bytes, panel_grid
+from cloudnoise.report.figures.base import SERIES_COLORS, format_bytes, panel_grid, plain_log_labels, size_ticks
 from cloudnoise.report.measured import NoiseSeries, SizeCurve
 
 
-def _size_axis(ax) -> None:  # type: ignore[no-untyped-def]
+def _size_axis(ax, sizes: np.ndarray) -> None:  # type: ignore[no-untyped-def]
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("Message size (bytes)")
-    ax.xaxis.set_major_locator(LogLocator(base=2, numticks=13))
-    ax.xaxis.set_major_formatter(lambda x, _pos: format_bytes(int(x)) if x >= 1 else "")
+    ax.set_xlabel("Message size")
+    size_ticks(ax, sizes)
     ax.grid(True, which="major", alpha=0.3)
 
 
@@ -27,8 +26,9 @@ def size_figure(curves: list[SizeCurve]) -> Figure:
         lat.fill_between(c.size_bytes, c.min_us, c.p99_us, color=color, alpha=0.2, label=f"{c.campaign} min–p99")
         bw.plot(c.size_bytes, c.bandwidth_gbps, "o-", color=color, ms=3, label=f"{c.campaign} peak")
         bw.plot(c.size_bytes, c.mean_bandwidth_gbps, "--", color=color, label=f"{c.campaign} mean")
+    sizes = np.concatenate([c.size_bytes for c in curves])
     for ax in (lat, bw):
-        _size_axis(ax)
+        _size_axis(ax, sizes)
         ax.set_yscale("log")
         ax.legend(fontsize=8)
     lat.set_ylabel("Latency, RTT/2 (µs)")
@@ -44,13 +44,13 @@ def latency_noise_figure(series: list[NoiseSeries]) -> Figure:
     for i, (ax, s) in enumerate(zip(axes, series)):
         ax.scatter(s.t_s, s.values, s=6, color=SERIES_COLORS[i % len(SERIES_COLORS)], alpha=0.7, linewidths=0)
         ax.set_yscale("log", base=2)
+        plain_log_labels(ax)
         ax.set_xlim(0, max(s.span_s, 1e-9))
         ax.set_xlabel("Time (s)")
         ax.set_ylabel("Latency / minimum latency")
-        ax.set_title(f"{s.campaign}: min {s.base:.3g} µs ({s.size_bytes} B)", fontsize=10)
+        ax.set_title(f"{s.campaign}: min {s.base:.3g} µs ({format_bytes(s.size_bytes)})\n"
+                     f"top 0.1% of {s.total_samples:,} samples", fontsize=10)
         ax.grid(True, alpha=0.3)
-        ax.text(0.99, 0.02, f"top 0.1% of {s.total_samples:,} samples", transform=ax.transAxes,
-                ha="right", va="bottom", fontsize=8, color="#444")
     return fig
 
 
@@ -63,8 +63,7 @@ def bandwidth_noise_figure(series: list[NoiseSeries]) -> Figure:
         ax.set_xlim(0, max(s.span_s, 1e-9))
         ax.set_xlabel("Time (s)")
         ax.set_ylabel("Bandwidth / maximum bandwidth")
-        ax.set_title(f"{s.campaign}: max {s.base:.4g} Gb/s ({format_bytes(s.size_bytes)})", fontsize=10)
+        ax.set_title(f"{s.campaign}: max {s.base:.4g} Gb/s ({format_bytes(s.size_bytes)})\n"
+                     f"bottom 0.1% of {s.total_samples:,} samples", fontsize=10)
         ax.grid(True, alpha=0.3)
-        ax.text(0.99, 0.97, f"bottom 0.1% of {s.total_samples:,} samples", transform=ax.transAxes,
-                ha="right", va="top", fontsize=8, color="#444")
     return fig
