@@ -98,3 +98,75 @@ def write_simulated_sweep(root: Path, systems: list[str], nodes: list[int], reps
     """A small, real sweep of a 16 B dissemination (as Fig. 14) through the engine."""
     return write_sweep(root, simulated_runtimes(systems, nodes, reps, seed=seed), name="dissemination-16B",
                        spec="dissemination:16B", seed=seed)
+
+
+# --- a campaign from known numbers -------------------------------------------------------------
+
+from cloudnoise.measure.campaign import Campaign  # noqa: E402
+from cloudnoise.measure.experiments import Run, Unit  # noqa: E402
+from cloudnoise.measure.runner import finalize  # noqa: E402
+from cloudnoise.measure.samples import KIND_DETOUR, KIND_RTT, RECORD  # noqa: E402
+
+WALL0 = 1_700_000_000_000_000_000  # wall clock of monotonic time 0 in the synthetic probes
+MONO0 = 5_000_000_000  # monotonic time the synthetic measurement starts
+
+
+def _write_probe(campaign: Campaign, name: str, records: list[tuple[int, int, int, int, int, int]],
+                 info: dict[str, int | str]) -> None:
+    prefix = campaign.prefix(name, 0, 0)
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    np.array(records, dtype=RECORD).tofile(f"{prefix}.rank0.bin")
+    base = {"host": "synthetic-host", "clock_wall_ns": WALL0, "clock_monotonic_ns": 0}
+    Path(f"{prefix}.rank0.info").write_text("".join(f"{k}={v}\n" for k, v in {**base, **info}.items()))
+
+
+def _rtts(size: int, rtts_ns: np.ndarray, spacing_ns: int) -> list[tuple[int, int, int, int, int, int]]:
+    return [(KIND_RTT, size, 0, 0, MONO0 + i * spacing_ns, int(v)) for i, v in enumerate(rtts_ns)]
+
+
+def write_known_campaign(root: Path) -> Path:
+    """A campaign written as the probes write raw files, then finalized by the measure stage
+    itself (Parquet, summaries), with numbers whose report is known:
+
+    * latency: sizes 1 B, 1 KiB, 64 KiB, 100 samples each, RTT/2 = 1 us + size x 0.01 ns, +10% on odd samples;
+    * latency-noise: 10,000 RTT/2 of 1 us, of which 20 (0.2%) are 4 us -> the top 0.1% are 4.0x the minimum;
+    * bandwidth-noise: 10,000 samples of 64 KiB at RTT/2 = 5 us, 20 at 10 us -> the bottom 0.1% are 0.5 of the max;
+    * os-noise: 1,000 detours of 1 us in 2 s, 10 of them 50 us -> the top 1% are those 10.
+    """
+    campaign = Campaign(root)
+    campaign.meta["labels"] = {"system": "synthetic", "distance": "same-rack"}
+    runs = {
+        "latency": [Run("cn_pingpong", "pingpong", 2, [Unit(s, 0, 100) for s in (1, 1024, 65536)])],
+        "latency-noise": [Run("cn_pingpong", "pingpong", 2, [Unit(1, 0, 0)], duration_s=1.0)],
+        "bandwidth-noise": [Run("cn_pingpong", "pingpong", 2, [Unit(65536, 0, 0)], split=True, duration_s=1.0)],
+        "os-noise": [Run("cn_detour", "detour", 1, [Unit(0, 0, 0)], duration_s=2.0)],
+    }
+    for name, plan in runs.items():
+        campaign.meta["experiments"][name] = {"plan": [r.as_dict() for r in plan], "complete": True}
+    campaign.save()
+
+    records = []
+    for size in (1, 1024, 65536):
+        half = np.full(100, 1000.0 + size * 0.01)
+        half[1::2] *= 1.1
+        records += _rtts(size, np.round(2 * half), 10_000)
+    _write_probe(campaign, "latency", records, {})
+
+    lat = np.full(10_000, 2000)
+    lat[np.arange(20) * 500 + 7] = 8000
+    _write_probe(campaign, "latency-noise", _rtts(1, lat, 100_000), {})
+
+    bw = np.full(10_000, 10_000)
+    bw[np.arange(20) * 500 + 3] = 20_000
+    _write_probe(campaign, "bandwidth-noise", _rtts(65536, bw, 100_000), {})
+
+    durations = np.full(1000, 1000)
+    durations[np.arange(10) * 100 + 50] = 50_000
+    starts = MONO0 + np.arange(1000) * 2_000_000
+    detours = [(KIND_DETOUR, 0, 0, 0, int(s), int(d)) for s, d in zip(starts, durations)]
+    _write_probe(campaign, "os-noise", detours, {"begin_monotonic_ns": MONO0, "end_monotonic_ns": MONO0 + 2_000_000_000,
+                                                 "t_min_ns": 10, "threshold_ns": 90})
+    for name, plan in runs.items():
+        finalize(campaign, name, plan)
+    campaign.save()
+    return root

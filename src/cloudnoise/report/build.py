@@ -207,7 +207,7 @@ def _runtime_table(sweep: SweepData) -> HtmlTable:
                     if v == "none":
                         continue
                     ok = v in medians and medians.get("none", 0) > 0
-                    cells.append(f"{medians[v] / medians['none']:.3g}" if ok else "—")
+                    cells.append(f"{medians[v] / medians['none']:.2f}" if ok else "—")
             rows.append(cells)
     reps = sorted({len(v) for v in sweep.runtimes_ns.values()})
     n = str(reps[0]) if len(reps) == 1 else f"{reps[0]}–{reps[-1]}"

@@ -42,7 +42,9 @@ class Observation:
 
 
 def format_ratio(ratio: float) -> str:
-    """2.1x; small effects keep two decimals (1.04x) so they do not read as 1.0x."""
+    """2.1x; small effects keep two decimals (1.04x) so they do not read as 1.0x; large ones none (1791x)."""
+    if ratio >= 99.95:
+        return f"{ratio:.0f}x"
     return f"{ratio:.1f}x" if ratio >= 1.095 or ratio < 0.9 else f"{ratio:.2f}x"
 
 
@@ -137,7 +139,7 @@ def campaign_facts(name: str, table2: dict[str, Any], os_row: dict[str, Any] | N
     lat = table2.get("latency_normalized") or {}
     if "p99.9" in lat and "min_latency_us" in table2:
         text = (f"On {name}, the 99.9th-percentile latency is {lat['p99.9']:.1f}x the minimum "
-                f"({table2['min_latency_us']:.3g} µs); the largest sample is {lat.get('max', float('nan')):.0f}x.")
+                f"({table2['min_latency_us']:.3g} µs); the largest sample is {format_ratio(float(lat.get('max', float('nan'))))}.")
         out.append(Observation("latency_tail", text, {"campaign": name, "p999_over_min": lat["p99.9"],
                                                       "max_over_min": lat.get("max"),
                                                       "min_latency_us": table2["min_latency_us"]}))
