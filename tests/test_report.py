@@ -120,7 +120,7 @@ def test_report_observations_from_known_campaign(report: tuple[Path, dict]) -> N
     assert "median_slowdown" in kinds and "cheapest" in kinds
 
 
-def test_plain_output_names_the_report(inputs: dict[str, Path], tmp_path: Path, run_report: Runner) -> None:
+def test_plain_output_names_the_report(tmp_path: Path, run_report: Runner) -> None:
     proc = run_report("--profiles", "daint", "-o", tmp_path / "r")
     assert proc.returncode == 0, proc.stderr
     assert f"report: {tmp_path / 'r' / 'report.html'}" in proc.stdout
@@ -236,6 +236,25 @@ def test_cheapest_system_per_scale() -> None:
     # with a fixed price for everyone, alps (10x faster) wins
     (fixed,) = cheapest_per_scale(sweep, parse_pricing("2USD"))
     assert fixed.values["system"] == "alps" and fixed.values["cost_usd"] == pytest.approx(0.4)
+
+
+def test_same_cheapest_everywhere_is_one_sentence() -> None:
+    runtimes: dict[tuple[str, int, str], list[float]] = {}
+    for nodes in (2, 4):
+        runtimes[("daint", nodes, "none")] = [HOUR_NS]
+        runtimes[("aws-hpc", nodes, "none")] = [HOUR_NS]
+    (obs,) = cheapest_per_scale(_sweep(runtimes), parse_pricing("on-demand"))
+    assert obs.values["system"] == "daint" and obs.values["nodes"] == [2, 4]
+    assert obs.values["cost_usd"] == pytest.approx([3.46, 6.92])
+    assert "daint is the cheapest system at every scale compared (2–4 nodes, on-demand, without noise)" in obs.text
+
+
+def test_repeated_repetitions_count_once() -> None:
+    from cloudnoise.report.data import group_runtimes
+
+    got = group_runtimes(np.array(["b", "a", "a", "a", "b"]), np.array([4, 4, 4, 4, 4]), np.array(["none"] * 5),
+                         np.array([1, 1, 0, 1, 0]), np.array([10.0, 20, 30, 40, 50]))
+    assert {k: v.tolist() for k, v in got.items()} == {("a", 4, "none"): [30.0, 40.0], ("b", 4, "none"): [50.0, 10.0]}
 
 
 def test_campaign_facts_and_ratio_format() -> None:

@@ -165,14 +165,21 @@ def group_runtimes(
     system: np.ndarray, nodes: np.ndarray, variant: np.ndarray, rep: np.ndarray, values: np.ndarray
 ) -> dict[tuple[str, int, str], np.ndarray]:
     """values grouped by (system, nodes, variant), in repetition order; a repetition
-    present twice (a part re-run after an interruption) counts once."""
+    present twice (a part re-run after an interruption) counts once (the last one)."""
+    sys_u, sys_i = np.unique(system.astype(str), return_inverse=True)
+    var_u, var_i = np.unique(variant.astype(str), return_inverse=True)
+    nodes = nodes.astype(np.int64)
+    rep = rep.astype(np.int64)
+    # sort by key, then repetition; among duplicates keep the last row read
+    order = np.lexsort((np.arange(len(rep)), rep, var_i, nodes, sys_i))
+    s, n, v, r = sys_i[order], nodes[order], var_i[order], rep[order]
+    last = np.ones(len(order), bool)
+    last[:-1] = (s[1:] != s[:-1]) | (n[1:] != n[:-1]) | (v[1:] != v[:-1]) | (r[1:] != r[:-1])
+    order, s, n, v = order[last], s[last], n[last], v[last]
+    starts = np.flatnonzero(np.r_[True, (s[1:] != s[:-1]) | (n[1:] != n[:-1]) | (v[1:] != v[:-1])])
     out: dict[tuple[str, int, str], np.ndarray] = {}
-    keys = list(zip(system.tolist(), nodes.tolist(), variant.tolist()))
-    groups: dict[tuple[str, int, str], dict[int, float]] = {}
-    for key, r, v in zip(keys, rep.tolist(), values.tolist()):
-        groups.setdefault((str(key[0]), int(key[1]), str(key[2])), {})[int(r)] = float(v)
-    for key, by_rep in groups.items():
-        out[key] = np.array([by_rep[r] for r in sorted(by_rep)], dtype=np.float64)
+    for a, b in zip(starts, np.r_[starts[1:], len(order)]):
+        out[(str(sys_u[s[a]]), int(n[a]), str(var_u[v[a]]))] = values[order[a:b]].astype(np.float64)
     return out
 
 

@@ -130,7 +130,25 @@ def cheapest_per_scale(sweep: SweepData, pricing: Pricing) -> list[Observation]:
         out.append(Observation("cheapest", text, {"nodes": nodes, "system": best.system, "cost_usd": best.cost_usd,
                                                   "variant": variant, "most_expensive": worst.system,
                                                   "factor": factor}))
-    return out
+    return _merge_same_cheapest(sweep, out, pricing)
+
+
+def _merge_same_cheapest(sweep: SweepData, per_scale: list[Observation], pricing: Pricing) -> list[Observation]:
+    """One sentence instead of one per scale when the same system is cheapest everywhere."""
+    if len(per_scale) < 2 or len({o.values["system"] for o in per_scale}) > 1:
+        return per_scale
+    first, last = per_scale[0].values, per_scale[-1].values
+    factors = [o.values["factor"] for o in per_scale]
+    variant = first["variant"]
+    noise = "without noise" if variant == "none" else f"with {NOISE_NOUNS[variant]}"
+    text = (f"{sweep.title}: {first['system']} is the cheapest system at every scale compared "
+            f"({first['nodes']}–{last['nodes']} nodes, {pricing.label()}, {noise}): "
+            f"{first['cost_usd']:.3g} to {last['cost_usd']:.3g} USD per run; the most expensive costs "
+            f"{format_ratio(min(factors))} to {format_ratio(max(factors))} as much.")
+    return [Observation("cheapest", text, {"system": first["system"], "variant": variant,
+                                           "nodes": [o.values["nodes"] for o in per_scale],
+                                           "cost_usd": [o.values["cost_usd"] for o in per_scale],
+                                           "factor": factors})]
 
 
 def campaign_facts(name: str, table2: dict[str, Any], os_row: dict[str, Any] | None) -> list[Observation]:
