@@ -22,6 +22,7 @@ from cloudnoise.report import measured
 from cloudnoise.report.observations import (
     campaign_facts,
     cheapest_per_scale,
+    communication_share,
     format_ratio,
     median_slowdowns,
     os_noise_negligible,
@@ -247,6 +248,16 @@ def test_same_cheapest_everywhere_is_one_sentence() -> None:
     assert obs.values["system"] == "daint" and obs.values["nodes"] == [2, 4]
     assert obs.values["cost_usd"] == pytest.approx([3.46, 6.92])
     assert "daint is the cheapest system at every scale compared (2–4 nodes, on-demand, without noise)" in obs.text
+
+
+def test_communication_share_of_an_application() -> None:
+    sweep = _sweep({("a", 4, "none"): [100, 100, 100], ("a", 64, "none"): [200, 200, 200],
+                    ("a", 64, "network"): [400, 400, 400]})
+    sweep.communication_ns = {("a", 4, "none"): np.array([10.0, 10, 10]), ("a", 64, "none"): np.array([180.0] * 3),
+                              ("a", 64, "network"): np.array([380.0] * 3)}
+    (obs,) = communication_share(sweep)
+    assert obs.values["min"] == pytest.approx(0.1) and obs.values["max"] == pytest.approx(0.9)
+    assert "communication is 10% of the median runtime (a, 4 nodes) to 90% (a, 64 nodes)" in obs.text
 
 
 def test_repeated_repetitions_count_once() -> None:

@@ -31,6 +31,7 @@ from cloudnoise.report.observations import (
     Observation,
     campaign_facts,
     cheapest_per_scale,
+    communication_share,
     median_slowdowns,
     os_noise_negligible,
 )
@@ -285,7 +286,8 @@ def build_report(opts: ReportOptions) -> Report:
             name += "-2"
         used.add(name)
         sections += sweep_sections(sweep, opts.outdir, pricing, name)
-        observations += median_slowdowns(sweep) + os_noise_negligible(sweep) + cheapest_per_scale(sweep, pricing)
+        observations += (median_slowdowns(sweep) + os_noise_negligible(sweep) + communication_share(sweep)
+                         + cheapest_per_scale(sweep, pricing))
     inputs = [f"campaign {c.root}" for c in campaigns] + [f"sweep {s.root}" for s in sweeps]
     if opts.profiles:
         inputs.append("profiles " + ", ".join(opts.profiles))

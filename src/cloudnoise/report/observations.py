@@ -10,6 +10,8 @@ formats HTML; the report shows ``text`` as it is.
 * :func:`os_noise_negligible` -- systems where OS noise moves the median
   runtime by less than a tolerance at every simulated scale;
 * :func:`cheapest_per_scale` -- the cheapest priced system at each scale;
+* :func:`communication_share` -- for applications, how much of the noiseless
+  runtime is communication (what decides how much network noise costs);
 * :func:`campaign_facts` -- a campaign's tail latency, low bandwidth and OS
   detours.
 """
@@ -149,6 +151,23 @@ def _merge_same_cheapest(sweep: SweepData, per_scale: list[Observation], pricing
                                            "nodes": [o.values["nodes"] for o in per_scale],
                                            "cost_usd": [o.values["cost_usd"] for o in per_scale],
                                            "factor": factors})]
+
+
+def communication_share(sweep: SweepData) -> list[Observation]:
+    """For application sweeps: the range of communication / runtime (noiseless medians)."""
+    shares: list[tuple[float, str, int]] = []
+    for (system, nodes, variant), comm in sweep.communication_ns.items():
+        total = sweep.get(system, nodes, variant)
+        if variant != "none" or total is None or len(comm) == 0 or np.median(total) <= 0:
+            continue
+        shares.append((float(np.median(comm) / np.median(total)), system, nodes))
+    if not shares:
+        return []
+    low, high = min(shares), max(shares)
+    text = (f"{sweep.title}: without noise, communication is {low[0]:.0%} of the median runtime "
+            f"({low[1]}, {low[2]} nodes) to {high[0]:.0%} ({high[1]}, {high[2]} nodes).")
+    return [Observation("communication_share", text, {"min": low[0], "min_at": [low[1], low[2]],
+                                                      "max": high[0], "max_at": [high[1], high[2]]})]
 
 
 def campaign_facts(name: str, table2: dict[str, Any], os_row: dict[str, Any] | None) -> list[Observation]:
