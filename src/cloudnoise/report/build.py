@@ -164,17 +164,17 @@ def network_sections(campaigns: list[CampaignData], outdir: Path) -> list[Sectio
     if lat:
         noise_figs.append(base.save(latency_noise_figure(lat), outdir, "latency-noise", "Latency noise",
                                     "The largest 0.1% RTT/2 samples of a 1-byte ping-pong, normalised to the "
-                                    "minimum latency, over time (Fig. 9-10)."))
+                                    "minimum latency, over time (Fig. 9-10).", wide=len(lat) > 1))
     bw = [s for c in campaigns if (s := measured.bandwidth_noise(c)) is not None]
     if bw:
         noise_figs.append(base.save(bandwidth_noise_figure(bw), outdir, "bandwidth-noise", "Bandwidth noise",
                                     "The smallest 0.1% bandwidth samples, normalised to the maximum bandwidth, "
-                                    "over time (Fig. 11-12)."))
+                                    "over time (Fig. 11-12).", wide=len(bw) > 1))
     osn = [s for c in campaigns if (s := measured.os_detours(c)) is not None]
     if osn:
         noise_figs.append(base.save(os_detours_figure(osn), outdir, "os-detours", "OS detours",
                                     "Selfish-detour benchmark: the largest 1% detours in a 5-second window "
-                                    "(Fig. 8)."))
+                                    "(Fig. 8).", wide=len(osn) > 1))
     if noise_figs:
         sections.append(Section("noise", "Measured noise",
                                 "Network noise (latency and bandwidth, sample by sample) and OS noise as measured "
@@ -223,11 +223,12 @@ def _cost_table(sweep: SweepData, pricing: Pricing) -> HtmlTable | None:
     body = []
     for r in rows:
         c = r.cost
+        unit, div = base.time_unit([r.median_runtime_s * 1e9])
         body.append([r.system, str(r.nodes), VARIANT_LABELS.get(r.variant, r.variant),
-                     f"{r.median_runtime_s:.4g}", _usd(c.price_per_node_hour if c else None),
+                     f"{r.median_runtime_s * 1e9 / div:.4g} {unit}", _usd(c.price_per_node_hour if c else None),
                      _usd(r.cost_usd) if r.cost_usd is None else f"{r.cost_usd:.4g}",
                      "—" if r.increase is None else f"{r.increase:+.1%}"])
-    return HtmlTable(["System", "Nodes", "Noise", "Median runtime (s)", "Price (USD/node-hour)",
+    return HtmlTable(["System", "Nodes", "Noise", "Median runtime", "Price (USD/node-hour)",
                       "Cost per run (USD)", "Cost increase due to noise"], body,
                      note=f"Cost = median runtime × nodes × price ({pricing.label()}); systems without a published "
                      "price are shown without cost. The increase is over the noiseless median.")
