@@ -16,7 +16,6 @@ exactly as the measure stage's summaries are computed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -156,6 +155,3 @@ def os_noise_row(c: CampaignData) -> dict[str, Any] | None:
     rows = (c.experiments.get("os-noise") or {}).get("results") or []
     return dict(rows[0]) if rows else None
 
-
-def trace_path(c: CampaignData) -> Path:
-    return c.root / "os-noise" / "os_noise.trace"
