@@ -91,7 +91,7 @@ def test_report_files_and_figures(report: tuple[Path, dict]) -> None:
         png, pdf = Path(files["png"]), Path(files["pdf"])
         assert png == out / "figures" / f"{name}.png" and pdf == out / "figures" / f"{name}.pdf"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
-        assert pdf.read_bytes()[:5] == b"%PDF-", name
+        assert pdf.read_bytes()[:5] == b"%PDF-" and pdf.read_bytes().rstrip().endswith(b"%%EOF"), name
     html = html_path.read_text()
     assert "<title>Test report</title>" in html
     assert html.count("data:image/png;base64,") == len(doc["figures"])
@@ -189,6 +189,11 @@ def test_cost_increase_and_cost_per_run() -> None:
     rows = {r.variant: r for r in cost_rows(sweep, parse_pricing("on-demand"))}
     assert rows["none"].cost_usd == pytest.approx(2 * 1.73)  # 1 h x 2 nodes x 1.73 USD
     assert rows["os"].cost_usd == pytest.approx(1.5 * 2 * 1.73) and rows["os"].increase == pytest.approx(0.5)
+    # a system no profile describes: no cost, but the increase due to noise is still known
+    unknown = SweepData(Path("x"), {}, {("my-cluster", 2, "none"): np.full(3, 100.0),
+                                        ("my-cluster", 2, "network"): np.full(3, 250.0)})
+    rows = {r.variant: r for r in cost_rows(unknown, parse_pricing("on-demand"))}
+    assert rows["network"].cost_usd is None and rows["network"].increase == pytest.approx(1.5)
 
 
 # --- observations: constructed tables with known answers -----------------------------------------

@@ -47,14 +47,11 @@ class CostRow:
     variant: str
     median_runtime_s: float
     cost: RunCost | None  # None when the profile could not be loaded
+    increase: float | None = None  # over the noiseless median; needs no price
 
     @property
     def cost_usd(self) -> float | None:
         return None if self.cost is None else self.cost.cost_usd
-
-    @property
-    def increase(self) -> float | None:
-        return None if self.cost is None else self.cost.noise_increase
 
 
 def cost_rows(sweep: SweepData, pricing: Pricing) -> list[CostRow]:
@@ -70,9 +67,10 @@ def cost_rows(sweep: SweepData, pricing: Pricing) -> list[CostRow]:
                 if values is None or len(values) == 0:
                     continue
                 runtime_s = float(np.median(values)) / 1e9
+                noiseless = base_s if variant != "none" and base_s else None
+                increase = None if noiseless is None else noise_cost_increase(runtime_s, noiseless)
                 cost = None
                 if profile is not None:
-                    noiseless = base_s if variant != "none" and base_s else None
                     cost = cost_of_run(profile, nodes, runtime_s, pricing, noiseless, require_price=False)
-                rows.append(CostRow(system, nodes, variant, runtime_s, cost))
+                rows.append(CostRow(system, nodes, variant, runtime_s, cost, increase))
     return rows
