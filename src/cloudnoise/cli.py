@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "model": ("cloudnoise.model.cli", "model", "Build a system profile from a measurement campaign."),
     "demo": ("cloudnoise.demo.cli", "demo", "Measure this machine, simulate it beside the paper's systems at scale, price it, report."),
     "validate": ("cloudnoise.validate.cli", "validate", "Run a schedule on real MPI and compare it with the simulation."),
+    "report": ("cloudnoise.report.cli", "report", "Write an HTML report with figures (PNG, PDF) and observations."),
 }
 
 

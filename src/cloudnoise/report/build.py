@@ -1,0 +1,305 @@
+"""Assemble a report: load the inputs, draw the figures, compute the tables
+and observations, and hand a :class:`Report` to the HTML renderer.
+
+A section appears only when its data is there: no campaign, no measured
+figures; no sweep, no scalability or cost; a sweep without the noiseless
+variant has no cost-increase figure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cloudnoise import __version__
+from cloudnoise.cost.model import Pricing, parse_pricing
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.profile import SystemProfile
+from cloudnoise.report import measured
+from cloudnoise.report.costs import cost_rows
+from cloudnoise.report.data import CampaignData, SweepData, load_campaign, load_sweep
+from cloudnoise.report.figures import base
+from cloudnoise.report.figures.base import VARIANT_LABELS, SavedFigure
+from cloudnoise.report.observations import (
+    Observation,
+    campaign_facts,
+    cheapest_per_scale,
+    communication_share,
+    median_slowdowns,
+    os_noise_negligible,
+)
+from cloudnoise.report.table2 import measured_row, published_rows
+from cloudnoise.simulate.statistics import summarize
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What `cloudnoise report` was asked for."""
+
+    outdir: Path
+    campaigns: tuple[Path, ...] = ()
+    sweeps: tuple[Path, ...] = ()
+    profiles: tuple[str, ...] | None = None  # None: every built-in profile
+    pricing: str = "on-demand"
+    title: str = "cloudnoise report"
+
+
+@dataclass
+class HtmlTable:
+    """A table as text cells; `row_classes` lets the page mark measured rows."""
+
+    headers: list[str]
+    rows: list[list[str]]
+    row_classes: list[str] = field(default_factory=list)
+    note: str = ""
+    wrap: tuple[int, ...] = ()  # columns whose long text may wrap
+
+
+@dataclass
+class Section:
+    """One part of the page: heading, a short explanation, figures and tables."""
+
+    key: str
+    title: str
+    text: str
+    figures: list[SavedFigure] = field(default_factory=list)
+    tables: list[HtmlTable] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """Everything the page shows."""
+
+    title: str
+    generated: str
+    version: str
+    inputs: list[str]
+    pricing: str
+    observations: list[Observation]
+    sections: list[Section]
+    outdir: Path
+
+    @property
+    def figures(self) -> list[SavedFigure]:
+        return [f for s in self.sections for f in s.figures]
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "—"
+    return f"{value:.{digits}g}"
+
+
+def _usd(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3g}" if value < 1 else f"{value:,.2f}"
+
+
+def prepare_outdir(outdir: Path) -> None:
+    """Create OUTDIR/figures and prove it writable before any work is done."""
+    try:
+        (outdir / "figures").mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".write-test", dir=outdir)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise CloudnoiseError(f"{outdir}: cannot write the report there ({err.strerror or err})") from None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "sweep"
+
+
+def _profiles(names: tuple[str, ...] | None) -> list[SystemProfile]:
+    from cloudnoise.profiles.registry import load_all_builtin, resolve_profile
+
+    if names is None:
+        return load_all_builtin()
+    return [resolve_profile(n) for n in names]
+
+
+def table2_section(profiles: list[SystemProfile], campaigns: list[CampaignData], pricing: Pricing) -> Section | None:
+    by_name = {p.name: p for p in profiles}
+    rows = [r for c in campaigns if (r := measured_row(c, pricing, by_name)) is not None]
+    rows += published_rows(profiles, pricing)
+    if not rows:
+        return None
+    table = HtmlTable(
+        ["System", "Source", "Instance", "Distance", "Min latency (µs)", "Mean latency (µs)",
+         "Max bandwidth (Gb/s)", "Mean bandwidth (Gb/s)", "Price (USD/node-hour)"],
+        [[r.system, r.source, r.instance, r.distance, _fmt(r.min_latency_us), _fmt(r.mean_latency_us),
+          _fmt(r.max_bandwidth_gbps, 4), _fmt(r.mean_bandwidth_gbps, 4), _usd(r.price_per_node_hour)] for r in rows],
+        ["measured" if r.measured else "published" for r in rows],
+        "Measured rows come from this report's campaigns (latency from latency-noise when measured, RTT/2 of the "
+        "smallest message; bandwidth at the size with the highest peak). Published rows are the paper's Table II "
+        f"(De Sensi et al., SC22) with Table I prices ({pricing.label()}; — where none is published).",
+        wrap=(2,),
+    )
+    return Section("table2", "Latency and bandwidth (Table II)",
+                   "Minimum and mean latency, maximum and mean bandwidth per system.", tables=[table])
+
+
+def network_sections(campaigns: list[CampaignData], outdir: Path) -> list[Section]:
+    from cloudnoise.report.figures.network import bandwidth_noise_figure, latency_noise_figure, size_figure
+    from cloudnoise.report.figures.osnoise import os_detours_figure
+
+    sections: list[Section] = []
+    curves = [cv for c in campaigns if (cv := measured.size_curve(c)) is not None]
+    if curves:
+        fig = base.save(size_figure(curves), outdir, "latency-bandwidth-vs-size", "Latency and bandwidth vs size",
+                        "RTT/2 per message size (line: median; band: minimum to 99th percentile) and bandwidth "
+                        "(size over the minimum RTT/2: peak; dashed: mean), as in the paper's Fig. 2.", wide=True)
+        sections.append(Section("sizes", "Latency and bandwidth versus message size",
+                                "Single-connection ping-pong per message size.", [fig]))
+    noise_figs: list[SavedFigure] = []
+    lat = [s for c in campaigns if (s := measured.latency_noise(c)) is not None]
+    if lat:
+        noise_figs.append(base.save(latency_noise_figure(lat), outdir, "latency-noise", "Latency noise",
+                                    "The largest 0.1% RTT/2 samples of a 1-byte ping-pong, normalised to the "
+                                    "minimum latency, over time (Fig. 9-10).", wide=len(lat) > 1))
+    bw = [s for c in campaigns if (s := measured.bandwidth_noise(c)) is not None]
+    if bw:
+        noise_figs.append(base.save(bandwidth_noise_figure(bw), outdir, "bandwidth-noise", "Bandwidth noise",
+                                    "The smallest 0.1% bandwidth samples, normalised to the maximum bandwidth, "
+                                    "over time (Fig. 11-12).", wide=len(bw) > 1))
+    osn = [s for c in campaigns if (s := measured.os_detours(c)) is not None]
+    if osn:
+        noise_figs.append(base.save(os_detours_figure(osn), outdir, "os-detours", "OS detours",
+                                    "Selfish-detour benchmark: the largest 1% detours in a 5-second window "
+                                    "(Fig. 8).", wide=len(osn) > 1))
+    if noise_figs:
+        sections.append(Section("noise", "Measured noise",
+                                "Network noise (latency and bandwidth, sample by sample) and OS noise as measured "
+                                "by the campaigns.", noise_figs))
+    return sections
+
+
+def _runtime_table(sweep: SweepData) -> HtmlTable:
+    variants = sweep.variants()
+    headers = ["System", "Nodes"]
+    for v in variants:
+        headers.append(f"{VARIANT_LABELS.get(v, v)}: median (95% CI)")
+    if "none" in variants:
+        headers += [f"{VARIANT_LABELS.get(v, v)} / no noise" for v in variants if v != "none"]
+    rows: list[list[str]] = []
+    for system in sweep.systems():
+        for nodes in sweep.nodes(system):
+            cells = [system, str(nodes)]
+            medians: dict[str, float] = {}
+            for v in variants:
+                values = sweep.get(system, nodes, v)
+                if values is None or len(values) == 0:
+                    cells.append("—")
+                    continue
+                s = summarize(values)
+                unit, div = base.time_unit([s.median])
+                medians[v] = s.median
+                cells.append(f"{s.median / div:.4g} {unit} ({s.median_ci_low / div:.4g}–{s.median_ci_high / div:.4g})")
+            if "none" in variants:
+                for v in variants:
+                    if v == "none":
+                        continue
+                    ok = v in medians and medians.get("none", 0) > 0
+                    cells.append(f"{medians[v] / medians['none']:.2f}" if ok else "—")
+            rows.append(cells)
+    reps = sorted({len(v) for v in sweep.runtimes_ns.values()})
+    n = str(reps[0]) if len(reps) == 1 else f"{reps[0]}–{reps[-1]}"
+    return HtmlTable(headers, rows, note=f"Median runtime of {n} repetitions with the notch (95% confidence interval "
+                     "of the median); the last columns: noisy median over the noiseless median.")
+
+
+def _cost_table(sweep: SweepData, pricing: Pricing) -> HtmlTable | None:
+    rows = cost_rows(sweep, pricing)
+    if not rows:
+        return None
+    body = []
+    for r in rows:
+        c = r.cost
+        unit, div = base.time_unit([r.median_runtime_s * 1e9])
+        body.append([r.system, str(r.nodes), VARIANT_LABELS.get(r.variant, r.variant),
+                     f"{r.median_runtime_s * 1e9 / div:.4g} {unit}", _usd(c.price_per_node_hour if c else None),
+                     _usd(r.cost_usd) if r.cost_usd is None else f"{r.cost_usd:.4g}",
+                     "—" if r.increase is None else f"{r.increase:+.1%}"])
+    return HtmlTable(["System", "Nodes", "Noise", "Median runtime", "Price (USD/node-hour)",
+                      "Cost per run (USD)", "Cost increase due to noise"], body,
+                     note=f"Cost = median runtime × nodes × price ({pricing.label()}); systems without a published "
+                     "price are shown without cost. The increase is over the noiseless median.")
+
+
+def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str) -> list[Section]:
+    from cloudnoise.report.figures.cost import cost_increase_figure
+    from cloudnoise.report.figures.scalability import scalability_figure
+
+    status = "" if sweep.complete else " This sweep is incomplete: only the repetitions run so far are shown."
+    fig = base.save(scalability_figure(sweep), outdir, f"scalability-{name}", f"Scalability: {sweep.title}",
+                    "Runtime per node count with and without noise (Fig. 14-15 style): notched boxes (notch: 95% "
+                    "confidence interval of the median), diamond: mean, whiskers: 1.5 IQR, dots: outliers.",
+                    wide=True)
+    sections = [Section(f"scalability-{name}", f"Scalability: {sweep.title}",
+                        f"Simulated with the LogGOPS engine ({sweep.meta.get('reps', '?')} repetitions per point, "
+                        f"seed {sweep.meta.get('seed', '?')}).{status}", [fig], [_runtime_table(sweep)])]
+    has_increase = any("none" in sweep.variants(s) and len(sweep.variants(s)) > 1 for s in sweep.systems())
+    figs = []
+    if has_increase:
+        figs.append(base.save(cost_increase_figure(sweep), outdir, f"cost-increase-{name}",
+                              f"Cost increase: {sweep.title}",
+                              "Per repetition, its cost over the median noiseless cost, minus one (Fig. 16-17 "
+                              "style); the same as the runtime increase, since nodes and price do not change.",
+                              wide=True))
+    table = _cost_table(sweep, pricing)
+    if figs or table:
+        sections.append(Section(f"cost-{name}", f"Cost: {sweep.title}",
+                                "What noise adds to the cost of a run, and what a run costs.", figs,
+                                [table] if table else []))
+    return sections
+
+
+def build_report(opts: ReportOptions) -> Report:
+    """Load every input, write the figures under OUTDIR/figures, and return the Report."""
+    if not (opts.campaigns or opts.sweeps or opts.profiles):
+        raise CloudnoiseError("nothing to report: give --campaign DIR, --sweep DIR or --profiles NAMES")
+    pricing = parse_pricing(opts.pricing)
+    campaigns = [load_campaign(p) for p in opts.campaigns]
+    sweeps = [load_sweep(p) for p in opts.sweeps]
+    profiles = _profiles(opts.profiles)
+    prepare_outdir(opts.outdir)
+
+    sections: list[Section] = []
+    observations: list[Observation] = []
+    t2 = table2_section(profiles, campaigns, pricing)
+    if t2:
+        sections.append(t2)
+    sections += network_sections(campaigns, opts.outdir)
+    for c in campaigns:
+        observations += campaign_facts(c.name, c.table2(), measured.os_noise_row(c))
+    used: set[str] = set()
+    for sweep in sweeps:
+        name = _slug(str(sweep.experiment.get("name") or sweep.root.name))
+        while name in used:
+            name += "-2"
+        used.add(name)
+        sections += sweep_sections(sweep, opts.outdir, pricing, name)
+        observations += (median_slowdowns(sweep) + os_noise_negligible(sweep) + communication_share(sweep)
+                         + cheapest_per_scale(sweep, pricing))
+    inputs = [f"campaign {c.root}" for c in campaigns] + [f"sweep {s.root}" for s in sweeps]
+    if opts.profiles:
+        inputs.append("profiles " + ", ".join(opts.profiles))
+    return Report(opts.title, datetime.now(timezone.utc).isoformat(timespec="seconds"), __version__, inputs,
+                  pricing.label(), observations, sections, opts.outdir)
+
+
+def document(report: Report, html_path: Path) -> dict[str, Any]:
+    """The `--json` object: where the page and figures are, and the observations."""
+    return {
+        "report": str(html_path),
+        "figures": {f.name: {"png": str(f.png), "pdf": str(f.pdf)} for f in report.figures},
+        "observations": [o.to_dict() for o in report.observations],
+    }

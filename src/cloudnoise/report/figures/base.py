@@ -1,0 +1,113 @@
+"""Shared figure plumbing: panel grids, unit scaling, saving PNG + PDF.
+
+Why base64 PNG in the page rather than inline SVG: the noise scatter plots
+and boxplots with thousands of outliers make SVG large and slow to render;
+a PNG keeps the page light and self-contained, and the PDF next to it is the
+vector version for papers.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from cloudnoise.errors import CloudnoiseError
+
+PNG_DPI = 130
+VARIANT_COLORS = {"none": "#4c72b0", "os": "#55a868", "network": "#dd8452", "both": "#c44e52"}
+VARIANT_LABELS = {"none": "no noise", "os": "OS noise", "network": "network noise", "both": "OS + network noise"}
+SERIES_COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c")
+
+
+@dataclass(frozen=True)
+class SavedFigure:
+    """A figure written to disk, with what the HTML page needs to show it."""
+
+    name: str
+    title: str
+    caption: str
+    png: Path
+    pdf: Path
+    png_base64: str
+    wide: bool = False  # several panels: the page gives it the whole width
+
+    def relative(self, outdir: Path) -> dict[str, str]:
+        return {"png": str(self.png.relative_to(outdir)), "pdf": str(self.pdf.relative_to(outdir))}
+
+
+def panel_grid(count: int, width: float = 4.6, height: float = 3.4, max_cols: int = 3) -> tuple[Figure, list[Axes]]:
+    """A figure with `count` panels in rows of at most `max_cols`; unused cells hidden."""
+    cols = max(1, min(count, max_cols))
+    rows = max(1, math.ceil(count / cols))
+    fig = Figure(figsize=(width * cols, height * rows + 0.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel().tolist()
+    for ax in axes[count:]:
+        ax.set_visible(False)
+    return fig, axes[:count]
+
+
+def format_bytes(size: int) -> str:
+    """A byte count as a short label: 512B, 64KiB, 16MiB (binary prefixes, as the paper)."""
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor}{unit}"
+    return f"{size}B"
+
+
+def plain_log_labels(ax: Axes, axis: str = "y") -> None:
+    """Label a log axis with plain numbers (4, 16, 64; 60, 100, 200) instead of powers."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    target = ax.yaxis if axis == "y" else ax.xaxis
+
+    def minor(v: float, _pos: int | None) -> str:
+        lo, hi = sorted(target.get_view_interval())
+        if lo <= 0 or hi / lo > 100 or v <= 0:  # wide axes: decades are enough
+            return ""
+        mantissa = v / 10 ** math.floor(math.log10(v))
+        return f"{v:g}" if round(mantissa, 6) in (2.0, 5.0) else ""
+
+    target.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    target.set_minor_formatter(FuncFormatter(minor) if target.get_scale() == "log" else NullFormatter())
+
+
+def size_ticks(ax: Axes, sizes: np.ndarray, max_ticks: int = 8) -> None:
+    """Power-of-two byte ticks on a log2 x axis, at most `max_ticks`, labelled 1B, 64KiB, 16MiB."""
+    lo = int(np.floor(np.log2(max(1.0, float(np.min(sizes))))))
+    hi = int(np.ceil(np.log2(max(1.0, float(np.max(sizes))))))
+    step = max(1, int(np.ceil((hi - lo + 1) / max_ticks)))
+    ticks = [2.0**k for k in range(lo, hi + 1, step)]
+    ax.set_xticks(ticks, [format_bytes(int(t)) for t in ticks])
+    ax.minorticks_off()
+
+
+def time_unit(values_ns: Sequence[float] | np.ndarray) -> tuple[str, float]:
+    """A readable unit for nanosecond values: (name, divisor)."""
+    arr = np.asarray(values_ns, dtype=float)
+    top = float(np.nanmax(arr)) if arr.size else 0.0
+    for name, div in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if top >= div:
+            return name, div
+    return "ns", 1.0
+
+
+def save(fig: Figure, outdir: Path, name: str, title: str, caption: str, wide: bool = False) -> SavedFigure:
+    """Write figures/NAME.png and NAME.pdf; the PNG is also returned as base64."""
+    figdir = outdir / "figures"
+    png, pdf = figdir / f"{name}.png", figdir / f"{name}.pdf"
+    try:
+        figdir.mkdir(parents=True, exist_ok=True)
+        fig.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
+        fig.savefig(pdf, metadata={"Creator": "cloudnoise report"})
+    except OSError as err:
+        raise CloudnoiseError(f"{figdir}: cannot write figures ({err.strerror or err})") from None
+    return SavedFigure(name, title, caption, png, pdf, base64.b64encode(png.read_bytes()).decode("ascii"), wide)

@@ -1,0 +1,65 @@
+"""The Table II-style table: published figures of the built-in systems next
+to what each campaign measured here, each row saying where it comes from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cloudnoise.cost.model import Pricing
+from cloudnoise.model.profile import LinkFigures, SystemProfile
+from cloudnoise.report.data import CampaignData
+
+
+@dataclass(frozen=True)
+class Table2Row:
+    """One row: latency (µs) and bandwidth (Gb/s) of one system at one node distance."""
+
+    system: str
+    source: str  # "published" (paper's Table II) or "measured here"
+    instance: str
+    distance: str
+    min_latency_us: float | None
+    mean_latency_us: float | None
+    max_bandwidth_gbps: float | None
+    mean_bandwidth_gbps: float | None
+    price_per_node_hour: float | None
+
+    @property
+    def measured(self) -> bool:
+        return self.source == "measured here"
+
+
+def _instance(profile: SystemProfile) -> str:
+    return profile.hardware.instance_type or profile.hardware.cpu or "—"
+
+
+def published_rows(profiles: list[SystemProfile], pricing: Pricing) -> list[Table2Row]:
+    """Same-rack and different-racks rows of each profile that has Table II figures."""
+    rows: list[Table2Row] = []
+    for p in profiles:
+        if p.table2 is None:
+            continue
+        price = pricing.price_per_node_hour(p)
+        for distance, figures in (("same rack", p.table2.same_rack), ("different racks", p.table2.different_racks)):
+            assert isinstance(figures, LinkFigures)
+            values = (figures.min_latency_us, figures.mean_latency_us, figures.max_bandwidth_gbit_s,
+                      figures.mean_bandwidth_gbit_s)
+            if all(v is None for v in values):
+                continue
+            rows.append(Table2Row(p.name, "published", _instance(p), distance, *values, price))
+    return rows
+
+
+def measured_row(c: CampaignData, pricing: Pricing, profiles: dict[str, SystemProfile]) -> Table2Row | None:
+    """The campaign's Table II quantities (from its summary.json), or None if it measured neither."""
+    t2 = c.table2()
+    if not any(k in t2 for k in ("min_latency_us", "max_bandwidth_gbps")):
+        return None
+    labels = c.meta.get("labels") or {}
+    profile = profiles.get(str(labels.get("system", "")))
+    instance = labels.get("instance") or c.meta.get("cpu_model") or "—"
+    return Table2Row(
+        c.name, "measured here", str(instance), str(labels.get("distance") or "unknown"),
+        t2.get("min_latency_us"), t2.get("mean_latency_us"), t2.get("max_bandwidth_gbps"),
+        t2.get("mean_bandwidth_gbps"), pricing.price_per_node_hour(profile) if profile else None,
+    )

@@ -1,0 +1,369 @@
+"""`cloudnoise report`: the page, its figures (PNG + PDF), observations with
+known answers, error messages, and rendering in a real headless browser."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cloudnoise.cost.model import parse_pricing
+from cloudnoise.report.costs import cost_rows, increase_samples
+from cloudnoise.report.data import SweepData, load_campaign, load_sweep
+from cloudnoise.report.figures.boxes import box_stats
+from cloudnoise.report import measured
+from cloudnoise.report.observations import (
+    campaign_facts,
+    cheapest_per_scale,
+    communication_share,
+    format_ratio,
+    median_slowdowns,
+    os_noise_negligible,
+)
+
+from measure_support import env, mpi_or_skip
+from report_support import write_known_campaign, write_simulated_sweep, write_sweep
+
+CAMPAIGN_FIGURES = {"latency-bandwidth-vs-size", "latency-noise", "bandwidth-noise", "os-detours"}
+SWEEP_FIGURES = {"scalability-dissemination-16b", "cost-increase-dissemination-16b"}
+HOUR_NS = 3600e9
+Runner = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`cloudnoise report ARGS` in a fresh process (what a user runs)."""
+    return subprocess.run([sys.executable, "-m", "cloudnoise", "report", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, env=env())
+
+
+@pytest.fixture
+def run_report(capsys: pytest.CaptureFixture[str]) -> Runner:
+    """`cloudnoise report ARGS` in this process (fast: no interpreter start), through the
+    same entry point, so errors are turned into one line exactly as for users."""
+    from cloudnoise.cli import main
+
+    def run(*args: object) -> subprocess.CompletedProcess[str]:
+        capsys.readouterr()
+        try:
+            main(["report", *map(str, args)])
+            code = 0
+        except SystemExit as exit_:
+            code = int(exit_.code or 0)
+        out = capsys.readouterr()
+        return subprocess.CompletedProcess(["report", *map(str, args)], code, out.out, out.err)
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("report-inputs")
+    campaign = write_known_campaign(root / "campaign")
+    sweep = write_simulated_sweep(root / "sweep", ["aws-hpc", "daint"], [4, 16], reps=40)
+    return {"campaign": campaign, "sweep": sweep}
+
+
+@pytest.fixture(scope="module")
+def report(inputs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("report-out") / "out"
+    proc = cli("--campaign", inputs["campaign"], "--sweep", inputs["sweep"], "-o", out, "--json",
+               "--title", "Test report")
+    assert proc.returncode == 0, proc.stderr
+    return out, json.loads(proc.stdout)
+
+
+# --- the page and its files ------------------------------------------------------------------
+
+
+def test_report_files_and_figures(report: tuple[Path, dict]) -> None:
+    out, doc = report
+    html_path = Path(doc["report"])
+    assert html_path == out / "report.html" and html_path.is_file()
+    assert set(doc["figures"]) == CAMPAIGN_FIGURES | SWEEP_FIGURES
+    for name, files in doc["figures"].items():
+        png, pdf = Path(files["png"]), Path(files["pdf"])
+        assert png == out / "figures" / f"{name}.png" and pdf == out / "figures" / f"{name}.pdf"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+        assert pdf.read_bytes()[:5] == b"%PDF-" and pdf.read_bytes().rstrip().endswith(b"%%EOF"), name
+    html = html_path.read_text()
+    assert "<title>Test report</title>" in html
+    assert html.count("data:image/png;base64,") == len(doc["figures"])
+    # self-contained: nothing fetched from elsewhere
+    text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "data:", html)
+    assert not re.search(r"https?:|ftp:|//[a-z0-9]|url\(|@import", text, re.I)
+    assert not re.search(r"<(link|script|iframe|object|embed)\b", text, re.I)
+    assert all(v == "data:" for v in re.findall(r'\bsrc="([^"]*)"', text))
+    assert all(v.startswith("#") or v.startswith("figures/") for v in re.findall(r'\bhref="([^"]*)"', text))
+    for heading in ("Observations", "Latency and bandwidth (Table II)", "Measured noise",
+                    "Scalability: dissemination:16B", "Cost: dissemination:16B"):
+        assert heading in html
+    # the Table II rows: measured here (marked) and published ones (daint's same-rack figures)
+    assert '<tr class="measured"><td>synthetic (same-rack)</td><td>measured here</td>' in html
+    assert "<td>daint</td><td>published</td>" in html and "<td>1.19</td><td>2.39</td>" in html
+
+
+def test_report_observations_from_known_campaign(report: tuple[Path, dict]) -> None:
+    _, doc = report
+    by_kind = {o["kind"]: o for o in doc["observations"] if "campaign" in o["values"]}
+    assert by_kind["latency_tail"]["values"]["p999_over_min"] == pytest.approx(4.0)
+    assert "4.0x the minimum (1 µs)" in by_kind["latency_tail"]["text"]
+    assert by_kind["bandwidth_tail"]["values"]["p01_over_max"] == pytest.approx(0.5)
+    assert "below 50% of the maximum" in by_kind["bandwidth_tail"]["text"]
+    assert by_kind["os_noise"]["values"]["detours_per_s"] == pytest.approx(500.0)
+    kinds = [o["kind"] for o in doc["observations"]]
+    assert "median_slowdown" in kinds and "cheapest" in kinds
+
+
+def test_plain_output_names_the_report(tmp_path: Path, run_report: Runner) -> None:
+    proc = run_report("--profiles", "daint", "-o", tmp_path / "r")
+    assert proc.returncode == 0, proc.stderr
+    assert f"report: {tmp_path / 'r' / 'report.html'}" in proc.stdout
+
+
+def test_absent_sections_are_left_out(tmp_path: Path, run_report: Runner) -> None:
+    proc = run_report("--profiles", "daint,aws-hpc", "-o", tmp_path / "r", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["figures"] == {} and doc["observations"] == []
+    html = Path(doc["report"]).read_text()
+    assert "Table II" in html
+    for absent in ("<h2>Scalability", "<h2>Measured noise", "<h2>Observations", "<figure"):
+        assert absent not in html
+
+
+def test_incomplete_sweep_from_parts(tmp_path: Path, run_report: Runner) -> None:
+    runtimes = {("daint", 4, "none"): [100.0] * 5, ("daint", 4, "network"): [200.0] * 5}
+    sweep = write_sweep(tmp_path / "s", runtimes, complete=False, as_parts=True)
+    data = load_sweep(sweep)
+    assert not data.complete and data.get("daint", 4, "network").tolist() == [200.0] * 5
+    proc = run_report("--sweep", sweep, "-o", tmp_path / "r", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert set(doc["figures"]) == {"scalability-test", "cost-increase-test"}
+    assert "incomplete" in Path(doc["report"]).read_text()
+
+
+# --- measured views and statistics with known answers ------------------------------------------
+
+
+def test_noise_views_select_the_known_tails(inputs: dict[str, Path]) -> None:
+    c = load_campaign(inputs["campaign"])
+    lat = measured.latency_noise(c)
+    assert lat is not None and lat.total_samples == 10_000 and lat.base == pytest.approx(1.0)
+    assert lat.values.size == 20 and np.allclose(lat.values, 4.0)
+    bw = measured.bandwidth_noise(c)
+    assert bw is not None and bw.size_bytes == 65536 and bw.base == pytest.approx(65536 * 8 / 5000)
+    assert bw.values.size == 20 and np.allclose(bw.values, 0.5)
+    osn = measured.os_detours(c)
+    assert osn is not None and osn.values.size == 10 and np.allclose(osn.values, 50.0)
+    assert np.allclose(np.diff(osn.t_s), 0.2)  # every 100th detour, 2 ms apart
+    curve = measured.size_curve(c)
+    assert curve is not None and curve.size_bytes.tolist() == [1, 1024, 65536]
+    assert curve.min_us[0] == pytest.approx(1.0)
+
+
+def test_boxes_use_the_same_statistics_as_matplotlib() -> None:
+    from matplotlib import cbook
+
+    x = np.random.default_rng(3).lognormal(0, 1, 501)
+    ours = box_stats(x)
+    ref = cbook.boxplot_stats(x, whis=1.5)[0]
+    for key in ("med", "q1", "q3", "mean", "whislo", "whishi", "cilo", "cihi"):
+        assert ours[key] == pytest.approx(ref[key]), key
+    assert np.array_equal(np.sort(ours["fliers"]), np.sort(ref["fliers"]))
+
+
+def test_cost_increase_and_cost_per_run() -> None:
+    sweep = SweepData(Path("x"), {}, {
+        ("daint", 2, "none"): np.full(3, HOUR_NS),
+        ("daint", 2, "os"): np.array([HOUR_NS, 1.5 * HOUR_NS, 2 * HOUR_NS]),
+    })
+    assert increase_samples(sweep, "daint", 2, "os").tolist() == pytest.approx([0.0, 0.5, 1.0])
+    rows = {r.variant: r for r in cost_rows(sweep, parse_pricing("on-demand"))}
+    assert rows["none"].cost_usd == pytest.approx(2 * 1.73)  # 1 h x 2 nodes x 1.73 USD
+    assert rows["os"].cost_usd == pytest.approx(1.5 * 2 * 1.73) and rows["os"].increase == pytest.approx(0.5)
+    # a system no profile describes: no cost, but the increase due to noise is still known
+    unknown = SweepData(Path("x"), {}, {("my-cluster", 2, "none"): np.full(3, 100.0),
+                                        ("my-cluster", 2, "network"): np.full(3, 250.0)})
+    rows = {r.variant: r for r in cost_rows(unknown, parse_pricing("on-demand"))}
+    assert rows["network"].cost_usd is None and rows["network"].increase == pytest.approx(1.5)
+
+
+# --- observations: constructed tables with known answers -----------------------------------------
+
+
+def _sweep(runtimes: dict[tuple[str, int, str], list[float]]) -> SweepData:
+    meta = {"experiment": {"name": "t", "spec": "dissemination:16B"}, "systems": sorted({k[0] for k in runtimes})}
+    return SweepData(Path("t"), meta, {k: np.asarray(v, dtype=float) for k, v in runtimes.items()})
+
+
+def test_network_doubling_the_median_reads_2x() -> None:
+    sweep = _sweep({
+        ("sysA", 4, "none"): [100, 100, 100], ("sysA", 4, "network"): [150, 150, 150],
+        ("sysA", 16, "none"): [100, 110, 120], ("sysA", 16, "network"): [200, 220, 240],
+        ("sysB", 16, "none"): [100, 100, 100], ("sysB", 16, "network"): [130, 190, 120],
+    })
+    (obs,) = median_slowdowns(sweep)
+    assert obs.values == {"variant": "network", "ratio": pytest.approx(2.0), "system": "sysA", "nodes": 16}
+    assert "network noise raises the median runtime 2.0x at 16 nodes on sysA" in obs.text
+
+
+def test_os_noise_negligible_only_where_it_is() -> None:
+    sweep = _sweep({
+        ("quiet", 4, "none"): [100] * 3, ("quiet", 4, "os"): [103] * 3,
+        ("quiet", 64, "none"): [200] * 3, ("quiet", 64, "os"): [196] * 3,
+        ("noisy", 4, "none"): [100] * 3, ("noisy", 4, "os"): [101] * 3,
+        ("noisy", 64, "none"): [200] * 3, ("noisy", 64, "os"): [260] * 3,
+    })
+    (obs,) = os_noise_negligible(sweep)
+    assert obs.values["systems"] == ["quiet"] and obs.values["max_nodes"] == 64
+    slow = {o.values["variant"]: o.values for o in median_slowdowns(sweep)}
+    assert slow["os"]["system"] == "noisy" and slow["os"]["ratio"] == pytest.approx(1.3)
+
+
+def test_cheapest_system_per_scale() -> None:
+    # one hour on 2 nodes: daint 2 x 1.73 USD, aws-hpc 2 x 3.88 USD (on-demand, Table I)
+    sweep = _sweep({
+        ("daint", 2, "none"): [HOUR_NS], ("daint", 2, "both"): [HOUR_NS],
+        ("aws-hpc", 2, "none"): [HOUR_NS], ("aws-hpc", 2, "both"): [HOUR_NS],
+        ("alps", 2, "both"): [0.1 * HOUR_NS],  # no published price: never the cheapest
+    })
+    (obs,) = cheapest_per_scale(sweep, parse_pricing("on-demand"))
+    assert obs.values["system"] == "daint" and obs.values["cost_usd"] == pytest.approx(3.46)
+    assert obs.values["most_expensive"] == "aws-hpc" and obs.values["factor"] == pytest.approx(3.88 / 1.73)
+    assert "at 2 nodes the cheapest system is daint (3.46 USD per run" in obs.text
+    # with a fixed price for everyone, alps (10x faster) wins
+    (fixed,) = cheapest_per_scale(sweep, parse_pricing("2USD"))
+    assert fixed.values["system"] == "alps" and fixed.values["cost_usd"] == pytest.approx(0.4)
+
+
+def test_same_cheapest_everywhere_is_one_sentence() -> None:
+    runtimes: dict[tuple[str, int, str], list[float]] = {}
+    for nodes in (2, 4):
+        runtimes[("daint", nodes, "none")] = [HOUR_NS]
+        runtimes[("aws-hpc", nodes, "none")] = [HOUR_NS]
+    (obs,) = cheapest_per_scale(_sweep(runtimes), parse_pricing("on-demand"))
+    assert obs.values["system"] == "daint" and obs.values["nodes"] == [2, 4]
+    assert obs.values["cost_usd"] == pytest.approx([3.46, 6.92])
+    assert "daint is the cheapest system at every scale compared (2–4 nodes, on-demand, without noise)" in obs.text
+
+
+def test_communication_share_of_an_application() -> None:
+    sweep = _sweep({("a", 4, "none"): [100, 100, 100], ("a", 64, "none"): [200, 200, 200],
+                    ("a", 64, "network"): [400, 400, 400]})
+    sweep.communication_ns = {("a", 4, "none"): np.array([10.0, 10, 10]), ("a", 64, "none"): np.array([180.0] * 3),
+                              ("a", 64, "network"): np.array([380.0] * 3)}
+    (obs,) = communication_share(sweep)
+    assert obs.values["min"] == pytest.approx(0.1) and obs.values["max"] == pytest.approx(0.9)
+    assert "communication is 10% of the median runtime (a, 4 nodes) to 90% (a, 64 nodes)" in obs.text
+
+
+def test_repeated_repetitions_count_once() -> None:
+    from cloudnoise.report.data import group_runtimes
+
+    got = group_runtimes(np.array(["b", "a", "a", "a", "b"]), np.array([4, 4, 4, 4, 4]), np.array(["none"] * 5),
+                         np.array([1, 1, 0, 1, 0]), np.array([10.0, 20, 30, 40, 50]))
+    assert {k: v.tolist() for k, v in got.items()} == {("a", 4, "none"): [30.0, 40.0], ("b", 4, "none"): [50.0, 10.0]}
+
+
+def test_campaign_facts_and_ratio_format() -> None:
+    t2 = {"min_latency_us": 0.5, "latency_normalized": {"p99.9": 3.94, "max": 1790.9},
+          "max_bandwidth_gbps": 200.0, "bandwidth_normalized": {"p0.1": 0.18, "min": 0.001}}
+    row = {"detours": 10, "noise_fraction": 0.0111, "detours_per_s": 787.4, "max_detour_us": 234.4}
+    texts = [o.text for o in campaign_facts("c", t2, row)]
+    assert texts == [
+        "On c, the 99.9th-percentile latency is 3.9x the minimum (0.5 µs); the largest sample is 1791x.",
+        "On c, 0.1% of bandwidth samples fall below 18% of the maximum (200 Gb/s); the lowest is 0.1%.",
+        "On c, OS detours take 1.11% of the time: 787 per second, the longest 234 µs.",
+    ]
+    assert campaign_facts("c", {}, None) == []
+    assert [format_ratio(r) for r in (2.0, 2.06, 1.04, 1.0, 150.2)] == ["2.0x", "2.1x", "1.04x", "1.00x", "150x"]
+
+
+# --- errors: one line, no traceback ------------------------------------------------------------
+
+
+def _one_line_error(proc: subprocess.CompletedProcess[str], needle: str) -> None:
+    """Exit status 2 and one line on stderr naming the problem."""
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cloudnoise: error: ") and needle in lines[0], proc.stderr
+
+
+def test_errors(tmp_path: Path, inputs: dict[str, Path], run_report: Runner) -> None:
+    _one_line_error(cli("-o", tmp_path / "r"), "nothing to report")  # once in a fresh process too
+    _one_line_error(cli("-o", tmp_path / "r"), "nothing to report")  # once in a fresh process too
+    _one_line_error(run_report("-o", tmp_path / "r"), "nothing to report")
+    _one_line_error(run_report("--campaign", tmp_path / "missing", "-o", tmp_path / "r"), "no such campaign directory")
+    (tmp_path / "empty").mkdir()
+    _one_line_error(run_report("--campaign", tmp_path / "empty", "-o", tmp_path / "r"), "not a measurement campaign")
+    _one_line_error(run_report("--sweep", tmp_path / "empty", "-o", tmp_path / "r"), "not a sweep")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "sweep.json").write_text('{"format": "other/9"}')
+    _one_line_error(run_report("--sweep", tmp_path / "bad", "-o", tmp_path / "r"), "unknown format")
+    (tmp_path / "file").write_text("x")
+    _one_line_error(run_report("--campaign", inputs["campaign"], "-o", tmp_path / "file" / "r"), "cannot write the report")
+    _one_line_error(run_report("--profiles", "daint", "--pricing", "cheap", "-o", tmp_path / "r"), "bad pricing")
+    _one_line_error(run_report("--profiles", "dain", "-o", tmp_path / "r"), "did you mean 'daint'")
+
+
+# --- a real browser ------------------------------------------------------------------------------
+
+
+def _browser() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if path := shutil.which(name):
+            return path
+    return None
+
+
+def test_renders_in_headless_chromium(report: tuple[Path, dict], tmp_path: Path) -> None:
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no chromium, chromium-browser or google-chrome binary on PATH")
+    out, doc = report
+    shot = tmp_path / "page.png"
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--window-size=1400,3000",
+           Path(doc["report"]).resolve().as_uri()]
+    try:
+        subprocess.run(cmd, capture_output=True, timeout=90, cwd=tmp_path)
+    except subprocess.TimeoutExpired:
+        pytest.fail("headless chromium did not finish within 90 s")
+    assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    import matplotlib.image as mpimg
+
+    img = mpimg.imread(shot)
+    assert img.shape[0] == 3000 and img.shape[1] == 1400
+    pixels = img[..., :3].reshape(-1, 3)
+    colours = np.unique((pixels[::37] * 255).astype(np.uint8), axis=0)
+    assert len(colours) > 50, "the screenshot is (nearly) one colour: the page did not render"
+    assert pixels.std(axis=0).max() > 0.05
+
+
+# --- a real measurement, when MPI is there ------------------------------------------------------
+
+
+def test_report_of_a_real_measurement(tmp_path: Path) -> None:
+    mpi_or_skip()
+    camp = tmp_path / "camp"
+    for args in (("latency", "--ranks", "2", "--sizes", "1,65536", "--iterations", "200"),
+                 ("latency-noise", "--duration", "0.5"),
+                 ("os-noise", "--duration", "0.5")):
+        proc = subprocess.run([sys.executable, "-m", "cloudnoise", "measure", *args, "--out", str(camp)],
+                              capture_output=True, text=True, timeout=120, env=env())
+        assert proc.returncode == 0, proc.stderr
+    proc = cli("--campaign", camp, "--profiles", "daint", "-o", tmp_path / "r", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert set(doc["figures"]) == {"latency-bandwidth-vs-size", "latency-noise", "os-detours"}
+    assert {"latency_tail", "os_noise"} <= {o["kind"] for o in doc["observations"]}
