@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "schedule": ("cloudnoise.schedules.cli", "schedule", "Generate collective schedules (Schedgen patterns) as GOAL."),
     "measure": ("cloudnoise.measure.cli", "measure", "Measure latency, bandwidth and noise with MPI probes."),
     "model": ("cloudnoise.model.cli", "model", "Build a system profile from a measurement campaign."),
+    "sweep": ("cloudnoise.sweep.cli", "sweep", "Scalability sweeps: systems x nodes x noise x repetitions, on Dask."),
 }
 
 
