@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -221,7 +222,7 @@ def run_command(opts: dict[str, Any]) -> None:
     if opts.get("scheduler") and opts.get("workers"):
         raise CloudnoiseError("--workers sizes the local cluster; with --scheduler the cluster has its own workers")
     request = build_request(opts, old)
-    bar = _Bar(enabled=not opts["as_json"])
+    bar = _Bar(enabled=not opts["as_json"] and sys.stderr.isatty())
     try:
         with bar:
             outcome = run_sweep(
@@ -261,7 +262,8 @@ def run_command(opts: dict[str, Any]) -> None:
 
 
 class _Bar:
-    """A rich progress bar over repetitions, created once the total is known."""
+    """A rich progress bar over repetitions (on stderr, so stdout keeps only the
+    results), created once the total is known."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
@@ -281,8 +283,11 @@ class _Bar:
         if self._progress is None:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+            from rich.console import Console
+
             self._progress = Progress(
-                TextColumn("sweeping"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True
+                TextColumn("sweeping"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True,
+                console=Console(stderr=True),
             )
             self._task = self._progress.add_task("sweeping", total=total)
             self._progress.start()

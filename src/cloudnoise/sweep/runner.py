@@ -110,6 +110,7 @@ def dask_client(
         raise CloudnoiseError("Dask is not installed: pip install 'distributed>=2024.1', or run with --in-process") from None
     with quiet_dask():
         if scheduler:
+            _check_address(scheduler)
             try:
                 client = Client(scheduler, timeout=connect_timeout, set_as_default=False)
             except (OSError, TimeoutError, ValueError, TypeError) as err:
@@ -142,6 +143,21 @@ def dask_client(
         finally:
             client.close()
             cluster.close()
+
+
+def _check_address(address: str) -> None:
+    """A malformed address fails here, before a Client is made (a Client that
+    never connected complains again when it is garbage collected)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address, strict=False)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as err:
+        raise CloudnoiseError(
+            f"--scheduler {address!r} is not a Dask scheduler address ({err}); write tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786"
+        ) from None
 
 
 def run_on_dask(
