@@ -21,7 +21,7 @@ from cloudnoise.sweep import load_results
 from cloudnoise.sweep.experiment import app_experiment, collective_experiment
 from cloudnoise.sweep.plan import chunk_size, config_seed, missing_ranges, tasks_for
 from cloudnoise.sweep.presets import PRESETS, get_preset
-from cloudnoise.sweep.runner import System
+from cloudnoise.sweep.runner import System, quiet_dask
 from cloudnoise.sweep.store import SweepStore
 from cloudnoise.sweep.sweeper import SweepRequest, run_sweep
 
@@ -55,11 +55,17 @@ def reference(tmp_path_factory):
 @pytest.fixture(scope="module")
 def cluster():
     """A local Dask cluster with two worker processes."""
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.CRITICAL
-    ) as c:
+    with local_cluster() as c:
         yield c
+
+
+def local_cluster():
+    """Two worker processes, started the way the CLI starts them (quietly)."""
+    distributed = pytest.importorskip("distributed")
+    with quiet_dask():  # the scheduler's HTTP server warns when port 8787 is taken
+        return distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.CRITICAL
+        )
 
 
 # ---------------------------------------------------------------- presets
@@ -180,16 +186,14 @@ def test_a_task_error_on_a_worker_is_one_line(cluster, tmp_path):
 def test_killing_a_worker_mid_sweep_loses_nothing(tmp_path):
     """One of two worker processes is SIGKILLed after the first task is saved;
     its tasks are rerun and the results equal the undisturbed run's."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     req = SweepRequest(
         collective_experiment("dissemination", "16B"), (system("azure-hpc"),), (256, 1024), ("none", "both"), 48, seed=3
     )
     run_sweep(req, tmp_path / "ref", in_process=True)
     killed: list[int] = []
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.CRITICAL
-    ) as cluster, Client(cluster, set_as_default=False) as client:
+    with local_cluster() as cluster, Client(cluster, set_as_default=False) as client:
         pids = client.run(os.getpid)
         assert len(pids) == 2
 

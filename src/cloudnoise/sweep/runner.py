@@ -31,7 +31,7 @@ from cloudnoise.simulate.noise import noise_from_profile
 from cloudnoise.simulate.params import LogGOPS
 from cloudnoise.sweep.experiment import Experiment
 from cloudnoise.sweep.plan import Task, config_seed
-from cloudnoise.sweep.task import ChunkResult, ConfigSetup, TaskFailure, hold, run_chunk
+from cloudnoise.sweep.task import ChunkResult, ConfigSetup, PreparedNoise, TaskFailure, hold, run_chunk
 
 # How often Dask may rerun a task that raised (not a CloudnoiseError: those
 # are returned, never retried); a lost worker's tasks are rerun regardless.
@@ -64,7 +64,7 @@ def config_setup(experiment: Experiment, system: System, nodes: int, seed: int, 
         nodes=nodes,
         seed=s,
         params=LogGOPS.from_profile(system.profile),
-        noise=noise_from_profile(system.profile, s),
+        noise=PreparedNoise.of(noise_from_profile(system.profile, s)),
         experiment=experiment,
         ready_order=ready_order,
     )
