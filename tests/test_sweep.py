@@ -157,6 +157,35 @@ def test_a_configuration_does_not_depend_on_the_rest_of_the_sweep(reference, tmp
         assert r == full[(r["system"], r["nodes"], r["variant"], r["rep"])]
 
 
+def test_a_row_is_what_simulate_gives_with_the_configurations_seed(reference):
+    """The sweep adds no randomness of its own: `cloudnoise simulate --profile daint
+    --seed SEED` (SEED from the row) reproduces every repetition."""
+    from cloudnoise.schedules.patterns import CollectiveSpec, generate
+    from cloudnoise.simulate.api import simulate
+    from cloudnoise.simulate.noise import noise_from_profile
+    from cloudnoise.simulate.params import LogGOPS
+
+    profile = resolve_profile("daint")
+    seed = config_seed(7, "daint", 16)
+    r = simulate(generate(CollectiveSpec("dissemination", 16, 16)), params=LogGOPS.from_profile(profile), reps=20,
+                 seed=seed, noise=noise_from_profile(profile, seed), variant="both")
+    rows = [x for x in reference.to_pylist() if (x["system"], x["nodes"], x["variant"]) == ("daint", 16, "both")]
+    assert [x["runtime_ns"] for x in rows] == [float(v) for v in r.max_end_ns]
+
+
+def test_prepared_noise_builds_each_model_once_and_pickles_without_it():
+    import pickle
+
+    from cloudnoise.sweep.runner import config_setup
+
+    setup = config_setup(collective_experiment("dissemination", "16B"), system("azure-hpc"), 16, 0, "loggopsim")
+    model = setup.noise.engine_model("both")
+    assert setup.noise.engine_model("both") is model
+    clone = pickle.loads(pickle.dumps(setup))
+    assert clone.noise._models == {} and clone.noise.latency_source == setup.noise.latency_source
+    assert clone.seed == config_seed(0, "azure-hpc", 16)
+
+
 # ---------------------------------------------------------------- Dask
 
 
