@@ -408,3 +408,19 @@ def test_cli_deadlock_is_one_line_with_exit_3(run_cli, tmp_path):
                 "--reps", "1", "--noise", "none", "--out", tmp_path, "--in-process")
     assert p.returncode == 3
     assert "--ready-order program" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_ctrl_c_says_how_to_resume(capsys, monkeypatch, tmp_path):
+    from cloudnoise import cli
+    from cloudnoise.sweep import sweeper
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweeper, "run_sweep", interrupted)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["sweep", "--pattern", "dissemination", "--size", "16B", "--systems", "daint", "--nodes", "4",
+                  "--out", str(tmp_path), "--in-process"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 130
+    assert f"rerun with --resume --out {tmp_path}" in err and len(err.strip().splitlines()) == 1
