@@ -278,6 +278,25 @@ def test_resume_after_an_interrupted_sweep(reference, tmp_path):
     assert again.tasks_run == 0 and load_results(tmp_path).equals(reference)
 
 
+def test_a_repetition_saved_twice_counts_once(reference, tmp_path):
+    """A part left over next to results.parquet (or written twice) duplicates rows: one is kept."""
+    saved = []
+
+    def stop_after_two(result):
+        saved.append(result.task)
+        if len(saved) == 2:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        run_sweep(small_request(), tmp_path, in_process=True, chunk=7, on_result=stop_after_two)
+    store = SweepStore(tmp_path)
+    first = store.part_files()[0]
+    (store.parts_dir / "copy.parquet").write_bytes(first.read_bytes())
+    assert load_results(tmp_path).num_rows == sum(t.reps for t in saved)
+    run_sweep(small_request(), tmp_path, in_process=True)
+    assert load_results(tmp_path).equals(reference)
+
+
 def test_extending_a_finished_sweep_keeps_its_repetitions(reference, tmp_path):
     run_sweep(small_request(reps=8), tmp_path, in_process=True)
     out = run_sweep(small_request(reps=20), tmp_path, in_process=True)

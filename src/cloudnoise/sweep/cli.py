@@ -6,13 +6,17 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
 from cloudnoise.simulate.api import READY_ORDERS, VARIANTS
 from cloudnoise.sweep.presets import PRESETS, get_preset
+
+if TYPE_CHECKING:
+    from cloudnoise.sweep.runner import System
+    from cloudnoise.sweep.sweeper import SweepRequest
 
 
 def _presets_text() -> str:
@@ -39,7 +43,7 @@ def _nodes(text: str) -> list[int]:
     return out
 
 
-def _system(text: str) -> Any:
+def _system(text: str) -> System:
     """A System from a built-in name or a profile file path."""
     from cloudnoise.profiles.registry import resolve_profile
     from cloudnoise.sweep.runner import System
@@ -112,7 +116,7 @@ def list_presets(as_json: bool) -> None:
         click.echo(f"    nodes:   {', '.join(map(str, r['nodes']))}   ready order: {r['ready_order']}")
 
 
-def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> Any:
+def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequest:
     """The SweepRequest the options describe; with --resume, sweep.json fills what is not given."""
     from cloudnoise.sweep.experiment import app_experiment, collective_experiment
     from cloudnoise.sweep.sweeper import SweepRequest
@@ -126,7 +130,7 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> Any:
     preset = get_preset(opts["preset"]) if opts.get("preset") else None
     ready_order = opts.get("ready_order") or (preset.ready_order if preset else None)
 
-    def stored_compute(kind: str, spec: str, iterations: int | None, gflops: float | None) -> Any:
+    def stored_compute(spec: str, iterations: int | None, gflops: float | None) -> Any:
         """Compute times fixed when this sweep started (not timed again), if it is the same app."""
         if old is None or old["experiment"].get("kind") != "app" or old["experiment"].get("spec") != spec:
             return None
@@ -142,7 +146,7 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> Any:
             pattern, size = preset.spec.split(":")
             experiment = collective_experiment(pattern, size, name=preset.name, figure=preset.figure)
         else:
-            compute = stored_compute("app", preset.spec, opts.get("iterations"), gflops)
+            compute = stored_compute(preset.spec, opts.get("iterations"), gflops)
             experiment = app_experiment(preset.spec, iterations=opts.get("iterations"), gflops=gflops,
                                         name=preset.name, figure=preset.figure, compute=compute)
     elif opts.get("pattern"):
@@ -150,7 +154,7 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> Any:
             raise CloudnoiseError("--pattern needs --size SIZE (e.g. 16B, 512MiB)")
         experiment = collective_experiment(opts["pattern"], opts["size"])
     elif opts.get("app"):
-        compute = stored_compute("app", opts["app"].strip(), opts.get("iterations"), gflops)
+        compute = stored_compute(opts["app"].strip(), opts.get("iterations"), gflops)
         experiment = app_experiment(opts["app"], iterations=opts.get("iterations"), gflops=gflops, compute=compute)
     elif resume:
         e = old["experiment"]

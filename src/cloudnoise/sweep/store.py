@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from cloudnoise.errors import CloudnoiseError
@@ -144,7 +143,9 @@ class SweepStore:
         keys = ["system", "nodes", "variant", "rep"]
         index = pa.table({**{k: table[k] for k in keys}, "_i": pa.array(np.arange(table.num_rows))})
         first = index.group_by(keys, use_threads=False).aggregate([("_i", "min")])["_i_min"]
-        return table.take(pc.sort_indices(first))
+        if len(first) == table.num_rows:
+            return table
+        return table.take(pa.array(np.sort(first.to_numpy())))
 
     def done(self, kind: str) -> dict[tuple[str, int, str], set[int]]:
         """Repetitions already saved, per (system, nodes, variant)."""

@@ -11,8 +11,9 @@ and marks the sweep complete.
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +125,6 @@ class SweepOutcome:
     reps_total: int
     resumed_reps: int
     seconds: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def plan_tasks(request: SweepRequest, done: dict[tuple[str, int, str], set[int]], chunk: int | None = None) -> list[Task]:
@@ -167,8 +167,6 @@ def run_sweep(
     `workers` processes runs the tasks. `chunk` fixes repetitions per task
     (default: sized by the schedule). `progress(done, total)` counts
     repetitions; `on_result` sees each saved task (tests use it)."""
-    import time
-
     request.check()
     store = SweepStore(out)
     meta = request.meta()
