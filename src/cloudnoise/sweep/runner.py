@@ -131,6 +131,7 @@ def dask_client(
                 processes=True,
                 dashboard_address=None,
                 silence_logs=logging.CRITICAL,
+                preload=["cloudnoise.sweep.worker_setup"],
             )
         except (OSError, RuntimeError, TimeoutError) as err:
             raise CloudnoiseError(
