@@ -176,12 +176,19 @@ def run_on_dask(
             cfg: client.submit(hold, setup, key=f"cloudnoise-setup-{token}-{i}", pure=False)
             for i, (cfg, setup) in enumerate(setups.items())
         }
-        futures = [
-            client.submit(
-                run_chunk, held[(t.system, t.nodes)], t, key=f"cloudnoise-{token}-{t.key}", retries=TASK_RETRIES, pure=False
+        by_config: dict[tuple[str, int], list[Task]] = {}
+        for t in tasks:  # grid order is kept: tasks come grouped by configuration
+            by_config.setdefault((t.system, t.nodes), []).append(t)
+        futures = []
+        for cfg, group in by_config.items():
+            futures += client.map(
+                run_chunk,
+                [held[cfg]] * len(group),
+                group,
+                key=[f"cloudnoise-{token}-{t.key}" for t in group],
+                retries=TASK_RETRIES,
+                pure=False,
             )
-            for t in tasks
-        ]
         try:
             for future in as_completed(futures, loop=client.loop):
                 if future.status == "error":
