@@ -443,3 +443,22 @@ def test_ctrl_c_says_how_to_resume(capsys, monkeypatch, tmp_path):
     err = capsys.readouterr().err
     assert exit_.value.code == 130
     assert f"rerun with --resume --out {tmp_path}" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cost_of_a_sweep_with_an_unpriced_system(tmp_path):
+    from cloudnoise.cost.cli import sweep_costs
+    from cloudnoise.cost.model import parse_pricing
+
+    req = SweepRequest(collective_experiment("dissemination", "16B"), (system("alps"), system("daint")), (8,),
+                       ("none", "both"), 4, seed=1)
+    run_sweep(req, tmp_path, in_process=True)
+    data = sweep_costs(tmp_path, parse_pricing("on-demand"))
+    assert data["unpriced"] == ["alps"]  # no published price (N.A. in Table I)
+    assert [b["system"] for b in data["cheapest"]] == ["daint", "daint"]
+    alps = [r for r in data["rows"] if r["system"] == "alps"]
+    assert all(r["cost_usd"] is None for r in alps) and alps[1]["noise_increase"] is not None
+    fixed = sweep_costs(tmp_path, parse_pricing("2USD"))
+    row = fixed["rows"][0]
+    assert row["cost_usd"] == pytest.approx(row["runtime_s"] / 3600 * 8 * 2.0) and fixed["unpriced"] == []
+    with pytest.raises(CloudnoiseError, match="not a sweep folder"):
+        sweep_costs(tmp_path / "nothing", parse_pricing("on-demand"))
