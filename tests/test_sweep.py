@@ -313,6 +313,20 @@ def test_a_different_sweep_in_the_same_folder_is_refused(tmp_path):
         run_sweep(other, tmp_path, in_process=True)
 
 
+def test_a_profile_without_os_noise_cannot_run_the_os_variant(tmp_path):
+    data = resolve_profile("daint").to_dict()
+    data["name"], data["os_noise"] = "quiet-daint", None
+    path = tmp_path / "quiet.json"
+    path.write_text(json.dumps(data))
+    quiet = System("quiet-daint", str(path), resolve_profile(str(path)))
+    req = SweepRequest(collective_experiment("dissemination", "16B"), (quiet,), (4,), ("none", "os"), 2)
+    with pytest.raises(CloudnoiseError, match="quiet-daint: its profile has no OS noise, so the 'os' variant cannot run"):
+        run_sweep(req, tmp_path / "out", in_process=True)
+    assert not (tmp_path / "out").exists()  # refused before anything was written
+    run_sweep(SweepRequest(req.experiment, (quiet,), (4,), ("none", "network"), 2), tmp_path / "out", in_process=True)
+    assert load_results(tmp_path / "out").num_rows == 4
+
+
 def test_app_sweep_splits_compute_and_communication(tmp_path):
     exp = app_experiment("compute:1ms + dissemination:128KiB", iterations=2)
     req = SweepRequest(exp, (system("gcp-hpc"),), (4, 8), ("none", "network"), 3, seed=1)
