@@ -374,6 +374,14 @@ def test_cli_json_contract(run_cli, tmp_path):
     p = run_cli("sweep", "--resume", "--out", out, "--in-process", "--json")
     assert p.returncode == 0 and json.loads(p.stdout)["reps_resumed"] == 80
 
+    # the same sweep on a local cluster of two worker processes: same table, nothing on stderr
+    dask_args = [a if a != "--in-process" else "--workers" for a in args]
+    dask_args[dask_args.index("--workers") + 1:dask_args.index("--workers") + 1] = ["2"]
+    dask_args[dask_args.index("--out") + 1] = tmp_path / "d"
+    p = run_cli(*dask_args)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert pq.read_table(tmp_path / "d" / "results.parquet").equals(table)
+
     p = run_cli("cost", "--sweep", out, "--json")
     assert p.returncode == 0, p.stderr
     cost = json.loads(p.stdout)
