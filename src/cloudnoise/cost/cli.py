@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import click
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from cloudnoise.cost.model import RunCost, cheapest, compare_systems, costs_at_scales, parse_pricing
+from cloudnoise.cost.model import Pricing, RunCost, cheapest, compare_systems, costs_at_scales, cost_of_run, parse_pricing
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.profiles.registry import resolve_profile
 from cloudnoise.units import format_time_ps, parse_time_ps
@@ -89,7 +91,7 @@ def _table(rows: list[RunCost], title: str, best: str | None) -> Table:
 
 @click.command("cost")
 @click.option("--system", "system", metavar="NAME|FILE", help="A built-in profile name or a profile file.")
-@click.option("--nodes", "nodes", required=True, metavar="N[,N...]", help="Node count(s); one per runtime.")
+@click.option("--nodes", "nodes", metavar="N[,N...]", help="Node count(s); one per runtime.")
 @click.option("--runtime", "runtime", metavar="T[,T...]", help="Runtime(s) per run: 1.5s, 200ms, 3us; plain = seconds.")
 @click.option("--noiseless-runtime", "noiseless", metavar="T[,T...]", help="Noiseless runtime(s), for the cost of noise.")
 @click.option(
@@ -106,19 +108,30 @@ def _table(rows: list[RunCost], title: str, best: str | None) -> Table:
     metavar="NAME=T[/T0]",
     help="Compare systems: runtime T (and noiseless T0) of the job on NAME; repeat per system.",
 )
+@click.option("--sweep", "sweep_dir", metavar="DIR", type=click.Path(path_type=Path),
+              help="Price every system, node count and noise variant of a `cloudnoise sweep` output folder.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def cost(
     system: str | None,
-    nodes: str,
+    nodes: str | None,
     runtime: str | None,
     noiseless: str | None,
     pricing: str,
     compare: tuple[str, ...],
+    sweep_dir: Path | None,
     as_json: bool,
 ) -> None:
     """Price runs: runtime x nodes x hourly price, the cost increase due to noise,
-    and the cheapest system for a job at a scale (--compare)."""
+    and the cheapest system for a job at a scale (--compare), or a whole
+    sweep (--sweep DIR: median runtime per system, nodes and noise variant)."""
     price = parse_pricing(pricing)
+    if sweep_dir is not None:
+        if system or nodes or runtime or noiseless or compare:
+            raise CloudnoiseError("--sweep prices a sweep folder; drop --system/--nodes/--runtime/--noiseless-runtime/--compare")
+        _cost_sweep(sweep_dir, price, as_json)
+        return
+    if not nodes:
+        raise CloudnoiseError("give --nodes N (with --system/--runtime or --compare), or --sweep DIR")
     if compare:
         if system or runtime or noiseless:
             raise CloudnoiseError("--compare takes runtimes per system; drop --system/--runtime/--noiseless-runtime")
@@ -167,3 +180,67 @@ def cost(
                                "rows": [r.to_dict() for r in rows]}, indent=2))
         return
     Console().print(_table(rows, f"Cost per run on {profile.name}, {price.label()} pricing", None))
+
+
+def sweep_costs(directory: Path, price: Pricing) -> dict[str, Any]:
+    """Cost per run of a sweep: per system x nodes x variant, the median runtime,
+    its cost, and the cost increase over the `none` variant (same system and
+    nodes); per node count and variant, the cheapest priced system."""
+    import numpy as np
+
+    from cloudnoise.sweep.store import SweepStore, load_results
+
+    meta = SweepStore(directory).read_meta()
+    if meta is None:
+        raise CloudnoiseError(f"{directory}: not a sweep folder (no sweep.json); give the --out folder of `cloudnoise sweep`")
+    table = load_results(directory)
+    if table.num_rows == 0:
+        raise CloudnoiseError(f"{directory}: the sweep has no results yet; run or resume it first")
+    runtimes: dict[tuple[str, int, str], list[float]] = {}
+    for s, n, v, t in zip(*(table[c].to_pylist() for c in ("system", "nodes", "variant", "runtime_ns"))):
+        runtimes.setdefault((s, n, v), []).append(t)
+    medians = {k: float(np.median(v)) / 1e9 for k, v in runtimes.items()}
+    profiles = {}
+    for name in meta["systems"]:
+        source = meta.get("profiles", {}).get(name, {}).get("source", name)
+        profiles[name] = resolve_profile(source)
+    rows = []
+    for (s, n, v), median_s in medians.items():
+        base = medians.get((s, n, "none"))
+        if median_s <= 0 or (base is not None and base <= 0):
+            raise CloudnoiseError(f"{directory}: {s} at {n} nodes has a zero runtime; nothing to price")
+        r = cost_of_run(profiles[s], n, median_s, price, base if v != "none" else None, require_price=False)
+        rows.append({**r.to_dict(), "variant": v, "reps": len(runtimes[(s, n, v)])})
+    best = []
+    for n in meta["nodes"]:
+        for v in meta["variants"]:
+            priced = [r for r in rows if r["nodes"] == n and r["variant"] == v and r["cost_usd"] is not None]
+            if priced:
+                b = min(priced, key=lambda r: (r["cost_usd"], r["system"]))
+                best.append({"nodes": n, "variant": v, "system": b["system"], "cost_usd": b["cost_usd"]})
+    unpriced = sorted({r["system"] for r in rows if r["cost_usd"] is None})
+    return {"sweep": str(directory), "experiment": meta["experiment"], "complete": meta.get("complete", False),
+            "pricing": price.label(), "rows": rows, "cheapest": best, "unpriced": unpriced}
+
+
+def _cost_sweep(directory: Path, price: Pricing, as_json: bool) -> None:
+    data = sweep_costs(directory, price)
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    t = Table(title=f"Cost per run: {data['experiment']['name']}, {price.label()} pricing", box=box.SIMPLE_HEAD,
+              pad_edge=False, caption="median runtime; noise +: cost increase over the same system without noise")
+    t.add_column("system", no_wrap=True)
+    for col in ("nodes", "variant", "runtime", "cost $", "noise +"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for r in data["rows"]:
+        t.add_row(r["system"], str(r["nodes"]), r["variant"], format_duration_s(r["runtime_s"]), _money(r["cost_usd"]),
+                  "-" if r["variant"] == "none" else _pct(r["noise_increase"]))
+    con = Console()
+    con.print(t)
+    for b in data["cheapest"]:
+        con.print(f"cheapest on {b['nodes']} nodes ({b['variant']}): [bold]{b['system']}[/bold] ({_money(b['cost_usd'])} $ per run)")
+    if data["unpriced"]:
+        con.print(f"no {price.kind} price published for: {', '.join(data['unpriced'])} (use --pricing PRICE)")
+    if not data["complete"]:
+        con.print("the sweep is not complete: these are the repetitions saved so far")

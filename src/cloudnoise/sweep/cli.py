@@ -1,0 +1,298 @@
+"""`cloudnoise sweep`: the command line of scalability sweeps."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
+from cloudnoise.simulate.api import READY_ORDERS, VARIANTS
+from cloudnoise.sweep.presets import PRESETS, get_preset
+
+if TYPE_CHECKING:
+    from cloudnoise.sweep.runner import System
+    from cloudnoise.sweep.sweeper import SweepRequest
+
+
+def _presets_text() -> str:
+    lines = ["\b", "Presets (the paper's Sec. V experiments):"]
+    for p in PRESETS.values():
+        lines.append(f"  {p.name:<26} {p.figure}: {p.spec}")
+    return "\n".join(lines)
+
+
+def _items(text: str, what: str) -> list[str]:
+    items = [t.strip() for t in text.split(",")]
+    if not text.strip() or any(not t for t in items):
+        raise CloudnoiseError(f"{what}: empty item in {text!r}; give a comma-separated list")
+    return items
+
+
+def _nodes(text: str) -> list[int]:
+    out = []
+    for item in _items(text, "--nodes"):
+        try:
+            out.append(int(item.replace("_", "")))
+        except ValueError:
+            raise CloudnoiseError(f"--nodes takes whole numbers, got {item!r}") from None
+    return out
+
+
+def _system(text: str) -> System:
+    """A System from a built-in name or a profile file path."""
+    from cloudnoise.profiles.registry import resolve_profile
+    from cloudnoise.sweep.runner import System
+
+    profile = resolve_profile(text)
+    is_path = text.endswith(".json") or "/" in text or Path(text).is_file()
+    return System(profile.name, str(Path(text).resolve()) if is_path else text, profile)
+
+
+@click.group("sweep", invoke_without_command=True, epilog=_presets_text())
+@click.option("--preset", metavar="NAME", help="One of the paper's experiments (see below); brings its systems and node counts.")
+@click.option("--pattern", metavar="NAME", help="Sweep a collective (Schedgen pattern, see `cloudnoise schedule list`) ...")
+@click.option("--size", metavar="SIZE", help="... of SIZE bytes per step: 16B, 128KiB, 512MiB.")
+@click.option("--app", metavar="SPEC|FILE", help="Sweep an application, e.g. 'gemm:128 + dissemination:128KiB' (see docs/applications.md).")
+@click.option("--iterations", type=click.IntRange(min=1), help="Iterations of the application [default: 1, or the app file's].")
+@click.option("--gflops", type=click.FloatRange(min=0, min_open=True), help="Flop rate for gemm:N phases instead of DGEMM timed on this machine.")
+@click.option("--systems", metavar="A,B,...", help="Systems: built-in profile names or profile files [default: the preset's].")
+@click.option("--nodes", metavar="N,N,...", help="Node counts, e.g. 16,64,256 [default: the preset's].")
+@click.option("--noise", "variants", metavar="LIST", help="Noise variants [default: none,os,network,both].")
+@click.option("--reps", type=click.IntRange(min=1), help="Repetitions per system, node count and variant [default: 1000].")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), help="Sweep seed; each (system, nodes) derives its own from it [default: 0].")
+@click.option("--ready-order", type=click.Choice(READY_ORDERS), help="Order of ops ready together [default: the preset's, else loggopsim].")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output folder (sweep.json, results.parquet).")
+@click.option("--resume", is_flag=True, help="Continue the sweep in --out as it was started (rerunning the same command does too).")
+@click.option("--scheduler", metavar="ADDRESS", help="A running Dask scheduler (tcp://host:8786) instead of a local cluster.")
+@click.option("--workers", type=click.IntRange(min=1), help="Worker processes of the local cluster [default: CPU count].")
+@click.option("--threads-per-worker", type=click.IntRange(min=1), default=1, show_default=True, help="Threads per local worker.")
+@click.option("--in-process", is_flag=True, help="Run the tasks in this process, without Dask.")
+@click.option("--chunk", type=click.IntRange(min=1), help="Repetitions per task [default: sized so a task simulates ~5M ops].")
+@click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True, help="Seconds to reach --scheduler.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (no progress bar).")
+@click.pass_context
+def sweep(ctx: click.Context, **opts: Any) -> None:
+    """Scalability experiments: systems x node counts x noise variants x
+    repetitions of a collective (--pattern NAME --size SIZE), an application
+    (--app SPEC) or one of the paper's experiments (--preset NAME), run on
+    Dask (a local cluster, or --scheduler ADDRESS), saved to Parquet as tasks
+    finish. An interrupted sweep resumes where it stopped (--resume, or the
+    same command again); results do not depend on workers or chunking.
+
+    \b
+    Examples:
+      cloudnoise sweep --preset fig14-dissemination --reps 100 --out fig14
+      cloudnoise sweep --pattern dissemination --size 16B --systems azure-hpc,daint \\
+          --nodes 16,64,256 --reps 1000 --out diss --workers 8
+      cloudnoise sweep --resume --out fig14
+      cloudnoise sweep list-presets
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    run_command(opts)
+
+
+@sweep.command("list-presets")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_presets(as_json: bool) -> None:
+    """The paper's experiments, with their figure, systems and node counts."""
+    rows = [
+        {"name": p.name, "figure": p.figure, "kind": p.kind, "spec": p.spec, "systems": list(p.systems),
+         "nodes": list(p.nodes), "ready_order": p.ready_order, "description": p.description}
+        for p in PRESETS.values()
+    ]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        click.echo(f"{r['name']}  ({r['figure']}, {r['kind']}: {r['spec']})")
+        click.echo(f"    {r['description']}")
+        click.echo(f"    systems: {', '.join(r['systems'])}")
+        click.echo(f"    nodes:   {', '.join(map(str, r['nodes']))}   ready order: {r['ready_order']}")
+
+
+def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequest:
+    """The SweepRequest the options describe; with --resume, sweep.json fills what is not given."""
+    from cloudnoise.sweep.experiment import app_experiment, collective_experiment
+    from cloudnoise.sweep.sweeper import SweepRequest
+
+    chosen = [k for k in ("preset", "pattern", "app") if opts.get(k)]
+    if len(chosen) > 1:
+        raise CloudnoiseError(f"give one of --preset, --pattern or --app, not {' and '.join('--' + c for c in chosen)}")
+    if opts.get("size") and not opts.get("pattern"):
+        raise CloudnoiseError("--size goes with --pattern (an --app gives sizes on its phases: dissemination:128KiB)")
+    resume = opts["resume"] and old is not None
+    preset = get_preset(opts["preset"]) if opts.get("preset") else None
+    ready_order = opts.get("ready_order") or (preset.ready_order if preset else None)
+
+    def stored_compute(spec: str, iterations: int | None, gflops: float | None) -> Any:
+        """Compute times fixed when this sweep started (not timed again), if it is the same app."""
+        if old is None or old["experiment"].get("kind") != "app" or old["experiment"].get("spec") != spec:
+            return None
+        if iterations is not None and old["experiment"].get("iterations") != iterations:
+            return None
+        if old["experiment"].get("gflops") != gflops:
+            return None
+        return old["experiment"].get("compute")
+
+    gflops = opts.get("gflops")
+    if preset is not None:
+        if preset.kind == "collective":
+            pattern, size = preset.spec.split(":")
+            experiment = collective_experiment(pattern, size, name=preset.name, figure=preset.figure)
+        else:
+            compute = stored_compute(preset.spec, opts.get("iterations"), gflops)
+            experiment = app_experiment(preset.spec, iterations=opts.get("iterations"), gflops=gflops,
+                                        name=preset.name, figure=preset.figure, compute=compute)
+    elif opts.get("pattern"):
+        if not opts.get("size"):
+            raise CloudnoiseError("--pattern needs --size SIZE (e.g. 16B, 512MiB)")
+        experiment = collective_experiment(opts["pattern"], opts["size"])
+    elif opts.get("app"):
+        compute = stored_compute(opts["app"].strip(), opts.get("iterations"), gflops)
+        experiment = app_experiment(opts["app"], iterations=opts.get("iterations"), gflops=gflops, compute=compute)
+    elif resume:
+        e = old["experiment"]
+        if e["kind"] == "collective":
+            pattern, _, size = e["spec"].partition(":")
+            experiment = collective_experiment(pattern, size, name=e.get("name", ""), figure=e.get("figure"))
+        else:
+            gflops = e.get("gflops") if gflops is None else gflops
+            experiment = app_experiment(e["spec"], iterations=e.get("iterations"), gflops=gflops,
+                                        name=e.get("name", ""), figure=e.get("figure"), compute=e.get("compute"))
+    else:
+        raise CloudnoiseError(
+            "say what to sweep: --preset NAME (see `cloudnoise sweep list-presets`), --pattern NAME --size SIZE, or --app SPEC"
+        )
+    if experiment.kind == "collective" and (opts.get("iterations") or opts.get("gflops")):
+        raise CloudnoiseError("--iterations and --gflops go with --app or an application preset")
+
+    if opts.get("systems"):
+        systems = tuple(_system(s) for s in _items(opts["systems"], "--systems"))
+    elif preset is not None:
+        systems = tuple(_system(s) for s in preset.systems)
+    elif resume:
+        systems = tuple(_system(old["profiles"][name]["source"]) for name in old["systems"])
+    else:
+        raise CloudnoiseError("--systems: give the systems to sweep (built-in names, see `cloudnoise profiles list`, or profile files)")
+
+    if opts.get("nodes"):
+        nodes = tuple(_nodes(opts["nodes"]))
+    elif preset is not None:
+        nodes = preset.nodes
+    elif resume:
+        nodes = tuple(old["nodes"])
+    else:
+        raise CloudnoiseError("--nodes: give the node counts to sweep, e.g. --nodes 16,64,256,1024")
+
+    if opts.get("variants"):
+        variants = tuple(_items(opts["variants"], "--noise"))
+    else:
+        variants = tuple(old["variants"]) if resume else VARIANTS
+    reps = opts.get("reps") or (old["reps"] if resume else 1000)
+    seed = opts.get("seed") if opts.get("seed") is not None else (old["seed"] if resume else 0)
+    if ready_order is None:
+        ready_order = old["ready_order"] if resume else "loggopsim"
+    return SweepRequest(
+        experiment=experiment,
+        systems=systems,
+        nodes=nodes,
+        variants=variants,
+        reps=int(reps),
+        seed=int(seed),
+        ready_order=ready_order,
+        gflops=gflops if experiment.kind == "app" else None,
+    )
+
+
+def run_command(opts: dict[str, Any]) -> None:
+    """Plans, runs, saves and summarises one sweep."""
+    from cloudnoise.sweep.store import SweepStore
+    from cloudnoise.sweep.sweeper import run_sweep
+
+    out = opts.get("out")
+    if out is None:
+        raise CloudnoiseError("--out DIR: where to write the sweep (sweep.json, results.parquet)")
+    old = SweepStore(out).read_meta()
+    if opts["resume"] and old is None:
+        raise CloudnoiseError(f"--resume: {out} holds no sweep (no sweep.json); start one with --preset, --pattern or --app")
+    if opts["in_process"] and (opts.get("scheduler") or opts.get("workers")):
+        raise CloudnoiseError("--in-process runs without Dask: drop --scheduler/--workers")
+    if opts.get("scheduler") and opts.get("workers"):
+        raise CloudnoiseError("--workers sizes the local cluster; with --scheduler the cluster has its own workers")
+    request = build_request(opts, old)
+    bar = _Bar(enabled=not opts["as_json"] and sys.stderr.isatty())
+    try:
+        with bar:
+            outcome = run_sweep(
+                request,
+                out,
+                in_process=opts["in_process"],
+                scheduler=opts.get("scheduler"),
+                workers=opts.get("workers") or (os.cpu_count() or 1),
+                threads_per_worker=opts["threads_per_worker"],
+                connect_timeout=opts["connect_timeout"],
+                chunk=opts.get("chunk"),
+                progress=bar.update,
+            )
+    except KeyboardInterrupt:
+        raise CloudnoiseError(
+            f"interrupted; finished tasks are saved in {out}/parts: rerun with --resume --out {out} to continue",
+            EXIT_INTERRUPTED,
+        ) from None
+    from cloudnoise.sweep.summary import summary_rows
+
+    rows = summary_rows(out)
+    if opts["as_json"]:
+        click.echo(json.dumps({
+            "out": str(out),
+            "sweep": outcome.meta,
+            "tasks_run": outcome.tasks_run,
+            "reps_run": outcome.reps_run,
+            "reps_resumed": outcome.resumed_reps,
+            "reps_total": outcome.reps_total,
+            "seconds": round(outcome.seconds, 3),
+            "summary": rows,
+        }))
+        return
+    from cloudnoise.sweep.summary import print_summary
+
+    print_summary(rows, outcome, out)
+
+
+class _Bar:
+    """A rich progress bar over repetitions (on stderr, so stdout keeps only the
+    results), created once the total is known."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Bar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def update(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self._progress is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            from rich.console import Console
+
+            self._progress = Progress(
+                TextColumn("sweeping"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True,
+                console=Console(stderr=True),
+            )
+            self._task = self._progress.add_task("sweeping", total=total)
+            self._progress.start()
+        self._progress.update(self._task, completed=done, total=total)

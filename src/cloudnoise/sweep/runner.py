@@ -1,0 +1,217 @@
+"""Runs a sweep's tasks, in this process or on Dask, and saves each as it ends.
+
+Dask (dask.distributed) is the default: a `LocalCluster` of worker
+processes on this machine, or any running scheduler given by address (how a
+Slurm/PBS allocation made with dask-jobqueue, or cloud VMs, are reached).
+Each configuration's setup is submitted once as a small task and every
+chunk of repetitions depends on it. Finished tasks come back to the client
+in completion order (`as_completed`) and the client writes each one's part
+file, so nothing is written twice or by two processes. A worker lost
+mid-sweep costs only the tasks it held: the scheduler reruns them elsewhere
+(and `retries` covers a task that failed for a passing reason), and since
+every repetition depends only on its configuration's seed and its index,
+the rerun gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import uuid
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
+from cloudnoise.model.profile import SystemProfile
+from cloudnoise.simulate.noise import noise_from_profile
+from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.sweep.experiment import Experiment
+from cloudnoise.sweep.plan import Task, config_seed
+from cloudnoise.sweep.task import ChunkResult, ConfigSetup, PreparedNoise, TaskFailure, hold, run_chunk
+
+# How often Dask may rerun a task that raised (not a CloudnoiseError: those
+# are returned, never retried); a lost worker's tasks are rerun regardless.
+TASK_RETRIES = 2
+DASK_LOGGERS = ("distributed", "dask", "tornado", "asyncio", "bokeh")
+
+OnResult = Callable[[ChunkResult], None]
+
+
+@dataclass(frozen=True)
+class System:
+    """A system of the sweep: its name (the results' key), what the user gave, its profile."""
+
+    name: str
+    source: str  # a built-in name, or a profile file's absolute path
+    profile: SystemProfile
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 of the profile's content: a resumed sweep must simulate the same system."""
+        text = json.dumps(self.profile.to_dict(), sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def config_setup(experiment: Experiment, system: System, nodes: int, seed: int, ready_order: str) -> ConfigSetup:
+    """The parameters and noise of one (system, nodes), with its derived seed."""
+    s = config_seed(seed, system.name, nodes)
+    return ConfigSetup(
+        system=system.name,
+        nodes=nodes,
+        seed=s,
+        params=LogGOPS.from_profile(system.profile),
+        noise=PreparedNoise.of(noise_from_profile(system.profile, s)),
+        experiment=experiment,
+        ready_order=ready_order,
+    )
+
+
+def run_in_process(setups: dict[tuple[str, int], ConfigSetup], tasks: list[Task], on_result: OnResult) -> None:
+    """Runs the tasks one after the other here, no Dask (the reference, and small sweeps)."""
+    for task in tasks:
+        on_result(_checked(run_chunk(setups[(task.system, task.nodes)], task)))
+
+
+def _checked(result: ChunkResult | TaskFailure) -> ChunkResult:
+    if isinstance(result, TaskFailure):
+        raise CloudnoiseError(result.message, result.exit_code)
+    return result
+
+
+@contextlib.contextmanager
+def quiet_dask() -> Iterator[None]:
+    """Keeps Dask's logging and warnings off the terminal while a sweep runs (restored after)."""
+    loggers = [logging.getLogger(name) for name in DASK_LOGGERS]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+
+
+@contextlib.contextmanager
+def dask_client(
+    scheduler: str | None = None, workers: int = 2, threads_per_worker: int = 1, connect_timeout: float = 20.0
+) -> Iterator[Any]:
+    """A connected `distributed.Client`: to `scheduler` if given, else to a new
+    LocalCluster of `workers` processes (closed on exit)."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:  # pragma: no cover - a declared dependency
+        raise CloudnoiseError("Dask is not installed: pip install 'distributed>=2024.1', or run with --in-process") from None
+    with quiet_dask():
+        if scheduler:
+            _check_address(scheduler)
+            try:
+                client = Client(scheduler, timeout=connect_timeout, set_as_default=False)
+            except (OSError, TimeoutError, ValueError, TypeError) as err:
+                detail = str(err).splitlines()[0] if str(err) else type(err).__name__
+                raise CloudnoiseError(
+                    f"cannot reach the Dask scheduler {scheduler!r} within {connect_timeout:g} s ({detail}); "
+                    "check the address (tcp://HOST:PORT) and that the scheduler runs, or drop --scheduler for a local cluster"
+                ) from None
+            try:
+                yield client
+            finally:
+                client.close()
+            return
+        try:
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=threads_per_worker,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.CRITICAL,
+                preload=["cloudnoise.sweep.worker_setup"],
+            )
+        except (OSError, RuntimeError, TimeoutError) as err:
+            raise CloudnoiseError(
+                f"could not start a local Dask cluster of {workers} workers ({err}); "
+                "try fewer --workers, or --in-process"
+            ) from None
+        client = Client(cluster, set_as_default=False)
+        try:
+            yield client
+        finally:
+            client.close()
+            cluster.close()
+
+
+def _check_address(address: str) -> None:
+    """A malformed address fails here, before a Client is made (a Client that
+    never connected complains again when it is garbage collected)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address, strict=False)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as err:
+        raise CloudnoiseError(
+            f"--scheduler {address!r} is not a Dask scheduler address ({err}); write tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786"
+        ) from None
+
+
+def run_on_dask(
+    client: Any, setups: dict[tuple[str, int], ConfigSetup], tasks: list[Task], on_result: OnResult
+) -> None:
+    """Runs the tasks on the client's cluster; `on_result` sees each as it finishes.
+
+    A TaskFailure cancels the rest and becomes a CloudnoiseError; so does a
+    task that kept killing its workers or raised on every retry."""
+    from distributed import as_completed
+
+    token = uuid.uuid4().hex[:12]  # keys unique on a scheduler shared with other clients
+    with quiet_dask():
+        held = {
+            cfg: client.submit(hold, setup, key=f"cloudnoise-setup-{token}-{i}", pure=False)
+            for i, (cfg, setup) in enumerate(setups.items())
+        }
+        by_config: dict[tuple[str, int], list[Task]] = {}
+        for t in tasks:  # grid order is kept: tasks come grouped by configuration
+            by_config.setdefault((t.system, t.nodes), []).append(t)
+        futures = []
+        for cfg, group in by_config.items():
+            futures += client.map(
+                run_chunk,
+                [held[cfg]] * len(group),
+                group,
+                key=[f"cloudnoise-{token}-{t.key}" for t in group],
+                retries=TASK_RETRIES,
+                pure=False,
+            )
+        try:
+            for future in as_completed(futures, loop=client.loop):
+                if future.status == "error":
+                    raise _task_error(future)
+                on_result(_checked(future.result()))
+                future.release()
+        finally:
+            client.cancel(futures + list(held.values()))
+
+
+def _task_error(future: Any) -> CloudnoiseError:
+    """A task's exception as one line that says what to do."""
+    exc = future.exception()
+    name = type(exc).__name__
+    if name == "KilledWorker":
+        return CloudnoiseError(
+            f"a sweep task kept killing its workers ({exc}); give the workers more memory, or run fewer "
+            "threads per worker; finished tasks are saved: rerun with --resume",
+            EXIT_RUNTIME,
+        )
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    hint = " (is cloudnoise installed on the workers?)" if isinstance(exc, ImportError) else ""
+    return CloudnoiseError(
+        f"a sweep task failed on a worker: {name}: {text}{hint}; finished tasks are saved: rerun with --resume",
+        EXIT_RUNTIME,
+    )

@@ -1,0 +1,70 @@
+"""A sweep's results in brief: per system, node count and variant, the
+distribution of runtimes and how much noise adds to the median."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cloudnoise.simulate.statistics import summarize
+from cloudnoise.sweep.store import SweepStore, load_results
+
+
+def summary_rows(directory: str | Path) -> list[dict[str, Any]]:
+    """One row per (system, nodes, variant) in grid order: boxplot statistics of
+    runtime_ns and `median_increase`, the median's increase over the `none`
+    variant of the same system and nodes (None without a `none` variant)."""
+    table = load_results(directory)
+    groups: dict[tuple[str, int, str], list[float]] = defaultdict(list)
+    for s, n, v, t in zip(*(table[c].to_pylist() for c in ("system", "nodes", "variant", "runtime_ns"))):
+        groups[(s, n, v)].append(t)
+    medians = {k: float(np.median(v)) for k, v in groups.items()}
+    rows = []
+    for (s, n, v), values in groups.items():  # insertion order = grid order
+        st = summarize(np.asarray(values))
+        base = medians.get((s, n, "none"))
+        rows.append({
+            "system": s,
+            "nodes": n,
+            "variant": v,
+            "n": st.n,
+            "median_ns": st.median,
+            "mean_ns": st.mean,
+            "q1_ns": st.q1,
+            "q3_ns": st.q3,
+            "max_ns": st.max,
+            "median_increase": None if base is None or base <= 0 else medians[(s, n, v)] / base - 1.0,
+        })
+    return rows
+
+
+def print_summary(rows: list[dict[str, Any]], outcome: Any, out: str | Path) -> None:
+    """The rows as a table, and where the results are."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    from cloudnoise.units import format_time_ps
+
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, title=f"{outcome.meta['experiment']['name']}: runtime per run")
+    for col, justify in (("system", "left"), ("nodes", "right"), ("variant", "left"), ("reps", "right"),
+                         ("median", "right"), ("mean", "right"), ("max", "right"), ("vs none", "right")):
+        t.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for r in rows:
+        inc = r["median_increase"]
+        t.add_row(
+            r["system"], str(r["nodes"]), r["variant"], str(r["n"]),
+            format_time_ps(r["median_ns"] * 1000), format_time_ps(r["mean_ns"] * 1000), format_time_ps(r["max_ns"] * 1000),
+            "-" if inc is None or r["variant"] == "none" else f"{100 * inc:+.1f}%",
+        )
+    con = Console()
+    con.print(t)
+    store = SweepStore(out)
+    resumed = f", {outcome.resumed_reps} were saved already" if outcome.resumed_reps else ""
+    con.print(
+        f"{outcome.reps_total} repetitions in {store.results_path} ({outcome.reps_run} simulated in "
+        f"{outcome.seconds:.1f} s by {outcome.tasks_run} tasks{resumed})"
+    )

@@ -1,0 +1,228 @@
+"""A whole sweep: plan what is missing, run it, save it, merge it.
+
+`run_sweep` is the one entry point (the CLI and the tests use it). It
+writes sweep.json first (complete = false), asks the store which
+repetitions are already saved (an interrupted or extended sweep), plans
+tasks for the rest, runs them (in process or on Dask), saves each task's
+part as it finishes, and at the end merges the parts into results.parquet
+and marks the sweep complete.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cloudnoise import __version__
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.simulate.api import READY_ORDERS, VARIANTS
+from cloudnoise.sweep.experiment import Experiment
+from cloudnoise.sweep.plan import Task, chunk_size, tasks_for
+from cloudnoise.sweep.runner import System, config_setup, dask_client, run_in_process, run_on_dask
+from cloudnoise.sweep.store import FORMAT, SweepStore
+from cloudnoise.sweep.task import ChunkResult, ConfigSetup
+
+MAX_NODES = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class SweepRequest:
+    """Everything that defines a sweep's numbers, and its grid."""
+
+    experiment: Experiment
+    systems: tuple[System, ...]
+    nodes: tuple[int, ...]
+    variants: tuple[str, ...]
+    reps: int
+    seed: int = 0
+    ready_order: str = "loggopsim"
+    gflops: float | None = None
+
+    def check(self) -> None:
+        """One-line errors for an impossible grid."""
+        if not self.systems:
+            raise CloudnoiseError("--systems: give at least one system (built-in name or profile file)")
+        names = [s.name for s in self.systems]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise CloudnoiseError(f"--systems: two profiles are both named {dup[0]!r}; rename one (its \"name\" key)")
+        if not self.nodes:
+            raise CloudnoiseError("--nodes: give at least one node count")
+        for n in self.nodes:
+            if n < 2 or n > MAX_NODES:
+                raise CloudnoiseError(f"--nodes: {n} is impossible for a scalability sweep: node counts must be in [2, {MAX_NODES}]")
+        if len(set(self.nodes)) != len(self.nodes):
+            raise CloudnoiseError("--nodes: a node count is listed twice")
+        if not self.variants:
+            raise CloudnoiseError(f"--noise: give at least one variant ({', '.join(VARIANTS)})")
+        for v in self.variants:
+            if v not in VARIANTS:
+                raise CloudnoiseError(f"--noise: unknown variant {v!r} (choose from {', '.join(VARIANTS)})")
+        if len(set(self.variants)) != len(self.variants):
+            raise CloudnoiseError("--noise: a variant is listed twice")
+        if self.reps < 1:
+            raise CloudnoiseError(f"--reps must be at least 1, got {self.reps}")
+        if not 0 <= self.seed < 2**64:
+            raise CloudnoiseError("--seed must be an integer in [0, 2^64)")
+        if self.ready_order not in READY_ORDERS:
+            raise CloudnoiseError(f"--ready-order: choose from {', '.join(READY_ORDERS)}")
+
+    def meta(self, created: str | None = None) -> dict[str, Any]:
+        """sweep.json for this request (not yet finished)."""
+        experiment = self.experiment.describe()
+        if self.experiment.kind == "app":
+            experiment["gflops"] = self.gflops
+        return {
+            "format": FORMAT,
+            "experiment": experiment,
+            "systems": [s.name for s in self.systems],
+            "nodes": list(self.nodes),
+            "variants": list(self.variants),
+            "reps": self.reps,
+            "seed": self.seed,
+            "ready_order": self.ready_order,
+            "created": created or _now(),
+            "finished": None,
+            "complete": False,
+            "cloudnoise_version": __version__,
+            "profiles": {s.name: {"source": s.source, "sha256": s.fingerprint} for s in self.systems},
+        }
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def check_compatible(old: dict[str, Any], new: dict[str, Any], where: Path) -> None:
+    """An existing sweep.json may be continued or extended (other systems, node
+    counts, variants or repetitions) only if every saved repetition would come
+    out the same: same workload, seed, ready order and system profiles."""
+    hint = f"; use another --out, or `cloudnoise sweep --resume --out {where}` to continue it as it was"
+    oe, ne = old.get("experiment", {}), new["experiment"]
+    for key in ("kind", "spec", "iterations", "compute", "gflops"):
+        if oe.get(key) != ne.get(key):
+            raise CloudnoiseError(f"{where} holds a sweep of another workload ({key}: {oe.get(key)!r} vs {ne.get(key)!r}){hint}")
+    for key in ("seed", "ready_order"):
+        if old.get(key) != new[key]:
+            raise CloudnoiseError(f"{where} holds a sweep with another {key} ({old.get(key)!r} vs {new[key]!r}){hint}")
+    for name, prof in new["profiles"].items():
+        before = old.get("profiles", {}).get(name)
+        if before is not None and before.get("sha256") != prof["sha256"]:
+            raise CloudnoiseError(f"{where} holds a sweep run with another profile named {name!r} (its content changed){hint}")
+
+
+@dataclass
+class SweepOutcome:
+    """What run_sweep did."""
+
+    meta: dict[str, Any]
+    tasks_run: int
+    reps_run: int
+    reps_total: int
+    resumed_reps: int
+    seconds: float = 0.0
+
+
+def plan_tasks(request: SweepRequest, done: dict[tuple[str, int, str], set[int]], chunk: int | None = None) -> list[Task]:
+    """Tasks for every repetition of the grid not yet saved, in grid order."""
+    sizes = {n: chunk or chunk_size(request.experiment.ops_per_rep(n), request.reps) for n in request.nodes}
+    tasks: list[Task] = []
+    for system in request.systems:
+        for nodes in request.nodes:
+            size = sizes[nodes]
+            for variant in request.variants:
+                tasks += tasks_for(system.name, nodes, variant, request.reps, size, done.get((system.name, nodes, variant), ()))
+    return tasks
+
+
+def _check_noise(setup: ConfigSetup, variants: tuple[str, ...]) -> None:
+    """Every variant needs its kind of noise in the system's profile."""
+    for v in variants:
+        if v in ("os", "both") and not setup.noise.has_os:
+            lacks = "OS noise"
+        elif v in ("network", "both") and not setup.noise.has_network:
+            lacks = "network (latency or bandwidth) noise"
+        else:
+            continue
+        raise CloudnoiseError(
+            f"{setup.system}: its profile has no {lacks}, so the {v!r} variant cannot run; drop it from --noise, or the system"
+        )
+
+
+def run_sweep(
+    request: SweepRequest,
+    out: str | Path,
+    *,
+    in_process: bool = False,
+    scheduler: str | None = None,
+    workers: int = 2,
+    threads_per_worker: int = 1,
+    connect_timeout: float = 20.0,
+    chunk: int | None = None,
+    client: Any = None,
+    progress: Callable[[int, int], None] | None = None,
+    on_result: Callable[[ChunkResult], None] | None = None,
+) -> SweepOutcome:
+    """Runs (or continues) the sweep into folder `out`.
+
+    `in_process` runs without Dask; else `client` (a connected
+    distributed.Client), `scheduler` (an address) or a new LocalCluster of
+    `workers` processes runs the tasks. `chunk` fixes repetitions per task
+    (default: sized by the schedule). `progress(done, total)` counts
+    repetitions; `on_result` sees each saved task (tests use it)."""
+    request.check()
+    store = SweepStore(out)
+    meta = request.meta()
+    old = store.read_meta()
+    if old is not None:
+        check_compatible(old, meta, store.dir)
+        meta["created"] = old.get("created", meta["created"])
+    kind = request.experiment.kind
+    # Every (system, nodes) must exist and have the noise its variants need, before anything runs.
+    setups = {}
+    for system in request.systems:
+        for nodes in request.nodes:
+            setup = config_setup(request.experiment, system, nodes, request.seed, request.ready_order)
+            _check_noise(setup, request.variants)
+            setups[(system.name, nodes)] = setup
+    done = store.done(kind)
+    tasks = plan_tasks(request, done, chunk)
+    total = len(request.systems) * len(request.nodes) * len(request.variants) * request.reps
+    todo = sum(t.reps for t in tasks)
+    store.write_meta(meta)
+    finished = total - todo
+    if progress is not None:
+        progress(finished, total)
+
+    def save(result: ChunkResult) -> None:
+        nonlocal finished
+        store.write_part(result, kind)
+        finished += result.task.reps
+        if on_result is not None:
+            on_result(result)
+        if progress is not None:
+            progress(finished, total)
+
+    needed = {(t.system, t.nodes) for t in tasks}
+    setups = {k: v for k, v in setups.items() if k in needed}
+    t0 = time.perf_counter()
+    if tasks:
+        if in_process:
+            run_in_process(setups, tasks, save)
+        elif client is not None:
+            run_on_dask(client, setups, tasks, save)
+        else:
+            with dask_client(scheduler, workers, threads_per_worker, connect_timeout) as c:
+                run_on_dask(c, setups, tasks, save)
+    seconds = time.perf_counter() - t0
+    table = store.merge(meta)
+    if table.num_rows != total:
+        raise CloudnoiseError(f"{store.dir}: merged {table.num_rows} rows, expected {total}; rerun with --resume")
+    meta["finished"] = _now()
+    meta["complete"] = True
+    store.write_meta(meta)
+    return SweepOutcome(meta, len(tasks), todo, total, total - todo, seconds)
