@@ -17,6 +17,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
 
 
+# The console gets the headline; the report has every observation.
+MAX_OBSERVATIONS_SHOWN = 8
+
+
 class _SweepBar:
     """A progress bar over a sweep's repetitions (silent when not on a terminal)."""
 
@@ -116,8 +120,11 @@ def print_outcome(console: Console, result: Any) -> None:
         if "max_bandwidth_gbps" in m:
             parts.append(f"bandwidth max {m['max_bandwidth_gbps']:.4g} Gb/s")
         console.print("[bold]this machine[/]: " + "; ".join(parts))
-    for text in result.observations:
+    shown = result.observations[:MAX_OBSERVATIONS_SHOWN]
+    for text in shown:
         console.print(f"  - {text}")
+    if len(result.observations) > len(shown):
+        console.print(f"  ({len(result.observations) - len(shown)} more observations in the report)")
     console.print(f"[bold]report[/]: {result.report.resolve()}  ({result.figures} figures, also as PNG and PDF in "
                   f"{(result.out / 'figures').resolve()})")
     console.print(f"[dim]done in {result.seconds['total']:.0f} s[/]")

@@ -67,8 +67,8 @@ def quick_plan() -> DemoPlan:
         ],
         systems=QUICK_SYSTEMS,
         sweeps=[
-            SweepStep("fig14", (16, 64, 256, 1024), 30, "16 B dissemination (Fig. 14)"),
-            SweepStep("fig16", (16, 64, 256), 20, "128x128 GEMM + 128 KiB dissemination (Fig. 16)"),
+            SweepStep("fig14-dissemination", (16, 64, 256, 1024), 30, "16 B dissemination (Fig. 14)"),
+            SweepStep("fig16-gemm-dissemination", (16, 64, 256), 20, "128x128 GEMM + 128 KiB dissemination (Fig. 16)"),
         ],
     )
 
@@ -86,7 +86,7 @@ def full_plan() -> DemoPlan:
         ],
         systems=SYSTEMS,
         sweeps=[
-            SweepStep("fig14", (16, 64, 256, 1024, 4096, 16384), 100, "16 B dissemination (Fig. 14)"),
-            SweepStep("fig16", (16, 64, 256, 1024, 4096), 50, "128x128 GEMM + 128 KiB dissemination (Fig. 16)"),
+            SweepStep("fig14-dissemination", (16, 64, 256, 1024, 4096, 16384), 100, "16 B dissemination (Fig. 14)"),
+            SweepStep("fig16-gemm-dissemination", (16, 64, 256, 1024, 4096), 50, "128x128 GEMM + 128 KiB dissemination (Fig. 16)"),
         ],
     )
