@@ -41,3 +41,22 @@ def test_cli_ready_order(run_cli):
     proc = run_cli("simulate", "--pattern", "allreduce_ring", "--ranks", "16", "--size", "1KiB", "--ready-order", "program", "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["ready_order"] == "program"
+
+
+def test_deadlock_hint_only_when_receives_were_reordered(goal_file):
+    """A schedule that deadlocks with few ops ready at once (nothing is
+    reordered) gets no program-order hint; 18 receives ready together are
+    scrambled by LogGOPSim's std::sort even though all have the same kind,
+    and that is said."""
+    lonely = goal_file("num_ranks 2\nrank 0 {\nl1: recv 8b from 1 tag 1\n}\nrank 1 {\n}\n")
+    with pytest.raises(CloudnoiseError) as info:
+        simulate(lonely, params=PARAMS)
+    assert info.value.exit_code == 3 and "--ready-order" not in str(info.value)
+    recvs = "".join(f"l{i}: recv 8b from 1 tag {i}\n" for i in range(18))
+    many = goal_file(f"num_ranks 2\nrank 0 {{\n{recvs}}}\nrank 1 {{\n}}\n", "many.goal")
+    with pytest.raises(CloudnoiseError) as info:
+        simulate(many, params=PARAMS)
+    assert "out of program order" in str(info.value)
+    with pytest.raises(CloudnoiseError) as info:
+        simulate(many, params=PARAMS, ready_order="program")
+    assert "--ready-order" not in str(info.value)

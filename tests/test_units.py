@@ -44,3 +44,23 @@ def test_sizes_and_durations():
         parse_duration_ns("0.5ns")
     with pytest.raises(CloudnoiseError):
         parse_time_ps("0.1ps")
+
+
+# --- comma-separated option values ------------------------------------------
+
+def test_comma_lists_known_answers() -> None:
+    from cloudnoise.comma_lists import parse_counts, parse_items
+
+    assert parse_items(" a, b ,c", "--systems") == ["a", "b", "c"]
+    assert parse_counts("16,64,16_384", "--nodes") == [16, 64, 16384]
+    assert parse_counts("0,-3", "--nodes", minimum=None) == [0, -3]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("a,,b", "--x: empty item"), ("", "--x: empty item"), ("4,x", "--x takes whole numbers"), ("4,0", "--x: 0 is too small"),
+])
+def test_comma_lists_errors(text: str, message: str) -> None:
+    from cloudnoise.comma_lists import parse_counts
+
+    with pytest.raises(CloudnoiseError, match=message):
+        parse_counts(text, "--x")

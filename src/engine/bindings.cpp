@@ -131,6 +131,9 @@ NB_MODULE(_engine, m) {
 
   static nb::exception<GoalError> goal_error(m, "GoalError", PyExc_ValueError);
   static nb::exception<DeadlockError> deadlock_error(m, "DeadlockError", PyExc_RuntimeError);
+  // Registered after its base, so it is tried first.
+  static nb::exception<ReorderedDeadlockError> reordered_deadlock_error(m, "ReorderedDeadlockError",
+                                                                        deadlock_error);
   static nb::exception<ScheduleError> schedule_error(m, "ScheduleError", PyExc_ValueError);
 
   nb::class_<Schedule>(m, "Schedule")

@@ -66,6 +66,8 @@ void Engine::index_templates() {
         if (op.num_deps == 0) host_ops_.push_back(sched_.rank_begin(r) + k);
       }
       order_ready(r, host_ops_);
+      initial_reordered_ |= reordered_;
+      reordered_ = false;
       const auto begin = static_cast<uint32_t>(initial_ops_.size());
       for (const uint32_t i : host_ops_) initial_ops_.push_back(i - sched_.rank_begin(r));
       it = seen.emplace(key, TemplateInfo{multi, begin, static_cast<uint32_t>(host_ops_.size())}).first;
@@ -155,6 +157,14 @@ void Engine::order_ready(uint32_t host, std::vector<uint32_t>& ops) {
     }
   } else if (order_ == ReadyOrder::LogGOPSim) {
     std::sort(ops.begin(), ops.end(), kind_before);
+    uint32_t last_recv = 0;
+    bool first = true;
+    for (const uint32_t i : ops) {
+      if (sched_.template_op(host, i).kind != OpKind::Recv) continue;
+      if (!first && i < last_recv) reordered_ = true;
+      last_recv = i;
+      first = false;
+    }
   } else {
     // Stable by kind: sends, then receives, then calcs, each in program order.
     sorted_.clear();
@@ -220,6 +230,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   for (auto& q : unexpected_) q.clear();
   queue_.clear();
   pending_.clear();
+  reordered_ = false;
   stamp_ = 0;
   messages_ = 0;
   if (noise.os) {
@@ -414,6 +425,7 @@ void Engine::report_deadlock() const {
                     " stuck; ";
   for (size_t i = 0; i < stuck.size(); ++i) msg += (i ? "; " : "") + stuck[i];
   if (count > stuck.size()) msg += "; ...";
+  if (initial_reordered_ || reordered_) throw ReorderedDeadlockError(msg);
   throw DeadlockError(msg);
 }
 

@@ -52,6 +52,14 @@ class DeadlockError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A deadlock in a run where LogGOPSim's unstable sort posted some host's
+// receives out of program order: the same schedule in program order
+// (ReadyOrder::Program, MPI's posting order) may well complete.
+class ReorderedDeadlockError : public DeadlockError {
+ public:
+  using DeadlockError::DeadlockError;
+};
+
 // How ops that become executable at the same moment are ordered.
 enum class ReadyOrder {
   // LogGOPSim's: by kind (sends, receives, calcs) with std::sort, which is
@@ -133,6 +141,9 @@ class Engine {
   // One bit per op: it became ready. Names the first blocked op of each
   // rank when a run deadlocks (1/32 of a counter per op).
   std::vector<uint64_t> ready_bits_;
+  // Whether the unstable sort put a host's receives out of program order:
+  // in the time-0 lists (fixed per schedule) or during this run.
+  bool initial_reordered_ = false, reordered_ = false;
   std::vector<int64_t> host_state_;
   size_t stride_ = 0;
   std::vector<MatchQueue> posted_, unexpected_;

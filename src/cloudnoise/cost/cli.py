@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cloudnoise.cost.model import Pricing, RunCost, cheapest, compare_systems, costs_at_scales, cost_of_run, parse_pricing
+from cloudnoise.comma_lists import parse_counts, parse_items
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.profiles.registry import resolve_profile
 from cloudnoise.units import format_time_ps, parse_time_ps
@@ -27,28 +28,6 @@ def parse_positive_duration_s(text: str, what: str = "runtime") -> float:
 
 def format_duration_s(seconds: float) -> str:
     return format_time_ps(seconds * 1e12)
-
-
-def _list(text: str | None, what: str) -> list[str]:
-    if text is None:
-        return []
-    items = [t.strip() for t in text.split(",")]
-    if any(not t for t in items):
-        raise CloudnoiseError(f"empty item in {what} {text!r}")
-    return items
-
-
-def _nodes(text: str) -> list[int]:
-    out = []
-    for item in _list(text, "--nodes"):
-        try:
-            n = int(item)
-        except ValueError:
-            raise CloudnoiseError(f"--nodes takes whole numbers, got {item!r}") from None
-        if n < 1:
-            raise CloudnoiseError(f"--nodes must be >= 1, got {n}")
-        out.append(n)
-    return out
 
 
 def _money(x: float | None) -> str:
@@ -135,7 +114,7 @@ def cost(
     if compare:
         if system or runtime or noiseless:
             raise CloudnoiseError("--compare takes runtimes per system; drop --system/--runtime/--noiseless-runtime")
-        node_list = _nodes(nodes)
+        node_list = parse_counts(nodes, "--nodes")
         if len(node_list) != 1:
             raise CloudnoiseError("--compare prices one scale at a time: give a single --nodes value")
         runs = []
@@ -165,9 +144,9 @@ def cost(
     if not system or not runtime:
         raise CloudnoiseError("give --system NAME --nodes N --runtime T, or --compare NAME=T ... --nodes N")
     profile = resolve_profile(system)
-    node_list = _nodes(nodes)
-    times = [parse_positive_duration_s(t) for t in _list(runtime, "--runtime")]
-    bases = [parse_positive_duration_s(t, "noiseless runtime") for t in _list(noiseless, "--noiseless-runtime")]
+    node_list = parse_counts(nodes, "--nodes")
+    times = [parse_positive_duration_s(t) for t in parse_items(runtime, "--runtime")]
+    bases = [parse_positive_duration_s(t, "noiseless runtime") for t in (parse_items(noiseless, "--noiseless-runtime") if noiseless else [])]
     if len(times) != len(node_list) or (bases and len(bases) != len(node_list)):
         raise CloudnoiseError("give one --runtime (and --noiseless-runtime) per --nodes value, comma-separated")
     if len(set(node_list)) != len(node_list):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from cloudnoise.comma_lists import parse_counts, parse_items
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
 from cloudnoise.simulate.api import READY_ORDERS, VARIANTS
 from cloudnoise.sweep.presets import PRESETS, get_preset
@@ -24,23 +25,6 @@ def _presets_text() -> str:
     for p in PRESETS.values():
         lines.append(f"  {p.name:<26} {p.figure}: {p.spec}")
     return "\n".join(lines)
-
-
-def _items(text: str, what: str) -> list[str]:
-    items = [t.strip() for t in text.split(",")]
-    if not text.strip() or any(not t for t in items):
-        raise CloudnoiseError(f"{what}: empty item in {text!r}; give a comma-separated list")
-    return items
-
-
-def _nodes(text: str) -> list[int]:
-    out = []
-    for item in _items(text, "--nodes"):
-        try:
-            out.append(int(item.replace("_", "")))
-        except ValueError:
-            raise CloudnoiseError(f"--nodes takes whole numbers, got {item!r}") from None
-    return out
 
 
 def _system(text: str) -> System:
@@ -173,7 +157,7 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
         raise CloudnoiseError("--iterations and --gflops go with --app or an application preset")
 
     if opts.get("systems"):
-        systems = tuple(_system(s) for s in _items(opts["systems"], "--systems"))
+        systems = tuple(_system(s) for s in parse_items(opts["systems"], "--systems"))
     elif preset is not None:
         systems = tuple(_system(s) for s in preset.systems)
     elif resume:
@@ -182,7 +166,7 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
         raise CloudnoiseError("--systems: give the systems to sweep (built-in names, see `cloudnoise profiles list`, or profile files)")
 
     if opts.get("nodes"):
-        nodes = tuple(_nodes(opts["nodes"]))
+        nodes = tuple(parse_counts(opts["nodes"], "--nodes", minimum=None))
     elif preset is not None:
         nodes = preset.nodes
     elif resume:
@@ -191,7 +175,7 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
         raise CloudnoiseError("--nodes: give the node counts to sweep, e.g. --nodes 16,64,256,1024")
 
     if opts.get("variants"):
-        variants = tuple(_items(opts["variants"], "--noise"))
+        variants = tuple(parse_items(opts["variants"], "--noise"))
     else:
         variants = tuple(old["variants"]) if resume else VARIANTS
     reps = opts.get("reps") or (old["reps"] if resume else 1000)

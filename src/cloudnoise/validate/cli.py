@@ -24,6 +24,7 @@ from typing import Any
 import click
 import numpy as np
 
+from cloudnoise.comma_lists import parse_counts
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
@@ -59,13 +60,7 @@ def parse_ranks(text: str | None) -> list[int]:
     """'2,4,8' -> [2, 4, 8]."""
     if not text:
         return []
-    try:
-        ranks = [int(t) for t in text.split(",") if t.strip()]
-    except ValueError as err:
-        raise CloudnoiseError(f"--ranks takes comma-separated rank counts such as 2,4,8, not {text!r}") from err
-    if not ranks or any(r < 1 for r in ranks):
-        raise CloudnoiseError("--ranks: every rank count must be at least 1")
-    return list(dict.fromkeys(ranks))
+    return list(dict.fromkeys(parse_counts(text, "--ranks")))
 
 
 def configurations(goal_file: Path | None, opts: dict[str, Any]) -> list[Config]:
