@@ -172,7 +172,7 @@ def test_deadlock_refused_before_launch(tmp_path: Path, profile: Path) -> None:
 def test_dying_rank_is_a_clean_error(tmp_path: Path, profile: Path) -> None:
     mpi_or_skip()
     proc = run("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2", "--reps", "50",
-               "--profile", str(profile), "--inject-crash", "1", timeout=120)
+               "--profile", str(profile), "--inject-crash", "1", "--out", str(tmp_path / "v"), timeout=120)
     assert proc.returncode == 4
     assert "died" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1

@@ -75,23 +75,25 @@ class CampaignData:
         plan = (self.meta.get("experiments", {}).get(experiment) or {}).get("plan") or []
         return [Run.from_dict(r) for r in plan]
 
-    def samples(self, experiment: str) -> dict[str, np.ndarray]:
-        """The experiment's samples as the numpy columns ``measure.tables`` works on,
-        plus ``wall_ns`` (the sample's wall-clock time in ns)."""
+    def rtt_samples(self, experiment: str, columns: tuple[str, ...]) -> dict[str, np.ndarray]:
+        """The experiment's ping-pong (RTT) samples, only `columns` of them, as int64
+        numpy columns (``wall_ns`` is the sample's wall-clock time in ns). Rows of
+        other kinds and unused columns are never loaded: a one-minute latency-noise
+        run on shared memory holds tens of millions of samples."""
         path = self.root / experiment / "samples.parquet"
         try:
-            table = pq.read_table(path)
+            names = pq.read_schema(path).names
+            param = "param" if "param" in names else "interval_ns"
+            source = {"wall_ns": "time", "param": param}
+            table = pq.read_table(path, columns=[source.get(c, c) for c in columns], filters=[("kind", "=", "rtt")])
         except (OSError, pa.ArrowException) as err:
             raise CloudnoiseError(f"{path}: cannot read samples ({err})") from None
         out: dict[str, np.ndarray] = {}
-        for name in ("run", "part", "rank", "pairs", "size_bytes", "stream", "iteration", "t_ns", "value_ns"):
-            out[name] = table.column(name).to_numpy().astype(np.int64)
-        param = "param" if "param" in table.column_names else "interval_ns"
-        out["param"] = table.column(param).to_numpy().astype(np.int64)
-        kind = table.column("kind").combine_chunks()
-        out["kind"] = (kind.indices if isinstance(kind, pa.DictionaryArray) else kind).to_numpy(
-            zero_copy_only=False).astype(np.int64)
-        out["wall_ns"] = table.column("time").cast(pa.int64()).to_numpy()
+        for name in columns:
+            col = table.column(source.get(name, name))
+            if name == "wall_ns":
+                col = col.cast(pa.int64())
+            out[name] = col.to_numpy().astype(np.int64, copy=False)
         return out
 
 

@@ -43,14 +43,27 @@ class NoiseSeries:
     span_s: float  # how long the measurement lasted
 
 
+# What the noise views use of each sample, and what reducing concurrent
+# pairs to one sample per iteration needs besides.
+VIEW_COLUMNS = ("run", "size_bytes", "value_ns", "wall_ns")
+PAIR_COLUMNS = ("part", "pairs", "param", "stream", "iteration")
+
+
 def _measuring_iterations(c: CampaignData, experiment: str) -> dict[str, np.ndarray]:
     runs = c.runs(experiment)
-    data = c.samples(experiment)
     measuring = [i for i, r in enumerate(runs) if r.role == "measure"]
     mode = runs[measuring[0]].mode if measuring else "pingpong"
-    d = tables.iteration_rtts(data, mode)
-    keep = np.isin(d["run"], measuring) if runs else np.ones(len(d["run"]), bool)
-    return {k: v[keep] for k, v in d.items()}
+    single_pair = bool(runs) and all(r.pairs <= 1 for r in runs) and mode != "bidir"
+    if single_pair:  # one sample per iteration already
+        d = c.rtt_samples(experiment, VIEW_COLUMNS)
+    else:
+        d = c.rtt_samples(experiment, VIEW_COLUMNS + PAIR_COLUMNS)
+        d["kind"] = np.full(len(d["run"]), tables.KIND_RTT, np.int64)
+        d = tables.iteration_rtts(d, mode)
+    if not runs:
+        return d
+    keep = np.isin(d["run"], measuring)
+    return d if keep.all() else {k: v[keep] for k, v in d.items()}
 
 
 def latency_noise(c: CampaignData, experiment: str = "latency-noise") -> NoiseSeries | None:
