@@ -79,7 +79,7 @@ def full_plan() -> DemoPlan:
         name="default",
         measure=[
             MeasureStep("latency", Options(ranks=2, iterations=1000), "latency and bandwidth, 1 B to 16 MiB"),
-            MeasureStep("latency-noise", Options(ranks=2, duration_s=60.0), "latency noise, 60 s"),
+            MeasureStep("latency-noise", Options(ranks=2, duration_s=30.0), "latency noise, 30 s"),
             MeasureStep("bandwidth-noise", Options(ranks=2, duration_s=30.0), "bandwidth noise, 30 s"),
             MeasureStep("os-noise", Options(duration_s=30.0), "OS noise (selfish detour), 30 s"),
             MeasureStep("loggp", Options(ranks=2), "LogGP parameters"),

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from cloudnoise.measure.campaign import Campaign
 from cloudnoise.measure.experiments import Run
-from cloudnoise.measure.samples import KIND_NAMES, KIND_RTT, read_info, read_records, rank_files
+from cloudnoise.measure.samples import KIND_NAMES, KIND_RTT, count_records, read_info, read_records, rank_files
 
 COLUMNS = ("run", "part", "rank", "pairs", "kind", "size_bytes", "param", "stream",
            "iteration", "t_ns", "wall_ns", "value_ns")
@@ -39,43 +39,64 @@ def _group_codes(*columns: np.ndarray) -> np.ndarray:
     return np.unique(code, return_inverse=True)[1].reshape(-1)
 
 
+# Column dtypes as stored: a one-minute latency-noise run on shared memory
+# holds tens of millions of samples, so every byte per sample counts.
+DTYPES = {"run": np.int32, "part": np.int32, "rank": np.int32, "pairs": np.int32, "kind": np.int8,
+          "size_bytes": np.int64, "param": np.int64, "stream": np.int32, "iteration": np.int64,
+          "t_ns": np.int64, "wall_ns": np.int64, "value_ns": np.int64, "host": np.int32}
+
+
 def collect(campaign: Campaign, name: str, runs: list[Run]) -> dict[str, np.ndarray]:
-    """Every sample of an experiment as numpy columns (see COLUMNS), plus host."""
-    cols: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS}
-    hosts: list[np.ndarray] = []
+    """Every sample of an experiment as numpy columns (see COLUMNS), plus
+    ``host`` (an index into ``host_names``, a 1-element-per-host array).
+
+    Columns are allocated once at their final size and filled file by file,
+    so the peak is the samples once plus one file's records."""
+    files = []
     for i, run in enumerate(runs):
         for part_no, prefix in enumerate(campaign.parts(name, i)):
             infos = rank_files(prefix, "info")
             for rank, path in rank_files(prefix, "bin").items():
-                rec = read_records(path)
-                if len(rec) == 0:
-                    continue
-                info = read_info(infos.get(rank, Path("/nonexistent")))
-                offset = int(info.get("clock_wall_ns", 0)) - int(info.get("clock_monotonic_ns", 0))
-                # iteration number within each (kind, size, param, stream) of this file
-                inv = _group_codes(rec["kind"], rec["size_bytes"], rec["param"], rec["stream"])
-                order = np.argsort(inv, kind="stable")
-                iteration = np.empty(len(rec), dtype=np.int64)
-                counts = np.bincount(inv)
-                starts = np.repeat(np.cumsum(counts) - counts, counts)
-                iteration[order] = np.arange(len(rec)) - starts
-                n = len(rec)
-                cols["run"].append(np.full(n, i, np.int32))
-                cols["part"].append(np.full(n, part_no, np.int32))
-                cols["rank"].append(np.full(n, rank, np.int32))
-                cols["pairs"].append(np.full(n, run.pairs, np.int32))
-                cols["kind"].append(rec["kind"].astype(np.int8))
-                cols["size_bytes"].append(rec["size_bytes"].copy())
-                cols["param"].append(rec["param"].copy())
-                cols["stream"].append(rec["stream"].astype(np.int32))
-                cols["iteration"].append(iteration)
-                cols["t_ns"].append(rec["t_ns"].copy())
-                cols["wall_ns"].append(rec["t_ns"] + offset)
-                cols["value_ns"].append(rec["value_ns"].copy())
-                hosts.append(np.full(n, info.get("host", "unknown"), dtype=object))
-    out = {c: (np.concatenate(v) if v else np.empty(0, np.int64)) for c, v in cols.items()}
-    out["host"] = np.concatenate(hosts) if hosts else np.empty(0, dtype=object)
-    return out
+                files.append((i, run, part_no, rank, path, infos.get(rank, Path("/nonexistent")), count_records(path)))
+    total = sum(f[6] for f in files)
+    out = {c: np.empty(total, DTYPES[c]) for c in (*COLUMNS, "host")}
+    host_names: list[str] = []
+    at = 0
+    for i, run, part_no, rank, path, info_path, counted in files:
+        rec = read_records(path)[:counted]  # a probe still writing may have added records since
+        n = len(rec)
+        if n == 0:
+            continue
+        info = read_info(info_path)
+        offset = int(info.get("clock_wall_ns", 0)) - int(info.get("clock_monotonic_ns", 0))
+        host = info.get("host", "unknown")
+        if host not in host_names:
+            host_names.append(host)
+        # iteration number within each (kind, size, param, stream) of this file
+        window = slice(at, at + n)
+        keys = (rec["kind"], rec["size_bytes"], rec["param"], rec["stream"])
+        if all(k.min() == k.max() for k in keys):  # one group (a noise run): no sorting
+            out["iteration"][window] = np.arange(n)
+        else:
+            inv = _group_codes(*keys)
+            order = np.argsort(inv, kind="stable")
+            counts = np.bincount(inv)
+            starts = np.repeat(np.cumsum(counts) - counts, counts)
+            out["iteration"][window][order] = np.arange(n) - starts
+            del inv, order, counts, starts
+        out["run"][window] = i
+        out["part"][window] = part_no
+        out["rank"][window] = rank
+        out["pairs"][window] = run.pairs
+        out["host"][window] = host_names.index(host)
+        for col in ("kind", "size_bytes", "param", "stream", "t_ns", "value_ns"):
+            out[col][window] = rec[col]
+        out["wall_ns"][window] = rec["t_ns"]
+        out["wall_ns"][window] += offset
+        at += n
+    data = {c: v[:at] for c, v in out.items()}
+    data["host_names"] = np.array(host_names or ["unknown"], dtype=object)
+    return data
 
 
 def write_parquet(data: dict[str, np.ndarray], path: Path, experiment: str) -> None:
@@ -85,7 +106,8 @@ def write_parquet(data: dict[str, np.ndarray], path: Path, experiment: str) -> N
         "run": pa.array(data["run"], pa.int32()),
         "part": pa.array(data["part"], pa.int32()),
         "rank": pa.array(data["rank"], pa.int32()),
-        "host": pa.array(data["host"], pa.string()).dictionary_encode(),
+        "host": pa.DictionaryArray.from_arrays(pa.array(data["host"], pa.int32()),
+                                               pa.array(list(data["host_names"]), pa.string())),
         "pairs": pa.array(data["pairs"], pa.int32()),
         "kind": pa.DictionaryArray.from_arrays(
             pa.array(kind.astype(np.int8), pa.int8()),
@@ -111,7 +133,8 @@ def iteration_rtts(data: dict[str, np.ndarray], mode: str) -> dict[str, np.ndarr
     """RTT samples reduced to one per ping-pong iteration (max over pairs;
     for bidirectional runs, per direction)."""
     sel = data["kind"] == KIND_RTT
-    d = {k: v[sel] for k, v in data.items() if k != "host"}
+    columns = {k: v for k, v in data.items() if k not in ("host", "host_names")}
+    d = columns if sel.all() else {k: v[sel] for k, v in columns.items()}  # no copy when all are RTTs
     if len(d["value_ns"]) == 0 or d["pairs"].max() <= 1:
         return d
     # bidirectional: streams 2p and 2p+1 are pair p's two directions; reduce per direction
@@ -143,13 +166,17 @@ def _stats(half_ns: np.ndarray, size: int) -> dict[str, Any]:
     }
 
 
+def _measuring(d: dict[str, np.ndarray], measuring: list[int]) -> dict[str, np.ndarray]:
+    """The samples of the measuring runs (not the size sweeps before them)."""
+    keep = np.isin(d["run"], measuring)
+    return d if keep.all() else {k: v[keep] for k, v in d.items()}
+
+
 def pingpong_rows(data: dict[str, np.ndarray], runs: list[Run], experiment: str) -> list[dict[str, Any]]:
     """One row per (pairs, size, interval) of the measuring runs."""
     measuring = [i for i, r in enumerate(runs) if r.role == "measure"]
     mode = runs[measuring[0]].mode if measuring else "pingpong"
-    d = iteration_rtts(data, mode)
-    keep = np.isin(d["run"], measuring)
-    d = {k: v[keep] for k, v in d.items()}
+    d = _measuring(iteration_rtts(data, mode), measuring)
     rows: list[dict[str, Any]] = []
     if len(d["value_ns"]) == 0:
         return rows
@@ -184,9 +211,7 @@ def table2(data: dict[str, np.ndarray], runs: list[Run], experiment: str) -> dic
     measuring = [i for i, r in enumerate(runs) if r.role == "measure"]
     if not measuring:
         return {}
-    d = iteration_rtts(data, runs[measuring[0]].mode)
-    keep = np.isin(d["run"], measuring)
-    d = {k: v[keep] for k, v in d.items()}
+    d = _measuring(iteration_rtts(data, runs[measuring[0]].mode), measuring)
     if len(d["value_ns"]) == 0:
         return {}
     out: dict[str, Any] = {}
