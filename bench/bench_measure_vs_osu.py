@@ -50,6 +50,13 @@ def osu(binary: Path, args: list[str], mpi) -> dict[int, float]:
     return rows
 
 
+def supports_sizes(binary: Path) -> bool:
+    """Whether this OSU build takes -m MIN:MAX (5.4 and later; 5.3 has only -i and -x,
+    and its osu_bw stops at 4 MiB)."""
+    out = subprocess.run([str(binary), "-h"], capture_output=True, text=True, timeout=30)
+    return "-m" in (out.stdout + out.stderr)
+
+
 def cloudnoise(experiment: str, args: list[str], mpicc: str | None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "cloudnoise", "measure", experiment, "--json",
@@ -72,16 +79,19 @@ def main() -> None:
     opts = ap.parse_args()
     mpi = find_mpi(opts.mpicc)
     lat_osu, lat_min, lat_med, lat_mean, bw_osu, bw_ours, bw_mean = [], [], [], [], [], [], []
-    sizes = ",".join(str(1 << k) for k in range(10, 25))
+    modern = supports_sizes(opts.osu_dir / "osu_latency")
+    # both sides over the same sizes: 1 KiB to 16 MiB, or to OSU 5.3's fixed 4 MiB
+    sizes = ",".join(str(1 << k) for k in range(10, 25 if modern else 23))
     for _ in range(opts.repeat):
         lat_osu.append(osu(opts.osu_dir / "osu_latency",
-                           ["-m", "1:1", "-i", str(opts.iterations), "-x", "1000"], mpi)[1])
+                           (["-m", "1:1"] if modern else []) + ["-i", str(opts.iterations), "-x", "1000"], mpi)[1])
         row = cloudnoise("latency", ["--sizes", "1", "--iterations", str(opts.iterations),
                                      "--warmup", "1000"], opts.mpicc)["results"][0]
         lat_min.append(row["min_us"])
         lat_med.append(row["median_us"])
         lat_mean.append(row["mean_us"])
-        bw_osu.append(max(osu(opts.osu_dir / "osu_bw", ["-m", "1024:16777216"], mpi).values()) * 8 / 1000)
+        bw_rows = osu(opts.osu_dir / "osu_bw", ["-m", "1024:16777216"] if modern else [], mpi)
+        bw_osu.append(max(v for k, v in bw_rows.items() if k >= 1024) * 8 / 1000)
         rows = cloudnoise("bandwidth", ["--sizes", sizes, "--iterations", "200"], opts.mpicc)["results"]
         bw_ours.append(max(r["bandwidth_gbps"] for r in rows))
         bw_mean.append(max(r["mean_bandwidth_gbps"] for r in rows))
