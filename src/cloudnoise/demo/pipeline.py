@@ -138,7 +138,7 @@ def machine_facts(campaign: Path, profile: dict[str, Any]) -> dict[str, Any]:
 def sweep_step(step: SweepStep, systems: list[str], out: Path, workers: int, in_process: bool,
                progress: Callable[[int, int], None] | None) -> Path:
     """One preset on the demo's systems (continued if an earlier demo left it unfinished)."""
-    from cloudnoise.sweep.cli import build_request
+    from cloudnoise.sweep.request import build_request
     from cloudnoise.sweep.store import SweepStore
     from cloudnoise.sweep.sweeper import run_sweep
 

@@ -6,35 +6,20 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from cloudnoise.comma_lists import parse_counts, parse_items
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
-from cloudnoise.simulate.api import READY_ORDERS, VARIANTS
-from cloudnoise.sweep.presets import PRESETS, get_preset
-
-if TYPE_CHECKING:
-    from cloudnoise.sweep.runner import System
-    from cloudnoise.sweep.sweeper import SweepRequest
-
+from cloudnoise.simulate.api import READY_ORDERS
+from cloudnoise.sweep.presets import PRESETS
+from cloudnoise.sweep.request import build_request
 
 def _presets_text() -> str:
     lines = ["\b", "Presets (the paper's Sec. V experiments):"]
     for p in PRESETS.values():
         lines.append(f"  {p.name:<26} {p.figure}: {p.spec}")
     return "\n".join(lines)
-
-
-def _system(text: str) -> System:
-    """A System from a built-in name or a profile file path."""
-    from cloudnoise.profiles.registry import resolve_profile
-    from cloudnoise.sweep.runner import System
-
-    profile = resolve_profile(text)
-    is_path = text.endswith(".json") or "/" in text or Path(text).is_file()
-    return System(profile.name, str(Path(text).resolve()) if is_path else text, profile)
 
 
 @click.group("sweep", invoke_without_command=True, epilog=_presets_text())
@@ -98,100 +83,6 @@ def list_presets(as_json: bool) -> None:
         click.echo(f"    {r['description']}")
         click.echo(f"    systems: {', '.join(r['systems'])}")
         click.echo(f"    nodes:   {', '.join(map(str, r['nodes']))}   ready order: {r['ready_order']}")
-
-
-def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequest:
-    """The SweepRequest the options describe; with --resume, sweep.json fills what is not given."""
-    from cloudnoise.sweep.experiment import app_experiment, collective_experiment
-    from cloudnoise.sweep.sweeper import SweepRequest
-
-    chosen = [k for k in ("preset", "pattern", "app") if opts.get(k)]
-    if len(chosen) > 1:
-        raise CloudnoiseError(f"give one of --preset, --pattern or --app, not {' and '.join('--' + c for c in chosen)}")
-    if opts.get("size") and not opts.get("pattern"):
-        raise CloudnoiseError("--size goes with --pattern (an --app gives sizes on its phases: dissemination:128KiB)")
-    resume = opts["resume"] and old is not None
-    preset = get_preset(opts["preset"]) if opts.get("preset") else None
-    ready_order = opts.get("ready_order") or (preset.ready_order if preset else None)
-
-    def stored_compute(spec: str, iterations: int | None, gflops: float | None) -> Any:
-        """Compute times fixed when this sweep started (not timed again), if it is the same app."""
-        if old is None or old["experiment"].get("kind") != "app" or old["experiment"].get("spec") != spec:
-            return None
-        if iterations is not None and old["experiment"].get("iterations") != iterations:
-            return None
-        if old["experiment"].get("gflops") != gflops:
-            return None
-        return old["experiment"].get("compute")
-
-    gflops = opts.get("gflops")
-    if preset is not None:
-        if preset.kind == "collective":
-            pattern, size = preset.spec.split(":")
-            experiment = collective_experiment(pattern, size, name=preset.name, figure=preset.figure)
-        else:
-            compute = stored_compute(preset.spec, opts.get("iterations"), gflops)
-            experiment = app_experiment(preset.spec, iterations=opts.get("iterations"), gflops=gflops,
-                                        name=preset.name, figure=preset.figure, compute=compute)
-    elif opts.get("pattern"):
-        if not opts.get("size"):
-            raise CloudnoiseError("--pattern needs --size SIZE (e.g. 16B, 512MiB)")
-        experiment = collective_experiment(opts["pattern"], opts["size"])
-    elif opts.get("app"):
-        compute = stored_compute(opts["app"].strip(), opts.get("iterations"), gflops)
-        experiment = app_experiment(opts["app"], iterations=opts.get("iterations"), gflops=gflops, compute=compute)
-    elif resume:
-        e = old["experiment"]
-        if e["kind"] == "collective":
-            pattern, _, size = e["spec"].partition(":")
-            experiment = collective_experiment(pattern, size, name=e.get("name", ""), figure=e.get("figure"))
-        else:
-            gflops = e.get("gflops") if gflops is None else gflops
-            experiment = app_experiment(e["spec"], iterations=e.get("iterations"), gflops=gflops,
-                                        name=e.get("name", ""), figure=e.get("figure"), compute=e.get("compute"))
-    else:
-        raise CloudnoiseError(
-            "say what to sweep: --preset NAME (see `cloudnoise sweep list-presets`), --pattern NAME --size SIZE, or --app SPEC"
-        )
-    if experiment.kind == "collective" and (opts.get("iterations") or opts.get("gflops")):
-        raise CloudnoiseError("--iterations and --gflops go with --app or an application preset")
-
-    if opts.get("systems"):
-        systems = tuple(_system(s) for s in parse_items(opts["systems"], "--systems"))
-    elif preset is not None:
-        systems = tuple(_system(s) for s in preset.systems)
-    elif resume:
-        systems = tuple(_system(old["profiles"][name]["source"]) for name in old["systems"])
-    else:
-        raise CloudnoiseError("--systems: give the systems to sweep (built-in names, see `cloudnoise profiles list`, or profile files)")
-
-    if opts.get("nodes"):
-        nodes = tuple(parse_counts(opts["nodes"], "--nodes", minimum=None))
-    elif preset is not None:
-        nodes = preset.nodes
-    elif resume:
-        nodes = tuple(old["nodes"])
-    else:
-        raise CloudnoiseError("--nodes: give the node counts to sweep, e.g. --nodes 16,64,256,1024")
-
-    if opts.get("variants"):
-        variants = tuple(parse_items(opts["variants"], "--noise"))
-    else:
-        variants = tuple(old["variants"]) if resume else VARIANTS
-    reps = opts.get("reps") or (old["reps"] if resume else 1000)
-    seed = opts.get("seed") if opts.get("seed") is not None else (old["seed"] if resume else 0)
-    if ready_order is None:
-        ready_order = old["ready_order"] if resume else "loggopsim"
-    return SweepRequest(
-        experiment=experiment,
-        systems=systems,
-        nodes=nodes,
-        variants=variants,
-        reps=int(reps),
-        seed=int(seed),
-        ready_order=ready_order,
-        gflops=gflops if experiment.kind == "app" else None,
-    )
 
 
 def run_command(opts: dict[str, Any]) -> None:
