@@ -74,7 +74,7 @@ def demo(quick: bool, out: Path, no_measure: bool, workers: int | None, in_proce
     4. price every run (on-demand node-hours) and the cost of noise;
     5. write OUT/report.html (figures also as PNG and PDF) and say where.
 
-    The default takes about ten minutes on a 2-core machine and simulates up
+    The default takes about five minutes on a 2-core machine and simulates up
     to 16384 nodes; --quick takes under a minute. Running it again with the
     same --out keeps what was measured and simulated, and finishes what an
     interrupted run left.

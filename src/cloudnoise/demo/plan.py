@@ -2,8 +2,8 @@
 
 `--quick` (under a minute on a 2-core machine) measures briefly and
 simulates up to 1024 nodes with few repetitions: enough to see every part
-of the pipeline and a report with every section. The default (about ten
-minutes) measures for longer, simulates up to 16384 nodes as the paper
+of the pipeline and a report with every section. The default (about five
+minutes on 2 cores) measures for longer, simulates up to 16384 nodes as the paper
 does (Fig. 14 and 16) with more repetitions, so medians and their
 confidence intervals mean something.
 """
@@ -74,7 +74,7 @@ def quick_plan() -> DemoPlan:
 
 
 def full_plan() -> DemoPlan:
-    """About ten minutes: longer measurements, 16 to 16384 nodes."""
+    """About five minutes on 2 cores: longer measurements, 16 to 16384 nodes."""
     return DemoPlan(
         name="default",
         measure=[
