@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "schedule.hpp"
@@ -16,111 +17,171 @@ struct MatchEntry {
   uint32_t op;  // the posted recv, or the send of an unexpected message
 };
 
-// One cache line: the first entries live inline, so the common short queue
-// costs no second miss for its storage; longer queues spill to a vector of
-// runs. A run is consecutive entries with one source and tag whose ops step
-// by a fixed stride -- a rank posting all its receives from one peer makes a
-// single run, not thousands of entries. Inline entries are always older
-// than spilled ones; order within and across runs is arrival order.
+// Three cache lines holding the header and up to 14 entries inline: a
+// dissemination over 16K ranks posts 14 receives per rank at once, and with
+// noise its messages reach hosts in random order, so every match is a cache
+// miss on the queue -- one contiguous block costs one miss (and the adjacent
+// lines come with it), where a separate heap vector cost a second one.
+// Longer queues spill to a heap vector of runs. A run is consecutive entries
+// with one source and tag whose ops step by a fixed stride -- a rank posting
+// all its receives from one peer makes a single run, not thousands of
+// entries. Inline entries are always older than spilled ones, and the
+// inline block is only empty when nothing is spilled; order within and
+// across runs is arrival order.
 class alignas(64) MatchQueue {
  public:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
 
   void push(const MatchEntry& e) {
-    if (head_ == spill_.size() && count_ < kInline) {
-      inline_[count_++] = e;
-      return;
-    }
-    if (head_ < spill_.size()) {
-      Run& last = spill_.back();
-      if (last.src == e.src && last.tag == e.tag && e.op > last.first) {
-        if (last.count == 1) {
-          last.stride = e.op - last.first;
-          last.count = 2;
-          return;
-        }
-        if (e.op == last.first + last.count * last.stride) {
-          ++last.count;
-          return;
-        }
+    if (!spilled()) {
+      if (end_ < kInline) {
+        inline_[end_++] = e;
+        return;
       }
+      if (begin_ > 0) {
+        // Room left at the front by taken entries: close the gap.
+        uint8_t k = 0;
+        for (uint8_t i = begin_; i < end_; ++i) inline_[k++] = inline_[i];
+        begin_ = 0;
+        end_ = k;
+        inline_[end_++] = e;
+        return;
+      }
+      if (!spill_) spill_ = std::make_unique<Spill>();
     }
-    spill_.push_back({e.src, e.tag, e.op, 1, 0});
+    spill_->push(e);
   }
 
   // Removes and returns the first entry matching (src, tag); its op is
   // kNone when nothing matches. A stream of messages from one peer meeting
   // receives posted in order matches at the front, which is taken in O(1).
   MatchEntry take(uint32_t src, uint32_t tag) {
-    for (uint32_t i = 0; i < count_; ++i) {
+    for (uint32_t i = begin_; i < end_; ++i) {
       if (matches(inline_[i].src, inline_[i].tag, src, tag)) {
         const MatchEntry found = inline_[i];
-        for (uint32_t k = i + 1; k < count_; ++k) inline_[k - 1] = inline_[k];
-        --count_;
-        if (head_ < spill_.size()) inline_[count_++] = pop_first(head_);  // the oldest spilled moves inline
+        // Close the gap from the nearer end: the front, usually, as
+        // messages mostly arrive in the order their receives were posted.
+        if (i - begin_ <= end_ - 1u - i) {
+          for (uint32_t k = i; k > begin_; --k) inline_[k] = inline_[k - 1];
+          ++begin_;
+        } else {
+          for (uint32_t k = i + 1; k < end_; ++k) inline_[k - 1] = inline_[k];
+          --end_;
+        }
+        if (begin_ == end_) refill();
         return found;
       }
     }
-    for (size_t i = head_; i < spill_.size(); ++i)
-      if (matches(spill_[i].src, spill_[i].tag, src, tag)) return pop_first(i);
+    if (spilled()) return spill_->take(src, tag);
     return {0, 0, kNone};
   }
 
-  bool empty() const { return count_ == 0 && head_ == spill_.size(); }
+  bool empty() const { return begin_ == end_; }
   void clear() {
-    count_ = 0;
-    spill_.clear();
-    head_ = 0;
+    begin_ = end_ = 0;
+    if (spill_) spill_->clear();  // keeps its storage for the next repetition
   }
   // The waiting entries, oldest first (for reports).
   std::vector<MatchEntry> snapshot() const {
-    std::vector<MatchEntry> out(inline_, inline_ + count_);
-    for (size_t i = head_; i < spill_.size(); ++i)
-      for (uint32_t k = 0; k < spill_[i].count; ++k)
-        out.push_back({spill_[i].src, spill_[i].tag, spill_[i].first + k * spill_[i].stride});
+    std::vector<MatchEntry> out(inline_ + begin_, inline_ + end_);
+    if (spill_) spill_->append_to(out);
     return out;
   }
 
  private:
-  struct Run {
-    uint32_t src, tag, first, count, stride;
-  };
-  static constexpr uint32_t kInline = 2;
+  static constexpr uint32_t kInline = 14;
 
   static bool matches(uint32_t e_src, uint32_t e_tag, uint32_t src, uint32_t tag) {
     return (src == kAny || e_src == kAny || e_src == src) && (tag == kAny || e_tag == kAny || e_tag == tag);
   }
 
-  // Takes the first entry of run i.
-  MatchEntry pop_first(size_t i) {
-    Run& run = spill_[i];
-    const MatchEntry e{run.src, run.tag, run.first};
-    run.first += run.stride;
-    if (--run.count == 0) {
-      if (i == head_)
-        advance_head();
-      else
-        spill_.erase(spill_.begin() + static_cast<std::ptrdiff_t>(i));
-    }
-    return e;
-  }
-
-  void advance_head() {
-    ++head_;
-    if (head_ == spill_.size()) {
-      spill_.clear();
-      head_ = 0;
-    } else if (head_ >= 64 && head_ * 2 >= spill_.size()) {
-      spill_.erase(spill_.begin(), spill_.begin() + head_);
+  // Entries past the inline block, as runs from head onwards.
+  class Spill {
+   public:
+    bool empty() const { return head_ == runs_.size(); }
+    void clear() {
+      runs_.clear();
       head_ = 0;
     }
+
+    void push(const MatchEntry& e) {
+      if (!empty()) {
+        Run& last = runs_.back();
+        if (last.src == e.src && last.tag == e.tag && e.op > last.first) {
+          if (last.count == 1) {
+            last.stride = e.op - last.first;
+            last.count = 2;
+            return;
+          }
+          if (e.op == last.first + last.count * last.stride) {
+            ++last.count;
+            return;
+          }
+        }
+      }
+      runs_.push_back({e.src, e.tag, e.op, 1, 0});
+    }
+
+    MatchEntry take(uint32_t src, uint32_t tag) {
+      for (size_t i = head_; i < runs_.size(); ++i)
+        if (matches(runs_[i].src, runs_[i].tag, src, tag)) return pop_first(i);
+      return {0, 0, kNone};
+    }
+
+    // Takes the oldest entry (the spill must not be empty).
+    MatchEntry pop_front() { return pop_first(head_); }
+
+    void append_to(std::vector<MatchEntry>& out) const {
+      for (size_t i = head_; i < runs_.size(); ++i)
+        for (uint32_t k = 0; k < runs_[i].count; ++k)
+          out.push_back({runs_[i].src, runs_[i].tag, runs_[i].first + k * runs_[i].stride});
+    }
+
+   private:
+    struct Run {
+      uint32_t src, tag, first, count, stride;
+    };
+
+    // Takes the first entry of run i.
+    MatchEntry pop_first(size_t i) {
+      Run& run = runs_[i];
+      const MatchEntry e{run.src, run.tag, run.first};
+      run.first += run.stride;
+      if (--run.count == 0) {
+        if (i == head_)
+          advance_head();
+        else
+          runs_.erase(runs_.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      return e;
+    }
+
+    void advance_head() {
+      ++head_;
+      if (head_ == runs_.size()) {
+        clear();
+      } else if (head_ >= 64 && head_ * 2 >= runs_.size()) {
+        runs_.erase(runs_.begin(), runs_.begin() + static_cast<std::ptrdiff_t>(head_));
+        head_ = 0;
+      }
+    }
+
+    std::vector<Run> runs_;
+    size_t head_ = 0;  // first live run
+  };
+
+  bool spilled() const { return spill_ && !spill_->empty(); }
+
+  // The inline block ran empty: the oldest spilled entries move in.
+  void refill() {
+    begin_ = end_ = 0;
+    while (end_ < kInline && spilled()) inline_[end_++] = spill_->pop_front();
   }
 
+  uint8_t begin_ = 0, end_ = 0;  // the live inline entries
+  std::unique_ptr<Spill> spill_;  // allocated when a queue first outgrows the inline block
   MatchEntry inline_[kInline];
-  uint32_t count_ = 0;
-  uint32_t head_ = 0;  // first live run of spill_
-  std::vector<Run> spill_;
 };
-static_assert(sizeof(MatchQueue) == 64);
+static_assert(sizeof(MatchQueue) == 192);
 
 }  // namespace cloudnoise
