@@ -52,10 +52,8 @@ size_t OsNoiseTrace::search_from(size_t from, int64_t value, bool strict) const 
   return static_cast<size_t>(it - starts_.begin());
 }
 
-int64_t OsNoiseTrace::noise(int64_t start, int64_t len, size_t& cursor) const {
+int64_t OsNoiseTrace::noise_at(int64_t s, int64_t len, size_t& cursor) const {
   const int64_t span = starts_.back();
-  const int64_t modulus = span > len ? span - len : span;
-  const int64_t s = start % modulus;
   const size_t n = starts_.size();
   size_t pos = 0;
   int64_t noise = 0;
