@@ -146,7 +146,8 @@ class Engine {
   bool initial_reordered_ = false, reordered_ = false;
   std::vector<int64_t> host_state_;
   size_t stride_ = 0;
-  std::vector<MatchQueue> posted_, unexpected_;
+  std::vector<MatchQueue> posted_;
+  std::vector<UnexpectedQueue> unexpected_;
   EventQueue queue_;
   std::vector<Pending> pending_;
   std::vector<uint32_t> host_ops_, sorted_;
