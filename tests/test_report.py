@@ -265,11 +265,15 @@ def test_communication_share_of_an_application() -> None:
     assert "communication is 10% of the median runtime (a, 4 nodes) to 90% (a, 64 nodes)" in obs.text
 
 
-def test_repeated_repetitions_count_once() -> None:
-    from cloudnoise.report.data import group_runtimes
+def test_repeated_repetitions_count_once(tmp_path: Path) -> None:
+    """A repetition saved in two parts (a task re-run after an interruption) counts once."""
+    import pyarrow.parquet as pq
 
-    got = group_runtimes(np.array(["b", "a", "a", "a", "b"]), np.array([4, 4, 4, 4, 4]), np.array(["none"] * 5),
-                         np.array([1, 1, 0, 1, 0]), np.array([10.0, 20, 30, 40, 50]))
+    sweep = write_sweep(tmp_path / "s", {("a", 4, "none"): [30.0, 40.0], ("b", 4, "none"): [50.0, 10.0]},
+                        complete=False, as_parts=True)
+    again = pq.read_table(sweep / "parts" / "part-0000.parquet")
+    pq.write_table(again, sweep / "parts" / "part-0002.parquet")
+    got = load_sweep(sweep).runtimes_ns
     assert {k: v.tolist() for k, v in got.items()} == {("a", 4, "none"): [30.0, 40.0], ("b", 4, "none"): [50.0, 10.0]}
 
 

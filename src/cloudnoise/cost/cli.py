@@ -167,7 +167,7 @@ def sweep_costs(directory: Path, price: Pricing) -> dict[str, Any]:
     nodes); per node count and variant, the cheapest priced system."""
     import numpy as np
 
-    from cloudnoise.sweep.store import SweepStore, load_results
+    from cloudnoise.sweep.store import SweepStore, by_config, load_results
 
     meta = SweepStore(directory).read_meta()
     if meta is None:
@@ -175,9 +175,7 @@ def sweep_costs(directory: Path, price: Pricing) -> dict[str, Any]:
     table = load_results(directory)
     if table.num_rows == 0:
         raise CloudnoiseError(f"{directory}: the sweep has no results yet; run or resume it first")
-    runtimes: dict[tuple[str, int, str], list[float]] = {}
-    for s, n, v, t in zip(*(table[c].to_pylist() for c in ("system", "nodes", "variant", "runtime_ns"))):
-        runtimes.setdefault((s, n, v), []).append(t)
+    runtimes = by_config(table)
     medians = {k: float(np.median(v)) / 1e9 for k, v in runtimes.items()}
     profiles = {}
     for name in meta["systems"]:

@@ -25,8 +25,6 @@ import pyarrow.parquet as pq
 
 from cloudnoise.errors import CloudnoiseError
 
-SWEEP_FORMAT = "cloudnoise-sweep/1"
-SWEEP_COLUMNS = ("system", "nodes", "variant", "rep", "runtime_ns")
 VARIANT_ORDER = ("none", "os", "network", "both")
 
 
@@ -163,61 +161,24 @@ class SweepData:
         return self.runtimes_ns.get((system, nodes, variant))
 
 
-def group_runtimes(
-    system: np.ndarray, nodes: np.ndarray, variant: np.ndarray, rep: np.ndarray, values: np.ndarray
-) -> dict[tuple[str, int, str], np.ndarray]:
-    """values grouped by (system, nodes, variant), in repetition order; a repetition
-    present twice (a part re-run after an interruption) counts once (the last one)."""
-    sys_u, sys_i = np.unique(system.astype(str), return_inverse=True)
-    var_u, var_i = np.unique(variant.astype(str), return_inverse=True)
-    nodes = nodes.astype(np.int64)
-    rep = rep.astype(np.int64)
-    # sort by key, then repetition; among duplicates keep the last row read
-    order = np.lexsort((np.arange(len(rep)), rep, var_i, nodes, sys_i))
-    s, n, v, r = sys_i[order], nodes[order], var_i[order], rep[order]
-    last = np.ones(len(order), bool)
-    last[:-1] = (s[1:] != s[:-1]) | (n[1:] != n[:-1]) | (v[1:] != v[:-1]) | (r[1:] != r[:-1])
-    order, s, n, v = order[last], s[last], n[last], v[last]
-    starts = np.flatnonzero(np.r_[True, (s[1:] != s[:-1]) | (n[1:] != n[:-1]) | (v[1:] != v[:-1])])
-    out: dict[tuple[str, int, str], np.ndarray] = {}
-    for a, b in zip(starts, np.r_[starts[1:], len(order)]):
-        out[(str(sys_u[s[a]]), int(n[a]), str(var_u[v[a]]))] = values[order[a:b]].astype(np.float64)
-    return out
-
-
 def load_sweep(root: Path) -> SweepData:
-    """Read a sweep directory (results.parquet, or parts/*.parquet when incomplete)."""
+    """Read a sweep directory through the sweep stage's own loader (results.parquet,
+    or the finished tasks' parts when the sweep is incomplete; a repetition saved
+    twice counts once)."""
+    from cloudnoise.sweep.store import FORMAT, by_config, load_results
+
     root = _existing_dir(Path(root), "sweep")
     meta_path = root / "sweep.json"
     if not meta_path.is_file():
         raise CloudnoiseError(f"{root}: not a sweep (no sweep.json; see `cloudnoise sweep`)")
     meta = _read_json(meta_path)
-    if meta.get("format") != SWEEP_FORMAT:
-        raise CloudnoiseError(f"{meta_path}: unknown format {meta.get('format')!r} (expected {SWEEP_FORMAT})")
-    files = [root / "results.parquet"] if (root / "results.parquet").is_file() else sorted(
-        (root / "parts").glob("*.parquet"))
-    if not files:
+    if meta.get("format") != FORMAT:
+        raise CloudnoiseError(f"{meta_path}: unknown format {meta.get('format')!r} (expected {FORMAT})")
+    table = load_results(root)
+    if table.num_rows == 0:
         raise CloudnoiseError(f"{root}: sweep has no results yet (no results.parquet or parts/*.parquet)")
-    tables = []
-    for path in files:
-        try:
-            tables.append(pq.read_table(path))
-        except (OSError, pa.ArrowException) as err:
-            raise CloudnoiseError(f"{path}: cannot read results ({err})") from None
-    for path, t in zip(files, tables):
-        missing = [c for c in SWEEP_COLUMNS if c not in t.column_names]
-        if missing:
-            raise CloudnoiseError(f"{path}: missing column(s) {', '.join(missing)}")
-    cols: dict[str, np.ndarray] = {}
-    for name in SWEEP_COLUMNS + ("compute_ns", "communication_ns"):
-        if all(name in t.column_names for t in tables):
-            cols[name] = np.concatenate([t.column(name).to_numpy(zero_copy_only=False) for t in tables])
-    if len(cols["runtime_ns"]) == 0:
-        raise CloudnoiseError(f"{root}: sweep has no result rows yet")
-    key = (cols["system"].astype(str), cols["nodes"].astype(np.int64), cols["variant"].astype(str), cols["rep"])
-    sweep = SweepData(root, meta, group_runtimes(*key, cols["runtime_ns"].astype(np.float64)))
-    if "compute_ns" in cols:
-        sweep.compute_ns = group_runtimes(*key, cols["compute_ns"].astype(np.float64))
-    if "communication_ns" in cols:
-        sweep.communication_ns = group_runtimes(*key, cols["communication_ns"].astype(np.float64))
+    sweep = SweepData(root, meta, by_config(table))
+    if "compute_ns" in table.column_names:
+        sweep.compute_ns = by_config(table, "compute_ns")
+        sweep.communication_ns = by_config(table, "communication_ns")
     return sweep

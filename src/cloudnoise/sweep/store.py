@@ -180,6 +180,17 @@ def select(table: pa.Table, meta: dict[str, Any]) -> pa.Table:
     return table.take(pa.array([i for _, i in order], pa.int64()))
 
 
+def by_config(table: pa.Table, column: str = "runtime_ns") -> dict[tuple[str, int, str], np.ndarray]:
+    """`column` of a results table split per (system, nodes, variant), in the
+    table's order (grid order, then repetition, for `load_results`'s tables)."""
+    keys = list(zip(*(table[c].to_pylist() for c in ("system", "nodes", "variant"))))
+    values = table[column].to_numpy().astype(np.float64)
+    out: dict[tuple[str, int, str], list[int]] = defaultdict(list)
+    for i, key in enumerate(keys):
+        out[key].append(i)
+    return {key: values[rows] for key, rows in out.items()}
+
+
 def load_results(directory: str | os.PathLike[str]) -> pa.Table:
     """Every repetition of the sweep in `directory` so far, as a pyarrow Table.
 

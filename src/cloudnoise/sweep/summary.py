@@ -3,28 +3,24 @@ distribution of runtimes and how much noise adds to the median."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from cloudnoise.simulate.statistics import summarize
-from cloudnoise.sweep.store import SweepStore, load_results
+from cloudnoise.sweep.store import SweepStore, by_config, load_results
 
 
 def summary_rows(directory: str | Path) -> list[dict[str, Any]]:
     """One row per (system, nodes, variant) in grid order: boxplot statistics of
     runtime_ns and `median_increase`, the median's increase over the `none`
     variant of the same system and nodes (None without a `none` variant)."""
-    table = load_results(directory)
-    groups: dict[tuple[str, int, str], list[float]] = defaultdict(list)
-    for s, n, v, t in zip(*(table[c].to_pylist() for c in ("system", "nodes", "variant", "runtime_ns"))):
-        groups[(s, n, v)].append(t)
+    groups = by_config(load_results(directory))
     medians = {k: float(np.median(v)) for k, v in groups.items()}
     rows = []
     for (s, n, v), values in groups.items():  # insertion order = grid order
-        st = summarize(np.asarray(values))
+        st = summarize(values)
         base = medians.get((s, n, "none"))
         rows.append({
             "system": s,
