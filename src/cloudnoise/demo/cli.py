@@ -12,41 +12,13 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
+from cloudnoise.sweep.progress import SweepProgress
 
 
 # The console gets the headline; the report has every observation.
 MAX_OBSERVATIONS_SHOWN = 8
-
-
-class _SweepBar:
-    """A progress bar over a sweep's repetitions (silent when not on a terminal)."""
-
-    def __init__(self, what: str, enabled: bool) -> None:
-        self._progress = (
-            Progress(TextColumn("  {task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                     console=Console(stderr=True), transient=True)
-            if enabled
-            else None
-        )
-        self._what = what
-        self._task: Any = None
-
-    def __enter__(self) -> _SweepBar:
-        if self._progress is not None:
-            self._progress.start()
-            self._task = self._progress.add_task(self._what, total=None)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.stop()
-
-    def update(self, done: int, total: int) -> None:
-        if self._progress is not None:
-            self._progress.update(self._task, completed=done, total=total)
 
 
 @click.command("demo")
@@ -96,7 +68,7 @@ def demo(quick: bool, out: Path, no_measure: bool, workers: int | None, in_proce
         if not no_measure:
             measure_and_model(plan, out, MpiChoice(mpicc, mpiexec, launcher), say, result)
         simulate_at_scale(plan, out, result, say, workers or (os.cpu_count() or 1), in_process,
-                          lambda what: _SweepBar(what, enabled))
+                          lambda what: SweepProgress(enabled, description=f"  {what}"))
         write_report(plan, out, result, say)
     except KeyboardInterrupt:
         raise CloudnoiseError(

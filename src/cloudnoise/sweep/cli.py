@@ -13,6 +13,7 @@ import click
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
 from cloudnoise.simulate.api import READY_ORDERS
 from cloudnoise.sweep.presets import PRESETS
+from cloudnoise.sweep.progress import SweepProgress
 from cloudnoise.sweep.request import build_request
 
 def _presets_text() -> str:
@@ -101,7 +102,7 @@ def run_command(opts: dict[str, Any]) -> None:
     if opts.get("scheduler") and opts.get("workers"):
         raise CloudnoiseError("--workers sizes the local cluster; with --scheduler the cluster has its own workers")
     request = build_request(opts, old)
-    bar = _Bar(enabled=not opts["as_json"] and sys.stderr.isatty())
+    bar = SweepProgress(enabled=not opts["as_json"] and sys.stderr.isatty())
     try:
         with bar:
             outcome = run_sweep(
@@ -138,36 +139,3 @@ def run_command(opts: dict[str, Any]) -> None:
     from cloudnoise.sweep.summary import print_summary
 
     print_summary(rows, outcome, out)
-
-
-class _Bar:
-    """A rich progress bar over repetitions (on stderr, so stdout keeps only the
-    results), created once the total is known."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self._progress: Any = None
-        self._task: Any = None
-
-    def __enter__(self) -> _Bar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.stop()
-
-    def update(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        if self._progress is None:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            from rich.console import Console
-
-            self._progress = Progress(
-                TextColumn("sweeping"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True,
-                console=Console(stderr=True),
-            )
-            self._task = self._progress.add_task("sweeping", total=total)
-            self._progress.start()
-        self._progress.update(self._task, completed=done, total=total)
