@@ -118,3 +118,26 @@ def test_cost_command_tables_and_errors():
     assert out.exit_code != 0
     out = runner.invoke(cli, ["cost", "--system", "daint", "--nodes", "16,32", "--runtime", "1s"])
     assert out.exit_code != 0
+
+
+def test_config_costs_known_answers():
+    """Median run priced per configuration; the increase is over the same
+    system and nodes without noise, and needs no profile."""
+    import numpy as np
+
+    from cloudnoise.cost.configs import config_costs
+    from cloudnoise.profiles.registry import load_builtin
+
+    runtimes = {
+        ("daint", 2, "none"): np.array([1e9, 1e9, 3e9]),
+        ("daint", 2, "os"): np.array([1.5e9, 1.5e9, 9e9]),
+        ("mine", 2, "none"): np.array([2e9]),
+        ("mine", 2, "network"): np.array([5e9]),
+    }
+    rows = config_costs(runtimes, {"daint": load_builtin("daint"), "mine": None}, parse_pricing("2USD"))
+    by = {(r.system, r.variant): r for r in rows}
+    assert [(r.system, r.variant) for r in rows] == list((k[0], k[2]) for k in runtimes)
+    assert by[("daint", "os")].median_runtime_s == 1.5 and by[("daint", "os")].reps == 3
+    assert by[("daint", "os")].cost_usd == pytest.approx(1.5 / 3600 * 2 * 2.0)
+    assert by[("daint", "os")].increase == pytest.approx(0.5) and by[("daint", "none")].increase is None
+    assert by[("mine", "network")].cost_usd is None and by[("mine", "network")].increase == pytest.approx(1.5)

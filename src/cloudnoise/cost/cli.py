@@ -11,7 +11,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from cloudnoise.cost.model import Pricing, RunCost, cheapest, compare_systems, costs_at_scales, cost_of_run, parse_pricing
+from cloudnoise.cost.configs import config_costs
+from cloudnoise.cost.model import Pricing, RunCost, cheapest, compare_systems, costs_at_scales, parse_pricing
 from cloudnoise.comma_lists import parse_counts, parse_items
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.profiles.registry import resolve_profile
@@ -176,18 +177,15 @@ def sweep_costs(directory: Path, price: Pricing) -> dict[str, Any]:
     if table.num_rows == 0:
         raise CloudnoiseError(f"{directory}: the sweep has no results yet; run or resume it first")
     runtimes = by_config(table)
-    medians = {k: float(np.median(v)) / 1e9 for k, v in runtimes.items()}
+    if any(float(np.median(v)) <= 0 for v in runtimes.values()):
+        s, n, _ = next(k for k, v in runtimes.items() if float(np.median(v)) <= 0)
+        raise CloudnoiseError(f"{directory}: {s} at {n} nodes has a zero runtime; nothing to price")
     profiles = {}
     for name in meta["systems"]:
         source = meta.get("profiles", {}).get(name, {}).get("source", name)
         profiles[name] = resolve_profile(source)
-    rows = []
-    for (s, n, v), median_s in medians.items():
-        base = medians.get((s, n, "none"))
-        if median_s <= 0 or (base is not None and base <= 0):
-            raise CloudnoiseError(f"{directory}: {s} at {n} nodes has a zero runtime; nothing to price")
-        r = cost_of_run(profiles[s], n, median_s, price, base if v != "none" else None, require_price=False)
-        rows.append({**r.to_dict(), "variant": v, "reps": len(runtimes[(s, n, v)])})
+    rows = [{**c.cost.to_dict(), "variant": c.variant, "reps": c.reps}
+            for c in config_costs(runtimes, profiles, price) if c.cost is not None]
     best = []
     for n in meta["nodes"]:
         for v in meta["variants"]:

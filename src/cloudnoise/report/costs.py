@@ -9,11 +9,10 @@ has no price for the chosen pricing are listed without a cost.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from cloudnoise.cost.model import Pricing, RunCost, cost_of_run, noise_cost_increase
+from cloudnoise.cost.configs import ConfigCost, config_costs
+from cloudnoise.cost.model import Pricing, noise_cost_increase
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.profile import SystemProfile
 from cloudnoise.report.data import SweepData
@@ -38,39 +37,18 @@ def find_profile(system: str) -> SystemProfile | None:
         return None
 
 
-@dataclass(frozen=True)
-class CostRow:
-    """Median cost of one (system, nodes, variant) of a sweep."""
-
-    system: str
-    nodes: int
-    variant: str
-    median_runtime_s: float
-    cost: RunCost | None  # None when the profile could not be loaded
-    increase: float | None = None  # over the noiseless median; needs no price
-
-    @property
-    def cost_usd(self) -> float | None:
-        return None if self.cost is None else self.cost.cost_usd
+# A priced configuration of a sweep (the cost stage's row).
+CostRow = ConfigCost
 
 
 def cost_rows(sweep: SweepData, pricing: Pricing) -> list[CostRow]:
-    """Per system, nodes and variant: the median run's cost, and its increase over no noise."""
-    rows: list[CostRow] = []
-    for system in sweep.systems():
-        profile = find_profile(system)
-        for nodes in sweep.nodes(system):
-            base = sweep.get(system, nodes, "none")
-            base_s = float(np.median(base)) / 1e9 if base is not None and len(base) else None
-            for variant in sweep.variants(system):
-                values = sweep.get(system, nodes, variant)
-                if values is None or len(values) == 0:
-                    continue
-                runtime_s = float(np.median(values)) / 1e9
-                noiseless = base_s if variant != "none" and base_s else None
-                increase = None if noiseless is None else noise_cost_increase(runtime_s, noiseless)
-                cost = None
-                if profile is not None:
-                    cost = cost_of_run(profile, nodes, runtime_s, pricing, noiseless, require_price=False)
-                rows.append(CostRow(system, nodes, variant, runtime_s, cost, increase))
-    return rows
+    """Per system, nodes and variant (in the report's order): the median run's cost,
+    and its increase over no noise."""
+    runtimes = {
+        (system, nodes, variant): values
+        for system in sweep.systems()
+        for nodes in sweep.nodes(system)
+        for variant in sweep.variants(system)
+        if (values := sweep.get(system, nodes, variant)) is not None
+    }
+    return config_costs(runtimes, {s: find_profile(s) for s in sweep.systems()}, pricing)
