@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cloudnoise.simulate.statistics import summarize
+
 
 def boxplot_pairs(
     configs: list[tuple[int, np.ndarray, np.ndarray]], title: str, out_stem: Path, variant: str
@@ -36,14 +38,9 @@ def boxplot_pairs(
             patch.set_facecolor(color)
             patch.set_alpha(0.7)
         ax.set_xticks([1, 2], ["measured", f"simulated\n({variant})"])
-        lows, highs, above = [], [], 0
-        for values in (np.asarray(measured) / scale, np.asarray(simulated) / scale):
-            q1, q3 = np.percentile(values, [25, 75])
-            iqr = q3 - q1
-            inside = values[(values >= q1 - 1.5 * iqr) & (values <= q3 + 1.5 * iqr)]
-            lows.append(inside.min())
-            highs.append(inside.max())
-        lo, hi = min(lows), max(highs)
+        # the axis spans the whiskers (Tukey's, as the boxes draw them); outliers beyond are counted
+        whiskers = [summarize(np.asarray(v) / scale) for v in (measured, simulated)]
+        lo, hi, above = min(w.whisker_low for w in whiskers), max(w.whisker_high for w in whiskers), 0
         pad = 0.08 * (hi - lo) if hi > lo else 0.05 * hi
         ax.set_ylim(max(0.0, lo - pad), hi + pad)
         for values in (np.asarray(measured) / scale, np.asarray(simulated) / scale):
