@@ -23,7 +23,9 @@ class CounterRng {
       : key_(mix64(mix64(seed ^ 0x243F6A8885A308D3ull) + repetition * 0x9E3779B97F4A7C15ull +
                    static_cast<uint64_t>(stream) * 0xD1B54A32D192ED03ull)) {}
 
-  uint64_t bits(uint64_t counter) const { return mix64(key_ + mix64(counter + 0x632BE59BD9B4E019ull)); }
+  // SplitMix64 at position `counter` of the stream keyed by key_: one
+  // finaliser per draw (up to three draws per simulated message).
+  uint64_t bits(uint64_t counter) const { return mix64(key_ + (counter + 1) * 0x9E3779B97F4A7C15ull); }
 
   // Uniform in [0, 1) with 53 random bits.
   double uniform(uint64_t counter) const {

@@ -6,10 +6,6 @@
 
 namespace cloudnoise {
 
-namespace {
-constexpr size_t kBuckets = 4096;
-}
-
 QuantileTable::QuantileTable(std::vector<double> probabilities, std::vector<double> values)
     : p_(std::move(probabilities)), v_(std::move(values)) {
   if (p_.size() != v_.size() || p_.size() < 2)
@@ -23,21 +19,23 @@ QuantileTable::QuantileTable(std::vector<double> probabilities, std::vector<doub
       throw std::invalid_argument("quantile table: values must be finite and non-decreasing");
   }
   if (!std::isfinite(v_[0])) throw std::invalid_argument("quantile table: values must be finite");
-  bucket_.resize(kBuckets + 1);
-  for (size_t k = 0; k <= kBuckets; ++k) {
+  slope_.resize(p_.size() - 1);
+  for (size_t i = 0; i + 1 < p_.size(); ++i) slope_[i] = (v_[i + 1] - v_[i]) / (p_[i + 1] - p_[i]);
+  bucket_.resize(kBuckets);
+  for (size_t k = 0; k < kBuckets; ++k) {
     const double lo = static_cast<double>(k) / kBuckets;
+    const double hi = static_cast<double>(k + 1) / kBuckets;
     const auto it = std::upper_bound(p_.begin(), p_.end(), lo);
-    bucket_[k] = static_cast<uint32_t>(std::max<std::ptrdiff_t>(0, (it - p_.begin()) - 1));
+    const auto i = static_cast<size_t>(std::max<std::ptrdiff_t>(0, (it - p_.begin()) - 1));
+    // Single when no later grid point lies inside the bucket.
+    const bool single = p_[i + 1] >= hi;
+    bucket_[k] = {p_[i], v_[i], slope_[i], static_cast<uint32_t>(i), single ? 1u : 0u};
   }
 }
 
-double QuantileTable::quantile(double u) const {
-  if (u <= 0.0) return v_.front();
-  if (u >= 1.0) return v_.back();
-  size_t i = bucket_[static_cast<size_t>(u * kBuckets)];
+double QuantileTable::search(double u, size_t i) const {
   while (i + 2 < p_.size() && p_[i + 1] <= u) ++i;
-  const double w = (u - p_[i]) / (p_[i + 1] - p_[i]);
-  return v_[i] + w * (v_[i + 1] - v_[i]);
+  return segment_value(i, u);
 }
 
 }  // namespace cloudnoise

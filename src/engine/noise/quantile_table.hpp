@@ -17,13 +17,34 @@ class QuantileTable {
   // non-decreasing, same length (at least 2).
   QuantileTable(std::vector<double> probabilities, std::vector<double> values);
 
-  double quantile(double u) const;
+  // Drawn up to three times per simulated message, so the common case is
+  // one cache line and no division: u's bucket names the segment holding
+  // it, with the segment's slope precomputed.
+  double quantile(double u) const {
+    if (!(u > 0.0)) return v_.front();
+    if (u >= 1.0) return v_.back();
+    const Bucket& b = bucket_[static_cast<size_t>(u * kBuckets)];
+    if (b.single) return b.v + (u - b.p) * b.slope;
+    return search(u, b.segment);
+  }
   size_t size() const { return p_.size(); }
 
  private:
-  std::vector<double> p_, v_;
-  // bucket_[k]: first grid segment that can hold u in [k/B, (k+1)/B).
-  std::vector<uint32_t> bucket_;
+  static constexpr size_t kBuckets = 4096;
+
+  // The bucket [k/B, (k+1)/B) of u: its first segment, and when that
+  // segment covers the whole bucket, the segment itself.
+  struct Bucket {
+    double p, v, slope;  // segment start, value there, dv/dp
+    uint32_t segment;
+    uint32_t single;     // the bucket lies within one segment
+  };
+
+  double segment_value(size_t i, double u) const { return v_[i] + (u - p_[i]) * slope_[i]; }
+  double search(double u, size_t i) const;
+
+  std::vector<double> p_, v_, slope_;
+  std::vector<Bucket> bucket_;
 };
 
 }  // namespace cloudnoise
