@@ -31,6 +31,24 @@ def test_rendezvous_message_holds_the_sender():
     assert r.host_end_ns.tolist() == [1500 + 2500, 1500 + 2500 + 1500 + 99_999 * 6]
 
 
+def test_rendezvous_overhead_applies_above_S_only():
+    # O = 10 ns/B on the sender and, as max(O, G), on the receiver; with
+    # O_rendezvous = 1 ns/B a message above S pays that instead, below S O.
+    big = LogGOPS.parse(L="2500", o="1500", g="1000", G="6", O="10", S="65535", O_rendezvous="1")
+    r = run_text(pair(100_000), big)
+    assert r.host_end_ns.tolist() == [1500 + 99_999 * 1, 1500 + 2500 + 1500 + 99_999 * 6]
+    r = run_text(pair(100_000), LogGOPS.parse(L="2500", o="1500", g="1000", G="6", O="10", S="65535"))
+    assert r.host_end_ns.tolist() == [1500 + 99_999 * 10, 1500 + 2500 + 1500 + 99_999 * 10]
+    r = run_text(pair(8), big)
+    assert r.host_end_ns.tolist() == [1500 + 7 * 10, 1500 + 2500 + 1500 + 7 * 10]
+
+
+def test_O_on_the_command_line_applies_to_every_size():
+    p = LogGOPS.parse(O="10", O_rendezvous="1")
+    assert p.with_overrides(O="3").O_rendezvous_fs is None and p.with_overrides(L="5").O_rendezvous_fs == 10**6
+    assert p.as_ns()["O_rendezvous"] == 1 and "O_rendezvous" not in LogGOPS.parse().as_ns()
+
+
 def test_picosecond_exact_bandwidth():
     # 100 Gb/s is G = 0.08 ns/byte: 999 bytes cost 79.92 ns, not 79 or 80.
     params = LogGOPS.parse(L="2500", o="1500", g="1000", G="100Gbit/s", O="0", S="65535")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
+
 from measure_support import mpi_or_skip, run, run_json
 
 
@@ -54,6 +56,47 @@ def test_consistent_latency_known_answers():
     assert L == 400.0 and excess.tolist() == [0.0, 100.0, 500.0]
     L, excess = consistent_latency(np.array([500.0, 650.0, 900.0]), o_ns=300.0)
     assert L == 0.0 and excess.tolist() == [0.0, 50.0, 300.0]
+
+
+def test_consistent_gap_known_answer():
+    """The median of G / fraction is the fitted G: G = fitted x median fraction."""
+    import numpy as np
+
+    from cloudnoise.model.build import consistent_gap
+
+    fraction = np.array([1.0, 0.9, 0.8, 0.5, 0.95])
+    G = consistent_gap(0.1, fraction)
+    assert G == 0.09 and np.median(G / fraction) == pytest.approx(0.1, rel=1e-12)
+
+
+def test_loggp_fit_known_answers():
+    """Samples from an exact LogGOPS system give back its parameters, including
+    O_rendezvous, the per-byte cost of posting a send above the eager limit."""
+    import numpy as np
+
+    from cloudnoise.measure.loggp import fit
+    from cloudnoise.measure.samples import KIND_ISEND_CALL, KIND_RECV_CALL, KIND_RTT, KIND_SEND_CALL, KIND_TRAIN
+
+    o_s, o_r, L, G, O, O_rdv, S = 200.0, 400.0, 1000.0, 0.1, 0.05, 0.002, 4096
+    rows = []
+    for s in (1, 1024, 2048, 4096, 65536, 1 << 20, 1 << 22):
+        t = o_s + L + o_r + G * s  # one-way time
+        rows += [(KIND_RTT, s, 2 * t, 0)] * 3
+        send = o_s + O * s if s <= S else t  # a rendezvous MPI_Send lasts the transfer
+        rows += [(KIND_SEND_CALL, s, send, 16), (KIND_TRAIN, s, 2 * t + 15 * 500.0, 16)]
+        rows += [(KIND_RECV_CALL, s, o_r if s == 1 else o_r + O * s, 0)]
+        rows += [(KIND_ISEND_CALL, s, send if s <= S else o_s + O_rdv * s, 0)]
+    kind, size, value, param = (np.array(c) for c in zip(*rows))
+    got = fit({"kind": kind, "size_bytes": size, "value_ns": value, "param": param})
+    assert got["S"] == S
+    # at 1 byte: the one-byte G and O terms are within 0.1 ns
+    assert got["L"] == pytest.approx(L, abs=0.1) and got["o"] == pytest.approx((o_s + o_r) / 2, abs=0.1)
+    assert got["G"] == pytest.approx(G) and got["O"] == pytest.approx(O)
+    assert got["O_rendezvous"] == pytest.approx(O_rdv)
+    # no isend samples (a campaign measured before the probe had them): no O_rendezvous
+    keep = kind != KIND_ISEND_CALL
+    old = fit({"kind": kind[keep], "size_bytes": size[keep], "value_ns": value[keep], "param": param[keep]})
+    assert old["O_rendezvous"] is None and old["G"] == pytest.approx(G)
 
 
 def test_model_build_needs_a_campaign(tmp_path):

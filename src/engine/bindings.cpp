@@ -165,17 +165,18 @@ NB_MODULE(_engine, m) {
       .def(
           "__init__",
           [](LogGOPSParams* p, int64_t L_ps, int64_t o_ps, int64_t g_ps, int64_t G_fs,
-             int64_t O_fs, uint64_t S) {
-            new (p) LogGOPSParams{L_ps, o_ps, g_ps, G_fs, O_fs, S};
+             int64_t O_fs, uint64_t S, int64_t O_rendezvous_fs) {
+            new (p) LogGOPSParams{L_ps, o_ps, g_ps, G_fs, O_fs, S, O_rendezvous_fs};
           },
           nb::arg("L_ps"), nb::arg("o_ps"), nb::arg("g_ps"), nb::arg("G_fs"), nb::arg("O_fs"),
-          nb::arg("S"))
+          nb::arg("S"), nb::arg("O_rendezvous_fs") = -1)
       .def_ro("L_ps", &LogGOPSParams::L_ps)
       .def_ro("o_ps", &LogGOPSParams::o_ps)
       .def_ro("g_ps", &LogGOPSParams::g_ps)
       .def_ro("G_fs", &LogGOPSParams::G_fs)
       .def_ro("O_fs", &LogGOPSParams::O_fs)
-      .def_ro("S", &LogGOPSParams::S);
+      .def_ro("S", &LogGOPSParams::S)
+      .def_ro("O_rendezvous_fs", &LogGOPSParams::O_rendezvous_fs);
 
   nb::class_<OsNoiseTrace>(m, "OsNoiseTrace")
       .def(

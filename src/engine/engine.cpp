@@ -39,7 +39,7 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
       ranks_(schedule.num_ranks()),
       ncpu_(schedule.num_cpus()),
       nnic_(schedule.num_nics()) {
-  if (p_.L_ps < 0 || p_.o_ps < 0 || p_.g_ps < 0 || p_.G_fs < 0 || p_.O_fs < 0)
+  if (p_.L_ps < 0 || p_.o_ps < 0 || p_.g_ps < 0 || p_.G_fs < 0 || p_.O_fs < 0 || p_.O_rendezvous_fs < -1)
     throw std::invalid_argument("LogGOPS parameters must not be negative");
   if (ranks_ >= (1u << 29)) throw std::invalid_argument("at most 2^29 ranks are supported");
   posted_.resize(ranks_);
@@ -331,7 +331,7 @@ void Engine::process(Event e) {
         int64_t latency = p_.L_ps;
         if (noise_->latency_excess_ps)
           latency += round_to_int(noise_->latency_excess_ps->quantile(latency_rng_.uniform(messages_)));
-        o_free = t + p_.o_ps + bytes_time(op.amount, p_.O_fs) + os_noise(h, t, p_.o_ps);
+        o_free = t + p_.o_ps + bytes_time(op.amount, p_.O_for(op.amount)) + os_noise(h, t, p_.o_ps);
         gs_free = t + p_.g_ps + bytes_time(op.amount, G);
         ++messages_;
         // The message's first byte reaches the receiver after o + L; G is
@@ -369,7 +369,7 @@ void Engine::process(Event e) {
         const int64_t G = noise_->bandwidth_fraction ? message_G_fs(e.op) : p_.G_fs;
         const int64_t g_bytes = bytes_time(op.amount, G);
         const int64_t noise_ps = os_noise(r, t, p_.o_ps);
-        o_free = t + p_.o_ps + noise_ps + unsigned_max(bytes_time(op.amount, p_.O_fs), g_bytes);
+        o_free = t + p_.o_ps + noise_ps + unsigned_max(bytes_time(op.amount, p_.O_for(op.amount)), g_bytes);
         gr_free = t + p_.g_ps + g_bytes;
         const MatchEntry m = posted_[r].take(h, op.tag);
         if (m.op != MatchQueue::kNone) {

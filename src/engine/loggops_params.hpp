@@ -16,6 +16,14 @@ struct LogGOPSParams {
   int64_t G_fs = 0;
   int64_t O_fs = 0;
   uint64_t S = 0;
+  // cloudnoise's one extension, off by default: the per-byte CPU overhead
+  // of rendezvous messages (size > S), when it differs from the eager O.
+  // A shared-memory or RDMA rendezvous send only announces its message, so
+  // the sender's CPU does not pay the copy that an eager send does. -1:
+  // O for every size, as LogGOPSim.
+  int64_t O_rendezvous_fs = -1;
+
+  int64_t O_for(uint64_t bytes) const { return bytes > S && O_rendezvous_fs >= 0 ? O_rendezvous_fs : O_fs; }
 };
 
 }  // namespace cloudnoise

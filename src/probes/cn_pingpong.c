@@ -11,8 +11,9 @@
  *   bidir     both ends of each pair start a ping-pong at the same time
  *             (stream 0 from the low rank, stream 1 from the high rank; Fig. 3).
  *   loggp     per size: ping-pongs, trains of back-to-back sends closed by a
- *             1-byte ack (send-call durations and train times), and receives of
- *             messages that have already arrived (receive-call durations).
+ *             1-byte ack (send-call durations and train times), receives of
+ *             messages that have already arrived (receive-call durations), and
+ *             the posting of non-blocking sends (MPI_Isend call durations).
  *
  * A run is a list of units, zipped from --sizes, --intervals (ns to wait
  * after each ping-pong: burstiness) and --iterations (lists of length 1 are
@@ -300,6 +301,30 @@ static void run_loggp_unit(struct ctx *c, const struct options *o, int64_t size,
             if (i >= 2)
                 cn_samples_add(&c->samples, CN_KIND_RECV_CALL, size, 0, 0, t0, cn_now_ns() - t0);
             MPI_Send(c->sbuf, 1, MPI_CHAR, c->peer, TAG_ACK, MPI_COMM_WORLD);
+        }
+    }
+
+    /* 4. posting a send: the duration of the MPI_Isend call alone. Above the
+     * eager limit this is what the sender's CPU pays per message (a
+     * rendezvous send only announces the message; the data moves while the
+     * receiver takes it), where the blocking MPI_Send of section 2 also
+     * waits for the transfer. */
+    for (i = 0; i < 2 + reps; i++) {
+        if (c->initiator) {
+            MPI_Request req;
+            int64_t t0;
+            MPI_Recv(c->rbuf, 1, MPI_CHAR, c->peer, TAG_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            t0 = cn_now_ns();
+            MPI_Isend(c->sbuf, bytes, MPI_CHAR, c->peer, TAG_DATA, MPI_COMM_WORLD, &req);
+            if (i >= 2)
+                cn_samples_add(&c->samples, CN_KIND_ISEND_CALL, size, 0, 0, t0, cn_now_ns() - t0);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Request req;
+            /* the receive is posted before the sender starts */
+            MPI_Irecv(c->rbuf, bytes, MPI_CHAR, c->peer, TAG_DATA, MPI_COMM_WORLD, &req);
+            MPI_Send(c->sbuf, 1, MPI_CHAR, c->peer, TAG_ACK, MPI_COMM_WORLD);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
         }
     }
     free(call);

@@ -28,6 +28,7 @@ enum {
     CN_KIND_TRAIN = 3,      /* param back-to-back sends plus a 1-byte ack */
     CN_KIND_DETOUR = 4,     /* one selfish-detour iteration above the threshold */
     CN_KIND_GOAL_REP = 5,   /* one rank's part of one repetition of a GOAL schedule */
+    CN_KIND_ISEND_CALL = 6, /* duration of one MPI_Isend call: posting a send, not finishing it */
 };
 
 #define CN_FLUSH_NS 500000000LL /* at most half a second between flushes */

@@ -33,7 +33,10 @@ EXPERIMENTS = PINGPONG_EXPERIMENTS + ("os-noise", "loggp")
 
 MiB = 1 << 20
 DEFAULT_SIZES = [1 << k for k in range(25)]  # 1 B .. 16 MiB
-LOGGP_SIZES = [1 << k for k in range(21)]  # 1 B .. 1 MiB
+LOGGP_SIZES = [1 << k for k in range(25)]  # 1 B .. 16 MiB
+# Above 1 MiB the default iteration count shrinks in proportion to the size
+# (at least this many), so the large sizes cost about what 1 MiB does.
+LOGGP_MIN_LARGE_ITERATIONS = 50
 BURST_INTERVALS_S = [0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
 SWEEP_SIZES = [1 << k for k in range(14, 25, 2)]  # 16 KiB .. 16 MiB for picking a size
 
@@ -141,7 +144,10 @@ def plan(experiment: str, opt: Options, cpu_count: int) -> list[Run]:
         if ranks != 2:
             raise CloudnoiseError("loggp runs on exactly 2 ranks; pass --ranks 2")
         its = iterations or 1000
-        units = [Unit(s, 0, its) for s in (opt.sizes or LOGGP_SIZES)]
+        units = [
+            Unit(s, 0, its if iterations or s <= MiB else max(LOGGP_MIN_LARGE_ITERATIONS, its * MiB // s))
+            for s in (opt.sizes or LOGGP_SIZES)
+        ]
         warm = opt.warmup if opt.warmup is not None else default_warmup(its)
         return [Run("cn_pingpong", "loggp", 2, units, ppn=opt.ppn or (1 if opt.hosts > 1 else None),
                     warmup=warm, extra={"train": opt.train})]

@@ -26,7 +26,14 @@ the noise stays in the samples. Then, in nanoseconds (and ns per byte):
   bandwidth-bound regime; all sizes >= 1 KiB when fewer than 3 are above S);
   ``G_stream`` the slope of the per-message train gap over the same sizes;
 * ``O`` (LogGOPS) = slope of o_s(s) over the eager sizes <= S (the per-byte
-  cost of copying a message out).
+  cost of copying a message out);
+* ``O_rendezvous`` = slope of the ``MPI_Isend`` call's duration over the sizes
+  above S (at least two of them; None otherwise): what posting a rendezvous
+  send costs the sender's CPU per byte. It is near 0 where the transport
+  moves the data without the sender's copy (shared-memory single copy, RDMA),
+  so the simulated sender is not charged a copy that an eager send makes.
+  (A blocking rendezvous ``MPI_Send`` lasts the whole transfer and cannot
+  tell the two apart.)
 
 Fit quality: R^2 of the straight lines T(s) = a + G s fitted separately in the
 eager and rendezvous regimes (what a LogGOPS model assumes), and the relative
@@ -39,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from cloudnoise.measure.samples import KIND_RECV_CALL, KIND_RTT, KIND_SEND_CALL, KIND_TRAIN
+from cloudnoise.measure.samples import KIND_ISEND_CALL, KIND_RECV_CALL, KIND_RTT, KIND_SEND_CALL, KIND_TRAIN
 
 MEANING = {
     "L": "latency, ns",
@@ -49,6 +56,7 @@ MEANING = {
     "g": "gap between consecutive small messages, ns",
     "G": "gap per byte (1/bandwidth), ns/B",
     "O": "overhead per byte, ns/B",
+    "O_rendezvous": "overhead per byte of posting a send above S, ns/B",
     "S": "largest eager message (rendezvous above), B",
     "r2_eager": "R^2 of T(s) = a + G s for s <= S",
     "r2_rendezvous": "R^2 of T(s) = a + G s for s > S",
@@ -80,6 +88,7 @@ def fit(data: dict[str, np.ndarray]) -> dict[str, Any]:
     one_way = np.array([_median(value[(kind == KIND_RTT) & (size == s)]) / 2 for s in sizes])
     o_send = np.array([_median(value[(kind == KIND_SEND_CALL) & (size == s)]) for s in sizes])
     o_recv = np.array([_median(value[(kind == KIND_RECV_CALL) & (size == s)]) for s in sizes])
+    o_post = np.array([_median(value[(kind == KIND_ISEND_CALL) & (size == s)]) for s in sizes])
     train = np.array([_median(value[(kind == KIND_TRAIN) & (size == s)]) for s in sizes])
     n_train = np.array([_median(param[(kind == KIND_TRAIN) & (size == s)]) for s in sizes])
     gap = (train - one_way - one_way[0]) / np.maximum(n_train - 1, 1)
@@ -110,6 +119,10 @@ def fit(data: dict[str, np.ndarray]) -> dict[str, Any]:
     _, big_g, _, _ = _line(sizes[bulk], one_way[bulk])
     _, g_stream, _, _ = _line(sizes[bulk], gap[bulk])
     _, big_o, _, _ = _line(sizes[eager], o_send[eager]) if eager.sum() >= 2 else (0, 0.0, 0, None)
+    posted = ~eager & np.isfinite(o_post)
+    o_rendezvous = None
+    if 0 < rendezvous_from and posted.sum() >= 2:
+        o_rendezvous = max(0.0, _line(sizes[posted], o_post[posted])[1])
 
     fitted = np.empty(len(sizes))
     r2: dict[str, float] = {}
@@ -125,11 +138,12 @@ def fit(data: dict[str, np.ndarray]) -> dict[str, Any]:
             "one_way_ns": float(t),
             "send_overhead_ns": float(a),
             "recv_overhead_ns": float(b),
+            "isend_overhead_ns": None if np.isnan(c) else float(c),
             "train_gap_ns": float(gp),
             "fitted_ns": float(f),
             "residual": float((t - f) / t) if t else 0.0,
         }
-        for s, t, a, b, gp, f in zip(sizes, one_way, o_send, o_recv, gap, fitted)
+        for s, t, a, b, c, gp, f in zip(sizes, one_way, o_send, o_recv, o_post, gap, fitted)
     ]
     return {
         "L": latency,
@@ -140,6 +154,7 @@ def fit(data: dict[str, np.ndarray]) -> dict[str, Any]:
         "G": max(0.0, big_g),
         "G_stream": max(0.0, g_stream),
         "O": max(0.0, float(big_o)),
+        "O_rendezvous": o_rendezvous,
         "S": eager_limit,
         **r2,
         "max_abs_residual": float(max(abs(p["residual"]) for p in per_size)),

@@ -24,7 +24,7 @@ RECORD = np.dtype(
     ]
 )
 
-KIND_RTT, KIND_SEND_CALL, KIND_RECV_CALL, KIND_TRAIN, KIND_DETOUR, KIND_GOAL_REP = range(6)
+KIND_RTT, KIND_SEND_CALL, KIND_RECV_CALL, KIND_TRAIN, KIND_DETOUR, KIND_GOAL_REP, KIND_ISEND_CALL = range(7)
 KIND_NAMES = {
     KIND_RTT: "rtt",
     KIND_SEND_CALL: "send_call",
@@ -32,6 +32,7 @@ KIND_NAMES = {
     KIND_TRAIN: "train",
     KIND_DETOUR: "detour",
     KIND_GOAL_REP: "goal_rep",
+    KIND_ISEND_CALL: "isend_call",
 }
 
 _RANK = re.compile(r"\.rank(\d+)\.(bin|info)$")

@@ -18,7 +18,11 @@ noise data it names, next to it, by relative path. What comes from where:
   it would count the median's distance from the minimum twice.
 * ``bandwidth_noise``: samples of the bandwidth as a fraction of its maximum,
   from ``bandwidth-noise`` (else the best size of ``bandwidth``/``latency``),
-  ``<profile>.bandwidth_noise.parquet`` column ``fraction``.
+  ``<profile>.bandwidth_noise.parquet`` column ``fraction``. The simulator
+  charges a byte G / fraction, so a fitted G (which describes the *median*
+  transfer) is scaled by the median fraction (`consistent_gap`): the
+  simulated median is then the fitted one, where an unscaled G would count
+  the median's distance from the peak twice, as with L above.
 * ``os_noise``: the ``os-noise`` selfish-detour trace, copied to
   ``<profile>.os_noise.trace``.
 * ``table2``: the campaign's Table II figures, under the node distance its
@@ -102,6 +106,13 @@ def consistent_latency(one_way_ns: np.ndarray, o_ns: float) -> tuple[float, np.n
     return base, np.maximum(0.0, one_way_ns - 2.0 * o_ns - base)
 
 
+def consistent_gap(fitted_G: float, fraction: np.ndarray) -> float:
+    """G such that the simulated per-byte time G / fraction has the fitted G as
+    its median: the median of G / f is G / median(f), so G = fitted G x
+    median(f). Rounded to whole femtoseconds, the engine's resolution."""
+    return round(float(fitted_G) * float(np.median(fraction)), 6)
+
+
 def _write_column(path: Path, name: str, values: np.ndarray) -> None:
     pq.write_table(pa.table({name: pa.array(values, pa.float64())}), path, compression="zstd")
 
@@ -142,8 +153,11 @@ def build_profile(
                 f"{where}: loggp fit (ping-pongs, send trains, receive overheads; "
                 f"R^2 eager {fit.get('r2_eager', float('nan')):.3f}, rendezvous {fit.get('r2_rendezvous', float('nan')):.3f})"),
             "L": float(fit["L"]), "o": float(fit["o"]), "g": float(fit["g"]),
-            "G": float(fit["G"]), "O": float(fit["O"]), "S": int(fit["S"]) or DEFAULT_S,
+            # per-byte figures to whole femtoseconds, the engine's resolution
+            "G": round(float(fit["G"]), 6), "O": round(float(fit["O"]), 6), "S": int(fit["S"]) or DEFAULT_S,
         }
+        if fit.get("O_rendezvous") is not None and int(fit["S"]):
+            loggops["O_rendezvous"] = round(float(fit["O_rendezvous"]), 6)
     elif "min_latency_us" in t2 and "max_bandwidth_gbps" in t2:
         min_ns = t2["min_latency_us"] * 1e3
         o = 0.1 * min_ns
@@ -214,7 +228,14 @@ def build_profile(
     if bw is not None:
         gbps, src = bw
         file = f"{stem}.bandwidth_noise.parquet"
-        _write_column(out.parent / file, "fraction", gbps / gbps.max())
+        fraction = gbps / gbps.max()
+        _write_column(out.parent / file, "fraction", fraction)
+        if loggp_path.exists():
+            fitted_G = loggops["G"]
+            loggops["G"] = consistent_gap(fitted_G, fraction)
+            loggops["provenance"]["source"] += (
+                f"; G = fitted G x median bandwidth fraction = {loggops['G']:.6g} ns/B (was {fitted_G:.6g}), "
+                "so that G / bandwidth noise reproduces the measured median transfer times")
         profile["bandwidth_noise"] = {
             "provenance": _measured(f"{where}: {src}, bandwidth over its maximum, every sample"),
             "samples": file, "column": "fraction",

@@ -127,10 +127,15 @@ class LogGOPS:
     G: float
     O: float  # noqa: E741 (the model's name)
     S: int
+    # Per-byte CPU overhead above S where a campaign measured it (the cost of
+    # posting a rendezvous send); absent: O at every size, as LogGOPSim.
+    O_rendezvous: float | None = None
 
     def __post_init__(self) -> None:
-        for name in ("L", "o", "g", "G", "O"):
+        for name in ("L", "o", "g", "G", "O", "O_rendezvous"):
             v = getattr(self, name)
+            if v is None and name == "O_rendezvous":
+                continue
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
                 raise CloudnoiseError(f"LogGOPS {name} must be a finite number >= 0, got {v!r}")
         if not (isinstance(self.S, int) and self.S >= 0):

@@ -20,7 +20,13 @@ DEFAULTS = {"L": "2500", "o": "1500", "g": "1000", "G": "6", "O": "0", "S": "655
 
 @dataclass(frozen=True)
 class LogGOPS:
-    """L, o, g in ps; G, O in fs per byte; S in bytes (eager when size <= S)."""
+    """L, o, g in ps; G, O in fs per byte; S in bytes (eager when size <= S).
+
+    O_rendezvous_fs: cloudnoise's one extension of LogGOPS, the per-byte CPU
+    overhead of messages above S when it differs from O (a measured profile
+    has it: a rendezvous send's CPU does not copy the message); None charges
+    O at every size, as LogGOPSim does.
+    """
 
     L_ps: int
     o_ps: int
@@ -28,6 +34,7 @@ class LogGOPS:
     G_fs: int
     O_fs: int
     S: int
+    O_rendezvous_fs: int | None = None
 
     @classmethod
     def parse(
@@ -38,6 +45,7 @@ class LogGOPS:
         G: str | float = DEFAULTS["G"],
         O: str | float = DEFAULTS["O"],  # noqa: E741 - LogGOPS's name
         S: str | int = DEFAULTS["S"],
+        O_rendezvous: str | float | None = None,
     ) -> LogGOPS:
         """From user text: plain numbers are nanoseconds (per byte for G, O)."""
         return cls(
@@ -47,16 +55,21 @@ class LogGOPS:
             G_fs=parse_per_byte_fs(G, "G"),
             O_fs=parse_per_byte_fs(O, "O"),
             S=parse_size_bytes(S, "S"),
+            O_rendezvous_fs=None if O_rendezvous is None else parse_per_byte_fs(O_rendezvous, "O_rendezvous"),
         )
 
     @classmethod
     def from_profile(cls, profile: SystemProfile) -> LogGOPS:
         """A system profile's parameters (ns floats) in engine units."""
         p = profile.loggops
-        return cls.parse(L=f"{p.L!r}ns", o=f"{p.o!r}ns", g=f"{p.g!r}ns", G=f"{p.G!r}ns", O=f"{p.O!r}ns", S=p.S)
+        return cls.parse(
+            L=f"{p.L!r}ns", o=f"{p.o!r}ns", g=f"{p.g!r}ns", G=f"{p.G!r}ns", O=f"{p.O!r}ns", S=p.S,
+            O_rendezvous=None if p.O_rendezvous is None else f"{p.O_rendezvous!r}ns",
+        )
 
     def with_overrides(self, **text: str | None) -> LogGOPS:
-        """These parameters with some replaced by user text (None keeps)."""
+        """These parameters with some replaced by user text (None keeps).
+        An O given here applies to every size (it replaces O_rendezvous too)."""
         given = {k: v for k, v in text.items() if v is not None}
         if not given:
             return self
@@ -66,7 +79,8 @@ class LogGOPS:
     def to_engine(self) -> _engine.LogGOPSParams:
         if self.S >= 2**63:
             raise CloudnoiseError("S is too large")
-        return _engine.LogGOPSParams(self.L_ps, self.o_ps, self.g_ps, self.G_fs, self.O_fs, self.S)
+        O_rdv = -1 if self.O_rendezvous_fs is None else self.O_rendezvous_fs
+        return _engine.LogGOPSParams(self.L_ps, self.o_ps, self.g_ps, self.G_fs, self.O_fs, self.S, O_rdv)
 
     def as_ns(self) -> dict[str, float | int]:
         """The parameters in LogGOPSim's units (ns, ns/byte, bytes)."""
@@ -74,7 +88,7 @@ class LogGOPS:
         def ns(value: int, scale: int) -> float | int:
             return value // scale if value % scale == 0 else value / scale
 
-        return {
+        out = {
             "L": ns(self.L_ps, 1000),
             "o": ns(self.o_ps, 1000),
             "g": ns(self.g_ps, 1000),
@@ -82,3 +96,6 @@ class LogGOPS:
             "O": ns(self.O_fs, 10**6),
             "S": self.S,
         }
+        if self.O_rendezvous_fs is not None:
+            out["O_rendezvous"] = ns(self.O_rendezvous_fs, 10**6)
+        return out
