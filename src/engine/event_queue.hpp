@@ -24,9 +24,6 @@
 #include <vector>
 
 namespace cloudnoise {
-#ifdef CN_QSTATS
-inline uint64_t g_refills = 0, g_moves = 0, g_pushes = 0;
-#endif
 
 enum EventKind : uint32_t { kEvSend = 1, kEvRecv = 2, kEvCalc = 3, kEvMsg = 4 };
 
@@ -57,9 +54,6 @@ class EventQueue {
 
   void push(const Event& e) {
     ++size_;
-#ifdef CN_QSTATS
-    g_pushes++;
-#endif
     if (e.time < last_) {
       past_.push_back(e);
       std::push_heap(past_.begin(), past_.end(), later);
@@ -118,15 +112,9 @@ class EventQueue {
     auto& src = buckets_[i];
     int64_t min_time = src.front().time;
     for (const Event& e : src) min_time = std::min(min_time, e.time);
-#ifdef CN_QSTATS
-    size_t nmoved = src.size();
-#endif
     last_ = min_time;
     for (const Event& e : src) buckets_[e.time == last_ ? 0 : bucket_of(e.time)].push_back(e);
     src.clear();
-#ifdef CN_QSTATS
-    g_refills++; g_moves += nmoved;
-#endif
     auto& b0 = buckets_[0];
     if (!std::is_sorted(b0.begin(), b0.end(), [](const Event& a, const Event& b) { return a.ts < b.ts; }))
       std::sort(b0.begin(), b0.end(), [](const Event& a, const Event& b) { return a.ts < b.ts; });
