@@ -3,13 +3,17 @@
 // insertion stamp.
 //
 // Almost every event is pushed at or after the time of the event being
-// processed, so the queue is a radix heap on time: bucket b holds events whose
-// time differs from the last popped time `last_` first in bit b-1, and
-// bucket 0 holds events at exactly `last_`, kept sorted by stamp (fresh
-// stamps are the largest, so they append). Each event moves down at most 64
-// buckets in its life; pops and pushes are O(1) amortised with sequential
-// memory access, where a binary heap of 32K events misses the cache on every
-// level.
+// processed, so the queue is a radix heap on time with 16-way buckets: an
+// event's bucket is named by the highest 4-bit digit in which its time
+// differs from the last popped time `last_` (the level) and its own value
+// of that digit. Buckets in index order hold ever later times, so the
+// lowest non-empty one (a bitmap scan) holds the earliest events; taking it
+// moves its events down to lower levels around its minimum, which becomes
+// `last_`. An event moves at most once per level, a few times in its life
+// where a binary radix heap moves it once per bit (8 times per event under
+// network noise, where most times are distinct). Events at exactly `last_`
+// wait in `now_`, sorted by stamp (fresh stamps are the largest, so they
+// append).
 //
 // LogGOPSim can schedule an op at a time already past (an op on an idle
 // second CPU, released by another CPU's activity); such events go to a small
@@ -45,7 +49,11 @@ class EventQueue {
   size_t size() const { return size_; }
 
   void clear() {
-    for (auto& b : buckets_) b.clear();
+    for (size_t w = 0; w < kWords; ++w)
+      for (uint64_t bits = nonempty_[w]; bits; bits &= bits - 1)
+        buckets_[w * 64 + static_cast<size_t>(std::countr_zero(bits))].clear();
+    nonempty_.fill(0);
+    now_.clear();
     head_ = 0;
     past_.clear();
     last_ = 0;
@@ -60,18 +68,17 @@ class EventQueue {
       return;
     }
     if (e.time == last_) {
-      auto& b0 = buckets_[0];
-      if (b0.size() == head_ || b0.back().ts < e.ts) {
-        b0.push_back(e);
+      if (now_.size() == head_ || now_.back().ts < e.ts) {
+        now_.push_back(e);
       } else {
-        // A re-queued event with an old stamp: keep bucket 0 in stamp order.
-        const auto pos = std::upper_bound(b0.begin() + static_cast<std::ptrdiff_t>(head_), b0.end(), e,
+        // A re-queued event with an old stamp: keep now_ in stamp order.
+        const auto pos = std::upper_bound(now_.begin() + static_cast<std::ptrdiff_t>(head_), now_.end(), e,
                                           [](const Event& a, const Event& b) { return a.ts < b.ts; });
-        b0.insert(pos, e);
+        now_.insert(pos, e);
       }
       return;
     }
-    buckets_[bucket_of(e.time)].push_back(e);
+    put(e);
   }
 
   Event pop() {
@@ -82,46 +89,68 @@ class EventQueue {
       past_.pop_back();
       return e;
     }
-    auto& b0 = buckets_[0];
-    if (head_ == b0.size()) refill();
-    const Event e = b0[head_++];
-    if (head_ == b0.size()) {
-      b0.clear();
+    if (head_ == now_.size()) refill();
+    const Event e = now_[head_++];
+    if (head_ == now_.size()) {
+      now_.clear();
       head_ = 0;
     }
     return e;
   }
 
  private:
+  static constexpr unsigned kDigitBits = 4;
+  static constexpr size_t kDigits = size_t{1} << kDigitBits;
+  static constexpr size_t kBuckets = 64 / kDigitBits * kDigits;
+  static constexpr size_t kWords = kBuckets / 64;
+
   static bool later(const Event& a, const Event& b) {
     return a.time > b.time || (a.time == b.time && a.ts > b.ts);
   }
 
+  // time > last_.
   size_t bucket_of(int64_t time) const {
-    return static_cast<size_t>(
-        64 - std::countl_zero(static_cast<uint64_t>(time) ^ static_cast<uint64_t>(last_)));
+    const auto high_bit = static_cast<unsigned>(
+        63 - std::countl_zero(static_cast<uint64_t>(time) ^ static_cast<uint64_t>(last_)));
+    const unsigned level = high_bit / kDigitBits;
+    const auto digit = static_cast<size_t>(static_cast<uint64_t>(time) >> (level * kDigitBits)) & (kDigits - 1);
+    return level * kDigits + digit;
   }
 
-  // Bucket 0 is empty: move the smallest non-empty bucket's events down
-  // around its minimum time, which becomes `last_`.
+  void put(const Event& e) {
+    const size_t b = bucket_of(e.time);
+    buckets_[b].push_back(e);
+    nonempty_[b / 64] |= uint64_t{1} << (b % 64);
+  }
+
+  // now_ is empty: move the lowest non-empty bucket's events down around
+  // its minimum time, which becomes `last_`.
   void refill() {
-    buckets_[0].clear();
+    now_.clear();
     head_ = 0;
-    size_t i = 1;
-    while (buckets_[i].empty()) ++i;
-    auto& src = buckets_[i];
+    size_t w = 0;
+    while (nonempty_[w] == 0) ++w;
+    const size_t b = w * 64 + static_cast<size_t>(std::countr_zero(nonempty_[w]));
+    nonempty_[w] &= nonempty_[w] - 1;
+    auto& src = buckets_[b];
     int64_t min_time = src.front().time;
     for (const Event& e : src) min_time = std::min(min_time, e.time);
     last_ = min_time;
-    for (const Event& e : src) buckets_[e.time == last_ ? 0 : bucket_of(e.time)].push_back(e);
+    for (const Event& e : src) {
+      if (e.time == last_)
+        now_.push_back(e);
+      else
+        put(e);
+    }
     src.clear();
-    auto& b0 = buckets_[0];
-    if (!std::is_sorted(b0.begin(), b0.end(), [](const Event& a, const Event& b) { return a.ts < b.ts; }))
-      std::sort(b0.begin(), b0.end(), [](const Event& a, const Event& b) { return a.ts < b.ts; });
+    if (!std::is_sorted(now_.begin(), now_.end(), [](const Event& a, const Event& b) { return a.ts < b.ts; }))
+      std::sort(now_.begin(), now_.end(), [](const Event& a, const Event& b) { return a.ts < b.ts; });
   }
 
-  std::array<std::vector<Event>, 65> buckets_;
-  size_t head_ = 0;  // next event of bucket 0
+  std::array<std::vector<Event>, kBuckets> buckets_;
+  std::array<uint64_t, kWords> nonempty_{};
+  std::vector<Event> now_;  // events at exactly last_, by stamp
+  size_t head_ = 0;         // next event of now_
   std::vector<Event> past_;
   int64_t last_ = 0;
   size_t size_ = 0;
