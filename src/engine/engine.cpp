@@ -42,7 +42,7 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   if (p_.L_ps < 0 || p_.o_ps < 0 || p_.g_ps < 0 || p_.G_fs < 0 || p_.O_fs < 0 || p_.O_rendezvous_fs < -1)
     throw std::invalid_argument("LogGOPS parameters must not be negative");
   if (ranks_ >= (1u << 29)) throw std::invalid_argument("at most 2^29 ranks are supported");
-  posted_.resize(ranks_);
+  posted_ = PostedReceives(ranks_);
   unexpected_.resize(ranks_);
   stride_ = ncpu_ + 2 * static_cast<size_t>(nnic_) + 2;
   index_templates();
@@ -238,7 +238,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   ready_bits_.assign((sched_.num_ops() + 63) / 64, 0);
   ready_count_ = 0;
   host_state_.assign(static_cast<size_t>(ranks_) * stride_, 0);
-  for (auto& q : posted_) q.clear();
+  posted_.clear();
   for (auto& q : unexpected_) q.clear();
   queue_.clear();
   pending_.clear();
@@ -298,7 +298,7 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
   RunResult res = simulate(noise, seed, repetition);
   bool complete = ready_count_ == sched_.num_ops();
   for (uint32_t r = 0; r < ranks_ && complete; ++r)
-    complete = posted_[r].empty() && unexpected_[r].empty();
+    complete = posted_.empty(r) && unexpected_[r].empty();
   if (!complete) report_deadlock();
   return res;
 }
@@ -348,13 +348,13 @@ void Engine::process(Event e) {
       release_started(e.op, h);
       const uint32_t source = sched_.peer_of(h, op);
       const MatchEntry m = unexpected_[h].take(source, op.tag);
-      if (m.op != MatchQueue::kNone) {
+      if (m.op != kNoMatch) {
         // Rendezvous: as in the reference, the receive's own size decides,
         // and its cpu/nic indices address the sender.
         if (op.amount > p_.S) complete_rendezvous(m.op, m.src, op.cpu, op.nic, t);
         release_done(e.op, h);
       } else {
-        posted_[h].push({source, op.tag, e.op});
+        posted_.push(h, {source, op.tag, e.op - sched_.rank_begin(h)});
       }
       break;
     }
@@ -371,10 +371,10 @@ void Engine::process(Event e) {
         const int64_t noise_ps = os_noise(r, t, p_.o_ps);
         o_free = t + p_.o_ps + noise_ps + unsigned_max(bytes_time(op.amount, p_.O_for(op.amount)), g_bytes);
         gr_free = t + p_.g_ps + g_bytes;
-        const MatchEntry m = posted_[r].take(h, op.tag);
-        if (m.op != MatchQueue::kNone) {
+        const MatchEntry m = posted_.take(r, h, op.tag, [&](uint32_t local) { return posted_key(r, local); });
+        if (m.op != kNoMatch) {
           if (op.amount > p_.S) complete_rendezvous(e.op, h, op.cpu, op.nic, t);
-          release_done(m.op, r);
+          release_done(m.op + sched_.rank_begin(r), r);
         } else {
           unexpected_[r].push({h, op.tag, e.op});
         }
@@ -385,6 +385,11 @@ void Engine::process(Event e) {
       break;
     }
   }
+}
+
+MatchEntry Engine::posted_key(uint32_t host, uint32_t local) const {
+  const Op& recv = sched_.stored_op(sched_.template_begin(host) + local);
+  return {sched_.peer_of(host, recv), recv.tag, local};
 }
 
 std::string Engine::describe(uint32_t i) const {
@@ -412,21 +417,22 @@ void Engine::report_deadlock() const {
   uint32_t count = 0;
   for (uint32_t r = 0; r < ranks_; ++r) {
     std::string why;
-    uint32_t first_posted = MatchQueue::kNone;
-    for (const MatchEntry& m : posted_[r].snapshot()) first_posted = std::min(first_posted, m.op);
+    uint32_t first_posted = kNoMatch;
+    for (const MatchEntry& m : posted_.snapshot(r, [&](uint32_t local) { return posted_key(r, local); }))
+      first_posted = std::min(first_posted, m.op + sched_.rank_begin(r));
     const std::vector<MatchEntry> unexpected = unexpected_[r].snapshot();
-    uint32_t first_waiting = MatchQueue::kNone;
+    uint32_t first_waiting = kNoMatch;
     for (uint32_t i = sched_.rank_begin(r); i < sched_.rank_end(r); ++i)
       if (!(ready_bits_[i >> 6] >> (i & 63) & 1)) {
         first_waiting = i;
         break;
       }
-    if (first_posted != MatchQueue::kNone)
+    if (first_posted != kNoMatch)
       why = describe(first_posted) + " never matched";
     else if (!unexpected.empty())
       why = "message from rank " + std::to_string(unexpected.front().src) + " (" +
             describe(unexpected.front().op) + ") never received";
-    else if (first_waiting != MatchQueue::kNone)
+    else if (first_waiting != kNoMatch)
       why = describe(first_waiting) + " waits on operations that never finish";
     if (why.empty()) continue;
     ++count;

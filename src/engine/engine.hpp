@@ -16,6 +16,7 @@
 #include "noise/counter_rng.hpp"
 #include "noise/os_noise_trace.hpp"
 #include "noise/quantile_table.hpp"
+#include "posted_receives.hpp"
 #include "schedule.hpp"
 
 namespace cloudnoise {
@@ -105,6 +106,8 @@ class Engine {
   int64_t message_G_fs(uint32_t send_op) const;
   [[noreturn]] void report_deadlock() const;
   std::string describe(uint32_t op) const;
+  // A posted receive's {source, tag, local index}, from its rank's template.
+  MatchEntry posted_key(uint32_t host, uint32_t local) const;
 
   const Schedule& sched_;
   LogGOPSParams p_;
@@ -146,7 +149,7 @@ class Engine {
   bool initial_reordered_ = false, reordered_ = false;
   std::vector<int64_t> host_state_;
   size_t stride_ = 0;
-  std::vector<MatchQueue> posted_;
+  PostedReceives posted_;  // entries: op index within the rank
   std::vector<UnexpectedQueue> unexpected_;
   EventQueue queue_;
   std::vector<Pending> pending_;
