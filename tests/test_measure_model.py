@@ -41,6 +41,12 @@ def test_loggp_fit_and_profile(tmp_path):
     lg = profile["loggops"]
     assert lg["o"] == fit["o"] and lg["L"] == max(0.0, half.min() - 2 * fit["o"])
     assert np.allclose(2 * lg["o"] + lg["L"] + excess, np.maximum(half, 2 * lg["o"]))
+    # G and the bandwidth noise together reproduce the fitted (median) G
+    if "bandwidth_noise" in profile:
+        fraction = pq.read_table(out.parent / profile["bandwidth_noise"]["samples"]).column("fraction").to_numpy()
+        assert lg["G"] == round(fit["G"] * float(np.median(fraction)), 6)
+    else:
+        assert lg["G"] == round(fit["G"], 6)
     assert (out.parent / profile["os_noise"]["trace"]).exists()
     assert profile["table2"]["same_rack"]["min_latency_us"] > 0
     assert "distance=same-rack" in profile["labels"]

@@ -62,6 +62,16 @@ def test_plans_follow_the_paper_defaults():
         plan("latency", Options(ranks=3), 2)
 
 
+def test_loggp_plan_reaches_16_MiB_with_fewer_large_iterations():
+    units = plan("loggp", Options(ranks=2), 2)[0].units
+    assert [u.size for u in units] == [1 << k for k in range(25)]
+    its = {u.size: u.iterations for u in units}
+    assert its[1] == its[1 << 20] == 1000 and its[2 << 20] == 500 and its[16 << 20] == 62
+    assert all(its[s] >= 50 for s in its)
+    # iterations the user asks for hold at every size
+    assert {u.iterations for u in plan("loggp", Options(ranks=2, iterations=30), 2)[0].units} == {30}
+
+
 def test_torn_record_is_dropped(tmp_path):
     rec = np.zeros(3, dtype=RECORD)
     rec["value_ns"] = [1, 2, 3]
