@@ -143,7 +143,7 @@ class EventQueue {
         put(e);
     }
     src.clear();
-    sort_now();
+    if (now_.size() > 1) sort_now();
   }
 
   // Puts now_ in stamp order. A bucket is a concatenation of a few runs in
