@@ -229,3 +229,25 @@ def test_cli_list_and_show():
     assert out.exit_code == 0 and "deep-est" in out.output
     out = runner.invoke(cli, ["profiles", "show", "alps"])
     assert out.exit_code == 0 and "reconstructed" in out.output and "97.14" in out.output
+
+
+def test_O_rendezvous_round_trips_and_reaches_the_engine(tmp_path):
+    data = load_builtin("daint").to_dict()
+    data["loggops"]["O"] = 0.05
+    data["loggops"]["O_rendezvous"] = 0.001
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data))
+    profile = load_profile(path)
+    assert profile.loggops.O_rendezvous == 0.001 and profile.to_dict()["loggops"]["O_rendezvous"] == 0.001
+    from cloudnoise.simulate.params import LogGOPS as EngineParams
+
+    params = EngineParams.from_profile(profile)
+    assert params.O_fs == 50_000 and params.O_rendezvous_fs == 1_000
+    assert params.to_engine().O_rendezvous_fs == 1_000
+    assert EngineParams.from_profile(load_builtin("daint")).to_engine().O_rendezvous_fs == -1
+    out = CliRunner().invoke(cli, ["profiles", "show", str(path)])
+    assert out.exit_code == 0 and "O above S" in out.output
+    data["loggops"]["O_rendezvous"] = -1
+    path.write_text(json.dumps(data))
+    with pytest.raises(CloudnoiseError, match="O_rendezvous must be a finite number >= 0"):
+        load_profile(path)

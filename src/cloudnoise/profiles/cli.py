@@ -132,9 +132,14 @@ def show_cmd(name: str, as_json: bool) -> None:
 
     lg = p.loggops
     t = Table(title="LogGOPS parameters")
-    for col in ("L (ns)", "o (ns)", "g (ns)", "G (ns/B)", "O (ns/B)", "S (B)"):
+    cols = ["L (ns)", "o (ns)", "g (ns)", "G (ns/B)", "O (ns/B)", "S (B)"]
+    row = [f"{lg.L:g}", f"{lg.o:g}", f"{lg.g:g}", f"{lg.G:.6g}", f"{lg.O:g}", str(lg.S)]
+    if lg.O_rendezvous is not None:
+        cols.append("O above S (ns/B)")
+        row.append(f"{lg.O_rendezvous:g}")
+    for col in cols:
         t.add_column(col, justify="right")
-    t.add_row(f"{lg.L:g}", f"{lg.o:g}", f"{lg.g:g}", f"{lg.G:.6g}", f"{lg.O:g}", str(lg.S))
+    t.add_row(*row)
     con.print(t)
     con.print(_prov(lg.provenance) + "\n")
 

@@ -29,7 +29,7 @@ PARAM_HELP = {
     "o": "CPU overhead o per message (ns or unit)",
     "g": "gap g between messages (ns or unit)",
     "G": "gap per byte G (ns/byte, 80ps, or a bandwidth: 100Gbit/s)",
-    "O": "CPU overhead per byte O (ns/byte or unit)",
+    "O": "CPU overhead per byte O (ns/byte or unit); given here it applies to every size, above S too",
     "S": "eager/rendezvous threshold S in bytes (eager when size <= S)",
 }
 
