@@ -101,8 +101,8 @@ class EventQueue {
  private:
   static constexpr unsigned kDigitBits = 4;
   static constexpr size_t kDigits = size_t{1} << kDigitBits;
-  static constexpr size_t kBuckets = 64 / kDigitBits * kDigits;
-  static constexpr size_t kWords = kBuckets / 64;
+  static constexpr size_t kBuckets = (63 + kDigitBits - 1) / kDigitBits * kDigits;  // times below 2^63
+  static constexpr size_t kWords = (kBuckets + 63) / 64;
 
   static bool later(const Event& a, const Event& b) {
     return a.time > b.time || (a.time == b.time && a.ts > b.ts);
@@ -154,25 +154,37 @@ class EventQueue {
   // the run.
   void sort_now() {
     const auto by_ts = [](const Event& a, const Event& b) { return a.ts < b.ts; };
-    run_ends_.clear();
+    bounds_.assign(1, 0);
     for (size_t i = 1; i < now_.size(); ++i)
       if (now_[i].ts < now_[i - 1].ts) {
-        run_ends_.push_back(i);
-        if (run_ends_.size() > kMaxMergedRuns) {
+        bounds_.push_back(i);
+        if (bounds_.size() > kMaxMergedRuns) {
           std::sort(now_.begin(), now_.end(), by_ts);
           return;
         }
       }
-    if (run_ends_.empty()) return;
-    run_ends_.push_back(now_.size());
-    const auto first = now_.begin();
-    for (size_t k = 0; k + 1 < run_ends_.size(); ++k)
-      std::inplace_merge(first, first + static_cast<std::ptrdiff_t>(run_ends_[k]),
-                         first + static_cast<std::ptrdiff_t>(run_ends_[k + 1]), by_ts);
+    if (bounds_.size() == 1) return;
+    bounds_.push_back(now_.size());
+    // Bottom-up: merge neighbouring runs into scratch_, then swap, until one
+    // run is left; the buffers keep their storage, so nothing is allocated.
+    while (bounds_.size() > 2) {
+      scratch_.resize(now_.size());
+      size_t out = 1;
+      for (size_t k = 0; k + 1 < bounds_.size(); k += 2) {
+        const auto a = now_.begin() + static_cast<std::ptrdiff_t>(bounds_[k]);
+        const auto b = now_.begin() + static_cast<std::ptrdiff_t>(bounds_[k + 1]);
+        const auto c = k + 2 < bounds_.size() ? now_.begin() + static_cast<std::ptrdiff_t>(bounds_[k + 2]) : b;
+        std::merge(a, b, b, c, scratch_.begin() + static_cast<std::ptrdiff_t>(bounds_[k]), by_ts);
+        bounds_[out++] = k + 2 < bounds_.size() ? bounds_[k + 2] : bounds_[k + 1];
+      }
+      bounds_.resize(out);
+      now_.swap(scratch_);
+    }
   }
 
   static constexpr size_t kMaxMergedRuns = 8;
-  std::vector<size_t> run_ends_;
+  std::vector<size_t> bounds_;  // where each run of now_ starts, then its end
+  std::vector<Event> scratch_;
 
   std::array<std::vector<Event>, kBuckets> buckets_;
   std::array<uint64_t, kWords> nonempty_{};
