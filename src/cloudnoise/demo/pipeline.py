@@ -131,7 +131,7 @@ def machine_facts(campaign: Path, profile: dict[str, Any]) -> dict[str, Any]:
             if key in t2:
                 facts[key] = t2[key]
     lg = profile.get("loggops", {})
-    facts["loggops_ns"] = {k: lg[k] for k in ("L", "o", "g", "G", "O", "S") if k in lg}
+    facts["loggops_ns"] = {k: lg[k] for k in ("L", "o", "g", "G", "O", "S", "O_rendezvous") if k in lg}
     return facts
 
 
