@@ -7,9 +7,8 @@
 // matching, and a template is shared by every rank of a rank-symmetric
 // collective, so those reads hit the cache. Under network noise messages
 // reach the hosts in random order and every match touches a random host's
-// queue; at 64 bytes per host the queues of a 16K-rank run (1 MiB) stay in
-// the core's cache, where the former 12-byte entries (192 bytes per host)
-// did not. Dissemination posts 14 receives per rank at 16K ranks, all
+// queue: one line per host, 1 MiB for a 16K-rank run where the former
+// 12-byte entries took three lines and 3 MiB. Dissemination posts 14 receives per rank at 16K ranks, all
 // inline. Longer queues spill to runs in a pool (the ring allreduce: one run
 // per host). Inline entries are always older than spilled ones, and the
 // inline block is only empty when nothing is spilled.
