@@ -8,9 +8,9 @@
 // collective, so those reads hit the cache. Under network noise messages
 // reach the hosts in random order and every match touches a random host's
 // queue: one line per host, 1 MiB for a 16K-rank run where the former
-// 12-byte entries took three lines and 3 MiB. Dissemination posts 14 receives per rank at 16K ranks, all
-// inline. Longer queues spill to runs in a pool (the ring allreduce: one run
-// per host). Inline entries are always older than spilled ones, and the
+// 12-byte entries took three lines and 3 MiB. Dissemination posts 14
+// receives per rank at 16K ranks, all inline. Longer queues spill to runs
+// in a pool (the ring allreduce: one run per host). Inline entries are always older than spilled ones, and the
 // inline block is only empty when nothing is spilled.
 #pragma once
 
