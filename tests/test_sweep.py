@@ -250,16 +250,22 @@ class Interrupt(Exception):
     pass
 
 
-def test_resume_after_an_interrupted_sweep(reference, tmp_path):
+def interrupted_sweep(out, parts: int) -> list:
+    """Runs the small sweep into `out` and stops it after `parts` saved parts; their tasks."""
     saved = []
 
-    def stop_after_five(result):
+    def stop(result):
         saved.append(result.task)
-        if len(saved) == 5:
+        if len(saved) == parts:
             raise Interrupt
 
     with pytest.raises(Interrupt):
-        run_sweep(small_request(), tmp_path, in_process=True, chunk=7, on_result=stop_after_five)
+        run_sweep(small_request(), out, in_process=True, chunk=7, on_result=stop)
+    return saved
+
+
+def test_resume_after_an_interrupted_sweep(reference, tmp_path):
+    saved = interrupted_sweep(tmp_path, 5)
     store = SweepStore(tmp_path)
     meta = store.read_meta()
     assert meta["complete"] is False and meta["finished"] is None
@@ -280,15 +286,7 @@ def test_resume_after_an_interrupted_sweep(reference, tmp_path):
 
 def test_a_repetition_saved_twice_counts_once(reference, tmp_path):
     """A part left over next to results.parquet (or written twice) duplicates rows: one is kept."""
-    saved = []
-
-    def stop_after_two(result):
-        saved.append(result.task)
-        if len(saved) == 2:
-            raise Interrupt
-
-    with pytest.raises(Interrupt):
-        run_sweep(small_request(), tmp_path, in_process=True, chunk=7, on_result=stop_after_two)
+    saved = interrupted_sweep(tmp_path, 2)
     store = SweepStore(tmp_path)
     first = store.part_files()[0]
     (store.parts_dir / "copy.parquet").write_bytes(first.read_bytes())
