@@ -27,7 +27,8 @@ def test_vector_host_end_times(vector):
 
 
 def test_cli_json_contract(run_cli):
-    vector = next(v for v in VECTORS if v["name"].startswith("v1_010"))
+    vector = next((v for v in VECTORS if v["name"].startswith("v1_010")), None)
+    assert vector is not None, f"conformance vector v1_010 missing under {CONFORMANCE}"
     p = vector["params"]
     args = [f"--{k}={v}" for k, v in p.items()]
     proc = run_cli("simulate", CONFORMANCE / vector["goal"], *args, "--json")
