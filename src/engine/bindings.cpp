@@ -226,6 +226,32 @@ NB_MODULE(_engine, m) {
       .def_rw("bandwidth_fraction", &NoiseModel::bandwidth_fraction);
 
   m.def(
+      "replay_event_queue",
+      [](nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> times,
+         nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> stamps, unsigned passes) {
+        if (times.shape(0) != stamps.shape(0))
+          throw std::invalid_argument("times and stamps differ in length");
+        std::vector<int64_t> popped;
+        EventQueue queue;
+        for (unsigned pass = 0; pass < passes; ++pass) {
+          queue.clear();
+          popped.clear();
+          for (size_t i = 0; i < times.shape(0); ++i) {
+            if (times.data()[i] >= 0) {
+              queue.push({times.data()[i], static_cast<uint64_t>(stamps.data()[i]), 0, 0});
+            } else {
+              if (queue.empty()) throw std::invalid_argument("pop from an empty queue");
+              popped.push_back(static_cast<int64_t>(queue.pop().ts));
+            }
+          }
+        }
+        return to_numpy(std::move(popped));
+      },
+      nb::arg("times"), nb::arg("stamps"), nb::arg("passes") = 1,
+      "For tests: push (time, stamp) where time >= 0, pop where time is -1, on the "
+      "engine's event queue (cleared and replayed `passes` times, as an engine's "
+      "repetitions reuse it); returns the stamps popped.");
+  m.def(
       "run",
       [](const Schedule& sched, const LogGOPSParams& params, const NoiseModel& noise,
          uint64_t seed, uint64_t first, uint64_t count, unsigned threads, bool program_order,

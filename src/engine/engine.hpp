@@ -1,6 +1,6 @@
 // The LogGOPS discrete-event engine. Semantics are LogGOPSim's, event for
 // event (see engine.cpp for each rule); the data layout is ours: flat arrays
-// indexed by op and host, a radix heap of 24-byte events (event_queue.hpp),
+// indexed by op and host, a calendar queue of 24-byte events (event_queue.hpp),
 // and state that is reset, not reallocated, between repetitions.
 #pragma once
 

@@ -1,0 +1,30 @@
+// The engine's unit of work: an op to execute or a message to deliver, at a
+// simulated time.
+#pragma once
+
+#include <cstdint>
+
+namespace cloudnoise {
+
+enum EventKind : uint32_t { kEvSend = 1, kEvRecv = 2, kEvCalc = 3, kEvMsg = 4 };
+
+struct Event {
+  int64_t time;        // picoseconds
+  uint64_t ts;         // insertion stamp; kept when an event is re-queued
+  uint32_t op;         // global op index (for a message: its send op)
+  uint32_t host_kind;  // host << 3 | EventKind (for a message: the sender)
+
+  uint32_t host() const { return host_kind >> 3; }
+  EventKind kind() const { return static_cast<EventKind>(host_kind & 7u); }
+  static uint32_t pack(uint32_t host, EventKind kind) { return host << 3 | kind; }
+};
+// Queues move events by value: every byte costs (32 bytes ran 12 % slower).
+static_assert(sizeof(Event) == 24);
+
+// Pop order: earlier time first, then earlier insertion stamp, exactly as
+// LogGOPSim's priority queue pops.
+inline bool event_before(const Event& a, const Event& b) {
+  return a.time < b.time || (a.time == b.time && a.ts < b.ts);
+}
+
+}  // namespace cloudnoise
