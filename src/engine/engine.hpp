@@ -101,6 +101,7 @@ class Engine {
   void enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops);
   void mark_ready(uint32_t op);
   void index_templates();
+  void build_posted_at_zero();
   int64_t os_noise(uint32_t host, int64_t start, int64_t len);
   int64_t bytes_time(uint64_t bytes, int64_t per_byte_fs) const;
   int64_t message_G_fs(uint32_t send_op) const;
@@ -136,6 +137,10 @@ class Engine {
   std::vector<uint32_t> initial_ops_;
   std::vector<uint32_t> initial_begin_, initial_count_;  // per rank
   uint64_t initial_total_ = 0;
+  // The time-0 receives, posted: every repetition starts from this copy
+  // (when initial_recvs_posted_; see build_posted_at_zero).
+  PostedReceives posted_at_zero_;
+  bool initial_recvs_posted_ = false;
   uint64_t multi_total_ = 0;
 
   // Per-run state.
