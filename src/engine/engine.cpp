@@ -211,20 +211,31 @@ void Engine::order_ready(uint32_t host, std::vector<uint32_t>& ops) {
   }
 }
 
+// Queues op i of `host`, now executable, at the time its CPU (and, for a
+// send, its NIC) is next free.
+void Engine::enqueue_op(uint32_t host, uint32_t i) {
+  ++ready_count_;
+  mark_ready(i);
+  const Op& op = sched_.template_op(host, i);
+  const int64_t o_free = next_o(host, op.cpu);
+  const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
+  queue_.push({t, stamp_++, i, Event::pack(host, static_cast<EventKind>(op.kind))});
+}
+
 void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
   order_ready(host, ops);
-  ready_count_ += ops.size();
-  for (const uint32_t i : ops) {
-    mark_ready(i);
-    const Op& op = sched_.template_op(host, i);
-    const int64_t o_free = next_o(host, op.cpu);
-    const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
-    queue_.push({t, stamp_++, i, Event::pack(host, static_cast<EventKind>(op.kind))});
-  }
+  for (const uint32_t i : ops) enqueue_op(host, i);
 }
 
 void Engine::enqueue_ready() {
   if (pending_.empty()) return;
+  if (pending_.size() == 1) {
+    // Most events release one op (a collective's next step): nothing to
+    // order.
+    enqueue_op(pending_.front().host, pending_.front().op);
+    pending_.clear();
+    return;
+  }
   // The reference visits the hosts that finished something in ascending
   // order; each host's ops keep the order in which they became ready.
   bool one_host = true;

@@ -114,6 +114,13 @@ class EventQueue {
 
   uint64_t slot_of(int64_t time) const { return static_cast<uint64_t>(time) >> shift_; }
 
+  // Apart from the hot path: only while the pool grows to the most events
+  // ever pending.
+  [[gnu::noinline]] uint32_t new_node() {
+    nodes_.emplace_back();
+    return static_cast<uint32_t>(nodes_.size() - 1);
+  }
+
   // Before the current slot, or beyond the window.
   [[gnu::noinline]] void push_outside(const Event& e, uint64_t b) {
     if (b < base_) {
@@ -133,12 +140,10 @@ class EventQueue {
 
   void link(const Event& e, uint64_t b) {
     uint32_t n = free_;
-    if (n != kNil) {
+    if (n != kNil)
       free_ = nodes_[n].next;
-    } else {
-      n = static_cast<uint32_t>(nodes_.size());
-      nodes_.emplace_back();
-    }
+    else
+      n = new_node();
     const size_t s = b & (kSlots - 1);
     nodes_[n] = {e, heads_[s]};
     heads_[s] = n;
