@@ -128,9 +128,9 @@ int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
 }
 
 int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) {
-  if (!noise_->os) return 0;
+  if (!os_) return 0;
   size_t cursor = static_cast<size_t>(os_cursor(host));
-  const int64_t noise = noise_->os->noise(start + os_offset(host), len, cursor);
+  const int64_t noise = os_->noise(start + os_offset(host), len, cursor);
   os_cursor(host) = static_cast<int64_t>(cursor);
   return noise;
 }
@@ -170,7 +170,7 @@ void Engine::mark_ready(uint32_t op) { ready_bits_[op >> 6] |= uint64_t{1} << (o
 // without storing it per op.
 int64_t Engine::message_G_fs(uint32_t send_op) const {
   const double f =
-      std::max(1e-9, noise_->bandwidth_fraction->quantile(bandwidth_rng_.uniform(send_op)));
+      std::max(1e-9, bandwidth_->quantile(bandwidth_rng_.uniform(send_op)));
   return round_to_int(static_cast<double>(p_.G_fs) / f);
 }
 
@@ -264,7 +264,9 @@ void Engine::enqueue_ready() {
 }
 
 void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
-  noise_ = &noise;
+  os_ = noise.os.get();
+  latency_ = noise.latency_excess_ps.get();
+  bandwidth_ = noise.bandwidth_fraction.get();
   seed_ = seed;
   rep_ = repetition;
   latency_rng_ = CounterRng(seed, repetition, RngStream::Latency);
@@ -369,10 +371,9 @@ void Engine::process(Event e) {
       const int64_t avail = std::max(o_free, gs_free);
       if (avail <= t) {
         release_started(e.op, h);
-        const int64_t G = noise_->bandwidth_fraction ? message_G_fs(e.op) : p_.G_fs;
+        const int64_t G = bandwidth_ ? message_G_fs(e.op) : p_.G_fs;
         int64_t latency = p_.L_ps;
-        if (noise_->latency_excess_ps)
-          latency += round_to_int(noise_->latency_excess_ps->quantile(latency_rng_.uniform(messages_)));
+        if (latency_) latency += round_to_int(latency_->quantile(latency_rng_.uniform(messages_)));
         o_free = t + p_.o_ps + bytes_time(op.amount, p_.O_for(op.amount)) + os_noise(h, t, p_.o_ps);
         gs_free = t + p_.g_ps + bytes_time(op.amount, G);
         ++messages_;
@@ -408,7 +409,7 @@ void Engine::process(Event e) {
       int64_t& gr_free = next_gr(r, op.nic);
       const int64_t avail = std::max(o_free, gr_free);
       if (avail <= t) {
-        const int64_t G = noise_->bandwidth_fraction ? message_G_fs(e.op) : p_.G_fs;
+        const int64_t G = bandwidth_ ? message_G_fs(e.op) : p_.G_fs;
         const int64_t g_bytes = bytes_time(op.amount, G);
         const int64_t noise_ps = os_noise(r, t, p_.o_ps);
         o_free = t + p_.o_ps + noise_ps + unsigned_max(bytes_time(op.amount, p_.O_for(op.amount)), g_bytes);

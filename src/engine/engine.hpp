@@ -162,7 +162,10 @@ class Engine {
   std::vector<uint32_t> host_ops_, sorted_;
   uint64_t stamp_ = 0;
   uint64_t messages_ = 0;
-  const NoiseModel* noise_ = nullptr;
+  // The run's noise parts (null when absent), read on every message.
+  const OsNoiseTrace* os_ = nullptr;
+  const QuantileTable* latency_ = nullptr;
+  const QuantileTable* bandwidth_ = nullptr;
   uint64_t seed_ = 0, rep_ = 0;
   CounterRng latency_rng_{0, 0, RngStream::Latency};
   CounterRng bandwidth_rng_{0, 0, RngStream::Bandwidth};
