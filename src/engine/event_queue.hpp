@@ -14,6 +14,10 @@
 // past: an op on an idle second CPU, released by another CPU's activity) go
 // to a small heap that is always drained first.
 //
+// A slot that takes several pushes in a row (without network noise a whole
+// step of a collective shares one time) keeps its newer events in a vector
+// instead of its list.
+//
 // The order is exact whatever the slot width; the width only decides the
 // speed, so it adapts to the run: narrower while slots come up holding
 // several distinct times, wider while many pushes land beyond the window. It
@@ -30,6 +34,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "event.hpp"
@@ -73,7 +78,7 @@ class EventQueue {
     ++pushes_;
     const uint64_t b = slot_of(e.time);
     const uint64_t ahead = b - base_;  // b < base_ wraps to a huge value
-    if (ahead - 1 < kSlots - 1) {     // a later slot of the window
+    if (ahead - 1 < kSlots - 1) {      // a later slot of the window
       if (b == hot_slot_) {
         hot_.push_back(e);
         ++in_slots_;
@@ -117,6 +122,7 @@ class EventQueue {
   // Apart from the hot path: only while the pool grows to the most events
   // ever pending.
   [[gnu::noinline]] uint32_t new_node() {
+    if (nodes_.size() >= kNil) throw std::length_error("more than 2^32 events pending at once");
     nodes_.emplace_back();
     return static_cast<uint32_t>(nodes_.size() - 1);
   }
@@ -209,7 +215,8 @@ class EventQueue {
       now_.push_back(e);
       return;
     }
-    const auto pos = std::upper_bound(now_.begin() + static_cast<std::ptrdiff_t>(head_), now_.end(), e, event_before);
+    const auto pos = std::upper_bound(now_.begin() + static_cast<std::ptrdiff_t>(head_), now_.end(),
+                                      e, event_before);
     now_.insert(pos, e);
   }
 
@@ -329,23 +336,23 @@ class EventQueue {
 
   static constexpr unsigned kMaxShift = 62 - kSlotBits;
 
-  std::vector<uint32_t> heads_;  // per slot: its newest node, or kNil
-  std::array<uint64_t, kWords> bits_{};  // non-empty slots
+  std::vector<uint32_t> heads_;                    // per slot: its newest node, or kNil
+  std::array<uint64_t, kWords> bits_{};            // non-empty slots
   std::array<uint64_t, kSummaryWords> summary_{};  // non-zero words of bits_
   std::vector<Node> nodes_;
-  uint32_t free_ = kNil;  // free nodes, most recently freed first (still in cache)
-  unsigned shift_ = 10;  // slot width 2^shift_ ps
-  unsigned min_shift_ = 0;  // the narrowest width allowed from now on
-  uint64_t base_ = 0;    // the slot being served, as time >> shift_
-  uint64_t hot_slot_ = kNoSlot;     // the slot whose newer events are in hot_
+  uint32_t free_ = kNil;         // free nodes, most recently freed first (still in cache)
+  unsigned shift_ = 10;          // slot width 2^shift_ ps
+  unsigned min_shift_ = 0;       // the narrowest width allowed from now on
+  uint64_t base_ = 0;            // the slot being served, as time >> shift_
+  uint64_t hot_slot_ = kNoSlot;  // the slot whose newer events are in hot_
   std::vector<Event> hot_;
   uint64_t last_linked_ = kNoSlot;  // the slot of the last event linked
   uint32_t run_ = 0;                // events linked there in a row
-  std::vector<Event> now_;  // its events in pop order
-  size_t head_ = 0;         // next event of now_
-  EventHeap past_;  // events before the current slot
-  RadixHeap far_;            // events beyond the window
-  int64_t last_time_ = 0;    // of the last event popped from now_
+  std::vector<Event> now_;          // its events in pop order
+  size_t head_ = 0;                 // next event of now_
+  EventHeap past_;                  // events before the current slot
+  RadixHeap far_;                   // events beyond the window
+  int64_t last_time_ = 0;           // of the last event popped from now_
   size_t size_ = 0, in_slots_ = 0;
   EventSorter sorter_;
   std::vector<Event> moving_;  // rewidth's scratch

@@ -57,8 +57,11 @@ class EventSorter {
       for (size_t k = 0; k + 1 < bounds_.size(); k += 2) {
         const auto a = events.begin() + static_cast<std::ptrdiff_t>(bounds_[k]);
         const auto b = events.begin() + static_cast<std::ptrdiff_t>(bounds_[k + 1]);
-        const auto c = k + 2 < bounds_.size() ? events.begin() + static_cast<std::ptrdiff_t>(bounds_[k + 2]) : b;
-        std::merge(a, b, b, c, scratch_.begin() + static_cast<std::ptrdiff_t>(bounds_[k]), event_before);
+        const auto c = k + 2 < bounds_.size()
+                           ? events.begin() + static_cast<std::ptrdiff_t>(bounds_[k + 2])
+                           : b;
+        std::merge(a, b, b, c, scratch_.begin() + static_cast<std::ptrdiff_t>(bounds_[k]),
+                   event_before);
         bounds_[out++] = k + 2 < bounds_.size() ? bounds_[k + 2] : bounds_[k + 1];
       }
       bounds_.resize(out);

@@ -55,8 +55,9 @@ class RadixHeap {
         now_.push_back(e);
       } else {
         // A re-queued event with an old stamp: keep now_ in stamp order.
-        const auto pos = std::upper_bound(now_.begin() + static_cast<std::ptrdiff_t>(head_), now_.end(), e,
-                                          [](const Event& a, const Event& b) { return a.ts < b.ts; });
+        const auto pos =
+            std::upper_bound(now_.begin() + static_cast<std::ptrdiff_t>(head_), now_.end(), e,
+                             [](const Event& a, const Event& b) { return a.ts < b.ts; });
         now_.insert(pos, e);
       }
       return;
@@ -86,7 +87,8 @@ class RadixHeap {
  private:
   static constexpr unsigned kDigitBits = 4;
   static constexpr size_t kDigits = size_t{1} << kDigitBits;
-  static constexpr size_t kBuckets = (63 + kDigitBits - 1) / kDigitBits * kDigits;  // times below 2^63
+  static constexpr size_t kBuckets =
+      (63 + kDigitBits - 1) / kDigitBits * kDigits;  // times below 2^63
   static constexpr size_t kWords = (kBuckets + 63) / 64;
 
   // time > last_.
@@ -94,7 +96,8 @@ class RadixHeap {
     const auto high_bit = static_cast<unsigned>(
         63 - std::countl_zero(static_cast<uint64_t>(time) ^ static_cast<uint64_t>(last_)));
     const unsigned level = high_bit / kDigitBits;
-    const auto digit = static_cast<size_t>(static_cast<uint64_t>(time) >> (level * kDigitBits)) & (kDigits - 1);
+    const auto digit =
+        static_cast<size_t>(static_cast<uint64_t>(time) >> (level * kDigitBits)) & (kDigits - 1);
     return level * kDigits + digit;
   }
 
