@@ -95,8 +95,7 @@ class EventQueue {
   Event pop() {
     --size_;
     if (!past_.empty()) return past_.pop();
-    if (head_ == now_.size()) advance();
-    const Event e = now_[head_++];
+    const Event e = head_ < now_.size() ? now_[head_++] : advance();
     last_time_ = e.time;
     return e;
   }
@@ -133,8 +132,13 @@ class EventQueue {
       past_.push(e);
     } else {
       ++far_pushes_;
-      far_.push(e);
+      push_far(e);
     }
+  }
+
+  void push_far(const Event& e) {
+    far_min_time_ = far_.empty() ? e.time : std::min(far_min_time_, e.time);
+    far_.push(e);
   }
 
   void link_tracked(const Event& e, uint64_t b) {
@@ -172,9 +176,7 @@ class EventQueue {
       --in_slots_;
     }
     std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
-    heads_[s] = kNil;
-    bits_[s / 64] &= ~(uint64_t{1} << (s % 64));
-    if (bits_[s / 64] == 0) summary_[s / 4096] &= ~(uint64_t{1} << (s / 64 % 64));
+    mark_empty(s);
   }
 
   // Pushes went to slot b kHotRun times in a row: more of them will follow (without
@@ -246,13 +248,16 @@ class EventQueue {
     return kSlots;  // unreachable while a slot is non-empty
   }
 
-  // now_ is used up: serve the next non-empty slot (or, with every slot
-  // empty, the far heap's earliest event's slot). A change of width places
-  // the events again from the last popped time's slot, which may then hold
-  // none: hence the loop. (All of them are later than that time, so none
-  // lands in the past heap, which pop() has found empty.)
-  void advance() {
-    do {
+  // now_ is used up: the next non-empty slot (or, with every slot empty,
+  // the far heap's earliest event's slot) becomes the current one, and its
+  // first event is returned. A slot holding one event, as under noise
+  // nearly all do, hands it over directly; others are sorted into now_. A
+  // change of width places the events again from the last popped time's
+  // slot, which may then hold none: hence the loop. (All of them are later
+  // than that time, so none lands in the past heap, which pop() has found
+  // empty.)
+  Event advance() {
+    for (;;) {
       now_.clear();
       head_ = 0;
       if (in_slots_ == 0) {
@@ -261,20 +266,44 @@ class EventQueue {
         const size_t cur = base_ & (kSlots - 1);
         const size_t next = next_nonempty((cur + 1) & (kSlots - 1));
         base_ += (next - cur) & (kSlots - 1);
+        pull_far();
+        const uint32_t n = heads_[next];
+        if (now_.empty() && nodes_[n].next == kNil && hot_slot_ != base_) {
+          const Event e = nodes_[n].e;
+          release_lone_node(next, n);
+          last_time_ = e.time;
+          if (++advances_ == kAdaptPeriod) adapt();
+          return e;
+        }
         take_slot(next, now_);
       }
       pull_far();
       if (now_.size() > 1) sorter_.sort(now_);
-      ++advances_;
       for (size_t i = 1; i < now_.size(); ++i) distinct_ += now_[i].time != now_[i - 1].time;
-      if (advances_ == kAdaptPeriod) adapt();
-    } while (now_.empty());
+      if (++advances_ == kAdaptPeriod) adapt();
+      if (!now_.empty()) return now_[head_++];
+    }
+  }
+
+  // Slot s holds node n alone: it is emptied.
+  void release_lone_node(size_t s, uint32_t n) {
+    nodes_[n].next = free_;
+    free_ = n;
+    --in_slots_;
+    mark_empty(s);
+  }
+
+  void mark_empty(size_t s) {
+    heads_[s] = kNil;
+    bits_[s / 64] &= ~(uint64_t{1} << (s % 64));
+    if (bits_[s / 64] == 0) summary_[s / 4096] &= ~(uint64_t{1} << (s / 64 % 64));
   }
 
   // Far events the window now reaches move into their slots.
   void pull_far() {
-    while (!far_.empty() && slot_of(far_.top().time) - base_ < kSlots) {
+    while (!far_.empty() && slot_of(far_min_time_) - base_ < kSlots) {
       const Event e = far_.pop();
+      far_min_time_ = far_.empty() ? 0 : far_.top().time;
       const uint64_t b = slot_of(e.time);
       if (b == base_)
         now_.push_back(e);
@@ -327,7 +356,7 @@ class EventQueue {
       } else if (b - base_ < kSlots) {
         link(e, b);
       } else {
-        far_.push(e);
+        push_far(e);
       }
     }
     pull_far();
@@ -352,6 +381,7 @@ class EventQueue {
   size_t head_ = 0;                 // next event of now_
   EventHeap past_;                  // events before the current slot
   RadixHeap far_;                   // events beyond the window
+  int64_t far_min_time_ = 0;        // the earliest of them, while there are any
   int64_t last_time_ = 0;           // of the last event popped from now_
   size_t size_ = 0, in_slots_ = 0;
   EventSorter sorter_;
