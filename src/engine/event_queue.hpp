@@ -95,7 +95,8 @@ class EventQueue {
   Event pop() {
     --size_;
     if (!past_.empty()) return past_.pop();
-    const Event e = head_ < now_.size() ? now_[head_++] : advance();
+    if (head_ == now_.size()) return advance();
+    const Event e = now_[head_++];
     last_time_ = e.time;
     return e;
   }
@@ -281,7 +282,10 @@ class EventQueue {
       if (now_.size() > 1) sorter_.sort(now_);
       for (size_t i = 1; i < now_.size(); ++i) distinct_ += now_[i].time != now_[i - 1].time;
       if (++advances_ == kAdaptPeriod) adapt();
-      if (!now_.empty()) return now_[head_++];
+      if (!now_.empty()) {
+        last_time_ = now_[head_].time;
+        return now_[head_++];
+      }
     }
   }
 
