@@ -180,9 +180,9 @@ class EventQueue {
     mark_empty(s);
   }
 
-  // Pushes went to slot b kHotRun times in a row: more of them will follow (without
-  // network noise a whole step of a collective shares one time), and they
-  // are kept in a vector. Draining a list of thousands is a chain of
+  // Pushes went to slot b kHotRun times in a row: more of them will follow
+  // (without network noise a whole step of a collective shares one time),
+  // and they are kept in a vector. Draining a list of thousands is a chain of
   // dependent loads (the 1024-rank ring without noise ran 8 % slower so).
   void make_hot(uint64_t b) {
     flush_hot();
@@ -262,7 +262,8 @@ class EventQueue {
       now_.clear();
       head_ = 0;
       if (in_slots_ == 0) {
-        base_ = slot_of(far_.top().time);
+        base_ = slot_of(far_min_time_);
+        pull_far();
       } else {
         const size_t cur = base_ & (kSlots - 1);
         const size_t next = next_nonempty((cur + 1) & (kSlots - 1));
@@ -278,7 +279,6 @@ class EventQueue {
         }
         take_slot(next, now_);
       }
-      pull_far();
       if (now_.size() > 1) sorter_.sort(now_);
       for (size_t i = 1; i < now_.size(); ++i) distinct_ += now_[i].time != now_[i - 1].time;
       if (++advances_ == kAdaptPeriod) adapt();
