@@ -48,27 +48,28 @@ std::vector<double> to_dvector(nb::ndarray<const double, nb::ndim<1>, nb::c_cont
 // thread ran it.
 nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
                          const NoiseModel& noise, uint64_t seed, uint64_t first, uint64_t count,
-                         unsigned threads, ReadyOrder order,
+                         unsigned threads, ReadyOrder order, Processing processing,
                          const std::function<void(uint64_t)>* progress) {
   if (count == 0) throw std::invalid_argument("repetitions must be at least 1");
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(count)));
   std::vector<int64_t> max_end(count);
   std::vector<int64_t> first_host_end;
   uint64_t events = 0, messages = 0;
-  std::atomic<uint64_t> next{0}, done{0};
+  std::atomic<uint64_t> next{0}, done{0}, windowed{0};
   std::atomic<bool> failed{false};
   std::exception_ptr error;
   std::mutex error_mutex;
 
   auto worker = [&](bool record_first) {
     try {
-      Engine engine(sched, params, order);
+      Engine engine(sched, params, order, processing);
       for (;;) {
         if (failed.load(std::memory_order_relaxed)) return;
         const uint64_t k = next.fetch_add(1);
         if (k >= count) return;
         RunResult r = engine.run(noise, seed, first + k);
         max_end[k] = r.max_end_ps;
+        if (r.windowed) windowed.fetch_add(1, std::memory_order_relaxed);
         if (k == 0) {
           first_host_end = std::move(r.host_end_ps);
           events = r.events;
@@ -118,6 +119,7 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
   out["host_end_ps"] = to_numpy(std::move(first_host_end));
   out["events"] = events;
   out["messages"] = messages;
+  out["windowed"] = windowed.load();
   return out;
 }
 
@@ -255,16 +257,19 @@ NB_MODULE(_engine, m) {
       "run",
       [](const Schedule& sched, const LogGOPSParams& params, const NoiseModel& noise,
          uint64_t seed, uint64_t first, uint64_t count, unsigned threads, bool program_order,
-         std::function<void(uint64_t)> progress) {
+         bool sequential, std::function<void(uint64_t)> progress) {
         return run_repetitions(sched, params, noise, seed, first, count, threads,
                                program_order ? ReadyOrder::Program : ReadyOrder::LogGOPSim,
-                               &progress);
+                               sequential ? Processing::Sequential : Processing::Auto, &progress);
       },
       nb::arg("schedule"), nb::arg("params"), nb::arg("noise"), nb::arg("seed") = 0,
       nb::arg("first") = 0, nb::arg("count") = 1, nb::arg("threads") = 1,
-      nb::arg("program_order") = false, nb::arg("progress") = nb::none(),
+      nb::arg("program_order") = false, nb::arg("sequential") = false,
+      nb::arg("progress") = nb::none(),
       "Simulate repetitions [first, first+count); returns max_end_ps per repetition, "
-      "host_end_ps of the first, events and messages.");
+      "host_end_ps of the first, events, messages, and how many repetitions were "
+      "processed host by host in windows (`windowed`). `sequential` forces one global "
+      "event queue throughout; the results are the same bit for bit.");
 
   bind_schedules(m);
 }

@@ -1,6 +1,7 @@
 #include "engine.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <unordered_map>
@@ -32,10 +33,12 @@ int64_t round_to_int(double x) {
 
 }  // namespace
 
-Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder order)
+Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder order,
+               Processing processing)
     : sched_(schedule),
       p_(params),
       order_(order),
+      processing_(processing),
       ranks_(schedule.num_ranks()),
       ncpu_(schedule.num_cpus()),
       nnic_(schedule.num_nics()) {
@@ -46,6 +49,15 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   unexpected_.resize(ranks_);
   stride_ = ncpu_ + 2 * static_cast<size_t>(nnic_) + 2;
   index_templates();
+  // Every pushed event takes a stamp: at most one per op and one per send.
+  // With one CPU per host an op is never queued before the event that
+  // released it; on an idle second CPU it can be (at that CPU's free time),
+  // and its message could then reach another host inside the window.
+  windows_allowed_ = ncpu_ == 1 && 2 * static_cast<uint64_t>(sched_.num_ops()) < (uint64_t{1} << 32);
+  for (uint32_t t = 0; t < sched_.num_template_ops() && windows_allowed_; ++t) {
+    const Op& op = sched_.stored_op(t);
+    if (op.kind != OpKind::Calc && op.amount > p_.S) windows_allowed_ = false;
+  }
 }
 
 // Per template, once: counter slots for ops with several dependencies, and
@@ -211,6 +223,19 @@ void Engine::order_ready(uint32_t host, std::vector<uint32_t>& ops) {
   }
 }
 
+// Queues an event for processing at `host` (a message's receiver); a
+// message may carry the G its sender drew, so the receiver need not draw it
+// again. Fields are passed one by one: an Event built on the stack and read
+// back whole stalls on store forwarding.
+[[gnu::always_inline]] inline void Engine::push_event(int64_t time, uint64_t ts, uint32_t op,
+                                                      uint32_t host_kind, uint32_t host,
+                                                      uint32_t carried_G) {
+  if (windowed_)
+    windows_.push(time, static_cast<uint32_t>(ts), op, host_kind, host, carried_G);
+  else
+    queue_.push({time, ts, op, host_kind});
+}
+
 // Queues op i of `host`, now executable, at the time its CPU (and, for a
 // send, its NIC) is next free.
 void Engine::enqueue_op(uint32_t host, uint32_t i) {
@@ -219,7 +244,7 @@ void Engine::enqueue_op(uint32_t host, uint32_t i) {
   const Op& op = sched_.template_op(host, i);
   const int64_t o_free = next_o(host, op.cpu);
   const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
-  queue_.push({t, stamp_++, i, Event::pack(host, static_cast<EventKind>(op.kind))});
+  push_event(t, stamp_++, i, Event::pack(host, static_cast<EventKind>(op.kind)), host, 0);
 }
 
 void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
@@ -281,6 +306,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     posted_.clear();
   for (auto& q : unexpected_) q.clear();
   queue_.clear();
+  windowed_ = false;
   pending_.clear();
   reordered_ = false;
   stamp_ = 0;
@@ -302,8 +328,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
 // else is queued: they are processed straight from the per-template lists,
 // which keeps the queue O(ranks) where a ring allreduce posts every
 // receive at once.
-RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
-  reset(noise, seed, repetition);
+void Engine::process_initial() {
   stamp_ = initial_total_;
   ready_count_ = initial_total_;
   uint64_t stamp = 0;
@@ -317,13 +342,66 @@ RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repe
         ++stamp;  // posted already, in reset()
         continue;
       }
-      process({0, stamp++, op, Event::pack(h, kind)});
+      process(0, stamp++, op, Event::pack(h, kind), 0);
       enqueue_ready();
     }
   }
-  while (!queue_.empty()) {
-    process(queue_.pop());
-    enqueue_ready();
+}
+
+// Windows as wide as possible up to the lookahead, a power of two: the
+// least time from processing an event to a message reaching another host.
+// 0 when there is none to use.
+uint32_t Engine::window_shift() const {
+  if (!windows_allowed_ || !latency_ || processing_ != Processing::Auto) return 0;
+  // Each window keeps its pushers' times as 32-bit offsets.
+  const int64_t lookahead =
+      std::min<int64_t>(p_.o_ps + p_.L_ps + round_to_int(latency_->min()), int64_t{1} << 31);
+  if (lookahead < 2) return 0;
+  return static_cast<uint32_t>(63 - std::countl_zero(static_cast<uint64_t>(lookahead)));
+}
+
+// Host by host, window after window (windowed_events.hpp); false when two
+// events' order could not be settled: the repetition must run again in
+// the global order.
+bool Engine::process_windowed(uint32_t shift) {
+  windows_.reset(ranks_, shift);
+  windowed_ = true;
+  process_initial();
+  WindowedEvent e;
+  int64_t time;
+  while (windows_.next_window(static_cast<uint32_t>(stamp_))) {
+    while (windows_.next_host()) {
+      while (windows_.pop(e, time)) {
+        process(time, e.ts, e.op, e.host_kind, e.carried);
+        enqueue_ready();
+      }
+    }
+    if (windows_.ambiguous()) break;
+  }
+  windowed_ = false;
+  return !windows_.ambiguous();
+}
+
+RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
+  reset(noise, seed, repetition);
+  bool windowed = false;
+  const uint32_t shift = window_shift();
+  // Stop trying after the windows failed on a quarter of 8 or more tries.
+  if (shift != 0 && (window_tries_ < 8 || 4 * window_failures_ <= window_tries_)) {
+    ++window_tries_;
+    windowed = process_windowed(shift);
+    if (!windowed) {
+      ++window_failures_;
+      reset(noise, seed, repetition);
+    }
+  }
+  if (!windowed) {
+    process_initial();
+    while (!queue_.empty()) {
+      const Event e = queue_.pop();
+      process(e.time, e.ts, e.op, e.host_kind, 0);
+      enqueue_ready();
+    }
   }
 
   RunResult res;
@@ -335,6 +413,7 @@ RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repe
   }
   res.events = stamp_;
   res.messages = messages_;
+  res.windowed = windowed;
   return res;
 }
 
@@ -347,21 +426,23 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
   return res;
 }
 
-void Engine::process(Event e) {
-  const int64_t t = e.time;
-  const uint32_t h = e.host();  // the op's owner (for a message: its sender)
-  const Op& op = sched_.template_op(h, e.op);
-  switch (e.kind()) {
+// One event at its time `t`: an op of `h` to start, or a message of sender
+// `h` to deliver. An op that cannot start yet (its CPU or NIC is busy) is
+// queued again at the time it frees, keeping its stamp, as in LogGOPSim.
+void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_kind,
+                     uint32_t carried_G) {
+  const uint32_t h = host_kind >> 3;  // the op's owner (for a message: its sender)
+  const Op& op = sched_.template_op(h, op_index);
+  switch (static_cast<EventKind>(host_kind & 7u)) {
     case kEvCalc: {
       int64_t& o_free = next_o(h, op.cpu);
       if (o_free <= t) {
         const int64_t len = static_cast<int64_t>(op.amount);
         o_free = t + len + os_noise(h, t, len);
-        release_started(e.op, h);
-        release_done(e.op, h);
+        release_started(op_index, h);
+        release_done(op_index, h);
       } else {
-        e.time = o_free;
-        queue_.push(e);
+        push_event(o_free, ts, op_index, host_kind, h, 0);
       }
       break;
     }
@@ -370,34 +451,37 @@ void Engine::process(Event e) {
       int64_t& gs_free = next_gs(h, op.nic);
       const int64_t avail = std::max(o_free, gs_free);
       if (avail <= t) {
-        release_started(e.op, h);
-        const int64_t G = bandwidth_ ? message_G_fs(e.op) : p_.G_fs;
+        release_started(op_index, h);
+        const int64_t G = bandwidth_ ? message_G_fs(op_index) : p_.G_fs;
         int64_t latency = p_.L_ps;
-        if (latency_) latency += round_to_int(latency_->quantile(latency_rng_.uniform(messages_)));
+        // Keyed by the send op, like the bandwidth: a draw must not depend
+        // on the order in which sends are processed.
+        if (latency_) latency += round_to_int(latency_->quantile(latency_rng_.uniform(op_index)));
         o_free = t + p_.o_ps + bytes_time(op.amount, p_.O_for(op.amount)) + os_noise(h, t, p_.o_ps);
         gs_free = t + p_.g_ps + bytes_time(op.amount, G);
         ++messages_;
         // The message's first byte reaches the receiver after o + L; G is
         // charged at the receiver.
-        queue_.push({t + p_.o_ps + latency, stamp_++, e.op, Event::pack(h, kEvMsg)});
-        if (op.amount <= p_.S) release_done(e.op, h);  // eager: the send is complete
+        const bool carry = bandwidth_ && G > 0 && G <= int64_t{0xFFFFFFFF};
+        push_event(t + p_.o_ps + latency, stamp_++, op_index, Event::pack(h, kEvMsg),
+                   sched_.peer_of(h, op), carry ? static_cast<uint32_t>(G) : 0);
+        if (op.amount <= p_.S) release_done(op_index, h);  // eager: the send is complete
       } else {
-        e.time = avail;
-        queue_.push(e);
+        push_event(avail, ts, op_index, host_kind, h, 0);
       }
       break;
     }
     case kEvRecv: {
-      release_started(e.op, h);
+      release_started(op_index, h);
       const uint32_t source = sched_.peer_of(h, op);
       const MatchEntry m = unexpected_[h].take(source, op.tag);
       if (m.op != kNoMatch) {
         // Rendezvous: as in the reference, the receive's own size decides,
         // and its cpu/nic indices address the sender.
         if (op.amount > p_.S) complete_rendezvous(m.op, m.src, op.cpu, op.nic, t);
-        release_done(e.op, h);
+        release_done(op_index, h);
       } else {
-        posted_.push(h, {source, op.tag, e.op - sched_.rank_begin(h)});
+        posted_.push(h, {source, op.tag, op_index - sched_.rank_begin(h)});
       }
       break;
     }
@@ -409,21 +493,20 @@ void Engine::process(Event e) {
       int64_t& gr_free = next_gr(r, op.nic);
       const int64_t avail = std::max(o_free, gr_free);
       if (avail <= t) {
-        const int64_t G = bandwidth_ ? message_G_fs(e.op) : p_.G_fs;
+        const int64_t G = carried_G ? carried_G : bandwidth_ ? message_G_fs(op_index) : p_.G_fs;
         const int64_t g_bytes = bytes_time(op.amount, G);
         const int64_t noise_ps = os_noise(r, t, p_.o_ps);
         o_free = t + p_.o_ps + noise_ps + unsigned_max(bytes_time(op.amount, p_.O_for(op.amount)), g_bytes);
         gr_free = t + p_.g_ps + g_bytes;
         const MatchEntry m = posted_.take(r, h, op.tag, [&](uint32_t local) { return posted_key(r, local); });
         if (m.op != kNoMatch) {
-          if (op.amount > p_.S) complete_rendezvous(e.op, h, op.cpu, op.nic, t);
+          if (op.amount > p_.S) complete_rendezvous(op_index, h, op.cpu, op.nic, t);
           release_done(m.op + sched_.rank_begin(r), r);
         } else {
-          unexpected_[r].push({h, op.tag, e.op});
+          unexpected_[r].push({h, op.tag, op_index});
         }
       } else {
-        e.time = avail;
-        queue_.push(e);
+        push_event(avail, ts, op_index, host_kind, r, carried_G);
       }
       break;
     }

@@ -18,6 +18,7 @@
 #include "noise/quantile_table.hpp"
 #include "posted_receives.hpp"
 #include "schedule.hpp"
+#include "windowed_events.hpp"
 
 namespace cloudnoise {
 
@@ -44,6 +45,7 @@ struct RunResult {
   int64_t max_end_ps = 0;
   uint64_t events = 0;  // ops executed + messages, as LogGOPSim counts them
   uint64_t messages = 0;
+  bool windowed = false;  // processed host by host in windows (see windowed_events.hpp)
 };
 
 // A schedule that cannot complete; the message names the stuck ranks and
@@ -75,11 +77,21 @@ enum class ReadyOrder {
   Program,
 };
 
+// How a run's events are processed. Both give the same results, bit for bit.
+enum class Processing {
+  // Host by host in time windows (windowed_events.hpp) where that is exact
+  // and pays: one CPU per host, eager messages only, under latency noise. Otherwise, and for a
+  // repetition whose order the windows cannot settle, as Sequential.
+  Auto,
+  // One global event queue in LogGOPSim's order.
+  Sequential,
+};
+
 // One engine per thread; run() may be called many times (repetitions).
 class Engine {
  public:
   Engine(const Schedule& schedule, const LogGOPSParams& params,
-         ReadyOrder order = ReadyOrder::LogGOPSim);
+         ReadyOrder order = ReadyOrder::LogGOPSim, Processing processing = Processing::Auto);
 
   RunResult run(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
 
@@ -91,7 +103,12 @@ class Engine {
 
   void reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   RunResult simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
-  void process(Event e);
+  void process_initial();
+  bool process_windowed(uint32_t shift);
+  uint32_t window_shift() const;
+  void process(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t carried_G);
+  void push_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t host,
+                  uint32_t carried_G);
   void release(uint32_t host, uint32_t succ);
   void release_done(uint32_t op, uint32_t host);
   void release_started(uint32_t op, uint32_t host);
@@ -114,6 +131,10 @@ class Engine {
   const Schedule& sched_;
   LogGOPSParams p_;
   ReadyOrder order_;
+  Processing processing_;
+  // Whether the schedule allows windows at all: one CPU per host, no
+  // rendezvous message, provisional stamps within 32 bits.
+  bool windows_allowed_ = false;
   uint32_t ranks_, ncpu_, nnic_;
 
   // Per-host state in one block per host, so an event touches one cache
@@ -158,6 +179,12 @@ class Engine {
   PostedReceives posted_;  // entries: op index within the rank
   std::vector<UnexpectedQueue> unexpected_;
   EventQueue queue_;
+  WindowedEvents windows_;
+  bool windowed_ = false;  // this repetition is being processed in windows
+  // Repetitions tried in windows, and those the windows could not settle;
+  // too many of these and the engine stops trying (the results are the
+  // same either way, only slower).
+  uint64_t window_tries_ = 0, window_failures_ = 0;
   std::vector<Pending> pending_;
   std::vector<uint32_t> host_ops_, sorted_;
   uint64_t stamp_ = 0;

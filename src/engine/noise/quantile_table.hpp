@@ -28,6 +28,8 @@ class QuantileTable {
     return search(u, b.segment);
   }
   size_t size() const { return p_.size(); }
+  // The least value a draw can give.
+  double min() const { return v_.front(); }
 
  private:
   static constexpr size_t kBuckets = 4096;

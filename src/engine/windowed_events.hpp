@@ -1,0 +1,286 @@
+// Pending events for processing a run host after host, in time windows,
+// with LogGOPSim's results.
+//
+// LogGOPSim processes all events in one global (time, stamp) order. Under
+// network noise every event time is distinct, so that order visits the
+// hosts at random: each event finds its host's state, posted receives and
+// OS-noise cursor cold, and every event takes a trip through a priority
+// queue.
+//
+// A message sent at time t reaches its receiver no earlier than
+// t + o + L + (least latency excess): the lookahead. Cut time into windows
+// no longer than that, and nothing processed in a window creates an event
+// for another host in the same window (rendezvous, where a receiver's match
+// completes the sender's send at once, has no lookahead; such runs are not
+// processed here). So a window's events can be taken host by host, each
+// host's in the global order restricted to it, and every host sees exactly
+// the events, in the order, that LogGOPSim's single queue gives it. An op
+// released for the current host inside the window is served from a short
+// local list without touching the window store.
+//
+// Stamps. LogGOPSim breaks ties between equal times by insertion stamp, a
+// global counter. Here stamps are given in host-major order instead
+// (provisional stamps), which is the reference's order for two events of
+// one host at one time when they were pushed in different windows, or by
+// the same host (each host's own order is the reference's). Otherwise, two
+// hosts pushed them in the same window, and the reference pushed first the
+// one whose pusher ran earlier: each event carries when its pusher ran. If
+// the pushers ran at the same time as well, the reference ran them in the
+// order of their own stamps, which each event also carries: that order is
+// known when those were given in different windows or before the first.
+// Otherwise the run is flagged ambiguous, and the engine runs it again in
+// the global order. With continuous latency noise that is rare; without
+// noise it is common, and the engine does not use this store then.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace cloudnoise {
+
+struct WindowedEvent {
+  uint32_t time_off;    // its time, from the start of its window (ps)
+  uint32_t ts;          // provisional stamp
+  uint32_t op;          // global op index (for a message: its send op)
+  uint32_t host_kind;   // Event::pack(pusher, kind): the pusher is the owner (a message's sender)
+  uint32_t host;        // where it is processed (a message's receiver)
+  uint32_t pusher_off;  // when its pusher ran, from the start of the window it ran in
+  uint32_t pusher_ts;   // the stamp of the event its pusher was processing
+  uint32_t carried;     // a message's G in fs per byte as its sender drew it; 0: draw again
+};
+// Windows are written once and read once: every byte is traffic.
+static_assert(sizeof(WindowedEvent) == 32);
+
+class WindowedEvents {
+ public:
+  static constexpr uint32_t kNoHost = 0xFFFFFFFFu;
+
+  // Drops every event; windows are 2^shift ps wide (at most the lookahead,
+  // and at most 2^31 ps: offsets in a window are 32-bit).
+  void reset(uint32_t hosts, uint32_t shift) {
+    hosts_ = hosts;
+    shift_ = shift;
+    for (auto& w : ring_) w.clear();
+    ring_count_ = 0;
+    far_.clear();
+    far_min_ = kNone;
+    local_.clear();
+    work_.clear();
+    window_ = first_free_ = 0;
+    window_start_ = window_end_ = 0;
+    next_ = group_end_ = 0;
+    host_ = kNoHost;
+    current_ts_ = current_pusher_ts_ = kNoStamp;
+    current_off_ = current_pusher_off_ = 0;
+    window_stamps_.clear();
+    ambiguous_ = false;
+  }
+
+  // An event created while the current event is processed (or before the
+  // first window). An event keeping the current event's stamp is that event
+  // re-queued: it keeps its pusher too.
+  [[gnu::always_inline]] void push(int64_t time, uint32_t ts, uint32_t op, uint32_t host_kind,
+                                   uint32_t host, uint32_t carried) {
+    const bool requeued = ts == current_ts_;
+    const WindowedEvent e{static_cast<uint32_t>(time & ((int64_t{1} << shift_) - 1)),
+                          ts,
+                          op,
+                          host_kind,
+                          host,
+                          requeued ? current_pusher_off_ : current_off_,
+                          requeued ? current_pusher_ts_ : current_ts_,
+                          carried};
+    if (host == host_ && time < window_end_) {
+      push_local(e);
+      return;
+    }
+    const uint64_t w = static_cast<uint64_t>(time) >> shift_;
+    if (w - first_free_ < kRing) [[likely]] {
+      ring_[w & (kRing - 1)].push_back(e);
+      ++ring_count_;
+    } else {
+      push_outside(e, w);
+    }
+  }
+
+  // Moves to the next window holding events, `stamp` being the first stamp
+  // its processing will give; false when no event is left.
+  bool next_window(uint32_t stamp) {
+    if (host_ != kNoHost || next_ < work_.size() || !local_.empty())
+      throw std::logic_error("windowed events: a window was left unfinished");
+    if (ring_count_ == 0) {
+      if (far_.empty()) return false;
+      first_free_ = far_min_;
+    }
+    if (!far_.empty() && far_min_ - first_free_ < kRing) pull_far();
+    window_ = first_free_;
+    while (ring_[window_ & (kRing - 1)].empty()) ++window_;
+    first_free_ = window_ + 1;
+    work_.clear();
+    work_.swap(ring_[window_ & (kRing - 1)]);
+    ring_count_ -= work_.size();
+    window_start_ = static_cast<int64_t>(window_ << shift_);
+    window_end_ = static_cast<int64_t>((window_ + 1) << shift_);
+    window_stamps_.push_back(stamp);
+    group_by_host();
+    next_ = group_end_ = 0;
+    return true;
+  }
+
+  // Moves to the window's next host with events; false at the window's end.
+  bool next_host() {
+    host_ = kNoHost;
+    current_ts_ = kNoStamp;
+    if (group_end_ >= work_.size()) return false;
+    next_ = group_end_;
+    host_ = work_[next_].host;
+    group_end_ = next_ + 1;
+    while (group_end_ < work_.size() && work_[group_end_].host == host_) ++group_end_;
+    return true;
+  }
+
+  // The current host's next event in LogGOPSim's order, and its time; false
+  // when it has none left in this window. Pushes from here on are its
+  // children.
+  [[gnu::always_inline]] bool pop(WindowedEvent& e, int64_t& time) {
+    const bool from_window = next_ < group_end_;
+    if (local_.empty()) {
+      if (!from_window) return false;
+      e = work_[next_++];
+    } else if (from_window && before(work_[next_], local_.back())) {
+      e = work_[next_++];
+    } else {
+      e = local_.back();
+      local_.pop_back();
+    }
+    time = window_start_ + e.time_off;
+    current_ts_ = e.ts;
+    current_off_ = e.time_off;
+    current_pusher_ts_ = e.pusher_ts;
+    current_pusher_off_ = e.pusher_off;
+    return true;
+  }
+
+  // Two events of one host at one time whose order could not be settled
+  // (see the top): the run must be processed again in the global order.
+  bool ambiguous() const { return ambiguous_; }
+
+ private:
+  static constexpr uint64_t kRing = 4096;  // windows held in order; later ones wait in far_
+  static constexpr uint64_t kNone = ~uint64_t{0};
+  static constexpr uint32_t kNoStamp = 0xFFFFFFFFu;
+
+  struct FarEvent {
+    uint64_t window;
+    WindowedEvent e;
+  };
+
+  // Pop order of two events of one host in one window.
+  bool before(const WindowedEvent& a, const WindowedEvent& b) {
+    return a.time_off < b.time_off || (a.time_off == b.time_off && stamp_before(a, b));
+  }
+
+  // The window in which a stamp was given; 0 before the first.
+  size_t window_of(uint32_t ts) const {
+    return static_cast<size_t>(std::upper_bound(window_stamps_.begin(), window_stamps_.end(), ts) -
+                               window_stamps_.begin());
+  }
+
+  // Equal times: which of the two LogGOPSim's stamps put first.
+  bool stamp_before(const WindowedEvent& a, const WindowedEvent& b) {
+    const size_t wa = window_of(a.ts);
+    // Stamps given before the first window (the time-0 ops) are the
+    // reference's; given in different windows, or by one host, their order
+    // is.
+    if (wa != window_of(b.ts) || wa == 0 || (a.host_kind >> 3) == (b.host_kind >> 3))
+      return a.ts < b.ts;
+    // Two hosts pushed them in one window: the one running earlier first,
+    if (a.pusher_off != b.pusher_off) return a.pusher_off < b.pusher_off;
+    // and at the same time, the one whose own event had the earlier stamp.
+    const size_t pa = window_of(a.pusher_ts);
+    if (pa != window_of(b.pusher_ts) || pa == 0) return a.pusher_ts < b.pusher_ts;
+    ambiguous_ = true;
+    return a.ts < b.ts;
+  }
+
+  [[gnu::noinline]] void push_local(const WindowedEvent& e) {
+    // Descending, so the next event is at the back; mostly empty or one.
+    auto it = local_.end();
+    while (it != local_.begin() && before(*(it - 1), e)) --it;
+    local_.insert(it, e);
+  }
+
+  [[gnu::noinline]] void push_outside(const WindowedEvent& e, uint64_t w) {
+    if (w < first_free_)
+      throw std::logic_error(
+          "windowed events: an event for another host inside the current window");
+    far_.push_back({w, e});
+    far_min_ = std::min(far_min_, w);
+  }
+
+  void pull_far() {
+    size_t keep = 0;
+    far_min_ = kNone;
+    for (const FarEvent& f : far_) {
+      if (f.window - first_free_ < kRing) {
+        ring_[f.window & (kRing - 1)].push_back(f.e);
+        ++ring_count_;
+      } else {
+        far_[keep++] = f;
+        far_min_ = std::min(far_min_, f.window);
+      }
+    }
+    far_.resize(keep);
+  }
+
+  // The window's events, grouped by host in ascending order, each host's
+  // in pop order.
+  void group_by_host() {
+    if (work_.size() * 16 < hosts_) {
+      std::sort(work_.begin(), work_.end(), [this](const WindowedEvent& a, const WindowedEvent& b) {
+        return a.host < b.host || (a.host == b.host && before(a, b));
+      });
+      return;
+    }
+    // Counting sort: a window of a large run holds events of most hosts.
+    count_.assign(hosts_ + 1, 0);
+    for (const WindowedEvent& e : work_) ++count_[e.host + 1];
+    for (uint32_t h = 0; h < hosts_; ++h) count_[h + 1] += count_[h];
+    sorted_.resize(work_.size());
+    for (const WindowedEvent& e : work_) sorted_[count_[e.host]++] = e;
+    work_.swap(sorted_);
+    for (size_t i = 1; i < work_.size(); ++i) {
+      if (work_[i].host != work_[i - 1].host || !before(work_[i], work_[i - 1])) continue;
+      const WindowedEvent e = work_[i];
+      size_t j = i;
+      for (; j > 0 && work_[j - 1].host == e.host && before(e, work_[j - 1]); --j)
+        work_[j] = work_[j - 1];
+      work_[j] = e;
+    }
+  }
+
+  uint32_t hosts_ = 0, shift_ = 0;
+  std::vector<std::vector<WindowedEvent>> ring_ = std::vector<std::vector<WindowedEvent>>(kRing);
+  size_t ring_count_ = 0;
+  std::vector<FarEvent> far_;  // beyond the ring, unordered
+  uint64_t far_min_ = kNone;
+  uint64_t window_ = 0;      // the current window
+  uint64_t first_free_ = 0;  // the earliest window a push may go to; the ring holds kRing from it
+  int64_t window_start_ = 0, window_end_ = 0;
+  // The current window's events, grouped; the current host's are
+  // [next_, group_end_).
+  std::vector<WindowedEvent> work_, sorted_;
+  size_t next_ = 0, group_end_ = 0;
+  std::vector<uint32_t> count_;
+  uint32_t host_ = kNoHost;
+  std::vector<WindowedEvent> local_;  // the current host's events pushed in this window, descending
+  // The event being processed: its stamp, offset in the window, and pusher.
+  uint32_t current_ts_ = kNoStamp, current_off_ = 0;
+  uint32_t current_pusher_ts_ = kNoStamp, current_pusher_off_ = 0;
+  std::vector<uint32_t> window_stamps_;  // the first stamp given in each window so far
+  bool ambiguous_ = false;
+};
+
+}  // namespace cloudnoise

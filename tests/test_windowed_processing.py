@@ -1,0 +1,134 @@
+"""Host-by-host processing in time windows (src/engine/windowed_events.hpp)
+gives LogGOPSim's results bit for bit: every run here is compared with the
+same run through the single global event queue (`sequential=True`)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from cloudnoise import _engine
+from cloudnoise.schedules.patterns import CollectiveSpec, generate
+from cloudnoise.simulate.params import LogGOPS
+from loggops_model import to_goal
+from random_schedules import random_schedule
+
+
+def table(values_ns: list[float], probabilities: list[float] | None = None) -> _engine.QuantileTable:
+    p = np.linspace(0.0, 1.0, len(values_ns)) if probabilities is None else np.array(probabilities)
+    return _engine.QuantileTable(np.ascontiguousarray(p, dtype=np.float64), np.array(values_ns, dtype=np.float64) * 1000.0)
+
+
+def continuous_latency() -> _engine.QuantileTable:
+    # A lognormal-like spread over 0-20 us: ties between times are rare.
+    p = np.linspace(0.0, 1.0, 257)
+    return table(list(np.expm1(4.0 * p) * 400.0), list(p))
+
+
+def stepped_latency() -> _engine.QuantileTable:
+    # Three exact values: many messages share a latency, so times tie, and
+    # some ties the windows cannot settle (the repetition runs again).
+    return table([100, 100, 350, 350, 1200, 1200], [0.0, 0.4, 0.4001, 0.8, 0.8001, 1.0])
+
+
+def noise_model(latency, *, bandwidth=True, os_noise=True) -> _engine.NoiseModel:
+    model = _engine.NoiseModel()
+    model.latency_excess_ps = latency
+    if bandwidth:
+        model.bandwidth_fraction = table([0.2, 0.7, 1.0])
+    if os_noise:
+        starts = np.arange(0, 2 * 10**9, 997_000, dtype=np.int64)  # ps
+        model.os = _engine.OsNoiseTrace(starts, np.full(starts.size, 41_000, dtype=np.int64))
+    return model
+
+
+def both_ways(sched, params: LogGOPS, noise, reps: int, seed: int = 5, **kw):
+    windowed = _engine.run(sched, params.to_engine(), noise, seed=seed, count=reps, threads=2, **kw)
+    sequential = _engine.run(sched, params.to_engine(), noise, seed=seed, count=reps, sequential=True, **kw)
+    assert sequential["windowed"] == 0
+    assert windowed["max_end_ps"].tolist() == sequential["max_end_ps"].tolist()
+    assert windowed["host_end_ps"].tolist() == sequential["host_end_ps"].tolist()
+    assert (windowed["events"], windowed["messages"]) == (sequential["events"], sequential["messages"])
+    return windowed
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_eager_schedules_match_the_global_order(seed):
+    rng = random.Random(7000 + seed)
+    P = rng.choice([2, 3, 5, 8, 13])
+    S = 65535
+    ranks, requires, irequires = random_schedule(rng, P, rng.randrange(5, 80), S, sizes=[0, 1, 8, 100, 5000, S], cpus=1)
+    sched = _engine.parse_goal(to_goal(ranks, requires, irequires).encode())
+    params = LogGOPS.parse(
+        L=rng.choice(["300", "2500"]), o=rng.choice(["10", "1500"]), g=rng.choice(["6", "1000"]),
+        G=rng.choice(["0", "0.5", "6"]), O=rng.choice(["0", "1"]), S=str(S),
+    )
+    latency = stepped_latency() if seed % 2 else continuous_latency()
+    both_ways(sched, params, noise_model(latency, os_noise=seed % 3 != 0), reps=12, seed=seed,
+              program_order=seed % 4 == 0)
+
+
+def test_random_schedules_mostly_run_in_windows():
+    # Under continuous latency noise few ties are left unsettled. (Big
+    # O-costs make hosts queue messages at one busy time, pushed by hosts
+    # that sent in lockstep: such runs go back to the global order.)
+    windowed = 0
+    for seed in range(12):
+        rng = random.Random(9000 + seed)
+        ranks, requires, irequires = random_schedule(rng, 6, 60, 65535, sizes=[8, 100, 5000], cpus=1)
+        sched = _engine.parse_goal(to_goal(ranks, requires, irequires).encode())
+        params = LogGOPS.parse(L="2500", o="1500", g="1000", G="0.5", O="0", S="65535")
+        windowed += both_ways(sched, params, noise_model(continuous_latency()), reps=4, seed=seed)["windowed"]
+    assert windowed >= 40
+
+
+@pytest.mark.parametrize(
+    "pattern,ranks,size",
+    [("dissemination", 1024, 16), ("allreduce_ring", 48, 65536), ("binomialtreebcast", 300, 1024),
+     ("linear_alltoall", 24, 64)],
+)
+def test_collectives_match_the_global_order(pattern, ranks, size):
+    sched = generate(CollectiveSpec(pattern, ranks, size))
+    params = LogGOPS.parse(L="1200", o="150", g="150", G="0.085", O="0", S="1000000")
+    out = both_ways(sched, params, noise_model(continuous_latency()), reps=6, program_order=pattern != "dissemination")
+    assert out["windowed"] == 6
+
+
+def test_unsettled_ties_run_again_in_the_global_order():
+    # Stepped latencies on a dissemination: some repetitions meet ties the
+    # windows cannot order, are run again, and the results still agree.
+    sched = generate(CollectiveSpec("dissemination", 256, 16))
+    params = LogGOPS.parse(L="1000", o="200", g="100", G="0", O="0", S="65535")
+    out = both_ways(sched, params, noise_model(stepped_latency(), bandwidth=False, os_noise=False), reps=24)
+    assert 0 < out["windowed"] < 24
+
+
+def test_window_edge_is_the_lookahead():
+    # o + L + the least excess is exactly 2^12 ps: a message can land on the
+    # first picosecond of the next window.
+    sched = generate(CollectiveSpec("dissemination", 64, 8))
+    params = LogGOPS.parse(L="3.096", o="1", g="0.5", G="0", O="0", S="65535")
+    latency = table([0.0, 0.0, 0.001, 0.002, 0.003], [0.0, 0.5, 0.6, 0.8, 1.0])
+    both_ways(sched, params, noise_model(latency, bandwidth=False, os_noise=False), reps=30)
+
+
+def test_runs_without_a_usable_lookahead_or_with_rendezvous_use_the_global_order():
+    sched = generate(CollectiveSpec("dissemination", 32, 100_000))
+    params = LogGOPS.parse(L="1000", o="100", g="100", G="0.1", O="0", S="65535")
+    out = both_ways(sched, params, noise_model(continuous_latency()), reps=4)
+    assert out["windowed"] == 0  # 100 kB messages are rendezvous: no lookahead
+    # A latency excess down to -L - o leaves no lookahead either.
+    eager = generate(CollectiveSpec("dissemination", 32, 8))
+    out = both_ways(eager, params, noise_model(table([-1100.0, 0.0, 50.0]), bandwidth=False), reps=4)
+    assert out["windowed"] == 0
+    # A second CPU can start an op before the event that released it.
+    rng = random.Random(3)
+    ranks, requires, irequires = random_schedule(rng, 4, 40, 65535, sizes=[8], cpus=2)
+    two_cpus = _engine.parse_goal(to_goal(ranks, requires, irequires).encode())
+    out = both_ways(two_cpus, params, noise_model(continuous_latency()), reps=4)
+    assert out["windowed"] == 0
+    # Without latency noise the windows are not tried (times tie everywhere).
+    out = both_ways(eager, params, _engine.NoiseModel(), reps=2)
+    assert out["windowed"] == 0
