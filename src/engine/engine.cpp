@@ -129,13 +129,17 @@ void Engine::build_posted_at_zero() {
   initial_recvs_posted_ = true;
 }
 
+[[noreturn, gnu::noinline, gnu::cold]] static void throw_size_overflow(uint64_t bytes) {
+  throw std::overflow_error("message of " + std::to_string(bytes) +
+                            " bytes overflows the simulated time range");
+}
+
 int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
   // (size - 1) * per-byte cost, as the reference charges it.
   const int64_t n = static_cast<int64_t>(bytes) - 1;
   int64_t fs;
-  if (__builtin_mul_overflow(n, per_byte_fs, &fs))
-    throw std::overflow_error("message of " + std::to_string(bytes) +
-                              " bytes overflows the simulated time range");
+  if (__builtin_mul_overflow(n, per_byte_fs, &fs)) [[unlikely]]
+    throw_size_overflow(bytes);
   return fs / 1000;
 }
 
@@ -316,10 +320,13 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     // co-scheduling all ranks share the first draw.
     const CounterRng rng(seed, repetition, RngStream::OsOffsets);
     const double span = static_cast<double>(noise.os->span_ps());
-    for (uint32_t r = 0; r < ranks_; ++r)
+    for (uint32_t r = 0; r < ranks_; ++r) {
       os_offset(r) = noise.os_phase_ps >= 0
-                          ? noise.os_phase_ps
-                          : static_cast<int64_t>(rng.uniform(noise.os_cosched ? 0 : r) * span);
+                         ? noise.os_phase_ps
+                         : static_cast<int64_t>(rng.uniform(noise.os_cosched ? 0 : r) * span);
+      // A rank's first activity is near its offset: start its cursor there.
+      os_cursor(r) = static_cast<int64_t>(noise.os->locate(os_offset(r) % noise.os->span_ps()));
+    }
   }
 }
 

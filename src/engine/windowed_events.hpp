@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -52,6 +53,71 @@ struct WindowedEvent {
 };
 // Windows are written once and read once: every byte is traffic.
 static_assert(sizeof(WindowedEvent) == 32);
+
+// A growable array of events whose append is inline: a capacity check and
+// field stores. (std::vector's emplace_back of eight fields came out of
+// line, passing every field by reference: about 45 instructions an event.)
+class EventRun {
+ public:
+  [[gnu::always_inline]] void append(uint32_t time_off, uint32_t ts, uint32_t op,
+                                     uint32_t host_kind, uint32_t host, uint32_t pusher_off,
+                                     uint32_t pusher_ts, uint32_t carried) {
+    if (size_ == capacity_) [[unlikely]]
+      grow();
+    WindowedEvent& e = data_[size_++];
+    e.time_off = time_off;
+    e.ts = ts;
+    e.op = op;
+    e.host_kind = host_kind;
+    e.host = host;
+    e.pusher_off = pusher_off;
+    e.pusher_ts = pusher_ts;
+    e.carried = carried;
+  }
+  void append(const WindowedEvent& e) {
+    if (size_ == capacity_) grow();
+    data_[size_++] = e;
+  }
+  // Inserts before position i.
+  void insert(size_t i, const WindowedEvent& e) {
+    append(e);
+    std::copy_backward(begin() + i, end() - 1, end());
+    data_[i] = e;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+  // Length n; new events are left unset.
+  void resize(size_t n) {
+    while (capacity_ < n) grow();
+    size_ = n;
+  }
+  void swap(EventRun& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(capacity_, other.capacity_);
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  WindowedEvent& operator[](size_t i) { return data_[i]; }
+  const WindowedEvent& operator[](size_t i) const { return data_[i]; }
+  WindowedEvent& back() { return data_[size_ - 1]; }
+  WindowedEvent* begin() { return data_.get(); }
+  WindowedEvent* end() { return data_.get() + size_; }
+  const WindowedEvent* begin() const { return data_.get(); }
+  const WindowedEvent* end() const { return data_.get() + size_; }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    const size_t capacity = capacity_ ? 2 * capacity_ : 64;
+    auto data = std::make_unique_for_overwrite<WindowedEvent[]>(capacity);
+    std::copy(begin(), end(), data.get());
+    data_ = std::move(data);
+    capacity_ = capacity;
+  }
+
+  std::unique_ptr<WindowedEvent[]> data_;
+  size_t size_ = 0, capacity_ = 0;
+};
 
 class WindowedEvents {
  public:
@@ -84,24 +150,25 @@ class WindowedEvents {
   [[gnu::always_inline]] void push(int64_t time, uint32_t ts, uint32_t op, uint32_t host_kind,
                                    uint32_t host, uint32_t carried) {
     const bool requeued = ts == current_ts_;
-    const WindowedEvent e{static_cast<uint32_t>(time & ((int64_t{1} << shift_) - 1)),
-                          ts,
-                          op,
-                          host_kind,
-                          host,
-                          requeued ? current_pusher_off_ : current_off_,
-                          requeued ? current_pusher_ts_ : current_ts_,
-                          carried};
+    const auto off = static_cast<uint32_t>(time & ((int64_t{1} << shift_) - 1));
+    const uint32_t pusher_off = requeued ? current_pusher_off_ : current_off_;
+    const uint32_t pusher_ts = requeued ? current_pusher_ts_ : current_ts_;
+    // Built in place, field by field: an event built on the stack and
+    // copied whole right away stalls on store forwarding.
     if (host == host_ && time < window_end_) {
-      push_local(e);
+      // Mostly the op the current event released, with nothing else queued.
+      if (local_.empty())
+        local_.append(off, ts, op, host_kind, host, pusher_off, pusher_ts, carried);
+      else
+        push_local({off, ts, op, host_kind, host, pusher_off, pusher_ts, carried});
       return;
     }
     const uint64_t w = static_cast<uint64_t>(time) >> shift_;
     if (w - first_free_ < kRing) [[likely]] {
-      ring_[w & (kRing - 1)].push_back(e);
+      ring_[w & (kRing - 1)].append(off, ts, op, host_kind, host, pusher_off, pusher_ts, carried);
       ++ring_count_;
     } else {
-      push_outside(e, w);
+      push_outside({off, ts, op, host_kind, host, pusher_off, pusher_ts, carried}, w);
     }
   }
 
@@ -207,9 +274,9 @@ class WindowedEvents {
 
   [[gnu::noinline]] void push_local(const WindowedEvent& e) {
     // Descending, so the next event is at the back; mostly empty or one.
-    auto it = local_.end();
-    while (it != local_.begin() && before(*(it - 1), e)) --it;
-    local_.insert(it, e);
+    size_t i = local_.size();
+    while (i > 0 && before(local_[i - 1], e)) --i;
+    local_.insert(i, e);
   }
 
   [[gnu::noinline]] void push_outside(const WindowedEvent& e, uint64_t w) {
@@ -225,7 +292,7 @@ class WindowedEvents {
     far_min_ = kNone;
     for (const FarEvent& f : far_) {
       if (f.window - first_free_ < kRing) {
-        ring_[f.window & (kRing - 1)].push_back(f.e);
+        ring_[f.window & (kRing - 1)].append(f.e);
         ++ring_count_;
       } else {
         far_[keep++] = f;
@@ -238,31 +305,41 @@ class WindowedEvents {
   // The window's events, grouped by host in ascending order, each host's
   // in pop order.
   void group_by_host() {
-    if (work_.size() * 16 < hosts_) {
+    const size_t n = work_.size();
+    if (n < 64) {
       std::sort(work_.begin(), work_.end(), [this](const WindowedEvent& a, const WindowedEvent& b) {
         return a.host < b.host || (a.host == b.host && before(a, b));
       });
       return;
     }
-    // Counting sort: a window of a large run holds events of most hosts.
-    count_.assign(hosts_ + 1, 0);
-    for (const WindowedEvent& e : work_) ++count_[e.host + 1];
-    for (uint32_t h = 0; h < hosts_; ++h) count_[h + 1] += count_[h];
-    sorted_.resize(work_.size());
-    for (const WindowedEvent& e : work_) sorted_[count_[e.host]++] = e;
+    // A counting sort on the host's high bits, about two events per
+    // bucket (counting every host would cost a pass over all hosts per
+    // window), then an insertion sort of each short bucket.
+    uint32_t drop = 0;
+    while ((uint64_t{hosts_} >> drop) > n / 2) ++drop;
+    const size_t buckets = (size_t{hosts_} >> drop) + 1;
+    count_.assign(buckets + 1, 0);
+    for (const WindowedEvent& e : work_) ++count_[(e.host >> drop) + 1];
+    for (size_t k = 0; k < buckets; ++k) count_[k + 1] += count_[k];
+    sorted_.resize(n);
+    for (const WindowedEvent& e : work_) sorted_[count_[e.host >> drop]++] = e;
     work_.swap(sorted_);
-    for (size_t i = 1; i < work_.size(); ++i) {
-      if (work_[i].host != work_[i - 1].host || !before(work_[i], work_[i - 1])) continue;
+    for (size_t i = 1; i < n; ++i) {
+      const WindowedEvent& prev = work_[i - 1];
+      if (work_[i].host > prev.host || (work_[i].host == prev.host && !before(work_[i], prev)))
+        continue;
       const WindowedEvent e = work_[i];
       size_t j = i;
-      for (; j > 0 && work_[j - 1].host == e.host && before(e, work_[j - 1]); --j)
+      for (; j > 0 && (e.host < work_[j - 1].host ||
+                       (e.host == work_[j - 1].host && before(e, work_[j - 1])));
+           --j)
         work_[j] = work_[j - 1];
       work_[j] = e;
     }
   }
 
   uint32_t hosts_ = 0, shift_ = 0;
-  std::vector<std::vector<WindowedEvent>> ring_ = std::vector<std::vector<WindowedEvent>>(kRing);
+  std::vector<EventRun> ring_ = std::vector<EventRun>(kRing);
   size_t ring_count_ = 0;
   std::vector<FarEvent> far_;  // beyond the ring, unordered
   uint64_t far_min_ = kNone;
@@ -271,11 +348,11 @@ class WindowedEvents {
   int64_t window_start_ = 0, window_end_ = 0;
   // The current window's events, grouped; the current host's are
   // [next_, group_end_).
-  std::vector<WindowedEvent> work_, sorted_;
+  EventRun work_, sorted_;
   size_t next_ = 0, group_end_ = 0;
   std::vector<uint32_t> count_;
   uint32_t host_ = kNoHost;
-  std::vector<WindowedEvent> local_;  // the current host's events pushed in this window, descending
+  EventRun local_;  // the current host's events pushed in this window, descending
   // The event being processed: its stamp, offset in the window, and pusher.
   uint32_t current_ts_ = kNoStamp, current_off_ = 0;
   uint32_t current_pusher_ts_ = kNoStamp, current_pusher_off_ = 0;

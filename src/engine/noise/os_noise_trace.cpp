@@ -11,6 +11,8 @@ OsNoiseTrace::OsNoiseTrace(std::vector<int64_t> starts_ps, std::vector<int64_t> 
     throw std::invalid_argument("OS noise trace: starts and durations differ in length");
   if (starts_.size() < 2)
     throw std::invalid_argument("OS noise trace needs at least two detours");
+  if (starts_.size() > 0xFFFFFFFFu)
+    throw std::invalid_argument("OS noise trace: more than 2^32 detours");
   for (size_t i = 0; i < starts_.size(); ++i) {
     if (starts_[i] < 0 || durations_[i] < 0)
       throw std::invalid_argument("OS noise trace: negative start or duration");
@@ -21,6 +23,18 @@ OsNoiseTrace::OsNoiseTrace(std::vector<int64_t> starts_ps, std::vector<int64_t> 
   cumulative_.resize(durations_.size());
   int64_t sum = 0;
   for (size_t i = 0; i < durations_.size(); ++i) cumulative_[i] = sum += durations_[i];
+  // About one detour per bucket, so locate() scans one or two.
+  const size_t buckets = std::min<size_t>(starts_.size(), size_t{1} << 20);
+  bucket_scale_ = static_cast<double>(buckets) / static_cast<double>(starts_.back());
+  bucket_first_.resize(buckets);
+  size_t c = 0;
+  for (size_t k = 0; k < buckets; ++k) {
+    // A bucket's start, rounded down: the detour named may start a little
+    // before it, which only costs locate() a step.
+    const auto start = static_cast<int64_t>(static_cast<double>(k) / bucket_scale_);
+    while (c + 1 < starts_.size() && starts_[c + 1] <= start) ++c;
+    bucket_first_[k] = static_cast<uint32_t>(c);
+  }
 }
 
 size_t OsNoiseTrace::search_from(size_t from, int64_t value, bool strict) const {

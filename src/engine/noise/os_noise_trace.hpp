@@ -61,9 +61,25 @@ class OsNoiseTrace {
     return noise(start, len, cursor);
   }
 
+  // A cursor for trace position `s` in [0, span): the last detour starting
+  // at or before it (0 when none does). A rank starts its repetition here,
+  // so its first lookup needs no search.
+  size_t locate(int64_t s) const {
+    if (s <= starts_[0]) return 0;
+    const auto k = static_cast<size_t>(static_cast<double>(s) * bucket_scale_);
+    size_t c = bucket_first_[std::min(k, bucket_first_.size() - 1)];
+    while (c > 0 && starts_[c] > s) --c;  // the bucket's start was rounded
+    while (c + 1 < starts_.size() && starts_[c + 1] <= s) ++c;
+    return c;
+  }
+
  private:
   std::vector<int64_t> starts_, durations_;
   std::vector<int64_t> cumulative_;  // cumulative_[i] = sum of durations_[0..i]
+  // locate()'s index: the span cut into equal buckets, each naming the last
+  // detour starting at or before the bucket's start.
+  std::vector<uint32_t> bucket_first_;
+  double bucket_scale_ = 0;  // buckets per ps
 
   // noise() for the trace position s (start already reduced).
   int64_t noise_at(int64_t s, int64_t len, size_t& cursor) const;
