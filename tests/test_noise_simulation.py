@@ -106,6 +106,28 @@ def test_os_noise_rule_matches_the_reference_walk():
         assert got.tolist() == [walk(int(a), int(b)) for a, b in zip(starts, lens)]
 
 
+def test_quiet_spans_charge_what_the_lookup_charges():
+    # The engine serves activities of length o inside a rank's last quiet
+    # span without a lookup: every start in a span must get the lookup's
+    # answer, at the edges too.
+    rng = np.random.default_rng(11)
+    spans = 0
+    for _ in range(6):
+        n = int(rng.integers(2, 300))
+        st = np.sort(rng.integers(0, 10**9, n)).astype(np.int64)
+        du = rng.integers(0, 3 * 10**6, n).astype(np.int64)
+        trace = _engine.OsNoiseTrace(st, du)
+        for start, length in zip(rng.integers(0, 3 * 10**9, 300), rng.choice([0, 1, 150_000, 10**6, 10**8], 300)):
+            lo, hi, end = trace.quiet_span(int(start), int(length))
+            if lo > hi:
+                continue
+            spans += 1
+            assert lo <= start <= hi
+            for x in {lo, hi, int(start), *rng.integers(lo, hi + 1, 5).tolist()}:
+                assert trace.noise(int(x), int(length)) == max(0, end - int(x))
+    assert spans > 200
+
+
 def test_engine_quantile_table_interpolates_linearly():
     p = np.array([0.0, 0.5, 0.9, 0.999, 1.0])
     v = np.array([0.0, 10.0, 20.0, 1000.0, 5000.0])

@@ -205,6 +205,17 @@ NB_MODULE(_engine, m) {
           },
           nb::arg("starts_ps"), nb::arg("lens_ps"),
           "Noise of successive activities of one rank (as the engine charges them).")
+      .def(
+          "quiet_span",
+          [](const OsNoiseTrace& t, int64_t start, int64_t len) {
+            size_t cursor = 0;
+            t.noise(start, len, cursor);
+            const QuietSpan q = t.quiet_span(start, len, cursor);
+            return nb::make_tuple(q.lo, q.hi, q.end);
+          },
+          nb::arg("start_ps"), nb::arg("len_ps"),
+          "(lo, hi, end): the starts that the engine charges max(0, end - start) without "
+          "a lookup, for activities of this length, after one at `start` (lo > hi: none).")
       .def_prop_ro("span_ps", &OsNoiseTrace::span_ps)
       .def("__len__", &OsNoiseTrace::size);
 

@@ -47,7 +47,7 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   if (ranks_ >= (1u << 29)) throw std::invalid_argument("at most 2^29 ranks are supported");
   posted_ = PostedReceives(ranks_);
   unexpected_.resize(ranks_);
-  stride_ = ncpu_ + 2 * static_cast<size_t>(nnic_) + 2;
+  stride_ = ncpu_ + 2 * static_cast<size_t>(nnic_) + 5;
   index_templates();
   // Every pushed event takes a stamp: at most one per op and one per send.
   // With one CPU per host an op is never queued before the event that
@@ -145,9 +145,20 @@ int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
 
 int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) {
   if (!os_) return 0;
+  const int64_t at = start + os_offset(host);
+  int64_t* quiet = os_quiet(host);
+  // Activities of length o (every send and receive) mostly fall in the
+  // quiet span of the rank's last lookup: no trace access at all.
+  if (len == p_.o_ps && at >= quiet[0] && at <= quiet[1]) return quiet[2] > at ? quiet[2] - at : 0;
   size_t cursor = static_cast<size_t>(os_cursor(host));
-  const int64_t noise = os_->noise(start + os_offset(host), len, cursor);
+  const int64_t noise = os_->noise(at, len, cursor);
   os_cursor(host) = static_cast<int64_t>(cursor);
+  if (len == p_.o_ps) {
+    const QuietSpan q = os_->quiet_span(at, len, cursor);
+    quiet[0] = q.lo;
+    quiet[1] = q.hi;
+    quiet[2] = q.end;
+  }
   return noise;
 }
 
@@ -326,6 +337,9 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
                          : static_cast<int64_t>(rng.uniform(noise.os_cosched ? 0 : r) * span);
       // A rank's first activity is near its offset: start its cursor there.
       os_cursor(r) = static_cast<int64_t>(noise.os->locate(os_offset(r) % noise.os->span_ps()));
+      int64_t* quiet = os_quiet(r);
+      quiet[0] = 1;  // empty
+      quiet[1] = 0;
     }
   }
 }

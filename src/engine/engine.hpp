@@ -138,14 +138,17 @@ class Engine {
   uint32_t ranks_, ncpu_, nnic_;
 
   // Per-host state in one block per host, so an event touches one cache
-  // line of it: when each CPU is free (o), when each NIC may receive (gr)
-  // and send (gs) next, the host's offset into the OS noise trace and where
-  // its last trace lookup ended.
+  // line of it (64 bytes with one CPU and NIC): when each CPU is free (o),
+  // when each NIC may receive (gr) and send (gs) next, the host's offset
+  // into the OS noise trace, where its last trace lookup ended, and the
+  // quiet span that lookup found.
   int64_t& next_o(uint32_t h, uint32_t cpu) { return host_state_[h * stride_ + cpu]; }
   int64_t& next_gr(uint32_t h, uint32_t nic) { return host_state_[h * stride_ + ncpu_ + nic]; }
   int64_t& next_gs(uint32_t h, uint32_t nic) { return host_state_[h * stride_ + ncpu_ + nnic_ + nic]; }
   int64_t& os_offset(uint32_t h) { return host_state_[h * stride_ + ncpu_ + 2 * nnic_]; }
   int64_t& os_cursor(uint32_t h) { return host_state_[h * stride_ + ncpu_ + 2 * nnic_ + 1]; }
+  // Its last quiet span for activities of length o (OsNoiseTrace::QuietSpan).
+  int64_t* os_quiet(uint32_t h) { return &host_state_[h * stride_ + ncpu_ + 2 * nnic_ + 2]; }
 
   // Dependency bookkeeping in O(ranks + template ops), not O(ops), so a
   // 16K-rank ring allreduce (a billion ops) fits in memory. An op with one

@@ -16,11 +16,20 @@
 // does not itself attract more noise.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 namespace cloudnoise {
+
+// Activity starts [lo, hi] (trace positions with the rank's offset, as
+// noise() takes them) that one lookup showed to fall between two detours,
+// for activities of the length looked up: each is charged max(0, end -
+// start), the rest of the detour before it. Empty when lo > hi.
+struct QuietSpan {
+  int64_t lo = 1, hi = 0, end = 0;
+};
 
 class OsNoiseTrace {
  public:
@@ -59,6 +68,27 @@ class OsNoiseTrace {
   int64_t noise(int64_t start, int64_t len) const {
     size_t cursor = 0;
     return noise(start, len, cursor);
+  }
+
+  // After noise(start, len, cursor): every start charged as simply as this
+  // one, so a rank's next activities of that length need no lookup. (An
+  // activity of o on a trace of sparse detours nearly always is.)
+  QuietSpan quiet_span(int64_t start, int64_t len, size_t cursor) const {
+    const int64_t span = starts_.back();
+    const int64_t modulus = span > len ? span - len : span;
+    if (start < 0) return {};
+    const int64_t s = start % modulus;
+    const size_t c = cursor;
+    if (!(c + 1 < starts_.size() && s > starts_[0] && starts_[c] <= s && s < starts_[c + 1] &&
+          s + len <= starts_[c + 1]))
+      return {};
+    // The positions giving the same case: after the first detour, from the
+    // cursor's detour until the activity would reach the next one, and
+    // without wrapping (the same multiple of the modulus removed).
+    const int64_t shift = start - s;
+    const int64_t lo = std::max(starts_[c], starts_[0] + 1);
+    const int64_t hi = std::min(starts_[c + 1] - std::max<int64_t>(len, 1), modulus - 1);
+    return {lo + shift, hi + shift, starts_[c] + durations_[c] + shift};
   }
 
   // A cursor for trace position `s` in [0, span): the last detour starting
