@@ -267,15 +267,19 @@ void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
   for (const uint32_t i : ops) enqueue_op(host, i);
 }
 
-void Engine::enqueue_ready() {
+// Inline, as it follows every event: most release nothing or one op (a
+// collective's next step), with nothing to order.
+[[gnu::always_inline]] inline void Engine::enqueue_ready() {
   if (pending_.empty()) return;
   if (pending_.size() == 1) {
-    // Most events release one op (a collective's next step): nothing to
-    // order.
     enqueue_op(pending_.front().host, pending_.front().op);
     pending_.clear();
     return;
   }
+  enqueue_several();
+}
+
+void Engine::enqueue_several() {
   // The reference visits the hosts that finished something in ascending
   // order; each host's ops keep the order in which they became ready.
   bool one_host = true;
@@ -460,7 +464,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
       if (o_free <= t) {
         const int64_t len = static_cast<int64_t>(op.amount);
         o_free = t + len + os_noise(h, t, len);
-        release_started(op_index, h);
+        if (op.start_count) release_started(op_index, h);
         release_done(op_index, h);
       } else {
         push_event(o_free, ts, op_index, host_kind, h, 0);
@@ -472,7 +476,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
       int64_t& gs_free = next_gs(h, op.nic);
       const int64_t avail = std::max(o_free, gs_free);
       if (avail <= t) {
-        release_started(op_index, h);
+        if (op.start_count) release_started(op_index, h);
         const int64_t G = bandwidth_ ? message_G_fs(op_index) : p_.G_fs;
         int64_t latency = p_.L_ps;
         // Keyed by the send op, like the bandwidth: a draw must not depend
@@ -493,7 +497,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
       break;
     }
     case kEvRecv: {
-      release_started(op_index, h);
+      if (op.start_count) release_started(op_index, h);
       const uint32_t source = sched_.peer_of(h, op);
       const MatchEntry m = unexpected_[h].take(source, op.tag);
       if (m.op != kNoMatch) {

@@ -115,6 +115,7 @@ class Engine {
   void complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t);
   void order_ready(uint32_t host, std::vector<uint32_t>& ops);
   void enqueue_ready();
+  void enqueue_several();
   void enqueue_op(uint32_t host, uint32_t i);
   void enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops);
   void mark_ready(uint32_t op);
