@@ -143,18 +143,24 @@ int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
   return fs / 1000;
 }
 
-int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) {
+// Inline, as every send and receive asks: activities of length o mostly
+// fall in the quiet span of the rank's last lookup, which needs no trace
+// access at all.
+[[gnu::always_inline]] inline int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) {
   if (!os_) return 0;
   const int64_t at = start + os_offset(host);
-  int64_t* quiet = os_quiet(host);
-  // Activities of length o (every send and receive) mostly fall in the
-  // quiet span of the rank's last lookup: no trace access at all.
+  const int64_t* quiet = os_quiet(host);
   if (len == p_.o_ps && at >= quiet[0] && at <= quiet[1]) return quiet[2] > at ? quiet[2] - at : 0;
+  return os_noise_lookup(host, at, len);
+}
+
+int64_t Engine::os_noise_lookup(uint32_t host, int64_t at, int64_t len) {
   size_t cursor = static_cast<size_t>(os_cursor(host));
   const int64_t noise = os_->noise(at, len, cursor);
   os_cursor(host) = static_cast<int64_t>(cursor);
   if (len == p_.o_ps) {
     const QuietSpan q = os_->quiet_span(at, len, cursor);
+    int64_t* quiet = os_quiet(host);
     quiet[0] = q.lo;
     quiet[1] = q.hi;
     quiet[2] = q.end;
