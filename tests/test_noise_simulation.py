@@ -136,6 +136,21 @@ def test_engine_quantile_table_interpolates_linearly():
     assert np.allclose([table.quantile(x) for x in u], np.interp(u, p, v), rtol=0, atol=1e-9)
 
 
+def test_draws_from_random_bits_equal_the_quantile_of_their_uniform():
+    # The engine draws from 64 hashed bits: top 12 bits as the bucket, top
+    # 53 as u. Bit for bit quantile(u), on a table with single-segment and
+    # searched buckets, at u = 0 and next to bucket edges.
+    p = np.concatenate([[0.0], np.sort(np.random.default_rng(5).random(3000)), [1.0]])
+    p = np.unique(np.concatenate([p, 1.0 - np.logspace(-12, -2, 400), [1e-9]]))
+    v = np.cumsum(np.random.default_rng(6).random(p.size)) * 1e3
+    table = _engine.QuantileTable(p, v)
+    rng = np.random.default_rng(8)
+    bits = [int(b) for b in rng.integers(0, 2**63, 4000, dtype=np.int64)] + [int(b) * 2 + 1 for b in rng.integers(0, 2**62, 1000)]
+    bits += [0, 2**11 - 1, 2**11, 2**64 - 1, (4095 << 52) - 1, 4095 << 52, (1 << 52) - 1, 1 << 52]
+    for b in bits:
+        assert table.quantile_of_bits(b) == table.quantile((b >> 11) * 2.0**-53)
+
+
 def test_empirical_latency_noise_reproduces_its_quantiles(tmp_path):
     # Drawn per message by the engine: the excess of many one-message runs
     # follows the samples' distribution.

@@ -228,6 +228,10 @@ NB_MODULE(_engine, m) {
           },
           nb::arg("probabilities"), nb::arg("values"))
       .def("quantile", &QuantileTable::quantile, nb::arg("u"))
+      .def(
+          "quantile_of_bits", &QuantileTable::quantile_of_bits, nb::arg("bits"),
+          "quantile(u) for the uniform u that 64 random bits give (their top 53 over 2^53), "
+          "as the engine draws it.")
       .def("__len__", &QuantileTable::size);
 
   nb::class_<NoiseModel>(m, "NoiseModel")

@@ -203,7 +203,7 @@ void Engine::mark_ready(uint32_t op) { ready_bits_[op >> 6] |= uint64_t{1} << (o
 // without storing it per op.
 int64_t Engine::message_G_fs(uint32_t send_op) const {
   const double f =
-      std::max(1e-9, bandwidth_->quantile(bandwidth_rng_.uniform(send_op)));
+      std::max(1e-9, bandwidth_->quantile_of_bits(bandwidth_rng_.bits(send_op)));
   return round_to_int(static_cast<double>(p_.G_fs) / f);
 }
 
@@ -487,7 +487,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
         int64_t latency = p_.L_ps;
         // Keyed by the send op, like the bandwidth: a draw must not depend
         // on the order in which sends are processed.
-        if (latency_) latency += round_to_int(latency_->quantile(latency_rng_.uniform(op_index)));
+        if (latency_) latency += round_to_int(latency_->quantile_of_bits(latency_rng_.bits(op_index)));
         o_free = t + p_.o_ps + bytes_time(op.amount, p_.O_for(op.amount)) + os_noise(h, t, p_.o_ps);
         gs_free = t + p_.g_ps + bytes_time(op.amount, G);
         ++messages_;

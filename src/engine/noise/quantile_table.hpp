@@ -27,6 +27,20 @@ class QuantileTable {
     if (b.single) return b.v + (u - b.p) * b.slope;
     return search(u, b.segment);
   }
+
+  // quantile(u) for u = CounterRng::uniform's value of `bits` (its top 53
+  // bits over 2^53), bit for bit. The bucket is the top bits themselves, so
+  // its load starts before u is converted: a draw sits on the engine's
+  // critical path, twice per message.
+  double quantile_of_bits(uint64_t bits) const {
+    static_assert(kBuckets == 4096, "the bucket is the top 12 bits");
+    const uint64_t top53 = bits >> 11;
+    const Bucket& b = bucket_[bits >> 52];
+    if (top53 == 0) return v_.front();
+    const double u = static_cast<double>(top53) * 0x1.0p-53;
+    if (b.single) return b.v + (u - b.p) * b.slope;
+    return search(u, b.segment);
+  }
   size_t size() const { return p_.size(); }
   // The least value a draw can give.
   double min() const { return v_.front(); }
