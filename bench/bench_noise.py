@@ -11,6 +11,10 @@ Cases (2 threads, the machine's two cores):
 * 1024-rank 16 MiB allreduce_ring, network noise, 100 repetitions.
   Target: <= 30 s. (Program order: LogGOPSim's own order deadlocks it.)
 
+Under latency noise the engine processes each repetition host by host in
+time windows (src/engine/windowed_events.hpp); the results are those of the
+single global event queue, bit for bit (tests/test_windowed_processing.py).
+
 Noise: the built-in `azure-hpc` profile's latency and bandwidth models, and
 a synthetic OS noise trace of 1000 detours/s of 5 us (Fig. 8's "high
 frequency" cloud noise), 10 s long.

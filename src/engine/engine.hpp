@@ -1,7 +1,9 @@
 // The LogGOPS discrete-event engine. Semantics are LogGOPSim's, event for
 // event (see engine.cpp for each rule); the data layout is ours: flat arrays
 // indexed by op and host, a calendar queue of 24-byte events (event_queue.hpp),
-// and state that is reset, not reallocated, between repetitions.
+// and state that is reset, not reallocated, between repetitions. Under
+// latency noise a repetition is processed host by host in time windows
+// instead (windowed_events.hpp), with the same results bit for bit.
 #pragma once
 
 #include <cstdint>
