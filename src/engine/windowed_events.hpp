@@ -59,11 +59,20 @@ static_assert(sizeof(WindowedEvent) == 32);
 // line, passing every field by reference: about 45 instructions an event.)
 class EventRun {
  public:
-  [[gnu::always_inline]] void append(uint32_t time_off, uint32_t ts, uint32_t op,
-                                     uint32_t host_kind, uint32_t host, uint32_t pusher_off,
-                                     uint32_t pusher_ts, uint32_t carried) {
-    if (size_ == capacity_) [[unlikely]]
-      grow();
+  EventRun() = default;
+  EventRun(EventRun&& other) noexcept { swap(other); }
+  EventRun& operator=(EventRun&& other) noexcept {
+    EventRun taken(std::move(other));
+    swap(taken);
+    return *this;
+  }
+
+  bool full() const { return size_ == capacity_; }
+  // Appends to a run that is not full.
+  [[gnu::always_inline]] void append_unchecked(uint32_t time_off, uint32_t ts, uint32_t op,
+                                               uint32_t host_kind, uint32_t host,
+                                               uint32_t pusher_off, uint32_t pusher_ts,
+                                               uint32_t carried) {
     WindowedEvent& e = data_[size_++];
     e.time_off = time_off;
     e.ts = ts;
@@ -77,6 +86,12 @@ class EventRun {
   void append(const WindowedEvent& e) {
     if (size_ == capacity_) grow();
     data_[size_++] = e;
+  }
+  void append(uint32_t time_off, uint32_t ts, uint32_t op, uint32_t host_kind, uint32_t host,
+              uint32_t pusher_off, uint32_t pusher_ts, uint32_t carried) {
+    if (size_ == capacity_) [[unlikely]]
+      grow();
+    append_unchecked(time_off, ts, op, host_kind, host, pusher_off, pusher_ts, carried);
   }
   // Inserts before position i.
   void insert(size_t i, const WindowedEvent& e) {
@@ -97,6 +112,7 @@ class EventRun {
     std::swap(capacity_, other.capacity_);
   }
   size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
   bool empty() const { return size_ == 0; }
   WindowedEvent& operator[](size_t i) { return data_[i]; }
   const WindowedEvent& operator[](size_t i) const { return data_[i]; }
@@ -106,7 +122,6 @@ class EventRun {
   const WindowedEvent* begin() const { return data_.get(); }
   const WindowedEvent* end() const { return data_.get() + size_; }
 
- private:
   [[gnu::noinline]] void grow() {
     const size_t capacity = capacity_ ? 2 * capacity_ : 64;
     auto data = std::make_unique_for_overwrite<WindowedEvent[]>(capacity);
@@ -115,6 +130,7 @@ class EventRun {
     capacity_ = capacity;
   }
 
+ private:
   std::unique_ptr<WindowedEvent[]> data_;
   size_t size_ = 0, capacity_ = 0;
 };
@@ -128,7 +144,11 @@ class WindowedEvents {
   void reset(uint32_t hosts, uint32_t shift) {
     hosts_ = hosts;
     shift_ = shift;
-    for (auto& w : ring_) w.clear();
+    for (EventRun& run : ring_)
+      if (run.capacity() != 0) {
+        run.clear();
+        spare_.push_back(std::move(run));
+      }
     ring_count_ = 0;
     far_.clear();
     far_min_ = kNone;
@@ -165,7 +185,10 @@ class WindowedEvents {
     }
     const uint64_t w = static_cast<uint64_t>(time) >> shift_;
     if (w - first_free_ < kRing) [[likely]] {
-      ring_[w & (kRing - 1)].append(off, ts, op, host_kind, host, pusher_off, pusher_ts, carried);
+      EventRun& run = ring_[w & (kRing - 1)];
+      if (run.full()) [[unlikely]]
+        make_room(run);
+      run.append_unchecked(off, ts, op, host_kind, host, pusher_off, pusher_ts, carried);
       ++ring_count_;
     } else {
       push_outside({off, ts, op, host_kind, host, pusher_off, pusher_ts, carried}, w);
@@ -185,8 +208,12 @@ class WindowedEvents {
     window_ = first_free_;
     while (ring_[window_ & (kRing - 1)].empty()) ++window_;
     first_free_ = window_ + 1;
+    // The consumed window's buffer is kept for a window yet to fill: a
+    // window's slot holds a buffer only while it has events, so memory
+    // follows the events pending, not the ring's length.
     work_.clear();
-    work_.swap(ring_[window_ & (kRing - 1)]);
+    if (work_.capacity() != 0) spare_.push_back(std::move(work_));
+    work_ = std::move(ring_[window_ & (kRing - 1)]);
     ring_count_ -= work_.size();
     window_start_ = static_cast<int64_t>(window_ << shift_);
     window_end_ = static_cast<int64_t>((window_ + 1) << shift_);
@@ -279,6 +306,16 @@ class WindowedEvents {
     local_.insert(i, e);
   }
 
+  // A full run grows; an empty one without storage takes a spare buffer.
+  [[gnu::noinline]] void make_room(EventRun& run) {
+    if (run.capacity() == 0 && !spare_.empty()) {
+      run = std::move(spare_.back());
+      spare_.pop_back();
+    } else {
+      run.grow();
+    }
+  }
+
   [[gnu::noinline]] void push_outside(const WindowedEvent& e, uint64_t w) {
     if (w < first_free_)
       throw std::logic_error(
@@ -292,7 +329,9 @@ class WindowedEvents {
     far_min_ = kNone;
     for (const FarEvent& f : far_) {
       if (f.window - first_free_ < kRing) {
-        ring_[f.window & (kRing - 1)].append(f.e);
+        EventRun& run = ring_[f.window & (kRing - 1)];
+        if (run.full()) make_room(run);
+        run.append(f.e);
         ++ring_count_;
       } else {
         far_[keep++] = f;
@@ -340,6 +379,7 @@ class WindowedEvents {
 
   uint32_t hosts_ = 0, shift_ = 0;
   std::vector<EventRun> ring_ = std::vector<EventRun>(kRing);
+  std::vector<EventRun> spare_;  // emptied buffers, for windows that start to fill
   size_t ring_count_ = 0;
   std::vector<FarEvent> far_;  // beyond the ring, unordered
   uint64_t far_min_ = kNone;
