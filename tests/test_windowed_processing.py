@@ -96,6 +96,31 @@ def test_collectives_match_the_global_order(pattern, ranks, size):
     assert out["windowed"] == 6
 
 
+def test_events_far_beyond_the_window_ring_match_the_global_order():
+    # Calcs of 5-20 ms between messages, windows of ~0.5 us: events land
+    # thousands of windows ahead (held apart, then pulled in), and the
+    # windows run dry while a calc is pending (a jump to the next event).
+    lines = ["num_ranks 4"]
+    for r in range(4):
+        lines.append(f"rank {r} {{")
+        prev = None
+        for k in range(6):
+            peer = (r + 1 + k) % 4 if (r + 1 + k) % 4 != r else (r + 2) % 4
+            lines += [f"s{k}: send 8b to {peer} tag {k}", f"c{k}: calc {(5 + 3 * k) * 10**6}", f"c{k} requires s{k}"]
+            if prev:
+                lines.append(f"s{k} requires {prev}")
+            prev = f"c{k}"
+        for k in range(6):
+            src = [q for q in range(4) if q != r and ((q + 1 + k) % 4 if (q + 1 + k) % 4 != q else (q + 2) % 4) == r]
+            for q in src:
+                lines.append(f"r{k}_{q}: recv 8b from {q} tag {k}")
+        lines.append("}")
+    sched = _engine.parse_goal(("\n".join(lines) + "\n").encode())
+    params = LogGOPS.parse(L="500", o="100", g="50", G="0.1", O="0", S="65535")
+    out = both_ways(sched, params, noise_model(continuous_latency()), reps=8)
+    assert out["windowed"] == 8
+
+
 def test_unsettled_ties_run_again_in_the_global_order():
     # Stepped latencies on a dissemination: some repetitions meet ties the
     # windows cannot order, are run again, and the results still agree.
