@@ -82,8 +82,9 @@ enum class ReadyOrder {
 // How a run's events are processed. Both give the same results, bit for bit.
 enum class Processing {
   // Host by host in time windows (windowed_events.hpp) where that is exact
-  // and pays: one CPU per host, eager messages only, under latency noise. Otherwise, and for a
-  // repetition whose order the windows cannot settle, as Sequential.
+  // and pays: one CPU per host, eager messages only, under latency noise.
+  // Otherwise, and for a repetition whose order the windows cannot settle,
+  // as Sequential.
   Auto,
   // One global event queue in LogGOPSim's order.
   Sequential,
@@ -151,7 +152,7 @@ class Engine {
   int64_t& next_gs(uint32_t h, uint32_t nic) { return host_state_[h * stride_ + ncpu_ + nnic_ + nic]; }
   int64_t& os_offset(uint32_t h) { return host_state_[h * stride_ + ncpu_ + 2 * nnic_]; }
   int64_t& os_cursor(uint32_t h) { return host_state_[h * stride_ + ncpu_ + 2 * nnic_ + 1]; }
-  // Its last quiet span for activities of length o (OsNoiseTrace::QuietSpan).
+  // Its last quiet span for activities of length o (lo, hi, end: QuietSpan).
   int64_t* os_quiet(uint32_t h) { return &host_state_[h * stride_ + ncpu_ + 2 * nnic_ + 2]; }
 
   // Dependency bookkeeping in O(ranks + template ops), not O(ops), so a
