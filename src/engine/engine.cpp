@@ -462,9 +462,9 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
 // queued again at the time it frees, keeping its stamp, as in LogGOPSim.
 void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_kind,
                      uint32_t carried_G) {
-  const uint32_t h = host_kind >> 3;  // the op's owner (for a message: its sender)
+  const uint32_t h = Event::host_of(host_kind);  // the op's owner (for a message: its sender)
   const Op& op = sched_.template_op(h, op_index);
-  switch (static_cast<EventKind>(host_kind & 7u)) {
+  switch (Event::kind_of(host_kind)) {
     case kEvCalc: {
       int64_t& o_free = next_o(h, op.cpu);
       if (o_free <= t) {

@@ -39,6 +39,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "event.hpp"
+
 namespace cloudnoise {
 
 struct WindowedEvent {
@@ -288,7 +290,8 @@ class WindowedEvents {
     // Stamps given before the first window (the time-0 ops) are the
     // reference's; given in different windows, or by one host, their order
     // is.
-    if (wa != window_of(b.ts) || wa == 0 || (a.host_kind >> 3) == (b.host_kind >> 3))
+    if (wa != window_of(b.ts) || wa == 0 ||
+        Event::host_of(a.host_kind) == Event::host_of(b.host_kind))
       return a.ts < b.ts;
     // Two hosts pushed them in one window: the one running earlier first,
     if (a.pusher_off != b.pusher_off) return a.pusher_off < b.pusher_off;
