@@ -336,7 +336,31 @@ def test_app_sweep_splits_compute_and_communication(tmp_path):
         assert r["compute_ns"] == 2_000_000.0
         assert r["communication_ns"] == pytest.approx(r["runtime_ns"] - 2_000_000.0)
         assert r["communication_ns"] > 0
-    assert json.loads((tmp_path / "sweep.json").read_text())["experiment"]["compute"][0]["seconds"] == 0.001
+    assert json.loads((tmp_path / "sweep.json").read_text())["compute"]["gcp-hpc"][0]["seconds"] == 0.001
+
+
+def test_app_sweep_runs_gemm_at_each_systems_own_rate(tmp_path):
+    """gemm:N on a profile runs at that system's rate (peak x efficiency), recorded
+    with its source in sweep.json; --gflops overrides it for every system."""
+    exp = app_experiment("gemm:1024 + dissemination:16B")
+    systems = (system("daint"), system("azure-hpc"))
+    run_sweep(SweepRequest(exp, systems, (4,), ("none",), 1), tmp_path / "own", in_process=True)
+    meta = json.loads((tmp_path / "own" / "sweep.json").read_text())
+    flop = 2 * 1024**3
+    for s in systems:
+        rate = s.profile.compute.gflops
+        phase = meta["compute"][s.name][0]
+        assert phase["method"] == "profile" and phase["gflops"] == rate and phase["rate_source"] == "reconstructed"
+        assert phase["seconds"] == pytest.approx(flop / (rate * 1e9))
+    t = load_results(tmp_path / "own").to_pylist()
+    assert {r["system"]: r["compute_ns"] for r in t} == pytest.approx(
+        {s.name: flop / s.profile.compute.gflops for s in systems})
+    given = SweepRequest(app_experiment("gemm:1024 + dissemination:16B", gflops=10.0), systems, (4,), ("none",), 1,
+                         gflops=10.0)
+    run_sweep(given, tmp_path / "given", in_process=True)
+    meta = json.loads((tmp_path / "given" / "sweep.json").read_text())
+    assert {meta["compute"][s.name][0]["method"] for s in systems} == {"gflops"}
+    assert {r["compute_ns"] for r in load_results(tmp_path / "given").to_pylist()} == {flop / 10.0}
 
 
 # ---------------------------------------------------------------- CLI

@@ -7,7 +7,8 @@ campaign use this same format.
 
 Every part carries a provenance: `measured` (by the user's campaign or the
 paper's authors), `published` (copied from a price list, data sheet or paper
-table) or `reconstructed` (derived under stated assumptions), with a `source`
+table), `reconstructed` (derived under stated assumptions) or `calibrated`
+(fitted to cited targets, see cloudnoise.profiles.calibrate), with a `source`
 sentence, so no one mistakes a reconstruction for a measurement.
 
 Noise models are given as a spec string (see cloudnoise.model.distributions and
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.compute import ComputeRate, PeakFlops, peak_times_efficiency
 from cloudnoise.model.distributions import (
     Distribution,
     QuantileTable,
@@ -37,13 +39,14 @@ from cloudnoise.model.distributions import (
 from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_noise_spec, read_trace
 
 FORMAT = "cloudnoise-profile/1"
-PROVENANCE_KINDS = ("measured", "published", "reconstructed")
+PROVENANCE_KINDS = ("measured", "published", "reconstructed", "calibrated")
 # Top-level keys in the order they are written (after "format").
 KEY_ORDER = (
     "name",
     "description",
     "labels",
     "hardware",
+    "compute",
     "prices",
     "table2",
     "loggops",
@@ -57,7 +60,7 @@ KEY_ORDER = (
 class Provenance:
     """Where a part of a profile comes from."""
 
-    kind: str  # measured | published | reconstructed
+    kind: str  # measured | published | reconstructed | calibrated
     source: str
 
     def __post_init__(self) -> None:
@@ -82,6 +85,76 @@ class Hardware:
     routing: str | None = None
     transport: str | None = None
     os: str | None = None
+
+
+@dataclass(frozen=True)
+class ComputePeak:
+    """The node's peak flop rate from its published CPU (see cloudnoise.model.compute)."""
+
+    provenance: Provenance
+    sockets: int
+    cores_per_socket: int
+    clock_ghz: float
+    flops_per_cycle: int  # double precision, per cycle per core
+    isa: str = ""
+
+    def __post_init__(self) -> None:
+        self.flops()  # checks the numbers
+
+    def flops(self) -> PeakFlops:
+        return PeakFlops(self.sockets, self.cores_per_socket, self.clock_ghz, self.flops_per_cycle, self.isa)
+
+
+@dataclass(frozen=True)
+class ComputeEfficiency:
+    """The share of the peak a large DGEMM reaches with the system's BLAS."""
+
+    provenance: Provenance
+    value: float
+    blas: str | None = None
+
+
+@dataclass(frozen=True)
+class Compute:
+    """A node's DGEMM rate (one rank per node), the rate `gemm:N` phases run at.
+
+    Built-ins: `peak` x `efficiency` (gflops must equal it); a measured
+    profile: the rate timed on that machine (no peak)."""
+
+    provenance: Provenance
+    gflops: float
+    peak: ComputePeak | None = None
+    efficiency: ComputeEfficiency | None = None
+    note: str | None = None
+
+    def __post_init__(self) -> None:
+        g = self.gflops
+        if not (isinstance(g, (int, float)) and not isinstance(g, bool) and math.isfinite(g) and g > 0):
+            raise CloudnoiseError(f"compute: gflops must be a positive number (GFLOP/s), got {g!r}")
+        if (self.peak is None) != (self.efficiency is None):
+            raise CloudnoiseError("compute: give both peak and efficiency, or neither")
+        if self.peak is not None and self.efficiency is not None:
+            expected = peak_times_efficiency(self.peak.flops(), self.efficiency.value)
+            if not math.isclose(g, expected, rel_tol=1e-9):
+                raise CloudnoiseError(
+                    f"compute: gflops {g:g} is not peak x efficiency = {self.peak.flops().gflops:g} x "
+                    f"{self.efficiency.value:g} = {expected:g}"
+                )
+
+    def rate(self, system: str = "") -> ComputeRate:
+        """The rate with a one-line account of where it comes from."""
+        who = f"{system}: " if system else ""
+        if self.peak is not None and self.efficiency is not None:
+            pk = self.peak.flops()
+            blas = f" with {self.efficiency.blas}" if self.efficiency.blas else ""
+            text = (
+                f"{who}{pk.sockets}x{pk.cores_per_socket} cores x {pk.clock_ghz:g} GHz x {pk.flops_per_cycle} "
+                f"flop/cycle = {pk.gflops:g} GFLOP/s peak ({self.peak.provenance.kind}) x efficiency "
+                f"{self.efficiency.value:g}{blas} ({self.efficiency.provenance.kind})"
+            )
+        else:
+            text = f"{who}{self.provenance.source}"
+        return ComputeRate(float(self.gflops), self.provenance.kind, text)
 
 
 @dataclass(frozen=True)
@@ -205,6 +278,7 @@ class SystemProfile:
     hardware: Hardware
     prices: Prices
     labels: tuple[str, ...] = ()
+    compute: Compute | None = None
     table2: Table2 | None = None
     latency_noise: NoiseModel | None = None
     bandwidth_noise: NoiseModel | None = None
@@ -226,6 +300,11 @@ class SystemProfile:
     def os_noise_source(self) -> OSNoiseTrace | SyntheticOSNoise | None:
         """The OS noise trace, or a synthetic generator, or None."""
         return None if self.os_noise is None else self.os_noise.load(self.base_dir)
+
+    def compute_rate(self) -> ComputeRate | None:
+        """The node's DGEMM rate for `gemm:N` phases, with its source; None when
+        the profile does not say (then a gemm phase is timed on this machine)."""
+        return None if self.compute is None else self.compute.rate(self.name)
 
     def price_per_node_hour(self, pricing: str) -> float | None:
         """The committed or on-demand hourly price per node (None if unpublished)."""
@@ -266,6 +345,12 @@ def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
+_NESTED: dict[str, tuple[tuple[str, type], ...]] = {
+    "Table2": (("same_rack", LinkFigures), ("different_racks", LinkFigures)),
+    "Compute": (("peak", ComputePeak), ("efficiency", ComputeEfficiency)),
+}
+
+
 def _build(cls, data: Any, where: str):
     """Construct dataclass `cls` from a dict, with one-line errors naming the bad key."""
     if not isinstance(data, dict):
@@ -279,7 +364,7 @@ def _build(cls, data: Any, where: str):
         if "provenance" not in data:
             raise CloudnoiseError(f"{where}: missing provenance {{kind, source}}")
         kwargs["provenance"] = _build(Provenance, data["provenance"], f"{where}.provenance")
-    for key, sub in (("same_rack", LinkFigures), ("different_racks", LinkFigures)):
+    for key, sub in _NESTED.get(cls.__name__, ()):
         if key in names and key in data and data[key] is not None:
             kwargs[key] = _build(sub, data[key], f"{where}.{key}")
     try:
@@ -303,6 +388,7 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
     parts = {
         "loggops": LogGOPS,
         "hardware": Hardware,
+        "compute": Compute,
         "prices": Prices,
         "table2": Table2,
         "latency_noise": NoiseModel,

@@ -50,6 +50,7 @@ from cloudnoise.model.profile import (
     Table2,
     save_profile,
 )
+from cloudnoise.profiles.cpus import compute_of
 from cloudnoise.profiles.paper import OS, PAPER, PRICE_DATE, PRICE_REGION, TABLE_I, TABLE_II, TableIIColumn
 
 DATA_DIR = Path(__file__).parent / "data"
@@ -383,6 +384,7 @@ def build_profile(name: str) -> SystemProfile:
         description=DESCRIPTIONS[name],
         labels=_labels(name),
         hardware=hardware,
+        compute=compute_of(name),
         prices=prices,
         table2=table2,
         loggops=loggops,

@@ -28,7 +28,8 @@ def app_options(func):  # type: ignore[no-untyped-def]
         click.option(
             "--gflops",
             type=click.FloatRange(min=0, min_open=True),
-            help="Flop rate for gemm:N phases (2N^3/rate) instead of DGEMM timed on this machine.",
+            help="Flop rate (GFLOP/s) for gemm:N phases (2N^3/rate) instead of the --profile's node rate "
+            "(its CPU's peak x a stated efficiency, or the DGEMM rate measured there), or DGEMM timed on this machine without one.",
         ),
     ]
     for option in reversed(options):
@@ -45,7 +46,14 @@ def app_schedule(goal_file: Path | None, opts: dict[str, Any]) -> Any:
     for name in ("size", "nb"):
         if opts.get(name) is not None:
             raise CloudnoiseError(f"--{name} goes with --pattern; with --app give it on the phase (e.g. dissemination:128KiB)")
-    app = resolve(app_from(opts["app"]), ranks=opts.get("ranks"), iterations=opts.get("iterations"), gflops=opts.get("gflops"))
+    rate = None
+    if opts.get("profile") and opts.get("gflops") is None:
+        from cloudnoise.profiles.registry import resolve_profile
+
+        rate = resolve_profile(opts["profile"]).compute_rate()
+    app = resolve(
+        app_from(opts["app"]), ranks=opts.get("ranks"), iterations=opts.get("iterations"), gflops=opts.get("gflops"), rate=rate
+    )
     opts["application"] = app
     opts["source"] = app.label()
     return app.generate()
