@@ -185,8 +185,9 @@ def build_profile(
     }
     table2 = {"provenance": _measured(
         f"{where}: latency from {t2.get('latency_from', 'n/a')}, bandwidth from {t2.get('bandwidth_from', 'n/a')}"
-        + ("; node distance unknown, filed under same rack" if distance == "unknown" else ""))}
-    table2["different_racks" if distance == "different-racks" else "same_rack"] = figures
+        + ("; node distance unknown" if distance not in ("same-rack", "different-racks") else ""))}
+    slot = {"same-rack": "same_rack", "different-racks": "different_racks"}.get(distance, "unknown_distance")
+    table2[slot] = figures
 
     profile: dict[str, Any] = {
         "format": FORMAT,

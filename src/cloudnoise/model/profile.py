@@ -53,7 +53,9 @@ KEY_ORDER = (
     "latency_noise",
     "bandwidth_noise",
     "os_noise",
+    "different_racks",
 )
+PLACEMENTS = ("same-rack", "different-racks")
 
 
 @dataclass(frozen=True)
@@ -182,11 +184,23 @@ class LinkFigures:
 
 @dataclass(frozen=True)
 class Table2:
-    """Latency and bandwidth summary as in the paper's Table II."""
+    """Latency and bandwidth summary as in the paper's Table II.
+
+    A campaign whose node distance is unknown (two ranks on one machine, or
+    nodes wherever the scheduler put them) files its figures under
+    `unknown_distance`, never under same rack."""
 
     provenance: Provenance
     same_rack: LinkFigures = field(default_factory=LinkFigures)
     different_racks: LinkFigures = field(default_factory=LinkFigures)
+    unknown_distance: LinkFigures | None = None
+
+    def rows(self) -> list[tuple[str, LinkFigures]]:
+        """(distance label, figures) of every distance with at least one figure."""
+        out = [("same rack", self.same_rack), ("different racks", self.different_racks)]
+        if self.unknown_distance is not None:
+            out.append(("distance unknown", self.unknown_distance))
+        return [(d, f) for d, f in out if any(getattr(f, k.name) is not None for k in fields(LinkFigures))]
 
 
 @dataclass(frozen=True)
@@ -269,6 +283,18 @@ class OSNoiseModel:
 
 
 @dataclass(frozen=True)
+class RackPlacement:
+    """What changes when the nodes are on different racks (Table II's second block,
+    Sec. IV-B/C): the network's LogGOPS parameters and noise. OS noise and the
+    rest of the profile are the node's and do not change."""
+
+    loggops: LogGOPS
+    latency_noise: NoiseModel | None = None
+    bandwidth_noise: NoiseModel | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
 class SystemProfile:
     """One system: hardware, prices, published figures, LogGOPS parameters and noise models."""
 
@@ -283,7 +309,49 @@ class SystemProfile:
     latency_noise: NoiseModel | None = None
     bandwidth_noise: NoiseModel | None = None
     os_noise: OSNoiseModel | None = None
+    different_racks: RackPlacement | None = None
     base_dir: Path | None = field(default=None, compare=False)  # where relative files resolve; not saved
+    # Which placement the top-level network parts describe: "same-rack" for the
+    # built-ins, None where the profile does not say (a campaign of unknown
+    # node distance). Not saved: `at` sets it.
+    placement: str | None = field(default=None, compare=False)
+
+    def placement_label(self) -> str:
+        """Where this profile's nodes sit: the placement `at` chose, else the
+        built-ins' same rack (the paper's Table II first block), else what a
+        campaign said about its node distance ("unknown" when it did not)."""
+        if self.placement is not None:
+            return self.placement
+        t2 = self.table2
+        if t2 is None or t2.provenance.kind != "published":
+            if t2 is not None and t2.provenance.kind == "measured" and t2.unknown_distance is None:
+                return "same-rack" if t2.same_rack.min_latency_us is not None else "different-racks"
+            return "unknown"
+        return "same-rack"
+
+    def placements(self) -> tuple[str, ...]:
+        """The placements this profile describes."""
+        return ("same-rack", "different-racks") if self.different_racks is not None else ("same-rack",)
+
+    def at(self, placement: str) -> SystemProfile:
+        """This system with its nodes placed as asked: `same-rack` is the profile
+        as written, `different-racks` swaps in that block's network parts."""
+        from dataclasses import replace
+
+        if placement not in PLACEMENTS:
+            raise CloudnoiseError(f"--placement: choose from {', '.join(PLACEMENTS)}, got {placement!r}")
+        if placement == "same-rack":
+            return replace(self, placement="same-rack")
+        dr = self.different_racks
+        if dr is None:
+            raise CloudnoiseError(
+                f"{self.name}: the profile has no different-racks figures (Table II has them for AWS, GCP, Alps, "
+                "Daint and DEEP-EST); use --placement same-rack"
+            )
+        return replace(
+            self, loggops=dr.loggops, latency_noise=dr.latency_noise, bandwidth_noise=dr.bandwidth_noise,
+            placement="different-racks",
+        )
 
     def latency_distribution(self) -> Distribution | None:
         """The latency excess distribution (ns over L), or None for no latency noise."""
@@ -319,6 +387,8 @@ class SystemProfile:
         out: dict[str, Any] = {"format": FORMAT}
         for name in KEY_ORDER:
             value = getattr(self, name)
+            if value is None and name in ("compute", "different_racks"):
+                continue  # optional parts a profile may not have
             if name == "labels":
                 value = list(value)
             elif value is not None and hasattr(value, "__dataclass_fields__"):
@@ -346,8 +416,9 @@ def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
 
 
 _NESTED: dict[str, tuple[tuple[str, type], ...]] = {
-    "Table2": (("same_rack", LinkFigures), ("different_racks", LinkFigures)),
+    "Table2": (("same_rack", LinkFigures), ("different_racks", LinkFigures), ("unknown_distance", LinkFigures)),
     "Compute": (("peak", ComputePeak), ("efficiency", ComputeEfficiency)),
+    "RackPlacement": (("loggops", LogGOPS), ("latency_noise", NoiseModel), ("bandwidth_noise", NoiseModel)),
 }
 
 
@@ -394,6 +465,7 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
         "latency_noise": NoiseModel,
         "bandwidth_noise": NoiseModel,
         "os_noise": OSNoiseModel,
+        "different_racks": RackPlacement,
     }
     for key, cls in parts.items():
         if body.get(key) is not None:
@@ -402,7 +474,7 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
     if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
         raise CloudnoiseError(f"{where}: labels must be a list of strings")
     body["labels"] = tuple(labels)
-    known = {f.name for f in fields(SystemProfile)} - {"base_dir"}
+    known = {f.name for f in fields(SystemProfile)} - {"base_dir", "placement"}
     unknown = sorted(set(body) - known)
     if unknown:
         raise CloudnoiseError(f"{where}: unknown key {unknown[0]!r}")

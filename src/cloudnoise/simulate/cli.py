@@ -51,6 +51,9 @@ def noise_options(func):  # type: ignore[no-untyped-def]
     """Adds the noise sources and the Monte Carlo controls."""
     options = [
         click.option("--profile", metavar="NAME|FILE", help="System profile: LogGOPS parameters and noise models (see `cloudnoise profiles list`)."),
+        click.option("--placement", type=click.Choice(["same-rack", "different-racks"]),
+                     help="With --profile: its nodes on the same rack or on different racks (Table II's two blocks) "
+                     "[default: the profile as written: same rack for the built-ins, as in the paper]."),
         click.option("--os-noise", metavar="FILE|SPEC", help="OS noise: a selfish-detour trace (start<TAB>duration ns) or periodic:frequency=HZ,duration=T / random:rate=PER_S,duration=DIST."),
         click.option("--os-noise-cosched", is_flag=True, help="All ranks read the OS noise trace from one offset (co-scheduled noise)."),
         click.option("--os-noise-phase", metavar="TIME", help="Every rank reads the OS noise trace from this offset (e.g. 0, 2.5ms) instead of a random one."),
@@ -197,8 +200,13 @@ def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
         from cloudnoise.profiles.registry import resolve_profile
 
         profile = resolve_profile(opts["profile"])
+        if opts.get("placement"):
+            profile = profile.at(opts["placement"])
+        opts["profile_placement"] = profile.placement_label()
         params = LogGOPS.from_profile(profile).with_overrides(**overrides)
         noise = noise_from_profile(profile, seed)
+    elif opts.get("placement"):
+        raise CloudnoiseError("--placement goes with --profile")
     else:
         params = LogGOPS.parse(**{k: v if v is not None else DEFAULTS[k] for k, v in overrides.items()})
         noise = NoiseSetup()

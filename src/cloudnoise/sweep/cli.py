@@ -32,6 +32,9 @@ def _presets_text() -> str:
 @click.option("--gflops", type=click.FloatRange(min=0, min_open=True), help="Flop rate (GFLOP/s) for gemm:N phases on every system, instead of each system's own rate (its profile's compute).")
 @click.option("--systems", metavar="A,B,...", help="Systems: built-in profile names or profile files [default: the preset's].")
 @click.option("--nodes", metavar="N,N,...", help="Node counts, e.g. 16,64,256 [default: the preset's].")
+@click.option("--placement", type=click.Choice(["same-rack", "different-racks"]),
+              help="Nodes on the same rack or on different racks (Table II's two blocks; AWS, GCP, Alps, Daint and "
+              "DEEP-EST have both) [default: each profile as written: same rack for the built-ins, as in the paper].")
 @click.option("--noise", "variants", metavar="LIST", help="Noise variants [default: none,os,network,both].")
 @click.option("--reps", type=click.IntRange(min=1), help="Repetitions per system, node count and variant [default: 1000].")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), help="Sweep seed; each (system, nodes) derives its own from it [default: 0].")

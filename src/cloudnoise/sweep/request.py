@@ -17,12 +17,15 @@ if TYPE_CHECKING:
     from cloudnoise.sweep.sweeper import SweepRequest
 
 
-def system_from(text: str) -> System:
-    """A System from a built-in name or a profile file path."""
+def system_from(text: str, placement: str | None = None) -> System:
+    """A System from a built-in name or a profile file path, with its nodes
+    placed as asked (None: the profile as written; see SystemProfile.at)."""
     from cloudnoise.profiles.registry import resolve_profile
     from cloudnoise.sweep.runner import System
 
     profile = resolve_profile(text)
+    if placement is not None:
+        profile = profile.at(placement)
     is_path = text.endswith(".json") or "/" in text or Path(text).is_file()
     return System(profile.name, str(Path(text).resolve()) if is_path else text, profile)
 
@@ -71,12 +74,13 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
     if experiment.kind == "collective" and (opts.get("iterations") or opts.get("gflops")):
         raise CloudnoiseError("--iterations and --gflops go with --app or an application preset")
 
+    placement = opts.get("placement") or (old.get("placement") if resume and old else None)
     if opts.get("systems"):
-        systems = tuple(system_from(s) for s in parse_items(opts["systems"], "--systems"))
+        systems = tuple(system_from(s, placement) for s in parse_items(opts["systems"], "--systems"))
     elif preset is not None:
-        systems = tuple(system_from(s) for s in preset.systems)
+        systems = tuple(system_from(s, placement) for s in preset.systems)
     elif resume:
-        systems = tuple(system_from(old["profiles"][name]["source"]) for name in old["systems"])
+        systems = tuple(system_from(old["profiles"][name]["source"], placement) for name in old["systems"])
     else:
         raise CloudnoiseError("--systems: give the systems to sweep (built-in names, see `cloudnoise profiles list`, or profile files)")
 
@@ -98,6 +102,7 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
     if ready_order is None:
         ready_order = old["ready_order"] if resume else "loggopsim"
     return SweepRequest(
+        placement=placement,
         stored_compute=stored_compute(old, experiment),
         experiment=experiment,
         systems=systems,

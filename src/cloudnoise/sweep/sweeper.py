@@ -43,6 +43,7 @@ class SweepRequest:
     gflops: float | None = None
     # per system, the compute phases a sweep being continued fixed when it started
     stored_compute: dict[str, Any] | None = None
+    placement: str | None = None  # --placement (None: each profile as written)
 
     def experiment_for(self, system: System) -> Experiment:
         """The workload on `system`: an application's compute times fixed for it
@@ -102,9 +103,21 @@ class SweepRequest:
             "finished": None,
             "complete": False,
             "cloudnoise_version": __version__,
-            "profiles": {s.name: {"source": s.source, "sha256": s.fingerprint} for s in self.systems},
+            "placement": self.placement,
+            "profiles": {s.name: {"source": s.source, "sha256": s.fingerprint, "placement": s.profile.placement_label(),
+                                  "provenance": provenance_of(s.profile)} for s in self.systems},
             **extra,
         }
+
+
+def provenance_of(profile: Any) -> dict[str, str]:
+    """Each part of a profile the simulation uses, labelled with its provenance kind."""
+    out = {"loggops": profile.loggops.provenance.kind}
+    for part in ("latency_noise", "bandwidth_noise", "os_noise", "compute"):
+        value = getattr(profile, part)
+        if value is not None:
+            out[part] = value.provenance.kind
+    return out
 
 
 def _now() -> str:
@@ -124,8 +137,8 @@ def check_compatible(old: dict[str, Any], new: dict[str, Any], where: Path) -> N
     for name, compute in (new.get("compute") or {}).items():
         if name in old_compute and old_compute[name] != compute:
             raise CloudnoiseError(f"{where} holds a sweep whose {name} compute phases differ (another flop rate){hint}")
-    for key in ("seed", "ready_order"):
-        if old.get(key) != new[key]:
+    for key in ("seed", "ready_order", "placement"):
+        if old.get(key) != new.get(key):
             raise CloudnoiseError(f"{where} holds a sweep with another {key} ({old.get(key)!r} vs {new[key]!r}){hint}")
     for name, prof in new["profiles"].items():
         before = old.get("profiles", {}).get(name)
