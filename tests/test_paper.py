@@ -177,3 +177,29 @@ def test_cli_json_one_statement_and_errors(tmp_path, run_cli):
 
     res = run_cli("paper", "--statement", "fig99", "--out", out)
     assert res.returncode == 2 and "no statement 'fig99'" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_report_shows_the_paper_table_and_refuses_a_malformed_result(tmp_path, run_cli):
+    from cloudnoise.report.build import ReportOptions, build_report
+
+    folder = tmp_path / "p"
+    folder.mkdir()
+    statement = {"id": "fig99-x", "figure": "Fig. 99", "where": "w", "quote": "q", "role": "held-out", "paper": "2x",
+                 "low": 1.6, "high": 2.4, "unit": "x", "reading": "r", "measure": "m", "ours": 3.1, "agrees": False,
+                 "detail": "", "cause": "the tail is too heavy"}
+    data = {"format": "cloudnoise-paper/1", "reps": 7, "seed": 1, "seconds": 1.0, "reps_simulated": 7, "out": "p",
+            "summary": {"calibration": {"agree": 0, "total": 0}, "held-out": {"agree": 0, "total": 1}},
+            "sweeps": [], "statements": [statement]}
+    (folder / "paper.json").write_text(json.dumps(data))
+    rep = build_report(ReportOptions(outdir=tmp_path / "r", paper=folder))
+    section = next(s for s in rep.sections if s.key == "paper")
+    table = section.tables[0]
+    assert table.rows == [["fig99-x", "Fig. 99", "held-out", "2x", "1.6x-2.4x", "3.1x", "NO", "the tail is too heavy"]]
+    assert table.row_classes == ["disagree"] and "held-out: 0 of 1 agree" in table.note
+
+    (folder / "paper.json").write_text(json.dumps({**data, "statements": [{**statement, "ours": "big"}]}))
+    res = run_cli("report", "--paper", folder, "-o", tmp_path / "r2")
+    assert res.returncode == 2 and "not a `cloudnoise paper` result" in res.stderr and "Traceback" not in res.stderr
+    (folder / "paper.json").write_text("{")
+    res = run_cli("report", "--paper", folder, "-o", tmp_path / "r3")
+    assert res.returncode == 2 and "not readable as JSON" in res.stderr

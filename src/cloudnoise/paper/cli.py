@@ -11,8 +11,7 @@ from typing import Any
 import click
 
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
-
-RESULT = "paper.json"
+from cloudnoise.paper.table import RESULT
 
 
 def _cores() -> int:

@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.paper.table import FORMAT
 from cloudnoise.profiles.calibrate.statements import Config, Outcome, Statement, check, needs_of
 from cloudnoise.profiles.calibrate.targets import HPC, WORKLOADS
 
 VARIANT_ORDER = ("none", "os", "network", "both")
-FORMAT = "cloudnoise-paper/1"
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,49 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+from pathlib import Path
 from typing import Any
+
+from cloudnoise.errors import CloudnoiseError
 
 from cloudnoise.profiles.calibrate.statements import format_value
 
 HEADERS = ("statement", "figure", "role", "paper", "allowed", "ours", "agrees", "cause")
+RESULT = "paper.json"
+FORMAT = "cloudnoise-paper/1"
+_KEYS = {"id": str, "figure": str, "role": str, "paper": str, "unit": str, "agrees": bool}
+
+
+def read_result(folder: Path) -> dict[str, Any]:
+    """FOLDER/paper.json, checked: it is data (it may come from someone else),
+    so a malformed one is a one-line error, never a traceback."""
+    path = Path(folder) / RESULT
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CloudnoiseError(f"{path}: not found; give the --out folder of `cloudnoise paper`") from None
+    except (OSError, ValueError) as err:
+        raise CloudnoiseError(f"{path}: not readable as JSON ({err})") from None
+    bad = f"{path}: not a `cloudnoise paper` result"
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CloudnoiseError(f"{bad} (format is not {FORMAT})")
+    stmts = data.get("statements")
+    if not isinstance(stmts, list) or not isinstance(data.get("summary"), dict):
+        raise CloudnoiseError(f"{bad} (no statements)")
+    for d in stmts:
+        if not isinstance(d, dict) or any(not isinstance(d.get(k), t) for k, t in _KEYS.items()):
+            raise CloudnoiseError(f"{bad} (a statement lacks one of {', '.join(_KEYS)})")
+        for k in ("low", "high", "ours"):
+            if d.get(k) is not None and not isinstance(d[k], (int, float)):
+                raise CloudnoiseError(f"{bad} ({d['id']}: {k} is not a number)")
+    for role in ("calibration", "held-out"):
+        n = data["summary"].get(role)
+        if not isinstance(n, dict) or not all(isinstance(n.get(k), int) for k in ("agree", "total")):
+            raise CloudnoiseError(f"{bad} (summary)")
+    if not isinstance(data.get("reps"), int) or not isinstance(data.get("seed"), int):
+        raise CloudnoiseError(f"{bad} (reps, seed)")
+    return data
 
 
 def _allowed(d: dict[str, Any]) -> str:

@@ -25,6 +25,8 @@ def _split_profiles(text: str | None) -> tuple[str, ...] | None:
               help="A measurement campaign (`cloudnoise measure --out DIR`); repeatable.")
 @click.option("--sweep", "sweeps", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
               help="Sweep results (`cloudnoise sweep`); repeatable.")
+@click.option("--paper", type=click.Path(path_type=Path), metavar="DIR",
+              help="A `cloudnoise paper --out DIR` folder: its table of the paper's Sec. V statements as a section.")
 @click.option("--profiles", metavar="A,B,C",
               help="Systems for the Table II rows (built-in names or profile files) [default: every built-in].")
 @click.option("--pricing", default="on-demand", show_default=True, metavar="on-demand|committed|spot:F|PRICE",
@@ -33,24 +35,26 @@ def _split_profiles(text: str | None) -> tuple[str, ...] | None:
 @click.option("-o", "--out", "outdir", required=True, type=click.Path(path_type=Path), metavar="OUTDIR",
               help="Where report.html and figures/ go (created if missing).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: report, figures, observations.")
-def report(campaigns: tuple[Path, ...], sweeps: tuple[Path, ...], profiles: str | None, pricing: str,
+def report(campaigns: tuple[Path, ...], sweeps: tuple[Path, ...], paper: Path | None, profiles: str | None, pricing: str,
            title: str, outdir: Path, as_json: bool) -> None:
     """Write OUTDIR/report.html (self-contained: inline CSS, embedded figures)
     and OUTDIR/figures/NAME.png + NAME.pdf: the Table II-style table, latency
     and bandwidth versus size, latency, bandwidth and OS noise over time,
     scalability boxplots (Fig. 14-15), the cost increase due to noise
-    (Fig. 16-17), and observations computed from the data.
+    (Fig. 16-17), the paper's Sec. V statements checked (`cloudnoise paper`),
+    and observations computed from the data.
 
     \b
     Examples:
       cloudnoise report --campaign camp/ -o out/
       cloudnoise report --sweep sweeps/fig14 --pricing spot:0.3 -o out/ --json
+      cloudnoise report --paper cloudnoise-paper -o out/
     """
     from cloudnoise.report.build import ReportOptions, build_report, document
     from cloudnoise.report.html import write
 
     opts = ReportOptions(outdir=outdir, campaigns=campaigns, sweeps=sweeps, profiles=_split_profiles(profiles),
-                         pricing=pricing, title=title)
+                         pricing=pricing, title=title, paper=paper)
     rep = build_report(opts)
     path = write(rep)
     if as_json:

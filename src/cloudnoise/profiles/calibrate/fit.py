@@ -55,6 +55,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats
 
+from cloudnoise.errors import CloudnoiseError
 from cloudnoise.profiles.calibrate import families as fam
 from cloudnoise.profiles.calibrate.assemble import SystemParams, build_profile, initial_params, with_placements
 from cloudnoise.profiles.calibrate.priors import PRIORS
@@ -135,7 +136,8 @@ def solve(f: Callable[[float], float], aim: float, guess: float, increasing: boo
     best = (lo, glo) if abs(glo) <= abs(ghi) else (hi, ghi)
     side = 0
     while evals[0] < max_evals and abs(best[1]) > rtol * abs(aim) and ub - ua > 1e-4:
-        u = ub - gb * (ub - ua) / (gb - ga) if gb != ga else 0.5 * (ua + ub)
+        finite = math.isfinite(ga) and math.isfinite(gb) and gb != ga
+        u = ub - gb * (ub - ua) / (gb - ga) if finite else 0.5 * (ua + ub)  # bisect next to an infeasible end
         u = min(max(u, ua + 0.01 * (ub - ua)), ub - 0.01 * (ub - ua))
         gu = g(math.exp(u))
         if abs(gu) < abs(best[1]):
@@ -166,7 +168,14 @@ class Fitter:
         return CalibrationRuns({system: build_profile(system, params)}, self.sim)
 
     def value(self, system: str, params: SystemParams, measure) -> float:
-        return measure.value(self.runs_with(system, params))
+        """The measure on these parameters; +inf where they are infeasible (a
+        latency tail whose mean alone exceeds Table II's mean excess): every
+        fitted statistic grows with the tail, so the search backs off."""
+        try:
+            runs = self.runs_with(system, params)
+        except CloudnoiseError:
+            return math.inf
+        return measure.value(runs)
 
     def start(self, system: str) -> SystemParams:
         if system not in self.params:

@@ -74,6 +74,7 @@ def _write_json(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
+    os.chmod(tmp, 0o644)  # mkstemp makes it private; the record is package data others read
     os.replace(tmp, path)
 
 
