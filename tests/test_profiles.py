@@ -290,3 +290,55 @@ def test_O_rendezvous_round_trips_and_reaches_the_engine(tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(CloudnoiseError, match="O_rendezvous must be a finite number >= 0"):
         load_profile(path)
+
+
+def test_show_labels_every_part_and_both_placements():
+    runner = CliRunner()
+    out = runner.invoke(cli, ["profiles", "show", "gcp-hpc"], env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.output
+    text = out.output
+    for words in ("published:", "reconstructed:", "Compute:", "Noise models (same rack)", "Noise models (different racks)",
+                  "provenance", "Uniform body [b, 1]"):  # a source's brackets are text, not markup
+        assert words in text, words
+    data = json.loads(runner.invoke(cli, ["profiles", "show", "gcp-hpc", "--json"]).output)
+    kinds = {data[k]["provenance"]["kind"] for k in ("hardware", "prices", "table2", "loggops", "latency_noise",
+                                                   "bandwidth_noise", "os_noise", "compute")}
+    assert kinds <= {"published", "reconstructed", "calibrated"}
+    assert data["different_racks"]["latency_noise"]["provenance"]["kind"] in ("reconstructed", "calibrated")
+
+
+def test_placement_swaps_the_network_and_keeps_the_node():
+    """Different racks: Table II's second block (GCP: 14.90 us min latency, 70.11 Gb/s,
+    severe drops); OS noise, compute and prices are the node's."""
+    gcp = load_builtin("gcp-hpc")
+    dr = gcp.at("different-racks")
+    assert dr.loggops.L + 2 * dr.loggops.o == pytest.approx(14.90 * 1000)
+    assert dr.loggops.G == pytest.approx(8 / 70.11, rel=1e-8)
+    assert dr.latency_distribution().mean() == pytest.approx((16.66 - 14.90) * 1000, rel=1e-3)
+    assert dr.bandwidth_distribution().mean() == pytest.approx(65.71 / 70.11, rel=1e-4)
+    assert dr.bandwidth_distribution().quantile(np.array([5e-4]))[0] < 0.3  # GCP's severe drops (Sec. IV-C)
+    assert (dr.os_noise, dr.compute, dr.prices) == (gcp.os_noise, gcp.compute, gcp.prices)
+    assert dr.placement_label() == "different-racks" and gcp.placement_label() == "same-rack"
+    assert gcp.at("same-rack").loggops == gcp.loggops
+    with pytest.raises(CloudnoiseError, match="no different-racks figures"):
+        load_builtin("azure-hpc").at("different-racks")
+    with pytest.raises(CloudnoiseError, match="--placement"):
+        gcp.at("next-door")
+
+
+def test_simulate_placement_and_the_profile_it_ran_on(run_cli):
+    args = ("simulate", "--pattern", "dissemination", "--ranks", "16", "--size", "16B", "--profile", "daint",
+            "--noise", "none", "--json")
+    same = json.loads(run_cli(*args).stdout)
+    res = run_cli(*args, "--placement", "different-racks")
+    assert res.returncode == 0, res.stderr
+    diff = json.loads(res.stdout)
+    assert same["profile"]["placement"] == "same-rack" and diff["profile"]["placement"] == "different-racks"
+    assert diff["profile"]["provenance"]["loggops"] == "reconstructed"
+    # Daint: same min latency on both blocks (1.19 us) but another max bandwidth: another noiseless time
+    assert diff["max_end_ns"] != same["max_end_ns"]
+    res = run_cli("simulate", "--pattern", "dissemination", "--ranks", "4", "--size", "16B", "--placement",
+                  "different-racks")
+    assert res.returncode == 2 and "--placement goes with --profile" in res.stderr
+    res = run_cli(*args[:-1], "--placement", "different-racks", "--profile", "azure-hpc")
+    assert res.returncode == 2 and "use --placement same-rack" in res.stderr

@@ -353,6 +353,20 @@ class SystemProfile:
             placement="different-racks",
         )
 
+    def provenance_kinds(self) -> dict[str, str]:
+        """Each part a simulation uses, labelled with its provenance kind
+        (published, reconstructed, calibrated, measured)."""
+        out = {"loggops": self.loggops.provenance.kind}
+        for part in ("latency_noise", "bandwidth_noise", "os_noise", "compute"):
+            value = getattr(self, part)
+            if value is not None:
+                out[part] = value.provenance.kind
+        return out
+
+    def describe_use(self) -> dict[str, Any]:
+        """What a result says about the profile it ran on."""
+        return {"name": self.name, "placement": self.placement_label(), "provenance": self.provenance_kinds()}
+
     def latency_distribution(self) -> Distribution | None:
         """The latency excess distribution (ns over L), or None for no latency noise."""
         if self.latency_noise is None:

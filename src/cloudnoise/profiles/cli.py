@@ -67,8 +67,10 @@ def list_cmd(as_json: bool) -> None:
 
 
 def _prov(p: Provenance) -> str:
+    from rich.markup import escape
+
     style = _KIND_STYLE.get(p.kind, "white")
-    return f"[{style}]{p.kind}[/{style}]: {p.source}"
+    return f"[{style}]{p.kind}[/{style}]: {escape(p.source)}"  # sources hold brackets ("[b, 1]")
 
 
 @profiles.command("show")
@@ -120,7 +122,7 @@ def show_cmd(name: str, as_json: bool) -> None:
         t = Table(title="Table II figures")
         for col in ("", "min lat (us)", "mean lat (us)", "max bw (Gb/s)", "mean bw (Gb/s)"):
             t.add_column(col, justify="right" if col else "left")
-        for label, f in (("same rack", p.table2.same_rack), ("different racks", p.table2.different_racks)):
+        for label, f in p.table2.rows():
             t.add_row(
                 label,
                 _num(f.min_latency_us, "{:.2f}"),
@@ -144,19 +146,47 @@ def show_cmd(name: str, as_json: bool) -> None:
     con.print(t)
     con.print(_prov(lg.provenance) + "\n")
 
-    t = Table(title="Noise models")
+    if p.compute is not None:
+        c = p.compute
+        detail = ""
+        if c.peak is not None and c.efficiency is not None:
+            detail = f" = peak {c.peak.flops().gflops:g} x efficiency {c.efficiency.value:g}"
+        con.print(f"[bold]Compute[/bold]: {c.gflops:g} GFLOP/s per node (DGEMM){detail}")
+        con.print(_prov(c.provenance) + "\n")
+
+    _noise_table(con, p, "Noise models" + ("" if p.different_racks is None else " (same rack)"))
+    dr = p.different_racks
+    if dr is not None:
+        con.print()
+        q = p.at("different-racks")
+        t = Table(title="Different racks (--placement different-racks): LogGOPS parameters")
+        for col in ("L (ns)", "o (ns)", "g (ns)", "G (ns/B)"):
+            t.add_column(col, justify="right")
+        t.add_row(f"{q.loggops.L:g}", f"{q.loggops.o:g}", f"{q.loggops.g:g}", f"{q.loggops.G:.6g}")
+        con.print(t)
+        con.print(_prov(q.loggops.provenance) + "\n")
+        _noise_table(con, q, "Noise models (different racks)", os_noise=False)
+
+
+def _noise_table(con: Console, p, title: str, os_noise: bool = True) -> None:
+    """The noise models of `p`, each with its provenance kind, then the sources."""
+    t = Table(title=title)
     t.add_column("noise", style="bold")
     t.add_column("model")
     t.add_column("mean", justify="right")
+    t.add_column("provenance")
     lat, bw = p.latency_distribution(), p.bandwidth_distribution()
     if p.latency_noise is not None and lat is not None:
-        t.add_row("latency (excess ns)", _model_text(p.latency_noise), f"{lat.mean():.4g} ns")
+        t.add_row("latency (excess ns)", _model_text(p.latency_noise), f"{lat.mean():.4g} ns",
+                  p.latency_noise.provenance.kind)
     if p.bandwidth_noise is not None and bw is not None:
-        t.add_row("bandwidth (fraction)", _model_text(p.bandwidth_noise), f"{bw.mean():.5g}")
-    if p.os_noise is not None:
-        t.add_row("OS", p.os_noise.synthetic or f"trace {p.os_noise.trace}", "")
+        t.add_row("bandwidth (fraction)", _model_text(p.bandwidth_noise), f"{bw.mean():.5g}",
+                  p.bandwidth_noise.provenance.kind)
+    if os_noise and p.os_noise is not None:
+        t.add_row("OS", p.os_noise.synthetic or f"trace {p.os_noise.trace}", "", p.os_noise.provenance.kind)
     con.print(t)
-    for label, part in (("latency", p.latency_noise), ("bandwidth", p.bandwidth_noise), ("OS", p.os_noise)):
+    for label, part in (("latency", p.latency_noise), ("bandwidth", p.bandwidth_noise),
+                        ("OS", p.os_noise if os_noise else None)):
         if part is not None:
             con.print(f"{label} noise - " + _prov(part.provenance))
 

@@ -182,10 +182,17 @@ def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
 
         write_repetitions(opts["out"], results)
     if opts["as_json"]:
-        json.dump(to_json(results, noise), sys.stdout)
+        data = to_json(results, noise)
+        if opts.get("profile_used"):
+            data["profile"] = opts["profile_used"]
+        json.dump(data, sys.stdout)
         sys.stdout.write("\n")
     else:
         print_summary(results, noise, opts.get("out"))
+        used = opts.get("profile_used")
+        if used:
+            kinds = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in used["provenance"].items())
+            Console().print(f"profile {used['name']} ({used['placement']}): {kinds}")
 
 
 def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
@@ -202,7 +209,7 @@ def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
         profile = resolve_profile(opts["profile"])
         if opts.get("placement"):
             profile = profile.at(opts["placement"])
-        opts["profile_placement"] = profile.placement_label()
+        opts["profile_used"] = profile.describe_use()
         params = LogGOPS.from_profile(profile).with_overrides(**overrides)
         noise = noise_from_profile(profile, seed)
     elif opts.get("placement"):

@@ -105,19 +105,9 @@ class SweepRequest:
             "cloudnoise_version": __version__,
             "placement": self.placement,
             "profiles": {s.name: {"source": s.source, "sha256": s.fingerprint, "placement": s.profile.placement_label(),
-                                  "provenance": provenance_of(s.profile)} for s in self.systems},
+                                  "provenance": s.profile.provenance_kinds()} for s in self.systems},
             **extra,
         }
-
-
-def provenance_of(profile: Any) -> dict[str, str]:
-    """Each part of a profile the simulation uses, labelled with its provenance kind."""
-    out = {"loggops": profile.loggops.provenance.kind}
-    for part in ("latency_noise", "bandwidth_noise", "os_noise", "compute"):
-        value = getattr(profile, part)
-        if value is not None:
-            out[part] = value.provenance.kind
-    return out
 
 
 def _now() -> str:
