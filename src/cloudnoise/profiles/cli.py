@@ -203,9 +203,9 @@ def _model_text(model) -> str:
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("cloudnoise-calibration"),
               show_default=True, help="Folder for the 13 profile files and calibration.json.")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="Seed of the fit [default: 20220718].")
-@click.option("--fit-reps", type=click.IntRange(min=1), default=None, help="Repetitions per evaluation while fitting [default: 40].")
+@click.option("--fit-reps", type=click.IntRange(min=1), default=None, help="Repetitions per evaluation while fitting [default: 100].")
 @click.option("--check-reps", type=click.IntRange(min=1), default=None,
-              help="Repetitions per configuration when checking the simulated targets [default: 100].")
+              help="Repetitions per configuration when checking the simulated targets [default: 200].")
 @click.option("--threads", type=click.IntRange(min=1), default=None,
               help="Engine threads [default: the cores this process may use]; results do not depend on it.")
 @click.option("--from-record", "record", type=click.Path(dir_okay=False, exists=True, path_type=Path),
@@ -226,7 +226,7 @@ def calibrate_cmd(out: Path, seed: int | None, fit_reps: int | None, check_reps:
     conflicts between the paper's statements and the choice made.
 
     Deterministic: the same options give the same files bit for bit. The
-    built-in files were made with the defaults (about 15 minutes on 2 cores);
+    built-in files were made with the defaults (about 5 minutes on 2 cores);
     `cloudnoise profiles calibrate --out DIR --compare` checks that.
 
     \b
