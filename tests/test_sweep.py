@@ -506,3 +506,24 @@ def test_cost_of_a_sweep_with_an_unpriced_system(tmp_path):
     assert row["cost_usd"] == pytest.approx(row["runtime_s"] / 3600 * 8 * 2.0) and fixed["unpriced"] == []
     with pytest.raises(CloudnoiseError, match="not a sweep folder"):
         sweep_costs(tmp_path / "nothing", parse_pricing("on-demand"))
+
+
+def test_placement_is_part_of_the_sweep(tmp_path):
+    """--placement different-racks runs Table II's second block and is recorded;
+    the folder refuses a continuation at the other placement."""
+    from cloudnoise.sweep.request import system_from
+
+    def request(placement):
+        return SweepRequest(collective_experiment("dissemination", "16B"), (system_from("daint", placement),), (4,),
+                            ("none",), 1, seed=7, placement=placement)
+
+    run_sweep(request("different-racks"), tmp_path / "dr", in_process=True)
+    run_sweep(request(None), tmp_path / "sr", in_process=True)
+    meta = json.loads((tmp_path / "dr" / "sweep.json").read_text())
+    assert meta["placement"] == "different-racks"
+    assert meta["profiles"]["daint"]["placement"] == "different-racks"
+    assert meta["profiles"]["daint"]["provenance"]["loggops"] == "reconstructed"
+    dr, sr = (load_results(tmp_path / d)["runtime_ns"].to_pylist()[0] for d in ("dr", "sr"))
+    assert dr != sr  # Daint's different-racks max bandwidth is 75.24 Gb/s, not 74.37
+    with pytest.raises(CloudnoiseError, match="another placement"):
+        run_sweep(request(None), tmp_path / "dr", in_process=True)
