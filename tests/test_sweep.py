@@ -204,9 +204,11 @@ def test_dask_two_workers_match_in_process(reference, cluster, tmp_path):
 def test_a_task_error_on_a_worker_is_one_line(cluster, tmp_path):
     from distributed import Client
 
-    req = SweepRequest(collective_experiment("allreduce_ring", "1MiB"), (system("daint"),), (16,), ("none",), 2)
+    req = SweepRequest(
+        collective_experiment("allreduce_ring", "1MiB"), (system("daint"),), (16,), ("none",), 2, ready_order="loggopsim"
+    )
     with Client(cluster, set_as_default=False) as client, pytest.raises(CloudnoiseError) as err:
-        run_sweep(req, tmp_path, client=client)
+        run_sweep(req, tmp_path, client=client).raise_failures()
     assert err.value.exit_code == 3
     assert "daint, 16 nodes, none noise" in str(err.value) and "--ready-order program" in str(err.value)
     assert "\n" not in str(err.value)
@@ -355,7 +357,7 @@ def test_cli_json_contract(run_cli, tmp_path):
     assert meta["experiment"] == {"name": "dissemination:16B", "kind": "collective", "spec": "dissemination:16B", "figure": None}
     assert meta["systems"] == ["azure-hpc", "daint"] and meta["nodes"] == [4, 16]
     assert meta["variants"] == list(VARIANTS) and meta["reps"] == 5 and meta["seed"] == 7
-    assert meta["ready_order"] == "loggopsim" and meta["complete"] is True and meta["finished"]
+    assert meta["ready_order"] == "program" and meta["complete"] is True and meta["finished"]
     for key in ("created", "cloudnoise_version"):
         assert meta[key]
     table = pq.read_table(out / "results.parquet")
@@ -444,9 +446,36 @@ def test_cli_unreachable_scheduler_is_one_line_and_no_hang(run_cli, tmp_path):
 
 def test_cli_deadlock_is_one_line_with_exit_3(run_cli, tmp_path):
     p = run_cli("sweep", "--pattern", "allreduce_ring", "--size", "1MiB", "--systems", "daint", "--nodes", "16",
-                "--reps", "1", "--noise", "none", "--out", tmp_path, "--in-process")
+                "--reps", "1", "--noise", "none", "--ready-order", "loggopsim", "--out", tmp_path, "--in-process")
     assert p.returncode == 3
     assert "--ready-order program" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_a_failed_cell_is_reported_and_the_rest_of_the_sweep_goes_on(run_cli, tmp_path):
+    """Issue 18: LogGOPSim's order deadlocks the 16-node ring but not the
+    4-node one; the 4-node cell is simulated and saved, the 16-node cell is
+    named in sweep.json and in the one-line error."""
+    out = tmp_path / "ring"
+    p = run_cli("sweep", "--pattern", "allreduce_ring", "--size", "1KiB", "--systems", "daint", "--nodes", "16,4",
+                "--reps", "2", "--noise", "none", "--ready-order", "loggopsim", "--out", out, "--in-process", "--json")
+    assert p.returncode == 3, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and "daint, 16 nodes" in p.stderr
+    data = json.loads(p.stdout)
+    assert [(r["nodes"], r["n"]) for r in data["summary"]] == [(4, 2)]
+    assert [(f["system"], f["nodes"], f["variant"], f["exit_code"]) for f in data["failed"]] == [("daint", 16, "none", 3)]
+    meta = json.loads((out / "sweep.json").read_text())
+    assert meta["complete"] is False and meta["failed"][0]["nodes"] == 16
+
+
+def test_a_folder_where_every_cell_failed_takes_another_order(run_cli, tmp_path):
+    out = tmp_path / "ring"
+    args = ["sweep", "--pattern", "allreduce_ring", "--size", "1KiB", "--systems", "daint", "--nodes", "16",
+            "--reps", "2", "--noise", "none", "--out", out, "--in-process"]
+    assert run_cli(*args, "--ready-order", "loggopsim").returncode == 3
+    p = run_cli(*args, "--json")
+    assert p.returncode == 0, p.stderr
+    meta = json.loads(p.stdout)["sweep"]
+    assert meta["complete"] is True and meta["failed"] == [] and meta["ready_order"] == "program"
 
 
 def test_ctrl_c_says_how_to_resume(capsys, monkeypatch, tmp_path):

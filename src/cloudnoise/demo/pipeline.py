@@ -151,7 +151,7 @@ def sweep_step(step: SweepStep, systems: list[str], out: Path, workers: int, in_
         "resume": False,
     }
     request = build_request(opts, SweepStore(target).read_meta())
-    run_sweep(request, target, in_process=in_process, workers=workers, progress=progress)
+    run_sweep(request, target, in_process=in_process, workers=workers, progress=progress).raise_failures()
     return target
 
 

@@ -44,7 +44,7 @@ class SimulationResult:
     engine_seconds: float
     parse_seconds: float = 0.0
     source: str = ""
-    ready_order: str = "loggopsim"
+    ready_order: str = "program"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -113,7 +113,7 @@ def simulate(
     first_rep: int = 0,
     noise: NoiseSetup | None = None,
     variant: str = "both",
-    ready_order: str = "loggopsim",
+    ready_order: str = "program",
     progress: Callable[[int], None] | None = None,
     **param_text: str | float,
 ) -> SimulationResult:
@@ -129,11 +129,12 @@ def simulate(
     (exit status 3).
 
     `ready_order` is how ops that become executable together are ordered:
-    "loggopsim" reproduces LogGOPSim exactly, including its unstable sort,
-    which posts receives out of program order once more than 16 ops become
-    ready at once (LogGOPSim then deadlocks on Schedgen's allreduce_ring
-    beyond a few ranks); "program" keeps program order (MPI's posting
-    order). The two agree whenever at most 16 ops become ready together.
+    "program" (the default) keeps program order, MPI's posting order, and
+    completes every correct schedule; "loggopsim" reproduces LogGOPSim
+    exactly, including its unstable sort, which posts receives out of program
+    order once more than 16 ops become ready at once (LogGOPSim then
+    deadlocks on Schedgen's allreduce_ring beyond a few ranks). The two agree
+    whenever at most 16 ops become ready together.
     """
     source = ""
     parse_seconds = 0.0
@@ -217,7 +218,7 @@ def simulate_variants(
     reps: int = 1,
     seed: int = 0,
     threads: int = 1,
-    ready_order: str = "loggopsim",
+    ready_order: str = "program",
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, SimulationResult]:
     """Runs each noise variant on the same seed (common random numbers)."""

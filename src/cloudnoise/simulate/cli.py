@@ -13,6 +13,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.api import VARIANTS, SimulationResult, simulate_variants
@@ -59,15 +60,16 @@ def noise_options(func):  # type: ignore[no-untyped-def]
         click.option("--noise", "variants", metavar="LIST", help="Variants to run, comma-separated: none,os,network,both (default: all noise given)."),
         click.option(
             "--ready-order",
-            type=click.Choice(["loggopsim", "program"]),
-            default="loggopsim",
+            type=click.Choice(["program", "loggopsim"]),
+            default="program",
             show_default=True,
-            help="Order of ops that become ready together: LogGOPSim's exactly (its unstable sort posts receives "
-            "out of program order past 16 ready ops), or program order (MPI's posting order).",
+            help="Order of ops that become ready together: program order (MPI's posting order; completes every "
+            "correct schedule), or LogGOPSim's exactly (its unstable sort posts receives out of program order "
+            "past 16 ready ops, and deadlocks Schedgen's allreduce_ring beyond a few ranks).",
         ),
         click.option("--reps", default=1, show_default=True, type=click.IntRange(min=1), help="Repetitions per variant."),
         click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Seed of every random draw; repetition r depends only on (seed, r)."),
-        click.option("--threads", default=1, show_default=True, type=click.IntRange(min=1), help="Threads running repetitions (results do not depend on it)."),
+        click.option("--threads", default=available_cores, show_default="the cores this process may use", type=click.IntRange(min=1), help="Threads running repetitions (results do not depend on it)."),
         click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write every repetition's result (.parquet or .csv)."),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a summary."),
     ]
@@ -114,7 +116,7 @@ def simulate(goal_file: Path | None, **opts: Any) -> None:
     \b
     Examples:
       cloudnoise simulate examples/dissemination_16.goal --L 2.5us --G 100Gbit/s
-      cloudnoise simulate --pattern allreduce_ring --ranks 1024 --size 16MiB --ready-order program
+      cloudnoise simulate --pattern allreduce_ring --ranks 1024 --size 16MiB
       cloudnoise simulate examples/dissemination_16.goal --profile aws-hpc-metal \\
           --noise none,os,network,both --reps 1000 --threads 2 --out runs.parquet
       cloudnoise simulate --app "gemm:128 + dissemination:128KiB" --iterations 10 --ranks 1024

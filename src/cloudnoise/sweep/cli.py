@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
+from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
 from cloudnoise.simulate.api import READY_ORDERS
 from cloudnoise.sweep.presets import PRESETS
@@ -35,7 +35,7 @@ def _presets_text() -> str:
 @click.option("--noise", "variants", metavar="LIST", help="Noise variants [default: none,os,network,both].")
 @click.option("--reps", type=click.IntRange(min=1), help="Repetitions per system, node count and variant [default: 1000].")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), help="Sweep seed; each (system, nodes) derives its own from it [default: 0].")
-@click.option("--ready-order", type=click.Choice(READY_ORDERS), help="Order of ops ready together [default: the preset's, else loggopsim].")
+@click.option("--ready-order", type=click.Choice(READY_ORDERS), help="Order of ops ready together [default: program; loggopsim reproduces LogGOPSim's unstable order exactly].")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output folder (sweep.json, results.parquet).")
 @click.option("--resume", is_flag=True, help="Continue the sweep in --out as it was started (rerunning the same command does too).")
 @click.option("--scheduler", metavar="ADDRESS", help="A running Dask scheduler (tcp://host:8786) instead of a local cluster.")
@@ -110,7 +110,7 @@ def run_command(opts: dict[str, Any]) -> None:
                 out,
                 in_process=opts["in_process"],
                 scheduler=opts.get("scheduler"),
-                workers=opts.get("workers") or (os.cpu_count() or 1),
+                workers=opts.get("workers") or available_cores(),
                 threads_per_worker=opts["threads_per_worker"],
                 connect_timeout=opts["connect_timeout"],
                 chunk=opts.get("chunk"),
@@ -134,8 +134,12 @@ def run_command(opts: dict[str, Any]) -> None:
             "reps_total": outcome.reps_total,
             "seconds": round(outcome.seconds, 3),
             "summary": rows,
+            "failed": [f.to_dict() for f in outcome.failed],
         }))
+        outcome.raise_failures()
         return
     from cloudnoise.sweep.summary import print_summary
 
-    print_summary(rows, outcome, out)
+    if rows:
+        print_summary(rows, outcome, out)
+    outcome.raise_failures()

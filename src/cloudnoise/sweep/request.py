@@ -108,7 +108,7 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
     reps = opts.get("reps") or (old["reps"] if resume else 1000)
     seed = opts.get("seed") if opts.get("seed") is not None else (old["seed"] if resume else 0)
     if ready_order is None:
-        ready_order = old["ready_order"] if resume else "loggopsim"
+        ready_order = old["ready_order"] if resume else "program"
     return SweepRequest(
         experiment=experiment,
         systems=systems,

@@ -25,6 +25,7 @@ import click
 import numpy as np
 
 from cloudnoise.comma_lists import parse_counts
+from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
@@ -38,14 +39,6 @@ class Config:
     ranks: int
     label: str
     schedule: Any
-
-
-def usable_cores() -> int:
-    """Cores this process may run on (the affinity mask, else the CPU count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def load_average() -> float | None:
@@ -200,7 +193,7 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
     mpi = find_mpi(opts.get("mpicc"), opts.get("mpiexec"))
     hosts = [h for h in (opts.get("hosts") or "").split(",") if h.strip()]
     launch = LaunchSpec(opts.get("launcher") or "mpiexec", hosts, opts.get("hostfile"), opts.get("ppn"))
-    cores = usable_cores()
+    cores = available_cores()
     n_hosts = max(1, len(hosts))
 
     out: Path | None = opts.get("out")
