@@ -346,7 +346,7 @@ def test_app_sweep_splits_compute_and_communication(tmp_path):
 
 def test_cli_json_contract(run_cli, tmp_path):
     out = tmp_path / "s"
-    args = ["sweep", "--pattern", "dissemination", "--size", "16B", "--systems", "azure-hpc,daint",
+    args = ["sweep", "--pattern", "dissemination", "--size", "16B", "--profile", "azure-hpc,daint",
             "--nodes", "4,16", "--reps", "5", "--seed", "7", "--out", out, "--in-process", "--json"]
     p = run_cli(*args)
     assert p.returncode == 0, p.stderr
@@ -398,7 +398,7 @@ def test_cli_json_contract(run_cli, tmp_path):
 def test_cli_preset_listing(run_cli):
     p = run_cli("sweep", "list-presets", "--json")
     assert p.returncode == 0
-    assert [r["figure"] for r in json.loads(p.stdout)] == ["Fig. 14", "Fig. 15", "Fig. 16", "Fig. 17"]
+    assert [r["figure"] for r in json.loads(p.stdout)["presets"]] == ["Fig. 14", "Fig. 15", "Fig. 16", "Fig. 17"]
     p = run_cli("sweep", "--help")
     assert p.returncode == 0 and "fig17-gemm-allreduce" in p.stdout and "Fig. 17" in p.stdout
 
@@ -407,20 +407,20 @@ def test_cli_preset_listing(run_cli):
     "args, message",
     [
         (["--preset", "nope", "--out", "{out}"], "no sweep preset 'nope'"),
-        (["--pattern", "dissemination", "--size", "16B", "--systems", "azure-hcp", "--nodes", "4", "--out", "{out}"],
+        (["--pattern", "dissemination", "--size", "16B", "--profile", "azure-hcp", "--nodes", "4", "--out", "{out}"],
          "did you mean 'azure-hpc'"),
-        (["--pattern", "dissemination", "--size", "16B", "--systems", "daint", "--nodes", "1,4", "--out", "{out}"],
+        (["--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "1,4", "--out", "{out}"],
          "--nodes: 1 is impossible"),
-        (["--pattern", "dissemination", "--size", "16B", "--systems", "daint", "--nodes", "4", "--noise", "loud",
+        (["--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "4", "--noise", "loud",
           "--out", "{out}"], "unknown variant 'loud'"),
-        (["--pattern", "dissemination", "--systems", "daint", "--nodes", "4", "--out", "{out}"], "needs --size"),
+        (["--pattern", "dissemination", "--profile", "daint", "--nodes", "4", "--out", "{out}"], "needs --size"),
         (["--preset", "fig14-dissemination"], "--out DIR"),
         (["--resume", "--out", "{out}"], "holds no sweep"),
-        (["--pattern", "dissemination", "--size", "16B", "--systems", "daint", "--nodes", "4", "--out", "{out}",
+        (["--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "4", "--out", "{out}",
           "--scheduler", "not an address"], "is not a Dask scheduler address"),
         (["--preset", "fig14-dissemination", "--pattern", "ring", "--out", "{out}"], "give one of --preset, --pattern or --app"),
-        (["--app", "gemm:64 + nosuch:1KiB", "--systems", "daint", "--nodes", "4", "--out", "{out}"], "unknown phase kind 'nosuch'"),
-        (["--pattern", "dissemination", "--size", "16B", "--iterations", "3", "--systems", "daint", "--nodes", "4",
+        (["--app", "gemm:64 + nosuch:1KiB", "--profile", "daint", "--nodes", "4", "--out", "{out}"], "unknown phase kind 'nosuch'"),
+        (["--pattern", "dissemination", "--size", "16B", "--iterations", "3", "--profile", "daint", "--nodes", "4",
           "--out", "{out}"], "--iterations and --gflops go with --app"),
     ],
 )
@@ -436,7 +436,7 @@ def test_cli_bad_input_is_one_line(capsys, tmp_path, args, message):
 
 
 def test_cli_unreachable_scheduler_is_one_line_and_no_hang(run_cli, tmp_path):
-    p = run_cli("sweep", "--pattern", "dissemination", "--size", "16B", "--systems", "daint", "--nodes", "4",
+    p = run_cli("sweep", "--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "4",
                 "--out", tmp_path, "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "2", timeout=60)
     assert p.returncode == 2
     assert "cannot reach the Dask scheduler 'tcp://127.0.0.1:9' within 2 s" in p.stderr
@@ -445,7 +445,7 @@ def test_cli_unreachable_scheduler_is_one_line_and_no_hang(run_cli, tmp_path):
 
 
 def test_cli_deadlock_is_one_line_with_exit_3(run_cli, tmp_path):
-    p = run_cli("sweep", "--pattern", "allreduce_ring", "--size", "1MiB", "--systems", "daint", "--nodes", "16",
+    p = run_cli("sweep", "--pattern", "allreduce_ring", "--size", "1MiB", "--profile", "daint", "--nodes", "16",
                 "--reps", "1", "--noise", "none", "--ready-order", "loggopsim", "--out", tmp_path, "--in-process")
     assert p.returncode == 3
     assert "--ready-order program" in p.stderr and len(p.stderr.strip().splitlines()) == 1
@@ -456,7 +456,7 @@ def test_a_failed_cell_is_reported_and_the_rest_of_the_sweep_goes_on(run_cli, tm
     4-node one; the 4-node cell is simulated and saved, the 16-node cell is
     named in sweep.json and in the one-line error."""
     out = tmp_path / "ring"
-    p = run_cli("sweep", "--pattern", "allreduce_ring", "--size", "1KiB", "--systems", "daint", "--nodes", "16,4",
+    p = run_cli("sweep", "--pattern", "allreduce_ring", "--size", "1KiB", "--profile", "daint", "--nodes", "16,4",
                 "--reps", "2", "--noise", "none", "--ready-order", "loggopsim", "--out", out, "--in-process", "--json")
     assert p.returncode == 3, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1 and "daint, 16 nodes" in p.stderr
@@ -469,7 +469,7 @@ def test_a_failed_cell_is_reported_and_the_rest_of_the_sweep_goes_on(run_cli, tm
 
 def test_a_folder_where_every_cell_failed_takes_another_order(run_cli, tmp_path):
     out = tmp_path / "ring"
-    args = ["sweep", "--pattern", "allreduce_ring", "--size", "1KiB", "--systems", "daint", "--nodes", "16",
+    args = ["sweep", "--pattern", "allreduce_ring", "--size", "1KiB", "--profile", "daint", "--nodes", "16",
             "--reps", "2", "--noise", "none", "--out", out, "--in-process"]
     assert run_cli(*args, "--ready-order", "loggopsim").returncode == 3
     p = run_cli(*args, "--json")
@@ -487,7 +487,7 @@ def test_ctrl_c_says_how_to_resume(capsys, monkeypatch, tmp_path):
 
     monkeypatch.setattr(sweeper, "run_sweep", interrupted)
     with pytest.raises(SystemExit) as exit_:
-        cli.main(["sweep", "--pattern", "dissemination", "--size", "16B", "--systems", "daint", "--nodes", "4",
+        cli.main(["sweep", "--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "4",
                   "--out", str(tmp_path), "--in-process"])
     err = capsys.readouterr().err
     assert exit_.value.code == 130

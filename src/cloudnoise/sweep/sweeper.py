@@ -45,7 +45,7 @@ class SweepRequest:
     def check(self) -> None:
         """One-line errors for an impossible grid."""
         if not self.systems:
-            raise CloudnoiseError("--systems: give at least one system (built-in name or profile file)")
+            raise CloudnoiseError("--profile: give at least one system (built-in name or profile file)")
         names = [s.name for s in self.systems]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
