@@ -145,7 +145,7 @@ def sweep_step(step: SweepStep, systems: list[str], out: Path, workers: int, in_
     target = out / "sweeps" / step.preset
     opts: dict[str, Any] = {
         "preset": step.preset,
-        "systems": ",".join(systems),
+        "profile": tuple(systems),
         "nodes": ",".join(str(n) for n in step.nodes),
         "reps": step.reps,
         "resume": False,

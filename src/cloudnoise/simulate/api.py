@@ -31,13 +31,17 @@ Schedule = _engine.Schedule
 
 @dataclass
 class SimulationResult:
-    """Times are nanoseconds (floats only where the ps result is fractional)."""
+    """Times are nanoseconds (floats only where the ps result is fractional).
+
+    `runtime_ns` holds one runtime per repetition: the latest end time over
+    all ranks (LogGOPSim's "maximum finishing time"); `host_end_ns` each
+    rank's end time in the first repetition."""
 
     ranks: int
     reps: int
     events: int
     messages: int
-    max_end_ns: np.ndarray  # one per repetition
+    runtime_ns: np.ndarray  # one per repetition
     host_end_ns: np.ndarray  # one per rank, of the first repetition
     params: LogGOPS
     seed: int
@@ -46,6 +50,17 @@ class SimulationResult:
     source: str = ""
     ready_order: str = "program"
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def max_end_ns(self) -> np.ndarray:
+        """`runtime_ns` under LogGOPSim's name (kept for one release)."""
+        return self.runtime_ns
+
+    def to_pandas(self) -> Any:
+        """One row per repetition (`rep`, `runtime_ns`), for notebooks."""
+        import pandas as pd
+
+        return pd.DataFrame({"rep": np.arange(len(self.runtime_ns)), "runtime_ns": np.asarray(self.runtime_ns)})
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of `cloudnoise simulate --json`."""
@@ -57,7 +72,7 @@ class SimulationResult:
             "events": self.events,
             "messages": self.messages,
             "params_ns": self.params.as_ns(),
-            "max_end_ns": _ns_list(self.max_end_ns),
+            "runtime_ns": _ns_list(self.runtime_ns),
             "host_end_ns": _ns_list(self.host_end_ns),
             "ready_order": self.ready_order,
             "parse_seconds": round(self.parse_seconds, 6),
@@ -194,7 +209,7 @@ def simulate(
         reps=reps,
         events=int(out["events"]),
         messages=int(out["messages"]),
-        max_end_ns=_ps_to_ns(out["max_end_ps"]),
+        runtime_ns=_ps_to_ns(out["max_end_ps"]),
         host_end_ns=_ps_to_ns(out["host_end_ps"]),
         params=params,
         seed=seed,

@@ -104,7 +104,7 @@ def _simulate(config: Config, params: Any, noise: Any, variants: list[str], reps
     return {
         v: np.asarray(
             simulate(config.schedule, params=params, noise=noise, variant=v, reps=reps, seed=seed,
-                     ready_order=ready_order).max_end_ns,
+                     ready_order=ready_order).runtime_ns,
             dtype=np.float64,
         )
         for v in variants
@@ -186,7 +186,8 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
         raise CloudnoiseError("--profile NAME|FILE is required (or give the LogGOPS parameters --L --o --g --G --O --S)")
     setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
     params, noise = resolve_setup(setup_opts)
-    variants = parse_variants(opts.get("variants"), noise)
+    # validate compares one simulation with the measurement: the profile's noise unless --noise names variants
+    variants = parse_variants(opts["variants"], noise)[0] if opts.get("variants") else noise.default_variants()
     configs = configurations(goal_file, opts)
     for config in configs:
         _check_completes(config, params, opts["ready_order"])
