@@ -29,7 +29,6 @@ from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
-from cloudnoise.units import parse_duration_ns, parse_size_bytes
 
 
 @dataclass
@@ -58,42 +57,31 @@ def parse_ranks(text: str | None) -> list[int]:
 
 def configurations(goal_file: Path | None, opts: dict[str, Any]) -> list[Config]:
     """The schedules to validate: one GOAL file, or a pattern/app per rank count."""
+    from cloudnoise.simulate.inputs import schedule_input
+
     ranks = parse_ranks(opts.get("ranks"))
     sources = sum(x is not None for x in (goal_file, opts.get("pattern"), opts.get("app")))
     if sources != 1:
         raise CloudnoiseError("give one of a GOAL file, --pattern NAME --size SIZE, or --app SPEC")
+    workload = {k: opts.get(k) for k in ("pattern", "size", "nb", "app", "iterations", "gflops")}
+    workload.update(nway=opts["nway"], segmentsize=opts["segmentsize"])
     if goal_file is not None:
-        from cloudnoise.simulate.api import load_schedule
-
         for name in ("size", "nb", "iterations", "gflops"):
             if opts.get(name) is not None:
                 raise CloudnoiseError(f"--{name} goes with --pattern or --app; a GOAL file brings its own")
-        schedule = load_schedule(goal_file)
+        schedule = schedule_input(goal_file).schedule
         if ranks and ranks != [schedule.num_ranks]:
             raise CloudnoiseError(f"{goal_file} has {schedule.num_ranks} ranks; --ranks cannot change that")
         return [Config(schedule.num_ranks, str(goal_file), schedule)]
     if not ranks:
         raise CloudnoiseError("--pattern and --app need --ranks, e.g. --ranks 2,4,8")
+    if opts.get("pattern") is not None and opts.get("size") is None:
+        raise CloudnoiseError("--pattern needs --size SIZE (e.g. 16B, 16MiB)")
     configs = []
-    if opts.get("pattern") is not None:
-        from cloudnoise.schedules.patterns import CollectiveSpec, generate
-
-        if opts.get("size") is None:
-            raise CloudnoiseError("--pattern needs --size SIZE (e.g. 16B, 16MiB)")
-        app_cli.check_no_app_options(opts)
-        size = parse_size_bytes(opts["size"], "--size")
-        for p in ranks:
-            spec = CollectiveSpec(
-                pattern=opts["pattern"], ranks=p, size=size, nway=opts["nway"],
-                segmentsize=parse_size_bytes(opts["segmentsize"], "--segmentsize"),
-                nb=None if opts.get("nb") is None else parse_duration_ns(opts["nb"], "--nb"),
-            )
-            configs.append(Config(p, f"{spec.pattern} {opts['size']}", generate(spec)))
-        return configs
     for p in ranks:
-        sub = {**opts, "ranks": p}
-        schedule = app_cli.app_schedule(None, sub)
-        configs.append(Config(p, sub.get("source", "application"), schedule))
+        made = schedule_input(ranks=p, **workload)
+        label = f"{opts['pattern']} {opts['size']}" if opts.get("pattern") is not None else made.source
+        configs.append(Config(p, label, made.schedule))
     return configs
 
 
