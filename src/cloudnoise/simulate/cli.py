@@ -91,10 +91,23 @@ def pattern_options(func):  # type: ignore[no-untyped-def]
     return func
 
 
+def trace_options(func):  # type: ignore[no-untyped-def]
+    """Adds --trace and the conversion options (see `cloudnoise trace convert`)."""
+    from cloudnoise.trace.cli import conversion_options
+
+    func = conversion_options(func)
+    return click.option(
+        "--trace", "trace_dir", metavar="DIR", type=click.Path(path_type=Path),
+        help="Simulate a recorded MPI trace (`cloudnoise trace record`, liballprof or OTF2); with --ranks N, "
+        "extrapolated to N ranks (a regular SPMD trace; see `cloudnoise trace extrapolate`).",
+    )(func)
+
+
 @click.command("simulate")
 @click.argument("goal_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @pattern_options
 @app_cli.app_options
+@trace_options
 @loggops_options
 @noise_options
 def simulate(goal_file: Path | None, **opts: Any) -> None:
@@ -118,12 +131,16 @@ def simulate(goal_file: Path | None, **opts: Any) -> None:
       cloudnoise simulate examples/dissemination_16.goal --profile aws-hpc-metal \\
           --noise none,os,network,both --reps 1000 --threads 2 --out runs.parquet
       cloudnoise simulate --app "gemm:128 + dissemination:128KiB" --iterations 10 --ranks 1024
+      cloudnoise simulate --trace jac --ranks 16384 --profile aws-hpc --noise none,both --reps 20
     """
     run_and_report(schedule_from(goal_file, opts), opts)
 
 
 def schedule_from(goal_file: Path | None, opts: dict[str, Any]) -> Any:
     """The file to read, or the generated collective the options describe."""
+    if opts.get("trace_dir") is not None:
+        return trace_schedule_from(goal_file, opts)
+    check_no_trace_options(opts)
     if opts.get("app") is not None:
         return app_cli.app_schedule(goal_file, opts)
     app_cli.check_no_app_options(opts)
@@ -152,6 +169,29 @@ def schedule_from(goal_file: Path | None, opts: dict[str, Any]) -> Any:
     return generate(spec)
 
 
+def trace_schedule_from(goal_file: Path | None, opts: dict[str, Any]) -> Any:
+    """The trace's schedule (extrapolated with --ranks); records it in opts."""
+    if goal_file is not None or opts.get("pattern") is not None or opts.get("app") is not None:
+        raise CloudnoiseError("give one of a GOAL file, --pattern, --app or --trace")
+    for name in ("size", "nb", "iterations", "gflops"):
+        if opts.get(name) is not None:
+            raise CloudnoiseError(f"--{name} does not go with --trace: the trace brings its own schedule")
+    from cloudnoise.schedules.trace import trace_schedule
+
+    ts = trace_schedule(
+        opts["trace_dir"], ranks=opts.get("ranks"), algorithms=opts.get("algorithms"),
+        compute_scale=opts.get("compute_scale", 1.0), allow_unsupported=bool(opts.get("allow_unsupported")),
+    )
+    opts["source"] = ts.source
+    opts["trace_info"] = ts.describe()
+    return ts.schedule
+
+
+def check_no_trace_options(opts: dict[str, Any]) -> None:
+    if opts.get("compute_scale", 1.0) != 1.0 or opts.get("allow_unsupported") or opts.get("algorithms") not in (None, "mpich"):
+        raise CloudnoiseError("--algorithms, --compute-scale and --allow-unsupported go with --trace")
+
+
 def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
     """Shared by file and generated schedules: resolve parameters and noise,
     run every variant, print and save the results."""
@@ -174,6 +214,10 @@ def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
         for r in results.values():
             r.source = opts["source"]
     app_cli.attach(results, opts)
+    if opts.get("trace_info") is not None:
+        for r in results.values():
+            r.extra["trace"] = opts["trace_info"]
+            r.extra["runtime_ns"] = r.to_dict()["max_end_ns"]
     if opts.get("out"):
         from cloudnoise.simulate.results import write_repetitions  # pyarrow, only when asked
 
@@ -285,6 +329,19 @@ def print_summary(results: dict[str, SimulationResult], noise: NoiseSetup, out: 
         console.print(table)
     for line in app_cli.summary_lines(results):
         console.print(line)
+    info = first.extra.get("trace")
+    if info is not None:
+        if info.get("extrapolated"):
+            console.print(f"[yellow]{info['extrapolated']}[/]")
+        elif info.get("recorded_runtime_ns"):
+            rec = info["recorded_runtime_ns"]
+            sim = float(np.median(np.asarray(first.max_end_ns, dtype=float)))
+            console.print(
+                f"Recorded runtime {format_time_ps(rec * 1000)} (first MPI_Init exit to last MPI_Finalize entry); "
+                f"simulated/recorded = {sim / rec:.3f}"
+            )
+        for w in info.get("warnings", []):
+            console.print(f"[yellow]warning:[/] {w}")
     if first.ranks <= 16 and first.reps == 1 and len(results) == 1:
         table = Table(title="End time per rank")
         table.add_column("rank", justify="right")
