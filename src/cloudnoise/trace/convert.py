@@ -174,13 +174,16 @@ class _Matching:
         self.colls: dict[tuple, dict[int, list[int]]] = {}
 
     def message(self, src: int, dst: int, tag: int, delta: int, rank: int, index: int, name: str) -> None:
+        # [balance, rank and call of the latest send, of the latest receive]: MPI matches
+        # in order, so what is left unmatched is the latest
         entry = self.channels.get((src, dst, tag))
         if entry is None:
-            self.channels[(src, dst, tag)] = [delta, rank, index, 1 if delta > 0 else 0]
-            return
+            entry = self.channels[(src, dst, tag)] = [0, -1, -1, -1, -1]
         entry[0] += delta
-        if delta > 0 and entry[3] == 0:
-            entry[1], entry[2], entry[3] = rank, index, 1
+        if delta > 0:
+            entry[1], entry[2] = rank, index
+        else:
+            entry[3], entry[4] = rank, index
 
     def collective(self, key: tuple, members: tuple[int, ...] | None, size: int, rank: int, index: int) -> None:
         per_rank = self.colls.setdefault(key, {})
@@ -192,16 +195,16 @@ class _Matching:
             entry[1] = index
 
     def check(self, source: str) -> None:
-        for (src, dst, tag), (balance, rank, index, _) in self.channels.items():
+        for (src, dst, tag), (balance, srank, sindex, rrank, rindex) in self.channels.items():
             if balance > 0:
                 raise CloudnoiseError(
-                    f"{source}: rank {src}, call {index}: a message to rank {dst} (tag {tag & ((1 << TAG_BITS) - 1)}) "
+                    f"{source}: rank {srank}, call {sindex}: a message to rank {dst} (tag {tag & ((1 << TAG_BITS) - 1)}) "
                     f"that rank {dst} never receives ({balance} unmatched); the trace is incomplete or inconsistent: "
                     "record the run again"
                 )
             if balance < 0:
                 raise CloudnoiseError(
-                    f"{source}: rank {rank}, call {index}: a receive from rank {src} (tag {tag & ((1 << TAG_BITS) - 1)}) "
+                    f"{source}: rank {rrank}, call {rindex}: a receive from rank {src} (tag {tag & ((1 << TAG_BITS) - 1)}) "
                     f"that rank {src} never sends ({-balance} unmatched); the trace is incomplete or inconsistent: "
                     "record the run again"
                 )
@@ -395,6 +398,8 @@ class _RankConverter:
         n = 0
         for c in self.trace.calls(self.rank):
             n += 1
+            if self.finalize_ns is not None:
+                continue  # nothing after MPI_Finalize counts; the stream is read to its end record
             self.call = c
             result.calls_by_name[c.name] += 1
             kind = c.kind
@@ -403,7 +408,7 @@ class _RankConverter:
             if kind == "finalize":
                 self.compute_until(c.t_entry_ns)
                 self.finalize_ns = c.t_entry_ns
-                break
+                continue
             if kind in ("local", "cart_shift", "comm_free"):
                 continue
             if kind == "names":
