@@ -254,7 +254,9 @@ class ExtrapolatedTrace:
                 return rule
         ring = {(x - r) % p for r, x in real}
         if len(ring) == 1 and all(x != PROC_NULL for x in peers):
-            return PeerRule("ring", (ring.pop(),))
+            d = ring.pop()
+            return PeerRule("ring", (d - p if d > p // 2 else d,))  # the shorter way round
+
         raise self._refuse(call.index, call.name, f"peers {peers} of ranks 0..{p - 1} follow no fixed rank offset")
 
     # -- playing N ranks
