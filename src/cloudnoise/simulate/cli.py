@@ -236,7 +236,6 @@ def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
     if opts.get("trace_info") is not None:
         for r in results.values():
             r.extra["trace"] = opts["trace_info"]
-            r.extra["runtime_ns"] = r.to_dict()["max_end_ns"]
     if opts.get("out"):
         from cloudnoise.simulate.results import write_repetitions  # pyarrow, only when asked
 
