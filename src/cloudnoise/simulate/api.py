@@ -169,6 +169,10 @@ def simulate(
     app: str | None = None,
     iterations: int | None = None,
     gflops: float | None = None,
+    trace: str | os.PathLike[str] | None = None,
+    algorithms: str | None = None,
+    compute_scale: float | None = None,
+    allow_unsupported: bool = False,
     profile: str | os.PathLike[str] | SystemProfile | None = None,
     params: LogGOPS | None = None,
     L: ParamText = None,
@@ -195,7 +199,10 @@ def simulate(
     gzip recognised), a generated collective (`pattern`, `ranks`, `size`,
     and `nway`, `segmentsize`, `nb`), or an application (`app`: phases such
     as "gemm:128 + dissemination:128KiB" or a TOML file, with `ranks`,
-    `iterations`, `gflops`).
+    `iterations`, `gflops`), or a recorded MPI trace (`trace`: a folder of
+    `cloudnoise trace record`, liballprof or OTF2, extrapolated to `ranks`
+    when given; `algorithms`, `compute_scale`, `allow_unsupported` as in
+    `cloudnoise trace convert`).
 
     Parameters: `params`, else `profile`'s (a built-in name, a profile file or
     a SystemProfile), else LogGOPSim's defaults; `L`, `o`, `g`, `G`, `O`, `S`
@@ -231,7 +238,8 @@ def simulate(
 
     workload = schedule_input(
         schedule, pattern=pattern, ranks=ranks, size=size, nway=nway, segmentsize=segmentsize, nb=nb,
-        app=app, iterations=iterations, gflops=gflops,
+        app=app, iterations=iterations, gflops=gflops, trace=trace, algorithms=algorithms,
+        compute_scale=compute_scale, allow_unsupported=allow_unsupported,
     )
     system = load_system(profile) if profile is not None else None
     overrides = {"L": L, "o": o, "g": g, "G": G, "O": O, "S": S}
@@ -267,6 +275,8 @@ def simulate(
         r.source, r.parse_seconds = workload.source, workload.parse_seconds
         if workload.application is not None:
             _attach_application(r, workload.application)
+        if workload.trace_info is not None:
+            r.extra["trace"] = workload.trace_info
         results[name] = r
     primary = results[names[0]]
     if setup is not None:

@@ -105,10 +105,23 @@ def pattern_options(func):  # type: ignore[no-untyped-def]
     return func
 
 
+def trace_options(func):  # type: ignore[no-untyped-def]
+    """Adds --trace and the conversion options (see `cloudnoise trace convert`)."""
+    from cloudnoise.trace.cli import conversion_options
+
+    func = conversion_options(func)
+    return click.option(
+        "--trace", "trace_dir", metavar="DIR", type=click.Path(path_type=Path),
+        help="Simulate a recorded MPI trace (`cloudnoise trace record`, liballprof or OTF2); with --ranks N, "
+        "extrapolated to N ranks (a regular SPMD trace; see `cloudnoise trace extrapolate`).",
+    )(func)
+
+
 @click.command("simulate")
 @click.argument("goal_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @pattern_options
 @app_cli.app_options
+@trace_options
 @loggops_options
 @noise_options
 def simulate(goal_file: Path | None, **opts: Any) -> None:
@@ -132,6 +145,7 @@ def simulate(goal_file: Path | None, **opts: Any) -> None:
       cloudnoise simulate examples/dissemination_16.goal --profile aws-hpc-metal \\
           --noise none,os,network,both --reps 1000 --threads 2 --out runs.parquet
       cloudnoise simulate --app "gemm:128 + dissemination:128KiB" --iterations 10 --ranks 1024
+      cloudnoise simulate --trace jac --ranks 16384 --profile aws-hpc --noise none,both --reps 20
     """
     run_and_report(goal_file, opts)
 
@@ -153,6 +167,8 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
             pattern=opts.get("pattern"), ranks=opts.get("ranks"), size=opts.get("size"), nway=opts["nway"],
             segmentsize=opts["segmentsize"], nb=opts.get("nb"),
             app=opts.get("app"), iterations=opts.get("iterations"), gflops=opts.get("gflops"),
+            trace=opts.get("trace_dir"), algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale"),
+            allow_unsupported=bool(opts.get("allow_unsupported")),
             params=params, noise=noise, variant=[primary] + [v for v in variants if v != primary],
             reps=reps, seed=opts["seed"], threads=opts["threads"], ready_order=opts["ready_order"],
             progress=progress.callback,
@@ -273,6 +289,19 @@ def print_summary(
         console.print(table)
     for line in app_cli.summary_lines(results):
         console.print(line)
+    info = first.extra.get("trace")
+    if info is not None:
+        if info.get("extrapolated"):
+            console.print(f"[yellow]{info['extrapolated']}[/]")
+        elif info.get("recorded_runtime_ns"):
+            rec = info["recorded_runtime_ns"]
+            sim = float(np.median(np.asarray(first.max_end_ns, dtype=float)))
+            console.print(
+                f"Recorded runtime {format_time_ps(rec * 1000)} (first MPI_Init exit to last MPI_Finalize entry); "
+                f"simulated/recorded = {sim / rec:.3f}"
+            )
+        for w in info.get("warnings", []):
+            console.print(f"[yellow]warning:[/] {w}")
     if first.ranks <= 16 and first.reps == 1 and len(results) == 1:
         table = Table(title="End time per rank")
         table.add_column("rank", justify="right")
