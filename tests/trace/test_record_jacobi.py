@@ -21,9 +21,8 @@ import pytest
 
 from measure_support import mpi_or_skip, run
 
-import cloudnoise
 
-EXAMPLE = Path(cloudnoise.__file__).resolve().parents[2] / "examples" / "trace" / "jacobi2d.c"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "trace" / "jacobi2d.c"
 ARGS = ["2048", "2048", "4", "2"]
 
 
