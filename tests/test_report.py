@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import matplotlib
+import matplotlib.colors
 import numpy as np
 import pytest
 
@@ -178,6 +180,47 @@ def test_boxes_use_the_same_statistics_as_matplotlib() -> None:
     for key in ("med", "q1", "q3", "mean", "whislo", "whishi", "cilo", "cihi"):
         assert ours[key] == pytest.approx(ref[key]), key
     assert np.array_equal(np.sort(ours["fliers"]), np.sort(ref["fliers"]))
+
+
+def test_a_notch_wider_than_its_box_is_drawn_at_the_box_edges() -> None:
+    # five values: the median's interval (± 1.57 IQR / sqrt 5 = ± 0.70 IQR) is wider than the box
+    ours = box_stats(np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    assert (ours["q1"], ours["med"], ours["q3"]) == (2.0, 3.0, 4.0)
+    assert ours["cilo"] == 2.0 and ours["cihi"] == 4.0  # 3 ± 1.40 clipped to [2, 4]
+
+
+def test_far_outliers_and_the_means_they_lift_do_not_squash_the_boxes() -> None:
+    from cloudnoise.report.figures.base import panel_grid
+    from cloudnoise.report.figures.boxes import clip_outliers, grouped_boxes
+
+    fig, (ax,) = panel_grid(1)
+    values = np.r_[np.linspace(1.0, 2.0, 99), 1e6]  # Oracle-like: one 165 ms run among 1 ms ones
+    drawn = grouped_boxes(ax, [4], ["network"], lambda n, v: values)
+    note = clip_outliers(ax, drawn, " ms")
+    assert ax.get_ylim()[1] < 3.0  # sized by the box and whiskers (top whisker 2.0), not by the mean (~10,000)
+    assert note == "1 outlier above the axis, up to 1,000,000 ms; 1 mean above the axis, up to 10,001 ms"  # (99 x 1.5 + 1e6) / 100
+
+
+def test_scalability_figure_one_unit_noiseless_bar_linear_or_log() -> None:
+    from cloudnoise.report.figures.base import VARIANT_COLORS
+    from cloudnoise.report.figures.scalability import scalability_figure
+
+    rng = np.random.default_rng(1)
+    sweep = SweepData(Path("x"), {}, {
+        ("a", 4, "none"): np.full(50, 2_000.0),                 # 2 us, every repetition the same
+        ("a", 4, "os"): 2_000.0 + rng.exponential(500.0, 50),
+        ("b", 4, "none"): np.full(50, 3_000_000.0),             # 3 ms
+        ("b", 4, "os"): 3_000_000.0 + rng.exponential(1e5, 50),
+    })
+    fig = scalability_figure(sweep)
+    labels = [ax.get_ylabel() for ax in fig.axes if ax.get_visible()]
+    assert labels == ["Runtime (ms)", "Runtime (ms)"]  # one unit for the figure
+    a = fig.axes[0]
+    assert a.get_yscale() == "linear" and a.get_ylim()[0] <= 0.0
+    bars = [c for c in a.collections if np.allclose(c.get_colors()[0][:3], matplotlib.colors.to_rgb(VARIANT_COLORS["none"]))]
+    assert bars and np.allclose(bars[0].get_segments()[0][:, 1], 0.002)  # the noiseless box as a bar at 2 us
+    log = scalability_figure(sweep, log_y=True)
+    assert log.axes[0].get_yscale() == "log" and log.axes[0].get_ylabel() == "Runtime (ms, log scale)"
 
 
 def test_cost_increase_and_cost_per_run() -> None:

@@ -49,6 +49,7 @@ class ReportOptions:
     profiles: tuple[str, ...] | None = None  # None: every built-in profile
     pricing: str = "on-demand"
     title: str = "cloudnoise report"
+    log_y: bool = False  # scalability runtimes on a log axis (default: linear, as the paper)
 
 
 @dataclass
@@ -234,14 +235,17 @@ def _cost_table(sweep: SweepData, pricing: Pricing) -> HtmlTable | None:
                      "price are shown without cost. The increase is over the noiseless median.")
 
 
-def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str) -> list[Section]:
+def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str, log_y: bool = False) -> list[Section]:
     from cloudnoise.report.figures.cost import cost_increase_figure
     from cloudnoise.report.figures.scalability import scalability_figure
 
     status = "" if sweep.complete else " This sweep is incomplete: only the repetitions run so far are shown."
-    fig = base.save(scalability_figure(sweep), outdir, f"scalability-{name}", f"Scalability: {sweep.title}",
+    fig = base.save(scalability_figure(sweep, log_y=log_y), outdir, f"scalability-{name}", f"Scalability: {sweep.title}",
                     "Runtime per node count with and without noise (Fig. 14-15 style): notched boxes (notch: 95% "
-                    "confidence interval of the median), diamond: mean, whiskers: 1.5 IQR, dots: outliers.",
+                    "confidence interval of the median, drawn within the box), diamond: mean, whiskers: 1.5 IQR, "
+                    "dots: outliers; a flat bar: every repetition the same (no noise). "
+                    + ("Logarithmic runtime axis." if log_y else "Linear axis per panel; outliers and means above "
+                       "it are counted in the panel's title."),
                     wide=True)
     sections = [Section(f"scalability-{name}", f"Scalability: {sweep.title}",
                         f"Simulated with the LogGOPS engine ({sweep.meta.get('reps', '?')} repetitions per point, "
@@ -286,7 +290,7 @@ def build_report(opts: ReportOptions) -> Report:
         while name in used:
             name += "-2"
         used.add(name)
-        sections += sweep_sections(sweep, opts.outdir, pricing, name)
+        sections += sweep_sections(sweep, opts.outdir, pricing, name, log_y=opts.log_y)
         observations += (median_slowdowns(sweep) + os_noise_negligible(sweep) + communication_share(sweep)
                          + cheapest_per_scale(sweep, pricing))
     inputs = [f"campaign {c.root}" for c in campaigns] + [f"sweep {s.root}" for s in sweeps]
