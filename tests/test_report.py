@@ -254,8 +254,10 @@ def test_network_doubling_the_median_reads_2x() -> None:
         ("sysB", 16, "none"): [100, 100, 100], ("sysB", 16, "network"): [130, 190, 120],
     })
     (obs,) = median_slowdowns(sweep)
-    assert obs.values == {"variant": "network", "ratio": pytest.approx(2.0), "system": "sysA", "nodes": 16}
-    assert "network noise raises the median runtime 2.0x at 16 nodes on sysA" in obs.text
+    assert obs.values == {"variant": "network", "ratio": pytest.approx(2.0), "system": "sysA", "nodes": 16,
+                          "median_ns": 220.0, "noiseless_median_ns": 110.0}
+    assert ("network noise raises the median runtime 2.0x at 16 nodes on sysA (median 220 ns against 110 ns "
+            "without noise; the largest slowdown simulated)") in obs.text
 
 
 def test_os_noise_negligible_only_where_it_is() -> None:
@@ -267,8 +269,24 @@ def test_os_noise_negligible_only_where_it_is() -> None:
     })
     (obs,) = os_noise_negligible(sweep)
     assert obs.values["systems"] == ["quiet"] and obs.values["max_nodes"] == 64
+    assert "(up to 64 nodes; at most 1.03x)" in obs.text
     slow = {o.values["variant"]: o.values for o in median_slowdowns(sweep)}
     assert slow["os"]["system"] == "noisy" and slow["os"]["ratio"] == pytest.approx(1.3)
+
+
+def test_a_slowdown_within_the_tolerance_agrees_with_os_noise_negligible() -> None:
+    """The two sentences about OS noise never contradict: if no median moves by 5%,
+    the slowdown sentence says so instead of 'raises ... (the largest slowdown)'."""
+    sweep = _sweep({
+        ("quiet", 4, "none"): [100] * 3, ("quiet", 4, "os"): [103] * 3,
+        ("quiet", 64, "none"): [200] * 3, ("quiet", 64, "os"): [196] * 3,
+    })
+    (negligible,) = os_noise_negligible(sweep)
+    (slow,) = median_slowdowns(sweep)
+    assert negligible.values["systems"] == ["quiet"] and negligible.values["max_ratio"] == pytest.approx(1.03)
+    assert "raises" not in slow.text
+    assert ("OS noise moves the median runtime by less than 5% at every scale simulated (at most 1.03x: median "
+            "103 ns against 100 ns without noise at 4 nodes on quiet)") in slow.text
 
 
 def test_cheapest_system_per_scale() -> None:

@@ -20,6 +20,7 @@ import numpy as np
 
 from cloudnoise import __version__
 from cloudnoise.cost.model import Pricing, parse_pricing
+from cloudnoise.cost.money import format_usd
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.profile import SystemProfile
 from cloudnoise.report import measured
@@ -99,9 +100,7 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 
 def _usd(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.3g}" if value < 1 else f"{value:,.2f}"
+    return format_usd(value, missing="—")
 
 
 def prepare_outdir(outdir: Path) -> None:
@@ -227,7 +226,7 @@ def _cost_table(sweep: SweepData, pricing: Pricing) -> HtmlTable | None:
         unit, div = base.time_unit([r.median_runtime_s * 1e9])
         body.append([r.system, str(r.nodes), VARIANT_LABELS.get(r.variant, r.variant),
                      f"{r.median_runtime_s * 1e9 / div:.4g} {unit}", _usd(c.price_per_node_hour if c else None),
-                     _usd(r.cost_usd) if r.cost_usd is None else f"{r.cost_usd:.4g}",
+                     _usd(r.cost_usd),
                      "—" if r.increase is None else f"{r.increase:+.1%}"])
     return HtmlTable(["System", "Nodes", "Noise", "Median runtime", "Price (USD/node-hour)",
                       "Cost per run (USD)", "Cost increase due to noise"], body,
