@@ -136,6 +136,12 @@ class Experiment:
                 CollectiveSpec(phase.pattern, nodes, phase.size, phase.nway, phase.segmentsize, phase.nb_ns)
         return int(app.count()["ops"])
 
+    @property
+    def compute_ns(self) -> float:
+        """Compute on the critical path as the phases are written (apps; 0 otherwise):
+        each rank's at any scale under weak scaling, the whole job's under strong."""
+        return 0.0 if self.app is None else float(self.app.compute_ns)
+
     def compute_ns_at(self, nodes: int) -> float:
         """Compute on the critical path at `nodes` ranks (apps; 0 otherwise)."""
         return 0.0 if self.app is None else float(self.application(nodes).compute_ns)
