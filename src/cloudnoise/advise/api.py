@@ -139,7 +139,7 @@ class Advice:
             "sweep": None if self.sweep_dir is None else str(self.sweep_dir),
             "reps_simulated": self.reps_simulated,
             "reps_reused": self.reps_reused,
-            "seconds": round(self.seconds, 3),
+            "wall_s": round(self.seconds, 3),
             "notes": self.notes,
         }
 
@@ -226,7 +226,12 @@ def run_advice(
     store = SweepStore(folder)
     old = store.read_meta()
     if old is not None:
-        check_compatible(old, needed.meta(), folder)
+        try:
+            check_compatible(old, needed.meta(), folder)
+        except CloudnoiseError as err:  # the sweep's hint names its own options; say advise's
+            what = str(err).split("; use another --out")[0]
+            raise CloudnoiseError(f"{what}; give another --sweep folder, or leave out WORKLOAD, --seed, "
+                                  "--ready-order and --gflops to take the folder's") from None
     sweep = union_request(needed, old)
     t0 = time.perf_counter()
     try:
