@@ -56,7 +56,7 @@ class AdviseRequest:
     reps: int = DEFAULT_REPS
     seed: int = 0
     noise: str = "both"  # the noisy variant advised on; `none` is always run as the baseline
-    ready_order: str = "loggopsim"
+    ready_order: str = "program"
     prices: PriceBook = field(default_factory=lambda: PriceBook(Pricing("on-demand")))
     deadline_ns: float | None = None
     budget_usd: float | None = None
@@ -227,7 +227,7 @@ def run_advice(
     old = store.read_meta()
     if old is not None:
         try:
-            check_compatible(old, needed.meta(), folder)
+            check_compatible(old, needed.meta(), folder, old_is_empty=not store.done(needed.experiment.kind))
         except CloudnoiseError as err:  # the sweep's hint names its own options; say advise's
             what = str(err).split("; use another --out")[0]
             raise CloudnoiseError(f"{what}; give another --sweep folder, or leave out WORKLOAD, --seed, "
@@ -250,7 +250,9 @@ def run_advice(
         shutil.rmtree(folder, ignore_errors=True)
     points, rec = advice_from_runtimes(runtimes, quotes, noise=request.noise, deadline_ns=request.deadline_ns,
                                        budget_usd=request.budget_usd, confidence=request.confidence)
-    notes = []
+    notes = [f"not simulated: {f.message}" for f in outcome.failed if (f.system, f.nodes) in _cells(request)]
+    if not points:
+        outcome.raise_failures()
     need = bounded_reps(0.99, CONFIDENCE)
     fewest = min((p.reps for p in points), default=0)
     if fewest < need:
@@ -260,6 +262,10 @@ def run_advice(
         notes.append(f"no {request.prices.kind_label()} price for {', '.join(unpriced)}: shown without cost, never recommended")
     return Advice(request, points, rec, quotes, None if temporary else folder, outcome.reps_run, outcome.resumed_reps,
                   seconds, notes)
+
+
+def _cells(request: AdviseRequest) -> set[tuple[str, int]]:
+    return {(s.name, n) for s in request.systems for n in request.nodes}
 
 
 def _kept(folder: Path, what: str, temporary: bool) -> str:

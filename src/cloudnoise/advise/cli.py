@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -12,18 +11,13 @@ from typing import Any
 import click
 
 from cloudnoise.advise.api import DEFAULT_NODES, DEFAULT_REPS, NOISY_VARIANTS
+from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.options import csv_option, json_option, one_of_json_csv, profile_names, profile_option, quiet_option, seed_option
 from cloudnoise.simulate.api import READY_ORDERS
 from cloudnoise.sweep.experiment import SCALINGS
 
 _USD = re.compile(r"^\s*\$?\s*([0-9]*\.?[0-9]+(?:[eE][+-]?\d+)?)\s*(usd|\$)?\s*$", re.I)
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def parse_usd(text: str, what: str = "--budget") -> float:
@@ -42,8 +36,7 @@ def parse_usd(text: str, what: str = "--budget") -> float:
 @click.option("--iterations", type=click.IntRange(min=1), help="Iterations of the application [default: 1, or the app file's].")
 @click.option("--gflops", type=click.FloatRange(min=0, min_open=True), help="Flop rate of gemm:N phases instead of DGEMM timed on this machine.")
 @click.option("--scaling", type=click.Choice(SCALINGS), help="Applications: weak = the phases are each node's work; strong = their compute is the whole job's, divided over the nodes [default: weak].")
-@click.option("--profile", "profiles", multiple=True, metavar="NAME|FILE",
-              help="Systems: built-in names or profile files; repeatable, or a comma list [default: every built-in with a price].")
+@profile_option(multiple=True, help="Systems: built-in names or profile files, repeated or a comma list [default: every built-in with a price].")
 @click.option("--all", "all_builtin", is_flag=True, help="Every built-in profile, those without a price too (shown without cost).")
 @click.option("--nodes", metavar="LIST", help=f"Node counts: 16,64,256 or ranges 16..16384 (doubling) and 16..16384:4 (factor 4) [default: {','.join(map(str, DEFAULT_NODES))}].")
 @click.option("--deadline", metavar="TIME", help="The run must end by TIME (simulated time: 2ms, 500us; plain = ns); reports P(late).")
@@ -59,8 +52,8 @@ def parse_usd(text: str, what: str = "--budget") -> float:
 @click.option("--noise", type=click.Choice(NOISY_VARIANTS), default="both", show_default=True,
               help="The noise advised on; the noiseless run is always simulated as the baseline.")
 @click.option("--reps", type=click.IntRange(min=1), help=f"Repetitions per system and node count [default: {DEFAULT_REPS}, or the --sweep folder's].")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), help="Seed of every random draw [default: 0, or the --sweep folder's].")
-@click.option("--ready-order", type=click.Choice(READY_ORDERS), help="Order of ops ready together [default: loggopsim, or the --sweep folder's].")
+@seed_option("Seed of every random draw; the same seed gives the same results bit for bit [default: 0, or the --sweep folder's].", default=None)
+@click.option("--ready-order", type=click.Choice(READY_ORDERS), help="Order of ops ready together [default: program, or the --sweep folder's].")
 @click.option("--sweep", "sweep_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=Path),
               help="Keep the simulations in DIR, and reuse what DIR already holds (a `cloudnoise sweep` folder too).")
 @click.option("--workers", type=click.IntRange(min=1), help="Dask worker processes [default: the cores this process may use].")
@@ -68,9 +61,9 @@ def parse_usd(text: str, what: str = "--budget") -> float:
 @click.option("--in-process", is_flag=True, help="Simulate in this process, without Dask.")
 @click.option("--points", "which", type=click.Choice(("front", "all")), default="front", show_default=True,
               help="What the table and --csv list: the Pareto front, or every point.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every point (nothing else on stdout).")
-@click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV (every column of the JSON rows).")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@json_option("Print one JSON object with every point (nothing else on stdout).")
+@csv_option("Print the table as CSV (every column of the JSON rows).")
+@quiet_option()
 def advise(**opts: Any) -> None:
     """Which system, how many nodes, at what cost and what risk, for WORKLOAD:
     simulates it on every system and node count with and without noise
@@ -107,20 +100,19 @@ def run_command(opts: dict[str, Any]) -> None:
     """Parses the options into an AdviseRequest, runs it and prints the Advice."""
     from cloudnoise.advise.api import AdviseRequest, run_advice
     from cloudnoise.advise.workload import WorkloadOptions, resolve_workload, with_stored_compute, workload_of_sweep
-    from cloudnoise.comma_lists import parse_items, parse_scales
+    from cloudnoise.comma_lists import parse_scales
     from cloudnoise.cost.price_book import price_book
     from cloudnoise.sweep.progress import SweepProgress
     from cloudnoise.sweep.request import system_from
     from cloudnoise.sweep.store import SweepStore
     from cloudnoise.units import parse_time_ps
 
-    if opts["as_json"] and opts["as_csv"]:
-        raise CloudnoiseError("give --json or --csv, not both")
+    one_of_json_csv(opts["as_json"], opts["as_csv"])
     if opts["in_process"] and (opts["workers"] or opts["scheduler"]):
         raise CloudnoiseError("--in-process runs without Dask: drop --workers/--scheduler")
     if opts["scheduler"] and opts["workers"]:
         raise CloudnoiseError("--workers sizes the local cluster; with --scheduler the cluster has its own workers")
-    if opts["all_builtin"] and opts["profiles"]:
+    if opts["all_builtin"] and opts["profile"]:
         raise CloudnoiseError("give --profile A,B or --all, not both")
     book = price_book(opts["pricing"], opts["prices"], opts["billing"])
     old = SweepStore(opts["sweep_dir"]).read_meta() if opts["sweep_dir"] is not None else None
@@ -131,9 +123,8 @@ def run_command(opts: dict[str, Any]) -> None:
     else:
         workload = resolve_workload(opts["workload"], with_stored_compute(opts["workload"], wopts, old))
 
-    if opts["profiles"]:
-        names = [n for item in opts["profiles"] for n in parse_items(item, "--profile")]
-        systems = tuple(system_from(n) for n in dict.fromkeys(names))
+    if opts["profile"]:
+        systems = tuple(system_from(n) for n in profile_names(opts["profile"]))
     elif opts["all_builtin"]:
         from cloudnoise.profiles.registry import builtin_names
 
@@ -167,7 +158,7 @@ def run_command(opts: dict[str, Any]) -> None:
         reps=opts["reps"] or (int(old["reps"]) if old is not None else DEFAULT_REPS),
         seed=opts["seed"] if opts["seed"] is not None else (int(old["seed"]) if old is not None else 0),
         noise=opts["noise"],
-        ready_order=opts["ready_order"] or (old["ready_order"] if old is not None else "loggopsim"),
+        ready_order=opts["ready_order"] or (old["ready_order"] if old is not None else "program"),
         prices=book,
         deadline_ns=deadline_ns,
         budget_usd=None if opts["budget"] is None else parse_usd(opts["budget"]),
@@ -178,13 +169,13 @@ def run_command(opts: dict[str, Any]) -> None:
     bar = SweepProgress(enabled=not quiet and sys.stderr.isatty(), description="simulating")
     with bar:
         advice = run_advice(request, opts["sweep_dir"], in_process=opts["in_process"], scheduler=opts["scheduler"],
-                            workers=opts["workers"] or _cores(), progress=bar.update)
+                            workers=opts["workers"] or available_cores(), progress=bar.update)
     if opts["as_json"]:
         click.echo(json.dumps(advice.to_dict(), allow_nan=False))
         return
-    from cloudnoise.advise.table import csv_text, print_advice
+    from cloudnoise.advise.table import print_advice, print_csv
 
     if opts["as_csv"]:
-        click.echo(csv_text(advice, opts["which"]), nl=False)
+        print_csv(advice, opts["which"])
         return
     print_advice(advice, opts["which"])

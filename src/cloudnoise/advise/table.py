@@ -3,17 +3,14 @@ recommendation, the prices with their dates and billing, as text or CSV."""
 
 from __future__ import annotations
 
-import csv
-import io
-import sys
 
 import numpy as np
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from cloudnoise.advise.api import Advice
 from cloudnoise.advise.points import AdvicePoint
+from cloudnoise.console import stdout_console, write_csv
 from cloudnoise.cost.billing import Billing
 from cloudnoise.units import format_time_ps
 
@@ -86,7 +83,7 @@ def table(advice: Advice, which: str = "front") -> Table:
 
 def print_advice(advice: Advice, which: str = "front") -> None:
     """The table, the recommendation, the prices (with dates and billing) and notes, on stdout."""
-    con = Console(width=None if sys.stdout.isatty() else 200)  # pipes and files get whole numbers, not ellipses
+    con = stdout_console()
     con.print(table(advice, which))
     rec = advice.recommendation
     con.print(f"[bold]Recommendation:[/bold] {rec.why}" if rec.point is not None else f"[bold]No recommendation:[/bold] {rec.why}")
@@ -108,12 +105,8 @@ def print_advice(advice: Advice, which: str = "front") -> None:
         con.print(f"note: {note}", highlight=False, soft_wrap=True)
 
 
-def csv_text(advice: Advice, which: str = "front") -> str:
-    """The listed points as CSV, every column of the JSON rows."""
+def print_csv(advice: Advice, which: str = "front") -> None:
+    """The listed points as CSV on stdout, every column of the JSON rows."""
     rows = [p.to_dict() for p in shown(advice, which)]
-    buf = io.StringIO()
     if rows:
-        writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows({k: "" if v is None else v for k, v in row.items()} for row in rows)
-    return buf.getvalue()
+        write_csv(list(rows[0]), [list(r.values()) for r in rows])

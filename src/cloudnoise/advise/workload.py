@@ -22,12 +22,12 @@ scaling divides an application's compute phases over the ranks (see
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.suggest import did_you_mean
 from cloudnoise.sweep.experiment import Experiment, app_experiment, collective_experiment, goal_experiment
 
 FORMS = "PATTERN:SIZE (dissemination:16B), an app spec ('gemm:128 + dissemination:128KiB'), an app file (.toml) or a GOAL file"
@@ -142,8 +142,7 @@ class AppSpec:
         if "+" not in text:
             head = text.partition(":")[0].strip()
             if head not in ("gemm", "compute", *pattern_names()):
-                close = difflib.get_close_matches(head, [*pattern_names(), "gemm", "compute"], n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
+                hint = did_you_mean(head, [*pattern_names(), "gemm", "compute"])
                 raise CloudnoiseError(
                     f"unknown workload {text!r}: no pattern {head!r}{hint} (a workload is {FORMS}; "
                     "patterns: `cloudnoise schedule list`)"
@@ -159,9 +158,7 @@ def _collective(pattern: str, size: str, opts: WorkloadOptions) -> Workload:
     from cloudnoise.schedules.patterns import pattern_names
 
     if pattern not in pattern_names():
-        close = difflib.get_close_matches(pattern, pattern_names(), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise CloudnoiseError(f"--pattern: no pattern {pattern!r}{hint} (see `cloudnoise schedule list`)")
+        raise CloudnoiseError(f"--pattern: no pattern {pattern!r}{did_you_mean(pattern, pattern_names())} (see `cloudnoise schedule list`)")
     exp = collective_experiment(pattern, size)
     return Workload(exp, f"{pattern} of {size} per step")
 
