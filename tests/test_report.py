@@ -105,7 +105,7 @@ def test_report_files_and_figures(report: tuple[Path, dict]) -> None:
                     "Scalability: dissemination:16B", "Cost: dissemination:16B"):
         assert heading in html
     # the Table II rows: measured here (marked) and published ones (daint's same-rack figures)
-    assert '<tr class="measured"><td>synthetic (same-rack)</td><td>measured here</td>' in html
+    assert '<tr class="measured"><td>synthetic (one host, shared memory)</td><td>measured here</td>' in html
     assert "<td>daint</td><td>published</td>" in html and "<td>1.19</td><td>2.39</td>" in html
 
 

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
+from cloudnoise.measure.placement import ONE_HOST, TWO_NODES_HINT
 from cloudnoise.sweep.progress import SweepProgress
 
 
@@ -92,6 +93,8 @@ def print_outcome(console: Console, result: Any) -> None:
         if "max_bandwidth_gbps" in m:
             parts.append(f"bandwidth max {m['max_bandwidth_gbps']:.4g} Gb/s")
         console.print("[bold]this machine[/]: " + "; ".join(parts))
+        if m.get("placement") == ONE_HOST:
+            console.print(f"  [yellow]measured on {ONE_HOST}[/]: its noise is this machine's, not a cloud's; {TWO_NODES_HINT}")
     shown = result.observations[:MAX_OBSERVATIONS_SHOWN]
     for text in shown:
         console.print(f"  - {text}")

@@ -123,7 +123,14 @@ def machine_facts(campaign: Path, profile: dict[str, Any]) -> dict[str, Any]:
     """The measured headline: Table II figures and the LogGOPS fit."""
     import json
 
+    from cloudnoise.measure.placement import ONE_HOST, TWO_NODES_HINT, placement
+
     facts: dict[str, Any] = {}
+    meta_path = campaign / "metadata.json"
+    if meta_path.exists():
+        facts["placement"] = placement(json.loads(meta_path.read_text()))
+        if facts["placement"] == ONE_HOST:
+            facts["how_to_measure_a_network"] = TWO_NODES_HINT
     summary = campaign / "summary.json"
     if summary.exists():
         t2 = json.loads(summary.read_text()).get("table2", {})

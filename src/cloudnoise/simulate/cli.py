@@ -25,14 +25,15 @@ from cloudnoise.options import (
     threads_option,
 )
 from cloudnoise.simulate import app_cli
-from cloudnoise.simulate.api import VARIANTS, SimulationResult, simulate_variants
+from cloudnoise.simulate.api import VARIANTS, SimulationResult
+from cloudnoise.simulate.api import simulate as run_simulation
 from cloudnoise.simulate.params import DEFAULTS, LogGOPS
 from cloudnoise.simulate.progress import RepetitionProgress
 from cloudnoise.simulate.statistics import summarize
 
 if TYPE_CHECKING:
     from cloudnoise.simulate.noise import NoiseSetup
-from cloudnoise.units import format_time_ps, parse_duration_ns, parse_size_bytes, parse_time_ps
+from cloudnoise.units import format_time_ps
 
 PARAM_HELP = {
     "L": "latency L (ns, or with a unit: 2.5us)",
@@ -104,10 +105,23 @@ def pattern_options(func):  # type: ignore[no-untyped-def]
     return func
 
 
+def trace_options(func):  # type: ignore[no-untyped-def]
+    """Adds --trace and the conversion options (see `cloudnoise trace convert`)."""
+    from cloudnoise.trace.cli import conversion_options
+
+    func = conversion_options(func)
+    return click.option(
+        "--trace", "trace_dir", metavar="DIR", type=click.Path(path_type=Path),
+        help="Simulate a recorded MPI trace (`cloudnoise trace record`, liballprof or OTF2); with --ranks N, "
+        "extrapolated to N ranks (a regular SPMD trace; see `cloudnoise trace extrapolate`).",
+    )(func)
+
+
 @click.command("simulate")
 @click.argument("goal_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @pattern_options
 @app_cli.app_options
+@trace_options
 @loggops_options
 @noise_options
 def simulate(goal_file: Path | None, **opts: Any) -> None:
@@ -131,43 +145,13 @@ def simulate(goal_file: Path | None, **opts: Any) -> None:
       cloudnoise simulate examples/dissemination_16.goal --profile aws-hpc-metal \\
           --noise none,os,network,both --reps 1000 --threads 2 --out runs.parquet
       cloudnoise simulate --app "gemm:128 + dissemination:128KiB" --iterations 10 --ranks 1024
+      cloudnoise simulate --trace jac --ranks 16384 --profile aws-hpc --noise none,both --reps 20
     """
-    run_and_report(schedule_from(goal_file, opts), opts)
+    run_and_report(goal_file, opts)
 
 
-def schedule_from(goal_file: Path | None, opts: dict[str, Any]) -> Any:
-    """The file to read, or the generated collective the options describe."""
-    if opts.get("app") is not None:
-        return app_cli.app_schedule(goal_file, opts)
-    app_cli.check_no_app_options(opts)
-    if opts.get("pattern") is None:
-        if goal_file is None:
-            raise CloudnoiseError("give a GOAL file, or --pattern NAME --ranks P --size SIZE")
-        for name in ("ranks", "size", "nb"):
-            if opts.get(name) is not None:
-                raise CloudnoiseError(f"--{name} goes with --pattern; a GOAL file brings its own")
-        return goal_file
-    if goal_file is not None:
-        raise CloudnoiseError("give either a GOAL file or --pattern, not both")
-    if opts.get("ranks") is None or opts.get("size") is None:
-        raise CloudnoiseError("--pattern needs --ranks P and --size SIZE")
-    from cloudnoise.schedules.patterns import CollectiveSpec, generate
-
-    spec = CollectiveSpec(
-        pattern=opts["pattern"],
-        ranks=opts["ranks"],
-        size=parse_size_bytes(opts["size"], "--size"),
-        nway=opts["nway"],
-        segmentsize=parse_size_bytes(opts["segmentsize"], "--segmentsize"),
-        nb=None if opts.get("nb") is None else parse_duration_ns(opts["nb"], "--nb"),
-    )
-    opts["source"] = f"{spec.pattern} ({spec.ranks} ranks, {spec.size} B)"
-    return generate(spec)
-
-
-def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
-    """Shared by file and generated schedules: resolve parameters and noise,
-    run every variant, print and save the results."""
+def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
+    """Resolve the workload, parameters and noise, run every variant, print and save the results."""
     one_of_json_csv(opts["as_json"], opts["as_csv"])
     if opts.get("out") is not None:
         from cloudnoise.simulate.results import check_out_path
@@ -178,27 +162,25 @@ def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
     reps = opts["reps"]
     quiet = opts["as_json"] or opts["as_csv"] or opts["quiet"]
     with RepetitionProgress(reps * len(variants), enabled=not quiet and reps > 1) as progress:
-        results = simulate_variants(
-            schedule,
-            params=params,
-            noise=noise,
-            variants=variants,
-            reps=reps,
-            seed=opts["seed"],
-            threads=opts["threads"],
-            ready_order=opts["ready_order"],
+        result = run_simulation(
+            goal_file,
+            pattern=opts.get("pattern"), ranks=opts.get("ranks"), size=opts.get("size"), nway=opts["nway"],
+            segmentsize=opts["segmentsize"], nb=opts.get("nb"),
+            app=opts.get("app"), iterations=opts.get("iterations"), gflops=opts.get("gflops"),
+            trace=opts.get("trace_dir"), algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale"),
+            allow_unsupported=bool(opts.get("allow_unsupported")),
+            params=params, noise=noise, variant=[primary] + [v for v in variants if v != primary],
+            reps=reps, seed=opts["seed"], threads=opts["threads"], ready_order=opts["ready_order"],
             progress=progress.callback,
         )
-    if opts.get("source"):
-        for r in results.values():
-            r.source = opts["source"]
-    app_cli.attach(results, opts)
+    ran = result.by_variant()
+    results = {v: ran[v] for v in variants}  # shown in the order asked (the baseline first)
     if opts.get("out"):
         from cloudnoise.simulate.results import write_repetitions  # pyarrow, only when asked
 
         write_repetitions(opts["out"], results)
     if opts["as_json"]:
-        json.dump(to_json(results, noise, primary), sys.stdout)
+        json.dump(result.to_dict(), sys.stdout)
         sys.stdout.write("\n")
     elif opts["as_csv"]:
         write_statistics_csv(results)
@@ -207,34 +189,17 @@ def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
 
 
 def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
-    """Parameters: the profile's (or LogGOPSim's defaults), then explicit
-    flags. Noise: the profile's, then explicit flags replace its parts."""
-    # Imported here: the noise models need scipy, which a plain run does without.
-    from cloudnoise.simulate.noise import NoiseSetup, load_distribution, load_os_noise, noise_from_profile
+    """The command line's parameters and noise (see simulate.setup): the
+    profile's, then explicit flags."""
+    from cloudnoise.simulate.setup import load_system, resolve_noise, resolve_params
 
-    overrides = {k: opts.get(f"{k}_") for k in PARAM_HELP}
-    seed = opts["seed"]
-    if opts.get("profile"):
-        from cloudnoise.profiles.registry import resolve_profile
-
-        profile = resolve_profile(opts["profile"])
-        params = LogGOPS.from_profile(profile).with_overrides(**overrides)
-        noise = noise_from_profile(profile, seed)
-    else:
-        params = LogGOPS.parse(**{k: v if v is not None else DEFAULTS[k] for k, v in overrides.items()})
-        noise = NoiseSetup()
-    if opts.get("os_noise"):
-        noise.os_trace = load_os_noise(opts["os_noise"], seed)
-        noise.os_source = opts["os_noise"]
-    noise.os_cosched = bool(opts.get("os_noise_cosched"))
-    if opts.get("os_noise_phase") is not None:
-        noise.os_phase_ns = parse_time_ps(opts["os_noise_phase"], "--os-noise-phase") // 1000
-    if opts.get("latency_noise"):
-        noise.latency = load_distribution(opts["latency_noise"], "--latency-noise")
-        noise.latency_source = opts["latency_noise"]
-    if opts.get("bandwidth_noise"):
-        noise.bandwidth = load_distribution(opts["bandwidth_noise"], "--bandwidth-noise")
-        noise.bandwidth_source = opts["bandwidth_noise"]
+    system = load_system(opts["profile"]) if opts.get("profile") else None
+    params = resolve_params(system, {k: opts.get(f"{k}_") for k in PARAM_HELP})
+    noise = resolve_noise(
+        system, opts["seed"], os_noise=opts.get("os_noise"), os_noise_cosched=bool(opts.get("os_noise_cosched")),
+        os_noise_phase=opts.get("os_noise_phase"), latency_noise=opts.get("latency_noise"),
+        bandwidth_noise=opts.get("bandwidth_noise"),
+    )
     return params, noise
 
 
@@ -253,24 +218,6 @@ def parse_variants(text: str | None, noise: NoiseSetup) -> tuple[list[str], str]
     noise.check_variants(variants)
     variants = list(dict.fromkeys(variants))
     return variants, variants[0]
-
-
-def to_json(results: dict[str, SimulationResult], noise: NoiseSetup, primary: str | None = None) -> dict[str, Any]:
-    """The primary variant's result at top level (the single-run contract),
-    every variant under `variants` with its statistics."""
-    first = results[primary] if primary in results else next(iter(results.values()))
-    out = first.to_dict()
-    out["statistics"] = summarize(first.runtime_ns).to_dict()
-    out["noise_sources"] = noise.describe()
-    out["variants"] = {
-        name: {
-            "runtime_ns": r.to_dict()["runtime_ns"],
-            "statistics": summarize(r.runtime_ns).to_dict(),
-            **app_cli.variant_keys(r),
-        }
-        for name, r in results.items()
-    }
-    return out
 
 
 STAT_COLUMNS = ("n", "median", "median_ci_low", "median_ci_high", "q1", "q3", "mean", "min", "max")
@@ -342,6 +289,19 @@ def print_summary(
         console.print(table)
     for line in app_cli.summary_lines(results):
         console.print(line)
+    info = first.extra.get("trace")
+    if info is not None:
+        if info.get("extrapolated"):
+            console.print(f"[yellow]{info['extrapolated']}[/]")
+        elif info.get("recorded_runtime_ns"):
+            rec = info["recorded_runtime_ns"]
+            sim = float(np.median(np.asarray(first.max_end_ns, dtype=float)))
+            console.print(
+                f"Recorded runtime {format_time_ps(rec * 1000)} (first MPI_Init exit to last MPI_Finalize entry); "
+                f"simulated/recorded = {sim / rec:.3f}"
+            )
+        for w in info.get("warnings", []):
+            console.print(f"[yellow]warning:[/] {w}")
     if first.ranks <= 16 and first.reps == 1 and len(results) == 1:
         table = Table(title="End time per rank")
         table.add_column("rank", justify="right")
