@@ -181,9 +181,10 @@ def test_bad_price_files_stop_before_simulating(tmp_path: Path, advise: Runner) 
     assert not (tmp_path / "s").exists()  # nothing was simulated
 
 
-def test_trace_folder_is_refused_until_the_trace_stage_exists(tmp_path: Path, advise: Runner) -> None:
-    proc = advise(tmp_path, "--profile", "daint")
-    assert proc.returncode == 2 and "is a folder: advising on a recorded trace needs the trace stage" in proc.stderr
+def test_a_folder_that_is_no_trace_is_one_line_and_exit_2(tmp_path: Path, advise: Runner) -> None:
+    proc = advise(tmp_path, "--profile", "daint", "--in-process")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert str(tmp_path) in proc.stderr
 
 
 def test_the_installed_command(tmp_path: Path) -> None:

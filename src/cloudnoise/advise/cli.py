@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -98,14 +100,8 @@ def advise(**opts: Any) -> None:
 
 def run_command(opts: dict[str, Any]) -> None:
     """Parses the options into an AdviseRequest, runs it and prints the Advice."""
-    from cloudnoise.advise.api import AdviseRequest, run_advice
-    from cloudnoise.advise.workload import WorkloadOptions, resolve_workload, with_stored_compute, workload_of_sweep
-    from cloudnoise.comma_lists import parse_scales
     from cloudnoise.cost.price_book import price_book
-    from cloudnoise.sweep.progress import SweepProgress
-    from cloudnoise.sweep.request import system_from
     from cloudnoise.sweep.store import SweepStore
-    from cloudnoise.units import parse_time_ps
 
     one_of_json_csv(opts["as_json"], opts["as_csv"])
     if opts["in_process"] and (opts["workers"] or opts["scheduler"]):
@@ -117,7 +113,24 @@ def run_command(opts: dict[str, Any]) -> None:
     book = price_book(opts["pricing"], opts["prices"], opts["billing"])
     old = SweepStore(opts["sweep_dir"]).read_meta() if opts["sweep_dir"] is not None else None
 
-    wopts = WorkloadOptions(opts["pattern"], opts["size"], opts["app"], opts["iterations"], opts["gflops"], opts["scaling"])
+    # A trace's converted schedule goes into the --sweep folder (a resumed advice
+    # runs the same file), else into a temporary folder that lives as long as the run.
+    scratch_dir = tempfile.TemporaryDirectory(prefix="cloudnoise-advise-") if opts["sweep_dir"] is None else None
+    scratch = Path(scratch_dir.name) if scratch_dir is not None else opts["sweep_dir"] / "workload"
+    with scratch_dir if scratch_dir is not None else contextlib.nullcontext():
+        _advise(opts, book, old, scratch)
+
+
+def _advise(opts: dict[str, Any], book: Any, old: dict[str, Any] | None, scratch: Path) -> None:
+    from cloudnoise.advise.api import AdviseRequest, run_advice
+    from cloudnoise.advise.workload import WorkloadOptions, resolve_workload, with_stored_compute, workload_of_sweep
+    from cloudnoise.comma_lists import parse_scales
+    from cloudnoise.sweep.progress import SweepProgress
+    from cloudnoise.sweep.request import system_from
+    from cloudnoise.units import parse_time_ps
+
+    wopts = WorkloadOptions(opts["pattern"], opts["size"], opts["app"], opts["iterations"], opts["gflops"],
+                            opts["scaling"], scratch=scratch)
     if not (opts["workload"] or opts["pattern"] or opts["app"]) and old is not None:
         workload = workload_of_sweep(old, wopts)
     else:

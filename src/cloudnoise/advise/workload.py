@@ -3,11 +3,11 @@
 A workload is named one of these ways, tried in this order (the first
 resolver that claims the text resolves it):
 
-* a folder: a recorded trace. Reading traces belongs to the trace stage
-  (`cloudnoise.trace`), which turns a trace into a schedule; until it is
-  there, a folder is refused with a message that says so. When it lands, a
-  `TraceFolder` resolver that converts the trace into a GOAL-like schedule
-  at its own rank count plugs in here, and nothing else in advise changes;
+* a folder: a recorded MPI trace (`cloudnoise trace record`, or liballprof
+  files). The trace stage converts it (MPICH's collective algorithms) into a
+  GOAL file written to `WorkloadOptions.scratch` (the --sweep folder, so a
+  resumed advice runs the same schedule, or a temporary folder), advised at
+  the trace's own rank count like any GOAL file;
 * an app file (`*.toml`, see docs/applications.md);
 * a GOAL file (`*.goal`, `*.goal.gz`, or any other existing file): a
   schedule for one rank count, so it is advised at that node count only;
@@ -30,7 +30,7 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.suggest import did_you_mean
 from cloudnoise.sweep.experiment import Experiment, app_experiment, collective_experiment, goal_experiment
 
-FORMS = "PATTERN:SIZE (dissemination:16B), an app spec ('gemm:128 + dissemination:128KiB'), an app file (.toml) or a GOAL file"
+FORMS = "PATTERN:SIZE (dissemination:16B), an app spec ('gemm:128 + dissemination:128KiB'), an app file (.toml), a GOAL file or a trace folder"
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,8 @@ class WorkloadOptions:
     scaling: str | None = None  # None: weak
     # compute times fixed by an earlier sweep of the same app (not timed again)
     stored_compute: list[dict[str, Any] | None] | None = None
+    # where a trace's converted schedule is written (None: a trace is refused)
+    scratch: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -80,16 +82,28 @@ def _not_for(kind: str, opts: WorkloadOptions) -> None:
 
 
 class TraceFolder:
-    """A folder: a recorded trace (read by the trace stage, when it is there)."""
+    """A folder: a recorded MPI trace, converted by the trace stage into a GOAL
+    file at the trace's rank count."""
 
     def claims(self, text: str) -> bool:
         return Path(text).is_dir()
 
     def resolve(self, text: str, opts: WorkloadOptions) -> Workload:
-        raise CloudnoiseError(
-            f"{text} is a folder: advising on a recorded trace needs the trace stage, which this version does not "
-            f"have yet; give {FORMS}"
-        )
+        from cloudnoise.trace.collectives import parse_algorithms
+        from cloudnoise.trace.convert import ConvertOptions, to_goal
+        from cloudnoise.trace.reader import open_trace
+
+        _not_for("trace", opts)
+        if opts.scratch is None:
+            raise CloudnoiseError(f"{text}: a trace needs a folder for its converted schedule; give --sweep DIR")
+        trace = open_trace(text)
+        opts.scratch.mkdir(parents=True, exist_ok=True)
+        goal = opts.scratch / f"trace-{Path(text).resolve().name}.goal.gz"
+        conversion = to_goal(trace, goal, ConvertOptions(parse_algorithms(None), 1.0, False))
+        exp = goal_experiment(goal, name=Path(text).name)
+        assert exp.goal is not None
+        what = f"MPI trace {Path(text).name} ({exp.goal.ranks} ranks, {conversion.calls} MPI calls)"
+        return Workload(exp, what, fixed_nodes=exp.goal.ranks)
 
 
 class AppFile:
@@ -222,4 +236,5 @@ def with_stored_compute(text: str | None, opts: WorkloadOptions, meta: dict[str,
     spec = (text or opts.app or "").strip()
     if e.get("kind") != "app" or not spec or e.get("spec") != spec or e.get("gflops") != opts.gflops:
         return opts
-    return WorkloadOptions(opts.pattern, opts.size, opts.app, opts.iterations, opts.gflops, opts.scaling, e.get("compute"))
+    return WorkloadOptions(opts.pattern, opts.size, opts.app, opts.iterations, opts.gflops, opts.scaling, e.get("compute"),
+                           opts.scratch)
