@@ -34,7 +34,7 @@ from measure_support import env, mpi_or_skip
 from report_support import write_known_campaign, write_simulated_sweep, write_sweep
 
 CAMPAIGN_FIGURES = {"latency-bandwidth-vs-size", "latency-noise", "bandwidth-noise", "os-detours"}
-SWEEP_FIGURES = {"scalability-dissemination-16b", "cost-increase-dissemination-16b"}
+SWEEP_FIGURES = {"scalability-dissemination-16b", "cost-increase-dissemination-16b", "front-dissemination-16b"}
 HOUR_NS = 3600e9
 Runner = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -148,7 +148,7 @@ def test_incomplete_sweep_from_parts(tmp_path: Path, run_report: Runner) -> None
     proc = run_report("--sweep", sweep, "-o", tmp_path / "r", "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert set(doc["figures"]) == {"scalability-test", "cost-increase-test"}
+    assert set(doc["figures"]) == {"scalability-test", "cost-increase-test", "front-test"}
     assert "incomplete" in Path(doc["report"]).read_text()
 
 

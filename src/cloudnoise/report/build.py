@@ -24,7 +24,7 @@ from cloudnoise.cost.money import format_usd
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.profile import SystemProfile
 from cloudnoise.report import measured
-from cloudnoise.report.costs import cost_rows
+from cloudnoise.report.costs import advice_points_of, cost_rows
 from cloudnoise.report.data import CampaignData, SweepData, load_campaign, load_sweep
 from cloudnoise.report.figures import base
 from cloudnoise.report.figures.base import VARIANT_LABELS, SavedFigure
@@ -257,10 +257,23 @@ def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str, 
                               "Per repetition, its cost over the median noiseless cost, minus one (Fig. 16-17 "
                               "style); the same as the runtime increase, since nodes and price do not change.",
                               wide=True))
+    points = advice_points_of(sweep, pricing)
+    if any(p.cost_usd is not None for p in points):
+        from cloudnoise.report.figures.front import front_figure
+
+        noisy = next(v for v in ("both", "network", "os") if v in sweep.variants())
+        figs.append(base.save(front_figure(points, f"Runtime vs cost: {sweep.title}"), outdir, f"front-{name}",
+                              f"Runtime vs cost: {sweep.title}",
+                              f"Every priced system and node count with {VARIANT_LABELS.get(noisy, noisy)}: median cost "
+                              "per run against median runtime, whiskers to the p99 of each, one colour per system; the "
+                              "black steps join the Pareto front (no other point is both cheaper and faster), labelled "
+                              f"with node counts. Priced pro rata ({pricing.label()}); `cloudnoise advise --sweep DIR` "
+                              "prices the same runs as each provider bills them and recommends one."))
     table = _cost_table(sweep, pricing)
     if figs or table:
         sections.append(Section(f"cost-{name}", f"Cost: {sweep.title}",
-                                "What noise adds to the cost of a run, and what a run costs.", figs,
+                                "What noise adds to the cost of a run, what a run costs, and which systems and node counts "
+                                "no other beats on both runtime and cost.", figs,
                                 [table] if table else []))
     return sections
 

@@ -30,7 +30,7 @@ def system_from(text: str) -> System:
 
 def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequest:
     """The SweepRequest the options describe; with --resume, sweep.json fills what is not given."""
-    from cloudnoise.sweep.experiment import app_experiment, collective_experiment
+    from cloudnoise.sweep.experiment import app_experiment, collective_experiment, goal_experiment
     from cloudnoise.sweep.sweeper import SweepRequest
 
     chosen = [k for k in ("preset", "pattern", "app") if opts.get(k)]
@@ -73,10 +73,13 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
         if e["kind"] == "collective":
             pattern, _, size = e["spec"].partition(":")
             experiment = collective_experiment(pattern, size, name=e.get("name", ""), figure=e.get("figure"))
+        elif e["kind"] == "goal":  # a GOAL file's sweep (`cloudnoise advise FILE.goal`)
+            experiment = goal_experiment(e["spec"], name=e.get("name", ""))
         else:
             gflops = e.get("gflops") if gflops is None else gflops
             experiment = app_experiment(e["spec"], iterations=e.get("iterations"), gflops=gflops,
-                                        name=e.get("name", ""), figure=e.get("figure"), compute=e.get("compute"))
+                                        name=e.get("name", ""), figure=e.get("figure"), compute=e.get("compute"),
+                                        scaling=e.get("scaling", "weak"))
     else:
         raise CloudnoiseError(
             "say what to sweep: --preset NAME (see `cloudnoise sweep list-presets`), --pattern NAME --size SIZE, or --app SPEC"

@@ -104,7 +104,7 @@ def check_compatible(old: dict[str, Any], new: dict[str, Any], where: Path, old_
     folder with nothing saved (every cell failed) may change seed and order."""
     hint = f"; use another --out, or `cloudnoise sweep --resume --out {where}` to continue it as it was"
     oe, ne = old.get("experiment", {}), new["experiment"]
-    for key in ("kind", "spec", "iterations", "compute", "gflops"):
+    for key in ("kind", "spec", "iterations", "compute", "gflops", "scaling", "sha256"):
         if oe.get(key) != ne.get(key):
             raise CloudnoiseError(f"{where} holds a sweep of another workload ({key}: {oe.get(key)!r} vs {ne.get(key)!r}){hint}")
     for key in ("seed", "ready_order"):
