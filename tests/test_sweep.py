@@ -511,3 +511,20 @@ def test_cost_of_a_sweep_with_an_unpriced_system(tmp_path):
     assert row["cost_usd"] == pytest.approx(row["runtime_s"] / 3600 * 8 * 2.0) and fixed["unpriced"] == []
     with pytest.raises(CloudnoiseError, match="not a sweep folder"):
         sweep_costs(tmp_path / "nothing", parse_pricing("on-demand"))
+
+
+def test_cost_of_a_sweep_prints_a_summary_and_every_row_as_csv(tmp_path, capsys):
+    from cloudnoise import cli
+
+    req = SweepRequest(collective_experiment("dissemination", "16B"), (system("azure-hpc"), system("daint")), (8, 16),
+                       ("none", "both"), 4, seed=1)
+    run_sweep(req, tmp_path, in_process=True)
+    cli.main(["cost", "--sweep", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "cheapest, no noise" in out and "cost of noise" in out
+    assert "8 rows in all: --all prints them, --csv writes them" in out
+    assert "e-0" not in out  # money written out, never in exponent form
+    cli.main(["cost", "--sweep", str(tmp_path), "--csv"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "system,nodes,variant,reps,runtime_s,price_per_node_hour,cost_usd,noiseless_runtime_s,noiseless_cost_usd,noise_increase"
+    assert len(lines) == 1 + 2 * 2 * 2

@@ -4,7 +4,6 @@ recommendation, the prices with their dates and billing, as text or CSV."""
 from __future__ import annotations
 
 
-import numpy as np
 from rich import box
 from rich.table import Table
 
@@ -12,6 +11,7 @@ from cloudnoise.advise.api import Advice
 from cloudnoise.advise.points import AdvicePoint
 from cloudnoise.console import stdout_console, write_csv
 from cloudnoise.cost.billing import Billing
+from cloudnoise.cost.money import format_usd
 from cloudnoise.units import format_time_ps
 
 
@@ -20,12 +20,7 @@ def _time(ns: float | None) -> str:
 
 
 def _usd(x: float | None) -> str:
-    """Four significant figures, never in exponent form (0.00008510, 4.224, 1,234)."""
-    if x is None:
-        return "N.A."
-    if x >= 1000:
-        return f"{x:,.0f}"
-    return np.format_float_positional(x, precision=4, unique=False, fractional=False, trim="-")
+    return format_usd(x)
 
 
 def _pct(x: float | None) -> str:
