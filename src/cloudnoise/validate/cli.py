@@ -143,7 +143,7 @@ def _timeout(sim_ns: np.ndarray, reps: int, warmup: int, ranks: int) -> float:
 @click.option("--hostfile", type=click.Path(dir_okay=False), help="Hostfile for the launcher.")
 @click.option("--ppn", type=int, help="Processes per node.")
 @click.option("--timeout", type=float, help="Stop a launch after this many seconds (default: from the simulated runtime).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Directory for measured.parquet, simulated.parquet, summary.json, figures and raw files.")
+@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), help="Directory for measured.parquet, simulated.parquet, summary.json, figures and raw files.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (`results`: one row per configuration).")
 @click.option("--trace", "trace_dir", metavar="DIR", type=click.Path(path_type=Path), help="Compare a recorded trace's runtime (first MPI_Init exit to last MPI_Finalize entry) with its simulation; nothing is launched.")
 @click.option("--algorithms", metavar="SPEC", default="mpich", show_default=True, help="With --trace: collective algorithms (see `cloudnoise trace convert --help`).")
