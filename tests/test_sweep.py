@@ -392,7 +392,10 @@ def test_cli_json_contract(run_cli, tmp_path):
     assert none["noise_increase"] is None
     assert {(b["nodes"], b["variant"]) for b in cost["cheapest"]} == {(n, v) for n in (4, 16) for v in VARIANTS}
     p = run_cli("cost", "--sweep", out)
-    assert p.returncode == 0 and "cheapest on 16 nodes" in p.stdout
+    assert p.returncode == 0 and "cheapest, no noise" in p.stdout and "16 rows in all" in p.stdout
+    assert all(len(line) < 200 for line in p.stdout.splitlines())  # a summary, one row per node count
+    rows = [line.split() for line in p.stdout.splitlines() if line.strip().startswith(("4 ", "16 ")) and "%" in line]
+    assert [r[0] for r in rows] == ["4", "16"]
 
 
 def test_cli_preset_listing(run_cli):
