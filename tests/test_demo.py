@@ -81,3 +81,17 @@ def test_demo_bad_out_is_one_line(tmp_path: Path) -> None:
     proc = run("demo", "--quick", "--no-measure", "--out", str(blocker / "sub"))
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "--out" in proc.stderr
+
+
+def test_demo_quiet_with_a_seed(tmp_path: Path) -> None:
+    """The shared options: -o, --seed (recorded by every sweep), -q (only the outcome)."""
+    out = tmp_path / "d"
+    proc = run("demo", "--quick", "--no-measure", "--in-process", "-o", str(out), "--seed", "3", "-q", timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "report: " in proc.stdout and "] simulate " not in proc.stdout  # the outcome, no stage lines
+    # piped: an observation is one line, not wrapped at 80 columns
+    assert any("raises the median runtime" in line and "nodes on" in line and len(line) > 80
+               for line in proc.stdout.splitlines())
+    for sweep_json in (out / "sweeps").glob("*/sweep.json"):
+        assert json.loads(sweep_json.read_text())["seed"] == 3
+    assert list((out / "sweeps").glob("*/sweep.json"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -109,3 +110,17 @@ def test_model_build_needs_a_campaign(tmp_path):
     proc = run("model", "build", str(tmp_path), "-o", str(tmp_path / "p.json"))
     assert proc.returncode == 2
     assert "not a campaign" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_placement_says_one_host_is_shared_memory_not_a_network():
+    """Issue 18 item 11: a campaign whose ranks all ran on one host is labelled
+    shared memory wherever it is shown, from the hosts the ranks reported."""
+    from cloudnoise.measure.placement import ONE_HOST, placement, single_host
+    from cloudnoise.report.data import campaign_name
+
+    one = {"hosts": ["n1"], "labels": {"distance": "same-rack", "system": "mine"}}
+    two = {"hosts": ["n1", "n2"], "labels": {"distance": "same-rack", "system": "mine"}}
+    assert single_host(one) and placement(one) == ONE_HOST
+    assert not single_host(two) and placement(two) == "same-rack"
+    assert placement({"hosts": ["a", "b"]}) == "distance unknown" and not single_host({})
+    assert "shared memory" in campaign_name(one, Path("x")) and "shared memory" not in campaign_name(two, Path("x"))

@@ -259,7 +259,7 @@ def test_cli_list_and_show():
     runner = CliRunner()
     out = runner.invoke(cli, ["profiles", "list", "--json"])
     assert out.exit_code == 0, out.output
-    rows = json.loads(out.output)
+    rows = json.loads(out.output)["profiles"]
     assert [r["name"] for r in rows] == ALL
     assert next(r for r in rows if r["name"] == "daint")["min_latency_us"] == 1.19
     out = runner.invoke(cli, ["profiles", "show", "oracle-hpc-metal", "--json"])
@@ -267,6 +267,10 @@ def test_cli_list_and_show():
     assert json.loads(out.output) == load_builtin("oracle-hpc-metal").to_dict()
     out = runner.invoke(cli, ["profiles", "list"])
     assert out.exit_code == 0 and "deep-est" in out.output
+    out = runner.invoke(cli, ["profiles", "list", "--csv"])
+    lines = out.output.splitlines()
+    assert out.exit_code == 0 and lines[0].startswith("name,description,labels,instance_type") and len(lines) == 1 + len(ALL)
+    assert any(line.startswith("daint,") and ",1.19," in line for line in lines)
     out = runner.invoke(cli, ["profiles", "show", "alps"])
     assert out.exit_code == 0 and "reconstructed" in out.output and "97.14" in out.output
 
@@ -337,7 +341,7 @@ def test_simulate_placement_and_the_profile_it_ran_on(run_cli):
     assert same["profile"]["placement"] == "same-rack" and diff["profile"]["placement"] == "different-racks"
     assert diff["profile"]["provenance"]["loggops"] == "reconstructed"
     # Daint: same min latency on both blocks (1.19 us) but another max bandwidth: another noiseless time
-    assert diff["max_end_ns"] != same["max_end_ns"]
+    assert diff["runtime_ns"] != same["runtime_ns"]
     res = run_cli("simulate", "--pattern", "dissemination", "--ranks", "4", "--size", "16B", "--placement",
                   "different-racks")
     assert res.returncode == 2 and "--placement goes with --profile" in res.stderr

@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "validate": ("cloudnoise.validate.cli", "validate", "Run a schedule on real MPI and compare it with the simulation."),
     "report": ("cloudnoise.report.cli", "report", "Write an HTML report with figures (PNG, PDF) and observations."),
     "sweep": ("cloudnoise.sweep.cli", "sweep", "Scalability sweeps: systems x nodes x noise x repetitions, on Dask."),
+    "advise": ("cloudnoise.advise.cli", "advise", "Which system, how many nodes, at what cost and risk: Pareto front, p99, deadline odds."),
+    "trace": ("cloudnoise.trace.cli", "trace", "Record an MPI application's calls; convert, show and extrapolate traces."),
     "paper": ("cloudnoise.paper.cli", "paper", "Reproduce the paper's Sec. V statements with the built-in profiles."),
 }
 

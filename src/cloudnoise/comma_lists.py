@@ -1,4 +1,4 @@
-"""Comma-separated option values (`--nodes 16,64,256`, `--systems a,b`),
+"""Comma-separated option values (`--nodes 16,64,256`, `--profile a,b`),
 parsed one way by every command, with errors that say what to write."""
 
 from __future__ import annotations
@@ -25,4 +25,31 @@ def parse_counts(text: str, what: str, minimum: int | None = 1) -> list[int]:
         if minimum is not None and n < minimum:
             raise CloudnoiseError(f"{what}: {n} is too small (at least {minimum})")
         out.append(n)
+    return out
+
+
+def parse_scales(text: str, what: str = "--nodes") -> list[int]:
+    """Node counts: a comma list whose items are counts (`16`, `16_384`) or
+    geometric ranges `A..B` (A, 2A, 4A, ... up to B) and `A..B:F` (factor F:
+    `16..16384:4` is 16, 64, 256, 1024, 4096, 16384). Duplicates are kept
+    once, in the order first given."""
+    out: list[int] = []
+    for item in parse_items(text, what):
+        lo_text, dots, rest = item.partition("..")
+        if not dots:
+            values = parse_counts(item, what)
+        else:
+            hi_text, colon, factor_text = rest.partition(":")
+            lo, hi = parse_counts(lo_text, what)[0], parse_counts(hi_text, what)[0]
+            factor = parse_counts(factor_text, what)[0] if colon else 2
+            if factor < 2:
+                raise CloudnoiseError(f"{what}: the factor of {item!r} must be at least 2")
+            if hi < lo:
+                raise CloudnoiseError(f"{what}: {item!r} ends below where it starts; write LOW..HIGH")
+            values = []
+            n = lo
+            while n <= hi:
+                values.append(n)
+                n *= factor
+        out += [v for v in values if v not in out]
     return out

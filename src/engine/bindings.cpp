@@ -127,6 +127,7 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
 
 // Defined in schedules/schedules_bindings.cpp: the schedule generators.
 void bind_schedules(nb::module_& m);
+void bind_assembly(nb::module_& m);
 
 NB_MODULE(_engine, m) {
   m.doc() = "cloudnoise's C++ LogGOPS engine";
@@ -287,4 +288,5 @@ NB_MODULE(_engine, m) {
       "event queue throughout; the results are the same bit for bit.");
 
   bind_schedules(m);
+  bind_assembly(m);
 }

@@ -3,6 +3,8 @@
 cost = runtime [h] x nodes x price per node-hour (paper Sec. V-D).  Billing is
 taken as proportional to the runtime (no per-second rounding or minimum
 charge): the point is comparing systems and noise variants, as the paper does.
+How providers really bill (rounding, minimums) is `cloudnoise.cost.billing`,
+which `cloudnoise advise` applies.
 
 Pricing (`parse_pricing`):
 

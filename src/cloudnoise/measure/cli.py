@@ -67,7 +67,7 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--iterations", type=int, help="Timed ping-pongs per size."),
         click.option("--warmup", type=int, help="Untimed ping-pongs before each size."),
         click.option("--duration", type=float, help="Seconds to measure (noise experiments)."),
-        click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path),
+        click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path),
                      help="Campaign directory (default: ./cloudnoise-campaign-<time>)."),
         click.option("--label", "labels", multiple=True,
                      help="KEY=VALUE recorded with the run: system=, instance=, "

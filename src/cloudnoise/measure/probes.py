@@ -57,19 +57,40 @@ def _identity(mpi: MpiInstallation) -> str:
 
 def build_probe(name: str, mpi: MpiInstallation) -> Path:
     """The compiled probe ``name`` (one of PROBES), compiling it if needed."""
+    return _build(name, mpi, "")
+
+
+# Libraries built from the probe sources: name -> (what, extra flags, suffix).
+LIBRARY_KINDS = {
+    "shared": (["-fPIC", "-shared"], ".so"),
+    "object": (["-fPIC", "-c"], ".o"),
+}
+
+
+def build_library(name: str, mpi: MpiInstallation, kind: str = "shared") -> Path:
+    """The probe source ``name``.c compiled as a library: "shared" (for
+    LD_PRELOAD) or "object" (to link into an application), cached like the
+    probes."""
+    if kind not in LIBRARY_KINDS:
+        raise ValueError(f"unknown library kind {kind!r}")
+    return _build(name, mpi, kind)
+
+
+def _build(name: str, mpi: MpiInstallation, kind: str) -> Path:
     src = source_dir()
+    flags, suffix = LIBRARY_KINDS[kind] if kind else ([], "")
     digest = hashlib.sha256()
     for path in sorted(src.glob("*.[ch]")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     digest.update(_identity(mpi).encode())
-    digest.update(" ".join(CFLAGS).encode())
-    target = cache_dir() / f"{name}-{digest.hexdigest()[:16]}"
-    if target.is_file() and os.access(target, os.X_OK):
+    digest.update(" ".join(CFLAGS + flags).encode())
+    target = cache_dir() / f"{name}-{digest.hexdigest()[:16]}{suffix}"
+    if target.is_file() and (kind or os.access(target, os.X_OK)):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}-", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=suffix, dir=target.parent)
     os.close(fd)
-    cmd = [str(mpi.mpicc), *CFLAGS, "-I", str(src), "-o", tmp, str(src / f"{name}.c")]
+    cmd = [str(mpi.mpicc), *CFLAGS, *flags, "-I", str(src), "-o", tmp, str(src / f"{name}.c")]
     try:
         out = subprocess.run(
             cmd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL
@@ -84,6 +105,6 @@ def build_probe(name: str, mpi: MpiInstallation) -> Path:
         raise CloudnoiseError(
             f"{mpi.mpicc} could not compile the {name} probe: {first.strip()}", EXIT_RUNTIME
         )
-    os.chmod(tmp, 0o755)
+    os.chmod(tmp, 0o755 if not kind else 0o644)
     os.replace(tmp, target)
     return target

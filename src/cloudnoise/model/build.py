@@ -50,6 +50,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.measure.placement import placement
 
 FORMAT = "cloudnoise-profile/1"
 DEFAULT_S = 65535
@@ -201,6 +202,7 @@ def build_profile(
             **({"instance_type": labels["instance"]} if labels.get("instance") else {}),
             "cpu": meta.get("cpu_model"),
             "os": meta.get("os"),
+            "network": placement(meta),
         },
         "prices": {
             "provenance": {"kind": "published", "source": (

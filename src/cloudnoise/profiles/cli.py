@@ -9,7 +9,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from cloudnoise.console import write_csv
 from cloudnoise.model.profile import Provenance, SystemProfile
+from cloudnoise.options import csv_option, json_option, one_of_json_csv
 from cloudnoise.profiles.registry import load_all_builtin, resolve_profile
 
 _KIND_STYLE = {"measured": "green", "published": "cyan", "reconstructed": "yellow"}
@@ -41,12 +43,20 @@ def profiles() -> None:
 
 
 @profiles.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of a table.")
-def list_cmd(as_json: bool) -> None:
-    """List the built-in profiles with their headline figures."""
+@json_option('Print one JSON object {"profiles": [...]}, a row per profile, instead of the table.')
+@csv_option("Print the rows as CSV (labels joined by ';').")
+def list_cmd(as_json: bool, as_csv: bool) -> None:
+    """List the built-in profiles with their headline figures (Table I-II:
+    nominal and measured bandwidth in Gb/s, minimum latency in us, prices in
+    USD per node-hour)."""
+    one_of_json_csv(as_json, as_csv)
     rows = [_summary(p) for p in load_all_builtin()]
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
+        click.echo(json.dumps({"profiles": rows}, indent=2))
+        return
+    if as_csv:
+        columns = list(rows[0])
+        write_csv(columns, ([";".join(v) if isinstance(v, list) else v for v in r.values()] for r in rows))
         return
     table = Table(title="Built-in system profiles (De Sensi et al., SC22, Tables I-II; USD per node-hour)")
     table.add_column("name", no_wrap=True)

@@ -20,10 +20,11 @@ import numpy as np
 
 from cloudnoise import __version__
 from cloudnoise.cost.model import Pricing, parse_pricing
+from cloudnoise.cost.money import format_usd
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.profile import SystemProfile
 from cloudnoise.report import measured
-from cloudnoise.report.costs import cost_rows
+from cloudnoise.report.costs import advice_points_of, cost_rows
 from cloudnoise.report.data import CampaignData, SweepData, load_campaign, load_sweep
 from cloudnoise.report.figures import base
 from cloudnoise.report.figures.base import VARIANT_LABELS, SavedFigure
@@ -50,6 +51,7 @@ class ReportOptions:
     pricing: str = "on-demand"
     title: str = "cloudnoise report"
     paper: Path | None = None  # a `cloudnoise paper --out` folder (its paper.json)
+    log_y: bool = False  # scalability runtimes on a log axis (default: linear, as the paper)
 
 
 @dataclass
@@ -99,9 +101,7 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 
 def _usd(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.3g}" if value < 1 else f"{value:,.2f}"
+    return format_usd(value, missing="—")
 
 
 def prepare_outdir(outdir: Path) -> None:
@@ -227,7 +227,7 @@ def _cost_table(sweep: SweepData, pricing: Pricing) -> HtmlTable | None:
         unit, div = base.time_unit([r.median_runtime_s * 1e9])
         body.append([r.system, str(r.nodes), VARIANT_LABELS.get(r.variant, r.variant),
                      f"{r.median_runtime_s * 1e9 / div:.4g} {unit}", _usd(c.price_per_node_hour if c else None),
-                     _usd(r.cost_usd) if r.cost_usd is None else f"{r.cost_usd:.4g}",
+                     _usd(r.cost_usd),
                      "—" if r.increase is None else f"{r.increase:+.1%}"])
     return HtmlTable(["System", "Nodes", "Noise", "Median runtime", "Price (USD/node-hour)",
                       "Cost per run (USD)", "Cost increase due to noise"], body,
@@ -235,14 +235,17 @@ def _cost_table(sweep: SweepData, pricing: Pricing) -> HtmlTable | None:
                      "price are shown without cost. The increase is over the noiseless median.")
 
 
-def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str) -> list[Section]:
+def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str, log_y: bool = False) -> list[Section]:
     from cloudnoise.report.figures.cost import cost_increase_figure
     from cloudnoise.report.figures.scalability import scalability_figure
 
     status = "" if sweep.complete else " This sweep is incomplete: only the repetitions run so far are shown."
-    fig = base.save(scalability_figure(sweep), outdir, f"scalability-{name}", f"Scalability: {sweep.title}",
+    fig = base.save(scalability_figure(sweep, log_y=log_y), outdir, f"scalability-{name}", f"Scalability: {sweep.title}",
                     "Runtime per node count with and without noise (Fig. 14-15 style): notched boxes (notch: 95% "
-                    "confidence interval of the median), diamond: mean, whiskers: 1.5 IQR, dots: outliers.",
+                    "confidence interval of the median, drawn within the box), diamond: mean, whiskers: 1.5 IQR, "
+                    "dots: outliers; a flat bar: every repetition the same (no noise). "
+                    + ("Logarithmic runtime axis." if log_y else "Linear axis per panel; outliers and means above "
+                       "it are counted in the panel's title."),
                     wide=True)
     sections = [Section(f"scalability-{name}", f"Scalability: {sweep.title}",
                         f"Simulated with the LogGOPS engine ({sweep.meta.get('reps', '?')} repetitions per point, "
@@ -255,10 +258,23 @@ def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str) 
                               "Per repetition, its cost over the median noiseless cost, minus one (Fig. 16-17 "
                               "style); the same as the runtime increase, since nodes and price do not change.",
                               wide=True))
+    points = advice_points_of(sweep, pricing)
+    if any(p.cost_usd is not None for p in points):
+        from cloudnoise.report.figures.front import front_figure
+
+        noisy = next(v for v in ("both", "network", "os") if v in sweep.variants())
+        figs.append(base.save(front_figure(points, f"Runtime vs cost: {sweep.title}"), outdir, f"front-{name}",
+                              f"Runtime vs cost: {sweep.title}",
+                              f"Every priced system and node count with {VARIANT_LABELS.get(noisy, noisy)}: median cost "
+                              "per run against median runtime, whiskers to the p99 of each, one colour per system; the "
+                              "black steps join the Pareto front (no other point is both cheaper and faster), labelled "
+                              f"with node counts. Priced pro rata ({pricing.label()}); `cloudnoise advise --sweep DIR` "
+                              "prices the same runs as each provider bills them and recommends one."))
     table = _cost_table(sweep, pricing)
     if figs or table:
         sections.append(Section(f"cost-{name}", f"Cost: {sweep.title}",
-                                "What noise adds to the cost of a run, and what a run costs.", figs,
+                                "What noise adds to the cost of a run, what a run costs, and which systems and node counts "
+                                "no other beats on both runtime and cost.", figs,
                                 [table] if table else []))
     return sections
 
@@ -287,7 +303,7 @@ def paper_section(folder: Path) -> Section:
 def build_report(opts: ReportOptions) -> Report:
     """Load every input, write the figures under OUTDIR/figures, and return the Report."""
     if not (opts.campaigns or opts.sweeps or opts.profiles or opts.paper):
-        raise CloudnoiseError("nothing to report: give --campaign DIR, --sweep DIR, --paper DIR or --profiles NAMES")
+        raise CloudnoiseError("nothing to report: give --campaign DIR, --sweep DIR, --paper DIR or --profile NAMES")
     pricing = parse_pricing(opts.pricing)
     campaigns = [load_campaign(p) for p in opts.campaigns]
     sweeps = [load_sweep(p) for p in opts.sweeps]
@@ -309,7 +325,7 @@ def build_report(opts: ReportOptions) -> Report:
         while name in used:
             name += "-2"
         used.add(name)
-        sections += sweep_sections(sweep, opts.outdir, pricing, name)
+        sections += sweep_sections(sweep, opts.outdir, pricing, name, log_y=opts.log_y)
         observations += (median_slowdowns(sweep) + os_noise_negligible(sweep) + communication_share(sweep)
                          + cheapest_per_scale(sweep, pricing))
     if paper is not None:

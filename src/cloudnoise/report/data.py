@@ -97,8 +97,12 @@ class CampaignData:
 
 def campaign_name(meta: dict[str, Any], root: Path) -> str:
     """A campaign's display name: its `system` label, else its directory name."""
+    from cloudnoise.measure.placement import single_host
+
     labels = meta.get("labels") or {}
     name = labels.get("system") or root.resolve().name
+    if single_host(meta):  # said wherever its figures appear: it is not a network
+        return f"{name} (one host, shared memory)"
     distance = labels.get("distance")
     return f"{name} ({distance})" if distance and distance != "unknown" else str(name)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cloudnoise.cost.model import Pricing
+from cloudnoise.measure.placement import placement
 from cloudnoise.model.profile import LinkFigures, SystemProfile
 from cloudnoise.report.data import CampaignData
 
@@ -59,7 +60,7 @@ def measured_row(c: CampaignData, pricing: Pricing, profiles: dict[str, SystemPr
     profile = profiles.get(str(labels.get("system", "")))
     instance = labels.get("instance") or c.meta.get("cpu_model") or "—"
     return Table2Row(
-        c.name, "measured here", str(instance), str(labels.get("distance") or "unknown"),
+        c.name, "measured here", str(instance), placement(c.meta),
         t2.get("min_latency_us"), t2.get("mean_latency_us"), t2.get("max_bandwidth_gbps"),
         t2.get("mean_bandwidth_gbps"), pricing.price_per_node_hour(profile) if profile else None,
     )

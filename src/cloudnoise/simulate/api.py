@@ -1,8 +1,10 @@
-"""`cloudnoise.simulate`: run a GOAL schedule through the LogGOPS engine.
+"""`cloudnoise.simulate`: run a workload through the LogGOPS engine.
 
-The Python face of the engine: loads schedules (GOAL text, gzipped or not),
-turns user parameters into engine units, runs repetitions on threads, and
-returns numpy arrays. The CLI is a thin layer over this.
+The Python face of the engine: takes a GOAL file, a generated collective or
+an application, a profile or explicit parameters, noise variants, and runs
+repetitions on threads; returns a `SimulationResult` with numpy arrays and
+the same fields as `cloudnoise simulate --json`. The CLI is a thin layer
+over this (docs/api.md).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import gzip
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,38 +20,73 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cloudnoise import _engine
+from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_STUCK, EXIT_USAGE, CloudnoiseError
+from cloudnoise.simulate.noise import NoiseSetup
 from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulate.statistics import Summary, summarize
+from cloudnoise.simulate.variants import READY_ORDERS, VARIANTS  # noqa: F401  (re-exported)
 
-if TYPE_CHECKING:  # the noise models pull in scipy: imported only when noise is used
-    from cloudnoise.simulate.noise import NoiseSetup
+if TYPE_CHECKING:
+    from cloudnoise.model.profile import SystemProfile
 
-VARIANTS = ("none", "os", "network", "both")
+ParamText = str | float | int | None
 
 Schedule = _engine.Schedule
 
 
 @dataclass
 class SimulationResult:
-    """Times are nanoseconds (floats only where the ps result is fractional)."""
+    """What a simulation gave: the fields of `cloudnoise simulate --json`.
+
+    Times are nanoseconds (floats only where the ps result is fractional).
+    `runtime_ns` holds one runtime per repetition: the latest end time over
+    all ranks (LogGOPSim's "maximum finishing time"); `host_end_ns` each
+    rank's end time in the first repetition. A run of several noise variants
+    is reported as its primary variant (`variant`) with every variant,
+    itself included, under `variants` (same seed: common random numbers)."""
 
     ranks: int
     reps: int
     events: int
     messages: int
-    max_end_ns: np.ndarray  # one per repetition
+    runtime_ns: np.ndarray  # one per repetition
     host_end_ns: np.ndarray  # one per rank, of the first repetition
     params: LogGOPS
     seed: int
     engine_seconds: float
     parse_seconds: float = 0.0
     source: str = ""
-    ready_order: str = "loggopsim"
+    ready_order: str = "program"
     extra: dict[str, Any] = field(default_factory=dict)
+    variant: str = ""  # the noise variant ("" when no noise setup was involved)
+    variants: dict[str, SimulationResult] = field(default_factory=dict)
+    noise_sources: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def max_end_ns(self) -> np.ndarray:
+        """`runtime_ns` under LogGOPSim's name (kept for one release)."""
+        return self.runtime_ns
+
+    @property
+    def statistics(self) -> Summary:
+        """Boxplot statistics of `runtime_ns` (median, quartiles, whiskers, CIs)."""
+        return summarize(np.asarray(self.runtime_ns, dtype=np.float64))
+
+    def by_variant(self) -> dict[str, SimulationResult]:
+        """Every variant run, in the order run (just this result when one ran)."""
+        return self.variants or {self.variant or "none": self}
+
+    def to_pandas(self) -> Any:
+        """One row per (variant, repetition): `variant`, `rep`, `runtime_ns`,
+        `seed` (and an application's compute/communication columns)."""
+        from cloudnoise.simulate.results import repetitions_table
+
+        return repetitions_table(self.by_variant()).to_pandas()
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON contract of `cloudnoise simulate --json`."""
-        return {
+        """The JSON contract of `cloudnoise simulate --json` (valid JSON, units in the names)."""
+        out = {
             "source": self.source,
             "ranks": self.ranks,
             "reps": self.reps,
@@ -57,7 +94,7 @@ class SimulationResult:
             "events": self.events,
             "messages": self.messages,
             "params_ns": self.params.as_ns(),
-            "max_end_ns": _ns_list(self.max_end_ns),
+            "runtime_ns": _ns_list(self.runtime_ns),
             "host_end_ns": _ns_list(self.host_end_ns),
             "ready_order": self.ready_order,
             "parse_seconds": round(self.parse_seconds, 6),
@@ -65,8 +102,25 @@ class SimulationResult:
             "events_per_second": round(self.events * self.reps / self.engine_seconds)
             if self.engine_seconds > 0
             else None,
+            **({"noise": self.variant} if self.variant else {}),
             **self.extra,
+            "statistics": self.statistics.to_dict(),
         }
+        if self.noise_sources:
+            out["noise_sources"] = self.noise_sources
+        out["variants"] = {
+            name: {
+                "runtime_ns": _ns_list(r.runtime_ns),
+                "statistics": r.statistics.to_dict(),
+                **{k: r.extra[k] for k in VARIANT_KEYS if k in r.extra},
+            }
+            for name, r in self.by_variant().items()
+        }
+        return out
+
+
+# Per-variant keys of an application's result (see schedules.apps.split_times).
+VARIANT_KEYS = ("compute_ns", "communication_ns", "cm_cp_ratio", "communication_median_ns", "cm_cp_ratio_median")
 
 
 def _ns_list(values: np.ndarray) -> list[int | float]:
@@ -104,48 +158,162 @@ def load_schedule(path: str | os.PathLike[str]) -> Schedule:
 
 
 def simulate(
-    schedule: Schedule | str | os.PathLike[str],
+    schedule: Schedule | str | os.PathLike[str] | None = None,
     *,
+    pattern: str | None = None,
+    ranks: int | None = None,
+    size: int | str | None = None,
+    nway: int = 1,
+    segmentsize: int | str = 1,
+    nb: int | str | None = None,
+    app: str | None = None,
+    iterations: int | None = None,
+    gflops: float | None = None,
+    trace: str | os.PathLike[str] | None = None,
+    algorithms: str | None = None,
+    compute_scale: float | None = None,
+    allow_unsupported: bool = False,
+    profile: str | os.PathLike[str] | SystemProfile | None = None,
+    compute_rate: Any = None,
     params: LogGOPS | None = None,
+    L: ParamText = None,
+    o: ParamText = None,
+    g: ParamText = None,
+    G: ParamText = None,
+    O: ParamText = None,  # noqa: E741 - LogGOPS's name
+    S: ParamText = None,
+    noise: NoiseSetup | str | Sequence[str] | None = None,
+    variant: str | Sequence[str] | None = None,
+    os_noise: str | None = None,
+    latency_noise: str | None = None,
+    bandwidth_noise: str | None = None,
+    reps: int = 1,
+    seed: int = 0,
+    threads: int | None = None,
+    first_rep: int = 0,
+    ready_order: str = "program",
+    progress: Callable[[int], None] | None = None,
+) -> SimulationResult:
+    """Simulates a workload with LogGOPS, with or without noise, `reps` times.
+
+    The workload is one of: `schedule` (an engine Schedule or a GOAL file,
+    gzip recognised), a generated collective (`pattern`, `ranks`, `size`,
+    and `nway`, `segmentsize`, `nb`), or an application (`app`: phases such
+    as "gemm:128 + dissemination:128KiB" or a TOML file, with `ranks`,
+    `iterations`, `gflops`), or a recorded MPI trace (`trace`: a folder of
+    `cloudnoise trace record`, liballprof or OTF2, extrapolated to `ranks`
+    when given; `algorithms`, `compute_scale`, `allow_unsupported` as in
+    `cloudnoise trace convert`).
+
+    An app's `gemm:N` phases run at `gflops`, else `compute_rate` (a
+    ComputeRate), else the profile's node rate, else DGEMM timed here.
+
+    Parameters: `params`, else `profile`'s (a built-in name, a profile file or
+    a SystemProfile), else LogGOPSim's defaults; `L`, `o`, `g`, `G`, `O`, `S`
+    override them (numbers in ns, ns/byte and bytes, or text with units:
+    "2.5us", "100Gbit/s").
+
+    Noise: the profile's, with `os_noise`, `latency_noise`, `bandwidth_noise`
+    (files or specs, as on the command line) replacing its parts; or a
+    NoiseSetup. `noise` names the variants to run ("none", "os", "network",
+    "both", or a list of them; the first is primary); without it, one run
+    with all the noise given. With a NoiseSetup as `noise`, `variant` names
+    the variants (a name or a list; default "both"). Every variant uses
+    the same seed (common random numbers); repetition r depends only on
+    (seed, r), so results do not depend on `threads` (default: the cores
+    this process may use), and repetition r of a long run equals a run of
+    that repetition alone (`first_rep=r, reps=1`).
+
+    `ready_order`: "program" (default) posts ops that become ready together
+    in program order (MPI's), which completes every correct schedule;
+    "loggopsim" reproduces LogGOPSim exactly, including its unstable sort,
+    which deadlocks on Schedgen's allreduce_ring beyond a few ranks. The two
+    agree whenever at most 16 ops become ready together.
+
+    Raises CloudnoiseError for bad input (exit status 2) and for schedules
+    that cannot complete (exit status 3).
+
+    Example: `cloudnoise.simulate(pattern="dissemination", ranks=16384,
+    size="16B", profile="aws-hpc-metal", noise=["none", "os"], reps=100,
+    seed=1).variants["os"].statistics.median`
+    """
+    from cloudnoise.simulate.inputs import schedule_input
+    from cloudnoise.simulate.setup import load_system, resolve_noise, resolve_params
+
+    system = load_system(profile) if profile is not None else None
+    if compute_rate is None and system is not None and gflops is None:
+        compute_rate = system.compute_rate()  # gemm:N at the profile's node rate
+    workload = schedule_input(
+        schedule, pattern=pattern, ranks=ranks, size=size, nway=nway, segmentsize=segmentsize, nb=nb,
+        app=app, iterations=iterations, gflops=gflops, trace=trace, algorithms=algorithms,
+        compute_scale=compute_scale, allow_unsupported=allow_unsupported, rate=compute_rate,
+    )
+    overrides = {"L": L, "o": o, "g": g, "G": G, "O": O, "S": S}
+    if params is not None and any(v is not None for v in overrides.values()):
+        raise CloudnoiseError("give either params or L/o/g/G/O/S, not both")
+    if params is None:
+        params = resolve_params(system, overrides)
+    explicit = {"os_noise": os_noise, "latency_noise": latency_noise, "bandwidth_noise": bandwidth_noise}
+    if isinstance(noise, NoiseSetup):
+        if system is not None or any(explicit.values()):
+            raise CloudnoiseError("give a NoiseSetup, or a profile and noise specs, not both")
+        setup, names = noise, None
+    else:
+        names = [noise] if isinstance(noise, str) else (list(noise) if noise is not None else None)
+        setup = resolve_noise(system, seed, **explicit) if (system is not None or any(explicit.values())) else None
+    if names is not None and variant is not None:
+        raise CloudnoiseError("give the variants as noise=[...] or as variant=, not both")
+    if names is None:
+        names = [variant] if isinstance(variant, str) else (list(variant) if variant is not None else ["both"])
+    if not names:
+        raise CloudnoiseError(f"no noise variant given (choose from {', '.join(VARIANTS)})")
+    if setup is not None:
+        setup.check_variants(names)
+    names = list(dict.fromkeys(names))
+    threads = available_cores() if threads is None else threads
+    results: dict[str, SimulationResult] = {}
+    for k, name in enumerate(names):
+        step = None if progress is None else (lambda done, k=k: progress(k * reps + done))
+        r = run_variant(
+            workload.schedule, params=params, noise=setup, variant=name, reps=reps, seed=seed, threads=threads,
+            first_rep=first_rep, ready_order=ready_order, progress=step,
+        )
+        r.source, r.parse_seconds = workload.source, workload.parse_seconds
+        if workload.application is not None:
+            _attach_application(r, workload.application)
+        if workload.trace_info is not None:
+            r.extra["trace"] = workload.trace_info
+        results[name] = r
+    primary = results[names[0]]
+    if setup is not None:
+        primary.noise_sources = setup.describe()
+    if len(results) > 1:
+        primary.variants = results
+    return primary
+
+
+def _attach_application(result: SimulationResult, application: Any) -> None:
+    """An application's description and its compute/communication split of every repetition."""
+    from cloudnoise.schedules.apps import split_times
+
+    result.extra["application"] = application.describe()
+    result.extra.update(split_times(application, result.runtime_ns))
+
+
+def run_variant(
+    schedule: Schedule,
+    *,
+    params: LogGOPS,
+    noise: NoiseSetup | None = None,
+    variant: str = "both",
     reps: int = 1,
     seed: int = 0,
     threads: int = 1,
     first_rep: int = 0,
-    noise: NoiseSetup | None = None,
-    variant: str = "both",
-    ready_order: str = "loggopsim",
+    ready_order: str = "program",
     progress: Callable[[int], None] | None = None,
-    **param_text: str | float,
 ) -> SimulationResult:
-    """Simulates `reps` repetitions of a schedule.
-
-    `params` or keyword parameters `L`, `o`, `g`, `G`, `O`, `S` (numbers in
-    ns, or text with units such as "2.5us" and "100Gbit/s"). `noise` adds OS
-    and network noise; `variant` picks which of it applies (none, os,
-    network, both). Repetition r's random draws depend only on (seed, r), so
-    results do not depend on `threads`, and repetition r of a long run equals
-    a run of that repetition alone (`first_rep=r, reps=1`). Raises
-    CloudnoiseError for bad input and for schedules that cannot complete
-    (exit status 3).
-
-    `ready_order` is how ops that become executable together are ordered:
-    "loggopsim" reproduces LogGOPSim exactly, including its unstable sort,
-    which posts receives out of program order once more than 16 ops become
-    ready at once (LogGOPSim then deadlocks on Schedgen's allreduce_ring
-    beyond a few ranks); "program" keeps program order (MPI's posting
-    order). The two agree whenever at most 16 ops become ready together.
-    """
-    source = ""
-    parse_seconds = 0.0
-    if not isinstance(schedule, _engine.Schedule):
-        source = str(schedule)
-        t0 = time.perf_counter()
-        schedule = load_schedule(schedule)
-        parse_seconds = time.perf_counter() - t0
-    if params is None:
-        params = LogGOPS.parse(**{k: v for k, v in param_text.items() if v is not None})
-    elif param_text:
-        raise TypeError("give either params or L/o/g/G/O/S keywords, not both")
+    """One noise variant of a loaded schedule through the engine: the core of `simulate`."""
     if reps < 1:
         raise CloudnoiseError(f"--reps must be at least 1, got {reps}")
     if threads < 1:
@@ -163,7 +331,7 @@ def simulate(
     elif variant in ("none", "both"):
         engine_noise = _engine.NoiseModel()
     else:
-        raise CloudnoiseError(f"variant {variant!r} needs a noise setup")
+        raise CloudnoiseError(f"variant {variant!r} needs noise: give a profile or a noise source")
     t0 = time.perf_counter()
     try:
         out = _engine.run(
@@ -193,19 +361,14 @@ def simulate(
         reps=reps,
         events=int(out["events"]),
         messages=int(out["messages"]),
-        max_end_ns=_ps_to_ns(out["max_end_ps"]),
+        runtime_ns=_ps_to_ns(out["max_end_ps"]),
         host_end_ns=_ps_to_ns(out["host_end_ps"]),
         params=params,
         seed=seed,
         engine_seconds=engine_seconds,
-        parse_seconds=parse_seconds,
-        source=source,
         ready_order=ready_order,
-        extra={"noise": variant} if noise is not None else {},
+        variant=variant if noise is not None else "",
     )
-
-
-READY_ORDERS = ("loggopsim", "program")
 
 
 def simulate_variants(
@@ -217,25 +380,9 @@ def simulate_variants(
     reps: int = 1,
     seed: int = 0,
     threads: int = 1,
-    ready_order: str = "loggopsim",
+    ready_order: str = "program",
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, SimulationResult]:
-    """Runs each noise variant on the same seed (common random numbers)."""
-    noise.check_variants(variants)
-    if not isinstance(schedule, _engine.Schedule):
-        t0 = time.perf_counter()
-        source = str(schedule)
-        schedule = load_schedule(schedule)
-        parse_seconds = time.perf_counter() - t0
-    else:
-        source, parse_seconds = "", 0.0
-    results: dict[str, SimulationResult] = {}
-    for k, variant in enumerate(dict.fromkeys(variants)):
-        step = None if progress is None else (lambda done, k=k: progress(k * reps + done))
-        r = simulate(
-            schedule, params=params, reps=reps, seed=seed, threads=threads, noise=noise, variant=variant,
-            ready_order=ready_order, progress=step,
-        )
-        r.source, r.parse_seconds = source, parse_seconds
-        results[variant] = r
-    return results
+    """Runs each noise variant on the same seed (common random numbers): `simulate(...).by_variant()`."""
+    return simulate(schedule, params=params, noise=noise, variant=variants, reps=reps, seed=seed, threads=threads,
+                    ready_order=ready_order, progress=progress).by_variant()

@@ -1,5 +1,6 @@
-"""`cloudnoise simulate --app`: the options and the glue between the app
-syntax (cloudnoise.schedules.apps) and the simulate command's output."""
+"""`cloudnoise simulate --app` and `validate --app`: the options, and the
+compute/communication lines of the text summary (the application itself is
+built by simulate.inputs and its split attached by the API)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,6 @@ import click
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.units import format_time_ps
-
-# Keys every variant's result carries for an application (see apps.split_times).
-APP_KEYS = ("compute_ns", "communication_ns", "cm_cp_ratio", "communication_median_ns", "cm_cp_ratio_median")
-
 
 def app_options(func):  # type: ignore[no-untyped-def]
     """Adds --app, --iterations and --gflops."""
@@ -35,51 +32,6 @@ def app_options(func):  # type: ignore[no-untyped-def]
     for option in reversed(options):
         func = option(func)
     return func
-
-
-def app_schedule(goal_file: Path | None, opts: dict[str, Any]) -> Any:
-    """The application `--app` describes, generated; records it in opts."""
-    from cloudnoise.schedules.apps import app_from, resolve
-
-    if goal_file is not None or opts.get("pattern") is not None:
-        raise CloudnoiseError("give one of a GOAL file, --pattern or --app")
-    for name in ("size", "nb"):
-        if opts.get(name) is not None:
-            raise CloudnoiseError(f"--{name} goes with --pattern; with --app give it on the phase (e.g. dissemination:128KiB)")
-    rate = None
-    if opts.get("profile") and opts.get("gflops") is None:
-        from cloudnoise.profiles.registry import resolve_profile
-
-        rate = resolve_profile(opts["profile"]).compute_rate()
-    app = resolve(
-        app_from(opts["app"]), ranks=opts.get("ranks"), iterations=opts.get("iterations"), gflops=opts.get("gflops"), rate=rate
-    )
-    opts["application"] = app
-    opts["source"] = app.label()
-    return app.generate()
-
-
-def check_no_app_options(opts: dict[str, Any]) -> None:
-    for name in ("iterations", "gflops"):
-        if opts.get(name) is not None:
-            raise CloudnoiseError(f"--{name} goes with --app")
-
-
-def attach(results: dict[str, Any], opts: dict[str, Any]) -> None:
-    """Adds the application and its compute/communication split to every variant's result."""
-    app = opts.get("application")
-    if app is None:
-        return
-    from cloudnoise.schedules.apps import split_times
-
-    for r in results.values():
-        r.extra["application"] = app.describe()
-        r.extra.update(split_times(app, r.max_end_ns))
-
-
-def variant_keys(result: Any) -> dict[str, Any]:
-    """The application keys of one variant, for the JSON `variants` map."""
-    return {k: result.extra[k] for k in APP_KEYS if k in result.extra}
 
 
 def summary_lines(results: dict[str, Any]) -> list[str]:

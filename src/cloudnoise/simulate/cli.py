@@ -10,19 +10,30 @@ from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
-from rich.console import Console
 from rich.table import Table
 
+from cloudnoise.console import stdout_console, write_csv
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.options import (
+    csv_option,
+    json_option,
+    one_of_json_csv,
+    out_option,
+    profile_option,
+    quiet_option,
+    seed_option,
+    threads_option,
+)
 from cloudnoise.simulate import app_cli
-from cloudnoise.simulate.api import VARIANTS, SimulationResult, simulate_variants
+from cloudnoise.simulate.api import VARIANTS, SimulationResult
+from cloudnoise.simulate.api import simulate as run_simulation
 from cloudnoise.simulate.params import DEFAULTS, LogGOPS
 from cloudnoise.simulate.progress import RepetitionProgress
 from cloudnoise.simulate.statistics import summarize
 
 if TYPE_CHECKING:
     from cloudnoise.simulate.noise import NoiseSetup
-from cloudnoise.units import format_time_ps, parse_duration_ns, parse_size_bytes, parse_time_ps
+from cloudnoise.units import format_time_ps
 
 PARAM_HELP = {
     "L": "latency L (ns, or with a unit: 2.5us)",
@@ -50,7 +61,7 @@ def loggops_options(func):  # type: ignore[no-untyped-def]
 def noise_options(func):  # type: ignore[no-untyped-def]
     """Adds the noise sources and the Monte Carlo controls."""
     options = [
-        click.option("--profile", metavar="NAME|FILE", help="System profile: LogGOPS parameters and noise models (see `cloudnoise profiles list`)."),
+        profile_option(help="System profile: LogGOPS parameters and noise models (see `cloudnoise profiles list`)."),
         click.option("--placement", type=click.Choice(["same-rack", "different-racks"]),
                      help="With --profile: its nodes on the same rack or on different racks (Table II's two blocks) "
                      "[default: the profile as written: same rack for the built-ins, as in the paper]."),
@@ -59,20 +70,23 @@ def noise_options(func):  # type: ignore[no-untyped-def]
         click.option("--os-noise-phase", metavar="TIME", help="Every rank reads the OS noise trace from this offset (e.g. 0, 2.5ms) instead of a random one."),
         click.option("--latency-noise", metavar="FILE|SPEC", help="Per-message latency excess over L: samples file or spec, e.g. lognormal:median=800ns,sigma=0.7."),
         click.option("--bandwidth-noise", metavar="FILE|SPEC", help="Per-message bandwidth as a fraction of peak: samples file or spec, e.g. uniform:low=0.8,high=1."),
-        click.option("--noise", "variants", metavar="LIST", help="Variants to run, comma-separated: none,os,network,both (default: all noise given)."),
+        click.option("--noise", "variants", metavar="LIST", help="Variants to run, comma-separated: none,os,network,both [default: none plus all the noise given, so the noiseless baseline is shown beside it; none without noise]."),
         click.option(
             "--ready-order",
-            type=click.Choice(["loggopsim", "program"]),
-            default="loggopsim",
+            type=click.Choice(["program", "loggopsim"]),
+            default="program",
             show_default=True,
-            help="Order of ops that become ready together: LogGOPSim's exactly (its unstable sort posts receives "
-            "out of program order past 16 ready ops), or program order (MPI's posting order).",
+            help="Order of ops that become ready together: program order (MPI's posting order; completes every "
+            "correct schedule), or LogGOPSim's exactly (its unstable sort posts receives out of program order "
+            "past 16 ready ops, and deadlocks Schedgen's allreduce_ring beyond a few ranks).",
         ),
         click.option("--reps", default=1, show_default=True, type=click.IntRange(min=1), help="Repetitions per variant."),
-        click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Seed of every random draw; repetition r depends only on (seed, r)."),
-        click.option("--threads", default=1, show_default=True, type=click.IntRange(min=1), help="Threads running repetitions (results do not depend on it)."),
-        click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write every repetition's result (.parquet or .csv)."),
-        click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a summary."),
+        seed_option("Seed of every random draw; repetition r depends only on (seed, r)."),
+        threads_option(),
+        out_option(help="Write every repetition's result: a .parquet or .csv file."),
+        json_option("Print one JSON object instead of a summary."),
+        csv_option("Print the per-variant statistics as CSV."),
+        quiet_option(),
     ]
     for option in reversed(options):
         func = option(func)
@@ -94,10 +108,23 @@ def pattern_options(func):  # type: ignore[no-untyped-def]
     return func
 
 
+def trace_options(func):  # type: ignore[no-untyped-def]
+    """Adds --trace and the conversion options (see `cloudnoise trace convert`)."""
+    from cloudnoise.trace.cli import conversion_options
+
+    func = conversion_options(func)
+    return click.option(
+        "--trace", "trace_dir", metavar="DIR", type=click.Path(path_type=Path),
+        help="Simulate a recorded MPI trace (`cloudnoise trace record`, liballprof or OTF2); with --ranks N, "
+        "extrapolated to N ranks (a regular SPMD trace; see `cloudnoise trace extrapolate`).",
+    )(func)
+
+
 @click.command("simulate")
 @click.argument("goal_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @pattern_options
 @app_cli.app_options
+@trace_options
 @loggops_options
 @noise_options
 def simulate(goal_file: Path | None, **opts: Any) -> None:
@@ -117,147 +144,124 @@ def simulate(goal_file: Path | None, **opts: Any) -> None:
     \b
     Examples:
       cloudnoise simulate examples/dissemination_16.goal --L 2.5us --G 100Gbit/s
-      cloudnoise simulate --pattern allreduce_ring --ranks 1024 --size 16MiB --ready-order program
+      cloudnoise simulate --pattern allreduce_ring --ranks 1024 --size 16MiB
       cloudnoise simulate examples/dissemination_16.goal --profile aws-hpc-metal \\
           --noise none,os,network,both --reps 1000 --threads 2 --out runs.parquet
       cloudnoise simulate --app "gemm:128 + dissemination:128KiB" --iterations 10 --ranks 1024
+      cloudnoise simulate --trace jac --ranks 16384 --profile aws-hpc --noise none,both --reps 20
     """
-    run_and_report(schedule_from(goal_file, opts), opts)
+    run_and_report(goal_file, opts)
 
 
-def schedule_from(goal_file: Path | None, opts: dict[str, Any]) -> Any:
-    """The file to read, or the generated collective the options describe."""
-    if opts.get("app") is not None:
-        return app_cli.app_schedule(goal_file, opts)
-    app_cli.check_no_app_options(opts)
-    if opts.get("pattern") is None:
-        if goal_file is None:
-            raise CloudnoiseError("give a GOAL file, or --pattern NAME --ranks P --size SIZE")
-        for name in ("ranks", "size", "nb"):
-            if opts.get(name) is not None:
-                raise CloudnoiseError(f"--{name} goes with --pattern; a GOAL file brings its own")
-        return goal_file
-    if goal_file is not None:
-        raise CloudnoiseError("give either a GOAL file or --pattern, not both")
-    if opts.get("ranks") is None or opts.get("size") is None:
-        raise CloudnoiseError("--pattern needs --ranks P and --size SIZE")
-    from cloudnoise.schedules.patterns import CollectiveSpec, generate
+def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
+    """Resolve the workload, parameters and noise, run every variant, print and save the results."""
+    one_of_json_csv(opts["as_json"], opts["as_csv"])
+    if opts.get("out") is not None:
+        from cloudnoise.simulate.results import check_out_path
 
-    spec = CollectiveSpec(
-        pattern=opts["pattern"],
-        ranks=opts["ranks"],
-        size=parse_size_bytes(opts["size"], "--size"),
-        nway=opts["nway"],
-        segmentsize=parse_size_bytes(opts["segmentsize"], "--segmentsize"),
-        nb=None if opts.get("nb") is None else parse_duration_ns(opts["nb"], "--nb"),
-    )
-    opts["source"] = f"{spec.pattern} ({spec.ranks} ranks, {spec.size} B)"
-    return generate(spec)
-
-
-def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
-    """Shared by file and generated schedules: resolve parameters and noise,
-    run every variant, print and save the results."""
+        check_out_path(opts["out"])  # before the simulation, not after it
     params, noise = resolve_setup(opts)
-    variants = parse_variants(opts.get("variants"), noise)
+    variants, primary = parse_variants(opts.get("variants"), noise)
     reps = opts["reps"]
-    with RepetitionProgress(reps * len(variants), enabled=not opts["as_json"] and reps > 1) as progress:
-        results = simulate_variants(
-            schedule,
-            params=params,
-            noise=noise,
-            variants=variants,
-            reps=reps,
-            seed=opts["seed"],
-            threads=opts["threads"],
-            ready_order=opts["ready_order"],
+    quiet = opts["as_json"] or opts["as_csv"] or opts["quiet"]
+    with RepetitionProgress(reps * len(variants), enabled=not quiet and reps > 1) as progress:
+        result = run_simulation(
+            goal_file,
+            pattern=opts.get("pattern"), ranks=opts.get("ranks"), size=opts.get("size"), nway=opts["nway"],
+            segmentsize=opts["segmentsize"], nb=opts.get("nb"),
+            app=opts.get("app"), iterations=opts.get("iterations"), gflops=opts.get("gflops"),
+            compute_rate=opts.get("compute_rate") if opts.get("gflops") is None else None,
+            trace=opts.get("trace_dir"), algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale"),
+            allow_unsupported=bool(opts.get("allow_unsupported")),
+            params=params, noise=noise, variant=[primary] + [v for v in variants if v != primary],
+            reps=reps, seed=opts["seed"], threads=opts["threads"], ready_order=opts["ready_order"],
             progress=progress.callback,
         )
-    if opts.get("source"):
-        for r in results.values():
-            r.source = opts["source"]
-    app_cli.attach(results, opts)
+    ran = result.by_variant()
+    results = {v: ran[v] for v in variants}  # shown in the order asked (the baseline first)
     if opts.get("out"):
         from cloudnoise.simulate.results import write_repetitions  # pyarrow, only when asked
 
         write_repetitions(opts["out"], results)
     if opts["as_json"]:
-        data = to_json(results, noise)
+        data = result.to_dict()
         if opts.get("profile_used"):
             data["profile"] = opts["profile_used"]
         json.dump(data, sys.stdout)
         sys.stdout.write("\n")
+    elif opts["as_csv"]:
+        write_statistics_csv(results)
     else:
-        print_summary(results, noise, opts.get("out"))
+        print_summary(results, noise, primary, opts.get("profile"), opts.get("out"))
         used = opts.get("profile_used")
         if used:
             kinds = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in used["provenance"].items())
-            Console().print(f"profile {used['name']} ({used['placement']}): {kinds}")
+            stdout_console().print(f"profile {used['name']} ({used['placement']}): {kinds}")
 
 
 def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
-    """Parameters: the profile's (or LogGOPSim's defaults), then explicit
-    flags. Noise: the profile's, then explicit flags replace its parts."""
-    # Imported here: the noise models need scipy, which a plain run does without.
-    from cloudnoise.simulate.noise import NoiseSetup, load_distribution, load_os_noise, noise_from_profile
+    """The command line's parameters and noise (see simulate.setup): the
+    profile's, then explicit flags."""
+    from cloudnoise.simulate.setup import load_system, resolve_noise, resolve_params
 
-    overrides = {k: opts.get(f"{k}_") for k in PARAM_HELP}
-    seed = opts["seed"]
-    if opts.get("profile"):
-        from cloudnoise.profiles.registry import resolve_profile
-
-        profile = resolve_profile(opts["profile"])
+    system = load_system(opts["profile"]) if opts.get("profile") else None
+    if system is not None:
         if opts.get("placement"):
-            profile = profile.at(opts["placement"])
-        opts["profile_used"] = profile.describe_use()
-        params = LogGOPS.from_profile(profile).with_overrides(**overrides)
-        noise = noise_from_profile(profile, seed)
+            system = system.at(opts["placement"])
+        opts["profile_used"] = system.describe_use()
+        opts["compute_rate"] = system.compute_rate()
     elif opts.get("placement"):
         raise CloudnoiseError("--placement goes with --profile")
-    else:
-        params = LogGOPS.parse(**{k: v if v is not None else DEFAULTS[k] for k, v in overrides.items()})
-        noise = NoiseSetup()
-    if opts.get("os_noise"):
-        noise.os_trace = load_os_noise(opts["os_noise"], seed)
-        noise.os_source = opts["os_noise"]
-    noise.os_cosched = bool(opts.get("os_noise_cosched"))
-    if opts.get("os_noise_phase") is not None:
-        noise.os_phase_ns = parse_time_ps(opts["os_noise_phase"], "--os-noise-phase") // 1000
-    if opts.get("latency_noise"):
-        noise.latency = load_distribution(opts["latency_noise"], "--latency-noise")
-        noise.latency_source = opts["latency_noise"]
-    if opts.get("bandwidth_noise"):
-        noise.bandwidth = load_distribution(opts["bandwidth_noise"], "--bandwidth-noise")
-        noise.bandwidth_source = opts["bandwidth_noise"]
+    params = resolve_params(system, {k: opts.get(f"{k}_") for k in PARAM_HELP})
+    noise = resolve_noise(
+        system, opts["seed"], os_noise=opts.get("os_noise"), os_noise_cosched=bool(opts.get("os_noise_cosched")),
+        os_noise_phase=opts.get("os_noise_phase"), latency_noise=opts.get("latency_noise"),
+        bandwidth_noise=opts.get("bandwidth_noise"),
+    )
     return params, noise
 
 
-def parse_variants(text: str | None, noise: NoiseSetup) -> list[str]:
+def parse_variants(text: str | None, noise: NoiseSetup) -> tuple[list[str], str]:
+    """The variants to run and the primary one (reported at the JSON's top level).
+
+    Named variants run in the order given, the first is primary. Without
+    --noise, all the noise given is primary and the noiseless baseline runs
+    beside it (same seed), so the summary shows what noise adds."""
     if not text:
-        return noise.default_variants()
+        primary = noise.default_variants()[0]
+        return (["none", primary] if primary != "none" else ["none"]), primary
     variants = [v.strip() for v in text.split(",") if v.strip()]
     if not variants:
         raise CloudnoiseError(f"--noise: no variant in {text!r} (choose from {', '.join(VARIANTS)})")
     noise.check_variants(variants)
-    return list(dict.fromkeys(variants))
+    variants = list(dict.fromkeys(variants))
+    return variants, variants[0]
 
 
-def to_json(results: dict[str, SimulationResult], noise: NoiseSetup) -> dict[str, Any]:
-    """The first variant's result at top level (the single-run contract),
-    every variant under `variants` with its statistics."""
-    first = next(iter(results.values()))
-    out = first.to_dict()
-    out["statistics"] = summarize(first.max_end_ns).to_dict()
-    out["noise_sources"] = noise.describe()
-    out["variants"] = {
-        name: {
-            "max_end_ns": r.to_dict()["max_end_ns"],
-            "statistics": summarize(r.max_end_ns).to_dict(),
-            **app_cli.variant_keys(r),
-        }
-        for name, r in results.items()
+STAT_COLUMNS = ("n", "median", "median_ci_low", "median_ci_high", "q1", "q3", "mean", "min", "max")
+
+
+def write_statistics_csv(results: dict[str, SimulationResult]) -> None:
+    """One CSV row per variant: runtime statistics in ns and the median's ratio to `none`."""
+    base = summarize(results["none"].runtime_ns).median if "none" in results else None
+    rows = []
+    for name, r in results.items():
+        s = summarize(np.asarray(r.runtime_ns, dtype=float)).to_dict(unit=None)
+        rows.append([name, *(s[c] for c in STAT_COLUMNS), s["median"] / base if base else None])
+    write_csv(["variant", "reps", *(f"{c}_ns" for c in STAT_COLUMNS[1:]), "median_vs_none"], rows)
+
+
+def _what_ran(results: dict[str, SimulationResult], noise: NoiseSetup, primary: str, profile: str | None) -> str:
+    """One line saying which noise each variant carried."""
+    meaning = {
+        "none": "no noise",
+        "os": "OS noise only",
+        "network": "network (latency and bandwidth) noise only",
+        "both": "all the noise given" + (" (OS and network)" if noise.has_os and noise.has_network else ""),
     }
-    return out
+    source = f" of {profile}" if profile and primary != "none" else ""
+    parts = [f"{v}: {meaning[v]}{source if v != 'none' else ''}" for v in results]
+    return "Variants: " + "; ".join(parts) + (f" (primary: {primary})" if len(results) > 1 else "")
 
 
 def _unit_for(ns: float) -> tuple[str, float]:
@@ -268,9 +272,11 @@ def _unit_for(ns: float) -> tuple[str, float]:
     return "ns", 1.0
 
 
-def print_summary(results: dict[str, SimulationResult], noise: NoiseSetup, out: Path | None) -> None:
-    """A readable summary: the run, then completion time per variant."""
-    console = Console()
+def print_summary(
+    results: dict[str, SimulationResult], noise: NoiseSetup, primary: str, profile: str | None, out: Path | None = None
+) -> None:
+    """A readable summary: the run, what noise each variant carried, then completion time per variant."""
+    console = stdout_console()
     first = next(iter(results.values()))
     p = first.params.as_ns()
     console.print(
@@ -281,17 +287,18 @@ def print_summary(results: dict[str, SimulationResult], noise: NoiseSetup, out: 
     for key, value in noise.describe().items():
         if value and key in ("os_noise", "latency_noise", "bandwidth_noise"):
             console.print(f"{key.replace('_', ' ')}: {value}" + (" (co-scheduled)" if key == "os_noise" and noise.os_cosched else ""))
+    console.print(_what_ran(results, noise, primary, profile))
     if first.reps == 1 and len(results) == 1:
-        console.print(f"Completion time: [bold]{format_time_ps(float(first.max_end_ns[0]) * 1000)}[/] ({first.max_end_ns[0]} ns)")
+        console.print(f"Completion time: [bold]{format_time_ps(float(first.runtime_ns[0]) * 1000)}[/] ({first.runtime_ns[0]} ns)")
     else:
-        all_ns = np.concatenate([np.asarray(r.max_end_ns, dtype=float) for r in results.values()])
+        all_ns = np.concatenate([np.asarray(r.runtime_ns, dtype=float) for r in results.values()])
         unit, scale = _unit_for(float(np.median(all_ns)))
         table = Table(title=f"Completion time ({unit}), {first.reps} repetitions per variant (seed {first.seed})")
         for col in ("noise", "median", "95% CI", "q1", "q3", "mean", "max", "vs none"):
             table.add_column(col, justify="right", no_wrap=True)
-        base = summarize(results["none"].max_end_ns).median if "none" in results else None
+        base = summarize(results["none"].runtime_ns).median if "none" in results else None
         for name, r in results.items():
-            s = summarize(np.asarray(r.max_end_ns, dtype=float))
+            s = summarize(np.asarray(r.runtime_ns, dtype=float))
             f = lambda ns: f"{ns / scale:.4g}"  # noqa: E731
             table.add_row(
                 name, f(s.median), f"{f(s.median_ci_low)}-{f(s.median_ci_high)}", f(s.q1), f(s.q3),
@@ -300,6 +307,19 @@ def print_summary(results: dict[str, SimulationResult], noise: NoiseSetup, out: 
         console.print(table)
     for line in app_cli.summary_lines(results):
         console.print(line)
+    info = first.extra.get("trace")
+    if info is not None:
+        if info.get("extrapolated"):
+            console.print(f"[yellow]{info['extrapolated']}[/]")
+        elif info.get("recorded_runtime_ns"):
+            rec = info["recorded_runtime_ns"]
+            sim = float(np.median(np.asarray(first.max_end_ns, dtype=float)))
+            console.print(
+                f"Recorded runtime {format_time_ps(rec * 1000)} (first MPI_Init exit to last MPI_Finalize entry); "
+                f"simulated/recorded = {sim / rec:.3f}"
+            )
+        for w in info.get("warnings", []):
+            console.print(f"[yellow]warning:[/] {w}")
     if first.ranks <= 16 and first.reps == 1 and len(results) == 1:
         table = Table(title="End time per rank")
         table.add_column("rank", justify="right")

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the models import scipy; loaded only when noise is asked fo
     from cloudnoise.model.os_noise import OSNoiseTrace
     from cloudnoise.model.profile import SystemProfile
 
-from cloudnoise.simulate.api import VARIANTS  # noqa: E402  (one definition)
+from cloudnoise.simulate.variants import VARIANTS  # noqa: E402  (one definition)
 
 # Length of a synthetic OS noise trace; the engine wraps around it.
 SYNTHETIC_TRACE_NS = 10 * 10**9

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from cloudnoise.comma_lists import parse_counts, parse_items
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.options import profile_names
 from cloudnoise.simulate.api import VARIANTS
 from cloudnoise.sweep.presets import get_preset
 
@@ -32,7 +33,7 @@ def system_from(text: str, placement: str | None = None) -> System:
 
 def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequest:
     """The SweepRequest the options describe; with --resume, sweep.json fills what is not given."""
-    from cloudnoise.sweep.experiment import app_experiment, collective_experiment
+    from cloudnoise.sweep.experiment import app_experiment, collective_experiment, goal_experiment
     from cloudnoise.sweep.sweeper import SweepRequest
 
     chosen = [k for k in ("preset", "pattern", "app") if opts.get(k)]
@@ -63,10 +64,13 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
         if e["kind"] == "collective":
             pattern, _, size = e["spec"].partition(":")
             experiment = collective_experiment(pattern, size, name=e.get("name", ""), figure=e.get("figure"))
+        elif e["kind"] == "goal":  # a GOAL file's sweep (`cloudnoise advise FILE.goal`)
+            experiment = goal_experiment(e["spec"], name=e.get("name", ""))
         else:
             gflops = e.get("gflops") if gflops is None else gflops
             experiment = app_experiment(e["spec"], iterations=e.get("iterations"), gflops=gflops,
-                                        name=e.get("name", ""), figure=e.get("figure"))
+                                        name=e.get("name", ""), figure=e.get("figure"),
+                                        scaling=e.get("scaling", "weak"))
     else:
         raise CloudnoiseError(
             "say what to sweep: --preset NAME (see `cloudnoise sweep list-presets`), --pattern NAME --size SIZE, or --app SPEC"
@@ -75,14 +79,14 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
         raise CloudnoiseError("--iterations and --gflops go with --app or an application preset")
 
     placement = opts.get("placement") or (old.get("placement") if resume and old else None)
-    if opts.get("systems"):
-        systems = tuple(system_from(s, placement) for s in parse_items(opts["systems"], "--systems"))
+    if opts.get("profile"):
+        systems = tuple(system_from(s, placement) for s in profile_names(opts["profile"]))
     elif preset is not None:
         systems = tuple(system_from(s, placement) for s in preset.systems)
     elif resume:
         systems = tuple(system_from(old["profiles"][name]["source"], placement) for name in old["systems"])
     else:
-        raise CloudnoiseError("--systems: give the systems to sweep (built-in names, see `cloudnoise profiles list`, or profile files)")
+        raise CloudnoiseError("--profile: give the systems to sweep (built-in names, see `cloudnoise profiles list`, or profile files)")
 
     if opts.get("nodes"):
         nodes = tuple(parse_counts(opts["nodes"], "--nodes", minimum=None))
@@ -100,7 +104,7 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
     reps = opts.get("reps") or (old["reps"] if resume else 1000)
     seed = opts.get("seed") if opts.get("seed") is not None else (old["seed"] if resume else 0)
     if ready_order is None:
-        ready_order = old["ready_order"] if resume else "loggopsim"
+        ready_order = old["ready_order"] if resume else "program"
     return SweepRequest(
         placement=placement,
         stored_compute=stored_compute(old, experiment),

@@ -25,10 +25,10 @@ import click
 import numpy as np
 
 from cloudnoise.comma_lists import parse_counts
+from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
-from cloudnoise.units import parse_duration_ns, parse_size_bytes
 
 
 @dataclass
@@ -38,14 +38,6 @@ class Config:
     ranks: int
     label: str
     schedule: Any
-
-
-def usable_cores() -> int:
-    """Cores this process may run on (the affinity mask, else the CPU count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def load_average() -> float | None:
@@ -65,42 +57,31 @@ def parse_ranks(text: str | None) -> list[int]:
 
 def configurations(goal_file: Path | None, opts: dict[str, Any]) -> list[Config]:
     """The schedules to validate: one GOAL file, or a pattern/app per rank count."""
+    from cloudnoise.simulate.inputs import schedule_input
+
     ranks = parse_ranks(opts.get("ranks"))
     sources = sum(x is not None for x in (goal_file, opts.get("pattern"), opts.get("app")))
     if sources != 1:
         raise CloudnoiseError("give one of a GOAL file, --pattern NAME --size SIZE, or --app SPEC")
+    workload = {k: opts.get(k) for k in ("pattern", "size", "nb", "app", "iterations", "gflops")}
+    workload.update(nway=opts["nway"], segmentsize=opts["segmentsize"])
     if goal_file is not None:
-        from cloudnoise.simulate.api import load_schedule
-
         for name in ("size", "nb", "iterations", "gflops"):
             if opts.get(name) is not None:
                 raise CloudnoiseError(f"--{name} goes with --pattern or --app; a GOAL file brings its own")
-        schedule = load_schedule(goal_file)
+        schedule = schedule_input(goal_file).schedule
         if ranks and ranks != [schedule.num_ranks]:
             raise CloudnoiseError(f"{goal_file} has {schedule.num_ranks} ranks; --ranks cannot change that")
         return [Config(schedule.num_ranks, str(goal_file), schedule)]
     if not ranks:
         raise CloudnoiseError("--pattern and --app need --ranks, e.g. --ranks 2,4,8")
+    if opts.get("pattern") is not None and opts.get("size") is None:
+        raise CloudnoiseError("--pattern needs --size SIZE (e.g. 16B, 16MiB)")
     configs = []
-    if opts.get("pattern") is not None:
-        from cloudnoise.schedules.patterns import CollectiveSpec, generate
-
-        if opts.get("size") is None:
-            raise CloudnoiseError("--pattern needs --size SIZE (e.g. 16B, 16MiB)")
-        app_cli.check_no_app_options(opts)
-        size = parse_size_bytes(opts["size"], "--size")
-        for p in ranks:
-            spec = CollectiveSpec(
-                pattern=opts["pattern"], ranks=p, size=size, nway=opts["nway"],
-                segmentsize=parse_size_bytes(opts["segmentsize"], "--segmentsize"),
-                nb=None if opts.get("nb") is None else parse_duration_ns(opts["nb"], "--nb"),
-            )
-            configs.append(Config(p, f"{spec.pattern} {opts['size']}", generate(spec)))
-        return configs
     for p in ranks:
-        sub = {**opts, "ranks": p}
-        schedule = app_cli.app_schedule(None, sub)
-        configs.append(Config(p, sub.get("source", "application"), schedule))
+        made = schedule_input(ranks=p, **workload)
+        label = f"{opts['pattern']} {opts['size']}" if opts.get("pattern") is not None else made.source
+        configs.append(Config(p, label, made.schedule))
     return configs
 
 
@@ -111,7 +92,7 @@ def _simulate(config: Config, params: Any, noise: Any, variants: list[str], reps
     return {
         v: np.asarray(
             simulate(config.schedule, params=params, noise=noise, variant=v, reps=reps, seed=seed,
-                     ready_order=ready_order).max_end_ns,
+                     ready_order=ready_order).runtime_ns,
             dtype=np.float64,
         )
         for v in variants
@@ -162,8 +143,11 @@ def _timeout(sim_ns: np.ndarray, reps: int, warmup: int, ranks: int) -> float:
 @click.option("--hostfile", type=click.Path(dir_okay=False), help="Hostfile for the launcher.")
 @click.option("--ppn", type=int, help="Processes per node.")
 @click.option("--timeout", type=float, help="Stop a launch after this many seconds (default: from the simulated runtime).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Directory for measured.parquet, simulated.parquet, summary.json, figures and raw files.")
+@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), help="Directory for measured.parquet, simulated.parquet, summary.json, figures and raw files.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (`results`: one row per configuration).")
+@click.option("--trace", "trace_dir", metavar="DIR", type=click.Path(path_type=Path), help="Compare a recorded trace's runtime (first MPI_Init exit to last MPI_Finalize entry) with its simulation; nothing is launched.")
+@click.option("--algorithms", metavar="SPEC", default="mpich", show_default=True, help="With --trace: collective algorithms (see `cloudnoise trace convert --help`).")
+@click.option("--compute-scale", type=float, default=1.0, show_default=True, metavar="FACTOR", help="With --trace: multiply the compute between MPI calls by FACTOR.")
 @click.option("--inject-crash", type=int, hidden=True, help="Tests: this rank aborts in the first measured repetition.")
 def validate(goal_file: Path | None, **opts: Any) -> None:
     """Run GOAL_FILE (or a generated --pattern, or an --app) on real MPI
@@ -179,8 +163,77 @@ def validate(goal_file: Path | None, **opts: Any) -> None:
       cloudnoise validate --pattern dissemination --size 16B --ranks 2,4,8 --profile here.json
       cloudnoise validate --pattern allreduce_ring --size 16MiB --ranks 2 --reps 200 --profile here.json
       cloudnoise validate examples/dissemination_16.goal --profile here.json --json --out val/
+      cloudnoise validate --trace jac --profile here.json --reps 20
     """
+    if opts.get("trace_dir") is not None:
+        run_trace_validation(goal_file, opts)
+        return
     run_validation(goal_file, opts)
+
+
+def run_trace_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, Any]:
+    """validate --trace: the recorded runtime against the simulated one.
+
+    The recorded compute already holds this machine's OS noise, so the
+    default variant is `none` (and `network` too when the profile has
+    network noise); --noise chooses otherwise."""
+    from cloudnoise.schedules.trace import trace_schedule
+    from cloudnoise.validate import trace as trace_validation
+
+    if goal_file is not None or opts.get("pattern") is not None or opts.get("app") is not None:
+        raise CloudnoiseError("give either --trace DIR or a schedule to run, not both")
+    if opts.get("ranks"):
+        raise CloudnoiseError("--ranks does not go with validate --trace: the recorded run has its own rank count")
+    if not opts.get("profile") and all(opts.get(f"{k}_") is None for k in PARAM_HELP):
+        raise CloudnoiseError("--profile NAME|FILE is required (or give the LogGOPS parameters --L --o --g --G --O --S)")
+    setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
+    params, noise = resolve_setup(setup_opts)
+    if opts.get("variants"):
+        variants = parse_variants(opts["variants"], noise)[0]
+    else:
+        variants = ["none"] + (["network"] if noise.latency is not None or noise.bandwidth is not None else [])
+    ts = trace_schedule(opts["trace_dir"], algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale", 1.0))
+    _check_completes(Config(ts.conversion.ranks, ts.source, ts.schedule), params, opts["ready_order"])
+    result = trace_validation.compare(ts, params, noise, variants, opts["reps"], opts["seed"], opts["ready_order"])
+    result["profile"] = opts.get("profile")
+    result["params_ns"] = params.as_ns()
+    if opts.get("out") is not None:
+        out: Path = opts["out"]
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = out / ".summary.json.tmp"
+        tmp.write_text(json.dumps(result, indent=2, default=str) + "\n")
+        os.replace(tmp, out / "summary.json")
+    if opts["as_json"]:
+        json.dump(result, sys.stdout, default=str)
+        sys.stdout.write("\n")
+    else:
+        print_trace_table(result)
+    return result
+
+
+def print_trace_table(result: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from cloudnoise.units import format_time_ps
+
+    f = lambda ns: format_time_ps(float(ns) * 1000)  # noqa: E731
+    console = Console()
+    table = Table(title=f"{result['source']}: recorded vs simulated runtime, {result['reps']} simulated repetitions")
+    for col in ("noise", "recorded", "simulated median", "error"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for name, row in result["variants"].items():
+        err = row["signed_error_median"]
+        table.add_row(name, f(result["recorded_runtime_ns"]), f(row["simulated_median_ns"]),
+                      "" if err is None else f"{err:+.1%}")
+    console.print(table)
+    sp = result["split"]
+    console.print(
+        f"rank {sp['rank']} (last to finish): compute {f(sp['compute_ns'])} replayed as recorded; "
+        f"time in MPI recorded {f(sp['recorded_mpi_ns'])}, simulated communication {f(sp['simulated_communication_ns'])}"
+    )
+    for w in result["conversion"]["warnings"]:
+        console.print(f"[yellow]warning:[/] {w}")
 
 
 def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, Any]:
@@ -193,14 +246,15 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
         raise CloudnoiseError("--profile NAME|FILE is required (or give the LogGOPS parameters --L --o --g --G --O --S)")
     setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
     params, noise = resolve_setup(setup_opts)
-    variants = parse_variants(opts.get("variants"), noise)
+    # validate compares one simulation with the measurement: the profile's noise unless --noise names variants
+    variants = parse_variants(opts["variants"], noise)[0] if opts.get("variants") else noise.default_variants()
     configs = configurations(goal_file, opts)
     for config in configs:
         _check_completes(config, params, opts["ready_order"])
     mpi = find_mpi(opts.get("mpicc"), opts.get("mpiexec"))
     hosts = [h for h in (opts.get("hosts") or "").split(",") if h.strip()]
     launch = LaunchSpec(opts.get("launcher") or "mpiexec", hosts, opts.get("hostfile"), opts.get("ppn"))
-    cores = usable_cores()
+    cores = available_cores()
     n_hosts = max(1, len(hosts))
 
     out: Path | None = opts.get("out")

@@ -1,0 +1,54 @@
+"""A recorded MPI trace as a schedule: what `simulate --trace` and
+`validate --trace` run. The reading and conversion live in
+`cloudnoise.trace`; this is the schedule stage's door to them, so the
+simulator only ever receives a Schedule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cloudnoise.trace.collectives import parse_algorithms
+from cloudnoise.trace.convert import Conversion, ConvertOptions, to_schedule
+from cloudnoise.trace.reader import TraceReader, open_trace
+
+
+@dataclass
+class TraceSchedule:
+    """The schedule of a trace, what conversion found, and how it was made."""
+
+    schedule: Any
+    conversion: Conversion
+    source: str
+    extrapolated: bool
+
+    def describe(self) -> dict[str, Any]:
+        out = {"trace": self.source, **self.conversion.to_dict()}
+        if self.extrapolated:
+            from cloudnoise.trace.extrapolate import LABEL
+
+            out["extrapolated"] = LABEL
+            out["recorded_runtime_ns"] = None  # the trace's runtime is for its own rank count
+        return out
+
+
+def open_for(path: str | Path, ranks: int | None) -> TraceReader:
+    """The trace, or its extrapolation to `ranks` when that differs from the traced count."""
+    trace = open_trace(path)
+    if ranks is not None and ranks != trace.num_ranks:
+        from cloudnoise.trace.extrapolate import ExtrapolatedTrace
+
+        return ExtrapolatedTrace(trace, ranks)
+    return trace
+
+
+def trace_schedule(path: str | Path, *, ranks: int | None = None, algorithms: str | None = None,
+                   compute_scale: float = 1.0, allow_unsupported: bool = False) -> TraceSchedule:
+    """Converts the trace at `path` (extrapolated to `ranks` if given) into a Schedule."""
+    trace = open_for(path, ranks)
+    options = ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported)
+    schedule, conversion = to_schedule(trace, options)
+    label = f"trace {path} ({trace.num_ranks} ranks{', extrapolated' if trace.format == 'extrapolated' else ''})"
+    return TraceSchedule(schedule, conversion, label, trace.format == "extrapolated")

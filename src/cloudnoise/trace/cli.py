@@ -1,0 +1,237 @@
+"""`cloudnoise trace`: record an MPI application, look at the trace, turn it
+into a GOAL schedule, scale it out. Thin: parse, call the stage's API, print."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.trace.collectives import CHOICES
+from cloudnoise.units import format_time_ps
+
+ALGO_HELP = (
+    "Collective algorithms: 'mpich' (MPICH's default selection by size and ranks, the default) or "
+    "COLL=ALGO pairs, e.g. 'allreduce=allreduce_ring,bcast=binarytreebcast'. Choices: "
+    + "; ".join(f"{k}: {'|'.join(v)}" for k, v in CHOICES.items())
+)
+
+
+def conversion_options(func):  # type: ignore[no-untyped-def]
+    """Adds --algorithms, --compute-scale and --allow-unsupported."""
+    options = [
+        click.option("--algorithms", metavar="SPEC", default="mpich", show_default=True, help=ALGO_HELP),
+        click.option(
+            "--compute-scale", type=float, default=1.0, show_default=True, metavar="FACTOR",
+            help="Multiply the time between MPI calls (compute) by FACTOR: the traced machine's compute "
+            "time over the target's (0.5 = the target computes twice as fast).",
+        ),
+        click.option(
+            "--allow-unsupported", is_flag=True,
+            help="Count the time of calls recorded by name only (RMA, neighbourhood collectives, ...) as "
+            "compute instead of refusing the trace.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _time(ns: float) -> str:
+    return format_time_ps(float(ns) * 1000)
+
+
+def _emit(doc: dict[str, Any], as_json: bool, lines: list[str]) -> None:
+    if as_json:
+        json.dump(doc, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        for line in lines:
+            click.echo(line)
+
+
+def _summary_lines(doc: dict[str, Any]) -> list[str]:
+    lines = []
+    if doc.get("recorded_runtime_ns") is not None:
+        lines.append(
+            f"recorded runtime: {_time(doc['recorded_runtime_ns'])} (first MPI_Init exit to last MPI_Finalize entry, "
+            f"rank {doc['slowest_rank']} last)"
+        )
+        r = doc["slowest_rank"]
+        lines.append(f"  rank {r}: compute {_time(doc['compute_ns'][r])}, in MPI {_time(doc['mpi_ns'][r])}")
+    lines.append(f"{doc['calls']:,} calls on {doc['ranks']} ranks -> {doc['ops']:,} GOAL ops "
+                 f"(algorithms {doc['algorithms']}, compute x{doc['compute_scale']:g})")
+    top = ", ".join(f"{k} {v:,}" for k, v in list(doc["calls_by_name"].items())[:8])
+    lines.append(f"calls: {top}")
+    if doc.get("extrapolated"):
+        lines.append(f"note: {doc['extrapolated']}")
+    for w in doc["warnings"]:
+        lines.append(f"warning: {w}")
+    return lines
+
+
+@click.group("trace")
+def trace() -> None:
+    """Record an MPI application's calls, and simulate the application on
+    any system: record -> convert (GOAL) -> simulate / validate, or scale
+    out a regular trace with extrapolate. See docs/traces.md.
+    """
+
+
+@trace.command("record", context_settings={"ignore_unknown_options": True})
+@click.option("--out", "-o", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder for the trace (one rank-NNNNNN.cntr per rank, and trace.json); must not hold a trace already.")
+@click.option("--mpicc", help="MPI compiler wrapper the recorder is built with: the application's MPI (default: mpicc on PATH, else the mpich wheel).")
+@click.option("--no-preload", "no_preload", is_flag=True, help="Do not set LD_PRELOAD: the application was linked with the object `cloudnoise trace lib --static` prints.")
+@click.option("--timeout", type=float, metavar="SECONDS", help="Stop the application after this many seconds (wall clock).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: where the trace is, the command, its wall time.")
+@click.option("--quiet", "-q", is_flag=True, help="Hide the application's output.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def record_cmd(out: Path, mpicc: str | None, no_preload: bool, timeout: float | None, as_json: bool,
+               quiet: bool, command: tuple[str, ...]) -> None:
+    """Run COMMAND (your launcher line) with the PMPI recorder and write a
+    trace to --out: every MPI call of every rank with entry and exit times
+    (ns), peers, tags, sizes in bytes, communicators and request completion.
+
+    The recorder is compiled with --mpicc (cached) and loaded with
+    LD_PRELOAD; MPICH's mpiexec passes it to the ranks (Open MPI: add
+    `-x LD_PRELOAD -x CN_TRACE_DIR`). Exit status 4 when the application
+    fails; whatever the ranks wrote stays in --out.
+
+    \b
+    Examples:
+      cloudnoise trace record --out jac -- mpiexec -n 4 ./jacobi2d 512 512 200 10
+      cloudnoise trace record --out jac --no-preload -- srun ./app_linked_with_recorder
+    """
+    from cloudnoise.trace.record import record
+
+    cmd = list(command)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    rec = record(cmd, out, mpicc=mpicc, preload=not no_preload, timeout=timeout, quiet=quiet or as_json)
+    _emit(rec.to_dict(), as_json, [f"wrote {rec.ranks} rank files to {rec.out} ({rec.seconds:.2f} s); "
+                                   f"next: cloudnoise trace show {rec.out}"])
+
+
+@trace.command("lib")
+@click.option("--static", is_flag=True, help="An object file to link into the application (for systems without LD_PRELOAD) instead of the shared library.")
+@click.option("--mpicc", help="MPI compiler wrapper to build with (default: mpicc on PATH, else the mpich wheel).")
+def lib_cmd(static: bool, mpicc: str | None) -> None:
+    """Print the path of the recorder built for this MPI (compiled on first use).
+
+    \b
+    Examples:
+      LD_PRELOAD=$(cloudnoise trace lib) CN_TRACE_DIR=tr mpiexec -n 4 ./app
+      mpicc -o app app.o $(cloudnoise trace lib --static)   # then: trace record --no-preload
+    """
+    from cloudnoise.measure.mpi import find_mpi
+    from cloudnoise.trace.record import recorder_library
+
+    click.echo(str(recorder_library(find_mpi(mpicc), static=static)))
+
+
+@trace.command("show")
+@click.argument("trace_dir", type=click.Path(path_type=Path))
+@conversion_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (times in ns, per-rank lists).")
+def show_cmd(trace_dir: Path, algorithms: str, compute_scale: float, allow_unsupported: bool, as_json: bool) -> None:
+    """What a trace holds: format, ranks, the recorded runtime (first
+    MPI_Init exit to last MPI_Finalize entry), compute and MPI time per
+    rank, calls by name, and what cannot be converted. Reads every rank
+    once, checking it converts (messages matched, communicators known).
+
+    \b
+    Examples:
+      cloudnoise trace show jac
+      cloudnoise trace show liballprof-run/ --json
+    """
+    from cloudnoise.trace.collectives import parse_algorithms
+    from cloudnoise.trace.convert import ConvertOptions, convert
+    from cloudnoise.trace.reader import open_trace
+
+    trace_ = open_trace(trace_dir)
+
+    class _Discard:
+        def add_rank(self, *args: Any) -> None:
+            pass
+
+    result = convert(trace_, _Discard(), ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported))
+    doc = {**trace_.describe(), **result.to_dict()}
+    lines = [f"{trace_dir}: {trace_.format} trace, {trace_.num_ranks} ranks"] + _summary_lines(doc)
+    _emit(doc, as_json, lines)
+
+
+@trace.command("convert")
+@click.argument("trace_dir", type=click.Path(path_type=Path))
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path), help="GOAL file to write: .goal, or .goal.gz for gzip.")
+@click.option("--ranks", type=click.IntRange(min=1), help="Extrapolate to this many ranks first (see `cloudnoise trace extrapolate`).")
+@conversion_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object describing the conversion.")
+def convert_cmd(trace_dir: Path, out: Path, ranks: int | None, algorithms: str, compute_scale: float,
+                allow_unsupported: bool, as_json: bool) -> None:
+    """Turn a trace (native, liballprof or OTF2) into a GOAL schedule:
+    sends and receives with their dependencies (non-blocking ones complete
+    at their Wait), collectives expanded by --algorithms, the time between
+    MPI calls as calc (ns, times --compute-scale). Streams rank by rank.
+
+    Bad input (truncated or corrupt files, missing ranks, a send without
+    its receive, an unknown communicator) is one line naming the rank and
+    call index, exit status 2.
+
+    \b
+    Examples:
+      cloudnoise trace convert jac -o jac.goal.gz
+      cloudnoise trace convert jac -o jac.goal --algorithms allreduce=allreduce_ring --compute-scale 0.5
+    """
+    from cloudnoise.schedules.trace import open_for
+    from cloudnoise.trace.collectives import parse_algorithms
+    from cloudnoise.trace.convert import ConvertOptions, to_goal
+
+    trace_ = open_for(trace_dir, ranks)
+    result = to_goal(trace_, out, ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported))
+    doc = {"out": str(out), **result.to_dict()}
+    if trace_.format == "extrapolated":
+        from cloudnoise.trace.extrapolate import LABEL
+
+        doc["extrapolated"] = LABEL
+        doc["recorded_runtime_ns"] = None
+    _emit(doc, as_json, [f"wrote {out}"] + _summary_lines(doc))
+
+
+@trace.command("extrapolate")
+@click.argument("trace_dir", type=click.Path(path_type=Path))
+@click.option("--ranks", required=True, type=click.IntRange(min=1), help="Ranks of the extrapolated program.")
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path), help="GOAL file to write: .goal or .goal.gz.")
+@conversion_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object describing the result.")
+def extrapolate_cmd(trace_dir: Path, ranks: int, out: Path, algorithms: str, compute_scale: float,
+                    allow_unsupported: bool, as_json: bool) -> None:
+    """Scale a regular SPMD trace to --ranks ranks and write it as GOAL. An
+    approximation, labelled so: every rank repeats the traced call sequence
+    (median compute between calls, traced message sizes: weak scaling),
+    neighbours placed by the traced rank offsets or Cartesian displacements
+    on the new grid, collectives on all ranks. Refused, naming the call,
+    when the trace is not regular.
+
+    \b
+    Examples:
+      cloudnoise trace extrapolate jac --ranks 16384 -o jac16k.goal.gz
+      cloudnoise simulate --trace jac --ranks 16384 --profile aws-hpc   # the same, simulated
+    """
+    from cloudnoise.trace.collectives import parse_algorithms
+    from cloudnoise.trace.convert import ConvertOptions, to_goal
+    from cloudnoise.trace.extrapolate import LABEL, ExtrapolatedTrace
+    from cloudnoise.trace.reader import open_trace
+
+    base = open_trace(trace_dir)
+    if ranks == base.num_ranks:
+        raise CloudnoiseError(f"{trace_dir} already has {ranks} ranks; use `cloudnoise trace convert`")
+    ext = ExtrapolatedTrace(base, ranks)
+    result = to_goal(ext, out, ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported))
+    doc = {"out": str(out), **result.to_dict(), "extrapolated": LABEL, "traced_ranks": base.num_ranks,
+           "grid": list(ext.grid_dims) or None}
+    doc["recorded_runtime_ns"] = None
+    _emit(doc, as_json, [f"wrote {out}: {ranks} ranks from {base.num_ranks} traced"] + _summary_lines(doc))

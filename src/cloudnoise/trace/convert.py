@@ -1,0 +1,555 @@
+"""A trace becomes a GOAL schedule, rank by rank.
+
+Per rank, in program order (the rank's `cur` op is where its program is):
+
+- the time between two MPI calls becomes a `calc` (times `compute_scale`,
+  the traced machine's compute time over the target's), which waits for
+  `cur` and becomes `cur`; calls that do not communicate (probes, queries,
+  communicator set-up, calls recorded by name only when allowed) count as
+  compute: their time stays in the next `calc`;
+- a blocking send/receive is a send/recv op after `cur`, and becomes `cur`;
+  a receive takes the source, tag and size that actually arrived (so
+  MPI_ANY_SOURCE receives replay the recorded match);
+- a non-blocking send is a send op after `cur` that `cur` does not wait
+  for; a non-blocking receive is emitted when it completes (with what
+  arrived), after the op that was `cur` when it was posted; a Wait/Test
+  that completes requests is a `calc 0` joining `cur` and their ops;
+  persistent requests do the same at each MPI_Start;
+- a collective is expanded by the algorithm `collectives` picks, on the
+  communicator's ranks mapped to world ranks; its first ops wait for `cur`,
+  and a join of its last ops becomes `cur` (non-blocking: at its Wait).
+
+Message tags keep communicators apart: a point-to-point tag is the user's
+tag (low 24 bits) with the communicator's code above it; collective
+instance k on a communicator gets its own tag, so messages of different
+calls can never match. Every tag stays below 2^31 (LogGOPSim reads it).
+
+Matching is checked across ranks while converting: a send without its
+receive, or ranks that disagree on a communicator's collectives, is a
+one-line error naming the rank and call index, not a deadlock later.
+Memory: one rank's ops at a time (the output is streamed to the GOAL
+writer or the schedule builder), plus a counter per (sender, receiver,
+tag) and per communicator.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from array import array
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cloudnoise import _engine
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.trace.collectives import CALC, RECV, SEND, Algorithms, collective_of, rank_ops
+from cloudnoise.trace.events import ANY, PROC_NULL, Call, CommInfo
+from cloudnoise.trace.reader import TraceReader
+
+ANY_PEER = 0xFFFFFFFF
+TAG_BITS = 24
+COLL_FLAG = 1 << 30
+COMM_CODES = 62  # codes 1..62 for communicators other than MPI_COMM_WORLD
+
+
+@dataclass(frozen=True)
+class ConvertOptions:
+    """How to convert: collective algorithms, compute scaling, leniency."""
+
+    algorithms: Algorithms = field(default_factory=Algorithms)
+    compute_scale: float = 1.0
+    allow_unsupported: bool = False
+
+    def __post_init__(self) -> None:
+        if not (self.compute_scale > 0 and self.compute_scale < 1e6):
+            raise CloudnoiseError(f"--compute-scale must be a positive factor, got {self.compute_scale!r}")
+
+
+@dataclass
+class Conversion:
+    """What a conversion found: recorded times per rank, sizes, warnings.
+
+    `compute_ns[r]` is rank r's total calc (scaled), `mpi_ns[r]` the time
+    its communicating calls took when recorded, `finalize_ns[r]` when it
+    entered MPI_Finalize; unscaled, compute + mpi = finalize.
+    """
+
+    ranks: int
+    source: str
+    format: str
+    algorithms: str
+    compute_scale: float
+    calls: int = 0
+    ops: int = 0
+    finalize_ns: list[int] = field(default_factory=list)
+    compute_ns: list[int] = field(default_factory=list)
+    mpi_ns: list[int] = field(default_factory=list)
+    calls_by_name: Counter = field(default_factory=Counter)
+    unsupported: Counter = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def recorded_runtime_ns(self) -> int:
+        """First MPI_Init exit (every rank's time 0) to the last MPI_Finalize entry."""
+        return max(self.finalize_ns) if self.finalize_ns else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        slowest = int(np.argmax(self.finalize_ns)) if self.finalize_ns else 0
+        return {
+            "source": self.source,
+            "format": self.format,
+            "ranks": self.ranks,
+            "calls": self.calls,
+            "ops": self.ops,
+            "algorithms": self.algorithms,
+            "compute_scale": self.compute_scale,
+            "recorded_runtime_ns": self.recorded_runtime_ns,
+            "slowest_rank": slowest,
+            "compute_ns": list(self.compute_ns),
+            "mpi_ns": list(self.mpi_ns),
+            "finalize_ns": list(self.finalize_ns),
+            "calls_by_name": dict(self.calls_by_name.most_common()),
+            "unsupported": dict(self.unsupported),
+            "warnings": list(self.warnings),
+            "convert_seconds": round(self.seconds, 6),
+            "calls_per_second": round(self.calls / self.seconds) if self.seconds > 0 else None,
+        }
+
+
+def comm_code(key: tuple) -> int:
+    """0 for MPI_COMM_WORLD, 1..62 for any other communicator (same on every member)."""
+    if key == ("world",):
+        return 0
+    h = 0
+    for part in key:
+        h = (h * 1000003 + (hash(part) if not isinstance(part, int) else part)) & 0xFFFFFFFF
+    return 1 + h % COMM_CODES
+
+
+class _RankOps:
+    """One rank's ops and edges, appended in program order."""
+
+    def __init__(self) -> None:
+        self.kinds = array("B")
+        self.amounts = array("Q")
+        self.peers = array("I")
+        self.tags = array("I")
+        self.efrom = array("I")
+        self.eto = array("I")
+        self.estart = array("B")
+
+    def op(self, kind: int, amount: int, peer: int, tag: int) -> int:
+        self.kinds.append(kind)
+        self.amounts.append(amount)
+        self.peers.append(peer)
+        self.tags.append(tag)
+        return len(self.kinds) - 1
+
+    def wait(self, a: int, b: int | None, start: int = 0) -> None:
+        if b is not None:
+            self.efrom.append(a)
+            self.eto.append(b)
+            self.estart.append(start)
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        return (
+            np.frombuffer(self.kinds, dtype=np.uint8), np.frombuffer(self.amounts, dtype=np.uint64),
+            np.frombuffer(self.peers, dtype=np.uint32), np.frombuffer(self.tags, dtype=np.uint32),
+            np.frombuffer(self.efrom, dtype=np.uint32), np.frombuffer(self.eto, dtype=np.uint32),
+            np.frombuffer(self.estart, dtype=np.uint8),
+        )
+
+
+class _Matching:
+    """Counts messages per (sender, receiver, tag) and collectives per
+    communicator and rank across the whole trace, to name what is unmatched."""
+
+    def __init__(self) -> None:
+        self.channels: dict[tuple[int, int, int], list[int]] = {}
+        self.colls: dict[tuple, dict[int, list[int]]] = {}
+
+    def message(self, src: int, dst: int, tag: int, delta: int, rank: int, index: int, name: str) -> None:
+        # [balance, rank and call of the latest send, of the latest receive]: MPI matches
+        # in order, so what is left unmatched is the latest
+        entry = self.channels.get((src, dst, tag))
+        if entry is None:
+            entry = self.channels[(src, dst, tag)] = [0, -1, -1, -1, -1]
+        entry[0] += delta
+        if delta > 0:
+            entry[1], entry[2] = rank, index
+        else:
+            entry[3], entry[4] = rank, index
+
+    def collective(self, key: tuple, members: tuple[int, ...] | None, size: int, rank: int, index: int) -> None:
+        per_rank = self.colls.setdefault(key, {})
+        entry = per_rank.get(rank)
+        if entry is None:
+            per_rank[rank] = [1, index, size]
+        else:
+            entry[0] += 1
+            entry[1] = index
+
+    def check(self, source: str) -> None:
+        for (src, dst, tag), (balance, srank, sindex, rrank, rindex) in self.channels.items():
+            if balance > 0:
+                raise CloudnoiseError(
+                    f"{source}: rank {srank}, call {sindex}: a message to rank {dst} (tag {tag & ((1 << TAG_BITS) - 1)}) "
+                    f"that rank {dst} never receives ({balance} unmatched); the trace is incomplete or inconsistent: "
+                    "record the run again"
+                )
+            if balance < 0:
+                raise CloudnoiseError(
+                    f"{source}: rank {rrank}, call {rindex}: a receive from rank {src} (tag {tag & ((1 << TAG_BITS) - 1)}) "
+                    f"that rank {src} never sends ({-balance} unmatched); the trace is incomplete or inconsistent: "
+                    "record the run again"
+                )
+        for key, per_rank in self.colls.items():
+            counts = {r: e[0] for r, e in per_rank.items()}
+            size = next(iter(per_rank.values()))[2]
+            if len(per_rank) != size or len(set(counts.values())) > 1:
+                most = max(counts.values())
+                short = min(per_rank, key=lambda r: (counts[r], r))
+                raise CloudnoiseError(
+                    f"{source}: rank {short}, call {per_rank[short][1]}: this rank made {counts[short]} collective "
+                    f"calls on a communicator where another member made {most}"
+                    + ("" if len(per_rank) == size else f" ({size - len(per_rank)} members made none)")
+                    + "; the trace is incomplete or inconsistent: record the run again"
+                )
+
+
+class _RankConverter:
+    """Converts one rank's call stream (see the module docstring)."""
+
+    def __init__(self, trace: TraceReader, rank: int, options: ConvertOptions, matching: _Matching,
+                 result: Conversion) -> None:
+        self.trace, self.rank, self.opt, self.match, self.result = trace, rank, options, matching, result
+        self.ops = _RankOps()
+        self.cur: int | None = None
+        self.last_exit = 0
+        self.compute_ns = 0
+        self.mpi_ns = 0
+        self.finalize_ns: int | None = None
+        world = CommInfo(0, ("world",), trace.num_ranks, rank)
+        self.comms: dict[int, CommInfo] = {0: world, 1: CommInfo(1, ("self", rank), 1, 0, (rank,))}
+        self.coll_seq: Counter = Counter()
+        # request handle -> its pending instances, oldest first (MPICH hands
+        # out one built-in handle for every request to MPI_PROC_NULL)
+        self.pending: dict[int, list[tuple]] = {}
+        self.persistent: dict[int, Call] = {}
+        self.call: Call | None = None
+        self.folded_tags = False
+
+    # -- errors
+    def fail(self, what: str, todo: str) -> CloudnoiseError:
+        c = self.call
+        where = f"rank {self.rank}, call {c.index} ({c.name})" if c else f"rank {self.rank}"
+        return CloudnoiseError(f"{self.trace.path}: {where}: {what}; {todo}")
+
+    # -- helpers
+    def comm(self, cid: int) -> CommInfo:
+        info = self.comms.get(cid)
+        if info is None:
+            raise self.fail(
+                f"communicator {cid} was never created in the trace",
+                "it came from a call the recorder does not wrap (MPI_Comm_idup, intercommunicators, ...); "
+                "such programs cannot be converted",
+            )
+        return info
+
+    def world_peer(self, info: CommInfo, peer: int) -> int:
+        if peer < 0 or peer >= info.size:
+            raise self.fail(f"peer rank {peer} is outside its communicator of {info.size} ranks", "the trace is damaged: record the run again")
+        return info.world_rank(peer)
+
+    def p2p_tag(self, info: CommInfo, tag: int) -> int:
+        if tag < 0:
+            raise self.fail(f"message tag {tag}", "the trace is damaged: record the run again")
+        if tag >= 1 << TAG_BITS and not self.folded_tags:
+            self.folded_tags = True
+            self.result.warnings.append(
+                f"rank {self.rank}: message tags above {1 << TAG_BITS} are folded to their low 24 bits; "
+                "messages whose tags differ only above that could match each other in the simulation"
+            )
+        return (comm_code(info.key) << TAG_BITS) | (tag & ((1 << TAG_BITS) - 1))
+
+    def compute_until(self, t_ns: int) -> None:
+        gap = t_ns - self.last_exit
+        if gap > 0:
+            ns = max(1, round(gap * self.opt.compute_scale))
+            c = self.ops.op(CALC, ns * 1000, 0, 0)
+            self.ops.wait(c, self.cur)
+            self.cur = c
+            self.compute_ns += ns
+
+    def join(self, ops: list[int]) -> None:
+        """cur = a calc 0 waiting for cur and `ops` (nothing when `ops` is empty)."""
+        if not ops:
+            return
+        j = self.ops.op(CALC, 0, 0, 0)
+        self.ops.wait(j, self.cur)
+        for o in ops:
+            self.ops.wait(j, o)
+        self.cur = j
+
+    def send(self, info: CommInfo, peer: int, tag: int, nbytes: int, after: int | None) -> int | None:
+        if peer == PROC_NULL:
+            return None
+        dst = self.world_peer(info, peer)
+        goal_tag = self.p2p_tag(info, tag)
+        s = self.ops.op(SEND, nbytes, dst, goal_tag)
+        self.ops.wait(s, after)
+        self.match.message(self.rank, dst, goal_tag, +1, self.rank, self.call.index, self.call.name)
+        return s
+
+    def recv(self, info: CommInfo, status: tuple[int, int, int], posted: tuple[int, int, int], after: int | None) -> int | None:
+        """A receive of what arrived (status), falling back to what was posted."""
+        src, tag, nbytes = status
+        psrc, ptag, pbytes = posted
+        if psrc == PROC_NULL or src == PROC_NULL:
+            return None
+        if src < 0:
+            src = psrc
+        if tag < 0:
+            tag = ptag
+        if src < 0 or tag < 0:
+            raise self.fail("a receive with a wildcard source or tag that never completed", "its match is unknown: the trace cannot be converted")
+        if nbytes <= 0 and pbytes > 0 and status == (ANY, ANY, 0):
+            nbytes = pbytes
+        world_src = self.world_peer(info, src)
+        goal_tag = self.p2p_tag(info, tag)
+        r = self.ops.op(RECV, nbytes, world_src, goal_tag)
+        self.ops.wait(r, after)
+        self.match.message(world_src, self.rank, goal_tag, -1, self.rank, self.call.index, self.call.name)
+        return r
+
+    def collective(self, c: Call, after: int | None) -> int | None:
+        """Emits a collective's ops on this rank; returns its exit handle."""
+        info = self.comm(c.comm)
+        coll = collective_of(c.name)
+        self.match.collective(info.key, info.members, info.size, self.rank, c.index)
+        seq = self.coll_seq[info.key]
+        self.coll_seq[info.key] += 1
+        tag = COLL_FLAG | (comm_code(info.key) << TAG_BITS) | (seq & ((1 << TAG_BITS) - 1))
+        size = max(c.bytes, c.recv_bytes)
+        algo = self.opt.algorithms.pick(coll, size, info.size)
+        if c.root >= info.size or (c.root < 0 and coll in ("bcast", "reduce", "gather", "scatter", "gatherv", "scatterv")):
+            raise self.fail(f"root {c.root} is not a rank of the communicator", "the trace is damaged: record the run again")
+        kinds, amounts, peers, edges = rank_ops(coll, algo, ranks=info.size, rank=info.rank, root=c.root,
+                                                sbytes=c.bytes, rbytes=c.recv_bytes, vec=c.vec)
+        if not kinds:
+            return after
+        base = len(self.ops.kinds)
+        has_in = [False] * len(kinds)
+        has_out = [False] * len(kinds)
+        for a, b, start in edges:
+            has_in[a] = True
+            if not start:
+                has_out[b] = True
+        for k, amount, peer in zip(kinds, amounts, peers):
+            self.ops.op(k, amount, ANY_PEER if peer == ANY_PEER else info.world_rank(peer), tag)
+        for a, b, start in edges:
+            self.ops.wait(base + a, base + b, start)
+        for i in range(len(kinds)):
+            if not has_in[i]:
+                self.ops.wait(base + i, after)
+        exits = [base + i for i in range(len(kinds)) if not has_out[i]]
+        if len(exits) == 1:
+            return exits[0]
+        j = self.ops.op(CALC, 0, 0, 0)
+        for x in exits:
+            self.ops.wait(j, x)
+        return j
+
+    # -- requests
+    def start_request(self, c: Call, req: int) -> None:
+        """An Isend/Irecv (or a started persistent request) is now pending."""
+        if c.kind in ("isend", "send_init"):
+            s = self.send(self.comm(c.comm), c.peer, c.tag, c.bytes, self.cur)
+            self.pending.setdefault(req, []).append(("op", s))
+        else:
+            self.comm(c.comm)
+            self.pending.setdefault(req, []).append(("recv", self.cur, c))
+
+    def complete(self, req: int, src: int, tag: int, nbytes: int) -> int | None:
+        queue = self.pending.get(req)
+        entry = queue.pop(0) if queue else None
+        if queue is not None and not queue:
+            del self.pending[req]
+        if entry is None:
+            if req in self.persistent:
+                return None  # an inactive persistent request completes at once
+            raise self.fail(
+                f"request {req:#x} completes but was never started in the trace",
+                "it came from a call the recorder does not wrap; such programs cannot be converted",
+            )
+        if entry[0] == "op":
+            return entry[1]
+        _, after, posted = entry
+        return self.recv(self.comm(posted.comm), (src, tag, nbytes), (posted.peer, posted.tag, posted.bytes), after)
+
+    # -- the loop
+    def run(self) -> None:
+        result = self.result
+        n = 0
+        for c in self.trace.calls(self.rank):
+            n += 1
+            if self.finalize_ns is not None:
+                continue  # nothing after MPI_Finalize counts; the stream is read to its end record
+            self.call = c
+            result.calls_by_name[c.name] += 1
+            kind = c.kind
+            if kind == "init":
+                continue
+            if kind == "finalize":
+                self.compute_until(c.t_entry_ns)
+                self.finalize_ns = c.t_entry_ns
+                continue
+            if kind in ("local", "cart_shift", "comm_free"):
+                continue
+            if kind == "names":
+                if self.rank == 0 and c.names:
+                    result.warnings.append(
+                        "the application imports MPI functions the recorder does not wrap: "
+                        + ", ".join(c.names[:12]) + (" ..." if len(c.names) > 12 else "")
+                        + "; any time spent in them counts as compute"
+                    )
+                continue
+            if kind == "comm_create":
+                if c.comm_info is not None:
+                    self.comms[c.comm_info.id] = c.comm_info
+                continue
+            if kind == "unsupported":
+                result.unsupported[c.name] += 1
+                if not self.opt.allow_unsupported:
+                    raise self.fail(
+                        f"{c.name} was recorded but cannot be converted",
+                        "pass --allow-unsupported to count its time as compute (the simulation then misses its communication)",
+                    )
+                continue
+            if kind == "complete":
+                done = c.completions or []
+                if not done:
+                    continue  # a Test that found nothing: its time is compute (polling)
+                self.compute_until(c.t_entry_ns)
+                ops = [o for (req, src, tag, nb) in done if (o := self.complete(req, src, tag, nb)) is not None]
+                self.join(ops)
+            elif kind == "send":
+                self.compute_until(c.t_entry_ns)
+                s = self.send(self.comm(c.comm), c.peer, c.tag, c.bytes, self.cur)
+                if s is not None:
+                    self.cur = s
+            elif kind == "recv":
+                self.compute_until(c.t_entry_ns)
+                r = self.recv(self.comm(c.comm), c.status or (ANY, ANY, 0), (c.peer, c.tag, c.bytes), self.cur)
+                if r is not None:
+                    self.cur = r
+            elif kind in ("isend", "irecv"):
+                self.compute_until(c.t_entry_ns)
+                self.start_request(c, c.request)
+            elif kind in ("send_init", "recv_init"):
+                self.persistent[c.request] = c
+                continue
+            elif kind == "start":
+                self.compute_until(c.t_entry_ns)
+                for req in c.requests or []:
+                    template = self.persistent.get(req)
+                    if template is None:
+                        raise self.fail(f"MPI_Start of request {req:#x}, which no *_init call created", "the trace is damaged: record the run again")
+                    self.start_request(template, req)
+            elif kind == "request_free":
+                for req in c.requests or []:
+                    self.persistent.pop(req, None)
+                continue
+            elif kind == "sendrecv":
+                self.compute_until(c.t_entry_ns)
+                info = self.comm(c.comm)
+                before = self.cur
+                s = self.send(info, c.peer, c.tag, c.bytes, before)
+                r = self.recv(info, c.status or (ANY, ANY, 0), (c.recv_peer, c.recv_tag, c.recv_bytes), before)
+                self.join([o for o in (s, r) if o is not None])
+            elif kind == "coll":
+                self.compute_until(c.t_entry_ns)
+                exit_op = self.collective(c, self.cur)
+                if c.request:
+                    self.pending.setdefault(c.request, []).append(("op", exit_op if exit_op != self.cur else None))
+                elif exit_op is not None:
+                    self.cur = exit_op
+            else:
+                raise self.fail(f"unknown call kind {kind!r}", "this is a bug in the reader: report it")
+            self.mpi_ns += max(0, c.t_exit_ns - c.t_entry_ns)
+            self.last_exit = max(self.last_exit, c.t_exit_ns)
+        self.call = None
+        if self.finalize_ns is None:
+            raise self.fail("the trace has no MPI_Finalize", "the application did not finish: record a run that reaches MPI_Finalize")
+        for entry in (e for queue in self.pending.values() for e in queue):
+            if entry[0] == "recv":
+                posted = entry[2]
+                self.call = posted
+                if posted.peer >= 0 and posted.tag >= 0:
+                    self.recv(self.comm(posted.comm), (ANY, ANY, 0), (posted.peer, posted.tag, posted.bytes), entry[1])
+                    result.warnings.append(f"rank {self.rank}: a receive posted at call {posted.index} never completed; simulated as the posted receive")
+                else:
+                    result.warnings.append(f"rank {self.rank}: a wildcard receive posted at call {posted.index} never completed; left out")
+        self.call = None
+        result.calls += n
+
+
+def convert(trace: TraceReader, sink: Any, options: ConvertOptions | None = None) -> Conversion:
+    """Converts every rank into `sink` (a ScheduleAssembler or GoalAssembler)."""
+    options = options or ConvertOptions()
+    result = Conversion(trace.num_ranks, str(trace.path), trace.format, options.algorithms.describe(), options.compute_scale)
+    matching = _Matching()
+    t0 = time.perf_counter()
+    for rank in range(trace.num_ranks):
+        rc = _RankConverter(trace, rank, options, matching, result)
+        rc.run()
+        result.ops += len(rc.ops.kinds)
+        result.finalize_ns.append(int(rc.finalize_ns or 0))
+        result.compute_ns.append(rc.compute_ns)
+        result.mpi_ns.append(rc.mpi_ns)
+        try:
+            sink.add_rank(rank, *rc.ops.columns())
+        except ValueError as err:
+            raise CloudnoiseError(f"{trace.path}: rank {rank}: {err}") from None
+    matching.check(str(trace.path))
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def to_schedule(trace: TraceReader, options: ConvertOptions | None = None) -> tuple[Any, Conversion]:
+    """The trace as an in-memory Schedule, ready to simulate."""
+    assembler = _engine.ScheduleAssembler(trace.num_ranks)
+    result = convert(trace, assembler, options)
+    try:
+        return assembler.finish(), result
+    except ValueError as err:
+        raise CloudnoiseError(f"{trace.path}: {err}") from None
+
+
+def to_goal(trace: TraceReader, out: str | Path, options: ConvertOptions | None = None) -> Conversion:
+    """Writes the trace as GOAL text (gzip when `out` ends in .gz), streamed
+    rank by rank to a temporary name that is renamed when complete."""
+    out = Path(out)
+    if not (out.name.endswith(".goal") or out.name.endswith(".goal.gz")):
+        raise CloudnoiseError(f"-o {out}: the output must end in .goal or .goal.gz")
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp" + (".gz" if out.name.endswith(".gz") else ""))
+    try:
+        assembler = _engine.GoalAssembler(str(tmp), trace.num_ranks)
+    except (ValueError, RuntimeError, OSError) as err:
+        raise CloudnoiseError(f"-o {out}: cannot write ({err})") from None
+    try:
+        result = convert(trace, assembler, options)
+        assembler.close()
+        os.replace(tmp, out)
+    except (ValueError, RuntimeError, OSError) as err:
+        tmp.unlink(missing_ok=True)
+        raise CloudnoiseError(f"-o {out}: cannot write ({err})") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return result

@@ -1,0 +1,281 @@
+"""Scale a regular SPMD trace to more ranks: an approximation, labelled so.
+
+A trace of P ranks is *regular* when every rank makes the same sequence of
+MPI calls and each point-to-point call's peer follows one rule on every
+rank: a fixed displacement on a Cartesian communicator's grid (the peer is
+MPI_PROC_NULL where the displacement leaves a non-periodic grid), or a fixed
+rank offset on MPI_COMM_WORLD (plain, or modulo the size for rings).
+`ExtrapolatedTrace` then plays the program of N ranks: rank R makes the
+traced calls, with peers placed by the same rules on N ranks (a Cartesian
+grid gets MPI_Dims_create's balanced dims for N), collectives run on all N
+ranks (the converter picks their algorithm for the new size), message and
+collective sizes are the traced ones (weak scaling: each rank keeps its
+share of the work), and the time between calls is the median over the
+traced ranks, call by call.
+
+Refused, with the call that breaks the rule: ranks whose call sequences
+differ, peers that follow no rule, a call whose peer is MPI_PROC_NULL on
+every traced rank (where it would go on more ranks is unknown: trace with a
+grid that has a neighbour in every direction, e.g. 2 x 2), wildcard
+receives, v-collectives and collectives or messages on communicators other
+than MPI_COMM_WORLD and one Cartesian grid spanning it.
+
+Memory: the template (one rank's calls) is held while the N ranks are
+played; the traced ranks are read in lockstep, one call of each at a time.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.trace.events import ANY, PROC_NULL, Call, CommInfo
+from cloudnoise.trace.reader import TraceReader
+
+LABEL = "extrapolated (approximation: regular SPMD program, weak scaling)"
+P2P_KINDS = ("send", "recv", "isend", "irecv", "send_init", "recv_init", "sendrecv")
+
+
+def dims_create(n: int, ndims: int) -> tuple[int, ...]:
+    """MPI_Dims_create(n, ndims) with no fixed dims: factors as equal as possible, non-increasing."""
+    dims = [1] * ndims
+    factors: list[int] = []
+    m, f = n, 2
+    while f * f <= m:
+        while m % f == 0:
+            factors.append(f)
+            m //= f
+        f += 1
+    if m > 1:
+        factors.append(m)
+    for f in sorted(factors, reverse=True):
+        dims[dims.index(min(dims))] *= f
+    return tuple(sorted(dims, reverse=True))
+
+
+def coords_of(rank: int, dims: tuple[int, ...]) -> list[int]:
+    out = []
+    for d in reversed(dims):
+        out.append(rank % d)
+        rank //= d
+    return out[::-1]
+
+
+def rank_of(coords: list[int], dims: tuple[int, ...]) -> int:
+    r = 0
+    for c, d in zip(coords, dims):
+        r = r * d + c
+    return r
+
+
+@dataclass(frozen=True)
+class PeerRule:
+    """Where a call's peer is, relative to the calling rank."""
+
+    mode: str  # "null" (always MPI_PROC_NULL), "grid", "offset", "ring", "fixed"
+    value: tuple[int, ...] = ()
+
+    def place(self, rank: int, n: int, dims: tuple[int, ...], periods: tuple[int, ...]) -> int:
+        if self.mode == "null":
+            return PROC_NULL
+        if self.mode == "fixed":
+            return self.value[0] if self.value[0] < n else PROC_NULL
+        if self.mode == "offset":
+            p = rank + self.value[0]
+            return p if 0 <= p < n else PROC_NULL
+        if self.mode == "ring":
+            return (rank + self.value[0]) % n
+        c = coords_of(rank, dims)
+        for k, d in enumerate(self.value):
+            c[k] += d
+            if not 0 <= c[k] < dims[k]:
+                if not periods[k]:
+                    return PROC_NULL
+                c[k] %= dims[k]
+        return rank_of(c, dims)
+
+
+class ExtrapolatedTrace:
+    """The N-rank program a regular P-rank trace stands for (a TraceReader)."""
+
+    format = "extrapolated"
+
+    def __init__(self, trace: TraceReader, ranks: int) -> None:
+        if ranks < 1 or ranks > 2**31 - 1:
+            raise CloudnoiseError(f"--ranks must be between 1 and 2147483647, got {ranks}")
+        self.base = trace
+        self.path = Path(trace.path)
+        self.num_ranks = ranks
+        self.grid_dims: tuple[int, ...] = ()
+        self.grid_periods: tuple[int, ...] = ()
+        self.grid_comm: int | None = None
+        self.world_like: set[int] = {0}  # MPI_COMM_WORLD and its duplicates
+        self.template: list[tuple[Call, PeerRule | None, PeerRule | None]] = []
+        self._build()
+
+    def describe(self) -> dict[str, Any]:
+        out = dict(self.base.describe())
+        out.update({
+            "format": f"{self.base.format}, {self.format}",
+            "ranks": self.num_ranks,
+            "traced_ranks": self.base.num_ranks,
+            "extrapolation": LABEL,
+            "grid": list(self.grid_dims) if self.grid_dims else None,
+        })
+        return out
+
+    def _refuse(self, index: int, name: str, what: str, todo: str = "extrapolate cannot scale this trace") -> CloudnoiseError:
+        return CloudnoiseError(f"{self.path}: call {index} ({name}): {what}; {todo}")
+
+    # -- learning the template
+    def _build(self) -> None:
+        p = self.base.num_ranks
+        streams = [self.base.calls(r) for r in range(p)]
+        traced_dims: tuple[int, ...] = ()
+        last_exit = [0] * p
+        clock = 0
+        while True:
+            row = [next(s, None) for s in streams]
+            if all(c is None for c in row):
+                break
+            first = next(c for c in row if c is not None)
+            for r, c in enumerate(row):
+                if c is None or c.name != first.name:
+                    got = "nothing (its trace ended)" if c is None else c.name
+                    raise self._refuse(first.index, first.name, f"rank {r} makes {got} there",
+                                       "the ranks do not run the same sequence of MPI calls (not a regular SPMD trace)")
+            c0 = row[0]
+            gaps = [c.t_entry_ns - last_exit[r] for r, c in enumerate(row)]
+            durs = [c.t_exit_ns - c.t_entry_ns for c in row]
+            for r, c in enumerate(row):
+                last_exit[r] = c.t_exit_ns
+            gap = int(statistics.median(gaps))
+            dur = max(0, int(statistics.median(durs)))
+            entry = clock + gap if c0.kind != "init" else c0.t_entry_ns
+            exit_ = entry + dur if c0.kind != "init" else 0
+            clock = exit_
+            call = replace(c0, t_entry_ns=entry, t_exit_ns=exit_)
+            rule = recv_rule = None
+            if c0.kind == "comm_create":
+                call, traced_dims = self._comm(row, call, traced_dims)
+            elif c0.kind in P2P_KINDS:
+                comm = c0.comm
+                if comm not in self.world_like and comm != self.grid_comm:
+                    raise self._refuse(c0.index, c0.name, f"a message on communicator {comm}",
+                                       "only MPI_COMM_WORLD and one Cartesian grid spanning it are extrapolated")
+                grid = comm == self.grid_comm
+                if c0.kind == "sendrecv":
+                    rule = self._rule([c.peer for c in row], grid, traced_dims, c0)
+                    recv_rule = self._rule([c.recv_peer for c in row], grid, traced_dims, c0)
+                else:
+                    rule = self._rule([c.peer for c in row], grid, traced_dims, c0)
+                call.status = (ANY, ANY, 0) if c0.kind in ("recv", "sendrecv") else None
+            elif c0.kind == "coll":
+                if c0.comm not in self.world_like and c0.comm != self.grid_comm:
+                    raise self._refuse(c0.index, c0.name, f"a collective on communicator {c0.comm}",
+                                       "only MPI_COMM_WORLD and one Cartesian grid spanning it are extrapolated")
+                if c0.vec is not None:
+                    raise self._refuse(c0.index, c0.name, "a v-collective (per-rank counts)", "its counts for more ranks are unknown")
+                if c0.root > 0:
+                    rule = PeerRule("fixed", (c0.root,))
+            elif c0.kind == "complete" and c0.completions:
+                call.completions = [(req, ANY, ANY, 0) for (req, _, _, _) in c0.completions]
+            elif c0.kind == "unsupported":
+                pass  # the converter refuses it or counts it as compute
+            self.template.append((call, rule, recv_rule))
+        if not self.template:
+            raise CloudnoiseError(f"{self.path}: the trace is empty")
+
+    def _comm(self, row: list[Call], call: Call, traced_dims: tuple[int, ...]) -> tuple[Call, tuple[int, ...]]:
+        info = row[0].comm_info
+        p = self.base.num_ranks
+        if info is None:
+            return call, traced_dims
+        spans = all(c.comm_info is not None and c.comm_info.size == p for c in row)
+        if not spans:
+            # a sub-communicator: fine unless a call uses it (refused there)
+            return replace(call, comm_info=None), traced_dims
+        if info.dims:
+            if self.grid_comm is not None:
+                raise self._refuse(call.index, call.name, "a second Cartesian grid", "only one grid is extrapolated")
+            if any(c.comm_info.members is not None for c in row):
+                raise self._refuse(call.index, call.name, "a Cartesian grid whose ranks were reordered",
+                                   "create the grid with reorder = 0 to extrapolate it")
+            self.grid_comm = info.id
+            self.grid_dims = dims_create(self.num_ranks, len(info.dims))
+            self.grid_periods = info.periods
+            traced_dims = info.dims
+        new = CommInfo(info.id, info.key, self.num_ranks, 0, None, self.grid_dims if info.dims else (),
+                       self.grid_periods if info.dims else ())
+        if not info.dims:
+            self.world_like.add(info.id)
+        return replace(call, comm_info=new), traced_dims
+
+    def _rule(self, peers: list[int], grid: bool, traced_dims: tuple[int, ...], call: Call) -> PeerRule:
+        p = self.base.num_ranks
+        if any(x == ANY for x in peers):
+            raise self._refuse(call.index, call.name, "a wildcard (MPI_ANY_SOURCE) receive", "its partner on more ranks is unknown")
+        real = [(r, x) for r, x in enumerate(peers) if x != PROC_NULL]
+        if not real:
+            if all(x == PROC_NULL for x in peers):
+                raise self._refuse(
+                    call.index, call.name, "its peer is MPI_PROC_NULL on every traced rank",
+                    "where it goes on more ranks is unknown: trace on more ranks, with a neighbour in every "
+                    "direction of the grid (e.g. 4 ranks as 2 x 2)",
+                )
+        if grid:
+            periods = self.grid_periods
+            shifts = set()
+            for r, x in real:
+                cr, cx = coords_of(r, traced_dims), coords_of(x, traced_dims)
+                d = []
+                for k, size in enumerate(traced_dims):
+                    delta = cx[k] - cr[k]
+                    if periods[k] and size > 0:
+                        delta %= size
+                        if delta > size // 2:
+                            delta -= size
+                    d.append(delta)
+                shifts.add(tuple(d))
+            if len(shifts) == 1:
+                rule = PeerRule("grid", shifts.pop())
+                # the same rule must give MPI_PROC_NULL where the trace has it
+                if all(rule.place(r, p, traced_dims, periods) == x for r, x in enumerate(peers)):
+                    return rule
+            raise self._refuse(call.index, call.name, f"peers {peers} follow no fixed displacement on the {traced_dims} grid")
+        offsets = {x - r for r, x in real}
+        if len(offsets) == 1:
+            rule = PeerRule("offset", (offsets.pop(),))
+            if all(rule.place(r, p, (), ()) == x for r, x in enumerate(peers)):
+                return rule
+        ring = {(x - r) % p for r, x in real}
+        if len(ring) == 1 and all(x != PROC_NULL for x in peers):
+            d = ring.pop()
+            return PeerRule("ring", (d - p if d > p // 2 else d,))  # the shorter way round
+
+        raise self._refuse(call.index, call.name, f"peers {peers} of ranks 0..{p - 1} follow no fixed rank offset")
+
+    # -- playing N ranks
+    def calls(self, rank: int) -> Iterator[Call]:
+        n, dims, periods = self.num_ranks, self.grid_dims, self.grid_periods
+        for call, rule, recv_rule in self.template:
+            c = replace(call)
+            if c.kind == "comm_create" and c.comm_info is not None:
+                c.comm_info = replace(c.comm_info, rank=rank)
+            elif c.kind == "coll":
+                if rule is not None:
+                    c.root = rule.place(rank, n, dims, periods)
+                    if c.root < 0:
+                        raise self._refuse(c.index, c.name, f"root {call.root} does not exist on {n} ranks")
+            elif rule is not None:
+                grid = dims if c.comm == self.grid_comm else ()
+                c.peer = rule.place(rank, n, grid, periods if grid else ())
+                if recv_rule is not None:
+                    c.recv_peer = recv_rule.place(rank, n, grid, periods if grid else ())
+            if c.completions is not None:
+                c.completions = list(c.completions)
+            yield c

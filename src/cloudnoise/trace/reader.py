@@ -1,0 +1,59 @@
+"""The one small interface every trace format implements, and `open_trace`,
+which recognises the format of a folder (or file) and opens it.
+
+A reader streams each rank's calls in program order (never the whole trace
+in memory) and says how many ranks there are and what it knows about the
+run. Formats: `native` (cloudnoise's recorder) and `liballprof`
+(LogGOPSim's tracer); OTF2 archives are recognised and refused for now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.trace.events import Call
+
+
+class TraceReader(Protocol):
+    """A recorded run: `num_ranks` ranks, each a stream of `Call`s."""
+
+    format: str
+    path: Path
+    num_ranks: int
+
+    def calls(self, rank: int) -> Iterator[Call]:
+        """Rank `rank`'s calls in program order, streamed from disk."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """What the trace says about the run (format, ranks, host, command...)."""
+        ...
+
+
+def open_trace(path: str | Path) -> TraceReader:
+    """The reader for `path`: a native trace folder (rank-*.cntr) or a folder
+    of liballprof files (*-rank-N.txt / pmpi-trace-rank-*.txt)."""
+    p = Path(path)
+    if not p.exists():
+        raise CloudnoiseError(f"{p}: no such trace folder; give the folder `cloudnoise trace record --out` wrote")
+    if p.is_dir():
+        if any(p.glob("rank-*.cntr")):
+            from cloudnoise.trace.native import NativeTrace
+
+            return NativeTrace(p)
+        if any(p.glob("*.otf2")):
+            raise CloudnoiseError(f"{p}: an OTF2 archive; reading OTF2 is not implemented yet (native and liballprof traces are)")
+        from cloudnoise.trace.liballprof import LiballprofTrace, find_rank_files
+
+        if find_rank_files(p):
+            return LiballprofTrace(p)
+        raise CloudnoiseError(
+            f"{p}: no trace found (expected rank-*.cntr from `cloudnoise trace record`, liballprof's "
+            "*-rank-N.txt files, or an OTF2 archive's .otf2 file)"
+        )
+    if p.suffix == ".otf2":
+        raise CloudnoiseError(f"{p}: an OTF2 archive; reading OTF2 is not implemented yet (native and liballprof traces are)")
+    raise CloudnoiseError(f"{p}: not a trace folder; give the folder holding the per-rank files")

@@ -1,0 +1,110 @@
+"""The liballprof reader on files written by hand from the format's
+description (src/cloudnoise/trace/liballprof.py): one line per call,
+NAME:T_START(us):ARGS...:T_END(us), arguments in prototype order with
+datatypes as ID,SIZE,EXTENT and communicators as HANDLE,RANK,SIZE."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.schedules.patterns import schedule_goal_text
+from cloudnoise.simulate.api import simulate
+from cloudnoise.trace.convert import to_schedule
+from cloudnoise.trace.reader import open_trace
+
+# Rank 0 sends 4 ints (16 B) to rank 1 with tag 9, then receives 2 doubles
+# (16 B) with MPI_Irecv + MPI_Waitall (requests 4 bytes apart, as MPICH's),
+# then both ranks allreduce one double and meet at a barrier.
+RANK0 = """# htor's PMPI Tracer 1.0 Output File
+# time: Thu Jan  1 00:00:00 2009
+# hostname: node0.
+# clockdiff: 0.000000 s (relative to rank 0)
+
+MPI_Init:-:140737488343500:140737488344604:1000000.000000
+MPI_Comm_rank:1000001.000000:0,0,2:6741352:1000001.000000
+MPI_Send:1000010.000000:6610272:4:2,4,4:1:9:0,0,2:1000012.000000
+MPI_Irecv:1000020.000000:6610400:2:11,8,8:1:3:0,0,2:7000000:1000021.000000
+MPI_Waitall:1000050.000000:1:7000000:7000100:1000060.000000
+MPI_Allreduce:1000100.000000:140737488342264:140737488341160:1:11,8,8:3:0,0,2:1000110.000000
+MPI_Barrier:1000200.000000:0,0,2:1000205.000000
+MPI_Finalize:1000300.000000:-
+"""
+RANK1 = """# htor's PMPI Tracer 1.0 Output File
+
+MPI_Init:-:140737488343500:140737488344604:2000000.000000
+MPI_Recv:2000005.000000:11017376:4:2,4,4:0:9:0,1,2:140737488340112:2000015.000000
+MPI_Isend:2000020.000000:6610400:2:11,8,8:0:3:0,1,2:7000004:2000021.000000
+MPI_Wait:2000030.000000:7000004:7000200:2000031.000000
+MPI_Allreduce:2000100.000000:140737488342264:140737488341160:1:11,8,8:3:0,1,2:2000110.000000
+MPI_Barrier:2000200.000000:0,1,2:2000205.000000
+MPI_Finalize:2000250.000000:-
+"""
+
+
+def write(folder: Path, texts: list[str]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for r, text in enumerate(texts):
+        (folder / f"pmpi-trace-rank-{r}.txt").write_text(text)
+    return folder
+
+
+def test_reads_calls_in_order(tmp_path: Path) -> None:
+    t = open_trace(write(tmp_path / "lap", [RANK0, RANK1]))
+    assert t.format == "liballprof" and t.num_ranks == 2
+    calls = list(t.calls(0))
+    assert [c.name for c in calls] == ["MPI_Init", "MPI_Comm_rank", "MPI_Send", "MPI_Irecv", "MPI_Waitall",
+                                       "MPI_Allreduce", "MPI_Barrier", "MPI_Finalize"]
+    send = calls[2]
+    # times are microseconds from MPI_Init's end, in ns here
+    assert (send.kind, send.peer, send.tag, send.bytes, send.t_entry_ns, send.t_exit_ns) == ("send", 1, 9, 16, 10_000, 12_000)
+    assert calls[3].kind == "irecv" and calls[3].bytes == 16 and calls[3].request == 7000000
+    assert calls[4].completions == [(7000000, -1, -1, 0)]
+    assert calls[5].kind == "coll" and calls[5].bytes == 8
+    assert calls[-1].kind == "finalize" and calls[-1].t_entry_ns == 300_000
+    assert "htor's PMPI Tracer 1.0 Output File" in t.describe()["header"]
+
+
+def test_converts_and_simulates(tmp_path: Path) -> None:
+    schedule, conv = to_schedule(open_trace(write(tmp_path / "lap", [RANK0, RANK1])))
+    text = schedule_goal_text(schedule)
+    assert "send 16b to 1 tag 9" in text and "recv 16b from 0 tag 9" in text
+    assert "recv 16b from 1 tag 3" in text and "send 16b to 0 tag 3" in text
+    assert conv.recorded_runtime_ns == 300_000 and conv.calls_by_name["MPI_Comm_rank"] == 1
+    r = simulate(schedule, L=1000, o=100, g=0, G=0, O=0, ready_order="program")
+    assert r.runtime_ns[0] >= max(conv.compute_ns) and conv.compute_ns[0] == 300_000 - conv.mpi_ns[0]
+
+
+def test_waitall_with_8_byte_requests(tmp_path: Path) -> None:
+    rank0 = RANK0.replace("MPI_Irecv:1000020.000000:6610400:2:11,8,8:1:3:0,0,2:7000000:1000021.000000",
+                          "MPI_Irecv:1000020.000000:6610400:2:11,8,8:1:3:0,0,2:7000008:1000021.000000")
+    rank0 = rank0.replace("MPI_Waitall:1000050.000000:1:7000000:", "MPI_Waitall:1000050.000000:2:7000000:")
+    calls = list(open_trace(write(tmp_path / "lap", [rank0, RANK1])).calls(0))
+    assert calls[4].completions == [(7000008, -1, -1, 0)]
+
+
+def test_damaged_lines_are_one_line_errors(tmp_path: Path) -> None:
+    bad = RANK0.replace("MPI_Send:1000010.000000:6610272:4:2,4,4:1:9:0,0,2:1000012.000000", "MPI_Send:1000010.000000:oops:1000012.000000")
+    with pytest.raises(CloudnoiseError, match=r"pmpi-trace-rank-0.txt:8: rank 0, call 2: MPI_Send has 1 arguments"):
+        list(open_trace(write(tmp_path / "a", [bad, RANK1])).calls(0))
+    cut = RANK1.split("MPI_Barrier")[0]
+    with pytest.raises(CloudnoiseError, match="rank 1: the trace ends after call 4 without MPI_Finalize"):
+        to_schedule(open_trace(write(tmp_path / "b", [RANK0, cut])))
+    sub = RANK0.replace("MPI_Barrier:1000200.000000:0,0,2:", "MPI_Barrier:1000200.000000:5,0,1:")
+    with pytest.raises(CloudnoiseError, match="does not record who is in a communicator"):
+        list(open_trace(write(tmp_path / "c", [sub, RANK1])).calls(0))
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "pmpi-trace-rank-1.txt").write_text(RANK1)
+    (tmp_path / "d" / "pmpi-trace-rank-0.txt").write_text(RANK0)
+    (tmp_path / "d" / "pmpi-trace-rank-0.txt").unlink()
+    with pytest.raises(CloudnoiseError):
+        open_trace(tmp_path / "d")
+
+
+def test_unknown_call_is_reported(tmp_path: Path) -> None:
+    odd = RANK0.replace("MPI_Barrier:1000200.000000:0,0,2:1000205.000000\n",
+                        "MPI_Barrier:1000200.000000:0,0,2:1000205.000000\nMPI_Win_fence:1000206.000000:0:77:1000207.000000\n")
+    with pytest.raises(CloudnoiseError, match=r"call 7 \(MPI_Win_fence\).*--allow-unsupported"):
+        to_schedule(open_trace(write(tmp_path / "lap", [odd, RANK1])))
