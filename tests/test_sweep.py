@@ -338,7 +338,31 @@ def test_app_sweep_splits_compute_and_communication(tmp_path):
         assert r["compute_ns"] == 2_000_000.0
         assert r["communication_ns"] == pytest.approx(r["runtime_ns"] - 2_000_000.0)
         assert r["communication_ns"] > 0
-    assert json.loads((tmp_path / "sweep.json").read_text())["experiment"]["compute"][0]["seconds"] == 0.001
+    assert json.loads((tmp_path / "sweep.json").read_text())["compute"]["gcp-hpc"][0]["seconds"] == 0.001
+
+
+def test_app_sweep_runs_gemm_at_each_systems_own_rate(tmp_path):
+    """gemm:N on a profile runs at that system's rate (peak x efficiency), recorded
+    with its source in sweep.json; --gflops overrides it for every system."""
+    exp = app_experiment("gemm:1024 + dissemination:16B")
+    systems = (system("daint"), system("azure-hpc"))
+    run_sweep(SweepRequest(exp, systems, (4,), ("none",), 1), tmp_path / "own", in_process=True)
+    meta = json.loads((tmp_path / "own" / "sweep.json").read_text())
+    flop = 2 * 1024**3
+    for s in systems:
+        rate = s.profile.compute.gflops
+        phase = meta["compute"][s.name][0]
+        assert phase["method"] == "profile" and phase["gflops"] == rate and phase["rate_source"] == "reconstructed"
+        assert phase["seconds"] == pytest.approx(flop / (rate * 1e9))
+    t = load_results(tmp_path / "own").to_pylist()
+    assert {r["system"]: r["compute_ns"] for r in t} == pytest.approx(
+        {s.name: flop / s.profile.compute.gflops for s in systems})
+    given = SweepRequest(app_experiment("gemm:1024 + dissemination:16B", gflops=10.0), systems, (4,), ("none",), 1,
+                         gflops=10.0)
+    run_sweep(given, tmp_path / "given", in_process=True)
+    meta = json.loads((tmp_path / "given" / "sweep.json").read_text())
+    assert {meta["compute"][s.name][0]["method"] for s in systems} == {"gflops"}
+    assert {r["compute_ns"] for r in load_results(tmp_path / "given").to_pylist()} == {flop / 10.0}
 
 
 # ---------------------------------------------------------------- CLI
@@ -514,6 +538,27 @@ def test_cost_of_a_sweep_with_an_unpriced_system(tmp_path):
     assert row["cost_usd"] == pytest.approx(row["runtime_s"] / 3600 * 8 * 2.0) and fixed["unpriced"] == []
     with pytest.raises(CloudnoiseError, match="not a sweep folder"):
         sweep_costs(tmp_path / "nothing", parse_pricing("on-demand"))
+
+
+def test_placement_is_part_of_the_sweep(tmp_path):
+    """--placement different-racks runs Table II's second block and is recorded;
+    the folder refuses a continuation at the other placement."""
+    from cloudnoise.sweep.request import system_from
+
+    def request(placement):
+        return SweepRequest(collective_experiment("dissemination", "16B"), (system_from("daint", placement),), (4,),
+                            ("none",), 1, seed=7, placement=placement)
+
+    run_sweep(request("different-racks"), tmp_path / "dr", in_process=True)
+    run_sweep(request(None), tmp_path / "sr", in_process=True)
+    meta = json.loads((tmp_path / "dr" / "sweep.json").read_text())
+    assert meta["placement"] == "different-racks"
+    assert meta["profiles"]["daint"]["placement"] == "different-racks"
+    assert meta["profiles"]["daint"]["provenance"]["loggops"] == "reconstructed"
+    dr, sr = (load_results(tmp_path / d)["runtime_ns"].to_pylist()[0] for d in ("dr", "sr"))
+    assert dr != sr  # Daint's different-racks max bandwidth is 75.24 Gb/s, not 74.37
+    with pytest.raises(CloudnoiseError, match="another placement"):
+        run_sweep(request(None), tmp_path / "dr", in_process=True)
 
 
 def test_cost_of_a_sweep_prints_a_summary_and_every_row_as_csv(tmp_path, capsys):

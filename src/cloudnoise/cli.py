@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "sweep": ("cloudnoise.sweep.cli", "sweep", "Scalability sweeps: systems x nodes x noise x repetitions, on Dask."),
     "advise": ("cloudnoise.advise.cli", "advise", "Which system, how many nodes, at what cost and risk: Pareto front, p99, deadline odds."),
     "trace": ("cloudnoise.trace.cli", "trace", "Record an MPI application's calls; convert, show and extrapolate traces."),
+    "paper": ("cloudnoise.paper.cli", "paper", "Reproduce the paper's Sec. V statements with the built-in profiles."),
 }
 
 

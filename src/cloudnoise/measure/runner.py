@@ -28,6 +28,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
 from cloudnoise.measure import loggp, osnoise, tables
 from cloudnoise.measure.campaign import Campaign, utc_now, write_json
+from cloudnoise.measure.dgemm import record_dgemm
 from cloudnoise.measure.experiments import Options, Run, Unit, plan
 from cloudnoise.measure.launcher import LaunchSpec, build_command, supervise
 from cloudnoise.measure.mpi import MpiInstallation
@@ -248,6 +249,7 @@ def execute(req: Request, mpi: MpiInstallation) -> tuple[Campaign, dict[str, Any
         _kill_stale(exp)
     campaign.meta["labels"] = {"distance": "unknown", **campaign.meta.get("labels", {}), **req.labels}
     campaign.meta["mpi"] = {**campaign.meta.get("mpi", {}), **mpi.as_dict()}
+    record_dgemm(campaign)
     campaign.root.mkdir(parents=True, exist_ok=True)
     campaign.save()
 

@@ -26,7 +26,11 @@ noise data it names, next to it, by relative path. What comes from where:
 * ``os_noise``: the ``os-noise`` selfish-detour trace, copied to
   ``<profile>.os_noise.trace``.
 * ``table2``: the campaign's Table II figures, under the node distance its
-  ``distance`` label names (same rack when unknown, said in the source).
+  ``distance`` label names (never "same rack" unless the campaign says so:
+  an unknown distance is kept as unknown, see below).
+* ``compute``: the DGEMM rate `measure` timed on the launching host
+  (``compute`` in the campaign's metadata, see cloudnoise.measure.dgemm),
+  labelled measured; `gemm:N` phases on this profile run at it.
 
 The dict is built here rather than through the profile dataclasses so this
 module works on its own; when ``cloudnoise.model.profile`` is importable the
@@ -182,8 +186,9 @@ def build_profile(
     }
     table2 = {"provenance": _measured(
         f"{where}: latency from {t2.get('latency_from', 'n/a')}, bandwidth from {t2.get('bandwidth_from', 'n/a')}"
-        + ("; node distance unknown, filed under same rack" if distance == "unknown" else ""))}
-    table2["different_racks" if distance == "different-racks" else "same_rack"] = figures
+        + ("; node distance unknown" if distance not in ("same-rack", "different-racks") else ""))}
+    slot = {"same-rack": "same_rack", "different-racks": "different_racks"}.get(distance, "unknown_distance")
+    table2[slot] = figures
 
     profile: dict[str, Any] = {
         "format": FORMAT,
@@ -248,6 +253,15 @@ def build_profile(
         shutil.copyfile(trace, out.parent / file)
         profile["os_noise"] = {"provenance": _measured(f"{where}: selfish detour, rank 0"), "trace": file}
 
+    compute = meta.get("compute") or {}
+    if compute.get("gflops"):
+        profile["compute"] = {
+            "provenance": _measured(
+                f"{where}: DGEMM {compute.get('dgemm_n')}x{compute.get('dgemm_n')} timed on {meta.get('launch_host', 'the launching host')} "
+                f"({compute.get('cpu', 'CPU unknown')}) with numpy's BLAS ({compute.get('blas', '?')}), "
+                f"{compute.get('threads', '1')} thread(s) per rank, median of 5 samples, {compute.get('measured_at', '')}"),
+            "gflops": float(compute["gflops"]),
+        }
     profile["hardware"] = {k: v for k, v in profile["hardware"].items() if v is not None}
     out.write_text(json.dumps(profile, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     _validate(out)

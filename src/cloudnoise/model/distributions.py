@@ -29,6 +29,7 @@ Spec strings (`parse_distribution`)::
     uniform:low=0.5,high=1
     lognormal:median=800ns,sigma=0.7      # or mu=LN_NS,sigma=S   or median=X,p99=Y
     pareto:scale=10us,alpha=2.5           # support [scale, inf); P(X>x) = (scale/x)^alpha
+    pareto:scale=10us,alpha=2.5,max=1ms   # the same truncated at max (bounded excursions)
     empirical:file=samples.csv            # also: any spec without ':' is a FILE path
     empirical:file=run.parquet,column=latency_ns,scale=0.001
     empirical:file=bw.csv,column=gbit_s,normalize=max   # bandwidths -> fraction of peak
@@ -246,33 +247,55 @@ class LogNormal(_Base):
 
 @dataclass(frozen=True)
 class Pareto(_Base):
-    """Pareto tail: P(X > x) = (scale / x)^alpha for x >= scale."""
+    """Pareto tail: P(X > x) = (scale / x)^alpha for x >= scale; with `max`,
+    truncated there: P(X > x) = ((scale/x)^alpha - t) / (1 - t), t = (scale/max)^alpha
+    (a heavy tail whose excursions are bounded, e.g. by a retransmission timeout)."""
 
     scale: float
     alpha: float
+    max: float = math.inf
 
     def __post_init__(self) -> None:
         if not (self.scale > 0 and self.alpha > 0):
             raise CloudnoiseError(f"pareto needs scale > 0 and alpha > 0, got scale={self.scale}, alpha={self.alpha}")
+        if not self.max > self.scale:
+            raise CloudnoiseError(f"pareto needs max > scale, got scale={self.scale}, max={self.max}")
 
     @property
     def _frozen(self):
         return stats.pareto(b=self.alpha, scale=self.scale)
 
+    @property
+    def _t(self) -> float:
+        return 0.0 if math.isinf(self.max) else (self.scale / self.max) ** self.alpha
+
     def quantile(self, p: np.ndarray) -> np.ndarray:
-        return self._frozen.ppf(_as_p(p))
+        if math.isinf(self.max):
+            return self._frozen.ppf(_as_p(p))
+        q = _as_p(p)
+        return self.scale * (1.0 - q * (1.0 - self._t)) ** (-1.0 / self.alpha)
 
     def cdf(self, x: np.ndarray) -> np.ndarray:
-        return self._frozen.cdf(np.asarray(x, dtype=np.float64))
+        x = np.asarray(x, dtype=np.float64)
+        if math.isinf(self.max):
+            return self._frozen.cdf(x)
+        inside = (1.0 - (self.scale / np.clip(x, self.scale, self.max)) ** self.alpha) / (1.0 - self._t)
+        return np.where(x < self.scale, 0.0, np.where(x >= self.max, 1.0, inside))
 
     def mean(self) -> float:
-        return self.scale * self.alpha / (self.alpha - 1.0) if self.alpha > 1 else math.inf
+        a, s, t = self.alpha, self.scale, self._t
+        if math.isinf(self.max):
+            return s * a / (a - 1.0) if a > 1 else math.inf
+        if a == 1.0:
+            return s * math.log(self.max / s) / (1.0 - t)
+        return s * a / (a - 1.0) * (1.0 - (s / self.max) ** (a - 1.0)) / (1.0 - t)
 
     def support(self) -> tuple[float, float]:
-        return (self.scale, math.inf)
+        return (self.scale, self.max)
 
     def spec(self) -> str:
-        return f"pareto:scale={_fmt(self.scale)},alpha={_fmt(self.alpha)}"
+        cap = "" if math.isinf(self.max) else f",max={_fmt(self.max)}"
+        return f"pareto:scale={_fmt(self.scale)},alpha={_fmt(self.alpha)}{cap}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -466,7 +489,7 @@ _PARAMS: dict[str, set[str]] = {
     "constant": {"value"},
     "uniform": {"low", "high"},
     "lognormal": {"mu", "sigma", "median", "p99"},
-    "pareto": {"scale", "alpha"},
+    "pareto": {"scale", "alpha", "max"},
     "empirical": {"file", "column", "scale", "normalize"},
 }
 
@@ -526,7 +549,7 @@ def _build(kind: str, param_text: str, spec: str, base_dir: Path | None) -> Dist
         return Uniform(num["low"], num["high"])
     if kind == "pareto":
         _need(params, ["scale", "alpha"], kind, spec)
-        return Pareto(num["scale"], num["alpha"])
+        return Pareto(num["scale"], num["alpha"], num.get("max", math.inf))
     if kind == "lognormal":
         keys = set(params)
         if keys == {"mu", "sigma"}:

@@ -7,7 +7,8 @@ campaign use this same format.
 
 Every part carries a provenance: `measured` (by the user's campaign or the
 paper's authors), `published` (copied from a price list, data sheet or paper
-table) or `reconstructed` (derived under stated assumptions), with a `source`
+table), `reconstructed` (derived under stated assumptions) or `calibrated`
+(fitted to cited targets, see cloudnoise.profiles.calibrate), with a `source`
 sentence, so no one mistakes a reconstruction for a measurement.
 
 Noise models are given as a spec string (see cloudnoise.model.distributions and
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.compute import ComputeRate, PeakFlops, peak_times_efficiency
 from cloudnoise.model.distributions import (
     Distribution,
     QuantileTable,
@@ -37,27 +39,30 @@ from cloudnoise.model.distributions import (
 from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_noise_spec, read_trace
 
 FORMAT = "cloudnoise-profile/1"
-PROVENANCE_KINDS = ("measured", "published", "reconstructed")
+PROVENANCE_KINDS = ("measured", "published", "reconstructed", "calibrated")
 # Top-level keys in the order they are written (after "format").
 KEY_ORDER = (
     "name",
     "description",
     "labels",
     "hardware",
+    "compute",
     "prices",
     "table2",
     "loggops",
     "latency_noise",
     "bandwidth_noise",
     "os_noise",
+    "different_racks",
 )
+PLACEMENTS = ("same-rack", "different-racks")
 
 
 @dataclass(frozen=True)
 class Provenance:
     """Where a part of a profile comes from."""
 
-    kind: str  # measured | published | reconstructed
+    kind: str  # measured | published | reconstructed | calibrated
     source: str
 
     def __post_init__(self) -> None:
@@ -85,6 +90,76 @@ class Hardware:
 
 
 @dataclass(frozen=True)
+class ComputePeak:
+    """The node's peak flop rate from its published CPU (see cloudnoise.model.compute)."""
+
+    provenance: Provenance
+    sockets: int
+    cores_per_socket: int
+    clock_ghz: float
+    flops_per_cycle: int  # double precision, per cycle per core
+    isa: str = ""
+
+    def __post_init__(self) -> None:
+        self.flops()  # checks the numbers
+
+    def flops(self) -> PeakFlops:
+        return PeakFlops(self.sockets, self.cores_per_socket, self.clock_ghz, self.flops_per_cycle, self.isa)
+
+
+@dataclass(frozen=True)
+class ComputeEfficiency:
+    """The share of the peak a large DGEMM reaches with the system's BLAS."""
+
+    provenance: Provenance
+    value: float
+    blas: str | None = None
+
+
+@dataclass(frozen=True)
+class Compute:
+    """A node's DGEMM rate (one rank per node), the rate `gemm:N` phases run at.
+
+    Built-ins: `peak` x `efficiency` (gflops must equal it); a measured
+    profile: the rate timed on that machine (no peak)."""
+
+    provenance: Provenance
+    gflops: float
+    peak: ComputePeak | None = None
+    efficiency: ComputeEfficiency | None = None
+    note: str | None = None
+
+    def __post_init__(self) -> None:
+        g = self.gflops
+        if not (isinstance(g, (int, float)) and not isinstance(g, bool) and math.isfinite(g) and g > 0):
+            raise CloudnoiseError(f"compute: gflops must be a positive number (GFLOP/s), got {g!r}")
+        if (self.peak is None) != (self.efficiency is None):
+            raise CloudnoiseError("compute: give both peak and efficiency, or neither")
+        if self.peak is not None and self.efficiency is not None:
+            expected = peak_times_efficiency(self.peak.flops(), self.efficiency.value)
+            if not math.isclose(g, expected, rel_tol=1e-9):
+                raise CloudnoiseError(
+                    f"compute: gflops {g:g} is not peak x efficiency = {self.peak.flops().gflops:g} x "
+                    f"{self.efficiency.value:g} = {expected:g}"
+                )
+
+    def rate(self, system: str = "") -> ComputeRate:
+        """The rate with a one-line account of where it comes from."""
+        who = f"{system}: " if system else ""
+        if self.peak is not None and self.efficiency is not None:
+            pk = self.peak.flops()
+            blas = f" with {self.efficiency.blas}" if self.efficiency.blas else ""
+            text = (
+                f"{who}{pk.sockets}x{pk.cores_per_socket} cores x {pk.clock_ghz:g} GHz x {pk.flops_per_cycle} "
+                f"flop/cycle = {pk.gflops:g} GFLOP/s peak ({self.peak.provenance.kind}) x efficiency "
+                f"{self.efficiency.value:g}{blas} ({self.efficiency.provenance.kind})"
+            )
+        else:
+            text = f"{who}{self.provenance.source}"
+        return ComputeRate(float(self.gflops), self.provenance.kind, text)
+
+
+@dataclass(frozen=True)
 class Prices:
     """Hourly price per node; None where no price is published."""
 
@@ -109,11 +184,23 @@ class LinkFigures:
 
 @dataclass(frozen=True)
 class Table2:
-    """Latency and bandwidth summary as in the paper's Table II."""
+    """Latency and bandwidth summary as in the paper's Table II.
+
+    A campaign whose node distance is unknown (two ranks on one machine, or
+    nodes wherever the scheduler put them) files its figures under
+    `unknown_distance`, never under same rack."""
 
     provenance: Provenance
     same_rack: LinkFigures = field(default_factory=LinkFigures)
     different_racks: LinkFigures = field(default_factory=LinkFigures)
+    unknown_distance: LinkFigures | None = None
+
+    def rows(self) -> list[tuple[str, LinkFigures]]:
+        """(distance label, figures) of every distance with at least one figure."""
+        out = [("same rack", self.same_rack), ("different racks", self.different_racks)]
+        if self.unknown_distance is not None:
+            out.append(("distance unknown", self.unknown_distance))
+        return [(d, f) for d, f in out if any(getattr(f, k.name) is not None for k in fields(LinkFigures))]
 
 
 @dataclass(frozen=True)
@@ -196,6 +283,18 @@ class OSNoiseModel:
 
 
 @dataclass(frozen=True)
+class RackPlacement:
+    """What changes when the nodes are on different racks (Table II's second block,
+    Sec. IV-B/C): the network's LogGOPS parameters and noise. OS noise and the
+    rest of the profile are the node's and do not change."""
+
+    loggops: LogGOPS
+    latency_noise: NoiseModel | None = None
+    bandwidth_noise: NoiseModel | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
 class SystemProfile:
     """One system: hardware, prices, published figures, LogGOPS parameters and noise models."""
 
@@ -205,11 +304,68 @@ class SystemProfile:
     hardware: Hardware
     prices: Prices
     labels: tuple[str, ...] = ()
+    compute: Compute | None = None
     table2: Table2 | None = None
     latency_noise: NoiseModel | None = None
     bandwidth_noise: NoiseModel | None = None
     os_noise: OSNoiseModel | None = None
+    different_racks: RackPlacement | None = None
     base_dir: Path | None = field(default=None, compare=False)  # where relative files resolve; not saved
+    # Which placement the top-level network parts describe: "same-rack" for the
+    # built-ins, None where the profile does not say (a campaign of unknown
+    # node distance). Not saved: `at` sets it.
+    placement: str | None = field(default=None, compare=False)
+
+    def placement_label(self) -> str:
+        """Where this profile's nodes sit: the placement `at` chose, else the
+        built-ins' same rack (the paper's Table II first block), else what a
+        campaign said about its node distance ("unknown" when it did not)."""
+        if self.placement is not None:
+            return self.placement
+        t2 = self.table2
+        if t2 is None or t2.provenance.kind != "published":
+            if t2 is not None and t2.provenance.kind == "measured" and t2.unknown_distance is None:
+                return "same-rack" if t2.same_rack.min_latency_us is not None else "different-racks"
+            return "unknown"
+        return "same-rack"
+
+    def placements(self) -> tuple[str, ...]:
+        """The placements this profile describes."""
+        return ("same-rack", "different-racks") if self.different_racks is not None else ("same-rack",)
+
+    def at(self, placement: str) -> SystemProfile:
+        """This system with its nodes placed as asked: `same-rack` is the profile
+        as written, `different-racks` swaps in that block's network parts."""
+        from dataclasses import replace
+
+        if placement not in PLACEMENTS:
+            raise CloudnoiseError(f"--placement: choose from {', '.join(PLACEMENTS)}, got {placement!r}")
+        if placement == "same-rack":
+            return replace(self, placement="same-rack")
+        dr = self.different_racks
+        if dr is None:
+            raise CloudnoiseError(
+                f"{self.name}: the profile has no different-racks figures (Table II has them for AWS, GCP, Alps, "
+                "Daint and DEEP-EST); use --placement same-rack"
+            )
+        return replace(
+            self, loggops=dr.loggops, latency_noise=dr.latency_noise, bandwidth_noise=dr.bandwidth_noise,
+            placement="different-racks",
+        )
+
+    def provenance_kinds(self) -> dict[str, str]:
+        """Each part a simulation uses, labelled with its provenance kind
+        (published, reconstructed, calibrated, measured)."""
+        out = {"loggops": self.loggops.provenance.kind}
+        for part in ("latency_noise", "bandwidth_noise", "os_noise", "compute"):
+            value = getattr(self, part)
+            if value is not None:
+                out[part] = value.provenance.kind
+        return out
+
+    def describe_use(self) -> dict[str, Any]:
+        """What a result says about the profile it ran on."""
+        return {"name": self.name, "placement": self.placement_label(), "provenance": self.provenance_kinds()}
 
     def latency_distribution(self) -> Distribution | None:
         """The latency excess distribution (ns over L), or None for no latency noise."""
@@ -227,6 +383,11 @@ class SystemProfile:
         """The OS noise trace, or a synthetic generator, or None."""
         return None if self.os_noise is None else self.os_noise.load(self.base_dir)
 
+    def compute_rate(self) -> ComputeRate | None:
+        """The node's DGEMM rate for `gemm:N` phases, with its source; None when
+        the profile does not say (then a gemm phase is timed on this machine)."""
+        return None if self.compute is None else self.compute.rate(self.name)
+
     def price_per_node_hour(self, pricing: str) -> float | None:
         """The committed or on-demand hourly price per node (None if unpublished)."""
         if pricing == "committed":
@@ -240,6 +401,8 @@ class SystemProfile:
         out: dict[str, Any] = {"format": FORMAT}
         for name in KEY_ORDER:
             value = getattr(self, name)
+            if value is None and name in ("compute", "different_racks"):
+                continue  # optional parts a profile may not have
             if name == "labels":
                 value = list(value)
             elif value is not None and hasattr(value, "__dataclass_fields__"):
@@ -266,6 +429,13 @@ def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
+_NESTED: dict[str, tuple[tuple[str, type], ...]] = {
+    "Table2": (("same_rack", LinkFigures), ("different_racks", LinkFigures), ("unknown_distance", LinkFigures)),
+    "Compute": (("peak", ComputePeak), ("efficiency", ComputeEfficiency)),
+    "RackPlacement": (("loggops", LogGOPS), ("latency_noise", NoiseModel), ("bandwidth_noise", NoiseModel)),
+}
+
+
 def _build(cls, data: Any, where: str):
     """Construct dataclass `cls` from a dict, with one-line errors naming the bad key."""
     if not isinstance(data, dict):
@@ -279,7 +449,7 @@ def _build(cls, data: Any, where: str):
         if "provenance" not in data:
             raise CloudnoiseError(f"{where}: missing provenance {{kind, source}}")
         kwargs["provenance"] = _build(Provenance, data["provenance"], f"{where}.provenance")
-    for key, sub in (("same_rack", LinkFigures), ("different_racks", LinkFigures)):
+    for key, sub in _NESTED.get(cls.__name__, ()):
         if key in names and key in data and data[key] is not None:
             kwargs[key] = _build(sub, data[key], f"{where}.{key}")
     try:
@@ -303,11 +473,13 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
     parts = {
         "loggops": LogGOPS,
         "hardware": Hardware,
+        "compute": Compute,
         "prices": Prices,
         "table2": Table2,
         "latency_noise": NoiseModel,
         "bandwidth_noise": NoiseModel,
         "os_noise": OSNoiseModel,
+        "different_racks": RackPlacement,
     }
     for key, cls in parts.items():
         if body.get(key) is not None:
@@ -316,7 +488,7 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
     if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
         raise CloudnoiseError(f"{where}: labels must be a list of strings")
     body["labels"] = tuple(labels)
-    known = {f.name for f in fields(SystemProfile)} - {"base_dir"}
+    known = {f.name for f in fields(SystemProfile)} - {"base_dir", "placement"}
     unknown = sorted(set(body) - known)
     if unknown:
         raise CloudnoiseError(f"{where}: unknown key {unknown[0]!r}")

@@ -2,11 +2,15 @@
 GOAL schedule.
 
 An `Experiment` is the workload with everything fixed except the node
-count: the collective's arguments, or the application's phases, iterations
-and compute times. Compute times (DGEMM) are fixed once, on the machine that
-plans the sweep, and travel with the experiment, so every worker simulates
-the same application whatever its own CPU (results never depend on where a
-task ran).
+count and the system: the collective's arguments, or the application's
+phases and iterations. An application's compute times depend on the system
+(`for_system`): a `gemm:N` phase runs at the user's --gflops if given, else
+at the system's own rate (its profile's `compute`), else at DGEMM timed on
+the machine that plans the sweep. They are fixed once, when the sweep
+starts, kept in sweep.json and travel with the tasks, so every worker
+simulates the same application whatever its own CPU (results never depend
+on where a task ran), and a resumed sweep never times anything again.
+
 
 Scaling of an application (`scaling`):
 
@@ -33,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.compute import ComputeRate
 from cloudnoise.schedules.apps import Application, app_from, resolve
 from cloudnoise.schedules.compute_model import ComputeTime
 from cloudnoise.schedules.patterns import CollectiveSpec, count, generate
@@ -82,12 +87,17 @@ def _strong(c: ComputeTime | None, ranks: int) -> ComputeTime | None:
     """A compute phase's share of one rank when the phase is the whole job's work."""
     if c is None:
         return None
-    return ComputeTime(c.seconds / ranks, c.method, f"{c.detail}; / {ranks} ranks (strong scaling)".lstrip("; "))
+    return dataclasses.replace(c, seconds=c.seconds / ranks,
+                               detail=f"{c.detail}; / {ranks} ranks (strong scaling)".lstrip("; "))
 
 
 @dataclass(frozen=True)
 class Experiment:
-    """A named workload; `collective`, `app` or `goal` holds it (ranks are a placeholder)."""
+    """A named workload; `collective`, `app` or `goal` holds it (ranks are a placeholder).
+
+    An app experiment as first made is a template: its compute phases last 0
+    until `for_system` fixes them for one system (unless nothing in them
+    depends on the system: --gflops, or compute stored by a resumed sweep)."""
 
     name: str
     kind: str  # "collective" | "app" | "goal"
@@ -95,6 +105,25 @@ class Experiment:
     figure: str | None = None
     collective: CollectiveSpec | None = None
     app: Application | None = None
+    gflops: float | None = None  # the user's --gflops, for every system
+
+    def for_system(
+        self, system: str, rate: ComputeRate | None, stored: list[dict[str, Any] | None] | None = None
+    ) -> Experiment:
+        """This workload on one system: compute times from `stored` (a resumed
+        sweep's), else from --gflops, else from the system's `rate`, else DGEMM
+        timed on this machine (see cloudnoise.schedules.compute_model)."""
+        if self.app is None or all(c is None or c.method != "unresolved" for c in self.app.compute):
+            return self  # a collective, or compute that does not depend on the system
+        spec = self.app.spec
+        if stored is not None:
+            if len(stored) != len(spec.phases):
+                raise CloudnoiseError(f"sweep.json: the compute of {system} does not match the application's phases")
+            times = [None if c is None else _compute_time(c) for c in stored]
+            app = Application(spec=spec, ranks=2, iterations=self.app.iterations, compute=times)
+        else:
+            app = resolve(spec, ranks=2, iterations=self.app.iterations, gflops=self.gflops, rate=rate)
+        return dataclasses.replace(self, app=app)
     scaling: str = "weak"  # apps: see the module docstring
     goal: GoalFile | None = None
 
@@ -151,15 +180,30 @@ class Experiment:
         out: dict[str, Any] = {"name": self.name, "kind": self.kind, "spec": self.spec, "figure": self.figure}
         if self.app is not None:
             out["iterations"] = self.app.iterations
-            out["compute"] = [
-                None if c is None else {"seconds": c.seconds, "method": c.method, "detail": c.detail}
-                for c in self.app.compute
-            ]
             if self.scaling != "weak":  # weak sweeps keep the sweep.json they always had
                 out["scaling"] = self.scaling
         if self.goal is not None:
             out.update(sha256=self.goal.sha256, ranks=self.goal.ranks)
         return out
+
+    def compute_record(self) -> list[dict[str, Any] | None]:
+        """This (system's) app's compute phases as sweep.json keeps them: seconds,
+        how they were fixed, and the flop rate with its source."""
+        assert self.app is not None
+        return [
+            None if c is None else {"seconds": c.seconds, "method": c.method, "detail": c.detail,
+                                    "gflops": c.gflops, "rate_source": c.rate_kind or None}
+            for c in self.app.compute
+        ]
+
+
+def _compute_time(c: dict[str, Any]) -> ComputeTime:
+    try:
+        gflops = c.get("gflops")
+        return ComputeTime(float(c["seconds"]), str(c["method"]), str(c.get("detail", "")),
+                           None if gflops is None else float(gflops), str(c.get("rate_source") or ""))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise CloudnoiseError("sweep.json: a compute phase needs seconds and method; remove the folder or use another --out") from None
 
 
 def collective_experiment(pattern: str, size: str, name: str = "", figure: str | None = None) -> Experiment:
@@ -180,20 +224,31 @@ def app_experiment(
     compute: list[dict[str, Any] | None] | None = None,
     scaling: str = "weak",
 ) -> Experiment:
-    """An application sweep. `compute`, from a sweep.json being resumed, reuses the
-    compute times fixed when the sweep started instead of timing DGEMM again.
-    `scaling`: weak or strong (see the module docstring)."""
+    """An application sweep's template (compute fixed per system by `for_system`).
+    `compute`, stored by a sweep being resumed, fixes the compute times for
+    every system instead. `scaling`: weak or strong (see the module docstring)."""
     if scaling not in SCALINGS:
         raise CloudnoiseError(f"--scaling: choose {' or '.join(SCALINGS)}, not {scaling!r}")
     spec = app_from(text)
+    if iterations is not None and iterations < 1:
+        raise CloudnoiseError(f"--iterations must be at least 1, got {iterations}")
+    user = gflops if gflops is not None else spec.gflops
     if compute is not None:
         if len(compute) != len(spec.phases):
             raise CloudnoiseError("sweep.json: experiment.compute does not match the application's phases")
-        times = [None if c is None else ComputeTime(float(c["seconds"]), str(c["method"]), str(c.get("detail", ""))) for c in compute]
+        times = [None if c is None else _compute_time(c) for c in compute]
         app = Application(spec=spec, ranks=2, iterations=iterations or spec.iterations or 1, compute=times)
+    elif user is not None or all(p.kind != "gemm" or p.gflops for p in spec.phases):
+        # nothing depends on the system: fixed here, once
+        app = resolve(spec, ranks=2, iterations=iterations, gflops=user)
     else:
-        app = resolve(spec, ranks=2, iterations=iterations, gflops=gflops)
-    return Experiment(name=name or text.strip(), kind="app", spec=text.strip(), figure=figure, app=app, scaling=scaling)
+        placeholder = [None if p.kind == "collective" else ComputeTime(0.0, "unresolved") for p in spec.phases]
+        for phase in spec.phases:  # the pattern's arguments (ranks are checked per node count)
+            if phase.kind == "collective":
+                CollectiveSpec(phase.pattern, 2, phase.size, phase.nway, phase.segmentsize, phase.nb_ns)
+        app = Application(spec=spec, ranks=2, iterations=iterations or spec.iterations or 1, compute=placeholder)
+    return Experiment(name=name or text.strip(), kind="app", spec=text.strip(), figure=figure, app=app, gflops=user,
+                      scaling=scaling)
 
 
 def goal_experiment(path: str | Path, name: str = "") -> Experiment:
