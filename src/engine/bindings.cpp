@@ -49,6 +49,7 @@ std::vector<double> to_dvector(nb::ndarray<const double, nb::ndim<1>, nb::c_cont
 nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
                          const NoiseModel& noise, uint64_t seed, uint64_t first, uint64_t count,
                          unsigned threads, ReadyOrder order, Processing processing,
+                         uint32_t stamp_record_bits,
                          const std::function<void(uint64_t)>* progress) {
   if (count == 0) throw std::invalid_argument("repetitions must be at least 1");
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(count)));
@@ -62,7 +63,7 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
 
   auto worker = [&](bool record_first) {
     try {
-      Engine engine(sched, params, order, processing);
+      Engine engine(sched, params, order, processing, stamp_record_bits);
       for (;;) {
         if (failed.load(std::memory_order_relaxed)) return;
         const uint64_t k = next.fetch_add(1);
@@ -273,19 +274,23 @@ NB_MODULE(_engine, m) {
       "run",
       [](const Schedule& sched, const LogGOPSParams& params, const NoiseModel& noise,
          uint64_t seed, uint64_t first, uint64_t count, unsigned threads, bool program_order,
-         bool sequential, std::function<void(uint64_t)> progress) {
+         bool sequential, std::function<void(uint64_t)> progress, uint32_t stamp_record_bits) {
         return run_repetitions(sched, params, noise, seed, first, count, threads,
                                program_order ? ReadyOrder::Program : ReadyOrder::LogGOPSim,
-                               sequential ? Processing::Sequential : Processing::Auto, &progress);
+                               sequential ? Processing::Sequential : Processing::Auto,
+                               stamp_record_bits, &progress);
       },
       nb::arg("schedule"), nb::arg("params"), nb::arg("noise"), nb::arg("seed") = 0,
       nb::arg("first") = 0, nb::arg("count") = 1, nb::arg("threads") = 1,
       nb::arg("program_order") = false, nb::arg("sequential") = false,
       nb::arg("progress") = nb::none(),
+      nb::arg("stamp_record_bits") = StampOrder::kDefaultRecordBits,
       "Simulate repetitions [first, first+count); returns max_end_ps per repetition, "
       "host_end_ps of the first, events, messages, and how many repetitions were "
       "processed host by host in windows (`windowed`). `sequential` forces one global "
-      "event queue throughout; the results are the same bit for bit.");
+      "event queue throughout; the results are the same bit for bit. "
+      "`stamp_record_bits` is for tests: fewer remembered stamps make the windows give up "
+      "(and the repetition run again in the global order) more often.");
 
   bind_schedules(m);
   bind_assembly(m);

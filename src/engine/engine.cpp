@@ -31,17 +31,23 @@ int64_t round_to_int(double x) {
   return t + static_cast<int64_t>(frac >= 0.5) - static_cast<int64_t>(frac <= -0.5);
 }
 
+uint32_t checked_record_bits(uint32_t bits) {
+  if (bits < 1 || bits > 28) throw std::invalid_argument("stamp_record_bits must be in [1, 28]");
+  return bits;
+}
+
 }  // namespace
 
 Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder order,
-               Processing processing)
+               Processing processing, uint32_t stamp_record_bits)
     : sched_(schedule),
       p_(params),
       order_(order),
       processing_(processing),
       ranks_(schedule.num_ranks()),
       ncpu_(schedule.num_cpus()),
-      nnic_(schedule.num_nics()) {
+      nnic_(schedule.num_nics()),
+      windows_(checked_record_bits(stamp_record_bits)) {
   if (p_.L_ps < 0 || p_.o_ps < 0 || p_.g_ps < 0 || p_.G_fs < 0 || p_.O_fs < 0 || p_.O_rendezvous_fs < -1)
     throw std::invalid_argument("LogGOPS parameters must not be negative");
   if (ranks_ >= (1u << 29)) throw std::invalid_argument("at most 2^29 ranks are supported");
@@ -383,10 +389,13 @@ void Engine::process_initial() {
 // least time from processing an event to a message reaching another host.
 // 0 when there is none to use.
 uint32_t Engine::window_shift() const {
-  if (!windows_allowed_ || !latency_ || processing_ != Processing::Auto) return 0;
+  // Without noise every host runs in lockstep: ties everywhere, with
+  // chains of pushers as long as the run (see stamp_order.hpp).
+  if (!windows_allowed_ || processing_ != Processing::Auto || !(os_ || latency_ || bandwidth_))
+    return 0;
   // Each window keeps its pushers' times as 32-bit offsets.
-  const int64_t lookahead =
-      std::min<int64_t>(p_.o_ps + p_.L_ps + round_to_int(latency_->min()), int64_t{1} << 31);
+  const int64_t least_excess = latency_ ? round_to_int(latency_->min()) : 0;
+  const int64_t lookahead = std::min<int64_t>(p_.o_ps + p_.L_ps + least_excess, int64_t{1} << 31);
   if (lookahead < 2) return 0;
   return static_cast<uint32_t>(63 - std::countl_zero(static_cast<uint64_t>(lookahead)));
 }
