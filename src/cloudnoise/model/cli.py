@@ -19,11 +19,32 @@ def model() -> None:
 @click.option("--name", help="Profile name (default: the system label, else the campaign folder).")
 @click.option("--on-demand-price", type=float, help="USD per node-hour, on demand.")
 @click.option("--committed-price", type=float, help="USD per node-hour, committed use.")
+@click.option("--check", is_flag=True,
+              help="Then run a short `cloudnoise validate --suite` (2 ranks, 100 repetitions each) on this machine "
+                   "with the new profile and store its errors in the profile (key `check`, with what it ran on). "
+                   "Needs MPI, and the machine the campaign measured.")
+@click.option("--mpicc", help="With --check: MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel).")
+@click.option("--mpiexec", help="With --check: MPI launcher binary (default: next to mpicc).")
 def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | None,
-          committed_price: float | None) -> None:
-    """Write the system profile of CAMPAIGN (a `cloudnoise measure --out` directory)."""
+          committed_price: float | None, check: bool, mpicc: str | None, mpiexec: str | None) -> None:
+    """Write the system profile of CAMPAIGN (a `cloudnoise measure --out` directory).
+
+    \b
+    Examples:
+      cloudnoise model build here -o here.json
+      cloudnoise model build here -o here.json --check
+    """
     from cloudnoise.model.build import build_profile
 
     profile = build_profile(campaign, out, name, on_demand_price, committed_price)
     parts = [k for k in ("loggops", "latency_noise", "bandwidth_noise", "os_noise") if k in profile]
     click.echo(f"wrote {out} ({', '.join(parts)}; LogGOPS {profile['loggops']['provenance']['kind']})")
+    if check:
+        # The check runs the validate stage on the new profile; the stage
+        # itself stores the result through the profile format's API.
+        from cloudnoise.validate.suite import check_profile, print_suite
+
+        result = check_profile(out, mpicc=mpicc, mpiexec=mpiexec)
+        print_suite(result)
+        click.echo(f"stored the check in {out}: median |error| {result['median_abs_error']:.1%}, "
+                   f"worst {result['worst_abs_error']:.1%} ({result['worst']})")
