@@ -157,8 +157,12 @@ def plan(experiment: str, opt: Options, cpu_count: int) -> list[Run]:
             for s in (opt.sizes or LOGGP_SIZES)
         ]
         warm = opt.warmup if opt.warmup is not None else LOGGP_WARMUP
+        # Each rank on a core of its own: two busy-polling ranks that the
+        # scheduler puts on one core take turns in time slices (milliseconds
+        # per message on a loaded machine).
         return [Run("cn_loggp", "loggp", 2, units, ppn=opt.ppn or (1 if opt.hosts > 1 else None),
-                    warmup=warm, extra={"train": opt.train, "rounds": opt.rounds})]
+                    warmup=warm, extra={"train": opt.train, "rounds": opt.rounds,
+                                        "bind_core": opt.hosts > 1 or cpu_count >= 2})]
 
     if experiment == "burst":
         its = iterations or 20
@@ -174,7 +178,8 @@ def plan(experiment: str, opt: Options, cpu_count: int) -> list[Run]:
         if experiment == "latency-noise":
             sizes = opt.sizes or [1]
             return [Run("cn_pingpong", "pingpong", 2, [Unit(sizes[0], 0, 0)],
-                        ppn=1 if opt.hosts > 1 else None, warmup=warm, duration_s=duration)]
+                        ppn=1 if opt.hosts > 1 else None, warmup=warm, duration_s=duration,
+                        extra={"bind_core": opt.hosts > 1 or cpu_count >= 2})]
         conns = opt.connections or _powers_of_two_up_to(ranks // 2)
         runs: list[Run] = []
         need_sweep = opt.sizes is None or len(conns) > 1

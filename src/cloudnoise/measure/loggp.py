@@ -25,11 +25,13 @@ The parameters (LogGOPSim's semantics, ns and ns per byte):
 * ``S``: the largest size whose send completes before the receive is posted
   (``send_done`` well under the receiver's wait): eager up to S, rendezvous
   above.
-* ``o_s`` = isend(1 B), ``o_r`` = recv_early(1 B), ``o`` = (o_s + o_r) / 2.
+* ``o_s`` = isend(1 B), ``o_r`` = recv_early(1 B), ``o`` = (o_s + o_r) / 2
+  (each the median over the sizes up to ``SMALL_BYTES``, a few ns apart:
+  one spoiled unit does not make a parameter).
   The early receive, not the late one: a collective's receives are mostly
   posted before their messages arrive, and a receive posted late takes the
   library's unexpected-message path (its extra cost is reported, not fitted).
-* ``L`` = T(1) - o_s - o_r. When the overheads exceed T(1) (they can on
+* ``L`` = T(1) - o_s - o_r (the latency of the first size class). When the overheads exceed T(1) (they can on
   shared memory, within the noise) L is 0 and the fit says so.
 * ``g`` = the per-message gap of 1-byte trains, (PRTT(n,0,1) - PRTT(1,0,1)) / (n - 1).
 * Size classes: T(s) and the exchange are not one straight line over 1 B..16 MiB
@@ -89,6 +91,7 @@ REPRODUCE_FLOOR_NS = 50.0  # ... or 50 ns (timer reads alone cost 20-60 ns)
 DISTURBED = 1.25  # a round this much slower than the median round is set aside
 SPLIT_BETTER = 0.8  # separate o_s / o_r are used where their median |residual| is this much lower
 MIN_CLASS_SIZES = 3
+SMALL_BYTES = 16  # o_s, o_r, L and g from the sizes up to this (medians over them)
 
 MEANING = {
     "L": "latency of the smallest messages, ns",
@@ -296,13 +299,17 @@ def _class_fit(c: Curves, i: int, j: int, o_s: float, o_r: float) -> tuple[SizeC
     """Class over sizes[i:j] and its worst relative residual on T and the exchange."""
     b = c.sizes[i:j].astype(float) - 1.0
     T, X = c.ops["pingpong"][i:j], c.ops["exchange"][i:j]
-    L, C = _fit_line(b, T, o_s + o_r)
+    ok = np.isfinite(T) & (T > 0)
+    if not ok.any():  # nothing measured in this range: a flat class, no evidence against it
+        return SizeClass(int(c.sizes[i]), 0.0, 0.0, 0.0), 0.0
+    L, C = _fit_line(b[ok], T[ok], o_s + o_r)
     O = _fit_O(b, T, X, c.ops["isend"][i:j], o_s, o_r, L, C)
     t_pred = o_s + L + o_r + b * C
     x_pred = o_s + np.maximum(L, b * O) + o_r + b * C
     with np.errstate(all="ignore"):
-        worst = float(np.nanmax(np.abs(np.concatenate([(t_pred - T) / T, (x_pred - X) / X]))))
-    return SizeClass(int(c.sizes[i]), L, C, O), worst
+        miss = np.abs(np.concatenate([(t_pred - T) / T, (x_pred - X) / X]))
+    miss = miss[np.isfinite(miss)]
+    return SizeClass(int(c.sizes[i]), L, C, O), float(miss.max()) if len(miss) else 0.0
 
 
 def _fit_line(b: np.ndarray, T: np.ndarray, floor: float) -> tuple[float, float]:
@@ -330,8 +337,12 @@ def size_classes(c: Curves, S: int, o_s: float, o_r: float) -> tuple[list[tuple[
         for j in range(i + minimum, n + 1):
             if cut is None or not i < cut < j:
                 worst[(i, j)] = _class_fit(c, i, j, o_s, o_r)[1]
+    # the smallest tolerance, from CLASS_TOLERANCE up by half again, that some
+    # partition meets (the largest segment miss always does)
     tol = CLASS_TOLERANCE
+    ceiling = max(worst.values(), default=0.0)
     while True:
+        tol = min(tol, max(ceiling, CLASS_TOLERANCE))
         best: list[tuple[int, list[tuple[int, int]]] | None] = [None] * (n + 1)
         best[0] = (0, [])
         for j in range(1, n + 1):
@@ -343,6 +354,8 @@ def size_classes(c: Curves, S: int, o_s: float, o_r: float) -> tuple[list[tuple[
                     best[j] = cand
         if best[n] is not None:
             return best[n][1], tol
+        if tol >= ceiling:  # cannot happen with finite misses; one class per regime then
+            return ([(0, cut), (cut, n)] if cut is not None else [(0, n)]), tol
         tol *= 1.5
 
 
@@ -354,8 +367,14 @@ def estimate(c: Curves, n: int, ranges: list[tuple[int, int]] | None = None) -> 
     S, note = eager_limit(c)
     if note:
         notes.append(note)
-    o_s, o_r = float(c.ops["isend"][0]), float(c.ops["recv_early"][0])
-    t1 = float(c.ops["pingpong"][0])
+    # the smallest sizes together (a few ns apart in theory): one unit that
+    # another process spoiled does not make the overheads
+    small = np.flatnonzero(c.sizes <= SMALL_BYTES)
+    small = small if len(small) else np.array([0])
+    with np.errstate(all="ignore"):
+        o_s, o_r = float(np.nanmedian(c.ops["isend"][small])), float(np.nanmedian(c.ops["recv_early"][small]))
+        t1 = float(np.nanmedian(c.ops["pingpong"][small]))
+        train1 = float(np.nanmedian(c.ops["train"][small] - 2 * c.ops["pingpong"][small]))
     L = t1 - o_s - o_r
     if L < 0:
         notes.append(
@@ -363,7 +382,7 @@ def estimate(c: Curves, n: int, ranges: list[tuple[int, int]] | None = None) -> 
             f"{-L:.0f} ns; L = 0 and o_s, o_r scaled by {t1 / (o_s + o_r):.3f} so that T(1) is reproduced")
         scale = t1 / (o_s + o_r)
         o_s, o_r, L = o_s * scale, o_r * scale, 0.0
-    g = float((c.ops["train"][0] - 2 * t1) / (n - 1))
+    g = train1 / (n - 1)
     tol = CLASS_TOLERANCE
     if ranges is None:
         ranges, tol = size_classes(c, S, o_s, o_r)
@@ -423,6 +442,12 @@ def fit(data: dict[str, np.ndarray], train: int | None = None) -> dict[str, Any]
     sizes, rounds, tables = per_round(data)
     if len(sizes) == 0:
         return {"per_size": [], "meaning": MEANING, "notes": ["no loggp samples"]}
+    first = {op: tables[op][:, 0] for op in ("pingpong", "isend", "recv_early", "train")}
+    if not all(np.isfinite(v).any() for v in first.values()):
+        missing = ", ".join(op for op, v in first.items() if not np.isfinite(v).any())
+        return {"per_size": [], "meaning": MEANING,
+                "notes": [f"no {missing} samples at {int(sizes[0])} B yet: the measurement stopped early; "
+                          "continue it with --resume"]}
     n = int(train or _train_length(data))
     notes: list[str] = []
     set_aside = disturbed_rounds(tables) if len(rounds) > 2 else np.array([], int)

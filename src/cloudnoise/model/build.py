@@ -196,6 +196,10 @@ def build_profile(
 
     loggp_path = campaign / "loggp" / "summary.json"
     fit = json.loads(loggp_path.read_text()).get("loggp", {}) if loggp_path.exists() else {}
+    if loggp_path.exists() and "L" not in fit:
+        raise CloudnoiseError(
+            f"the loggp measurement in {campaign} holds no fit yet ({'; '.join(fit.get('notes', [])) or 'no samples'}); "
+            f"continue it with cloudnoise measure loggp --resume --out {campaign}")
     classified = bool(fit.get("size_classes"))
     if classified:
         loggops = measured_loggops(fit, where)

@@ -20,13 +20,16 @@ def model() -> None:
 @click.option("--on-demand-price", type=float, help="USD per node-hour, on demand.")
 @click.option("--committed-price", type=float, help="USD per node-hour, committed use.")
 @click.option("--check", is_flag=True,
-              help="Then run a short `cloudnoise validate --suite` (2 ranks, 100 repetitions each) on this machine "
+              help="Then run a short `cloudnoise validate --suite` (2 ranks, --check-reps each) on this machine "
                    "with the new profile and store its errors in the profile (key `check`, with what it ran on). "
                    "Needs MPI, and the machine the campaign measured.")
+@click.option("--check-reps", type=click.IntRange(min=1), default=100, show_default=True,
+              help="With --check: repetitions per suite configuration.")
 @click.option("--mpicc", help="With --check: MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel).")
 @click.option("--mpiexec", help="With --check: MPI launcher binary (default: next to mpicc).")
 def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | None,
-          committed_price: float | None, check: bool, mpicc: str | None, mpiexec: str | None) -> None:
+          committed_price: float | None, check: bool, check_reps: int, mpicc: str | None,
+          mpiexec: str | None) -> None:
     """Write the system profile of CAMPAIGN (a `cloudnoise measure --out` directory).
 
     \b
@@ -44,7 +47,7 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
         # itself stores the result through the profile format's API.
         from cloudnoise.validate.suite import check_profile, print_suite
 
-        result = check_profile(out, mpicc=mpicc, mpiexec=mpiexec)
+        result = check_profile(out, reps=check_reps, mpicc=mpicc, mpiexec=mpiexec)
         print_suite(result)
         click.echo(f"stored the check in {out}: median |error| {result['median_abs_error']:.1%}, "
                    f"worst {result['worst_abs_error']:.1%} ({result['worst']})")

@@ -82,7 +82,9 @@ def run(req: ExecRequest, mpi: MpiInstallation, crash_rank: int | None = None) -
     prefix = raw / "exec"
     argv = [str(binary), "--table", str(table_path), "--out", str(prefix), "--reps", str(req.reps),
             "--warmup", str(req.warmup), "--resync", str(req.resync)] + (["--yield"] if req.yield_cpu else [])
-    cmd = build_command(mpi, req.launch, req.table.ranks, argv)
+    # Ranks that have a core each are bound to it: busy-polling ranks that
+    # the scheduler stacks on one core take turns in time slices.
+    cmd = build_command(mpi, req.launch, req.table.ranks, argv, bind_core=not req.yield_cpu)
     log = req.workdir / "logs" / "launch.log"
     if log.exists():
         log.unlink()
