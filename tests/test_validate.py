@@ -122,7 +122,13 @@ def test_calc_chain_measures_its_duration(tmp_path: Path, profile: Path) -> None
 
     m = pq.read_table(out / "measured.parquet").to_pandas()
     assert len(m) == 2 * 20 and set(m["rank"]) == {0, 1}
-    assert (m.groupby("rep")["end_ns"].max().to_numpy() == m.groupby("rep")["runtime_ns"].first().to_numpy()).all()
+    # runtime: the latest end less the earliest start and the cost of one clock read
+    from cloudnoise.measure.samples import read_info
+
+    read = round(float(read_info(out / "ranks0002" / "raw" / "exec.rank0.info")["timer_overhead_ns"]))
+    g = m.groupby("rep")
+    want = g["end_ns"].max().to_numpy() - g["start_delay_ns"].min().to_numpy() - read
+    assert (want == g["runtime_ns"].first().to_numpy()).all()
     s = pq.read_table(out / "simulated.parquet").to_pandas()
     assert len(s) == 20
     assert (out / "validation.png").is_file() and (out / "validation.pdf").is_file()
@@ -278,3 +284,13 @@ def test_model_build_check_stores_the_suite_errors(tmp_path: Path) -> None:
 
     params = LogGOPS.from_profile(load_profile(out))
     assert params.o_r_ps is not None and len(params.classes) == 3
+
+
+def test_repetition_runtime_is_latest_end_less_earliest_start_and_one_read() -> None:
+    from cloudnoise.validate.executor import repetition_runtimes
+
+    rep = np.array([0, 0, 1, 1])
+    end = np.array([500, 700, 900, 800])  # ns after the common start, per rank
+    delay = np.array([40, 20, 10, 3000])  # the second rank of repetition 1 started late
+    got = repetition_runtimes(2, rep, end, delay, read_ns=60.4)
+    assert got.tolist() == [700 - 20 - 60, 900 - 10 - 60]

@@ -26,9 +26,11 @@
  * takes, and it adds to the runtime of every repetition). For each
  * repetition rank 0 picks a start time slightly in the future, broadcasts it,
  * and every rank spins until that instant in its own (offset-corrected)
- * clock, then runs. A rank records its start and the completion of its last
- * op, in rank 0's clock. The repetition's runtime is the latest end minus the
- * common start: what the simulator reports as its max host end time (all
+ * clock, then runs. A rank records its start (the clock read that ended its
+ * wait) and the completion of its last op, in rank 0's clock. Python
+ * (validate/executor.py) makes the repetition's runtime the latest end minus
+ * the earliest start, less the cost of one clock read (a duration between two
+ * reads holds one): what the simulator reports as its max host end time (all
  * ranks start at 0 there).
  *
  * Op table (text, written by cloudnoise.validate.optable):
@@ -299,14 +301,18 @@ static void op_started(const struct rank_table *t, struct state *s, int op)
     }
 }
 
-/* Runs every op of this rank once; returns when all completed. */
-static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm comm, int yield)
+/* Runs every op of this rank once, from `begin`; returns when all completed.
+ * The clock is read only where the result is needed (after a calc, and when
+ * the last op completed): on a VM one read costs 50-120 ns, and a read
+ * between a completion and the op it releases would delay that op. */
+static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm comm, int yield,
+                         int64_t begin)
 {
     int i;
     s->ready_head = s->ready_tail = 0;
     s->nactive = 0;
     s->completed = 0;
-    s->last_end = cn_now_ns();
+    s->last_end = begin;
     for (i = 0; i < t->nops; i++) {
         s->req_left[i] = t->req_count[i];
         s->ireq_left[i] = t->ireq_count[i];
@@ -318,10 +324,13 @@ static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm c
             int op = s->ready[s->ready_head++];
             const struct op *o = &t->ops[op];
             if (o->kind == OP_CALC) {
+                int64_t deadline, now;
                 op_started(t, s, op);
-                cn_spin_until(cn_now_ns() + o->amount);
+                deadline = cn_now_ns() + o->amount;
+                while ((now = cn_now_ns()) < deadline) {
+                }
                 op_done(t, s, op);
-                s->last_end = cn_now_ns();
+                s->last_end = now;
                 continue;
             }
             if (o->kind == OP_SEND) {
@@ -346,7 +355,6 @@ static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm c
                     sched_yield();
                 continue;
             }
-            s->last_end = cn_now_ns();
             for (k = 0; k < outcount; k++) {
                 int idx = s->indices[k];
                 if (s->req_buf[idx] >= 0)
@@ -354,6 +362,8 @@ static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm c
                 op_done(t, s, s->req_op[idx]);
                 s->req_op[idx] = -1;
             }
+            if (s->completed == t->nops)
+                s->last_end = cn_now_ns();
             /* compact the outstanding requests, keeping their posting order */
             for (k = 0, w = 0; k < s->nactive; k++) {
                 if (s->req_op[k] < 0)
@@ -559,15 +569,16 @@ int main(int argc, char **argv)
             wait_request(&req, o.yield);
         }
         start_local = start0 + offset;
+        /* the read that ends the wait is the start: no read of its own */
         if (o.yield)
-            while (cn_now_ns() < start_local)
+            while ((begin = cn_now_ns()) < start_local)
                 sched_yield();
         else
-            cn_spin_until(start_local);
-        begin = cn_now_ns();
+            while ((begin = cn_now_ns()) < start_local) {
+            }
         if (rank == crash_rank && rep == o.warmup)
             abort();
-        run_schedule(&t, &s, comm, o.yield);
+        run_schedule(&t, &s, comm, o.yield, begin);
         end = s.last_end;
         if (rep >= o.warmup)
             cn_samples_add(&samples, CN_KIND_GOAL_REP, rep - o.warmup, begin - start_local, rank,

@@ -13,8 +13,7 @@
  * some rounds rather than some sizes) and each size s:
  *
  *   pingpong  PRTT(1,0,s): ping-pong, both receives posted early. Rank 0
- *             records the RTT (CN_KIND_RTT) and the duration of its
- *             MPI_Isend call (CN_KIND_ISEND_CALL).
+ *             records the RTT (CN_KIND_RTT).
  *   exchange  the smallest collective: both ranks MPI_Isend then MPI_Irecv
  *             (the executor's program order) and poll both to completion,
  *             back to back, so each iteration lasts one exchange
@@ -26,7 +25,8 @@
  *   early     the receiver posts its receive, signals the sender, spins
  *             until the message has surely arrived (RTT + 5 us) and times
  *             the polling that completes it: what a posted receive costs
- *             (CN_KIND_RECV_EARLY, rank 1, param = the wait).
+ *             (CN_KIND_RECV_EARLY, rank 1, param = the wait). The sender
+ *             times its MPI_Isend call meanwhile (CN_KIND_ISEND_CALL).
  *   late      the receiver spins the same wait without a posted receive,
  *             then times MPI_Irecv plus the polling: the unexpected-message
  *             path (CN_KIND_RECV_LATE, rank 1). The sender times its
@@ -34,7 +34,9 @@
  *             param = the wait): an eager send completes on its own, a
  *             rendezvous send only once the receiver took it.
  *
- * Every record's stream field holds its round. --rounds is the whole plan's
+ * Every duration is taken between two clock reads and so holds the cost of
+ * one (cn_timer.h measures it; measure/loggp.py subtracts it). Every
+ * record's stream field holds its round. --rounds is the whole plan's
  * count; --first-round skips the rounds an interrupted run completed. Per
  * unit, --iterations gives the ping-pongs and exchanges of the whole run
  * (spread over the rounds); trains, delayed trains, early and late receives
@@ -180,29 +182,28 @@ static int64_t pingpong(struct ctx *c, int bytes, int64_t reps, int warm, int ro
         die("out of memory");
     if (c->rank == 0) {
         for (i = 0; i < total; i++) {
-            int64_t t0, t1, t2;
+            int64_t t0, t1;
             recv_post(c, 0, bytes, TAG_DATA, &req[1]);
             t0 = cn_now_ns();
             send_post(c, bytes, TAG_DATA, &req[0]);
-            t1 = cn_now_ns();
             poll_all(req, 2);
-            t2 = cn_now_ns();
+            t1 = cn_now_ns();
             if (i >= warm) {
-                rtt[i - warm] = t2 - t0;
-                cn_samples_add(&c->samples, CN_KIND_RTT, bytes, 0, round, t0, t2 - t0);
-                cn_samples_add(&c->samples, CN_KIND_ISEND_CALL, bytes, 0, round, t0, t1 - t0);
+                rtt[i - warm] = t1 - t0;
+                cn_samples_add(&c->samples, CN_KIND_RTT, bytes, 0, round, t0, t1 - t0);
             }
         }
         qsort(rtt, (size_t)reps, sizeof *rtt, cmp_i64);
         median = reps > 0 ? rtt[reps / 2] : 0;
     } else {
-        /* the next ping's receive is posted before this pong leaves */
+        /* the next ping's receive is posted as soon as this pong is, long
+         * before the ping can come back */
         recv_post(c, 0, bytes, TAG_DATA, &req[1]);
         for (i = 0; i < total; i++) {
             poll_one(&req[1]);
+            send_post(c, bytes, TAG_DATA, &req[0]);
             if (i + 1 < total)
                 recv_post(c, 0, bytes, TAG_DATA, &req[1]);
-            send_post(c, bytes, TAG_DATA, &req[0]);
             poll_one(&req[0]);
         }
     }
@@ -288,16 +289,19 @@ static void arrived(struct ctx *c, int bytes, int late, int64_t wait, int64_t re
                 cn_samples_add(&c->samples, late ? CN_KIND_RECV_LATE : CN_KIND_RECV_EARLY, bytes,
                                wait, round, t0, cn_now_ns() - t0);
         } else {
-            int64_t t0;
+            int64_t t0, t1;
             char got;
             MPI_Irecv(&got, 1, MPI_CHAR, c->peer, TAG_GO, MPI_COMM_WORLD, &sig);
             poll_one(&sig);
             t0 = cn_now_ns();
             send_post(c, bytes, TAG_DATA, &data);
+            t1 = cn_now_ns();
             poll_one(&data);
-            if (late && i >= warm)
+            if (i >= warm && late)
                 cn_samples_add(&c->samples, CN_KIND_SEND_DONE, bytes, wait, round, t0,
                                cn_now_ns() - t0);
+            else if (i >= warm) /* the posting of a send that nothing else is timing */
+                cn_samples_add(&c->samples, CN_KIND_ISEND_CALL, bytes, 0, round, t0, t1 - t0);
         }
     }
 }

@@ -15,6 +15,8 @@ arrives unless said otherwise. The operations, per size, in ns:
 ``recv_late`` posting and completing a receive whose message has arrived;
 ``send_done`` MPI_Isend to completion while the receive is not yet posted.
 
+Every duration is taken between two clock reads, so it holds the cost of one
+read (50-120 ns on a VM: as much as a small message), which is subtracted.
 The whole size sweep is repeated in rounds. Each round's medians are a short
 estimate; a round whose times stand well above the others' (another process
 had the cores) is set aside, and every parameter is the median of its
@@ -210,10 +212,11 @@ def _median_table(kind, size, rnd, value, sizes, rounds, want) -> np.ndarray:
     return out
 
 
-def per_round(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-    """(sizes, rounds, {operation: [round, size] medians}) from the samples.
-    Adds ``delay``, ``wait`` (parameters) and ``send_done``."""
-    kind, size, value = data["kind"], data["size_bytes"], data["value_ns"]
+def per_round(data: dict[str, np.ndarray], read_ns: float = 0.0) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """(sizes, rounds, {operation: [round, size] medians}) from the samples,
+    each less ``read_ns``, the cost of the clock read every duration between
+    two reads holds. Adds ``delay``, ``wait`` (parameters) and ``send_done``."""
+    kind, size, value = data["kind"], data["size_bytes"], data["value_ns"].astype(float) - read_ns
     param, rnd = data["param"], data["stream"]
     mine = np.isin(kind, list(KINDS.values()))
     kind, size, value, param, rnd = kind[mine], size[mine], value[mine], param[mine], rnd[mine]
@@ -435,11 +438,12 @@ def _score(c: Curves, pred: dict[str, np.ndarray]) -> float:
     return float(np.median(v)) if len(v) else float("nan")
 
 
-def fit(data: dict[str, np.ndarray], train: int | None = None) -> dict[str, Any]:
+def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 0.0) -> dict[str, Any]:
     """The LogGP(S) fit of a loggp campaign's samples (see the module doc):
     parameters with their spread over rounds, per-size measured and
-    predicted times and residuals, and notes."""
-    sizes, rounds, tables = per_round(data)
+    predicted times and residuals, and notes. ``read_ns``: the cost of one
+    clock read (the probe's info file), taken off every measured duration."""
+    sizes, rounds, tables = per_round(data, read_ns)
     if len(sizes) == 0:
         return {"per_size": [], "meaning": MEANING, "notes": ["no loggp samples"]}
     first = {op: tables[op][:, 0] for op in ("pingpong", "isend", "recv_early", "train")}
@@ -532,6 +536,7 @@ def fit(data: dict[str, np.ndarray], train: int | None = None) -> dict[str, Any]
         "size_classes": [asdict(k) for k in final.classes],
         "spread": spread,
         "train_length": n,
+        "timer_read_ns": read_ns,
         "rounds": int(len(rounds)),
         "rounds_used": [int(rounds[r]) for r in kept],
         "class_tolerance": tol,

@@ -384,7 +384,8 @@ def finalize(campaign: Campaign, name: str, runs: list[Run]) -> dict[str, Any]:
         summary["results"] = osnoise.summary_rows(traces)
         summary["trace"] = str(exp_dir / "os_noise.trace")
     elif name == "loggp":
-        fit = loggp.fit(data, train=next((r.extra.get("train") for r in runs if r.mode == "loggp"), None))
+        fit = loggp.fit(data, train=next((r.extra.get("train") for r in runs if r.mode == "loggp"), None),
+                        read_ns=_timer_read_ns(campaign, name))
         summary["loggp"] = fit
         summary["results"] = fit.get("per_size", [])
     else:
@@ -393,6 +394,15 @@ def finalize(campaign: Campaign, name: str, runs: list[Run]) -> dict[str, Any]:
     write_json(exp_dir / "summary.json", summary)
     _write_campaign_summary(campaign, name, summary)
     return summary
+
+
+def _timer_read_ns(campaign: Campaign, name: str) -> float:
+    """The cost of one clock read as this experiment's probe ranks measured it
+    (the median over their info files; 0 where none says)."""
+    costs = [float(read_info(p).get("timer_overhead_ns", "nan"))
+             for p in sorted((campaign.exp_dir(name) / "raw").glob("*.rank*.info"))]
+    costs = [c for c in costs if np.isfinite(c) and c >= 0]
+    return float(np.median(costs)) if costs else 0.0
 
 
 def _write_campaign_summary(campaign: Campaign, name: str, summary: dict[str, Any]) -> None:
