@@ -83,8 +83,10 @@ def one_run(plan_name: str, steps: list, workdir: Path, reps: int, mpicc: str | 
     cli("model", "build", str(campaign), "-o", str(profile))
     info["loggops"] = json.loads(profile.read_text())["loggops"]
     l0 = load()
+    # the profile's full noise first (the verdict), then without OS noise and without any, to see
+    # what each part of the noise model adds
     suite = json.loads(cli("validate", "--suite", "--profile", str(profile), "--reps", str(reps), "--json",
-                           *mpi).stdout)
+                           "--noise", "both,network,none", *mpi).stdout)
     suite.update(info, load_before_validate=l0, load_after=load())
     return suite
 
@@ -93,10 +95,13 @@ def print_run(k: int, result: dict[str, Any]) -> None:
     print(f"\n== {result['plan']} run {k}: measured in {result['measure_s']} s "
           f"(load {result['load_before']:.1f} before), validate load {result['load_before_validate']:.1f} -> "
           f"{result['load_after']:.1f}")
-    print(f"   {'config':26s} {'measured us':>12s} {'simulated us':>13s} {'error':>8s}")
+    print(f"   {'config':26s} {'measured us':>12s} {'simulated us':>13s} {'error':>8s}   "
+          f"{'no OS noise':>12s} {'no noise':>9s}")
     for r in result["results"]:
+        v = r.get("variants", {})
+        extra = "".join(f" {v[k]['signed_error_median']:+12.1%}" if k in v else " " * 13 for k in ("network", "none"))
         print(f"   {r['config']:26s} {r['measured_median_us']:12.4g} {r['simulated_median_us']:13.4g} "
-              f"{r['signed_error_median']:+8.1%}")
+              f"{r['signed_error_median']:+8.1%}  {extra}")
     print(f"   median |error| {result['median_abs_error']:.1%}, worst {result['worst_abs_error']:.1%} "
           f"({result['worst']})")
 

@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cn_args.h"
 #include "cn_info.h"
 #include "cn_samples.h"
 #include "cn_timer.h"
@@ -79,30 +80,6 @@ struct ctx {
     struct cn_sample_file samples;
 };
 
-static void die(const char *msg)
-{
-    fprintf(stderr, "cloudnoise probe: %s\n", msg);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-    exit(2);
-}
-
-static int parse_list(const char *text, int64_t *out)
-{
-    int n = 0;
-    const char *p = text;
-    while (*p && n < MAX_UNITS) {
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (end == p)
-            die("bad number in a list option");
-        out[n++] = v;
-        p = (*end == ',') ? end + 1 : end;
-        if (*end && *end != ',')
-            die("lists are comma separated integers");
-    }
-    return n;
-}
-
 static void parse(int argc, char **argv, struct options *o)
 {
     static struct option longopts[] = {
@@ -117,27 +94,27 @@ static void parse(int argc, char **argv, struct options *o)
     o->warmup = 2;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 's': o->n_sizes = parse_list(optarg, o->sizes); break;
-        case 'n': o->n_iterations = parse_list(optarg, o->iterations); break;
+        case 's': o->n_sizes = cn_parse_list(optarg, o->sizes, MAX_UNITS); break;
+        case 'n': o->n_iterations = cn_parse_list(optarg, o->iterations, MAX_UNITS); break;
         case 'r': o->rounds = atoi(optarg); break;
         case 't': o->train = atoi(optarg); break;
         case 'w': o->warmup = atoi(optarg); break;
         case 'o': o->prefix = optarg; break;
         case 'f': o->first_round = atoi(optarg); break;
-        default: die("unknown option");
+        default: cn_die("unknown option");
         }
     }
     if (!o->prefix)
-        die("--out PREFIX is required");
+        cn_die("--out PREFIX is required");
     if (o->n_sizes == 0)
-        die("--sizes is required");
+        cn_die("--sizes is required");
     if (o->n_iterations == 0)
         o->iterations[o->n_iterations++] = 1000;
     if (o->n_iterations != 1 && o->n_iterations != o->n_sizes)
-        die("--iterations takes one count or one per size");
+        cn_die("--iterations takes one count or one per size");
     if (o->rounds < 1 || o->first_round < 0 || o->first_round >= o->rounds || o->train < 2 ||
         o->train > MAX_TRAIN || o->warmup < 0)
-        die("--rounds must be at least 1, --first-round 0 to rounds - 1, --train 2 to 64, --warmup "
+        cn_die("--rounds must be at least 1, --first-round 0 to rounds - 1, --train 2 to 64, --warmup "
             "at least 0");
 }
 
@@ -179,7 +156,7 @@ static int64_t pingpong(struct ctx *c, int bytes, int64_t reps, int warm, int ro
     int64_t median = 0;
     MPI_Request req[2];
     if (!rtt)
-        die("out of memory");
+        cn_die("out of memory");
     if (c->rank == 0) {
         for (i = 0; i < total; i++) {
             int64_t t0, t1;
@@ -337,17 +314,17 @@ int main(int argc, char **argv)
 
     MPI_Init(&argc, &argv);
     if (!o || !c)
-        die("out of memory");
+        cn_die("out of memory");
     parse(argc, argv, o);
     memset(c, 0, sizeof *c);
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     if (nranks != 2)
-        die("loggp runs on exactly 2 ranks");
+        cn_die("loggp runs on exactly 2 ranks");
     c->peer = 1 - c->rank;
     for (u = 0; u < o->n_sizes; u++) {
         if (o->sizes[u] < 1 || o->sizes[u] > (1 << 30))
-            die("message sizes must be 1 byte to 1 GiB");
+            cn_die("message sizes must be 1 byte to 1 GiB");
         if (o->sizes[u] > max_size)
             max_size = o->sizes[u];
     }
@@ -356,23 +333,23 @@ int main(int argc, char **argv)
     if ((int64_t)c->nbufs * max_size > MAX_TRAIN_BUFFER_BYTES)
         c->nbufs = (int)(MAX_TRAIN_BUFFER_BYTES / max_size) > 1 ? (int)(MAX_TRAIN_BUFFER_BYTES / max_size) : 1;
     if (posix_memalign((void **)&c->sbuf, 4096, (size_t)max_size))
-        die("cannot allocate message buffers");
+        cn_die("cannot allocate message buffers");
     memset(c->sbuf, 'a', (size_t)max_size);
     for (k = 0; k < c->nbufs; k++) {
         if (posix_memalign((void **)&c->rbufs[k], 4096, (size_t)max_size))
-            die("cannot allocate message buffers");
+            cn_die("cannot allocate message buffers");
         memset(c->rbufs[k], 0, (size_t)max_size);
     }
 
     timer = cn_timer_describe();
     info = cn_info_open(o->prefix, c->rank, nranks, &timer);
     if (!info)
-        die("cannot write the info file (is the campaign directory writable?)");
+        cn_die("cannot write the info file (is the campaign directory writable?)");
     fprintf(info, "train=%d\nrounds=%d\nreceive_buffers=%d\n", o->train, o->rounds, c->nbufs);
     fflush(info);
     snprintf(path, sizeof path, "%s.rank%d.bin", o->prefix, c->rank);
     if (cn_samples_open(&c->samples, path))
-        die("cannot open the sample file");
+        cn_die("cannot open the sample file");
 
     MPI_Barrier(MPI_COMM_WORLD);
     for (r = o->first_round; r < o->rounds; r++) {

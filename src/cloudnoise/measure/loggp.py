@@ -38,9 +38,11 @@ The parameters (LogGOPSim's semantics, ns and ns per byte):
 * ``g`` = the per-message gap of 1-byte trains, (PRTT(n,0,1) - PRTT(1,0,1)) / (n - 1).
 * Size classes: T(s) and the exchange are not one straight line over 1 B..16 MiB
   (the eager/rendezvous switch, copies that leave the caches), so the sizes
-  are cut into the fewest contiguous classes whose lines reproduce every
-  measured T and exchange within ``CLASS_TOLERANCE`` (at least 3 sizes per
-  class, a cut always at S). Class k holds, for messages from ``min_bytes``:
+  are cut into contiguous classes by optimal partitioning (at least 3 sizes
+  per class, a cut always at S): the least sum of squared relative misses of
+  T and the exchange, each capped (a size another process spoiled does not
+  choose the cuts), plus a penalty per class worth three sizes brought from
+  ``CLASS_TOLERANCE`` to their line. Class k holds, for messages from ``min_bytes``:
   ``L`` (its latency: the line's intercept above o_s + o_r), ``G`` (its slope:
   the one-way cost per byte) and ``O`` (the part of it that occupies the CPU,
   0 <= O <= G, from what an exchange costs beyond a one-way transfer and from
@@ -93,6 +95,8 @@ REPRODUCE_FLOOR_NS = 50.0  # ... or 50 ns (timer reads alone cost 20-60 ns)
 DISTURBED = 1.25  # a round this much slower than the median round is set aside
 SPLIT_BETTER = 0.8  # separate o_s / o_r are used where their median |residual| is this much lower
 MIN_CLASS_SIZES = 3
+MISS_CAP = 0.25  # a class's squared misses count up to this each
+CLASS_PENALTY = 3 * CLASS_TOLERANCE**2  # what one more class must save
 SMALL_BYTES = 16  # o_s, o_r, L and g from the sizes up to this (medians over them)
 
 MEANING = {
@@ -298,13 +302,14 @@ def _fit_O(b: np.ndarray, T_excess: np.ndarray, X: np.ndarray, isend: np.ndarray
     return float(res.x) if cost(float(res.x)) <= cost(best) else float(best)
 
 
-def _class_fit(c: Curves, i: int, j: int, o_s: float, o_r: float) -> tuple[SizeClass, float]:
-    """Class over sizes[i:j] and its worst relative residual on T and the exchange."""
+def _class_fit(c: Curves, i: int, j: int, o_s: float, o_r: float) -> tuple[SizeClass, float, np.ndarray]:
+    """Class over sizes[i:j], its worst relative miss of T and the exchange,
+    and every miss."""
     b = c.sizes[i:j].astype(float) - 1.0
     T, X = c.ops["pingpong"][i:j], c.ops["exchange"][i:j]
     ok = np.isfinite(T) & (T > 0)
     if not ok.any():  # nothing measured in this range: a flat class, no evidence against it
-        return SizeClass(int(c.sizes[i]), 0.0, 0.0, 0.0), 0.0
+        return SizeClass(int(c.sizes[i]), 0.0, 0.0, 0.0), 0.0, np.zeros(0)
     L, C = _fit_line(b[ok], T[ok], o_s + o_r)
     O = _fit_O(b, T, X, c.ops["isend"][i:j], o_s, o_r, L, C)
     t_pred = o_s + L + o_r + b * C
@@ -312,7 +317,7 @@ def _class_fit(c: Curves, i: int, j: int, o_s: float, o_r: float) -> tuple[SizeC
     with np.errstate(all="ignore"):
         miss = np.abs(np.concatenate([(t_pred - T) / T, (x_pred - X) / X]))
     miss = miss[np.isfinite(miss)]
-    return SizeClass(int(c.sizes[i]), L, C, O), float(miss.max()) if len(miss) else 0.0
+    return SizeClass(int(c.sizes[i]), L, C, O), float(miss.max()) if len(miss) else 0.0, miss
 
 
 def _fit_line(b: np.ndarray, T: np.ndarray, floor: float) -> tuple[float, float]:
@@ -327,39 +332,39 @@ def _fit_line(b: np.ndarray, T: np.ndarray, floor: float) -> tuple[float, float]
 
 
 def size_classes(c: Curves, S: int, o_s: float, o_r: float) -> tuple[list[tuple[int, int]], float]:
-    """The fewest contiguous classes (index ranges) whose lines reproduce T and
-    the exchange within CLASS_TOLERANCE, cut at S; the tolerance is relaxed
-    by half again until some partition meets it. Returns (ranges, tolerance)."""
+    """Contiguous classes (index ranges) cut at S, each of at least
+    MIN_CLASS_SIZES sizes, by optimal partitioning: the least sum over
+    classes of their squared relative misses of T and the exchange (each
+    capped at MISS_CAP: a size another process spoiled costs the same in any
+    class, so it does not choose the cuts) plus CLASS_PENALTY per class (a
+    new class must cut that much: a few sizes brought from beyond
+    CLASS_TOLERANCE to their line). Returns (ranges, the largest miss)."""
     n = len(c.sizes)
     cut = int(np.searchsorted(c.sizes, S, side="right")) if 0 < S < c.sizes[-1] else None
     if cut is not None and min(cut, n - cut) < MIN_CLASS_SIZES:
-        cut = None  # a regime of one measured size cannot hold a line of its own
+        cut = None  # a regime of one or two measured sizes cannot hold a line of its own
     minimum = min(MIN_CLASS_SIZES, n)
+    cost: dict[tuple[int, int], float] = {}
     worst: dict[tuple[int, int], float] = {}
     for i in range(n):
         for j in range(i + minimum, n + 1):
             if cut is None or not i < cut < j:
-                worst[(i, j)] = _class_fit(c, i, j, o_s, o_r)[1]
-    # the smallest tolerance, from CLASS_TOLERANCE up by half again, that some
-    # partition meets (the largest segment miss always does)
-    tol = CLASS_TOLERANCE
-    ceiling = max(worst.values(), default=0.0)
-    while True:
-        tol = min(tol, max(ceiling, CLASS_TOLERANCE))
-        best: list[tuple[int, list[tuple[int, int]]] | None] = [None] * (n + 1)
-        best[0] = (0, [])
-        for j in range(1, n + 1):
-            for i in range(j):
-                if best[i] is None or (i, j) not in worst or not worst[(i, j)] <= tol:
-                    continue
-                cand = (best[i][0] + 1, best[i][1] + [(i, j)])
-                if best[j] is None or cand[0] < best[j][0]:
-                    best[j] = cand
-        if best[n] is not None:
-            return best[n][1], tol
-        if tol >= ceiling:  # cannot happen with finite misses; one class per regime then
-            return ([(0, cut), (cut, n)] if cut is not None else [(0, n)]), tol
-        tol *= 1.5
+                misses = _class_fit(c, i, j, o_s, o_r)[2]
+                cost[(i, j)] = float(np.sum(np.minimum(misses, MISS_CAP) ** 2))
+                worst[(i, j)] = float(misses.max()) if len(misses) else 0.0
+    best: list[tuple[float, list[tuple[int, int]]] | None] = [None] * (n + 1)
+    best[0] = (0.0, [])
+    for j in range(1, n + 1):
+        for i in range(j):
+            if best[i] is None or (i, j) not in cost:
+                continue
+            total = best[i][0] + cost[(i, j)] + CLASS_PENALTY
+            if best[j] is None or total < best[j][0]:
+                best[j] = (total, best[i][1] + [(i, j)])
+    if best[n] is None:  # fewer sizes than a class needs
+        return [(0, n)], 0.0
+    ranges = best[n][1]
+    return ranges, max(worst[r] for r in ranges)
 
 
 def estimate(c: Curves, n: int, ranges: list[tuple[int, int]] | None = None) -> tuple[Estimate, list[str], float]:
@@ -386,7 +391,7 @@ def estimate(c: Curves, n: int, ranges: list[tuple[int, int]] | None = None) -> 
         scale = t1 / (o_s + o_r)
         o_s, o_r, L = o_s * scale, o_r * scale, 0.0
     g = train1 / (n - 1)
-    tol = CLASS_TOLERANCE
+    tol = float("nan")
     if ranges is None:
         ranges, tol = size_classes(c, S, o_s, o_r)
     classes = [_class_fit(c, i, j, o_s, o_r)[0] for i, j in ranges]
@@ -539,7 +544,7 @@ def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 
         "timer_read_ns": read_ns,
         "rounds": int(len(rounds)),
         "rounds_used": [int(rounds[r]) for r in kept],
-        "class_tolerance": tol,
+        "class_max_miss": tol,
         "late_receive_extra_ns": {"median": _num(float(np.nanmedian(late_extra))),
                                   "max": _num(float(np.nanmax(late_extra)))},
         "overhead_model": {

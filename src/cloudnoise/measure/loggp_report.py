@@ -51,7 +51,7 @@ def print_fit(console: Console, fit: dict[str, Any]) -> None:
         table.add_row(key, _ns(fit.get(key)), _spread(fit, key), fit.get("meaning", {}).get(key, ""))
     console.print(table)
     classes = Table("Class", "From (B)", "L (ns)", "IQR", "G (ns/B)", "IQR", "O (ns/B)", "IQR",
-                    title=f"Size classes (T and exchange within {fit.get('class_tolerance', 0):.0%} per class)")
+                    title=f"Size classes (their lines miss T and the exchange by {fit.get('class_max_miss', 0):.1%} at most)")
     for i, c in enumerate(fit["size_classes"]):
         classes.add_row(str(i), str(c["min_bytes"]), _ns(c["L"]), _spread(fit, f"class{i}.L"),
                         f"{c['G']:.4g}", _spread(fit, f"class{i}.G"), f"{c['O']:.4g}", _spread(fit, f"class{i}.O"))

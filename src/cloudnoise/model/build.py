@@ -144,7 +144,7 @@ def measured_loggops(fit: dict[str, Any], where: str) -> dict[str, Any]:
             f"({fit.get('rounds', '?')} rounds, used {len(fit.get('rounds_used', []))}); o_s {fit['o_s']:.4g} ns "
             f"(IQR {iqr('o_s')}), o_r {fit['o_r']:.4g} ns (IQR {iqr('o_r')}), one o = their mean; "
             f"L IQR {iqr('L')} ns, g IQR {iqr('g')} ns; {len(classes)} size classes "
-            f"(T and exchange within {fit.get('class_tolerance', float('nan')):.0%}); G and O below are the 1 MiB "
+            f"(their lines miss T and the exchange by {fit.get('class_max_miss', float('nan')):.1%} at most); G and O below are the 1 MiB "
             f"class's{misses}; "
             + ("separate o_s/o_r predict better than one o: the engine charges o_s to sends and o_r to "
                "receives (cloudnoise's extension)" if split else "separate o_s/o_r predict no better than one o")),
@@ -266,31 +266,26 @@ def build_profile(
     }
 
     lat = _latency_samples(campaign)
-    if lat is not None and classified:
+    if lat is not None:
         half, src = lat
-        excess = excess_over_median(half)
-        loggops["provenance"]["source"] += (
-            f"; latency noise: the one-way times of {src} above their median (median "
-            f"{float(np.median(half)):.4g} ns), so the fitted L and o keep the median and the noise adds "
-            "only what lies above it")
+        if classified:
+            excess = excess_over_median(half)
+            loggops["provenance"]["source"] += (
+                f"; latency noise: the one-way times of {src} above their median (median "
+                f"{float(np.median(half)):.4g} ns), so the fitted L and o keep the median and the noise adds "
+                "only what lies above it")
+            how = "RTT/2 - median RTT/2 where above it, else 0"
+        else:  # a campaign measured before size classes: its fit describes medians from the minimum
+            base, excess = consistent_latency(half, float(loggops["o"]))
+            loggops["provenance"]["source"] += (
+                f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {loggops['L']:.4g}), so that 2o + L + "
+                "latency noise reproduces the measured one-way times")
+            loggops["L"] = base
+            how = "RTT/2 - 2o - L"
         file = f"{stem}.latency_noise.parquet"
         _write_column(out.parent / file, "excess_ns", excess)
         profile["latency_noise"] = {
-            "provenance": _measured(f"{where}: {src}, RTT/2 - median RTT/2 where above it, else 0, every sample"),
-            "samples": file, "column": "excess_ns",
-        }
-    elif lat is not None:
-        half, src = lat
-        base, excess = consistent_latency(half, float(loggops["o"]))
-        fitted_L = loggops["L"]
-        loggops["L"] = base
-        loggops["provenance"]["source"] += (
-            f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {fitted_L:.4g}), so that 2o + L + latency noise "
-            "reproduces the measured one-way times")
-        file = f"{stem}.latency_noise.parquet"
-        _write_column(out.parent / file, "excess_ns", excess)
-        profile["latency_noise"] = {
-            "provenance": _measured(f"{where}: {src}, RTT/2 - 2o - L, every sample"),
+            "provenance": _measured(f"{where}: {src}, {how}, every sample"),
             "samples": file, "column": "excess_ns",
         }
     bw = _bandwidth_samples(campaign)
