@@ -317,6 +317,8 @@ class SystemProfile:
                 value = list(value)
             elif value is not None and hasattr(value, "__dataclass_fields__"):
                 value = _drop_none(asdict(value))
+            if name == "check" and value is None:  # written only where a check ran
+                continue
             out[name] = value
         return out
 
