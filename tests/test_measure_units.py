@@ -72,6 +72,31 @@ def test_loggp_plan_reaches_16_MiB_with_fewer_large_iterations():
     assert {u.iterations for u in plan("loggp", Options(ranks=2, iterations=30), 2)[0].units} == {30}
 
 
+def test_loggp_plan_and_resume_by_rounds(tmp_path):
+    """loggp runs the cn_loggp probe on ranks bound to cores, in rounds; an
+    interrupted run resumes from the first round not finished."""
+    from cloudnoise.measure.campaign import Campaign
+    from cloudnoise.measure.runner import loggp_argv, remaining
+
+    run = plan("loggp", Options(ranks=2, sizes=[1, 1024], iterations=50, rounds=4, train=6), 2)[0]
+    assert run.probe == "cn_loggp" and run.extra == {"train": 6, "rounds": 4, "bind_core": True}
+    argv = loggp_argv(Path("cn_loggp"), run, tmp_path / "p")
+    assert argv[argv.index("--rounds") + 1] == "4" and argv[argv.index("--first-round") + 1] == "0"
+    assert argv[argv.index("--sizes") + 1] == "1,1024" and argv[argv.index("--train") + 1] == "6"
+    with pytest.raises(CloudnoiseError, match="--train"):
+        plan("loggp", Options(ranks=2, train=1), 2)
+    campaign = Campaign(tmp_path / "c")
+    prefix = campaign.prefix("loggp", 0, 0)
+    prefix.parent.mkdir(parents=True)
+    (prefix.parent / f"{prefix.name}.rank0.info").write_text("round0_end_monotonic_ns=5\nround1_end_monotonic_ns=9\n")
+    (prefix.parent / f"{prefix.name}.rank0.bin").write_bytes(b"")
+    todo = remaining(campaign, "loggp", 0, run)
+    assert todo is not None and todo.extra["first_round"] == 2
+    assert loggp_argv(Path("x"), todo, prefix)[-1] == "2"
+    (prefix.parent / f"{prefix.name}.rank0.info").write_text("".join(f"round{r}_end_monotonic_ns=1\n" for r in range(4)))
+    assert remaining(campaign, "loggp", 0, run) is None
+
+
 def test_torn_record_is_dropped(tmp_path):
     rec = np.zeros(3, dtype=RECORD)
     rec["value_ns"] = [1, 2, 3]

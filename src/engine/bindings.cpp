@@ -4,6 +4,7 @@
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <atomic>
@@ -169,18 +170,32 @@ NB_MODULE(_engine, m) {
       .def(
           "__init__",
           [](LogGOPSParams* p, int64_t L_ps, int64_t o_ps, int64_t g_ps, int64_t G_fs,
-             int64_t O_fs, uint64_t S, int64_t O_rendezvous_fs) {
-            new (p) LogGOPSParams{L_ps, o_ps, g_ps, G_fs, O_fs, S, O_rendezvous_fs};
+             int64_t O_fs, uint64_t S, int64_t O_rendezvous_fs,
+             const std::vector<std::tuple<uint64_t, int64_t, int64_t, int64_t>>& classes,
+             int64_t o_r_ps) {
+            new (p) LogGOPSParams{L_ps, o_ps, g_ps, G_fs, O_fs, S, O_rendezvous_fs, o_r_ps, {}};
+            for (const auto& [min_bytes, L, G, O] : classes) p->classes.push_back({min_bytes, L, G, O});
           },
           nb::arg("L_ps"), nb::arg("o_ps"), nb::arg("g_ps"), nb::arg("G_fs"), nb::arg("O_fs"),
-          nb::arg("S"), nb::arg("O_rendezvous_fs") = -1)
+          nb::arg("S"), nb::arg("O_rendezvous_fs") = -1,
+          nb::arg("classes") = std::vector<std::tuple<uint64_t, int64_t, int64_t, int64_t>>{},
+          nb::arg("o_r_ps") = -1,
+          "LogGOPS parameters. cloudnoise's extensions: `classes`, (min_bytes, L_ps, G_fs, O_fs) "
+          "per size class (empty: LogGOPSim); `o_r_ps`, the receive overhead when it differs "
+          "from the send overhead o_ps (-1: o for both)")
       .def_ro("L_ps", &LogGOPSParams::L_ps)
       .def_ro("o_ps", &LogGOPSParams::o_ps)
       .def_ro("g_ps", &LogGOPSParams::g_ps)
       .def_ro("G_fs", &LogGOPSParams::G_fs)
       .def_ro("O_fs", &LogGOPSParams::O_fs)
       .def_ro("S", &LogGOPSParams::S)
-      .def_ro("O_rendezvous_fs", &LogGOPSParams::O_rendezvous_fs);
+      .def_ro("O_rendezvous_fs", &LogGOPSParams::O_rendezvous_fs)
+      .def_ro("o_r_ps", &LogGOPSParams::o_r_ps)
+      .def_prop_ro("classes", [](const LogGOPSParams& p) {
+        std::vector<std::tuple<uint64_t, int64_t, int64_t, int64_t>> out;
+        for (const SizeClass& c : p.classes) out.emplace_back(c.min_bytes, c.L_ps, c.G_fs, c.O_fs);
+        return out;
+      });
 
   nb::class_<OsNoiseTrace>(m, "OsNoiseTrace")
       .def(

@@ -130,7 +130,7 @@ class Engine {
   int64_t os_noise(uint32_t host, int64_t start, int64_t len);
   int64_t os_noise_lookup(uint32_t host, int64_t at, int64_t len);
   int64_t bytes_time(uint64_t bytes, int64_t per_byte_fs) const;
-  int64_t message_G_fs(uint32_t send_op) const;
+  int64_t message_G_fs(uint32_t send_op, int64_t G_fs) const;
   [[noreturn]] void report_deadlock() const;
   std::string describe(uint32_t op) const;
   // A posted receive's {source, tag, local index}, from its rank's template.

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import click
 
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
+from cloudnoise.measure.experiments import LOGGP_ROUNDS, LOGGP_TRAIN
 
 DISTANCES = ("same-rack", "different-racks", "unknown")
 _SIZE = re.compile(r"^\s*(\d+)\s*([kKmMgG]?)(i?[bB])?\s*$")
@@ -126,7 +127,8 @@ def _run(experiment: str, kw: dict[str, Any]) -> None:
         ppn=kw.get("ppn"),
         hosts=max(1, n_hosts),
         inject=inject,
-        train=kw.get("train") or 16,
+        train=kw.get("train") or LOGGP_TRAIN,
+        rounds=kw.get("rounds") or LOGGP_ROUNDS,
     )
     out = kw.get("out")
     if out is None:
@@ -185,6 +187,12 @@ _command("os-noise", "Selfish detour: iterations above 9 x t_min, written as an 
     click.option("--per-core", is_flag=True, help="One rank per core."),
     click.option("--inject-detour", hidden=True, help="Tests: PERIOD_US:DURATION_US of injected noise."),
 ])
-_command("loggp", "Estimate LogGP(S) parameters L, o, g, G, O from ping-pongs and send trains.", [
-    click.option("--train", type=int, help="Back-to-back messages per train (default 16)."),
+_command("loggp", "Estimate LogGP(S) parameters (L, o_s, o_r, g, S and L, G, O per size class) from "
+                  "Netgauge-style parametrised round trips: ping-pongs, exchanges, send trains with and without "
+                  "delays, receives posted before and after their message arrived; 1 B .. 16 MiB, repeated in "
+                  "rounds. Prints the parameters with their spread over rounds and every operation's residual "
+                  "per size.", [
+    click.option("--train", type=int, help=f"Messages per send train, 2-64 (default {LOGGP_TRAIN})."),
+    click.option("--rounds", type=int, help=f"Repetitions of the whole size sweep, each a short estimate "
+                                            f"(default {LOGGP_ROUNDS})."),
 ])

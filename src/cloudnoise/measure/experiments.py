@@ -37,6 +37,9 @@ LOGGP_SIZES = [1 << k for k in range(25)]  # 1 B .. 16 MiB
 # Above 1 MiB the default iteration count shrinks in proportion to the size
 # (at least this many), so the large sizes cost about what 1 MiB does.
 LOGGP_MIN_LARGE_ITERATIONS = 50
+LOGGP_WARMUP = 2  # untimed repetitions of each operation, per size and round
+LOGGP_ROUNDS = 5  # the size sweep is repeated: each round is one short estimate
+LOGGP_TRAIN = 8  # messages per train (Netgauge's PRTT n)
 BURST_INTERVALS_S = [0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
 SWEEP_SIZES = [1 << k for k in range(14, 25, 2)]  # 16 KiB .. 16 MiB for picking a size
 
@@ -99,7 +102,8 @@ class Options:
     ppn: int | None = None
     hosts: int = 1
     inject: tuple[float, float] | None = None
-    train: int = 16
+    train: int = LOGGP_TRAIN
+    rounds: int = LOGGP_ROUNDS
 
 
 def default_warmup(iterations: int) -> int:
@@ -143,14 +147,22 @@ def plan(experiment: str, opt: Options, cpu_count: int) -> list[Run]:
     if experiment == "loggp":
         if ranks != 2:
             raise CloudnoiseError("loggp runs on exactly 2 ranks; pass --ranks 2")
+        if not 2 <= opt.train <= 64:
+            raise CloudnoiseError(f"--train must be 2 to 64 messages, got {opt.train}")
+        if opt.rounds < 1:
+            raise CloudnoiseError(f"--rounds must be at least 1, got {opt.rounds}")
         its = iterations or 1000
         units = [
             Unit(s, 0, its if iterations or s <= MiB else max(LOGGP_MIN_LARGE_ITERATIONS, its * MiB // s))
             for s in (opt.sizes or LOGGP_SIZES)
         ]
-        warm = opt.warmup if opt.warmup is not None else default_warmup(its)
-        return [Run("cn_pingpong", "loggp", 2, units, ppn=opt.ppn or (1 if opt.hosts > 1 else None),
-                    warmup=warm, extra={"train": opt.train})]
+        warm = opt.warmup if opt.warmup is not None else LOGGP_WARMUP
+        # Each rank on a core of its own: two busy-polling ranks that the
+        # scheduler puts on one core take turns in time slices (milliseconds
+        # per message on a loaded machine).
+        return [Run("cn_loggp", "loggp", 2, units, ppn=opt.ppn or (1 if opt.hosts > 1 else None),
+                    warmup=warm, extra={"train": opt.train, "rounds": opt.rounds,
+                                        "bind_core": opt.hosts > 1 or cpu_count >= 2})]
 
     if experiment == "burst":
         its = iterations or 20
@@ -166,7 +178,8 @@ def plan(experiment: str, opt: Options, cpu_count: int) -> list[Run]:
         if experiment == "latency-noise":
             sizes = opt.sizes or [1]
             return [Run("cn_pingpong", "pingpong", 2, [Unit(sizes[0], 0, 0)],
-                        ppn=1 if opt.hosts > 1 else None, warmup=warm, duration_s=duration)]
+                        ppn=1 if opt.hosts > 1 else None, warmup=warm, duration_s=duration,
+                        extra={"bind_core": opt.hosts > 1 or cpu_count >= 2})]
         conns = opt.connections or _powers_of_two_up_to(ranks // 2)
         runs: list[Run] = []
         need_sweep = opt.sizes is None or len(conns) > 1

@@ -21,7 +21,7 @@ from pathlib import Path
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
 from cloudnoise.measure.mpi import MpiInstallation, run_quiet
 
-PROBES = ("cn_pingpong", "cn_detour", "cn_goal_exec")
+PROBES = ("cn_pingpong", "cn_detour", "cn_goal_exec", "cn_loggp")
 CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra"]
 
 

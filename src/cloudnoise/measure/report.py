@@ -75,11 +75,9 @@ def emit(experiment: str, campaign: Campaign, summary: dict[str, Any], as_json: 
         console.print(f"# timer {timer.get('name')}: resolution {timer.get('resolution_ns'):.0f} ns, "
                       f"overhead {timer.get('overhead_ns'):.1f} ns per read")
     if experiment == "loggp":
-        fit = summary.get("loggp", {})
-        table = Table("Parameter", "Value", "Meaning")
-        for key, meaning in fit.get("meaning", {}).items():
-            table.add_row(key, _fmt(fit.get(key)), meaning)
-        console.print(table)
+        from cloudnoise.measure.loggp_report import print_fit
+
+        print_fit(console, summary.get("loggp", {}))
     else:
         columns = OS_NOISE_COLUMNS if experiment == "os-noise" else PINGPONG_COLUMNS
         present = [(k, h) for k, h in columns if any(k in r for r in rows)]

@@ -34,7 +34,6 @@ from cloudnoise.measure.launcher import LaunchSpec, build_command, supervise
 from cloudnoise.measure.mpi import MpiInstallation
 from cloudnoise.measure.probes import build_probe
 from cloudnoise.measure.samples import (
-    KIND_RECV_CALL,
     KIND_RTT,
     count_records,
     read_info,
@@ -72,10 +71,6 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _loggp_reps(iterations: int) -> int:
-    return iterations // 4 if iterations // 4 > 10 else 10
-
-
 def remaining(campaign: Campaign, name: str, index: int, run: Run) -> Run | None:
     """What is left of ``run``: a Run of the missing work, or None when done."""
     parts = campaign.parts(name, index)
@@ -104,13 +99,9 @@ def remaining(campaign: Campaign, name: str, index: int, run: Run) -> Run | None
             return None
         return Run(**{**run.__dict__, "duration_s": left})
     if run.mode == "loggp":
-        rank1 = np.concatenate([read_records(p.parent / f"{p.name}.rank1.bin") for p in parts])
-        units = []
-        for u in run.units:
-            got = np.count_nonzero((rank1["kind"] == KIND_RECV_CALL) & (rank1["size_bytes"] == u.size))
-            if got < _loggp_reps(u.iterations):
-                units.append(u)
-        return Run(**{**run.__dict__, "units": units}) if units else None
+        done = loggp_rounds_done(infos)
+        rounds = int(run.extra.get("rounds", 1))
+        return None if done >= rounds else Run(**{**run.__dict__, "extra": {**run.extra, "first_round": done}})
     allrec = np.concatenate(rank0)
     rtt = allrec[(allrec["kind"] == KIND_RTT) & (allrec["stream"] == 0)]
     units = []
@@ -123,6 +114,8 @@ def remaining(campaign: Campaign, name: str, index: int, run: Run) -> Run | None
 
 def probe_argv(binary: Path, run: Run, prefix: Path) -> list[str]:
     """The probe's command line for one launch."""
+    if run.probe == "cn_loggp":
+        return loggp_argv(binary, run, prefix)
     if run.mode == "detour":
         argv = [str(binary), "--out", str(prefix), "--detours", str(run.detours),
                 "--duration", repr(float(run.duration_s))]
@@ -139,9 +132,31 @@ def probe_argv(binary: Path, run: Run, prefix: Path) -> list[str]:
         argv += ["--duration", repr(float(run.duration_s))]
     if run.split:
         argv.append("--split")
-    if run.mode == "loggp":
-        argv += ["--train", str(run.extra.get("train", 16))]
     return argv
+
+
+def loggp_argv(binary: Path, run: Run, prefix: Path) -> list[str]:
+    """The cn_loggp probe's command line: the plan's rounds, from the first
+    one not yet measured."""
+    join = lambda xs: ",".join(str(int(x)) for x in xs)  # noqa: E731
+    return [str(binary), "--out", str(prefix),
+            "--sizes", join(u.size for u in run.units),
+            "--iterations", join(u.iterations for u in run.units),
+            "--warmup", str(run.warmup),
+            "--train", str(int(run.extra.get("train", 8))),
+            "--rounds", str(int(run.extra.get("rounds", 1))),
+            "--first-round", str(int(run.extra.get("first_round", 0)))]
+
+
+def loggp_rounds_done(infos: list[dict[str, str]]) -> int:
+    """Rounds of a loggp run completed by its parts (each part's rank 0 notes
+    the end of every round it finished)."""
+    done = -1
+    for info in infos:
+        for key in info:
+            if key.startswith("round") and key.endswith("_end_monotonic_ns"):
+                done = max(done, int(key[len("round"):-len("_end_monotonic_ns")]))
+    return done + 1
 
 
 def resolve_auto(campaign: Campaign, name: str, runs: list[Run], index: int) -> None:
@@ -189,8 +204,11 @@ class _Bar:
 
 def _expected_samples(run: Run) -> int:
     if run.mode == "loggp":
-        return sum(u.iterations + _loggp_reps(u.iterations) * (1 + int(run.extra.get("train", 16)))
-                   for u in run.units)
+        # rank 0's records: a ping-pong and an isend per iteration, an exchange, a
+        # quarter of them as trains, delayed trains and sends to completion
+        rounds = int(run.extra.get("rounds", 1)) - int(run.extra.get("first_round", 0))
+        per = [max(3, -(-u.iterations // int(run.extra.get("rounds", 1)))) for u in run.units]
+        return rounds * sum(3 * k + 3 * max(3, k // 4) for k in per)
     return sum(u.iterations for u in run.units)
 
 
@@ -368,7 +386,8 @@ def finalize(campaign: Campaign, name: str, runs: list[Run]) -> dict[str, Any]:
         summary["results"] = osnoise.summary_rows(traces)
         summary["trace"] = str(exp_dir / "os_noise.trace")
     elif name == "loggp":
-        fit = loggp.fit(data)
+        fit = loggp.fit(data, train=next((r.extra.get("train") for r in runs if r.mode == "loggp"), None),
+                        read_ns=_timer_read_ns(campaign, name))
         summary["loggp"] = fit
         summary["results"] = fit.get("per_size", [])
     else:
@@ -377,6 +396,15 @@ def finalize(campaign: Campaign, name: str, runs: list[Run]) -> dict[str, Any]:
     write_json(exp_dir / "summary.json", summary)
     _write_campaign_summary(campaign, name, summary)
     return summary
+
+
+def _timer_read_ns(campaign: Campaign, name: str) -> float:
+    """The cost of one clock read as this experiment's probe ranks measured it
+    (the median over their info files; 0 where none says)."""
+    costs = [float(read_info(p).get("timer_overhead_ns", "nan"))
+             for p in sorted((campaign.exp_dir(name) / "raw").glob("*.rank*.info"))]
+    costs = [c for c in costs if np.isfinite(c) and c >= 0]
+    return float(np.median(costs)) if costs else 0.0
 
 
 def _write_campaign_summary(campaign: Campaign, name: str, summary: dict[str, Any]) -> None:

@@ -40,6 +40,7 @@ result is validated by loading it back.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,54 @@ def consistent_latency(one_way_ns: np.ndarray, o_ns: float) -> tuple[float, np.n
     return base, np.maximum(0.0, one_way_ns - 2.0 * o_ns - base)
 
 
+def excess_over_median(one_way_ns: np.ndarray) -> np.ndarray:
+    """Latency noise for a fit that describes median times: each measured
+    one-way time's excess over the median, 0 below it. The simulated median
+    is then the fitted one, and the variability above it is counted once (the
+    samples already hold the overheads' jitter; the engine adds none)."""
+    return np.maximum(0.0, one_way_ns - float(np.median(one_way_ns)))
+
+
+def measured_loggops(fit: dict[str, Any], where: str) -> dict[str, Any]:
+    """The profile's loggops from a size-classed loggp fit (measure/loggp.py):
+    L, o, g, S as fitted; G and O of the 1 MiB class as the plain figures;
+    the classes themselves, per-byte figures to whole femtoseconds (the
+    engine's resolution); the provenance names the method, the spread over
+    rounds and the worst residual."""
+    spread = fit.get("spread", {})
+
+    def iqr(key: str) -> str:
+        s = spread.get(key) or {}
+        return f"{s['iqr']:.3g}" if isinstance(s.get("iqr"), (int, float)) and math.isfinite(s["iqr"]) else "n/a"
+
+    worst = fit.get("worst")
+    misses = ("; cannot reproduce every operation within 10 %: worst "
+              f"{worst['operation']} at {worst['size_bytes']} B ({worst['residual']:+.1%})") if worst else \
+        "; every measured operation reproduced within 10 %"
+    model = fit.get("overhead_model", {})
+    split = bool(model.get("split_predicts_better"))
+    classes = [
+        {"min_bytes": int(c["min_bytes"]), "L": float(c["L"]), "G": round(float(c["G"]), 6),
+         "O": round(float(c["O"]), 6)}
+        for c in fit["size_classes"]
+    ]
+    return {
+        "provenance": _measured(
+            f"{where}: loggp fit, Netgauge-style parametrised round trips with polled non-blocking calls "
+            f"({fit.get('rounds', '?')} rounds, used {len(fit.get('rounds_used', []))}); o_s {fit['o_s']:.4g} ns "
+            f"(IQR {iqr('o_s')}), o_r {fit['o_r']:.4g} ns (IQR {iqr('o_r')}), one o = their mean; "
+            f"L IQR {iqr('L')} ns, g IQR {iqr('g')} ns; {len(classes)} size classes "
+            f"(their lines miss T and the exchange by {fit.get('class_max_miss', float('nan')):.1%} at most); G and O below are the 1 MiB "
+            f"class's{misses}; "
+            + ("separate o_s/o_r predict better than one o: the engine charges o_s to sends and o_r to "
+               "receives (cloudnoise's extension)" if split else "separate o_s/o_r predict no better than one o")),
+        "L": float(fit["L"]), "o": float(fit["o"]), "g": float(fit["g"]),
+        "G": round(float(fit["G"]), 6), "O": round(float(fit["O"]), 6), "S": int(fit["S"]),
+        "size_classes": classes,
+        **({"o_s": float(fit["o_s"]), "o_r": float(fit["o_r"])} if split else {}),
+    }
+
+
 def consistent_gap(fitted_G: float, fraction: np.ndarray) -> float:
     """G such that the simulated per-byte time G / fraction has the fitted G as
     its median: the median of G / f is G / median(f), so G = fitted G x
@@ -151,8 +200,15 @@ def build_profile(
     profile_name = name or labels.get("system") or campaign.resolve().name
 
     loggp_path = campaign / "loggp" / "summary.json"
-    if loggp_path.exists():
-        fit = json.loads(loggp_path.read_text()).get("loggp", {})
+    fit = json.loads(loggp_path.read_text()).get("loggp", {}) if loggp_path.exists() else {}
+    if loggp_path.exists() and "L" not in fit:
+        raise CloudnoiseError(
+            f"the loggp measurement in {campaign} holds no fit yet ({'; '.join(fit.get('notes', [])) or 'no samples'}); "
+            f"continue it with cloudnoise measure loggp --resume --out {campaign}")
+    classified = bool(fit.get("size_classes"))
+    if classified:
+        loggops = measured_loggops(fit, where)
+    elif loggp_path.exists():
         loggops = {
             "provenance": _measured(
                 f"{where}: loggp fit (ping-pongs, send trains, receive overheads; "
@@ -219,16 +275,24 @@ def build_profile(
     lat = _latency_samples(campaign)
     if lat is not None:
         half, src = lat
-        base, excess = consistent_latency(half, float(loggops["o"]))
-        fitted_L = loggops["L"]
-        loggops["L"] = base
-        loggops["provenance"]["source"] += (
-            f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {fitted_L:.4g}), so that 2o + L + latency noise "
-            "reproduces the measured one-way times")
+        if classified:
+            excess = excess_over_median(half)
+            loggops["provenance"]["source"] += (
+                f"; latency noise: the one-way times of {src} above their median (median "
+                f"{float(np.median(half)):.4g} ns), so the fitted L and o keep the median and the noise adds "
+                "only what lies above it")
+            how = "RTT/2 - median RTT/2 where above it, else 0"
+        else:  # a campaign measured before size classes: its fit describes medians from the minimum
+            base, excess = consistent_latency(half, float(loggops["o"]))
+            loggops["provenance"]["source"] += (
+                f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {loggops['L']:.4g}), so that 2o + L + "
+                "latency noise reproduces the measured one-way times")
+            loggops["L"] = base
+            how = "RTT/2 - 2o - L"
         file = f"{stem}.latency_noise.parquet"
         _write_column(out.parent / file, "excess_ns", excess)
         profile["latency_noise"] = {
-            "provenance": _measured(f"{where}: {src}, RTT/2 - 2o - L, every sample"),
+            "provenance": _measured(f"{where}: {src}, {how}, every sample"),
             "samples": file, "column": "excess_ns",
         }
     bw = _bandwidth_samples(campaign)
@@ -237,7 +301,15 @@ def build_profile(
         file = f"{stem}.bandwidth_noise.parquet"
         fraction = gbps / gbps.max()
         _write_column(out.parent / file, "fraction", fraction)
-        if loggp_path.exists():
+        if classified:
+            scale = float(np.median(fraction))
+            loggops["G"] = consistent_gap(loggops["G"], fraction)
+            for c in loggops["size_classes"]:
+                c["G"] = consistent_gap(c["G"], fraction)
+            loggops["provenance"]["source"] += (
+                f"; every G = fitted G x median bandwidth fraction {scale:.4g}, so that G / bandwidth noise "
+                "reproduces the fitted (median) transfer times")
+        elif loggp_path.exists():
             fitted_G = loggops["G"]
             loggops["G"] = consistent_gap(fitted_G, fraction)
             loggops["provenance"]["source"] += (

@@ -54,6 +54,7 @@ KEY_ORDER = (
     "bandwidth_noise",
     "os_noise",
     "different_racks",
+    "check",
 )
 PLACEMENTS = ("same-rack", "different-racks")
 
@@ -204,6 +205,24 @@ class Table2:
 
 
 @dataclass(frozen=True)
+class SizeClass:
+    """L (ns), G and O (ns per byte) for messages of at least min_bytes."""
+
+    min_bytes: int
+    L: float
+    G: float
+    O: float  # noqa: E741 (the model's name)
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.min_bytes, int) and self.min_bytes >= 0):
+            raise CloudnoiseError(f"a size class's min_bytes must be an integer >= 0, got {self.min_bytes!r}")
+        for name in ("L", "G", "O"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+                raise CloudnoiseError(f"size class {name} must be a finite number >= 0, got {v!r}")
+
+
+@dataclass(frozen=True)
 class LogGOPS:
     """LogGOPS parameters: times in ns, G and O in ns per byte, S in bytes."""
 
@@ -217,8 +236,37 @@ class LogGOPS:
     # Per-byte CPU overhead above S where a campaign measured it (the cost of
     # posting a rendezvous send); absent: O at every size, as LogGOPSim.
     O_rendezvous: float | None = None
+    # L, G and O per message-size class where a campaign measured them (the
+    # first from 0 B, by growing min_bytes); absent: L, G, O at every size.
+    size_classes: tuple[SizeClass, ...] = ()
+    # Separate send and receive overheads where a campaign found that they
+    # predict better than one o (both given: the engine charges o_s to sends
+    # and o_r to receives; o stays their mean for other readers).
+    o_s: float | None = None
+    o_r: float | None = None
 
     def __post_init__(self) -> None:
+        if (self.o_s is None) != (self.o_r is None):
+            raise CloudnoiseError("LogGOPS o_s and o_r go together (or neither)")
+        for name in ("o_s", "o_r"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+                raise CloudnoiseError(f"LogGOPS {name} must be a finite number >= 0, got {v!r}")
+        classes = []
+        for i, c in enumerate(self.size_classes or ()):
+            if isinstance(c, dict):
+                try:
+                    c = SizeClass(**c)
+                except TypeError as err:
+                    raise CloudnoiseError(f"size_classes[{i}]: {err}") from None
+            if not isinstance(c, SizeClass):
+                raise CloudnoiseError(f"size_classes[{i}] must be an object with min_bytes, L, G, O")
+            classes.append(c)
+        if classes and classes[0].min_bytes != 0:
+            raise CloudnoiseError("the first of size_classes must start at min_bytes 0")
+        if any(b.min_bytes <= a.min_bytes for a, b in zip(classes, classes[1:])):
+            raise CloudnoiseError("size_classes must be listed by growing min_bytes")
+        object.__setattr__(self, "size_classes", tuple(classes))
         for name in ("L", "o", "g", "G", "O", "O_rendezvous"):
             v = getattr(self, name)
             if v is None and name == "O_rendezvous":
@@ -227,6 +275,30 @@ class LogGOPS:
                 raise CloudnoiseError(f"LogGOPS {name} must be a finite number >= 0, got {v!r}")
         if not (isinstance(self.S, int) and self.S >= 0):
             raise CloudnoiseError(f"LogGOPS S must be an integer >= 0 (bytes), got {self.S!r}")
+
+
+@dataclass(frozen=True)
+class Check:
+    """How well the profile predicted real runs where it was measured: the
+    errors of `cloudnoise validate --suite` (what `model build --check`
+    stores). Errors are (simulated - measured) / measured medians."""
+
+    provenance: Provenance
+    ranks: int
+    reps: int
+    median_abs_error: float
+    worst_abs_error: float
+    worst: str
+    results: tuple[dict[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("median_abs_error", "worst_abs_error"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+                raise CloudnoiseError(f"check {name} must be a finite number >= 0, got {v!r}")
+        if not isinstance(self.results, (list, tuple)) or not all(isinstance(r, dict) for r in self.results):
+            raise CloudnoiseError("check results must be a list of objects")
+        object.__setattr__(self, "results", tuple(self.results))
 
 
 @dataclass(frozen=True)
@@ -310,6 +382,7 @@ class SystemProfile:
     bandwidth_noise: NoiseModel | None = None
     os_noise: OSNoiseModel | None = None
     different_racks: RackPlacement | None = None
+    check: Check | None = None
     base_dir: Path | None = field(default=None, compare=False)  # where relative files resolve; not saved
     # Which placement the top-level network parts describe: "same-rack" for the
     # built-ins, None where the profile does not say (a campaign of unknown
@@ -407,6 +480,8 @@ class SystemProfile:
                 value = list(value)
             elif value is not None and hasattr(value, "__dataclass_fields__"):
                 value = _drop_none(asdict(value))
+            if name == "check" and value is None:  # written only where a check ran
+                continue
             out[name] = value
         return out
 
@@ -419,6 +494,8 @@ def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
         if isinstance(v, dict):
             v = _drop_none(v) if k != "quantiles" else v
         if v is None and k not in keep_null:
+            continue
+        if k == "size_classes" and not v:
             continue
         out[k] = v
     return out
@@ -480,6 +557,7 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
         "bandwidth_noise": NoiseModel,
         "os_noise": OSNoiseModel,
         "different_racks": RackPlacement,
+        "check": Check,
     }
     for key, cls in parts.items():
         if body.get(key) is not None:

@@ -150,10 +150,20 @@ def show_cmd(name: str, as_json: bool) -> None:
     if lg.O_rendezvous is not None:
         cols.append("O above S (ns/B)")
         row.append(f"{lg.O_rendezvous:g}")
+    if lg.o_s is not None and lg.o_r is not None:
+        cols += ["o_s (ns)", "o_r (ns)"]
+        row += [f"{lg.o_s:g}", f"{lg.o_r:g}"]
     for col in cols:
         t.add_column(col, justify="right")
     t.add_row(*row)
     con.print(t)
+    if lg.size_classes:
+        c = Table(title="Size classes (the engine's L, G, O for messages from a size on)")
+        for col in ("from (B)", "L (ns)", "G (ns/B)", "O (ns/B)"):
+            c.add_column(col, justify="right")
+        for k in lg.size_classes:
+            c.add_row(str(k.min_bytes), f"{k.L:.4g}", f"{k.G:.6g}", f"{k.O:.6g}")
+        con.print(c)
     con.print(_prov(lg.provenance) + "\n")
 
     if p.compute is not None:

@@ -129,7 +129,8 @@ def _timeout(sim_ns: np.ndarray, reps: int, warmup: int, ranks: int) -> float:
 @click.option("--nb", metavar="T", help="Non-blocking variant: every rank starts with an independent calc of T.")
 @app_cli.app_options
 @click.option("--ranks", metavar="LIST", help="Rank counts to validate, comma-separated: 2,4,8 (pattern/app).")
-@click.option("--reps", default=1000, show_default=True, type=click.IntRange(min=1), help="Measured (and simulated) repetitions per configuration.")
+@click.option("--suite", is_flag=True, help="Run the built-in suite (9 collectives, 16 B to 16 MiB; `--ranks` default 2) as one table with the median and worst |error|.")
+@click.option("--reps", type=click.IntRange(min=1), help="Measured (and simulated) repetitions per configuration.  [default: 1000; 300 with --suite]")
 @click.option("--warmup", default=20, show_default=True, type=click.IntRange(min=0), help="Executed repetitions discarded before measuring.")
 @click.option("--profile", metavar="NAME|FILE", help="System profile measured on this cluster (`cloudnoise model build`); required unless --L/--o/... are given.")
 @loggops_options
@@ -164,7 +165,17 @@ def validate(goal_file: Path | None, **opts: Any) -> None:
       cloudnoise validate --pattern allreduce_ring --size 16MiB --ranks 2 --reps 200 --profile here.json
       cloudnoise validate examples/dissemination_16.goal --profile here.json --json --out val/
       cloudnoise validate --trace jac --profile here.json --reps 20
+      cloudnoise validate --suite --profile here.json
     """
+    if opts.get("suite"):
+        from cloudnoise.validate import suite
+
+        if goal_file is not None or opts.get("pattern") or opts.get("app"):
+            raise CloudnoiseError("--suite brings its own collectives; drop the GOAL file, --pattern or --app")
+        opts["reps"] = opts.get("reps") or suite.DEFAULT_REPS
+        suite.emit(suite.run_suite(opts), bool(opts.get("as_json")))
+        return
+    opts["reps"] = opts.get("reps") or 1000
     if opts.get("trace_dir") is not None:
         run_trace_validation(goal_file, opts)
         return
@@ -236,11 +247,53 @@ def print_trace_table(result: dict[str, Any]) -> None:
         console.print(f"[yellow]warning:[/] {w}")
 
 
+def measure_and_simulate(config: Config, params: Any, noise: Any, variants: list[str], opts: dict[str, Any],
+                         mpi: Any, launch: Any, workdir: Path, warnings: list[str]) -> tuple[Any, Any, dict[str, np.ndarray]]:
+    """One configuration: simulate ``opts['reps']`` repetitions per variant,
+    run as many on MPI ranks, compare. Appends what the launch should warn
+    about to ``warnings``. Returns (comparison, measurement, simulated)."""
+    from cloudnoise.validate import compare, executor, optable
+
+    table = optable.from_schedule(config.schedule)
+    if table.extra_cpus:
+        warnings.append(f"{config.ranks} ranks: calcs on several cpus run one after another on one core")
+    hosts = launch.hosts
+    cores = available_cores()
+    per_host = opts.get("ppn") or -(-config.ranks // max(1, len(hosts)))
+    oversubscribed = per_host > cores
+    if oversubscribed:
+        warnings.append(
+            f"{config.ranks} ranks: {per_host} ranks per host on {cores} cores: cores are oversubscribed; "
+            "busy-polling ranks share cores, which the LogGOPS model does not cover"
+        )
+    load = load_average()
+    if not hosts and not oversubscribed and load is not None and load + config.ranks > cores + 0.5:
+        warnings.append(
+            f"{config.ranks} ranks: the machine was busy before the launch (load average {load:.1f} "
+            f"on {cores} cores): other processes compete with the ranks for cores, which the model does not cover"
+        )
+    sim = _simulate(config, params, noise, variants, opts["reps"], opts["seed"], opts["ready_order"])
+    req = executor.ExecRequest(
+        table=table,
+        reps=opts["reps"],
+        warmup=opts["warmup"],
+        workdir=workdir,
+        launch=launch,
+        yield_cpu=oversubscribed,
+        timeout_s=opts.get("timeout") or _timeout(sim[variants[0]], opts["reps"], opts["warmup"], config.ranks),
+    )
+    measured = executor.run(req, mpi, crash_rank=opts.get("inject_crash"))
+    comparison = compare.compare(config.ranks, measured.runtime_ns, sim, variants[0], oversubscribed,
+                                 measured.late_reps())
+    comparison.load_average = load
+    return comparison, measured, sim
+
+
 def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, Any]:
     """The whole command; returns (and prints) the JSON object."""
     from cloudnoise.measure.launcher import LaunchSpec
     from cloudnoise.measure.mpi import find_mpi
-    from cloudnoise.validate import compare, executor, figures, optable, tables
+    from cloudnoise.validate import compare, figures, tables
 
     if not opts.get("profile") and all(opts.get(f"{k}_") is None for k in PARAM_HELP):
         raise CloudnoiseError("--profile NAME|FILE is required (or give the LogGOPS parameters --L --o --g --G --O --S)")
@@ -255,7 +308,6 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
     hosts = [h for h in (opts.get("hosts") or "").split(",") if h.strip()]
     launch = LaunchSpec(opts.get("launcher") or "mpiexec", hosts, opts.get("hostfile"), opts.get("ppn"))
     cores = available_cores()
-    n_hosts = max(1, len(hosts))
 
     out: Path | None = opts.get("out")
     scratch = None
@@ -270,38 +322,9 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
     completed = False
     try:
         for config in configs:
-            table = optable.from_schedule(config.schedule)
-            if table.extra_cpus:
-                warnings.append(f"{config.ranks} ranks: calcs on several cpus run one after another on one core")
-            per_host = opts.get("ppn") or -(-config.ranks // n_hosts)
-            oversubscribed = per_host > cores
-            if oversubscribed:
-                warnings.append(
-                    f"{config.ranks} ranks: {per_host} ranks per host on {cores} cores: cores are oversubscribed; "
-                    "busy-polling ranks share cores, which the LogGOPS model does not cover"
-                )
-            load = load_average()
-            if not hosts and not oversubscribed and load is not None and load + config.ranks > cores + 0.5:
-                warnings.append(
-                    f"{config.ranks} ranks: the machine was busy before the launch (load average {load:.1f} "
-                    f"on {cores} cores): other processes compete with the ranks for cores, which the model does not cover"
-                )
-            sim = _simulate(config, params, noise, variants, opts["reps"], opts["seed"], opts["ready_order"])
-            req = executor.ExecRequest(
-                table=table,
-                reps=opts["reps"],
-                warmup=opts["warmup"],
-                workdir=workroot / f"ranks{config.ranks:04d}",
-                launch=launch,
-                yield_cpu=oversubscribed,
-                timeout_s=opts.get("timeout") or _timeout(sim[variants[0]], opts["reps"], opts["warmup"], config.ranks),
-            )
-            measured = executor.run(req, mpi, crash_rank=opts.get("inject_crash"))
-            comparisons.append(
-                compare.compare(config.ranks, measured.runtime_ns, sim, variants[0], oversubscribed,
-                                measured.late_reps())
-            )
-            comparisons[-1].load_average = load
+            comparison, measured, sim = measure_and_simulate(
+                config, params, noise, variants, opts, mpi, launch, workroot / f"ranks{config.ranks:04d}", warnings)
+            comparisons.append(comparison)
             measurements.append(measured)
             simulations.append(sim)
         result: dict[str, Any] = {
