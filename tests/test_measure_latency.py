@@ -43,7 +43,7 @@ def test_latency_json_contract(tmp_path):
 
     table = pq.read_table(out / "latency" / "samples.parquet")
     assert table.num_rows == 40000
-    lat = table.column("latency_us").to_numpy()
+    lat = table.column("value_ns").to_numpy() / 2000.0  # RTT/2 in us
     assert np.isclose(lat.min(), min(r["min_us"] for r in rows))
     summary = json.loads((out / "summary.json").read_text())
     t2 = summary["table2"]

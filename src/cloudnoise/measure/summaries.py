@@ -6,9 +6,10 @@ rank's detours, one slice of the day). Count, minimum, maximum, sum, sum of
 squares and sum of reciprocals are exact (the mean, the standard deviation
 and the mean bandwidth follow); percentiles and the histogram come from an
 HDR histogram (the ``hdrhistogram`` package) with 3 significant figures:
-a percentile it reports is the upper end of the bucket holding the sample of
-that rank (nearest rank: the ceil(p/100 * count)-th smallest), and a
-bucket is never wider than 1/1024 of the values it holds, so
+a percentile p it reports is the upper end of the bucket holding the
+k-th smallest sample, k = max(1, round(p/100 x count)) (the library's
+definition), and a bucket is never wider than 1/1024 of the values it
+holds, so
 
     exact <= reported <= exact * (1 + RELATIVE_PRECISION).
 
@@ -93,7 +94,7 @@ class StreamStats:
         return math.sqrt(max(0.0, self.sumsq / self.count - m * m))
 
     def percentile(self, p: float) -> float:
-        """The p-th percentile (nearest rank, within RELATIVE_PRECISION above the exact one);
+        """The p-th percentile (see the module docstring: within RELATIVE_PRECISION above the exact one);
         p = 0 and p = 100 give the exact minimum and maximum."""
         if not self.count:
             return math.nan
@@ -119,7 +120,7 @@ class StreamStats:
             counts.append(item.count_at_value_iterated_to)
         cum = np.cumsum(np.asarray(counts, np.int64))
         v = np.minimum(np.maximum(np.asarray(values, np.float64), self.min), self.max)
-        rank = np.clip(np.ceil(p * self.count), 1, self.count)
+        rank = np.clip(np.floor(p * self.count + 0.5), 1, self.count)
         out = v[np.minimum(np.searchsorted(cum, rank), len(v) - 1)]
         out[p <= 0] = self.min
         out[p >= 1] = self.max
