@@ -30,21 +30,29 @@ def test_loggp_fit_and_profile(tmp_path):
     profile = json.loads(out.read_text())
     assert profile["format"] == "cloudnoise-profile/1" and profile["name"] == "ci"
     assert profile["loggops"]["provenance"]["kind"] == "measured"
-    # L and the latency noise together reproduce the measured one-way times
+    # L and the latency noise together reproduce the measured one-way times (at every
+    # probability of the quantile table, within the streaming histogram's precision)
     import numpy as np
     import pyarrow.parquet as pq
 
-    from cloudnoise.model.build import _latency_samples
+    from cloudnoise.measure.summaries import RELATIVE_PRECISION
 
-    half, _ = _latency_samples(camp)
-    excess = pq.read_table(out.parent / profile["latency_noise"]["samples"]).column("excess_ns").to_numpy()
+    half = np.sort(pq.read_table(camp / "latency-noise" / "samples.parquet",
+                                 columns=["value_ns"]).column("value_ns").to_numpy()) / 2.0
     lg = profile["loggops"]
+    table = profile["latency_noise"]["quantiles"]
+    p, excess = np.array(table["p"]), np.array(table["v"])
     assert lg["o"] == fit["o"] and lg["L"] == max(0.0, half.min() - 2 * fit["o"])
-    assert np.allclose(2 * lg["o"] + lg["L"] + excess, np.maximum(half, 2 * lg["o"]))
+    ranks = np.clip(np.floor(p * len(half) + 0.5).astype(int), 1, len(half)) - 1
+    exact = np.maximum(half[ranks], 2 * lg["o"])
+    exact[0] = max(half[0], 2 * lg["o"])
+    simulated = 2 * lg["o"] + lg["L"] + excess
+    assert np.all(simulated >= exact - 1e-6) and np.all(simulated <= exact * (1 + RELATIVE_PRECISION) + 1e-6)
     # G and the bandwidth noise together reproduce the fitted (median) G
     if "bandwidth_noise" in profile:
-        fraction = pq.read_table(out.parent / profile["bandwidth_noise"]["samples"]).column("fraction").to_numpy()
-        assert lg["G"] == round(fit["G"] * float(np.median(fraction)), 6)
+        fraction = profile["bandwidth_noise"]["quantiles"]
+        median = float(np.interp(0.5, fraction["p"], fraction["v"]))
+        assert lg["G"] == pytest.approx(fit["G"] * median, rel=2 * RELATIVE_PRECISION)
     else:
         assert lg["G"] == round(fit["G"], 6)
     assert (out.parent / profile["os_noise"]["trace"]).exists()
