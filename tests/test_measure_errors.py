@@ -98,3 +98,33 @@ def test_default_campaign_folders_are_unique_within_a_second(tmp_path):
 
     made = {unique_campaign_dir(tmp_path) for _ in range(5)}
     assert len(made) == 5 and all(p.is_dir() for p in made)
+
+
+def test_disk_running_low_stops_cleanly_and_keeps_the_samples(tmp_path, monkeypatch):
+    """Free space falling under --min-free during the run: stopped like Ctrl-C, with a
+    one-line message, everything converted, resumable."""
+    mpi_or_skip()
+    import json
+
+    from cloudnoise.errors import CloudnoiseError
+    from cloudnoise.measure import diskspace
+    from cloudnoise.measure.experiments import Options
+    from cloudnoise.measure.launcher import LaunchSpec
+    from cloudnoise.measure.mpi import find_mpi
+    from cloudnoise.measure.runner import Request, execute
+
+    calls = {"n": 0}
+
+    def shrinking(path):  # plenty at first, then the disk fills
+        calls["n"] += 1
+        return 10 << 30 if calls["n"] < 8 else 1 << 20
+
+    monkeypatch.setattr(diskspace, "free_bytes", shrinking)
+    out = tmp_path / "c"
+    req = Request("latency-noise", Options(duration_s=30.0), LaunchSpec(), out, {})
+    with pytest.raises(CloudnoiseError) as err:
+        execute(req, find_mpi())
+    assert "free" in str(err.value) and "--resume" in str(err.value)
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["experiments"]["latency-noise"]["complete"] is False
+    assert not list(out.rglob("*.cnk")) and list((out / "latency-noise" / "samples.parquet").glob("*.parquet"))

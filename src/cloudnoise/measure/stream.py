@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,7 @@ class Stream:
         self.slice_s = slice_s
         self.parquet_bytes = 0
         self.rows = 0
+        self.convert_s = 0.0  # time spent converting (reading chunks, Parquet, checks, summaries)
         if self.path.is_file():
             self._load()
 
@@ -126,6 +128,7 @@ class Stream:
                 self.slice_s = float(data["slice_s"])
             self.parquet_bytes = int(data.get("parquet_bytes", 0))
             self.rows = int(data.get("rows", 0))
+            self.convert_s = float(data.get("convert_s", 0.0))
         except (OSError, ValueError, KeyError, TypeError) as err:
             raise CloudnoiseError(f"{self.path}: damaged streaming state ({err}); measure into a new --out") from None
 
@@ -137,6 +140,7 @@ class Stream:
             "slice_s": self.slice_s,
             "rows": self.rows,
             "parquet_bytes": self.parquet_bytes,
+            "convert_s": self.convert_s,
             "origins": self.origins,
             "launches": self.launches,
             "groups": {k: v.to_json() for k, v in self.groups.items()},
@@ -191,7 +195,7 @@ class Stream:
     # --- conversion -----------------------------------------------------------------------------
 
     def _convert(self, launch: Launch, k: int, files: dict[int, Path]) -> int:
-        run = launch.plan
+        began = time.perf_counter()
         parts: list[tuple[int, ChunkSamples, int, str]] = []
         for rank, path in sorted(files.items()):
             info = read_info(launch.prefix.parent / f"{launch.name}.rank{rank}.info")
@@ -204,6 +208,7 @@ class Stream:
             self._summarise(launch, parts)
         state["chunks"] = sorted(set(state["chunks"]) | {k})
         self.rows += n
+        self.convert_s += time.perf_counter() - began
         self.save()
         for path in files.values():
             path.unlink(missing_ok=True)
