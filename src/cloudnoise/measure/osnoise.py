@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from cloudnoise.measure.arrow_columns import to_int64
 from cloudnoise.measure.campaign import Campaign
 from cloudnoise.measure.samples import read_info, rank_files
 from cloudnoise.measure.stream import PARQUET_DIR, Stream
@@ -79,9 +78,9 @@ def write_traces(campaign: Campaign, name: str, stream: Stream, labels: dict[str
                         pf = pq.ParquetFile(f)
                         for i in range(pf.num_row_groups):
                             rg = pf.read_row_group(i, columns=["rank", "time", "value_ns"])
-                            rg = rg.filter(pc.equal(rg.column("rank"), rank))
-                            start = rg.column("time").cast(pa.int64()).to_numpy() - offset - begin + shift
-                            dur = rg.column("value_ns").to_numpy()
+                            mine = to_int64(rg.column("rank")) == rank
+                            start = to_int64(rg.column("time"))[mine] - offset - begin + shift
+                            dur = to_int64(rg.column("value_ns"))[mine]
                             if len(dur):
                                 np.savetxt(out, np.column_stack([start, dur]), fmt="%d", delimiter="\t")
                 shift += span

@@ -36,6 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
+from cloudnoise.measure.arrow_columns import ints, strings, to_int64
 from cloudnoise.measure.campaign import Campaign, write_json
 from cloudnoise.measure.chunks import ChunkSamples, chunk_files, count_samples, read_chunk
 from cloudnoise.measure.experiments import Run
@@ -70,6 +71,11 @@ def _unkey(text: str) -> tuple[int, ...]:
 
 
 def _group_codes(*columns: np.ndarray) -> np.ndarray:
+    """Dense group ids 0..k-1 of the rows' combined key (constant columns cost nothing)."""
+    n = len(columns[0])
+    columns = tuple(c for c in columns if n and c.min() != c.max())
+    if not columns:
+        return np.zeros(n, np.int64)
     code = np.zeros(len(columns[0]), np.int64)
     for col in columns:
         uniq, inv = np.unique(col, return_inverse=True)
@@ -217,32 +223,32 @@ class Stream:
     def _write_parquet(self, launch: Launch, k: int, parts: list[tuple[int, ChunkSamples, int, str]], n: int) -> None:
         run = launch.plan
         hosts = sorted({h for _, _, _, h in parts})
-        cols: dict[str, np.ndarray] = {
-            "rank": np.concatenate([np.full(len(c), r, np.int32) for r, c, _, _ in parts]),
-            "host": np.concatenate([np.full(len(c), hosts.index(h), np.int32) for _, c, _, h in parts]),
-            "kind": np.concatenate([c.kind for _, c, _, _ in parts]),
-            "size_bytes": np.concatenate([c.size_bytes for _, c, _, _ in parts]),
-            "param": np.concatenate([c.param for _, c, _, _ in parts]),
-            "stream": np.concatenate([c.stream for _, c, _, _ in parts]),
-            "iteration": np.concatenate([c.seq for _, c, _, _ in parts]),
-            "time": np.concatenate([c.t_ns + off for _, c, off, _ in parts]),
-            "value_ns": np.concatenate([c.value_ns for _, c, _, _ in parts]),
-        }
+        # Ping-pong start times to the microsecond: their delta then costs a few bits where
+        # nanoseconds would repeat the RTT's own entropy (the RTT itself keeps its ns).
+        # Detours keep ns: the OS-noise trace places them on the simulated timeline.
+        unit, div = ("ns", 1) if run.mode == "detour" else ("us", 1000)
+        time = np.concatenate([(c.t_ns + off) // div for _, c, off, _ in parts])
+        value = np.concatenate([c.value_ns for _, c, _, _ in parts])
         kinds = [KIND_NAMES.get(i, str(i)) for i in range(max(KIND_NAMES) + 1)]
-        table = pa.table({
-            "run": pa.array(np.full(n, launch.run, np.int32)),
-            "part": pa.array(np.full(n, launch.part, np.int32)),
-            "rank": pa.array(cols["rank"]),
-            "host": pa.DictionaryArray.from_arrays(pa.array(cols["host"]), pa.array(hosts, pa.string())),
-            "pairs": pa.array(np.full(n, run.pairs, np.int32)),
-            "kind": pa.DictionaryArray.from_arrays(pa.array(cols["kind"]), pa.array(kinds, pa.string())),
-            "size_bytes": pa.array(cols["size_bytes"]),
-            ("interval_ns" if self.experiment == "burst" else "param"): pa.array(cols["param"]),
-            "stream": pa.array(cols["stream"]),
-            "iteration": pa.array(cols["iteration"]),
-            "time": pa.array(cols["time"], pa.timestamp("ns", tz="UTC")),
-            "value_ns": pa.array(cols["value_ns"]),
-        })
+        columns = {
+            "run": ints(np.full(n, launch.run, np.int32)),
+            "part": ints(np.full(n, launch.part, np.int32)),
+            "rank": ints(np.concatenate([np.full(len(c), r, np.int32) for r, c, _, _ in parts])),
+            "host": pa.DictionaryArray.from_arrays(
+                ints(np.concatenate([np.full(len(c), hosts.index(h), np.int32) for _, c, _, h in parts])),
+                strings(hosts)),
+            "pairs": ints(np.full(n, run.pairs, np.int32)),
+            "kind": pa.DictionaryArray.from_arrays(ints(np.concatenate([c.kind for _, c, _, _ in parts])),
+                                                   strings(kinds)),
+            "size_bytes": ints(np.concatenate([c.size_bytes for _, c, _, _ in parts])),
+            ("interval_ns" if self.experiment == "burst" else "param"):
+                ints(np.concatenate([c.param for _, c, _, _ in parts])),
+            "stream": ints(np.concatenate([c.stream for _, c, _, _ in parts])),
+            "iteration": ints(np.concatenate([c.seq for _, c, _, _ in parts])),
+            "time": ints(time, pa.timestamp(unit, tz="UTC")),
+            "value_ns": ints(value),
+        }
+        table = pa.Table.from_arrays(list(columns.values()), names=list(columns))
         delta = ["iteration", "time"]
         self.parquet_dir.mkdir(parents=True, exist_ok=True)
         final = self.parquet_dir / f"{launch.name}.c{k:06d}.parquet"
@@ -255,7 +261,8 @@ class Stream:
                 sorting_columns=[pq.SortingColumn(table.column_names.index("rank")),
                                  pq.SortingColumn(table.column_names.index("time"))],
             )
-            self._verify(tmp, cols["time"], cols["value_ns"])
+            del table, columns
+            self._verify(tmp, time, value)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
@@ -273,8 +280,10 @@ class Stream:
         for i in range(f.num_row_groups):
             rg = f.read_row_group(i, columns=["time", "value_ns"])
             m = rg.num_rows
-            ok = (np.array_equal(rg.column("time").cast(pa.int64()).to_numpy(), time[at:at + m])
-                  and np.array_equal(rg.column("value_ns").to_numpy(), value[at:at + m]))
+            back_time = to_int64(rg.column("time"))  # ns; the written values are in the column's unit
+            unit = rg.schema.field("time").type.unit
+            ok = (np.array_equal(back_time, time[at:at + m] * (1000 if unit == "us" else 1))
+                  and np.array_equal(to_int64(rg.column("value_ns")), value[at:at + m]))
             if not ok:
                 raise CloudnoiseError(f"{path}: read back differs from the samples written", EXIT_RUNTIME)
             at += m

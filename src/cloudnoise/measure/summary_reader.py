@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.measure.arrow_columns import to_int64
 from cloudnoise.measure.campaign import Campaign
 from cloudnoise.measure.experiments import Run
 from cloudnoise.measure.rows import measuring_groups
@@ -104,7 +105,8 @@ def _files(path: Path) -> list[Path]:
 
 def iter_samples(path: Path, columns: tuple[str, ...], rtt_only: bool = True) -> Iterator[dict[str, np.ndarray]]:
     """Ping-pong samples of a Parquet file or folder, a row group (or batch) at a time, as int64
-    numpy columns (``time`` as ns since the epoch; ``param`` also read from ``interval_ns``)."""
+    numpy columns (``time`` as ns since the epoch, whatever its stored unit; dictionary
+    columns as their codes; ``param`` also read from ``interval_ns``)."""
     for f in _files(path):
         try:
             pf = pq.ParquetFile(f)
@@ -112,22 +114,14 @@ def iter_samples(path: Path, columns: tuple[str, ...], rtt_only: bool = True) ->
             source = {"param": "param" if "param" in names else "interval_ns"}
             want = [source.get(c, c) for c in columns] + (["kind"] if rtt_only and "kind" not in columns else [])
             for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=want):
-                out: dict[str, np.ndarray] = {}
-                for c in columns:
-                    col = batch.column(source.get(c, c))
-                    if c == "time":
-                        col = col.cast(pa.int64())
-                    elif pa.types.is_dictionary(col.type):
-                        col = col.indices
-                    out[c] = np.asarray(col.to_numpy(zero_copy_only=False)).astype(np.int64, copy=False)
+                out: dict[str, np.ndarray] = {c: to_int64(batch.column(source.get(c, c))) for c in columns}
                 if rtt_only:
                     kinds = batch.column("kind")
+                    code = KIND_RTT
                     if pa.types.is_dictionary(kinds.type):
                         names_ = kinds.dictionary.to_pylist()
                         code = names_.index("rtt") if "rtt" in names_ else -1
-                        rtt = np.asarray(kinds.indices.to_numpy(zero_copy_only=False)) == code
-                    else:
-                        rtt = np.asarray(kinds.to_numpy(zero_copy_only=False)) == KIND_RTT
+                    rtt = to_int64(kinds) == code
                     if not rtt.all():
                         out = {k: v[rtt] for k, v in out.items()}
                 yield out
