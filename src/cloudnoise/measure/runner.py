@@ -205,7 +205,7 @@ class _Bar:
         self.console = Console(stderr=True)
         self.progress = Progress(
             TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-            TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+            TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
             TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[disk]}"),
             console=self.console, disable=not self.console.is_terminal, transient=True,
         )
