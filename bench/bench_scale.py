@@ -61,7 +61,7 @@ def main() -> None:
         print(f"  engine               {engine:8.2f} s  {events / engine / 1e6:.1f} M events/s")
         print(f"  whole run            {wall:8.2f} s  (generation + engine + start-up)")
         print(f"  peak RSS            {rss:8.0f} MB")
-        print(f"  completion time      {out['max_end_ns'][0] / 1e6:.3f} ms simulated")
+        print(f"  completion time      {out['runtime_ns'][0] / 1e6:.3f} ms simulated")
         print(f"  target               {target}")
 
 

@@ -90,7 +90,7 @@ def simulated_runtimes(
             results = simulate_variants(schedule, params=params, noise=noise, variants=list(variants),
                                         reps=reps, seed=seed)
             for variant, r in results.items():
-                out[(system, n, variant)] = np.asarray(r.max_end_ns, dtype=np.float64)
+                out[(system, n, variant)] = np.asarray(r.runtime_ns, dtype=np.float64)
     return out
 
 

@@ -98,4 +98,4 @@ def test_ns_output_is_integer_when_exact():
 
 def test_repetitions_without_noise_are_identical():
     r = run_text(pair(8), reps=5, threads=2)
-    assert r.max_end_ns.tolist() == [5542] * 5
+    assert r.runtime_ns.tolist() == [5542] * 5

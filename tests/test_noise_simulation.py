@@ -34,10 +34,10 @@ def os_setup(starts, durations, phase=0) -> NoiseSetup:
 
 def test_constant_latency_excess_shifts_dissemination_by_rounds():
     # 16 ranks: 4 rounds, each on the critical path once.
-    base = simulate(EXAMPLE, params=PARAMS).max_end_ns[0]
+    base = simulate(EXAMPLE, params=PARAMS).runtime_ns[0]
     noise = NoiseSetup(latency=parse_distribution("constant:value=250ns"))
     noisy = simulate(EXAMPLE, params=PARAMS, noise=noise, variant="network")
-    assert noisy.max_end_ns[0] - base == 4 * 250
+    assert noisy.runtime_ns[0] - base == 4 * 250
 
 
 def test_constant_bandwidth_fraction_scales_G():
@@ -52,10 +52,10 @@ def test_single_detour_delays_a_chain_by_its_duration():
     # Trace: one 2 us detour at 5 us (the zero-length ones only bound it).
     noise = os_setup([0, 5_000, 10**9], [0, 2_000, 0], phase=0)
     r = simulate(chain(3_000, 4_000, 1_000), params=PARAMS, noise=noise, variant="os")
-    assert r.max_end_ns[0] == 8_000 + 2_000
+    assert r.runtime_ns[0] == 8_000 + 2_000
     # A chain that ends before the detour is untouched.
     r = simulate(chain(1_000, 1_000), params=PARAMS, noise=noise, variant="os")
-    assert r.max_end_ns[0] == 2_000
+    assert r.runtime_ns[0] == 2_000
 
 
 def test_periodic_noise_hand_computed():
@@ -65,12 +65,12 @@ def test_periodic_noise_hand_computed():
     starts = np.arange(0, 10**7 + 1, 10**6)
     noise = os_setup(starts, np.full(starts.size, 10_000), phase=0)
     # calc of 1.5 ms from 0: meets the detour at 1 ms -> +10 us.
-    assert simulate(chain(1_500_000), params=PARAMS, noise=noise, variant="os").max_end_ns[0] == 1_510_000
+    assert simulate(chain(1_500_000), params=PARAMS, noise=noise, variant="os").runtime_ns[0] == 1_510_000
     # calc of exactly 1 ms: the detour at 1 ms starts at its end, not inside.
-    assert simulate(chain(1_000_000), params=PARAMS, noise=noise, variant="os").max_end_ns[0] == 1_000_000
+    assert simulate(chain(1_000_000), params=PARAMS, noise=noise, variant="os").runtime_ns[0] == 1_000_000
     # Starting inside a detour: phase 1.005 ms is 5 us into the detour at 1 ms.
     noise.os_phase_ns = 1_005_000
-    assert simulate(chain(100_000), params=PARAMS, noise=noise, variant="os").max_end_ns[0] == 105_000
+    assert simulate(chain(100_000), params=PARAMS, noise=noise, variant="os").runtime_ns[0] == 105_000
 
 
 def test_os_noise_rule_matches_the_reference_walk():
@@ -160,7 +160,7 @@ def test_empirical_latency_noise_reproduces_its_quantiles(tmp_path):
     text = b"num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\nrank 1 {\nl1: recv 1b from 0 tag 0\n}\n"
     noise = NoiseSetup(latency=parse_distribution(str(path)))
     r = simulate(_engine.parse_goal(text), params=PARAMS, noise=noise, variant="network", reps=4000, seed=11, threads=2)
-    excess = np.asarray(r.max_end_ns, dtype=float) - (1500 + 2500 + 1500)
+    excess = np.asarray(r.runtime_ns, dtype=float) - (1500 + 2500 + 1500)
     for q in (0.1, 0.5, 0.9):
         assert np.quantile(excess, q) == pytest.approx(np.quantile(samples, q), rel=0.05)
 
@@ -171,13 +171,13 @@ def test_repetitions_are_reproducible_and_thread_independent():
         latency=parse_distribution("lognormal:median=800ns,sigma=0.7"),
         bandwidth=parse_distribution("uniform:low=0.5,high=1"),
     )
-    one = simulate(EXAMPLE, params=PARAMS, noise=noise, reps=40, seed=9, threads=1).max_end_ns
-    two = simulate(EXAMPLE, params=PARAMS, noise=noise, reps=40, seed=9, threads=2).max_end_ns
+    one = simulate(EXAMPLE, params=PARAMS, noise=noise, reps=40, seed=9, threads=1).runtime_ns
+    two = simulate(EXAMPLE, params=PARAMS, noise=noise, reps=40, seed=9, threads=2).runtime_ns
     assert one.tolist() == two.tolist()
     assert len(set(one.tolist())) > 5  # the noise does vary between repetitions
-    alone = simulate(EXAMPLE, params=PARAMS, noise=noise, reps=1, first_rep=17, seed=9).max_end_ns
+    alone = simulate(EXAMPLE, params=PARAMS, noise=noise, reps=1, first_rep=17, seed=9).runtime_ns
     assert alone[0] == one[17]
-    other_seed = simulate(EXAMPLE, params=PARAMS, noise=noise, reps=40, seed=10).max_end_ns
+    other_seed = simulate(EXAMPLE, params=PARAMS, noise=noise, reps=40, seed=10).runtime_ns
     assert other_seed.tolist() != one.tolist()
 
 
@@ -190,11 +190,11 @@ def test_cli_variants_json_and_parquet(run_cli, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     d = json.loads(proc.stdout)
-    assert d["reps"] == 25 and len(d["max_end_ns"]) == 25
+    assert d["reps"] == 25 and len(d["runtime_ns"]) == 25
     assert set(d["variants"]) == {"none", "os", "network", "both"}
-    assert d["variants"]["none"]["statistics"]["median"] == d["max_end_ns"][0]
+    assert d["variants"]["none"]["statistics"]["median_ns"] == d["runtime_ns"][0]
     net = d["variants"]["network"]["statistics"]
-    assert net["median_ci_low"] <= net["median"] <= net["median_ci_high"]
+    assert net["median_ci_low_ns"] <= net["median_ns"] <= net["median_ci_high_ns"]
     table = pq.read_table(out).to_pydict()
     assert len(table["rep"]) == 100 and set(table["variant"]) == {"none", "os", "network", "both"}
 

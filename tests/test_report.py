@@ -122,13 +122,13 @@ def test_report_observations_from_known_campaign(report: tuple[Path, dict]) -> N
 
 
 def test_plain_output_names_the_report(tmp_path: Path, run_report: Runner) -> None:
-    proc = run_report("--profiles", "daint", "-o", tmp_path / "r")
+    proc = run_report("--profile", "daint", "-o", tmp_path / "r")
     assert proc.returncode == 0, proc.stderr
     assert f"report: {tmp_path / 'r' / 'report.html'}" in proc.stdout
 
 
 def test_absent_sections_are_left_out(tmp_path: Path, run_report: Runner) -> None:
-    proc = run_report("--profiles", "daint,aws-hpc", "-o", tmp_path / "r", "--json")
+    proc = run_report("--profile", "daint,aws-hpc", "-o", tmp_path / "r", "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["figures"] == {} and doc["observations"] == []
@@ -315,8 +315,8 @@ def test_errors(tmp_path: Path, inputs: dict[str, Path], run_report: Runner) -> 
     _one_line_error(run_report("--sweep", tmp_path / "bad", "-o", tmp_path / "r"), "unknown format")
     (tmp_path / "file").write_text("x")
     _one_line_error(run_report("--campaign", inputs["campaign"], "-o", tmp_path / "file" / "r"), "cannot write the report")
-    _one_line_error(run_report("--profiles", "daint", "--pricing", "cheap", "-o", tmp_path / "r"), "bad pricing")
-    _one_line_error(run_report("--profiles", "dain", "-o", tmp_path / "r"), "did you mean 'daint'")
+    _one_line_error(run_report("--profile", "daint", "--pricing", "cheap", "-o", tmp_path / "r"), "bad pricing")
+    _one_line_error(run_report("--profile", "dain", "-o", tmp_path / "r"), "did you mean 'daint'")
 
 
 # --- a real browser ------------------------------------------------------------------------------
@@ -366,7 +366,7 @@ def test_report_of_a_real_measurement(tmp_path: Path) -> None:
         proc = subprocess.run([sys.executable, "-m", "cloudnoise", "measure", *args, "--out", str(camp)],
                               capture_output=True, text=True, timeout=120, env=env())
         assert proc.returncode == 0, proc.stderr
-    proc = cli("--campaign", camp, "--profiles", "daint", "-o", tmp_path / "r", "--json")
+    proc = cli("--campaign", camp, "--profile", "daint", "-o", tmp_path / "r", "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert set(doc["figures"]) == {"latency-bandwidth-vs-size", "latency-noise", "os-detours"}

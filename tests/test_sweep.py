@@ -170,7 +170,7 @@ def test_a_row_is_what_simulate_gives_with_the_configurations_seed(reference):
     r = simulate(generate(CollectiveSpec("dissemination", 16, 16)), params=LogGOPS.from_profile(profile), reps=20,
                  seed=seed, noise=noise_from_profile(profile, seed), variant="both")
     rows = [x for x in reference.to_pylist() if (x["system"], x["nodes"], x["variant"]) == ("daint", 16, "both")]
-    assert [x["runtime_ns"] for x in rows] == [float(v) for v in r.max_end_ns]
+    assert [x["runtime_ns"] for x in rows] == [float(v) for v in r.runtime_ns]
 
 
 def test_prepared_noise_builds_each_model_once_and_pickles_without_it():
@@ -204,9 +204,11 @@ def test_dask_two_workers_match_in_process(reference, cluster, tmp_path):
 def test_a_task_error_on_a_worker_is_one_line(cluster, tmp_path):
     from distributed import Client
 
-    req = SweepRequest(collective_experiment("allreduce_ring", "1MiB"), (system("daint"),), (16,), ("none",), 2)
+    req = SweepRequest(
+        collective_experiment("allreduce_ring", "1MiB"), (system("daint"),), (16,), ("none",), 2, ready_order="loggopsim"
+    )
     with Client(cluster, set_as_default=False) as client, pytest.raises(CloudnoiseError) as err:
-        run_sweep(req, tmp_path, client=client)
+        run_sweep(req, tmp_path, client=client).raise_failures()
     assert err.value.exit_code == 3
     assert "daint, 16 nodes, none noise" in str(err.value) and "--ready-order program" in str(err.value)
     assert "\n" not in str(err.value)
@@ -344,7 +346,7 @@ def test_app_sweep_splits_compute_and_communication(tmp_path):
 
 def test_cli_json_contract(run_cli, tmp_path):
     out = tmp_path / "s"
-    args = ["sweep", "--pattern", "dissemination", "--size", "16B", "--systems", "azure-hpc,daint",
+    args = ["sweep", "--pattern", "dissemination", "--size", "16B", "--profile", "azure-hpc,daint",
             "--nodes", "4,16", "--reps", "5", "--seed", "7", "--out", out, "--in-process", "--json"]
     p = run_cli(*args)
     assert p.returncode == 0, p.stderr
@@ -355,7 +357,7 @@ def test_cli_json_contract(run_cli, tmp_path):
     assert meta["experiment"] == {"name": "dissemination:16B", "kind": "collective", "spec": "dissemination:16B", "figure": None}
     assert meta["systems"] == ["azure-hpc", "daint"] and meta["nodes"] == [4, 16]
     assert meta["variants"] == list(VARIANTS) and meta["reps"] == 5 and meta["seed"] == 7
-    assert meta["ready_order"] == "loggopsim" and meta["complete"] is True and meta["finished"]
+    assert meta["ready_order"] == "program" and meta["complete"] is True and meta["finished"]
     for key in ("created", "cloudnoise_version"):
         assert meta[key]
     table = pq.read_table(out / "results.parquet")
@@ -396,7 +398,7 @@ def test_cli_json_contract(run_cli, tmp_path):
 def test_cli_preset_listing(run_cli):
     p = run_cli("sweep", "list-presets", "--json")
     assert p.returncode == 0
-    assert [r["figure"] for r in json.loads(p.stdout)] == ["Fig. 14", "Fig. 15", "Fig. 16", "Fig. 17"]
+    assert [r["figure"] for r in json.loads(p.stdout)["presets"]] == ["Fig. 14", "Fig. 15", "Fig. 16", "Fig. 17"]
     p = run_cli("sweep", "--help")
     assert p.returncode == 0 and "fig17-gemm-allreduce" in p.stdout and "Fig. 17" in p.stdout
 
@@ -405,20 +407,20 @@ def test_cli_preset_listing(run_cli):
     "args, message",
     [
         (["--preset", "nope", "--out", "{out}"], "no sweep preset 'nope'"),
-        (["--pattern", "dissemination", "--size", "16B", "--systems", "azure-hcp", "--nodes", "4", "--out", "{out}"],
+        (["--pattern", "dissemination", "--size", "16B", "--profile", "azure-hcp", "--nodes", "4", "--out", "{out}"],
          "did you mean 'azure-hpc'"),
-        (["--pattern", "dissemination", "--size", "16B", "--systems", "daint", "--nodes", "1,4", "--out", "{out}"],
+        (["--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "1,4", "--out", "{out}"],
          "--nodes: 1 is impossible"),
-        (["--pattern", "dissemination", "--size", "16B", "--systems", "daint", "--nodes", "4", "--noise", "loud",
+        (["--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "4", "--noise", "loud",
           "--out", "{out}"], "unknown variant 'loud'"),
-        (["--pattern", "dissemination", "--systems", "daint", "--nodes", "4", "--out", "{out}"], "needs --size"),
+        (["--pattern", "dissemination", "--profile", "daint", "--nodes", "4", "--out", "{out}"], "needs --size"),
         (["--preset", "fig14-dissemination"], "--out DIR"),
         (["--resume", "--out", "{out}"], "holds no sweep"),
-        (["--pattern", "dissemination", "--size", "16B", "--systems", "daint", "--nodes", "4", "--out", "{out}",
+        (["--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "4", "--out", "{out}",
           "--scheduler", "not an address"], "is not a Dask scheduler address"),
         (["--preset", "fig14-dissemination", "--pattern", "ring", "--out", "{out}"], "give one of --preset, --pattern or --app"),
-        (["--app", "gemm:64 + nosuch:1KiB", "--systems", "daint", "--nodes", "4", "--out", "{out}"], "unknown phase kind 'nosuch'"),
-        (["--pattern", "dissemination", "--size", "16B", "--iterations", "3", "--systems", "daint", "--nodes", "4",
+        (["--app", "gemm:64 + nosuch:1KiB", "--profile", "daint", "--nodes", "4", "--out", "{out}"], "unknown phase kind 'nosuch'"),
+        (["--pattern", "dissemination", "--size", "16B", "--iterations", "3", "--profile", "daint", "--nodes", "4",
           "--out", "{out}"], "--iterations and --gflops go with --app"),
     ],
 )
@@ -434,7 +436,7 @@ def test_cli_bad_input_is_one_line(capsys, tmp_path, args, message):
 
 
 def test_cli_unreachable_scheduler_is_one_line_and_no_hang(run_cli, tmp_path):
-    p = run_cli("sweep", "--pattern", "dissemination", "--size", "16B", "--systems", "daint", "--nodes", "4",
+    p = run_cli("sweep", "--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "4",
                 "--out", tmp_path, "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "2", timeout=60)
     assert p.returncode == 2
     assert "cannot reach the Dask scheduler 'tcp://127.0.0.1:9' within 2 s" in p.stderr
@@ -443,10 +445,37 @@ def test_cli_unreachable_scheduler_is_one_line_and_no_hang(run_cli, tmp_path):
 
 
 def test_cli_deadlock_is_one_line_with_exit_3(run_cli, tmp_path):
-    p = run_cli("sweep", "--pattern", "allreduce_ring", "--size", "1MiB", "--systems", "daint", "--nodes", "16",
-                "--reps", "1", "--noise", "none", "--out", tmp_path, "--in-process")
+    p = run_cli("sweep", "--pattern", "allreduce_ring", "--size", "1MiB", "--profile", "daint", "--nodes", "16",
+                "--reps", "1", "--noise", "none", "--ready-order", "loggopsim", "--out", tmp_path, "--in-process")
     assert p.returncode == 3
     assert "--ready-order program" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_a_failed_cell_is_reported_and_the_rest_of_the_sweep_goes_on(run_cli, tmp_path):
+    """Issue 18: LogGOPSim's order deadlocks the 16-node ring but not the
+    4-node one; the 4-node cell is simulated and saved, the 16-node cell is
+    named in sweep.json and in the one-line error."""
+    out = tmp_path / "ring"
+    p = run_cli("sweep", "--pattern", "allreduce_ring", "--size", "1KiB", "--profile", "daint", "--nodes", "16,4",
+                "--reps", "2", "--noise", "none", "--ready-order", "loggopsim", "--out", out, "--in-process", "--json")
+    assert p.returncode == 3, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and "daint, 16 nodes" in p.stderr
+    data = json.loads(p.stdout)
+    assert [(r["nodes"], r["n"]) for r in data["summary"]] == [(4, 2)]
+    assert [(f["system"], f["nodes"], f["variant"], f["exit_code"]) for f in data["failed"]] == [("daint", 16, "none", 3)]
+    meta = json.loads((out / "sweep.json").read_text())
+    assert meta["complete"] is False and meta["failed"][0]["nodes"] == 16
+
+
+def test_a_folder_where_every_cell_failed_takes_another_order(run_cli, tmp_path):
+    out = tmp_path / "ring"
+    args = ["sweep", "--pattern", "allreduce_ring", "--size", "1KiB", "--profile", "daint", "--nodes", "16",
+            "--reps", "2", "--noise", "none", "--out", out, "--in-process"]
+    assert run_cli(*args, "--ready-order", "loggopsim").returncode == 3
+    p = run_cli(*args, "--json")
+    assert p.returncode == 0, p.stderr
+    meta = json.loads(p.stdout)["sweep"]
+    assert meta["complete"] is True and meta["failed"] == [] and meta["ready_order"] == "program"
 
 
 def test_ctrl_c_says_how_to_resume(capsys, monkeypatch, tmp_path):
@@ -458,7 +487,7 @@ def test_ctrl_c_says_how_to_resume(capsys, monkeypatch, tmp_path):
 
     monkeypatch.setattr(sweeper, "run_sweep", interrupted)
     with pytest.raises(SystemExit) as exit_:
-        cli.main(["sweep", "--pattern", "dissemination", "--size", "16B", "--systems", "daint", "--nodes", "4",
+        cli.main(["sweep", "--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "4",
                   "--out", str(tmp_path), "--in-process"])
     err = capsys.readouterr().err
     assert exit_.value.code == 130

@@ -1,4 +1,4 @@
-"""Comma-separated option values (`--nodes 16,64,256`, `--systems a,b`),
+"""Comma-separated option values (`--nodes 16,64,256`, `--profile a,b`),
 parsed one way by every command, with errors that say what to write."""
 
 from __future__ import annotations

@@ -4,7 +4,6 @@ paper's systems at scale, price it, and write the report."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
 from cloudnoise.sweep.progress import SweepProgress
 
@@ -67,7 +67,7 @@ def demo(quick: bool, out: Path, no_measure: bool, workers: int | None, in_proce
     try:
         if not no_measure:
             measure_and_model(plan, out, MpiChoice(mpicc, mpiexec, launcher), say, result)
-        simulate_at_scale(plan, out, result, say, workers or (os.cpu_count() or 1), in_process,
+        simulate_at_scale(plan, out, result, say, workers or available_cores(), in_process,
                           lambda what: SweepProgress(enabled, description=f"  {what}"))
         write_report(plan, out, result, say)
     except KeyboardInterrupt:

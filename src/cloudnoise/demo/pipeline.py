@@ -145,13 +145,13 @@ def sweep_step(step: SweepStep, systems: list[str], out: Path, workers: int, in_
     target = out / "sweeps" / step.preset
     opts: dict[str, Any] = {
         "preset": step.preset,
-        "systems": ",".join(systems),
+        "profile": tuple(systems),
         "nodes": ",".join(str(n) for n in step.nodes),
         "reps": step.reps,
         "resume": False,
     }
     request = build_request(opts, SweepStore(target).read_meta())
-    run_sweep(request, target, in_process=in_process, workers=workers, progress=progress)
+    run_sweep(request, target, in_process=in_process, workers=workers, progress=progress).raise_failures()
     return target
 
 

@@ -9,10 +9,10 @@ build` wrote).
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.suggest import did_you_mean
 from cloudnoise.model.profile import SystemProfile, load_profile
 
 DATA_DIR = Path(__file__).parent / "data"
@@ -27,11 +27,9 @@ def load_builtin(name: str) -> SystemProfile:
     """The built-in profile `name`; an unknown name gets a did-you-mean error."""
     path = DATA_DIR / f"{name}.json"
     if not path.is_file():
-        names = builtin_names()
-        close = difflib.get_close_matches(name, names, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
         raise CloudnoiseError(
-            f"no built-in profile {name!r}{hint} (see `cloudnoise profiles list`, or pass a profile file path)"
+            f"no built-in profile {name!r}{did_you_mean(name, builtin_names())} "
+            "(see `cloudnoise profiles list`, or pass a profile file path)"
         )
     return load_profile(path)
 

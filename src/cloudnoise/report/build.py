@@ -277,7 +277,7 @@ def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str) 
 def build_report(opts: ReportOptions) -> Report:
     """Load every input, write the figures under OUTDIR/figures, and return the Report."""
     if not (opts.campaigns or opts.sweeps or opts.profiles):
-        raise CloudnoiseError("nothing to report: give --campaign DIR, --sweep DIR or --profiles NAMES")
+        raise CloudnoiseError("nothing to report: give --campaign DIR, --sweep DIR or --profile NAMES")
     pricing = parse_pricing(opts.pricing)
     campaigns = [load_campaign(p) for p in opts.campaigns]
     sweeps = [load_sweep(p) for p in opts.sweeps]

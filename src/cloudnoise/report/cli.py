@@ -8,16 +8,7 @@ from pathlib import Path
 
 import click
 
-from cloudnoise.errors import CloudnoiseError
-
-
-def _split_profiles(text: str | None) -> tuple[str, ...] | None:
-    if text is None:
-        return None
-    names = tuple(n.strip() for n in text.split(",") if n.strip())
-    if not names:
-        raise CloudnoiseError(f"--profiles: no profile name in {text!r}")
-    return names
+from cloudnoise.options import accepts_aliases, json_option, out_option, profile_names, profile_option
 
 
 @click.command("report")
@@ -25,16 +16,16 @@ def _split_profiles(text: str | None) -> tuple[str, ...] | None:
               help="A measurement campaign (`cloudnoise measure --out DIR`); repeatable.")
 @click.option("--sweep", "sweeps", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
               help="Sweep results (`cloudnoise sweep`); repeatable.")
-@click.option("--profiles", metavar="A,B,C",
-              help="Systems for the Table II rows (built-in names or profile files) [default: every built-in].")
+@profile_option(multiple=True, old=["--profiles"],
+                help="Systems for the Table II rows (built-in names or profile files; repeat or comma list) [default: every built-in].")
 @click.option("--pricing", default="on-demand", show_default=True, metavar="on-demand|committed|spot:F|PRICE",
               help="Price per node-hour for the cost of runs.")
 @click.option("--title", default="cloudnoise report", show_default=True, help="Title of the page.")
-@click.option("-o", "--out", "outdir", required=True, type=click.Path(path_type=Path), metavar="OUTDIR",
-              help="Where report.html and figures/ go (created if missing).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: report, figures, observations.")
-def report(campaigns: tuple[Path, ...], sweeps: tuple[Path, ...], profiles: str | None, pricing: str,
-           title: str, outdir: Path, as_json: bool) -> None:
+@out_option(required=True, dir_okay=True, file_okay=False, help="Folder where report.html and figures/ go (created if missing).")
+@json_option("Print one JSON object: report, figures, observations.")
+@accepts_aliases
+def report(campaigns: tuple[Path, ...], sweeps: tuple[Path, ...], profile: tuple[str, ...], pricing: str,
+           title: str, out: Path, as_json: bool) -> None:
     """Write OUTDIR/report.html (self-contained: inline CSS, embedded figures)
     and OUTDIR/figures/NAME.png + NAME.pdf: the Table II-style table, latency
     and bandwidth versus size, latency, bandwidth and OS noise over time,
@@ -49,7 +40,8 @@ def report(campaigns: tuple[Path, ...], sweeps: tuple[Path, ...], profiles: str 
     from cloudnoise.report.build import ReportOptions, build_report, document
     from cloudnoise.report.html import write
 
-    opts = ReportOptions(outdir=outdir, campaigns=campaigns, sweeps=sweeps, profiles=_split_profiles(profiles),
+    outdir = out
+    opts = ReportOptions(outdir=outdir, campaigns=campaigns, sweeps=sweeps, profiles=tuple(profile_names(profile)) or None,
                          pricing=pricing, title=title)
     rep = build_report(opts)
     path = write(rep)

@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.suggest import did_you_mean
 
 # Schedgen's defaults (schedgen_cmdline.ggo).
 DEFAULT_NWAY = 1
@@ -70,7 +71,9 @@ class CollectiveSpec:
     def __post_init__(self) -> None:
         names = pattern_names()
         if self.pattern not in names:
-            raise CloudnoiseError(f"unknown pattern {self.pattern!r}; choose one of: {', '.join(names)}")
+            raise CloudnoiseError(
+                f"unknown pattern {self.pattern!r}{did_you_mean(self.pattern, names)} (choose one of: {', '.join(names)})"
+            )
         for field, value, least in (
             ("ranks", self.ranks, 1),
             ("size", self.size, 0),

@@ -66,7 +66,7 @@ def attach(results: dict[str, Any], opts: dict[str, Any]) -> None:
 
     for r in results.values():
         r.extra["application"] = app.describe()
-        r.extra.update(split_times(app, r.max_end_ns))
+        r.extra.update(split_times(app, r.runtime_ns))
 
 
 def variant_keys(result: Any) -> dict[str, Any]:

@@ -10,10 +10,20 @@ from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
-from rich.console import Console
 from rich.table import Table
 
+from cloudnoise.console import stdout_console, write_csv
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.options import (
+    csv_option,
+    json_option,
+    one_of_json_csv,
+    out_option,
+    profile_option,
+    quiet_option,
+    seed_option,
+    threads_option,
+)
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.api import VARIANTS, SimulationResult, simulate_variants
 from cloudnoise.simulate.params import DEFAULTS, LogGOPS
@@ -50,26 +60,29 @@ def loggops_options(func):  # type: ignore[no-untyped-def]
 def noise_options(func):  # type: ignore[no-untyped-def]
     """Adds the noise sources and the Monte Carlo controls."""
     options = [
-        click.option("--profile", metavar="NAME|FILE", help="System profile: LogGOPS parameters and noise models (see `cloudnoise profiles list`)."),
+        profile_option(help="System profile: LogGOPS parameters and noise models (see `cloudnoise profiles list`)."),
         click.option("--os-noise", metavar="FILE|SPEC", help="OS noise: a selfish-detour trace (start<TAB>duration ns) or periodic:frequency=HZ,duration=T / random:rate=PER_S,duration=DIST."),
         click.option("--os-noise-cosched", is_flag=True, help="All ranks read the OS noise trace from one offset (co-scheduled noise)."),
         click.option("--os-noise-phase", metavar="TIME", help="Every rank reads the OS noise trace from this offset (e.g. 0, 2.5ms) instead of a random one."),
         click.option("--latency-noise", metavar="FILE|SPEC", help="Per-message latency excess over L: samples file or spec, e.g. lognormal:median=800ns,sigma=0.7."),
         click.option("--bandwidth-noise", metavar="FILE|SPEC", help="Per-message bandwidth as a fraction of peak: samples file or spec, e.g. uniform:low=0.8,high=1."),
-        click.option("--noise", "variants", metavar="LIST", help="Variants to run, comma-separated: none,os,network,both (default: all noise given)."),
+        click.option("--noise", "variants", metavar="LIST", help="Variants to run, comma-separated: none,os,network,both [default: none plus all the noise given, so the noiseless baseline is shown beside it; none without noise]."),
         click.option(
             "--ready-order",
-            type=click.Choice(["loggopsim", "program"]),
-            default="loggopsim",
+            type=click.Choice(["program", "loggopsim"]),
+            default="program",
             show_default=True,
-            help="Order of ops that become ready together: LogGOPSim's exactly (its unstable sort posts receives "
-            "out of program order past 16 ready ops), or program order (MPI's posting order).",
+            help="Order of ops that become ready together: program order (MPI's posting order; completes every "
+            "correct schedule), or LogGOPSim's exactly (its unstable sort posts receives out of program order "
+            "past 16 ready ops, and deadlocks Schedgen's allreduce_ring beyond a few ranks).",
         ),
         click.option("--reps", default=1, show_default=True, type=click.IntRange(min=1), help="Repetitions per variant."),
-        click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Seed of every random draw; repetition r depends only on (seed, r)."),
-        click.option("--threads", default=1, show_default=True, type=click.IntRange(min=1), help="Threads running repetitions (results do not depend on it)."),
-        click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write every repetition's result (.parquet or .csv)."),
-        click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a summary."),
+        seed_option("Seed of every random draw; repetition r depends only on (seed, r)."),
+        threads_option(),
+        out_option(help="Write every repetition's result: a .parquet or .csv file."),
+        json_option("Print one JSON object instead of a summary."),
+        csv_option("Print the per-variant statistics as CSV."),
+        quiet_option(),
     ]
     for option in reversed(options):
         func = option(func)
@@ -114,7 +127,7 @@ def simulate(goal_file: Path | None, **opts: Any) -> None:
     \b
     Examples:
       cloudnoise simulate examples/dissemination_16.goal --L 2.5us --G 100Gbit/s
-      cloudnoise simulate --pattern allreduce_ring --ranks 1024 --size 16MiB --ready-order program
+      cloudnoise simulate --pattern allreduce_ring --ranks 1024 --size 16MiB
       cloudnoise simulate examples/dissemination_16.goal --profile aws-hpc-metal \\
           --noise none,os,network,both --reps 1000 --threads 2 --out runs.parquet
       cloudnoise simulate --app "gemm:128 + dissemination:128KiB" --iterations 10 --ranks 1024
@@ -155,10 +168,16 @@ def schedule_from(goal_file: Path | None, opts: dict[str, Any]) -> Any:
 def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
     """Shared by file and generated schedules: resolve parameters and noise,
     run every variant, print and save the results."""
+    one_of_json_csv(opts["as_json"], opts["as_csv"])
+    if opts.get("out") is not None:
+        from cloudnoise.simulate.results import check_out_path
+
+        check_out_path(opts["out"])  # before the simulation, not after it
     params, noise = resolve_setup(opts)
-    variants = parse_variants(opts.get("variants"), noise)
+    variants, primary = parse_variants(opts.get("variants"), noise)
     reps = opts["reps"]
-    with RepetitionProgress(reps * len(variants), enabled=not opts["as_json"] and reps > 1) as progress:
+    quiet = opts["as_json"] or opts["as_csv"] or opts["quiet"]
+    with RepetitionProgress(reps * len(variants), enabled=not quiet and reps > 1) as progress:
         results = simulate_variants(
             schedule,
             params=params,
@@ -179,10 +198,12 @@ def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
 
         write_repetitions(opts["out"], results)
     if opts["as_json"]:
-        json.dump(to_json(results, noise), sys.stdout)
+        json.dump(to_json(results, noise, primary), sys.stdout)
         sys.stdout.write("\n")
+    elif opts["as_csv"]:
+        write_statistics_csv(results)
     else:
-        print_summary(results, noise, opts.get("out"))
+        print_summary(results, noise, primary, opts.get("profile"), opts.get("out"))
 
 
 def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
@@ -217,32 +238,65 @@ def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
     return params, noise
 
 
-def parse_variants(text: str | None, noise: NoiseSetup) -> list[str]:
+def parse_variants(text: str | None, noise: NoiseSetup) -> tuple[list[str], str]:
+    """The variants to run and the primary one (reported at the JSON's top level).
+
+    Named variants run in the order given, the first is primary. Without
+    --noise, all the noise given is primary and the noiseless baseline runs
+    beside it (same seed), so the summary shows what noise adds."""
     if not text:
-        return noise.default_variants()
+        primary = noise.default_variants()[0]
+        return (["none", primary] if primary != "none" else ["none"]), primary
     variants = [v.strip() for v in text.split(",") if v.strip()]
     if not variants:
         raise CloudnoiseError(f"--noise: no variant in {text!r} (choose from {', '.join(VARIANTS)})")
     noise.check_variants(variants)
-    return list(dict.fromkeys(variants))
+    variants = list(dict.fromkeys(variants))
+    return variants, variants[0]
 
 
-def to_json(results: dict[str, SimulationResult], noise: NoiseSetup) -> dict[str, Any]:
-    """The first variant's result at top level (the single-run contract),
+def to_json(results: dict[str, SimulationResult], noise: NoiseSetup, primary: str | None = None) -> dict[str, Any]:
+    """The primary variant's result at top level (the single-run contract),
     every variant under `variants` with its statistics."""
-    first = next(iter(results.values()))
+    first = results[primary] if primary in results else next(iter(results.values()))
     out = first.to_dict()
-    out["statistics"] = summarize(first.max_end_ns).to_dict()
+    out["statistics"] = summarize(first.runtime_ns).to_dict()
     out["noise_sources"] = noise.describe()
     out["variants"] = {
         name: {
-            "max_end_ns": r.to_dict()["max_end_ns"],
-            "statistics": summarize(r.max_end_ns).to_dict(),
+            "runtime_ns": r.to_dict()["runtime_ns"],
+            "statistics": summarize(r.runtime_ns).to_dict(),
             **app_cli.variant_keys(r),
         }
         for name, r in results.items()
     }
     return out
+
+
+STAT_COLUMNS = ("n", "median", "median_ci_low", "median_ci_high", "q1", "q3", "mean", "min", "max")
+
+
+def write_statistics_csv(results: dict[str, SimulationResult]) -> None:
+    """One CSV row per variant: runtime statistics in ns and the median's ratio to `none`."""
+    base = summarize(results["none"].runtime_ns).median if "none" in results else None
+    rows = []
+    for name, r in results.items():
+        s = summarize(np.asarray(r.runtime_ns, dtype=float)).to_dict(unit=None)
+        rows.append([name, *(s[c] for c in STAT_COLUMNS), s["median"] / base if base else None])
+    write_csv(["variant", "reps", *(f"{c}_ns" for c in STAT_COLUMNS[1:]), "median_vs_none"], rows)
+
+
+def _what_ran(results: dict[str, SimulationResult], noise: NoiseSetup, primary: str, profile: str | None) -> str:
+    """One line saying which noise each variant carried."""
+    meaning = {
+        "none": "no noise",
+        "os": "OS noise only",
+        "network": "network (latency and bandwidth) noise only",
+        "both": "all the noise given" + (" (OS and network)" if noise.has_os and noise.has_network else ""),
+    }
+    source = f" of {profile}" if profile and primary != "none" else ""
+    parts = [f"{v}: {meaning[v]}{source if v != 'none' else ''}" for v in results]
+    return "Variants: " + "; ".join(parts) + (f" (primary: {primary})" if len(results) > 1 else "")
 
 
 def _unit_for(ns: float) -> tuple[str, float]:
@@ -253,9 +307,11 @@ def _unit_for(ns: float) -> tuple[str, float]:
     return "ns", 1.0
 
 
-def print_summary(results: dict[str, SimulationResult], noise: NoiseSetup, out: Path | None) -> None:
-    """A readable summary: the run, then completion time per variant."""
-    console = Console()
+def print_summary(
+    results: dict[str, SimulationResult], noise: NoiseSetup, primary: str, profile: str | None, out: Path | None = None
+) -> None:
+    """A readable summary: the run, what noise each variant carried, then completion time per variant."""
+    console = stdout_console()
     first = next(iter(results.values()))
     p = first.params.as_ns()
     console.print(
@@ -266,17 +322,18 @@ def print_summary(results: dict[str, SimulationResult], noise: NoiseSetup, out: 
     for key, value in noise.describe().items():
         if value and key in ("os_noise", "latency_noise", "bandwidth_noise"):
             console.print(f"{key.replace('_', ' ')}: {value}" + (" (co-scheduled)" if key == "os_noise" and noise.os_cosched else ""))
+    console.print(_what_ran(results, noise, primary, profile))
     if first.reps == 1 and len(results) == 1:
-        console.print(f"Completion time: [bold]{format_time_ps(float(first.max_end_ns[0]) * 1000)}[/] ({first.max_end_ns[0]} ns)")
+        console.print(f"Completion time: [bold]{format_time_ps(float(first.runtime_ns[0]) * 1000)}[/] ({first.runtime_ns[0]} ns)")
     else:
-        all_ns = np.concatenate([np.asarray(r.max_end_ns, dtype=float) for r in results.values()])
+        all_ns = np.concatenate([np.asarray(r.runtime_ns, dtype=float) for r in results.values()])
         unit, scale = _unit_for(float(np.median(all_ns)))
         table = Table(title=f"Completion time ({unit}), {first.reps} repetitions per variant (seed {first.seed})")
         for col in ("noise", "median", "95% CI", "q1", "q3", "mean", "max", "vs none"):
             table.add_column(col, justify="right", no_wrap=True)
-        base = summarize(results["none"].max_end_ns).median if "none" in results else None
+        base = summarize(results["none"].runtime_ns).median if "none" in results else None
         for name, r in results.items():
-            s = summarize(np.asarray(r.max_end_ns, dtype=float))
+            s = summarize(np.asarray(r.runtime_ns, dtype=float))
             f = lambda ns: f"{ns / scale:.4g}"  # noqa: E731
             table.add_row(
                 name, f(s.median), f"{f(s.median_ci_low)}-{f(s.median_ci_high)}", f(s.q1), f(s.q3),

@@ -32,8 +32,13 @@ class Summary:
     mean_ci_low: float
     mean_ci_high: float
 
-    def to_dict(self) -> dict[str, float | int]:
-        return asdict(self)
+    def to_dict(self, unit: str | None = "ns") -> dict[str, float | int]:
+        """The statistics by name; with `unit`, every value that carries it is
+        named with it (`median_ns`), as JSON fields are (docs/cli.md)."""
+        d = asdict(self)
+        if unit is None:
+            return d
+        return {k if k in ("n", "outliers") else f"{k}_{unit}": v for k, v in d.items()}
 
 
 def summarize(values: np.ndarray) -> Summary:

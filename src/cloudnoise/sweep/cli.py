@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
+from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
+from cloudnoise.options import accepts_aliases, csv_option, json_option, one_of_json_csv, out_option, profile_option, quiet_option
 from cloudnoise.simulate.api import READY_ORDERS
 from cloudnoise.sweep.presets import PRESETS
 from cloudnoise.sweep.progress import SweepProgress
@@ -30,22 +31,25 @@ def _presets_text() -> str:
 @click.option("--app", metavar="SPEC|FILE", help="Sweep an application, e.g. 'gemm:128 + dissemination:128KiB' (see docs/applications.md).")
 @click.option("--iterations", type=click.IntRange(min=1), help="Iterations of the application [default: 1, or the app file's].")
 @click.option("--gflops", type=click.FloatRange(min=0, min_open=True), help="Flop rate for gemm:N phases instead of DGEMM timed on this machine.")
-@click.option("--systems", metavar="A,B,...", help="Systems: built-in profile names or profile files [default: the preset's].")
+@profile_option(multiple=True, old=["--systems"], help="Systems: built-in profile names or profile files, repeated or a comma list [default: the preset's].")
 @click.option("--nodes", metavar="N,N,...", help="Node counts, e.g. 16,64,256 [default: the preset's].")
 @click.option("--noise", "variants", metavar="LIST", help="Noise variants [default: none,os,network,both].")
 @click.option("--reps", type=click.IntRange(min=1), help="Repetitions per system, node count and variant [default: 1000].")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), help="Sweep seed; each (system, nodes) derives its own from it [default: 0].")
-@click.option("--ready-order", type=click.Choice(READY_ORDERS), help="Order of ops ready together [default: the preset's, else loggopsim].")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output folder (sweep.json, results.parquet).")
+@click.option("--ready-order", type=click.Choice(READY_ORDERS), help="Order of ops ready together [default: program; loggopsim reproduces LogGOPSim's unstable order exactly].")
+@out_option(dir_okay=True, file_okay=False, help="Output folder (sweep.json, results.parquet).")
 @click.option("--resume", is_flag=True, help="Continue the sweep in --out as it was started (rerunning the same command does too).")
 @click.option("--scheduler", metavar="ADDRESS", help="A running Dask scheduler (tcp://host:8786) instead of a local cluster.")
-@click.option("--workers", type=click.IntRange(min=1), help="Worker processes of the local cluster [default: CPU count].")
+@click.option("--workers", type=click.IntRange(min=1), help="Worker processes of the local cluster [default: the cores this process may use].")
 @click.option("--threads-per-worker", type=click.IntRange(min=1), default=1, show_default=True, help="Threads per local worker.")
 @click.option("--in-process", is_flag=True, help="Run the tasks in this process, without Dask.")
 @click.option("--chunk", type=click.IntRange(min=1), help="Repetitions per task [default: sized so a task simulates ~5M ops].")
 @click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True, help="Seconds to reach --scheduler.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (no progress bar).")
+@json_option("Print one JSON object (no progress bar).")
+@csv_option("Print the summary table as CSV.")
+@quiet_option()
 @click.pass_context
+@accepts_aliases
 def sweep(ctx: click.Context, **opts: Any) -> None:
     """Scalability experiments: systems x node counts x noise variants x
     repetitions of a collective (--pattern NAME --size SIZE), an application
@@ -57,7 +61,7 @@ def sweep(ctx: click.Context, **opts: Any) -> None:
     \b
     Examples:
       cloudnoise sweep --preset fig14-dissemination --reps 100 --out fig14
-      cloudnoise sweep --pattern dissemination --size 16B --systems azure-hpc,daint \\
+      cloudnoise sweep --pattern dissemination --size 16B --profile azure-hpc,daint \\
           --nodes 16,64,256 --reps 1000 --out diss --workers 8
       cloudnoise sweep --resume --out fig14
       cloudnoise sweep list-presets
@@ -68,7 +72,7 @@ def sweep(ctx: click.Context, **opts: Any) -> None:
 
 
 @sweep.command("list-presets")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option("Print one JSON object: {\"presets\": [...]}.")
 def list_presets(as_json: bool) -> None:
     """The paper's experiments, with their figure, systems and node counts."""
     rows = [
@@ -77,7 +81,7 @@ def list_presets(as_json: bool) -> None:
         for p in PRESETS.values()
     ]
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
+        click.echo(json.dumps({"presets": rows}, indent=2))
         return
     for r in rows:
         click.echo(f"{r['name']}  ({r['figure']}, {r['kind']}: {r['spec']})")
@@ -101,8 +105,9 @@ def run_command(opts: dict[str, Any]) -> None:
         raise CloudnoiseError("--in-process runs without Dask: drop --scheduler/--workers")
     if opts.get("scheduler") and opts.get("workers"):
         raise CloudnoiseError("--workers sizes the local cluster; with --scheduler the cluster has its own workers")
+    one_of_json_csv(opts["as_json"], opts["as_csv"])
     request = build_request(opts, old)
-    bar = SweepProgress(enabled=not opts["as_json"] and sys.stderr.isatty())
+    bar = SweepProgress(enabled=not (opts["as_json"] or opts["as_csv"] or opts["quiet"]) and sys.stderr.isatty())
     try:
         with bar:
             outcome = run_sweep(
@@ -110,7 +115,7 @@ def run_command(opts: dict[str, Any]) -> None:
                 out,
                 in_process=opts["in_process"],
                 scheduler=opts.get("scheduler"),
-                workers=opts.get("workers") or (os.cpu_count() or 1),
+                workers=opts.get("workers") or available_cores(),
                 threads_per_worker=opts["threads_per_worker"],
                 connect_timeout=opts["connect_timeout"],
                 chunk=opts.get("chunk"),
@@ -134,8 +139,14 @@ def run_command(opts: dict[str, Any]) -> None:
             "reps_total": outcome.reps_total,
             "seconds": round(outcome.seconds, 3),
             "summary": rows,
+            "failed": [f.to_dict() for f in outcome.failed],
         }))
+        outcome.raise_failures()
         return
-    from cloudnoise.sweep.summary import print_summary
+    from cloudnoise.sweep.summary import print_summary, write_summary_csv
 
-    print_summary(rows, outcome, out)
+    if opts["as_csv"]:
+        write_summary_csv(rows)
+    elif rows:
+        print_summary(rows, outcome, out)
+    outcome.raise_failures()

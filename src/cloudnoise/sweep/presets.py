@@ -23,10 +23,10 @@ on Schedgen's allreduce_ring beyond a few ranks (see README, --ready-order).
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.suggest import did_you_mean
 
 HPC_SYSTEMS = ("aws-hpc-metal", "azure-hpc", "azure-hpc-200", "gcp-hpc", "oracle-hpc-metal", "daint", "alps", "deep-est")
 PRICED_100G_SYSTEMS = ("aws-hpc-metal", "azure-hpc", "gcp-hpc", "oracle-hpc-metal", "daint")
@@ -98,8 +98,6 @@ def get_preset(name: str) -> Preset:
     """The preset called `name`; an unknown name gets a did-you-mean error."""
     if name in PRESETS:
         return PRESETS[name]
-    close = difflib.get_close_matches(name, list(PRESETS), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
     raise CloudnoiseError(
-        f"no sweep preset {name!r}{hint} (see `cloudnoise sweep list-presets`: {', '.join(PRESETS)})"
+        f"no sweep preset {name!r}{did_you_mean(name, PRESETS)} (see `cloudnoise sweep list-presets`: {', '.join(PRESETS)})"
     )

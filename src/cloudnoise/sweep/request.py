@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from cloudnoise.comma_lists import parse_counts, parse_items
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.options import profile_names
 from cloudnoise.simulate.api import VARIANTS
 from cloudnoise.sweep.presets import get_preset
 
@@ -83,14 +84,14 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
     if experiment.kind == "collective" and (opts.get("iterations") or opts.get("gflops")):
         raise CloudnoiseError("--iterations and --gflops go with --app or an application preset")
 
-    if opts.get("systems"):
-        systems = tuple(system_from(s) for s in parse_items(opts["systems"], "--systems"))
+    if opts.get("profile"):
+        systems = tuple(system_from(s) for s in profile_names(opts["profile"]))
     elif preset is not None:
         systems = tuple(system_from(s) for s in preset.systems)
     elif resume:
         systems = tuple(system_from(old["profiles"][name]["source"]) for name in old["systems"])
     else:
-        raise CloudnoiseError("--systems: give the systems to sweep (built-in names, see `cloudnoise profiles list`, or profile files)")
+        raise CloudnoiseError("--profile: give the systems to sweep (built-in names, see `cloudnoise profiles list`, or profile files)")
 
     if opts.get("nodes"):
         nodes = tuple(parse_counts(opts["nodes"], "--nodes", minimum=None))
@@ -108,7 +109,7 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
     reps = opts.get("reps") or (old["reps"] if resume else 1000)
     seed = opts.get("seed") if opts.get("seed") is not None else (old["seed"] if resume else 0)
     if ready_order is None:
-        ready_order = old["ready_order"] if resume else "loggopsim"
+        ready_order = old["ready_order"] if resume else "program"
     return SweepRequest(
         experiment=experiment,
         systems=systems,

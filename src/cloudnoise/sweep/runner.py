@@ -39,6 +39,7 @@ TASK_RETRIES = 2
 DASK_LOGGERS = ("distributed", "dask", "tornado", "asyncio", "bokeh")
 
 OnResult = Callable[[ChunkResult], None]
+OnFailure = Callable[[TaskFailure], None]
 
 
 @dataclass(frozen=True)
@@ -70,16 +71,23 @@ def config_setup(experiment: Experiment, system: System, nodes: int, seed: int, 
     )
 
 
-def run_in_process(setups: dict[tuple[str, int], ConfigSetup], tasks: list[Task], on_result: OnResult) -> None:
+def run_in_process(
+    setups: dict[tuple[str, int], ConfigSetup], tasks: list[Task], on_result: OnResult, on_failure: OnFailure | None = None
+) -> None:
     """Runs the tasks one after the other here, no Dask (the reference, and small sweeps)."""
     for task in tasks:
-        on_result(_checked(run_chunk(setups[(task.system, task.nodes)], task)))
+        _deliver(run_chunk(setups[(task.system, task.nodes)], task), on_result, on_failure)
 
 
-def _checked(result: ChunkResult | TaskFailure) -> ChunkResult:
+def _deliver(result: ChunkResult | TaskFailure, on_result: OnResult, on_failure: OnFailure | None) -> None:
+    """A finished task to `on_result`; a failed one to `on_failure` (the sweep
+    goes on without it), or, with no `on_failure`, as a CloudnoiseError."""
     if isinstance(result, TaskFailure):
-        raise CloudnoiseError(result.message, result.exit_code)
-    return result
+        if on_failure is None:
+            raise CloudnoiseError(result.message, result.exit_code)
+        on_failure(result)
+    else:
+        on_result(result)
 
 
 @contextlib.contextmanager
@@ -162,12 +170,18 @@ def _check_address(address: str) -> None:
 
 
 def run_on_dask(
-    client: Any, setups: dict[tuple[str, int], ConfigSetup], tasks: list[Task], on_result: OnResult
+    client: Any,
+    setups: dict[tuple[str, int], ConfigSetup],
+    tasks: list[Task],
+    on_result: OnResult,
+    on_failure: OnFailure | None = None,
 ) -> None:
     """Runs the tasks on the client's cluster; `on_result` sees each as it finishes.
 
-    A TaskFailure cancels the rest and becomes a CloudnoiseError; so does a
-    task that kept killing its workers or raised on every retry."""
+    A TaskFailure (a deadlock, an impossible parameter: the same anywhere)
+    goes to `on_failure` and the rest goes on; without `on_failure` it cancels
+    the rest and becomes a CloudnoiseError. A task that kept killing its
+    workers or raised on every retry always ends the run."""
     from distributed import as_completed
 
     token = uuid.uuid4().hex[:12]  # keys unique on a scheduler shared with other clients
@@ -193,7 +207,7 @@ def run_on_dask(
             for future in as_completed(futures, loop=client.loop):
                 if future.status == "error":
                     raise _task_error(future)
-                on_result(_checked(future.result()))
+                _deliver(future.result(), on_result, on_failure)
                 future.release()
         finally:
             client.cancel(futures + list(held.values()))

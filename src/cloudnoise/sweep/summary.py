@@ -37,11 +37,22 @@ def summary_rows(directory: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
+SUMMARY_COLUMNS = ("system", "nodes", "variant", "n", "median_ns", "mean_ns", "q1_ns", "q3_ns", "max_ns", "median_increase")
+
+
+def write_summary_csv(rows: list[dict[str, Any]]) -> None:
+    """The summary rows as CSV on stdout (`--csv`)."""
+    from cloudnoise.console import write_csv
+
+    write_csv(SUMMARY_COLUMNS, ([r[c] for c in SUMMARY_COLUMNS] for r in rows))
+
+
 def print_summary(rows: list[dict[str, Any]], outcome: Any, out: str | Path) -> None:
     """The rows as a table, and where the results are."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
+
+    from cloudnoise.console import stdout_console
 
     from cloudnoise.units import format_time_ps
 
@@ -56,7 +67,7 @@ def print_summary(rows: list[dict[str, Any]], outcome: Any, out: str | Path) -> 
             format_time_ps(r["median_ns"] * 1000), format_time_ps(r["mean_ns"] * 1000), format_time_ps(r["max_ns"] * 1000),
             "-" if inc is None or r["variant"] == "none" else f"{100 * inc:+.1f}%",
         )
-    con = Console()
+    con = stdout_console()
     con.print(t)
     store = SweepStore(out)
     resumed = f", {outcome.resumed_reps} were saved already" if outcome.resumed_reps else ""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from cloudnoise.sweep.experiment import Experiment
 from cloudnoise.sweep.plan import Task, chunk_size, tasks_for
 from cloudnoise.sweep.runner import System, config_setup, dask_client, run_in_process, run_on_dask
 from cloudnoise.sweep.store import FORMAT, SweepStore
-from cloudnoise.sweep.task import ChunkResult, ConfigSetup
+from cloudnoise.sweep.task import ChunkResult, ConfigSetup, TaskFailure
 
 MAX_NODES = 2**31 - 1
 
@@ -39,13 +39,13 @@ class SweepRequest:
     variants: tuple[str, ...]
     reps: int
     seed: int = 0
-    ready_order: str = "loggopsim"
+    ready_order: str = "program"
     gflops: float | None = None
 
     def check(self) -> None:
         """One-line errors for an impossible grid."""
         if not self.systems:
-            raise CloudnoiseError("--systems: give at least one system (built-in name or profile file)")
+            raise CloudnoiseError("--profile: give at least one system (built-in name or profile file)")
         names = [s.name for s in self.systems]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
@@ -97,22 +97,38 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def check_compatible(old: dict[str, Any], new: dict[str, Any], where: Path) -> None:
+def check_compatible(old: dict[str, Any], new: dict[str, Any], where: Path, old_is_empty: bool = False) -> None:
     """An existing sweep.json may be continued or extended (other systems, node
     counts, variants or repetitions) only if every saved repetition would come
-    out the same: same workload, seed, ready order and system profiles."""
+    out the same: same workload, seed, ready order and system profiles. A
+    folder with nothing saved (every cell failed) may change seed and order."""
     hint = f"; use another --out, or `cloudnoise sweep --resume --out {where}` to continue it as it was"
     oe, ne = old.get("experiment", {}), new["experiment"]
     for key in ("kind", "spec", "iterations", "compute", "gflops"):
         if oe.get(key) != ne.get(key):
             raise CloudnoiseError(f"{where} holds a sweep of another workload ({key}: {oe.get(key)!r} vs {ne.get(key)!r}){hint}")
     for key in ("seed", "ready_order"):
-        if old.get(key) != new[key]:
+        if old.get(key) != new[key] and not old_is_empty:
             raise CloudnoiseError(f"{where} holds a sweep with another {key} ({old.get(key)!r} vs {new[key]!r}){hint}")
     for name, prof in new["profiles"].items():
         before = old.get("profiles", {}).get(name)
         if before is not None and before.get("sha256") != prof["sha256"]:
             raise CloudnoiseError(f"{where} holds a sweep run with another profile named {name!r} (its content changed){hint}")
+
+
+@dataclass(frozen=True)
+class FailedCell:
+    """A (system, nodes, variant) whose repetitions cannot be simulated, and why."""
+
+    system: str
+    nodes: int
+    variant: str
+    message: str
+    exit_code: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"system": self.system, "nodes": self.nodes, "variant": self.variant,
+                "message": self.message, "exit_code": self.exit_code}
 
 
 @dataclass
@@ -125,6 +141,15 @@ class SweepOutcome:
     reps_total: int
     resumed_reps: int
     seconds: float = 0.0
+    failed: list[FailedCell] = field(default_factory=list)
+
+    def raise_failures(self) -> None:
+        """One line for the cells that could not be simulated (the rest is saved), with the first cell's reason."""
+        if not self.failed:
+            return
+        first = self.failed[0]
+        more = f" (and {len(self.failed) - 1} more cells: see `failed` in sweep.json)" if len(self.failed) > 1 else ""
+        raise CloudnoiseError(f"{first.message}{more}; every other cell of the sweep is saved", first.exit_code)
 
 
 def plan_tasks(request: SweepRequest, done: dict[tuple[str, int, str], set[int]], chunk: int | None = None) -> list[Task]:
@@ -179,7 +204,7 @@ def run_sweep(
     meta = request.meta()
     old = store.read_meta()
     if old is not None:
-        check_compatible(old, meta, store.dir)
+        check_compatible(old, meta, store.dir, old_is_empty=not store.done(request.experiment.kind))
         meta["created"] = old.get("created", meta["created"])
     kind = request.experiment.kind
     # Every (system, nodes) must exist and have the noise its variants need, before anything runs.
@@ -207,22 +232,37 @@ def run_sweep(
         if progress is not None:
             progress(finished, total)
 
+    failed: dict[tuple[str, int, str], FailedCell] = {}
+
+    def fail(failure: TaskFailure) -> None:
+        # A cell's chunks fail alike (the schedule deadlocks in every repetition): keep the first word of it.
+        t = failure.task
+        failed.setdefault((t.system, t.nodes, t.variant), FailedCell(t.system, t.nodes, t.variant, failure.message, failure.exit_code))
+
     needed = {(t.system, t.nodes) for t in tasks}
     setups = {k: v for k, v in setups.items() if k in needed}
     t0 = time.perf_counter()
     if tasks:
         if in_process:
-            run_in_process(setups, tasks, save)
+            run_in_process(setups, tasks, save, fail)
         elif client is not None:
-            run_on_dask(client, setups, tasks, save)
+            run_on_dask(client, setups, tasks, save, fail)
         else:
             with dask_client(scheduler, workers, threads_per_worker, connect_timeout) as c:
-                run_on_dask(c, setups, tasks, save)
+                run_on_dask(c, setups, tasks, save, fail)
     seconds = time.perf_counter() - t0
     table = store.merge(meta)
-    if table.num_rows != total:
-        raise CloudnoiseError(f"{store.dir}: merged {table.num_rows} rows, expected {total}; rerun with --resume")
+    missing = sum(request.reps - len(done_now) for done_now in _done_per_cell(store, request, failed))
+    if table.num_rows + missing != total:
+        raise CloudnoiseError(f"{store.dir}: merged {table.num_rows} rows, expected {total - missing}; rerun with --resume")
     meta["finished"] = _now()
-    meta["complete"] = True
+    meta["complete"] = not failed
+    meta["failed"] = [f.to_dict() for f in failed.values()]
     store.write_meta(meta)
-    return SweepOutcome(meta, len(tasks), todo, total, total - todo, seconds)
+    return SweepOutcome(meta, len(tasks), todo, total, total - todo, seconds, list(failed.values()))
+
+
+def _done_per_cell(store: SweepStore, request: SweepRequest, failed: dict[tuple[str, int, str], FailedCell]) -> list[set[int]]:
+    """The saved repetitions of each failed cell (the rest of the grid is complete)."""
+    done = store.done(request.experiment.kind)
+    return [done.get(cell, set()) for cell in failed]

@@ -25,6 +25,7 @@ import click
 import numpy as np
 
 from cloudnoise.comma_lists import parse_counts
+from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
@@ -38,14 +39,6 @@ class Config:
     ranks: int
     label: str
     schedule: Any
-
-
-def usable_cores() -> int:
-    """Cores this process may run on (the affinity mask, else the CPU count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def load_average() -> float | None:
@@ -111,7 +104,7 @@ def _simulate(config: Config, params: Any, noise: Any, variants: list[str], reps
     return {
         v: np.asarray(
             simulate(config.schedule, params=params, noise=noise, variant=v, reps=reps, seed=seed,
-                     ready_order=ready_order).max_end_ns,
+                     ready_order=ready_order).runtime_ns,
             dtype=np.float64,
         )
         for v in variants
@@ -193,14 +186,15 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
         raise CloudnoiseError("--profile NAME|FILE is required (or give the LogGOPS parameters --L --o --g --G --O --S)")
     setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
     params, noise = resolve_setup(setup_opts)
-    variants = parse_variants(opts.get("variants"), noise)
+    # validate compares one simulation with the measurement: the profile's noise unless --noise names variants
+    variants = parse_variants(opts["variants"], noise)[0] if opts.get("variants") else noise.default_variants()
     configs = configurations(goal_file, opts)
     for config in configs:
         _check_completes(config, params, opts["ready_order"])
     mpi = find_mpi(opts.get("mpicc"), opts.get("mpiexec"))
     hosts = [h for h in (opts.get("hosts") or "").split(",") if h.strip()]
     launch = LaunchSpec(opts.get("launcher") or "mpiexec", hosts, opts.get("hostfile"), opts.get("ppn"))
-    cores = usable_cores()
+    cores = available_cores()
     n_hosts = max(1, len(hosts))
 
     out: Path | None = opts.get("out")

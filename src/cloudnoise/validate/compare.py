@@ -73,8 +73,8 @@ class Comparison:
                 }
                 for name, v in self.simulated.items()
             },
-            "measured_ns": self.measured.to_dict(),
-            "simulated_ns": {name: v.to_dict() for name, v in self.simulated.items()},
+            "measured_ns": self.measured.to_dict(unit=None),  # the unit is in the container's name
+            "simulated_ns": {name: v.to_dict(unit=None) for name, v in self.simulated.items()},
             "notes": self.notes,
         }
 

@@ -1,0 +1,144 @@
+"""The options every command shares, spelled one way (docs/cli.md).
+
+Each stage's `cli.py` takes its system, output, JSON, CSV, quiet, seed and
+thread options from here, so `--profile`, `--out/-o`, `--json`, `--csv`,
+`--quiet/-q`, `--seed` and `--threads` mean the same in every command. Old
+spellings (`--system`, `--systems`, `--profiles`, `--output`) stay for one
+release as hidden aliases: `accepts_aliases` folds them into the new option
+and says on stderr that they are deprecated.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+import click
+
+from cloudnoise.comma_lists import parse_items
+from cloudnoise.cores import available_cores
+from cloudnoise.errors import CloudnoiseError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# Keyword names of alias options: ALIAS_PREFIX + the new option's keyword.
+ALIAS_PREFIX = "deprecated_alias__"
+
+
+def deprecated_alias(old: str, new: str, dest: str, *, multiple: bool = False, **kwargs: Any) -> Callable[[F], F]:
+    """A hidden option `old` that stands for `new` (keyword `dest`) for one release."""
+
+    def note(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if value not in (None, ()) and not ctx.resilient_parsing:
+            click.echo(f"cloudnoise: note: {old} is deprecated and will go; use {new}", err=True)
+        return value
+
+    return click.option(old, ALIAS_PREFIX + dest, hidden=True, multiple=multiple, callback=note, expose_value=True, **kwargs)
+
+
+def accepts_aliases(func: F) -> F:
+    """Folds the values of `deprecated_alias` options into their new option's keyword.
+
+    Apply it below the options (closest to the function), so it wraps the
+    function itself and the options are registered on the wrapper."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for key in [k for k in kwargs if k.startswith(ALIAS_PREFIX)]:
+            value = kwargs.pop(key)
+            dest = key[len(ALIAS_PREFIX):]
+            if value in (None, ()):
+                continue
+            current = kwargs.get(dest)
+            if isinstance(value, tuple) and isinstance(current, tuple):
+                kwargs[dest] = current + value
+            elif current not in (None, ()):
+                raise CloudnoiseError(f"give the option once: its old and new spellings were both given ({dest})")
+            else:
+                kwargs[dest] = value
+        return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def profile_option(*, multiple: bool = False, required: bool = False, help: str | None = None,
+                   old: Iterable[str] = ()) -> Callable[[F], F]:
+    """`--profile NAME|FILE`: a built-in profile name or a profile file.
+
+    With `multiple`, the option repeats and takes comma lists
+    (`--profile aws-hpc,daint --profile alps`); `profile_names` flattens it.
+    `old` are deprecated spellings kept as hidden aliases."""
+    text = help or (
+        "System profiles: built-in names (see `cloudnoise profiles list`) or profile files; repeat the option or give a comma list."
+        if multiple else "System profile: a built-in name (see `cloudnoise profiles list`) or a profile file."
+    )
+
+    def decorate(func: F) -> F:
+        for spelling in old:
+            func = deprecated_alias(spelling, "--profile", "profile", multiple=multiple, metavar="NAME|FILE")(func)
+        return click.option("--profile", "profile", metavar="NAME|FILE", multiple=multiple, required=required, help=text)(func)
+
+    return decorate
+
+
+def profile_names(values: str | Iterable[str] | None, what: str = "--profile") -> list[str]:
+    """The names and files of a repeated, comma-separated `--profile`, in order, duplicates dropped."""
+    if values is None:
+        return []
+    if isinstance(values, str):
+        values = (values,)
+    names: list[str] = []
+    for text in values:
+        names += parse_items(text, what)
+    return list(dict.fromkeys(names))
+
+
+def out_option(*, help: str, required: bool = False, dir_okay: bool = False, file_okay: bool = True,
+               default: Any = None, show_default: bool | str = False, old: Iterable[str] = ()) -> Callable[[F], F]:
+    """`--out PATH` / `-o PATH`: where results go (a folder or a file; docs/cli.md)."""
+    from pathlib import Path
+
+    kind = click.Path(dir_okay=dir_okay, file_okay=file_okay, path_type=Path)
+
+    def decorate(func: F) -> F:
+        for spelling in old:
+            func = deprecated_alias(spelling, "--out", "out", type=kind)(func)
+        return click.option("--out", "-o", "out", type=kind, required=required, default=default,
+                            show_default=show_default, help=help)(func)
+
+    return decorate
+
+
+def json_option(help: str = "Print one JSON object on stdout instead of the table (docs/cli.md).") -> Callable[[F], F]:
+    """`--json`: results as one JSON object, nothing else on stdout."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+def csv_option(help: str = "Print the table as CSV on stdout.") -> Callable[[F], F]:
+    """`--csv`: the printed table as CSV."""
+    return click.option("--csv", "as_csv", is_flag=True, help=help)
+
+
+def quiet_option(help: str = "No progress or notes on stderr (errors still print).") -> Callable[[F], F]:
+    """`--quiet` / `-q`."""
+    return click.option("--quiet", "-q", is_flag=True, help=help)
+
+
+def seed_option(help: str = "Seed of every random draw: the same seed gives the same results bit for bit.",
+                default: int | None = 0) -> Callable[[F], F]:
+    """`--seed N`, an integer in [0, 2^64)."""
+    return click.option("--seed", default=default, show_default=default is not None,
+                        type=click.IntRange(0, 2**64 - 1), help=help)
+
+
+def threads_option(help: str = "Threads running repetitions (results do not depend on it).") -> Callable[[F], F]:
+    """`--threads N`, default: the cores this process may use."""
+    return click.option("--threads", default=available_cores, show_default="the cores this process may use",
+                        type=click.IntRange(min=1), help=help)
+
+
+def one_of_json_csv(as_json: bool, as_csv: bool) -> None:
+    """--json and --csv exclude each other."""
+    if as_json and as_csv:
+        raise CloudnoiseError("give --json or --csv, not both")
