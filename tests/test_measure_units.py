@@ -162,3 +162,33 @@ def test_streaming_stats_merge_and_quantiles_are_exact_to_the_precision():
         assert exact <= g <= exact * (1 + RELATIVE_PRECISION), (p, exact, g)
         if 0 < p < 1:
             assert g == total.percentile(100 * p)
+
+
+def test_a_rank_whose_chunk_appears_late_is_converted_not_dropped(tmp_path):
+    """Detour ranks rotate on their own: rank 1's chunk 0 may be created after rank 0's
+    chunk 0 was converted; its samples must still reach Parquet and the summaries."""
+    import pyarrow.parquet as pq
+
+    from measure_support import write_chunk
+
+    from cloudnoise.measure.samples import KIND_DETOUR
+
+    campaign = Campaign(tmp_path / "c")
+    run = Run("cn_detour", "detour", 2, [Unit(0, 0, 0)], duration_s=10.0)
+    prefix = campaign.prefix("os-noise", 0, 0)
+    prefix.parent.mkdir(parents=True)
+    for rank in (0, 1):
+        (prefix.parent / f"{prefix.name}.rank{rank}.info").write_text("clock_wall_ns=0\nclock_monotonic_ns=0\n")
+    write_chunk(chunk_path(prefix, 0, 0), KIND_DETOUR, 0, 0, 0, [10, 20], [5, 6])
+    write_chunk(chunk_path(prefix, 0, 1), KIND_DETOUR, 0, 0, 0, [30], [7], seq0=2)
+    stream = Stream(campaign, "os-noise")
+    launch = Launch(0, 0, prefix, run)
+    assert stream.poll(launch, finished=False) == 2  # rank 0's chunk 0 is finished
+    write_chunk(chunk_path(prefix, 1, 0), KIND_DETOUR, 1, 0, 0, [15], [9])
+    write_chunk(chunk_path(prefix, 1, 1), KIND_DETOUR, 1, 0, 0, [40], [8], seq0=1)
+    assert stream.poll(launch, finished=False) == 1  # rank 1's late chunk 0
+    assert stream.poll(launch, finished=True) == 2
+    table = pq.read_table(campaign.exp_dir("os-noise") / "samples.parquet")
+    assert sorted(table.column("value_ns").to_pylist()) == [5, 6, 7, 8, 9]
+    assert {r: d.count for r, (d, _) in stream.detour_groups().items()} == {0: 3, 1: 2}
+    assert not list(prefix.parent.glob("*.cnk"))

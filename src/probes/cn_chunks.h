@@ -135,9 +135,8 @@ static inline void cn_chunk_flush(struct cn_chunk_stream *s)
     s->head.count = 0;
 }
 
-/* Close the current chunk and move to the next; the file of the next one is
- * created by its first write. */
-static inline void cn_chunk_rotate(struct cn_chunk_stream *s)
+/* Write what is buffered and close the current chunk's file. */
+static inline void cn_chunk_close(struct cn_chunk_stream *s)
 {
     cn_chunk_flush(s);
     if (s->fd >= 0) {
@@ -145,6 +144,13 @@ static inline void cn_chunk_rotate(struct cn_chunk_stream *s)
             cn_chunk_fail("close");
         s->fd = -1;
     }
+}
+
+/* Close the current chunk and move to the next; the file of the next one is
+ * created by its first write. */
+static inline void cn_chunk_rotate(struct cn_chunk_stream *s)
+{
+    cn_chunk_close(s);
     s->chunk++;
     s->chunk_samples = 0;
     s->chunk_begin_ns = cn_now_ns();
@@ -209,16 +215,6 @@ static inline void cn_chunk_tick(struct cn_chunk_stream *s, int64_t now_ns)
 {
     if (s->head.count > 0 && now_ns - s->block_begin_ns > CN_CHUNK_FLUSH_NS)
         cn_chunk_flush(s);
-}
-
-static inline void cn_chunk_close(struct cn_chunk_stream *s)
-{
-    cn_chunk_flush(s);
-    if (s->fd >= 0) {
-        if (close(s->fd) != 0)
-            cn_chunk_fail("close");
-        s->fd = -1;
-    }
 }
 
 #endif

@@ -70,7 +70,7 @@ def _unkey(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.split(":"))
 
 
-def _group_codes(*columns: np.ndarray) -> np.ndarray:
+def group_codes(*columns: np.ndarray) -> np.ndarray:
     """Dense group ids 0..k-1 of the rows' combined key (constant columns cost nothing)."""
     n = len(columns[0])
     columns = tuple(c for c in columns if n and c.min() != c.max())
@@ -157,7 +157,7 @@ class Stream:
     # --- what the runner asks -----------------------------------------------------------------
 
     def launch_state(self, launch: Launch) -> dict[str, Any]:
-        return self.launches.setdefault(launch.name, {"run": launch.run, "part": launch.part, "chunks": [],
+        return self.launches.setdefault(launch.name, {"run": launch.run, "part": launch.part, "converted": [],
                                                       "ranks": {}})
 
     def pending_samples(self, launch: Launch) -> int:
@@ -180,7 +180,7 @@ class Stream:
         if not files:
             return 0
         state = self.launch_state(launch)
-        done = set(state["chunks"])
+        done = set(state["converted"])  # "rank:chunk" of every chunk file already in Parquet
         by_chunk: dict[int, dict[int, Path]] = {}
         newest: dict[int, int] = {}
         for (rank, k), path in files.items():
@@ -191,11 +191,12 @@ class Stream:
             ranks = by_chunk[k]
             if not finished and any(newest[r] <= k for r in ranks):
                 break  # some rank may still be writing chunk k
-            if k in done:
-                for path in ranks.values():
-                    path.unlink(missing_ok=True)
-                continue
-            converted += self._convert(launch, k, ranks)
+            for r in [r for r in ranks if _key(r, k) in done]:
+                ranks.pop(r).unlink(missing_ok=True)  # converted before a crash could delete it
+            if ranks:
+                # A rank's chunk K may appear after the others' were converted (a detour rank
+                # that was quiet until then): it is converted on its own, into its own file.
+                converted += self._convert(launch, k, ranks)
         return converted
 
     # --- conversion -----------------------------------------------------------------------------
@@ -212,7 +213,7 @@ class Stream:
         if n:
             self._write_parquet(launch, k, parts, n)
             self._summarise(launch, parts)
-        state["chunks"] = sorted(set(state["chunks"]) | {k})
+        state["converted"] = sorted(set(state["converted"]) | {_key(r, k) for r in files})
         self.rows += n
         self.convert_s += time.perf_counter() - began
         self.save()
@@ -251,7 +252,7 @@ class Stream:
         table = pa.Table.from_arrays(list(columns.values()), names=list(columns))
         delta = ["iteration", "time"]
         self.parquet_dir.mkdir(parents=True, exist_ok=True)
-        final = self.parquet_dir / f"{launch.name}.c{k:06d}.parquet"
+        final = self.parquet_dir / f"{launch.name}.c{k:06d}.r{parts[0][0]:04d}.parquet"
         tmp = self.parquet_dir / f".{final.name}.tmp"
         try:
             pq.write_table(
@@ -299,7 +300,7 @@ class Stream:
             r["n"] += len(c)
             r["first_t_ns"] = min(r["first_t_ns"], int(c.t_ns.min()))
             r["last_end_ns"] = max(r["last_end_ns"], int((c.t_ns + c.value_ns).max()))
-            codes = _group_codes(c.size_bytes, c.param)
+            codes = group_codes(c.size_bytes, c.param)
             first = np.unique(codes, return_index=True)[1]
             counts = np.bincount(codes)
             for j, idx in enumerate(first):
@@ -317,7 +318,7 @@ class Stream:
         if run.pairs > 1:
             seq = np.concatenate([c.seq for _, c, _, _ in parts])
             extra = [np.concatenate([c.stream % 2 for _, c, _, _ in parts])] if run.mode == "bidir" else []
-            inv = _group_codes(size, param, seq, *extra)
+            inv = group_codes(size, param, seq, *extra)
             m = int(inv.max()) + 1
             worst = np.zeros(m, np.int64)
             np.maximum.at(worst, inv, value)
@@ -326,7 +327,7 @@ class Stream:
             first = np.unique(inv, return_index=True)[1]
             size, param, value, wall = size[first], param[first], worst, start
         origin = self.origins.setdefault(str(launch.run), int(wall.min()))
-        codes = _group_codes(size, param)
+        codes = group_codes(size, param)
         for g in np.unique(codes):
             sel = codes == g
             key = _key(launch.run, size[sel][0], param[sel][0])

@@ -9,7 +9,6 @@ and is summarised by ``cloudnoise.measure.rows``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -18,18 +17,10 @@ import pyarrow.parquet as pq
 from cloudnoise.measure.campaign import Campaign
 from cloudnoise.measure.experiments import Run
 from cloudnoise.measure.samples import KIND_NAMES, KIND_RTT, count_records, read_info, read_records, rank_files
+from cloudnoise.measure.stream import group_codes
 
 COLUMNS = ("run", "part", "rank", "pairs", "kind", "size_bytes", "param", "stream",
            "iteration", "t_ns", "wall_ns", "value_ns")
-
-
-def _group_codes(*columns: np.ndarray) -> np.ndarray:
-    """Dense group ids 0..k-1 of the rows' combined key (fast: 1-D uniques)."""
-    code = np.zeros(len(columns[0]), np.int64)
-    for col in columns:
-        uniq, inv = np.unique(col, return_inverse=True)
-        code = code * len(uniq) + inv.reshape(-1)
-    return np.unique(code, return_inverse=True)[1].reshape(-1)
 
 
 # Column dtypes as stored: a one-minute latency-noise run on shared memory
@@ -71,7 +62,7 @@ def collect(campaign: Campaign, name: str, runs: list[Run]) -> dict[str, np.ndar
         if all(k.min() == k.max() for k in keys):  # one group (a noise run): no sorting
             out["iteration"][window] = np.arange(n)
         else:
-            inv = _group_codes(*keys)
+            inv = group_codes(*keys)
             order = np.argsort(inv, kind="stable")
             counts = np.bincount(inv)
             starts = np.repeat(np.cumsum(counts) - counts, counts)

@@ -22,8 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from cloudnoise.errors import CloudnoiseError
 
