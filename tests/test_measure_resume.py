@@ -98,21 +98,22 @@ def test_sigkill_stops_the_probes_within_a_second_and_resume_completes(tmp_path)
 def test_sigterm_keeps_samples_and_resume_finishes_the_duration(tmp_path):
     mpi_or_skip()
     out = tmp_path / "c"
-    args = ("measure", "latency-noise", "--duration", "4", "--out", str(out))
+    args = ("measure", "latency-noise", "--duration", "8", "--out", str(out))
     proc = _start(*args)
-    _wait_for_samples(out / "latency-noise" / "raw", 1000)
+    _wait_for_samples(out / "latency-noise" / "raw", 100)
     time.sleep(1.0)
+    assert proc.poll() is None, "the measurement ended before it could be stopped"
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=20)
+    _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert "--resume" in err
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["complete"] is False and meta["experiments"]["latency-noise"]["complete"] is False
     kept = pq.read_table(out / "latency-noise" / "samples.parquet")
-    assert kept.num_rows > 1000
+    assert kept.num_rows >= 100
     assert not list((out / "latency-noise" / "raw").glob("*.cnk"))
 
-    doc = run_json(*args, "--resume", timeout=30)
+    doc = run_json(*args, "--resume", timeout=60)
     assert doc["complete"] is True
     assert doc["samples"] > kept.num_rows
 
