@@ -38,15 +38,22 @@ def test_loggp_fit_and_profile(tmp_path):
     lg = profile["loggops"]
     assert lg["provenance"]["kind"] == "measured" and "parametrised round trips" in lg["provenance"]["source"]
     assert lg["L"] == fit["L"] and lg["o"] == fit["o"] and lg["size_classes"][0]["min_bytes"] == 0
-    # the latency noise is what lies above the median one-way time: the fit keeps the median
+    # the latency noise is what lies above the median one-way time (the fit keeps the median),
+    # at every probability of the quantile table, within the streaming histogram's precision
     import numpy as np
     import pyarrow.parquet as pq
 
-    from cloudnoise.model.build import _latency_samples
+    from cloudnoise.measure.summaries import RELATIVE_PRECISION
 
-    half, _ = _latency_samples(camp)
-    excess = pq.read_table(out.parent / profile["latency_noise"]["samples"]).column("excess_ns").to_numpy()
-    assert np.allclose(excess, np.maximum(0.0, half - np.median(half)))
+    half = np.sort(pq.read_table(camp / "latency-noise" / "samples.parquet",
+                                 columns=["value_ns"]).column("value_ns").to_numpy()) / 2.0
+    table = profile["latency_noise"]["quantiles"]
+    p, excess = np.array(table["p"]), np.array(table["v"])
+    ranks = np.clip(np.floor(p * len(half) + 0.5).astype(int), 1, len(half)) - 1
+    median = half[(len(half) + 1) // 2 - 1]
+    exact = np.maximum(0.0, half[ranks] - median)
+    assert np.all(np.abs(excess - exact) <= RELATIVE_PRECISION * (half[ranks] + median) + 1e-6)
+    assert excess.min() == 0.0 and np.all(np.diff(excess) >= -1e-9)
     assert (out.parent / profile["os_noise"]["trace"]).exists()
     assert profile["table2"]["same_rack"]["min_latency_us"] > 0
     assert "distance=same-rack" in profile["labels"]

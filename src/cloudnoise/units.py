@@ -156,3 +156,27 @@ def format_time_ps(ps: float) -> str:
         if abs(ps) >= scale:
             return f"{ps / scale:.4g} {unit}"
     return f"{ps:.4g} ps"
+
+
+_WALL_UNITS: dict[str, float] = {"": 1.0, "s": 1.0, "ms": 1e-3, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+_WALL = re.compile(r"^\s*(?P<num>[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(?P<unit>[a-z]*)\s*$")
+
+
+def parse_wall_seconds(text: str | float | int, what: str = "--duration") -> float:
+    """A wall-clock duration of something cloudnoise runs, in seconds: a plain
+    number is seconds; `500ms`, `10m` (or `10min`), `1h`, `1d` are accepted. It
+    must be finite and positive: zero, negative, NaN and infinity are errors."""
+    if isinstance(text, bool):
+        raise CloudnoiseError(f"{what}: expected a duration, got {text!r}")
+    if isinstance(text, (int, float)):
+        seconds = float(text)
+    else:
+        m = _WALL.match(str(text))
+        if not m or m.group("unit") not in _WALL_UNITS:
+            raise CloudnoiseError(f"{what}: {text!r} is not a duration; use seconds or a unit: 90, 500ms, 10m, 1h, 1d")
+        seconds = float(m.group("num")) * _WALL_UNITS[m.group("unit")]
+    if not seconds > 0 or seconds == float("inf"):
+        raise CloudnoiseError(f"{what} must be a positive, finite duration, got {text!r}")
+    if seconds > 366 * 86400:
+        raise CloudnoiseError(f"{what}: {text!r} is longer than a year")
+    return seconds

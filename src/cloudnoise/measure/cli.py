@@ -18,6 +18,7 @@ import click
 
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
 from cloudnoise.measure.experiments import LOGGP_ROUNDS, LOGGP_TRAIN
+from cloudnoise.units import parse_size_bytes, parse_wall_seconds
 
 DISTANCES = ("same-rack", "different-racks", "unknown")
 _SIZE = re.compile(r"^\s*(\d+)\s*([kKmMgG]?)(i?[bB])?\s*$")
@@ -61,13 +62,29 @@ def parse_labels(pairs: tuple[str, ...]) -> dict[str, str]:
     return labels
 
 
+def unique_campaign_dir(parent: Path) -> Path:
+    """A new folder ``cloudnoise-campaign-<UTC time>``, created here and now, so two
+    runs started in the same second never share one (``-2``, ``-3``, ... follow)."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    for n in range(1, 10000):
+        path = parent / (f"cloudnoise-campaign-{stamp}" + (f"-{n}" if n > 1 else ""))
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:
+            continue
+        except OSError as err:
+            raise CloudnoiseError(f"cannot create a campaign folder in {parent}: {err.strerror}; pass --out") from err
+    raise CloudnoiseError(f"too many campaign folders for {stamp} in {parent}; pass --out")
+
+
 def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--ranks", type=int, help="MPI ranks (ping-pongs: 2 per pair)."),
         click.option("--sizes", help="Message sizes, comma separated (1,1K,16M)."),
         click.option("--iterations", type=int, help="Timed ping-pongs per size."),
         click.option("--warmup", type=int, help="Untimed ping-pongs before each size."),
-        click.option("--duration", type=float, help="Seconds to measure (noise experiments)."),
+        click.option("--duration", help="How long to measure (noise experiments): seconds, or 10m, 1h, 24h."),
         click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path),
                      help="Campaign directory (default: ./cloudnoise-campaign-<time>)."),
         click.option("--label", "labels", multiple=True,
@@ -82,7 +99,9 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--hosts", help="Comma-separated hosts (two nodes: ranks split evenly)."),
         click.option("--hostfile", type=click.Path(dir_okay=False), help="Hostfile for the launcher."),
         click.option("--ppn", type=int, help="Processes per node."),
-        click.option("--timeout", type=float, help="Stop a launch after this many seconds."),
+        click.option("--timeout", help="Stop a launch after this long (seconds, or 30m, 2h)."),
+        click.option("--min-free", default="1GiB", show_default=True,
+                     help="Stop cleanly (resumable) before the disk has less than this free."),
     ]
     for opt in reversed(options):
         f = opt(f)
@@ -114,12 +133,16 @@ def _run(experiment: str, kw: dict[str, Any]) -> None:
     for key in ("ranks", "iterations", "ppn"):
         if kw.get(key) is not None and kw[key] < 1:
             raise CloudnoiseError(f"--{key} must be at least 1")
+    duration = parse_wall_seconds(kw["duration"], "--duration") if kw.get("duration") is not None else None
+    timeout = parse_wall_seconds(kw["timeout"], "--timeout") if kw.get("timeout") is not None else None
+    slice_s = parse_wall_seconds(kw["slice"], "--slice") if kw.get("slice") is not None else None
+    min_free = parse_size_bytes(kw.get("min_free") or "1GiB", "--min-free")
     options = Options(
         ranks=kw.get("ranks"),
         sizes=parse_sizes(kw.get("sizes")),
         iterations=kw.get("iterations"),
         warmup=kw.get("warmup"),
-        duration_s=kw.get("duration"),
+        duration_s=duration,
         connections=[int(x) for x in parse_floats(kw.get("connections"), "--connections") or []] or None,
         intervals_s=parse_floats(kw.get("intervals"), "--intervals"),
         detours=kw.get("detours"),
@@ -131,13 +154,12 @@ def _run(experiment: str, kw: dict[str, Any]) -> None:
         rounds=kw.get("rounds") or LOGGP_ROUNDS,
     )
     out = kw.get("out")
-    if out is None:
-        if kw.get("resume"):
-            raise CloudnoiseError("--resume needs --out CAMPAIGN_DIR")
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        out = Path(f"cloudnoise-campaign-{stamp}")
+    if out is None and kw.get("resume"):
+        raise CloudnoiseError("--resume needs --out CAMPAIGN_DIR")
     labels = parse_labels(kw.get("labels") or ())
     mpi = find_mpi(kw.get("mpicc"), kw.get("mpiexec"))
+    if out is None:
+        out = unique_campaign_dir(Path.cwd())
     request = Request(
         experiment=experiment,
         options=options,
@@ -145,7 +167,9 @@ def _run(experiment: str, kw: dict[str, Any]) -> None:
         out=out,
         labels=labels,
         resume=bool(kw.get("resume")),
-        timeout_s=kw.get("timeout"),
+        timeout_s=timeout,
+        slice_s=slice_s,
+        min_free=min_free,
     )
     try:
         campaign, summary = execute(request, mpi)
@@ -180,8 +204,11 @@ _command("connections", "N pairs each ping-ponging size/N concurrently (paper Fi
 _command("bidirectional", "Two simultaneous ping-pongs, one started from each side (Fig. 3).")
 _command("burst", "1 MiB ping-pongs with inter-message intervals from 0 to 1 s (Fig. 4).",
          [click.option("--intervals", help="Inter-message intervals in seconds, comma separated.")])
-_command("latency-noise", "1-byte ping-pong for --duration seconds, every sample timestamped (Fig. 9-10).")
-_command("bandwidth-noise", "Saturating-size ping-pong for --duration seconds (Fig. 11-12).", [_connections])
+_slice = click.option("--slice", help="Also summarise each slice of this length (e.g. 1h with --duration 24h): "
+                                    "does the hour of the day matter?")
+_command("latency-noise", "1-byte ping-pong for --duration (default 60 s; the paper: 1h), every sample "
+         "timestamped, converted to Parquet as it goes (Fig. 9-10).", [_slice])
+_command("bandwidth-noise", "Saturating-size ping-pong for --duration (Fig. 11-12).", [_connections, _slice])
 _command("os-noise", "Selfish detour: iterations above 9 x t_min, written as an OS-noise trace (Fig. 8).", [
     click.option("--detours", type=int, help="Stop after this many detours (default 100000; 0: no limit)."),
     click.option("--per-core", is_flag=True, help="One rank per core."),

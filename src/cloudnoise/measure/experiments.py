@@ -15,6 +15,7 @@ default here is a minute); selfish detour with the 9 x t_min threshold.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -30,6 +31,20 @@ PINGPONG_EXPERIMENTS = (
     "bandwidth-noise",
 )
 EXPERIMENTS = PINGPONG_EXPERIMENTS + ("os-noise", "loggp")
+
+# The probes that ship with cloudnoise and their modes: the only code a plan may name.
+PROBE_MODES: dict[str, tuple[str, ...]] = {
+    "cn_pingpong": ("pingpong", "bidir"),
+    "cn_detour": ("detour",),
+    "cn_loggp": ("loggp",),
+}
+ROLES = ("measure", "sweep", "skip")
+
+
+def _whole(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value >= 2**62:
+        raise ValueError(f"{what} {value!r} is not a whole number in range")
+    return value
 
 MiB = 1 << 20
 DEFAULT_SIZES = [1 << k for k in range(25)]  # 1 B .. 16 MiB
@@ -75,11 +90,41 @@ class Run:
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> "Run":
-        data = dict(data)
-        data["units"] = [Unit(**u) for u in data["units"]]
-        if data.get("inject") is not None:
-            data["inject"] = tuple(data["inject"])
-        return Run(**data)
+        """A run as stored in a campaign's metadata. The metadata is data from
+        wherever the folder came from: the probe must be one that ships with
+        cloudnoise and be used in one of its modes, and every field must have
+        its type, else a one-line error (issue 16: a plan never chooses code)."""
+        try:
+            if not isinstance(data, dict):
+                raise TypeError("a run is not an object")
+            data = dict(data)
+            probe, mode = data.get("probe"), data.get("mode")
+            if not isinstance(probe, str) or PROBE_MODES.get(probe) is None or mode not in PROBE_MODES[probe]:
+                raise ValueError(f"probe {probe!r} in mode {mode!r} is not one of cloudnoise's probes")
+            unknown = set(data) - set(Run.__dataclass_fields__)
+            if unknown:
+                raise ValueError(f"unknown field {sorted(unknown)[0]!r}")
+            units = data["units"]
+            if not isinstance(units, list) or not units:
+                raise TypeError("units must be a non-empty list")
+            data["units"] = [Unit(**{k: _whole(v, k) for k, v in u.items()}) for u in units]
+            for key in ("ranks", "warmup", "detours"):
+                if key in data:
+                    data[key] = _whole(data[key], key)
+            if data.get("ppn") is not None:
+                data["ppn"] = _whole(data["ppn"], "ppn")
+            if "duration_s" in data:
+                d = data["duration_s"]
+                if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d < 0:
+                    raise ValueError(f"duration_s {d!r}")
+                data["duration_s"] = float(d)
+            if data.get("inject") is not None:
+                data["inject"] = tuple(float(x) for x in data["inject"])
+            if not isinstance(data.get("extra", {}), dict) or data.get("role", "measure") not in ROLES:
+                raise ValueError("bad extra or role")
+            return Run(**data)
+        except (TypeError, ValueError, KeyError) as err:
+            raise CloudnoiseError(f"the campaign's plan is not valid ({err}); measure into a new --out") from None
 
     @property
     def pairs(self) -> int:

@@ -56,7 +56,11 @@ def _identity(mpi: MpiInstallation) -> str:
 
 
 def build_probe(name: str, mpi: MpiInstallation) -> Path:
-    """The compiled probe ``name`` (one of PROBES), compiling it if needed."""
+    """The compiled probe ``name`` (one of PROBES), compiling it if needed. Any
+    other name is refused before a path is made of it: only the probes that ship
+    with cloudnoise are ever compiled or run."""
+    if name not in PROBES:
+        raise CloudnoiseError(f"{name!r} is not one of cloudnoise's probes ({', '.join(PROBES)})")
     return _build(name, mpi, "")
 
 

@@ -46,7 +46,7 @@ def document(experiment: str, campaign: Campaign, summary: dict[str, Any]) -> di
         "samples": summary.get("samples", 0),
         "results": summary.get("results", []),
     }
-    for key in ("table2", "loggp", "trace"):
+    for key in ("table2", "loggp", "trace", "slices", "precision", "parquet_bytes"):
         if key in summary:
             doc[key] = summary[key]
     return doc

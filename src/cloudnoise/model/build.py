@@ -8,17 +8,18 @@ noise data it names, next to it, by relative path. What comes from where:
   reconstructed the way the built-in profiles are: o = 10 % of the minimum
   latency, L = min latency - 2o, g = o, G = 8 / max bandwidth [Gb/s] ns/B,
   O = 0, S = 65535 B.
-* ``latency_noise``: per-message latency excess samples (ns), from
-  ``latency-noise`` (else the smallest size of ``latency``), written to
-  ``<profile>.latency_noise.parquet`` column ``excess_ns``. The simulator
+* ``latency_noise``: the per-message latency excess (ns), from
+  ``latency-noise`` (else the smallest size of ``latency``), as a quantile
+  table on the engine's grid (``quantile_grid``) taken from the streaming
+  histogram of every sample: an hour of samples is never loaded. The simulator
   charges a small message 2o + L + excess, so L and the excess are made to
   reproduce the measured one-way times T together (`consistent_latency`):
   L = min T - 2o (at least 0) and excess = T - 2o - L (at least 0). A fit's
   L describes the *median* T; adding an excess over the *minimum* on top of
   it would count the median's distance from the minimum twice.
-* ``bandwidth_noise``: samples of the bandwidth as a fraction of its maximum,
-  from ``bandwidth-noise`` (else the best size of ``bandwidth``/``latency``),
-  ``<profile>.bandwidth_noise.parquet`` column ``fraction``. The simulator
+* ``bandwidth_noise``: the bandwidth as a fraction of its maximum, from
+  ``bandwidth-noise`` (else the best size of ``bandwidth``/``latency``), as a
+  quantile table from the same histograms. The simulator
   charges a byte G / fraction, so a fitted G (which describes the *median*
   transfer) is scaled by the median fraction (`consistent_gap`): the
   simulated median is then the fitted one, where an unscaled G would count
@@ -46,12 +47,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.measure.placement import placement
+from cloudnoise.measure.summaries import RELATIVE_PRECISION, StreamStats
+from cloudnoise.measure.summary_reader import experiment_stats
+from cloudnoise.model.distributions import quantile_grid
 
 FORMAT = "cloudnoise-profile/1"
 DEFAULT_S = 65535
@@ -61,46 +62,27 @@ def _measured(source: str) -> dict[str, str]:
     return {"kind": "measured", "source": source}
 
 
-def _one_way_ns(campaign: Path, experiment: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """(size_bytes, RTT/2 ns) of an experiment's ping-pong samples, measuring runs only."""
-    path = campaign / experiment / "samples.parquet"
-    if not path.exists():
-        return None
-    table = pq.read_table(path, columns=["kind", "size_bytes", "value_ns", "run"])
-    kinds = table.column("kind").cast(pa.string())
-    is_rtt = pc.equal(kinds, "rtt").to_numpy(zero_copy_only=False)
-    meta = json.loads((campaign / "metadata.json").read_text())
-    plan = meta.get("experiments", {}).get(experiment, {}).get("plan", [])
-    measuring = [i for i, run in enumerate(plan) if run.get("role", "measure") == "measure"]
-    runs = table.column("run").to_numpy()
-    keep = is_rtt & np.isin(runs, measuring)
-    return table.column("size_bytes").to_numpy()[keep], table.column("value_ns").to_numpy()[keep] / 2.0
-
-
-def _latency_samples(campaign: Path) -> tuple[np.ndarray, str] | None:
+def _latency_stats(campaign: Path) -> tuple[StreamStats, str] | None:
+    """The RTT summaries (ns) of the smallest size of latency-noise, else latency."""
     for exp in ("latency-noise", "latency"):
-        got = _one_way_ns(campaign, exp)
-        if got is not None and len(got[1]):
-            sizes, half = got
-            sel = sizes == sizes.min()
-            return half[sel], f"{exp} ({int(sizes.min())} B ping-pongs)"
+        got = experiment_stats(campaign, exp)
+        sizes = got.by_size() if got else {}
+        if sizes and sizes[min(sizes)].count:
+            return sizes[min(sizes)], f"{exp} ({int(min(sizes))} B ping-pongs)"
     return None
 
 
-def _bandwidth_samples(campaign: Path) -> tuple[np.ndarray, str] | None:
+def _bandwidth_stats(campaign: Path) -> tuple[StreamStats, int, str] | None:
+    """The RTT summaries (ns) of the size with the highest peak bandwidth."""
     for exp in ("bandwidth-noise", "bandwidth", "latency"):
-        got = _one_way_ns(campaign, exp)
-        if got is None or not len(got[1]):
+        got = experiment_stats(campaign, exp)
+        sizes = {k: v for k, v in (got.by_size() if got else {}).items() if v.count}
+        if not sizes:
             continue
-        sizes, half = got
-        best, best_bw = None, 0.0
-        for s in np.unique(sizes):
-            bw = s * 8.0 / half[sizes == s].min()
-            if bw > best_bw:
-                best, best_bw = s, bw
-        if best is None or (exp == "latency" and best < 65536):
+        best = max(sizes, key=lambda s: s * 8.0 / sizes[s].min)
+        if exp == "latency" and best < 65536:
             continue
-        return best * 8.0 / half[sizes == best], f"{exp} ({int(best)} B ping-pongs)"
+        return sizes[best], int(best), f"{exp} ({int(best)} B ping-pongs)"
     return None
 
 
@@ -165,10 +147,6 @@ def consistent_gap(fitted_G: float, fraction: np.ndarray) -> float:
     its median: the median of G / f is G / median(f), so G = fitted G x
     median(f). Rounded to whole femtoseconds, the engine's resolution."""
     return round(float(fitted_G) * float(np.median(fraction)), 6)
-
-
-def _write_column(path: Path, name: str, values: np.ndarray) -> None:
-    pq.write_table(pa.table({name: pa.array(values, pa.float64())}), path, compression="zstd")
 
 
 def build_profile(
@@ -272,52 +250,57 @@ def build_profile(
         "loggops": loggops,
     }
 
-    lat = _latency_samples(campaign)
+    grid = quantile_grid()
+    lat = _latency_stats(campaign)
     if lat is not None:
-        half, src = lat
+        stats, src = lat
+        half_q = stats.quantiles(grid) / 2.0  # RTT/2 at each probability of the engine's grid
         if classified:
-            excess = excess_over_median(half)
+            median_half = float(stats.percentile(50.0)) / 2.0
+            excess = np.maximum(0.0, half_q - median_half)
             loggops["provenance"]["source"] += (
                 f"; latency noise: the one-way times of {src} above their median (median "
-                f"{float(np.median(half)):.4g} ns), so the fitted L and o keep the median and the noise adds "
+                f"{median_half:.4g} ns), so the fitted L and o keep the median and the noise adds "
                 "only what lies above it")
             how = "RTT/2 - median RTT/2 where above it, else 0"
         else:  # a campaign measured before size classes: its fit describes medians from the minimum
-            base, excess = consistent_latency(half, float(loggops["o"]))
+            base, excess = consistent_latency(half_q, float(loggops["o"]))
             loggops["provenance"]["source"] += (
                 f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {loggops['L']:.4g}), so that 2o + L + "
                 "latency noise reproduces the measured one-way times")
             loggops["L"] = base
             how = "RTT/2 - 2o - L"
-        file = f"{stem}.latency_noise.parquet"
-        _write_column(out.parent / file, "excess_ns", excess)
         profile["latency_noise"] = {
-            "provenance": _measured(f"{where}: {src}, {how}, every sample"),
-            "samples": file, "column": "excess_ns",
+            "provenance": _measured(f"{where}: {src}, {how}, over all {stats.count} samples, as a "
+                                    f"quantile table from the streaming histogram (values within "
+                                    f"{RELATIVE_PRECISION:.2%} of the samples')"),
+            "quantiles": {"p": grid.tolist(), "v": excess.tolist()},
         }
-    bw = _bandwidth_samples(campaign)
+    bw = _bandwidth_stats(campaign)
     if bw is not None:
-        gbps, src = bw
-        file = f"{stem}.bandwidth_noise.parquet"
-        fraction = gbps / gbps.max()
-        _write_column(out.parent / file, "fraction", fraction)
+        stats, size, src = bw
+        # bandwidth / its maximum = min RTT / RTT: the fraction's p-quantile is min / RTT's (1-p)-quantile
+        fraction = np.maximum.accumulate(stats.min / stats.quantiles(1.0 - grid))
+        fraction[-1] = 1.0
+        median_fraction = np.array([stats.min / stats.percentile(50.0)])
         if classified:
-            scale = float(np.median(fraction))
-            loggops["G"] = consistent_gap(loggops["G"], fraction)
+            scale = float(median_fraction[0])
+            loggops["G"] = consistent_gap(loggops["G"], median_fraction)
             for c in loggops["size_classes"]:
-                c["G"] = consistent_gap(c["G"], fraction)
+                c["G"] = consistent_gap(c["G"], median_fraction)
             loggops["provenance"]["source"] += (
                 f"; every G = fitted G x median bandwidth fraction {scale:.4g}, so that G / bandwidth noise "
                 "reproduces the fitted (median) transfer times")
         elif loggp_path.exists():
             fitted_G = loggops["G"]
-            loggops["G"] = consistent_gap(fitted_G, fraction)
+            loggops["G"] = consistent_gap(fitted_G, np.array([stats.min / stats.percentile(50.0)]))
             loggops["provenance"]["source"] += (
                 f"; G = fitted G x median bandwidth fraction = {loggops['G']:.6g} ns/B (was {fitted_G:.6g}), "
                 "so that G / bandwidth noise reproduces the measured median transfer times")
         profile["bandwidth_noise"] = {
-            "provenance": _measured(f"{where}: {src}, bandwidth over its maximum, every sample"),
-            "samples": file, "column": "fraction",
+            "provenance": _measured(f"{where}: {src}, bandwidth over its maximum over all {stats.count} samples, "
+                                    "as a quantile table from the streaming histogram"),
+            "quantiles": {"p": grid.tolist(), "v": fraction.tolist()},
         }
     trace = campaign / "os-noise" / "os_noise.trace"
     if trace.exists():

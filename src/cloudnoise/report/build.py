@@ -149,7 +149,12 @@ def table2_section(profiles: list[SystemProfile], campaigns: list[CampaignData],
 
 
 def network_sections(campaigns: list[CampaignData], outdir: Path) -> list[Section]:
-    from cloudnoise.report.figures.network import bandwidth_noise_figure, latency_noise_figure, size_figure
+    from cloudnoise.report.figures.network import (
+        bandwidth_noise_figure,
+        latency_noise_figure,
+        latency_slices_figure,
+        size_figure,
+    )
     from cloudnoise.report.figures.osnoise import os_detours_figure
 
     sections: list[Section] = []
@@ -166,6 +171,13 @@ def network_sections(campaigns: list[CampaignData], outdir: Path) -> list[Sectio
         noise_figs.append(base.save(latency_noise_figure(lat), outdir, "latency-noise", "Latency noise",
                                     "The largest 0.1% RTT/2 samples of a 1-byte ping-pong, normalised to the "
                                     "minimum latency, over time (Fig. 9-10).", wide=len(lat) > 1))
+    slices = [s for c in campaigns if (s := measured.latency_slices(c)) is not None]
+    if slices:
+        noise_figs.append(base.save(latency_slices_figure(slices), outdir, "latency-by-slice",
+                                    "Latency through the day",
+                                    "RTT/2 percentiles of the latency-noise ping-pong per slice of the run "
+                                    "(measure --slice), to see whether the hour of the day matters, as the paper "
+                                    "checked over 24 hours.", wide=len(slices) > 1))
     bw = [s for c in campaigns if (s := measured.bandwidth_noise(c)) is not None]
     if bw:
         noise_figs.append(base.save(bandwidth_noise_figure(bw), outdir, "bandwidth-noise", "Bandwidth noise",

@@ -1,11 +1,13 @@
 """Load what a report is made of: measurement campaigns and sweep results.
 
 A campaign is what ``cloudnoise measure`` wrote (metadata.json, summary.json,
-per experiment samples.parquet and summary.json). The per-size rows and the
-Table II quantities are read from the summaries the measure stage computed;
-sample-level views (noise over time) reduce the Parquet samples with the same
-functions the measure stage uses (``cloudnoise.measure.tables``), so the
-report never re-derives a number differently.
+per experiment samples.parquet (a file, or a folder of Parquet files written
+while the run went on) and summary.json). The per-size rows and the Table II
+quantities are read from the summaries the measure stage computed;
+sample-level views (noise over time) use the measure stage's streaming
+summaries and read the Parquet a row group at a time
+(``cloudnoise.measure.summary_reader``), so the report never re-derives a
+number differently nor loads an hour of samples.
 
 A sweep is what ``cloudnoise sweep`` writes: ``sweep.json`` (format
 ``cloudnoise-sweep/1``) and ``results.parquet`` with one row per (system,
@@ -20,8 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from cloudnoise.errors import CloudnoiseError
 
@@ -60,7 +60,7 @@ class CampaignData:
 
     def has(self, experiment: str) -> bool:
         """Whether the experiment has a summary and its samples on disk."""
-        return experiment in self.experiments and (self.root / experiment / "samples.parquet").is_file()
+        return experiment in self.experiments and (self.root / experiment / "samples.parquet").exists()
 
     def table2(self) -> dict[str, Any]:
         """The campaign's Table II row (min/mean latency, max/mean bandwidth)."""
@@ -72,27 +72,6 @@ class CampaignData:
 
         plan = (self.meta.get("experiments", {}).get(experiment) or {}).get("plan") or []
         return [Run.from_dict(r) for r in plan]
-
-    def rtt_samples(self, experiment: str, columns: tuple[str, ...]) -> dict[str, np.ndarray]:
-        """The experiment's ping-pong (RTT) samples, only `columns` of them, as int64
-        numpy columns (``wall_ns`` is the sample's wall-clock time in ns). Rows of
-        other kinds and unused columns are never loaded: a one-minute latency-noise
-        run on shared memory holds tens of millions of samples."""
-        path = self.root / experiment / "samples.parquet"
-        try:
-            names = pq.read_schema(path).names
-            param = "param" if "param" in names else "interval_ns"
-            source = {"wall_ns": "time", "param": param}
-            table = pq.read_table(path, columns=[source.get(c, c) for c in columns], filters=[("kind", "=", "rtt")])
-        except (OSError, pa.ArrowException) as err:
-            raise CloudnoiseError(f"{path}: cannot read samples ({err})") from None
-        out: dict[str, np.ndarray] = {}
-        for name in columns:
-            col = table.column(source.get(name, name))
-            if name == "wall_ns":
-                col = col.cast(pa.int64())
-            out[name] = col.to_numpy().astype(np.int64, copy=False)
-        return out
 
 
 def campaign_name(meta: dict[str, Any], root: Path) -> str:
