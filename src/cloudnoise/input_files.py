@@ -133,7 +133,7 @@ def _schema_message(error: Any, path: str) -> str:
         return f"{key} must be {' or '.join(names.get(t, t) for t in types)}, got {value}"
     if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         bound = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[kind]
-        return f"{key} must be {bound} {want:g}, got {value}"
+        return f"{key} must be {bound} {want if isinstance(want, int) else format(want, 'g')}, got {value}"
     if kind == "enum":
         return f"{key} must be one of {', '.join(map(repr, want))}, got {value}"
     if kind == "const":

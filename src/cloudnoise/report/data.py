@@ -165,15 +165,12 @@ def load_sweep(root: Path) -> SweepData:
     """Read a sweep directory through the sweep stage's own loader (results.parquet,
     or the finished tasks' parts when the sweep is incomplete; a repetition saved
     twice counts once)."""
-    from cloudnoise.sweep.store import FORMAT, by_config, load_results
+    from cloudnoise.sweep.store import SweepStore, by_config, load_results
 
     root = _existing_dir(Path(root), "sweep")
-    meta_path = root / "sweep.json"
-    if not meta_path.is_file():
+    meta = SweepStore(root).read_meta()
+    if meta is None:
         raise CloudnoiseError(f"{root}: not a sweep (no sweep.json; see `cloudnoise sweep`)")
-    meta = _read_json(meta_path)
-    if meta.get("format") != FORMAT:
-        raise CloudnoiseError(f"{meta_path}: unknown format {meta.get('format')!r} (expected {FORMAT})")
     table = load_results(root)
     if table.num_rows == 0:
         raise CloudnoiseError(f"{root}: sweep has no results yet (no results.parquet or parts/*.parquet)")
