@@ -84,22 +84,42 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def parse_json(text: str, where: str) -> Any:
-    """JSON from text, NaN and Infinity refused; errors name `where` and the line."""
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{shown(text)} is beyond the range of a number")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > 40:
+        raise ValueError(f"the whole number {shown(text)} is beyond any range cloudnoise reads")
+    return int(text)
+
+
+def parse_json(text: str, where: str, allow_nan: bool = False) -> Any:
+    """JSON from text; NaN and Infinity refused (unless `allow_nan`: measurement
+    summaries write NaN for a fit that has no value), and so are numbers
+    beyond float64 (1e400) or of more than 40 digits. Errors name `where` and the line."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(
+            text,
+            parse_constant=None if allow_nan else _no_constant,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+        )
     except json.JSONDecodeError as err:
         raise CloudnoiseError(f"{where}:{err.lineno}: not valid JSON: {err.msg}") from None
-    except ValueError as err:  # the NaN / Infinity refusal
+    except ValueError as err:  # a refused constant or number
         raise CloudnoiseError(f"{where}: {err}; write a finite number or null") from None
     except RecursionError:
         raise CloudnoiseError(f"{where}: JSON nested too deeply to be a cloudnoise file") from None
 
 
-def read_json(path: str | Path, what: str, schema: dict[str, Any] | None = None) -> Any:
+def read_json(path: str | Path, what: str, schema: dict[str, Any] | None = None, allow_nan: bool = False) -> Any:
     """A JSON file's value, checked against `schema` (JSON Schema) when given."""
     p = Path(path)
-    data = parse_json(read_text(p, what, MAX_JSON_BYTES), str(p))
+    data = parse_json(read_text(p, what, MAX_JSON_BYTES), str(p), allow_nan)
     if schema is not None:
         check_schema(data, schema, str(p), what)
     return data

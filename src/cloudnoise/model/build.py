@@ -28,6 +28,14 @@ noise data it names, next to it, by relative path. What comes from where:
 * ``table2``: the campaign's Table II figures, under the node distance its
   ``distance`` label names (same rack when unknown, said in the source).
 
+An experiment the campaign lists but whose samples are missing or empty is
+an error (a profile silently built without its latency noise would simulate
+a quieter system than the one measured); ``allow_missing`` builds it anyway,
+and the profile's provenance and the returned ``missing`` list say what was
+left out. Nothing is written until the whole profile is built and loads
+back: its files are made in a temporary folder beside ``out`` and renamed
+into place, so a failed build never destroys an earlier profile.
+
 The dict is built here rather than through the profile dataclasses so this
 module works on its own; when ``cloudnoise.model.profile`` is importable the
 result is validated by loading it back.
@@ -36,7 +44,10 @@ result is validated by loading it back.
 from __future__ import annotations
 
 import json
+import math
+import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +56,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cloudnoise.errors import CloudnoiseError
+from cloudnoise.errors import CloudnoiseError, shown
+from cloudnoise.measure.campaign_files import read_experiment_summary, read_metadata, read_summary
+from cloudnoise.output_files import default_file_mode
 
 FORMAT = "cloudnoise-profile/1"
 DEFAULT_S = 65535
@@ -55,36 +68,59 @@ def _measured(source: str) -> dict[str, str]:
     return {"kind": "measured", "source": source}
 
 
-def _one_way_ns(campaign: Path, experiment: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """(size_bytes, RTT/2 ns) of an experiment's ping-pong samples, measuring runs only."""
-    path = campaign / experiment / "samples.parquet"
-    if not path.exists():
+def _one_way_ns(campaign: Path, experiment: str, meta: dict[str, Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """(size_bytes, RTT/2 ns) of an experiment's ping-pong samples, measuring runs only;
+    None when the campaign has no such experiment."""
+    if experiment not in meta.get("experiments", {}):
         return None
-    table = pq.read_table(path, columns=["kind", "size_bytes", "value_ns", "run"])
+    path = campaign / experiment / "samples.parquet"
+    if not path.is_file():
+        raise MissingPart(f"{experiment}/samples.parquet is missing")
+    try:
+        table = pq.read_table(path, columns=["kind", "size_bytes", "value_ns", "run"])
+    except (OSError, pa.ArrowException) as err:
+        raise CloudnoiseError(f"{path}: cannot read the samples ({shown(str(err), 200)})") from None
     kinds = table.column("kind").cast(pa.string())
     is_rtt = pc.equal(kinds, "rtt").to_numpy(zero_copy_only=False)
-    meta = json.loads((campaign / "metadata.json").read_text())
     plan = meta.get("experiments", {}).get(experiment, {}).get("plan", [])
     measuring = [i for i, run in enumerate(plan) if run.get("role", "measure") == "measure"]
     runs = table.column("run").to_numpy()
     keep = is_rtt & np.isin(runs, measuring)
-    return table.column("size_bytes").to_numpy()[keep], table.column("value_ns").to_numpy()[keep] / 2.0
+    sizes = table.column("size_bytes").to_numpy()[keep]
+    half = table.column("value_ns").to_numpy()[keep] / 2.0
+    if not len(half):
+        raise MissingPart(f"{experiment}/samples.parquet holds no ping-pong sample")
+    if not np.all(np.isfinite(half)) or np.any(half <= 0) or np.any(sizes < 1):
+        raise CloudnoiseError(f"{path}: holds impossible samples (non-positive or non-finite times or sizes)")
+    return sizes, half
 
 
-def _latency_samples(campaign: Path) -> tuple[np.ndarray, str] | None:
+class MissingPart(CloudnoiseError):
+    """An experiment the campaign lists whose data is missing or empty."""
+
+
+def _latency_samples(
+    campaign: Path, meta: dict[str, Any] | None = None, missing: list[str] | None = None
+) -> tuple[np.ndarray, str] | None:
+    meta = read_metadata(campaign) if meta is None else meta
+    missing = [] if missing is None else missing
     for exp in ("latency-noise", "latency"):
-        got = _one_way_ns(campaign, exp)
-        if got is not None and len(got[1]):
+        got = _part(lambda: _one_way_ns(campaign, exp, meta), missing)
+        if got is not None:
             sizes, half = got
             sel = sizes == sizes.min()
             return half[sel], f"{exp} ({int(sizes.min())} B ping-pongs)"
     return None
 
 
-def _bandwidth_samples(campaign: Path) -> tuple[np.ndarray, str] | None:
+def _bandwidth_samples(
+    campaign: Path, meta: dict[str, Any] | None = None, missing: list[str] | None = None
+) -> tuple[np.ndarray, str] | None:
+    meta = read_metadata(campaign) if meta is None else meta
+    missing = [] if missing is None else missing
     for exp in ("bandwidth-noise", "bandwidth", "latency"):
-        got = _one_way_ns(campaign, exp)
-        if got is None or not len(got[1]):
+        got = _part(lambda: _one_way_ns(campaign, exp, meta), missing)
+        if got is None:
             continue
         sizes, half = got
         best, best_bw = None, 0.0
@@ -96,6 +132,24 @@ def _bandwidth_samples(campaign: Path) -> tuple[np.ndarray, str] | None:
             continue
         return best * 8.0 / half[sizes == best], f"{exp} ({int(best)} B ping-pongs)"
     return None
+
+
+def _part(read: Any, missing: list[str]) -> Any:
+    """`read()`, or None with the missing part noted (the caller decides whether that is allowed)."""
+    try:
+        return read()
+    except MissingPart as err:
+        if str(err) not in missing:
+            missing.append(str(err))
+        return None
+
+
+def _number(table: dict[str, Any], key: str, where: str) -> float:
+    """A finite number from a summary, or an error naming it."""
+    value = table.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise CloudnoiseError(f"{where}: {key} is {shown(value)}, not a finite number; re-measure it")
+    return float(value)
 
 
 def consistent_latency(one_way_ns: np.ndarray, o_ns: float) -> tuple[float, np.ndarray]:
@@ -123,15 +177,22 @@ def build_profile(
     name: str | None = None,
     on_demand_price: float | None = None,
     committed_price: float | None = None,
+    allow_missing: bool = False,
 ) -> dict[str, Any]:
     """Write the profile for ``campaign`` to ``out`` (and its data files next
-    to it); returns the profile dict."""
-    meta_path = campaign / "metadata.json"
-    if not meta_path.exists():
-        raise CloudnoiseError(f"{campaign} is not a campaign (no metadata.json); measure with cloudnoise measure --out")
-    meta = json.loads(meta_path.read_text())
-    summary_path = campaign / "summary.json"
-    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
+    to it); returns the profile dict, with ``missing`` listing the parts left
+    out (only with ``allow_missing``; otherwise a missing part is an error)."""
+    campaign = Path(campaign)
+    out = Path(out)
+    if out.is_dir():
+        raise CloudnoiseError(f"{out}: is a directory; -o names the profile file to write (e.g. {out}/system.json)")
+    if out.suffix.lower() != ".json":
+        raise CloudnoiseError(f"-o {out}: a profile is a .json file; give a name ending in .json")
+    for price, what in ((on_demand_price, "--on-demand-price"), (committed_price, "--committed-price")):
+        if price is not None and not (math.isfinite(price) and 0 <= price <= 1e6):
+            raise CloudnoiseError(f"{what} {price!r}: a price per node-hour is a finite number in [0, 1e6] USD")
+    meta = read_metadata(campaign)
+    summary = read_summary(campaign)
     labels: dict[str, str] = meta.get("labels", {})
     t2 = summary.get("table2", {})
     experiments = meta.get("experiments", {})
@@ -141,31 +202,42 @@ def build_profile(
     where = f"campaign {campaign.resolve().name}"
     if incomplete:
         where += f" (incomplete: {', '.join(incomplete)})"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
+    stem = out.name[: -len(".json")]
     profile_name = name or labels.get("system") or campaign.resolve().name
+    missing: list[str] = []
+    files: dict[str, Any] = {}  # file name -> how to write it into a folder
 
-    loggp_path = campaign / "loggp" / "summary.json"
-    if loggp_path.exists():
-        fit = json.loads(loggp_path.read_text()).get("loggp", {})
+    loggp = read_experiment_summary(campaign, "loggp") if "loggp" in experiments else None
+    if "loggp" in experiments and loggp is None:
+        missing.append("loggp/summary.json is missing")
+    if loggp is not None:
+        fit = loggp.get("loggp", {})
+        fit_where = f"{campaign}/loggp/summary.json"
+        L, o, g, G, O, S = (_number(fit, k, fit_where) for k in ("L", "o", "g", "G", "O", "S"))
+        r2 = {k: fit.get(k) if isinstance(fit.get(k), (int, float)) else float("nan")
+              for k in ("r2_eager", "r2_rendezvous")}
         loggops = {
             "provenance": _measured(
                 f"{where}: loggp fit (ping-pongs, send trains, receive overheads; "
-                f"R^2 eager {fit.get('r2_eager', float('nan')):.3f}, rendezvous {fit.get('r2_rendezvous', float('nan')):.3f})"),
-            "L": float(fit["L"]), "o": float(fit["o"]), "g": float(fit["g"]),
+                f"R^2 eager {r2['r2_eager']:.3f}, rendezvous {r2['r2_rendezvous']:.3f})"),
+            "L": L, "o": o, "g": g,
             # per-byte figures to whole femtoseconds, the engine's resolution
-            "G": round(float(fit["G"]), 6), "O": round(float(fit["O"]), 6), "S": int(fit["S"]) or DEFAULT_S,
+            "G": round(G, 6), "O": round(O, 6), "S": int(S) or DEFAULT_S,
         }
-        if fit.get("O_rendezvous") is not None and int(fit["S"]):
-            loggops["O_rendezvous"] = round(float(fit["O_rendezvous"]), 6)
+        if fit.get("O_rendezvous") is not None and int(S):
+            loggops["O_rendezvous"] = round(_number(fit, "O_rendezvous", fit_where), 6)
     elif "min_latency_us" in t2 and "max_bandwidth_gbps" in t2:
-        min_ns = t2["min_latency_us"] * 1e3
+        t2_where = f"{campaign}/summary.json: table2"
+        min_ns = _number(t2, "min_latency_us", t2_where) * 1e3
+        max_gbps = _number(t2, "max_bandwidth_gbps", t2_where)
+        if not (min_ns > 0 and max_gbps > 0):
+            raise CloudnoiseError(f"{t2_where}: the minimum latency and maximum bandwidth must be positive")
         o = 0.1 * min_ns
         loggops = {
             "provenance": {"kind": "reconstructed", "source": (
                 f"{where}: no loggp run; from the measured min latency and max bandwidth as the built-ins: "
                 "o = 10% of min latency, L = min - 2o, g = o, G = 8 / max Gb/s, O = 0, S = 65535 B")},
-            "L": min_ns - 2 * o, "o": o, "g": o, "G": 8.0 / t2["max_bandwidth_gbps"], "O": 0.0, "S": DEFAULT_S,
+            "L": min_ns - 2 * o, "o": o, "g": o, "G": 8.0 / max_gbps, "O": 0.0, "S": DEFAULT_S,
         }
     else:
         raise CloudnoiseError(
@@ -179,6 +251,7 @@ def build_profile(
         "max_bandwidth_gbit_s": t2.get("max_bandwidth_gbps"),
         "mean_bandwidth_gbit_s": t2.get("mean_bandwidth_gbps"),
     }
+    figures = {k: v if isinstance(v, (int, float)) and math.isfinite(v) else None for k, v in figures.items()}
     table2 = {"provenance": _measured(
         f"{where}: latency from {t2.get('latency_from', 'n/a')}, bandwidth from {t2.get('bandwidth_from', 'n/a')}"
         + ("; node distance unknown, filed under same rack" if distance == "unknown" else ""))}
@@ -209,7 +282,7 @@ def build_profile(
         "loggops": loggops,
     }
 
-    lat = _latency_samples(campaign)
+    lat = _latency_samples(campaign, meta, missing)
     if lat is not None:
         half, src = lat
         base, excess = consistent_latency(half, float(loggops["o"]))
@@ -219,18 +292,18 @@ def build_profile(
             f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {fitted_L:.4g}), so that 2o + L + latency noise "
             "reproduces the measured one-way times")
         file = f"{stem}.latency_noise.parquet"
-        _write_column(out.parent / file, "excess_ns", excess)
+        files[file] = lambda path, v=excess: _write_column(path, "excess_ns", v)
         profile["latency_noise"] = {
             "provenance": _measured(f"{where}: {src}, RTT/2 - 2o - L, every sample"),
             "samples": file, "column": "excess_ns",
         }
-    bw = _bandwidth_samples(campaign)
+    bw = _bandwidth_samples(campaign, meta, missing)
     if bw is not None:
         gbps, src = bw
         file = f"{stem}.bandwidth_noise.parquet"
         fraction = gbps / gbps.max()
-        _write_column(out.parent / file, "fraction", fraction)
-        if loggp_path.exists():
+        files[file] = lambda path, v=fraction: _write_column(path, "fraction", v)
+        if loggp is not None:
             fitted_G = loggops["G"]
             loggops["G"] = consistent_gap(fitted_G, fraction)
             loggops["provenance"]["source"] += (
@@ -241,23 +314,52 @@ def build_profile(
             "samples": file, "column": "fraction",
         }
     trace = campaign / "os-noise" / "os_noise.trace"
-    if trace.exists():
-        file = f"{stem}.os_noise.trace"
-        shutil.copyfile(trace, out.parent / file)
-        profile["os_noise"] = {"provenance": _measured(f"{where}: selfish detour, rank 0"), "trace": file}
+    if "os-noise" in experiments and not trace.is_file():
+        missing.append("os-noise/os_noise.trace is missing")
+    elif trace.is_file():
+        if trace.stat().st_size == 0:
+            missing.append("os-noise/os_noise.trace is empty")
+        else:
+            file = f"{stem}.os_noise.trace"
+            files[file] = lambda path, src=trace: shutil.copyfile(src, path)
+            profile["os_noise"] = {"provenance": _measured(f"{where}: selfish detour, rank 0"), "trace": file}
 
+    if missing and not allow_missing:
+        raise CloudnoiseError(
+            f"{campaign}: {'; '.join(missing)} (the campaign lists the experiment); measure it again "
+            "(cloudnoise measure ... --out CAMPAIGN --resume), or pass --allow-missing to build the profile without it"
+        )
+    if missing:
+        loggops["provenance"]["source"] += f"; built without: {', '.join(missing)}"
     profile["hardware"] = {k: v for k, v in profile["hardware"].items() if v is not None}
-    out.write_text(json.dumps(profile, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    _validate(out)
+    text = json.dumps(profile, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    files[out.name] = lambda path: path.write_text(text, encoding="utf-8")
+    _write_all(out.parent, files, out.name)
+    profile["missing"] = missing
     return profile
 
 
-def _validate(path: Path) -> None:
-    """Load the profile back with the format's own reader, when it is installed."""
+def _write_all(folder: Path, files: dict[str, Any], profile_file: str) -> None:
+    """Writes every file into a temporary folder beside the target, loads the
+    profile back from there, then renames each into `folder` (the profile
+    last). A failure anywhere leaves `folder` as it was."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{profile_file}.build-", dir=folder))
     try:
-        from cloudnoise.model.profile import load_profile  # type: ignore[import-not-found]
-    except ImportError:
-        return
+        for name, write in files.items():
+            write(tmp / name)
+            os.chmod(tmp / name, default_file_mode())
+        _validate(tmp / profile_file)
+        for name in sorted(files, key=lambda n: n == profile_file):
+            os.replace(tmp / name, folder / name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _validate(path: Path) -> None:
+    """Load the profile back with the format's own reader, as simulate will."""
+    from cloudnoise.model.profile import load_profile
+
     profile = load_profile(path)
     profile.latency_distribution()
     profile.bandwidth_distribution()

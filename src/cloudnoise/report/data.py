@@ -104,18 +104,20 @@ def campaign_name(meta: dict[str, Any], root: Path) -> str:
 
 
 def load_campaign(root: Path) -> CampaignData:
-    """Read a campaign directory; a directory without metadata.json is an error."""
+    """Read a campaign directory (its metadata and summaries checked against their
+    schemas); a directory without metadata.json is an error."""
+    from cloudnoise.measure.campaign_files import read_experiment_summary, read_metadata, read_summary
+
     root = _existing_dir(Path(root), "campaign")
-    meta_path = root / "metadata.json"
-    if not meta_path.is_file():
+    if not (root / "metadata.json").is_file():
         raise CloudnoiseError(f"{root}: not a measurement campaign (no metadata.json; see `cloudnoise measure`)")
-    meta = _read_json(meta_path)
-    summary = _read_json(root / "summary.json") if (root / "summary.json").is_file() else {}
+    meta = read_metadata(root)
+    summary = read_summary(root)
     experiments: dict[str, dict[str, Any]] = {}
     for name in (meta.get("experiments") or {}):
-        path = root / name / "summary.json"
-        if path.is_file():
-            experiments[name] = _read_json(path)
+        found = read_experiment_summary(root, name)
+        if found is not None:
+            experiments[name] = found
     return CampaignData(root, campaign_name(meta, root), meta, summary, experiments)
 
 

@@ -100,8 +100,19 @@ def time_unit(values_ns: Sequence[float] | np.ndarray) -> tuple[str, float]:
     return "ns", 1.0
 
 
+def plain_text(fig: Figure) -> None:
+    """Every text of the figure as plain text, never mathtext: labels come from
+    system names, campaign labels and profiles, where a `$` is a character (a
+    name like `x$^$` would otherwise stop matplotlib with a parse error)."""
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+
+
 def save(fig: Figure, outdir: Path, name: str, title: str, caption: str, wide: bool = False) -> SavedFigure:
     """Write figures/NAME.png and NAME.pdf; the PNG is also returned as base64."""
+    plain_text(fig)
     figdir = outdir / "figures"
     png, pdf = figdir / f"{name}.png", figdir / f"{name}.pdf"
     try:
