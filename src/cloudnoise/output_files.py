@@ -36,7 +36,10 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     block ends normally, removed when it raises (or is interrupted)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    # The temporary name keeps the target's suffixes: writers that choose a
+    # format by suffix (.gz, .csv) write the same into it.
+    suffix = "".join(target.suffixes[-2:]) or ".tmp"
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     try:
@@ -59,7 +62,8 @@ def write_text(path: str | os.PathLike[str], text: str) -> None:
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
-def write_json(path: str | os.PathLike[str], data: Any, **dump: Any) -> None:
-    """Writes JSON atomically (indented, with a trailing newline); NaN is refused, not written."""
-    text = json.dumps(data, indent=2, allow_nan=False, **dump) + "\n"
+def write_json(path: str | os.PathLike[str], data: Any, allow_nan: bool = False, **dump: Any) -> None:
+    """Writes JSON atomically (indented, with a trailing newline); NaN is refused
+    unless `allow_nan` (a measurement summary's fit without a value)."""
+    text = json.dumps(data, indent=2, allow_nan=allow_nan, **dump) + "\n"
     write_text(path, text)

@@ -14,6 +14,7 @@ from rich.table import Table
 from cloudnoise.cost.configs import config_costs
 from cloudnoise.cost.model import Pricing, RunCost, cheapest, compare_systems, costs_at_scales, parse_pricing
 from cloudnoise.comma_lists import parse_counts, parse_items
+from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.profiles.registry import resolve_profile
 from cloudnoise.units import format_time_ps, parse_time_ps
@@ -21,7 +22,7 @@ from cloudnoise.units import format_time_ps, parse_time_ps
 
 def parse_positive_duration_s(text: str, what: str = "runtime") -> float:
     """A positive duration in seconds: `1.5s`, `200ms`, `3us`; plain numbers are seconds."""
-    seconds = parse_time_ps(text.strip(), what, default_unit="s") / 1e12
+    seconds = parse_time_ps(text.strip(), what, default_unit="s", limit_ps=limits.MAX_COST_RUNTIME_S * 10**12) / 1e12
     if not seconds > 0:
         raise CloudnoiseError(f"{what} must be positive, got {text!r}")
     return seconds

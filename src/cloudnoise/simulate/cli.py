@@ -68,7 +68,7 @@ def noise_options(func):  # type: ignore[no-untyped-def]
         click.option("--reps", default=1, show_default=True, type=click.IntRange(min=1), help="Repetitions per variant."),
         click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Seed of every random draw; repetition r depends only on (seed, r)."),
         click.option("--threads", default=1, show_default=True, type=click.IntRange(min=1), help="Threads running repetitions (results do not depend on it)."),
-        click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write every repetition's result (.parquet or .csv)."),
+        click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write every repetition's result: FILE.parquet or FILE.csv (the suffix chooses; another is an error)."),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a summary."),
     ]
     for option in reversed(options):
@@ -155,6 +155,10 @@ def schedule_from(goal_file: Path | None, opts: dict[str, Any]) -> Any:
 def run_and_report(schedule: Any, opts: dict[str, Any]) -> None:
     """Shared by file and generated schedules: resolve parameters and noise,
     run every variant, print and save the results."""
+    if opts.get("out"):
+        from cloudnoise.simulate.results import check_out  # before any work: a bad --out fails at once
+
+        check_out(opts["out"])
     params, noise = resolve_setup(opts)
     variants = parse_variants(opts.get("variants"), noise)
     reps = opts["reps"]

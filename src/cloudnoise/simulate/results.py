@@ -10,7 +10,23 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.output_files import atomic_write
 from cloudnoise.simulate.api import SimulationResult
+
+# --out's suffix chooses the format (docs/cli.md): anything else is an error.
+FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
+
+
+def check_out(path: Path) -> str:
+    """The format `path`'s suffix names, or an error before anything is simulated."""
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise CloudnoiseError(
+            f"--out {path}: unknown suffix {path.suffix or '(none)'!r}; name a .parquet or .csv file"
+        )
+    if path.is_dir():
+        raise CloudnoiseError(f"--out {path}: is a directory; name a .parquet or .csv file")
+    return fmt
 
 
 def repetitions_table(results: dict[str, SimulationResult]) -> pa.Table:
@@ -47,12 +63,14 @@ def repetitions_table(results: dict[str, SimulationResult]) -> pa.Table:
 
 
 def write_repetitions(path: Path, results: dict[str, SimulationResult]) -> None:
-    """Writes Parquet (default) or CSV (by suffix)."""
+    """Writes Parquet or CSV (by suffix), atomically: an interrupted or failed
+    write leaves the file an earlier run wrote as it was."""
+    fmt = check_out(path)
     table = repetitions_table(results)
     try:
-        if path.suffix.lower() == ".csv":
-            pacsv.write_csv(table, path)
+        if fmt == "csv":
+            atomic_write(path, lambda tmp: pacsv.write_csv(table, tmp))
         else:
-            pq.write_table(table, path)
+            atomic_write(path, lambda tmp: pq.write_table(table, tmp))
     except OSError as err:
         raise CloudnoiseError(f"--out {path}: cannot write ({err.strerror or err})") from None

@@ -20,6 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.output_files import atomic_write
 
 PNG_DPI = 130
 VARIANT_COLORS = {"none": "#4c72b0", "os": "#55a868", "network": "#dd8452", "both": "#c44e52"}
@@ -117,8 +118,8 @@ def save(fig: Figure, outdir: Path, name: str, title: str, caption: str, wide: b
     png, pdf = figdir / f"{name}.png", figdir / f"{name}.pdf"
     try:
         figdir.mkdir(parents=True, exist_ok=True)
-        fig.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
-        fig.savefig(pdf, metadata={"Creator": "cloudnoise report"})
+        atomic_write(png, lambda tmp: fig.savefig(tmp, format="png", dpi=PNG_DPI, metadata={"Software": None}))
+        atomic_write(pdf, lambda tmp: fig.savefig(tmp, format="pdf", metadata={"Creator": "cloudnoise report"}))
     except OSError as err:
         raise CloudnoiseError(f"{figdir}: cannot write figures ({err.strerror or err})") from None
     return SavedFigure(name, title, caption, png, pdf, base64.b64encode(png.read_bytes()).decode("ascii"), wide)
