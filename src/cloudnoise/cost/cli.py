@@ -16,6 +16,7 @@ from cloudnoise.console import write_csv
 from cloudnoise.cost.model import Pricing, RunCost, cheapest, compare_systems, costs_at_scales, parse_pricing
 from cloudnoise.cost.money import format_usd
 from cloudnoise.comma_lists import parse_counts, parse_items
+from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.options import accepts_aliases, csv_option, json_option, one_of_json_csv, profile_option
 from cloudnoise.profiles.registry import resolve_profile
@@ -24,7 +25,7 @@ from cloudnoise.units import format_time_ps, parse_time_ps
 
 def parse_positive_duration_s(text: str, what: str = "runtime") -> float:
     """A positive duration in seconds: `1.5s`, `200ms`, `3us`; plain numbers are seconds."""
-    seconds = parse_time_ps(text.strip(), what, default_unit="s") / 1e12
+    seconds = parse_time_ps(text.strip(), what, default_unit="s", limit_ps=limits.MAX_COST_RUNTIME_S * 10**12) / 1e12
     if not seconds > 0:
         raise CloudnoiseError(f"{what} must be positive, got {text!r}")
     return seconds

@@ -16,20 +16,31 @@ from typing import Any, Callable
 
 import click
 
-from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
+from cloudnoise import limits
+from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError, shown
 from cloudnoise.measure.experiments import LOGGP_ROUNDS, LOGGP_TRAIN
 from cloudnoise.units import parse_size_bytes, parse_wall_seconds
 
 DISTANCES = ("same-rack", "different-racks", "unknown")
+# What the probes take: an MPI count is a C int; more iterations than this
+# would run for weeks; a launch's timeout in seconds (a week).
+MAX_PROBE_MESSAGE_BYTES = 2**31 - 1
+MAX_ITERATIONS = 10**9
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+MAX_INTERVAL_S = 3600.0
+MAX_CONNECTIONS = 4096
 _SIZE = re.compile(r"^\s*(\d+)\s*([kKmMgG]?)(i?[bB])?\s*$")
 
 
 def parse_size(text: str) -> int:
-    """'1', '4K', '16MiB' -> bytes."""
+    """'1', '4K', '16MiB' -> bytes (at most what an MPI count holds)."""
     m = _SIZE.match(text)
-    if not m:
-        raise CloudnoiseError(f"bad message size {text!r}; use bytes like 1024, 64K or 16M")
-    return int(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[m.group(2).lower()]
+    if not m or len(m.group(1)) > 12:
+        raise CloudnoiseError(f"bad message size {shown(text)}; use bytes like 1024, 64K or 16M")
+    size = int(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[m.group(2).lower()]
+    if size > MAX_PROBE_MESSAGE_BYTES:
+        raise CloudnoiseError(f"message size {shown(text)} is too large: the probes send at most 2^31-1 bytes (2 GiB)")
+    return size
 
 
 def parse_sizes(text: str | None) -> list[int] | None:
@@ -41,13 +52,27 @@ def parse_sizes(text: str | None) -> list[int] | None:
     return sizes
 
 
-def parse_floats(text: str | None, what: str) -> list[float] | None:
+def parse_floats(text: str | None, what: str, high: float = MAX_INTERVAL_S) -> list[float] | None:
+    """Comma-separated finite numbers in [0, high]."""
     if not text:
         return None
     try:
-        return [float(t) for t in text.split(",") if t.strip()]
-    except ValueError as err:
-        raise CloudnoiseError(f"{what} must be comma-separated numbers") from err
+        values = [float(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise CloudnoiseError(f"{what} must be comma-separated numbers, got {shown(text)}") from None
+    return [limits.check_range(v, what, 0, high) for v in values]
+
+
+def parse_whole(text: str | None, what: str, high: int) -> list[int] | None:
+    """Comma-separated whole numbers in [1, high]."""
+    if not text:
+        return None
+    from cloudnoise.comma_lists import parse_counts
+
+    values = parse_counts(text, what)
+    for v in values:
+        limits.check_count(v, what, 1, high)
+    return values
 
 
 def parse_labels(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -80,10 +105,10 @@ def unique_campaign_dir(parent: Path) -> Path:
 
 def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     options = [
-        click.option("--ranks", type=int, help="MPI ranks (ping-pongs: 2 per pair)."),
+        click.option("--ranks", type=click.IntRange(1, limits.MAX_RANKS), help="MPI ranks (ping-pongs: 2 per pair)."),
         click.option("--sizes", help="Message sizes, comma separated (1,1K,16M)."),
-        click.option("--iterations", type=int, help="Timed ping-pongs per size."),
-        click.option("--warmup", type=int, help="Untimed ping-pongs before each size."),
+        click.option("--iterations", type=click.IntRange(1, MAX_ITERATIONS), help="Timed ping-pongs per size."),
+        click.option("--warmup", type=click.IntRange(0, MAX_ITERATIONS), help="Untimed ping-pongs before each size."),
         click.option("--duration", help="How long to measure (noise experiments): seconds, or 10m, 1h, 24h."),
         click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path),
                      help="Campaign directory (default: ./cloudnoise-campaign-<time>)."),
@@ -98,7 +123,7 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="mpiexec, srun, or a template like 'mpirun -np {ranks} {cmd}'."),
         click.option("--hosts", help="Comma-separated hosts (two nodes: ranks split evenly)."),
         click.option("--hostfile", type=click.Path(dir_okay=False), help="Hostfile for the launcher."),
-        click.option("--ppn", type=int, help="Processes per node."),
+        click.option("--ppn", type=click.IntRange(1, 2**20), help="Processes per node."),
         click.option("--timeout", help="Stop a launch after this long (seconds, or 30m, 2h)."),
         click.option("--min-free", default="1GiB", show_default=True,
                      help="Stop cleanly (resumable) before the disk has less than this free."),
@@ -129,7 +154,8 @@ def _run(experiment: str, kw: dict[str, Any]) -> None:
             period, dur = (float(x) for x in kw["inject_detour"].split(":"))
         except ValueError as err:
             raise CloudnoiseError("--inject-detour takes PERIOD_US:DURATION_US") from err
-        inject = (period, dur)
+        inject = (limits.check_range(period, "--inject-detour period", 0, 1e9, low_open=True),
+                  limits.check_range(dur, "--inject-detour duration", 0, 1e9))
     for key in ("ranks", "iterations", "ppn"):
         if kw.get(key) is not None and kw[key] < 1:
             raise CloudnoiseError(f"--{key} must be at least 1")
@@ -143,7 +169,7 @@ def _run(experiment: str, kw: dict[str, Any]) -> None:
         iterations=kw.get("iterations"),
         warmup=kw.get("warmup"),
         duration_s=duration,
-        connections=[int(x) for x in parse_floats(kw.get("connections"), "--connections") or []] or None,
+        connections=parse_whole(kw.get("connections"), "--connections", MAX_CONNECTIONS),
         intervals_s=parse_floats(kw.get("intervals"), "--intervals"),
         detours=kw.get("detours"),
         per_core=bool(kw.get("per_core")),
@@ -210,7 +236,8 @@ _command("latency-noise", "1-byte ping-pong for --duration (default 60 s; the pa
          "timestamped, converted to Parquet as it goes (Fig. 9-10).", [_slice])
 _command("bandwidth-noise", "Saturating-size ping-pong for --duration (Fig. 11-12).", [_connections, _slice])
 _command("os-noise", "Selfish detour: iterations above 9 x t_min, written as an OS-noise trace (Fig. 8).", [
-    click.option("--detours", type=int, help="Stop after this many detours (default 100000; 0: no limit)."),
+    click.option("--detours", type=click.IntRange(0, 2**62),
+                 help="Stop after this many detours (default 100000; 0: no limit)."),
     click.option("--per-core", is_flag=True, help="One rank per core."),
     click.option("--inject-detour", hidden=True, help="Tests: PERIOD_US:DURATION_US of injected noise."),
 ])
@@ -219,7 +246,7 @@ _command("loggp", "Estimate LogGP(S) parameters (L, o_s, o_r, g, S and L, G, O p
                   "delays, receives posted before and after their message arrived; 1 B .. 16 MiB, repeated in "
                   "rounds. Prints the parameters with their spread over rounds and every operation's residual "
                   "per size.", [
-    click.option("--train", type=int, help=f"Messages per send train, 2-64 (default {LOGGP_TRAIN})."),
-    click.option("--rounds", type=int, help=f"Repetitions of the whole size sweep, each a short estimate "
+    click.option("--train", type=click.IntRange(2, 64), help=f"Messages per send train, 2-64 (default {LOGGP_TRAIN})."),
+    click.option("--rounds", type=click.IntRange(1, 1000), help=f"Repetitions of the whole size sweep, each a short estimate "
                                             f"(default {LOGGP_ROUNDS})."),
 ])

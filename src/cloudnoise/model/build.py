@@ -33,6 +33,14 @@ noise data it names, next to it, by relative path. What comes from where:
   (``compute`` in the campaign's metadata, see cloudnoise.measure.dgemm),
   labelled measured; `gemm:N` phases on this profile run at it.
 
+An experiment the campaign lists but whose samples are missing or empty is
+an error (a profile silently built without its latency noise would simulate
+a quieter system than the one measured); ``allow_missing`` builds it anyway,
+and the profile's provenance and the returned ``missing`` list say what was
+left out. Nothing is written until the whole profile is built and loads
+back: its files are made in a temporary folder beside ``out`` and renamed
+into place, so a failed build never destroys an earlier profile.
+
 The dict is built here rather than through the profile dataclasses so this
 module works on its own; when ``cloudnoise.model.profile`` is importable the
 result is validated by loading it back.
@@ -42,17 +50,21 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from cloudnoise.errors import CloudnoiseError
+from cloudnoise.errors import CloudnoiseError, shown
+from cloudnoise.measure.campaign_files import read_experiment_summary, read_metadata, read_summary
 from cloudnoise.measure.placement import placement
 from cloudnoise.measure.summaries import RELATIVE_PRECISION, StreamStats
 from cloudnoise.measure.summary_reader import experiment_stats
 from cloudnoise.model.distributions import quantile_grid
+from cloudnoise.output_files import default_file_mode
 
 FORMAT = "cloudnoise-profile/1"
 DEFAULT_S = 65535
@@ -84,6 +96,14 @@ def _bandwidth_stats(campaign: Path) -> tuple[StreamStats, int, str] | None:
             continue
         return sizes[best], int(best), f"{exp} ({int(best)} B ping-pongs)"
     return None
+
+
+def _number(table: dict[str, Any], key: str, where: str) -> float:
+    """A finite number from a summary, or an error naming it."""
+    value = table.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise CloudnoiseError(f"{where}: {key} is {shown(value)}, not a finite number; re-measure it")
+    return float(value)
 
 
 def consistent_latency(one_way_ns: np.ndarray, o_ns: float) -> tuple[float, np.ndarray]:
@@ -155,15 +175,22 @@ def build_profile(
     name: str | None = None,
     on_demand_price: float | None = None,
     committed_price: float | None = None,
+    allow_missing: bool = False,
 ) -> dict[str, Any]:
     """Write the profile for ``campaign`` to ``out`` (and its data files next
-    to it); returns the profile dict."""
-    meta_path = campaign / "metadata.json"
-    if not meta_path.exists():
-        raise CloudnoiseError(f"{campaign} is not a campaign (no metadata.json); measure with cloudnoise measure --out")
-    meta = json.loads(meta_path.read_text())
-    summary_path = campaign / "summary.json"
-    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
+    to it); returns the profile dict, with ``missing`` listing the parts left
+    out (only with ``allow_missing``; otherwise a missing part is an error)."""
+    campaign = Path(campaign)
+    out = Path(out)
+    if out.is_dir():
+        raise CloudnoiseError(f"{out}: is a directory; -o names the profile file to write (e.g. {out}/system.json)")
+    if out.suffix.lower() != ".json":
+        raise CloudnoiseError(f"-o {out}: a profile is a .json file; give a name ending in .json")
+    for price, what in ((on_demand_price, "--on-demand-price"), (committed_price, "--committed-price")):
+        if price is not None and not (math.isfinite(price) and 0 <= price <= 1e6):
+            raise CloudnoiseError(f"{what} {price!r}: a price per node-hour is a finite number in [0, 1e6] USD")
+    meta = read_metadata(campaign)
+    summary = read_summary(campaign)
     labels: dict[str, str] = meta.get("labels", {})
     t2 = summary.get("table2", {})
     experiments = meta.get("experiments", {})
@@ -173,38 +200,50 @@ def build_profile(
     where = f"campaign {campaign.resolve().name}"
     if incomplete:
         where += f" (incomplete: {', '.join(incomplete)})"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
+    stem = out.name[: -len(".json")]
     profile_name = name or labels.get("system") or campaign.resolve().name
+    missing: list[str] = []
+    files: dict[str, Any] = {}  # file name -> how to write it into a folder
 
     loggp_path = campaign / "loggp" / "summary.json"
-    fit = json.loads(loggp_path.read_text()).get("loggp", {}) if loggp_path.exists() else {}
-    if loggp_path.exists() and "L" not in fit:
+    if "loggp" in experiments and not loggp_path.is_file():
+        missing.append("loggp/summary.json is missing")
+    loggp = read_experiment_summary(campaign, "loggp") if loggp_path.is_file() else None
+    fit = (loggp or {}).get("loggp", {})
+    if loggp is not None and "L" not in fit:
         raise CloudnoiseError(
             f"the loggp measurement in {campaign} holds no fit yet ({'; '.join(fit.get('notes', [])) or 'no samples'}); "
             f"continue it with cloudnoise measure loggp --resume --out {campaign}")
     classified = bool(fit.get("size_classes"))
     if classified:
         loggops = measured_loggops(fit, where)
-    elif loggp_path.exists():
+    elif loggp is not None:
+        fit_where = f"{campaign}/loggp/summary.json"
+        L, o, g, G, O, S = (_number(fit, k, fit_where) for k in ("L", "o", "g", "G", "O", "S"))
+        r2 = {k: fit.get(k) if isinstance(fit.get(k), (int, float)) else float("nan")
+              for k in ("r2_eager", "r2_rendezvous")}
         loggops = {
             "provenance": _measured(
                 f"{where}: loggp fit (ping-pongs, send trains, receive overheads; "
-                f"R^2 eager {fit.get('r2_eager', float('nan')):.3f}, rendezvous {fit.get('r2_rendezvous', float('nan')):.3f})"),
-            "L": float(fit["L"]), "o": float(fit["o"]), "g": float(fit["g"]),
+                f"R^2 eager {r2['r2_eager']:.3f}, rendezvous {r2['r2_rendezvous']:.3f})"),
+            "L": L, "o": o, "g": g,
             # per-byte figures to whole femtoseconds, the engine's resolution
-            "G": round(float(fit["G"]), 6), "O": round(float(fit["O"]), 6), "S": int(fit["S"]) or DEFAULT_S,
+            "G": round(G, 6), "O": round(O, 6), "S": int(S) or DEFAULT_S,
         }
-        if fit.get("O_rendezvous") is not None and int(fit["S"]):
-            loggops["O_rendezvous"] = round(float(fit["O_rendezvous"]), 6)
+        if fit.get("O_rendezvous") is not None and int(S):
+            loggops["O_rendezvous"] = round(_number(fit, "O_rendezvous", fit_where), 6)
     elif "min_latency_us" in t2 and "max_bandwidth_gbps" in t2:
-        min_ns = t2["min_latency_us"] * 1e3
+        t2_where = f"{campaign}/summary.json: table2"
+        min_ns = _number(t2, "min_latency_us", t2_where) * 1e3
+        max_gbps = _number(t2, "max_bandwidth_gbps", t2_where)
+        if not (min_ns > 0 and max_gbps > 0):
+            raise CloudnoiseError(f"{t2_where}: the minimum latency and maximum bandwidth must be positive")
         o = 0.1 * min_ns
         loggops = {
             "provenance": {"kind": "reconstructed", "source": (
                 f"{where}: no loggp run; from the measured min latency and max bandwidth as the built-ins: "
                 "o = 10% of min latency, L = min - 2o, g = o, G = 8 / max Gb/s, O = 0, S = 65535 B")},
-            "L": min_ns - 2 * o, "o": o, "g": o, "G": 8.0 / t2["max_bandwidth_gbps"], "O": 0.0, "S": DEFAULT_S,
+            "L": min_ns - 2 * o, "o": o, "g": o, "G": 8.0 / max_gbps, "O": 0.0, "S": DEFAULT_S,
         }
     else:
         raise CloudnoiseError(
@@ -218,6 +257,7 @@ def build_profile(
         "max_bandwidth_gbit_s": t2.get("max_bandwidth_gbps"),
         "mean_bandwidth_gbit_s": t2.get("mean_bandwidth_gbps"),
     }
+    figures = {k: v if isinstance(v, (int, float)) and math.isfinite(v) else None for k, v in figures.items()}
     table2 = {"provenance": _measured(
         f"{where}: latency from {t2.get('latency_from', 'n/a')}, bandwidth from {t2.get('bandwidth_from', 'n/a')}"
         + ("; node distance unknown" if distance not in ("same-rack", "different-racks") else ""))}
@@ -250,6 +290,9 @@ def build_profile(
         "loggops": loggops,
     }
 
+    for exp in ("latency-noise", "latency", "bandwidth-noise", "bandwidth"):
+        if exp in experiments and experiment_stats(campaign, exp) is None:
+            missing.append(f"{exp}/samples.parquet is missing or empty")
     grid = quantile_grid()
     lat = _latency_stats(campaign)
     if lat is not None:
@@ -291,7 +334,7 @@ def build_profile(
             loggops["provenance"]["source"] += (
                 f"; every G = fitted G x median bandwidth fraction {scale:.4g}, so that G / bandwidth noise "
                 "reproduces the fitted (median) transfer times")
-        elif loggp_path.exists():
+        elif loggp is not None:
             fitted_G = loggops["G"]
             loggops["G"] = consistent_gap(fitted_G, np.array([stats.min / stats.percentile(50.0)]))
             loggops["provenance"]["source"] += (
@@ -303,10 +346,15 @@ def build_profile(
             "quantiles": {"p": grid.tolist(), "v": fraction.tolist()},
         }
     trace = campaign / "os-noise" / "os_noise.trace"
-    if trace.exists():
-        file = f"{stem}.os_noise.trace"
-        shutil.copyfile(trace, out.parent / file)
-        profile["os_noise"] = {"provenance": _measured(f"{where}: selfish detour, rank 0"), "trace": file}
+    if "os-noise" in experiments and not trace.is_file():
+        missing.append("os-noise/os_noise.trace is missing")
+    elif trace.is_file():
+        if trace.stat().st_size == 0:
+            missing.append("os-noise/os_noise.trace is empty")
+        else:
+            file = f"{stem}.os_noise.trace"
+            files[file] = lambda path, src=trace: shutil.copyfile(src, path)
+            profile["os_noise"] = {"provenance": _measured(f"{where}: selfish detour, rank 0"), "trace": file}
 
     compute = meta.get("compute") or {}
     if compute.get("gflops"):
@@ -317,18 +365,42 @@ def build_profile(
                 f"{compute.get('threads', '1')} thread(s) per rank, median of 5 samples, {compute.get('measured_at', '')}"),
             "gflops": float(compute["gflops"]),
         }
+    if missing and not allow_missing:
+        raise CloudnoiseError(
+            f"{campaign}: {'; '.join(missing)} (the campaign lists the experiment); measure it again "
+            "(cloudnoise measure ... --out CAMPAIGN --resume), or pass --allow-missing to build the profile without it"
+        )
+    if missing:
+        loggops["provenance"]["source"] += f"; built without: {', '.join(missing)}"
     profile["hardware"] = {k: v for k, v in profile["hardware"].items() if v is not None}
-    out.write_text(json.dumps(profile, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    _validate(out)
+    text = json.dumps(profile, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    files[out.name] = lambda path: path.write_text(text, encoding="utf-8")
+    _write_all(out.parent, files, out.name)
+    profile["missing"] = missing
     return profile
 
 
-def _validate(path: Path) -> None:
-    """Load the profile back with the format's own reader, when it is installed."""
+def _write_all(folder: Path, files: dict[str, Any], profile_file: str) -> None:
+    """Writes every file into a temporary folder beside the target, loads the
+    profile back from there, then renames each into `folder` (the profile
+    last). A failure anywhere leaves `folder` as it was."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{profile_file}.build-", dir=folder))
     try:
-        from cloudnoise.model.profile import load_profile  # type: ignore[import-not-found]
-    except ImportError:
-        return
+        for name, write in files.items():
+            write(tmp / name)
+            os.chmod(tmp / name, default_file_mode())
+        _validate(tmp / profile_file)
+        for name in sorted(files, key=lambda n: n == profile_file):
+            os.replace(tmp / name, folder / name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _validate(path: Path) -> None:
+    """Load the profile back with the format's own reader, as simulate will."""
+    from cloudnoise.model.profile import load_profile
+
     profile = load_profile(path)
     profile.latency_distribution()
     profile.bandwidth_distribution()

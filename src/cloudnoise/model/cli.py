@@ -19,8 +19,8 @@ def model() -> None:
 @click.argument("campaign", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @out_option(required=True, help="Profile file to write (JSON); its noise data files go next to it.", old=["--output"])
 @click.option("--name", help="Profile name (default: the system label, else the campaign folder).")
-@click.option("--on-demand-price", type=float, help="USD per node-hour, on demand.")
-@click.option("--committed-price", type=float, help="USD per node-hour, committed use.")
+@click.option("--on-demand-price", type=click.FloatRange(0, 1e6), help="USD per node-hour, on demand.")
+@click.option("--committed-price", type=click.FloatRange(0, 1e6), help="USD per node-hour, committed use.")
 @click.option("--check", is_flag=True,
               help="Then run a short `cloudnoise validate --suite` (2 ranks, --check-reps each) on this machine "
                    "with the new profile and store its errors in the profile (key `check`, with what it ran on). "
@@ -29,12 +29,18 @@ def model() -> None:
               help="With --check: repetitions per suite configuration.")
 @click.option("--mpicc", help="With --check: MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel).")
 @click.option("--mpiexec", help="With --check: MPI launcher binary (default: next to mpicc).")
+@click.option("--allow-missing", is_flag=True,
+              help="Build the profile even when an experiment the campaign lists has no data (a warning names "
+                   "what was left out); without it, that is an error.")
 @json_option("Print one JSON object: the profile file written and its parts (and the check).")
 @accepts_aliases
 def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | None,
-          committed_price: float | None, check: bool, check_reps: int, mpicc: str | None,
+          committed_price: float | None, allow_missing: bool, check: bool, check_reps: int, mpicc: str | None,
           mpiexec: str | None, as_json: bool) -> None:
     """Write the system profile of CAMPAIGN (a `cloudnoise measure --out` directory).
+
+    The profile and its data files are written only once all of it is built
+    and loads back, so a failed build leaves an earlier profile as it was.
 
     \b
     Examples:
@@ -43,7 +49,9 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     """
     from cloudnoise.model.build import build_profile
 
-    profile = build_profile(campaign, out, name, on_demand_price, committed_price)
+    profile = build_profile(campaign, out, name, on_demand_price, committed_price, allow_missing)
+    for part in profile["missing"]:
+        click.echo(f"cloudnoise: warning: left out of the profile: {part}", err=True)
     parts = [k for k in ("loggops", "latency_noise", "bandwidth_noise", "os_noise") if k in profile]
     doc: dict = {"out": str(out), "name": profile.get("name"), "parts": parts}
     if not as_json:

@@ -14,6 +14,11 @@ sentence, so no one mistakes a reconstruction for a measurement.
 Noise models are given as a spec string (see cloudnoise.model.distributions and
 cloudnoise.model.os_noise), as a samples/trace file relative to the profile's
 folder, or (for distributions) as an embedded quantile table.
+
+A profile may come from someone else (docs/security.md): it is checked
+against PROFILE_SCHEMA (types, and every number within cloudnoise.limits)
+before anything is built from it, and the data files it names must lie
+inside its own folder.
 """
 
 from __future__ import annotations
@@ -26,8 +31,10 @@ from typing import Any
 
 import numpy as np
 
+from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.compute import ComputeRate, PeakFlops, peak_times_efficiency
+from cloudnoise.input_files import check_schema, file_beside, read_json
 from cloudnoise.model.distributions import (
     Distribution,
     QuantileTable,
@@ -37,6 +44,7 @@ from cloudnoise.model.distributions import (
     parse_distribution,
 )
 from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_noise_spec, read_trace
+from cloudnoise.output_files import write_text
 
 FORMAT = "cloudnoise-profile/1"
 PROVENANCE_KINDS = ("measured", "published", "reconstructed", "calibrated")
@@ -57,6 +65,109 @@ KEY_ORDER = (
     "check",
 )
 PLACEMENTS = ("same-rack", "different-racks")
+
+
+def _schema() -> dict[str, Any]:
+    """The JSON Schema of a profile file: every type, and every number within its limit."""
+    text = {"type": "string", "maxLength": 100_000}
+    opt_text = {"type": ["string", "null"], "maxLength": 100_000}
+    provenance = {
+        "type": "object",
+        "required": ["kind", "source"],
+        "properties": {"kind": {"enum": list(PROVENANCE_KINDS)}, "source": text},
+        "additionalProperties": False,
+    }
+
+    def number(high: float) -> dict[str, Any]:
+        return {"type": "number", "minimum": 0, "maximum": high}
+
+    def opt_number(high: float) -> dict[str, Any]:
+        return {"type": ["number", "null"], "minimum": 0, "maximum": high}
+
+    def part(required: list[str], **props: Any) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "required": ["provenance", *required],
+            "properties": {"provenance": provenance, **props},
+            "additionalProperties": False,
+        }
+
+    time_ns = number(limits.MAX_TIME_NS)
+    per_byte_ns = number(limits.MAX_PER_BYTE_FS / 1e6)
+    price = opt_number(limits.MAX_PRICE_PER_NODE_HOUR)
+    link = {
+        "type": ["object", "null"],
+        "properties": {k: opt_number(1e12) for k in (
+            "min_latency_us", "mean_latency_us", "max_bandwidth_gbit_s", "mean_bandwidth_gbit_s")},
+        "additionalProperties": False,
+    }
+    noise = part(
+        [], spec=opt_text, samples=opt_text, column=opt_text, note=opt_text,
+        quantiles={
+            "type": ["object", "null"],
+            "required": ["p", "v"],
+            "properties": {
+                "p": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 1_000_000},
+                "v": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 1_000_000},
+            },
+            "additionalProperties": False,
+        },
+    )
+    size_class = {
+        "type": "object", "required": ["min_bytes", "L", "G", "O"],
+        "properties": {"min_bytes": {"type": "integer", "minimum": 0, "maximum": 2**62},
+                       "L": time_ns, "G": per_byte_ns, "O": per_byte_ns},
+        "additionalProperties": False,
+    }
+    loggops = part(
+        ["L", "o", "g", "G", "O", "S"], L=time_ns, o=time_ns, g=time_ns, G=per_byte_ns, O=per_byte_ns,
+        S={"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+        O_rendezvous={"oneOf": [{"type": "null"}, per_byte_ns]},
+        size_classes={"type": ["array", "null"], "items": size_class, "maxItems": 10_000},
+        o_s={"oneOf": [{"type": "null"}, time_ns]}, o_r={"oneOf": [{"type": "null"}, time_ns]},
+    )
+    return {
+        "type": "object",
+        "required": ["format", "name", "description", "loggops", "hardware", "prices"],
+        "properties": {
+            "format": {"const": FORMAT},
+            "name": {"type": "string", "minLength": 1, "maxLength": 200},
+            "description": text,
+            "labels": {"type": "array", "items": text, "maxItems": 1000},
+            "hardware": part(
+                [], instance_type=opt_text, cpu=opt_text, network=opt_text, topology=opt_text, routing=opt_text,
+                transport=opt_text, os=opt_text, cores={"type": ["integer", "null"], "minimum": 1, "maximum": 2**31},
+                memory_gb=opt_number(1e9), nominal_bandwidth_gbit_s=opt_number(1e9),
+            ),
+            "prices": part(
+                [], currency=text, committed_per_node_hour=price, on_demand_per_node_hour=price,
+                as_of=opt_text, region=opt_text, note=opt_text,
+            ),
+            "table2": {"oneOf": [{"type": "null"}, part([], same_rack=link, different_racks=link,
+                                                        unknown_distance=link)]},
+            "loggops": loggops,
+            "latency_noise": {"oneOf": [{"type": "null"}, noise]},
+            "bandwidth_noise": {"oneOf": [{"type": "null"}, noise]},
+            "os_noise": {"oneOf": [{"type": "null"}, part([], trace=opt_text, synthetic=opt_text, note=opt_text)]},
+            # compute's peak and efficiency are checked by their dataclasses (model/compute.py)
+            "compute": {"oneOf": [{"type": "null"}, part(
+                ["gflops"], gflops=number(1e12), peak={"type": ["object", "null"]},
+                efficiency={"type": ["object", "null"]}, note=opt_text)]},
+            "different_racks": {"oneOf": [{"type": "null"}, {
+                "type": "object", "required": ["loggops"],
+                "properties": {"loggops": loggops, "latency_noise": {"oneOf": [{"type": "null"}, noise]},
+                               "bandwidth_noise": {"oneOf": [{"type": "null"}, noise]}, "note": opt_text},
+                "additionalProperties": False}]},
+            "check": {"oneOf": [{"type": "null"}, part(
+                [], ranks={"type": ["array", "integer", "null"]}, reps={"type": ["integer", "null"], "minimum": 1},
+                median_abs_error=opt_number(1e12), worst_abs_error=opt_number(1e12), worst=opt_text,
+                results={"type": ["array", "null"], "maxItems": 100_000})]},
+        },
+        "additionalProperties": False,
+    }
+
+
+PROFILE_SCHEMA = _schema()
 
 
 @dataclass(frozen=True)
@@ -277,6 +388,11 @@ class LogGOPS:
             raise CloudnoiseError(f"LogGOPS S must be an integer >= 0 (bytes), got {self.S!r}")
 
 
+def _file(base_dir: Path | None, name: str, what: str) -> Path:
+    """A data file the profile names: inside the profile's folder when it was read from a file."""
+    return Path(name) if base_dir is None else file_beside(base_dir, name, what)
+
+
 @dataclass(frozen=True)
 class Check:
     """How well the profile predicted real runs where it was measured: the
@@ -321,9 +437,9 @@ class NoiseModel:
 
     def distribution(self, base_dir: Path | None = None) -> Distribution:
         if self.spec is not None:
-            return parse_distribution(self.spec, base_dir)
+            return parse_distribution(self.spec, base_dir, confine=base_dir is not None)
         if self.samples is not None:
-            return load_empirical(self.samples, column=self.column, base_dir=base_dir)
+            return load_empirical(_file(base_dir, self.samples, "samples"), column=self.column)
         q = self.quantiles or {}
         if set(q) != {"p", "v"}:
             raise CloudnoiseError("an embedded quantile table needs exactly the keys p and v")
@@ -348,10 +464,7 @@ class OSNoiseModel:
     def load(self, base_dir: Path | None = None) -> OSNoiseTrace | SyntheticOSNoise:
         if self.synthetic is not None:
             return parse_os_noise_spec(self.synthetic)
-        path = Path(self.trace)  # type: ignore[arg-type]
-        if base_dir is not None and not path.is_absolute():
-            path = base_dir / path
-        return read_trace(path)
+        return read_trace(_file(base_dir, self.trace, "OS noise trace"))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -384,6 +497,7 @@ class SystemProfile:
     different_racks: RackPlacement | None = None
     check: Check | None = None
     base_dir: Path | None = field(default=None, compare=False)  # where relative files resolve; not saved
+    origin: str = field(default="", compare=False)  # the file it was read from, for error messages; not saved
     # Which placement the top-level network parts describe: "same-rack" for the
     # built-ins, None where the profile does not say (a campaign of unknown
     # node distance). Not saved: `at` sets it.
@@ -440,21 +554,33 @@ class SystemProfile:
         """What a result says about the profile it ran on."""
         return {"name": self.name, "placement": self.placement_label(), "provenance": self.provenance_kinds()}
 
+    @property
+    def where(self) -> str:
+        """How errors name this profile: its file, else its name."""
+        return self.origin or f"profile {self.name}"
+
     def latency_distribution(self) -> Distribution | None:
         """The latency excess distribution (ns over L), or None for no latency noise."""
         if self.latency_noise is None:
             return None
-        return check_latency_noise(self.latency_noise.distribution(self.base_dir), f"{self.name}: latency noise")
+        with _naming(f"{self.where}: latency_noise"):
+            dist = self.latency_noise.distribution(self.base_dir)
+        return check_latency_noise(dist, f"{self.where}: latency_noise")
 
     def bandwidth_distribution(self) -> Distribution | None:
         """The bandwidth fraction-of-peak distribution, or None for no bandwidth noise."""
         if self.bandwidth_noise is None:
             return None
-        return check_bandwidth_noise(self.bandwidth_noise.distribution(self.base_dir), f"{self.name}: bandwidth noise")
+        with _naming(f"{self.where}: bandwidth_noise"):
+            dist = self.bandwidth_noise.distribution(self.base_dir)
+        return check_bandwidth_noise(dist, f"{self.where}: bandwidth_noise")
 
     def os_noise_source(self) -> OSNoiseTrace | SyntheticOSNoise | None:
         """The OS noise trace, or a synthetic generator, or None."""
-        return None if self.os_noise is None else self.os_noise.load(self.base_dir)
+        if self.os_noise is None:
+            return None
+        with _naming(f"{self.where}: os_noise"):
+            return self.os_noise.load(self.base_dir)
 
     def compute_rate(self) -> ComputeRate | None:
         """The node's DGEMM rate for `gemm:N` phases, with its source; None when
@@ -484,6 +610,21 @@ class SystemProfile:
                 continue
             out[name] = value
         return out
+
+
+class _naming:
+    """Prefixes a CloudnoiseError raised inside the block with where it happened."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type | None, err: BaseException | None, tb: object) -> bool:
+        if isinstance(err, CloudnoiseError) and not str(err).startswith(self.where):
+            raise CloudnoiseError(f"{self.where}: {err}", err.exit_code) from None
+        return False
 
 
 def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
@@ -536,12 +677,14 @@ def _build(cls, data: Any, where: str):
 
 
 def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Path | None = None) -> SystemProfile:
-    """A SystemProfile from its JSON-ready dict (see to_dict)."""
+    """A SystemProfile from its JSON-ready dict (see to_dict), checked against PROFILE_SCHEMA first."""
     if not isinstance(data, dict):
         raise CloudnoiseError(f"{where}: a profile is a JSON object")
     fmt = data.get("format")
     if fmt != FORMAT:
         raise CloudnoiseError(f"{where}: format is {fmt!r}, expected {FORMAT!r}")
+    # the schema sees the data as JSON has it (a dict built in Python may hold tuples)
+    check_schema(json.loads(json.dumps(data, default=list)), PROFILE_SCHEMA, where, "profile")
     body = {k: v for k, v in data.items() if k != "format"}
     required = ("name", "description", "loggops", "hardware", "prices")
     missing = [k for k in required if k not in body]
@@ -570,21 +713,17 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
     unknown = sorted(set(body) - known)
     if unknown:
         raise CloudnoiseError(f"{where}: unknown key {unknown[0]!r}")
-    return SystemProfile(**body, base_dir=base_dir)
+    with _naming(where):
+        return SystemProfile(**body, base_dir=base_dir, origin=where if base_dir is not None else "")
 
 
 def load_profile(path: str | Path) -> SystemProfile:
     """Read a profile JSON file; relative noise files resolve against its folder."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CloudnoiseError(f"{p}: no such profile file") from None
-    except json.JSONDecodeError as err:
-        raise CloudnoiseError(f"{p}:{err.lineno}: not valid JSON: {err.msg}") from None
+    data = read_json(p, "profile file")
     return profile_from_dict(data, str(p), base_dir=p.resolve().parent)
 
 
 def save_profile(profile: SystemProfile, path: str | Path) -> None:
-    """Write a profile as indented JSON (stable key order, trailing newline)."""
-    Path(path).write_text(json.dumps(profile.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    """Write a profile as indented JSON (stable key order, trailing newline), atomically."""
+    write_text(path, json.dumps(profile.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n")

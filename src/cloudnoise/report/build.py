@@ -28,6 +28,7 @@ from cloudnoise.report.costs import advice_points_of, cost_rows
 from cloudnoise.report.data import CampaignData, SweepData, load_campaign, load_sweep
 from cloudnoise.report.figures import base
 from cloudnoise.report.figures.base import VARIANT_LABELS, SavedFigure
+from cloudnoise.report.gaps import Gap, campaign_gaps
 from cloudnoise.report.observations import (
     Observation,
     campaign_facts,
@@ -88,6 +89,7 @@ class Report:
     observations: list[Observation]
     sections: list[Section]
     outdir: Path
+    gaps: list[Gap] = field(default_factory=list)  # what the campaigns lack, said on the page
 
     @property
     def figures(self) -> list[SavedFigure]:
@@ -325,6 +327,9 @@ def build_report(opts: ReportOptions) -> Report:
 
     sections: list[Section] = []
     observations: list[Observation] = []
+    gaps = [g for c in campaigns for g in campaign_gaps(c)]
+    if gaps:
+        sections.append(gaps_section(gaps))
     t2 = table2_section(profiles, campaigns, pricing)
     if t2:
         sections.append(t2)
@@ -348,7 +353,16 @@ def build_report(opts: ReportOptions) -> Report:
     if opts.profiles:
         inputs.append("profiles " + ", ".join(opts.profiles))
     return Report(opts.title, datetime.now(timezone.utc).isoformat(timespec="seconds"), __version__, inputs,
-                  pricing.label(), observations, sections, opts.outdir)
+                  pricing.label(), observations, sections, opts.outdir, gaps)
+
+
+def gaps_section(gaps: list[Gap]) -> Section:
+    """The parts of the campaigns that are missing, and what to run to fill them."""
+    table = HtmlTable(["Campaign", "Experiment", "What is missing", "To fill it"],
+                      [[g.campaign, g.experiment or "—", g.problem, g.fix] for g in gaps], wrap=(2, 3))
+    return Section("missing", "Missing data",
+                   "Parts of the campaigns that are listed in their metadata but incomplete or missing: the figures "
+                   "and tables below leave them out.", tables=[table])
 
 
 def document(report: Report, html_path: Path) -> dict[str, Any]:
@@ -357,4 +371,5 @@ def document(report: Report, html_path: Path) -> dict[str, Any]:
         "report": str(html_path),
         "figures": {f.name: {"png": str(f.png), "pdf": str(f.pdf)} for f in report.figures},
         "observations": [o.to_dict() for o in report.observations],
+        "missing": [g.to_dict() for g in report.gaps],
     }

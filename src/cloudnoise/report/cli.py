@@ -53,6 +53,8 @@ def report(campaigns: tuple[Path, ...], sweeps: tuple[Path, ...], paper: Path | 
     if as_json:
         click.echo(json.dumps(document(rep, path), indent=2))
         return
+    for gap in rep.gaps:
+        click.echo(f"cloudnoise: note: {gap.text}", err=True)
     click.echo(f"report: {path}")
     click.echo(f"figures: {len(rep.figures)} in {outdir / 'figures'} (PNG and PDF)")
     for obs in rep.observations:

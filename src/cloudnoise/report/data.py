@@ -87,18 +87,20 @@ def campaign_name(meta: dict[str, Any], root: Path) -> str:
 
 
 def load_campaign(root: Path) -> CampaignData:
-    """Read a campaign directory; a directory without metadata.json is an error."""
+    """Read a campaign directory (its metadata and summaries checked against their
+    schemas); a directory without metadata.json is an error."""
+    from cloudnoise.measure.campaign_files import read_experiment_summary, read_metadata, read_summary
+
     root = _existing_dir(Path(root), "campaign")
-    meta_path = root / "metadata.json"
-    if not meta_path.is_file():
+    if not (root / "metadata.json").is_file():
         raise CloudnoiseError(f"{root}: not a measurement campaign (no metadata.json; see `cloudnoise measure`)")
-    meta = _read_json(meta_path)
-    summary = _read_json(root / "summary.json") if (root / "summary.json").is_file() else {}
+    meta = read_metadata(root)
+    summary = read_summary(root)
     experiments: dict[str, dict[str, Any]] = {}
     for name in (meta.get("experiments") or {}):
-        path = root / name / "summary.json"
-        if path.is_file():
-            experiments[name] = _read_json(path)
+        found = read_experiment_summary(root, name)
+        if found is not None:
+            experiments[name] = found
     return CampaignData(root, campaign_name(meta, root), meta, summary, experiments)
 
 
@@ -148,15 +150,12 @@ def load_sweep(root: Path) -> SweepData:
     """Read a sweep directory through the sweep stage's own loader (results.parquet,
     or the finished tasks' parts when the sweep is incomplete; a repetition saved
     twice counts once)."""
-    from cloudnoise.sweep.store import FORMAT, by_config, load_results
+    from cloudnoise.sweep.store import SweepStore, by_config, load_results
 
     root = _existing_dir(Path(root), "sweep")
-    meta_path = root / "sweep.json"
-    if not meta_path.is_file():
+    meta = SweepStore(root).read_meta()
+    if meta is None:
         raise CloudnoiseError(f"{root}: not a sweep (no sweep.json; see `cloudnoise sweep`)")
-    meta = _read_json(meta_path)
-    if meta.get("format") != FORMAT:
-        raise CloudnoiseError(f"{meta_path}: unknown format {meta.get('format')!r} (expected {FORMAT})")
     table = load_results(root)
     if table.num_rows == 0:
         raise CloudnoiseError(f"{root}: sweep has no results yet (no results.parquet or parts/*.parquet)")

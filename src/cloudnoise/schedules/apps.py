@@ -69,6 +69,7 @@ import numpy as np
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.compute import ComputeRate
+from cloudnoise.output_files import atomic_write
 from cloudnoise.schedules.compute_model import ComputeTime, gemm_time
 from cloudnoise.schedules.patterns import CollectiveSpec, _call, _engine, pattern_names
 from cloudnoise.units import parse_size_bytes, parse_time_ps
@@ -333,8 +334,9 @@ class Application:
 
     def write_goal(self, path: str | Path) -> None:
         """Writes the application as GOAL text (gzip if path ends in .gz); compute rounded to ns."""
-        _call(
-            _engine().write_application_goal, self.ranks, self.iterations, self.engine_phases(whole_ns=True), str(path)
+        phases = self.engine_phases(whole_ns=True)
+        atomic_write(
+            path, lambda tmp: _call(_engine().write_application_goal, self.ranks, self.iterations, phases, str(tmp))
         )
 
     def count(self) -> dict[str, int]:

@@ -157,9 +157,9 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
     """Resolve the workload, parameters and noise, run every variant, print and save the results."""
     one_of_json_csv(opts["as_json"], opts["as_csv"])
     if opts.get("out") is not None:
-        from cloudnoise.simulate.results import check_out_path
+        from cloudnoise.simulate.results import check_out
 
-        check_out_path(opts["out"])  # before the simulation, not after it
+        check_out(opts["out"])  # before the simulation, not after it
     params, noise = resolve_setup(opts)
     variants, primary = parse_variants(opts.get("variants"), noise)
     reps = opts["reps"]

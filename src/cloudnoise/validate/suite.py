@@ -81,7 +81,8 @@ def run_suite(opts: dict[str, Any]) -> dict[str, Any]:
     ranks = cli.parse_ranks(opts.get("ranks")) or [2]
     setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
     params, noise = resolve_setup(setup_opts)
-    variants = parse_variants(opts.get("variants"), noise)
+    # one simulation beside the measurement: the profile's noise unless --noise names variants
+    variants = parse_variants(opts["variants"], noise)[0] if opts.get("variants") else noise.default_variants()
     configs = suite_configs(ranks)
     for config in configs:
         cli._check_completes(config, params, opts["ready_order"])
