@@ -29,19 +29,23 @@ def strings(items: list[str]) -> pa.Array:
 
 
 def to_int64(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """An integer, timestamp (as ns since the epoch) or dictionary (its indices) column
+    """An integer, timestamp (as ns since the epoch) or integer-dictionary (decoded) column
     without nulls as int64 numpy."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     parts = []
     for ch in chunks:
-        scale = _TO_NS[ch.type.unit] if pa.types.is_timestamp(ch.type) else 1
         if isinstance(ch, pa.DictionaryArray):
-            ch = ch.indices
+            parts.append(to_int64(ch.dictionary)[to_int64(ch.indices)])
+            continue
+        scale = _TO_NS[ch.type.unit] if pa.types.is_timestamp(ch.type) else 1
         if ch.null_count:
             raise ValueError("a column with missing values where integers were expected")
         width = ch.type.bit_width // 8
         signed = not pa.types.is_unsigned_integer(ch.type)
         arr = np.frombuffer(ch.buffers()[1], dtype=np.dtype(f"<{'i' if signed else 'u'}{width}"), count=len(ch),
                             offset=ch.offset * width)
-        parts.append(arr.astype(np.int64) * scale if scale != 1 or arr.dtype != np.int64 else arr)
+        if scale != 1 or arr.dtype != np.int64:
+            arr = arr.astype(np.int64)
+            arr *= scale
+        parts.append(arr)
     return np.concatenate(parts) if len(parts) != 1 else parts[0]

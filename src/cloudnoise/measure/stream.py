@@ -24,11 +24,13 @@ pair's sample is kept in Parquet.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -46,7 +48,7 @@ from cloudnoise.measure.summaries import RELATIVE_PRECISION, SIGNIFICANT_FIGURES
 FORMAT = "cloudnoise-stream/1"
 STATE = "stream.json"
 PARQUET_DIR = "samples.parquet"
-ROW_GROUP = 1 << 20
+ROW_GROUP = 1 << 18  # rows per row group: what a reader decodes at once (about 2 MB per column)
 ZSTD_LEVEL = 6
 
 
@@ -60,6 +62,43 @@ def recording_ranks(run: Run) -> list[int]:
 def is_streamed(run: Run) -> bool:
     """Runs whose probes write chunk files (everything but loggp)."""
     return run.mode in ("pingpong", "bidir", "detour")
+
+
+def _release_memory() -> None:
+    """Give the chunk's freed arrays back to the system (glibc keeps freed heap memory,
+    so a long run's resident size would otherwise ratchet up to its largest chunk's)."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass  # not glibc: nothing to do
+
+
+def _joined(arrays: list[np.ndarray]) -> np.ndarray:
+    """One array, without a copy when there is only one."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
+def _small_codes(counts: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Per-sample dictionary codes (1 or 2 bytes each) from per-run codes and run lengths."""
+    dtype = np.int8 if len(codes) == 0 or codes.max() < 127 else np.int16 if codes.max() < 32767 else np.int32
+    return np.repeat(codes.astype(dtype), counts)
+
+
+def _coded(values: np.ndarray, counts: np.ndarray, dtype: type) -> pa.Array:
+    """A column that takes `values[i]` for `counts[i]` rows, as a dictionary array."""
+    uniq, codes = np.unique(np.asarray(values, np.int64), return_inverse=True)
+    idx = _small_codes(np.asarray(counts), codes.reshape(-1))
+    return pa.DictionaryArray.from_arrays(ints(idx), ints(uniq.astype(dtype)))
+
+
+def _coded_strings(values: list[str], counts: np.ndarray) -> pa.Array:
+    uniq = sorted(set(values))
+    idx = _small_codes(np.asarray(counts), np.array([uniq.index(v) for v in values], np.int64))
+    return pa.DictionaryArray.from_arrays(ints(idx), strings(uniq))
+
+
+def _constant(n: int, value: int, dtype: type) -> pa.Array:
+    return pa.DictionaryArray.from_arrays(ints(np.zeros(n, np.int8)), ints(np.array([value], dtype)))
 
 
 def _key(*parts: int) -> str:
@@ -219,75 +258,91 @@ class Stream:
         self.save()
         for path in files.values():
             path.unlink(missing_ok=True)
+        _release_memory()
         return n
 
-    def _write_parquet(self, launch: Launch, k: int, parts: list[tuple[int, ChunkSamples, int, str]], n: int) -> None:
+    def _slices(self, launch: Launch, parts: list[tuple[int, ChunkSamples, int, str]]
+                ) -> Iterator[tuple[pa.Table, np.ndarray, np.ndarray]]:
+        """The chunk set as tables of at most ROW_GROUP rows (rank by rank, in time order),
+        each with its time (in the stored unit) and value arrays. Columns that change at
+        most once per block are dictionaries with 1-byte codes; a slice costs a few MB."""
         run = launch.plan
-        hosts = sorted({h for _, _, _, h in parts})
         # Ping-pong start times to the microsecond: their delta then costs a few bits where
         # nanoseconds would repeat the RTT's own entropy (the RTT itself keeps its ns).
         # Detours keep ns: the OS-noise trace places them on the simulated timeline.
         unit, div = ("ns", 1) if run.mode == "detour" else ("us", 1000)
-        time = np.concatenate([(c.t_ns + off) // div for _, c, off, _ in parts])
-        value = np.concatenate([c.value_ns for _, c, _, _ in parts])
         kinds = [KIND_NAMES.get(i, str(i)) for i in range(max(KIND_NAMES) + 1)]
-        columns = {
-            "run": ints(np.full(n, launch.run, np.int32)),
-            "part": ints(np.full(n, launch.part, np.int32)),
-            "rank": ints(np.concatenate([np.full(len(c), r, np.int32) for r, c, _, _ in parts])),
-            "host": pa.DictionaryArray.from_arrays(
-                ints(np.concatenate([np.full(len(c), hosts.index(h), np.int32) for _, c, _, h in parts])),
-                strings(hosts)),
-            "pairs": ints(np.full(n, run.pairs, np.int32)),
-            "kind": pa.DictionaryArray.from_arrays(ints(np.concatenate([c.kind for _, c, _, _ in parts])),
-                                                   strings(kinds)),
-            "size_bytes": ints(np.concatenate([c.size_bytes for _, c, _, _ in parts])),
-            ("interval_ns" if self.experiment == "burst" else "param"):
-                ints(np.concatenate([c.param for _, c, _, _ in parts])),
-            "stream": ints(np.concatenate([c.stream for _, c, _, _ in parts])),
-            "iteration": ints(np.concatenate([c.seq for _, c, _, _ in parts])),
-            "time": ints(time, pa.timestamp(unit, tz="UTC")),
-            "value_ns": ints(value),
-        }
-        table = pa.Table.from_arrays(list(columns.values()), names=list(columns))
-        delta = ["iteration", "time"]
+        for rank, c, off, host in parts:
+            seq = c.seq
+            for a in range(0, len(c), ROW_GROUP):
+                z = min(len(c), a + ROW_GROUP)
+                m = z - a
+                blk = c.blocks[(c.blocks["first"] < z) & (c.blocks["first"] + c.blocks["count"] > a)]
+                counts = np.minimum(blk["first"] + blk["count"], z) - np.maximum(blk["first"], a)
+                time = c.t_ns[a:z] + off
+                time //= div
+                value = c.value_ns[a:z]
+                columns = {
+                    "run": _constant(m, launch.run, np.int32),
+                    "part": _constant(m, launch.part, np.int32),
+                    "rank": _constant(m, rank, np.int32),
+                    "host": _coded_strings([host], np.array([m])),
+                    "pairs": _constant(m, run.pairs, np.int32),
+                    "kind": _coded_strings([kinds[int(x)] if 0 <= int(x) < len(kinds) else str(int(x))
+                                            for x in blk["kind"]], counts),
+                    "size_bytes": _coded(blk["size_bytes"], counts, np.int64),
+                    ("interval_ns" if self.experiment == "burst" else "param"): _coded(blk["param"], counts, np.int64),
+                    "stream": _coded(blk["stream"], counts, np.int32),
+                    "iteration": ints(seq[a:z]),
+                    "time": ints(time, pa.timestamp(unit, tz="UTC")),
+                    "value_ns": ints(value),
+                }
+                yield pa.Table.from_arrays(list(columns.values()), names=list(columns)), time, value
+
+    def _write_parquet(self, launch: Launch, k: int, parts: list[tuple[int, ChunkSamples, int, str]], n: int) -> None:
+        """One Parquet file for the chunk set, written and then checked a row group at a time."""
         self.parquet_dir.mkdir(parents=True, exist_ok=True)
         final = self.parquet_dir / f"{launch.name}.c{k:06d}.r{parts[0][0]:04d}.parquet"
         tmp = self.parquet_dir / f".{final.name}.tmp"
+        delta = ["iteration", "time"]
         try:
-            pq.write_table(
-                table, tmp, row_group_size=ROW_GROUP, compression="zstd", compression_level=ZSTD_LEVEL,
-                use_dictionary=[c for c in table.column_names if c not in delta],
-                column_encoding={c: "DELTA_BINARY_PACKED" for c in delta},
-                sorting_columns=[pq.SortingColumn(table.column_names.index("rank")),
-                                 pq.SortingColumn(table.column_names.index("time"))],
-            )
-            del table, columns
-            self._verify(tmp, time, value)
+            writer: pq.ParquetWriter | None = None
+            for table, _, _ in self._slices(launch, parts):
+                if writer is None:
+                    names = table.column_names
+                    writer = pq.ParquetWriter(
+                        tmp, table.schema, compression="zstd", compression_level=ZSTD_LEVEL,
+                        use_dictionary=[c for c in names if c not in delta],
+                        column_encoding={c: "DELTA_BINARY_PACKED" for c in delta},
+                        sorting_columns=[pq.SortingColumn(names.index("rank")), pq.SortingColumn(names.index("time"))],
+                        store_schema=False,  # plain typed columns for readers (pandas: no categoricals)
+                    )
+                writer.write_table(table, row_group_size=ROW_GROUP)
+            if writer is not None:
+                writer.close()
+            self._verify(tmp, launch, parts, n)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
         os.replace(tmp, final)
         self.parquet_bytes += final.stat().st_size
 
-    @staticmethod
-    def _verify(path: Path, time: np.ndarray, value: np.ndarray) -> None:
+    def _verify(self, path: Path, launch: Launch, parts: list[tuple[int, ChunkSamples, int, str]], n: int) -> None:
         """Read the file back, row group by row group: the raw chunk is deleted only
         when every sample's time and value came back as written."""
         f = pq.ParquetFile(path)
-        if f.metadata.num_rows != len(value):
-            raise CloudnoiseError(f"{path}: wrote {f.metadata.num_rows} rows of {len(value)}", EXIT_RUNTIME)
-        at = 0
-        for i in range(f.num_row_groups):
+        if f.metadata.num_rows != n:
+            raise CloudnoiseError(f"{path}: wrote {f.metadata.num_rows} rows of {n}", EXIT_RUNTIME)
+        i = 0
+        for i, (_, time, value) in enumerate(self._slices(launch, parts)):
             rg = f.read_row_group(i, columns=["time", "value_ns"])
-            m = rg.num_rows
-            back_time = to_int64(rg.column("time"))  # ns; the written values are in the column's unit
-            unit = rg.schema.field("time").type.unit
-            ok = (np.array_equal(back_time, time[at:at + m] * (1000 if unit == "us" else 1))
-                  and np.array_equal(to_int64(rg.column("value_ns")), value[at:at + m]))
-            if not ok:
+            back = to_int64(rg.column("time"))
+            if launch.plan.mode != "detour":
+                back //= 1000  # stored in us, read as ns
+            if not (np.array_equal(back, time) and np.array_equal(to_int64(rg.column("value_ns")), value)):
                 raise CloudnoiseError(f"{path}: read back differs from the samples written", EXIT_RUNTIME)
-            at += m
+        if f.num_row_groups != (i + 1 if n else 0):
+            raise CloudnoiseError(f"{path}: {f.num_row_groups} row groups where {i + 1} were written", EXIT_RUNTIME)
 
     def _summarise(self, launch: Launch, parts: list[tuple[int, ChunkSamples, int, str]]) -> None:
         run = launch.plan
@@ -299,44 +354,59 @@ class Stream:
                                                       "last_start_ns": None, "counts": {}})
             r["n"] += len(c)
             r["first_t_ns"] = min(r["first_t_ns"], int(c.t_ns.min()))
-            r["last_end_ns"] = max(r["last_end_ns"], int((c.t_ns + c.value_ns).max()))
-            codes = group_codes(c.size_bytes, c.param)
-            first = np.unique(codes, return_index=True)[1]
-            counts = np.bincount(codes)
-            for j, idx in enumerate(first):
-                key = _key(c.size_bytes[idx], c.param[idx])
-                r["counts"][key] = r["counts"].get(key, 0) + int(counts[j])
+            r["last_end_ns"] = max(r["last_end_ns"], int((c.t_ns[-1:] + c.value_ns[-1:]).max()),
+                                   int(c.t_ns.max()))
+            for b in c.blocks:
+                key = _key(b["size_bytes"], b["param"])
+                r["counts"][key] = r["counts"].get(key, 0) + int(b["count"])
             if run.mode == "detour":
                 self._detours(launch, rank, c, r)
         if run.mode == "detour":
             return
-        # one value per iteration: the slowest pair (per direction)
+        if run.pairs > 1:
+            size, param, value, wall = self._slowest_pairs(run, parts)
+            groups = [(int(sz), int(pm), value[(size == sz) & (param == pm)], wall[(size == sz) & (param == pm)])
+                      for sz, pm in {(int(a), int(b)) for a, b in zip(size, param)}]
+        else:
+            # one sample per iteration already: the blocks say which samples share a size and param
+            by: dict[tuple[int, int], list[tuple[ChunkSamples, int, int, int]]] = {}
+            for _, c, off, _ in parts:
+                for b in c.blocks:
+                    by.setdefault((int(b["size_bytes"]), int(b["param"])), []).append(
+                        (c, int(b["first"]), int(b["first"] + b["count"]), off))
+            groups = []
+            for (sz, pm), spans in by.items():
+                value = _joined([c.value_ns[a:z] for c, a, z, _ in spans])
+                wall = _joined([c.t_ns[a:z] + off for c, a, z, off in spans]) if self.slice_s else None
+                groups.append((sz, pm, value, wall))
+        first_wall = min(int(c.t_ns[0]) + off for _, c, off, _ in parts if len(c))
+        origin = self.origins.setdefault(str(launch.run), first_wall)
+        for sz, pm, value, wall in groups:
+            self.groups.setdefault(_key(launch.run, sz, pm), StreamStats()).add(value)
+            if self.slice_s and wall is not None:
+                idx = (wall - origin) // int(self.slice_s * 1e9)
+                for s_ in np.unique(idx):
+                    self.slices.setdefault(_key(launch.run, sz, pm, s_), StreamStats()).add(value[idx == s_])
+
+    @staticmethod
+    def _slowest_pairs(run: Run, parts: list[tuple[int, ChunkSamples, int, str]]
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(size, param, RTT, wall start) per iteration: the slowest pair's RTT (per direction
+        for bidirectional runs) and the earliest pair's start."""
         size = np.concatenate([c.size_bytes for _, c, _, _ in parts])
         param = np.concatenate([c.param for _, c, _, _ in parts])
         value = np.concatenate([c.value_ns for _, c, _, _ in parts])
         wall = np.concatenate([c.t_ns + off for _, c, off, _ in parts])
-        if run.pairs > 1:
-            seq = np.concatenate([c.seq for _, c, _, _ in parts])
-            extra = [np.concatenate([c.stream % 2 for _, c, _, _ in parts])] if run.mode == "bidir" else []
-            inv = group_codes(size, param, seq, *extra)
-            m = int(inv.max()) + 1
-            worst = np.zeros(m, np.int64)
-            np.maximum.at(worst, inv, value)
-            start = np.full(m, np.iinfo(np.int64).max, np.int64)
-            np.minimum.at(start, inv, wall)
-            first = np.unique(inv, return_index=True)[1]
-            size, param, value, wall = size[first], param[first], worst, start
-        origin = self.origins.setdefault(str(launch.run), int(wall.min()))
-        codes = group_codes(size, param)
-        for g in np.unique(codes):
-            sel = codes == g
-            key = _key(launch.run, size[sel][0], param[sel][0])
-            self.groups.setdefault(key, StreamStats()).add(value[sel])
-            if self.slice_s:
-                idx = (wall[sel] - origin) // int(self.slice_s * 1e9)
-                for s in np.unique(idx):
-                    self.slices.setdefault(_key(launch.run, size[sel][0], param[sel][0], s),
-                                           StreamStats()).add(value[sel][idx == s])
+        seq = np.concatenate([c.seq for _, c, _, _ in parts])
+        extra = [np.concatenate([c.stream % 2 for _, c, _, _ in parts])] if run.mode == "bidir" else []
+        inv = group_codes(size, param, seq, *extra)
+        m = int(inv.max()) + 1
+        worst = np.zeros(m, np.int64)
+        np.maximum.at(worst, inv, value)
+        start = np.full(m, np.iinfo(np.int64).max, np.int64)
+        np.minimum.at(start, inv, wall)
+        first = np.unique(inv, return_index=True)[1]
+        return size[first], param[first], worst, start
 
     def _detours(self, launch: Launch, rank: int, c: ChunkSamples, r: dict[str, Any]) -> None:
         key = _key(launch.run, rank)

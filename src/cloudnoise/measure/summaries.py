@@ -52,22 +52,25 @@ class StreamStats:
     hist: HdrHistogram = field(default_factory=_new_histogram)
 
     def add(self, values: np.ndarray) -> None:
-        """Add a chunk of values (int64 ns)."""
+        """Add a chunk of values (int64 ns). A chunk's values take a few thousand distinct
+        ns values: everything is computed from those and their counts (one sort, no copies)."""
         if len(values) == 0:
             return
-        v = np.asarray(values, dtype=np.int64)
-        lo, hi = int(v.min()), int(v.max())
+        uniq, counts = np.unique(np.asarray(values, dtype=np.int64), return_counts=True)
+        self.add_counts(uniq, counts)
+
+    def add_counts(self, uniq: np.ndarray, counts: np.ndarray) -> None:
+        """Add distinct values (sorted, int64 ns) with how often each occurred."""
+        lo, hi = int(uniq[0]), int(uniq[-1])
         self.min = lo if self.count == 0 else min(self.min, lo)
         self.max = hi if self.count == 0 else max(self.max, hi)
-        self.count += int(len(v))
-        self.sum += int(v.sum(dtype=np.int64))
-        f = v.astype(np.float64)
-        self.sumsq += float(np.dot(f, f))
-        self.suminv += float(np.sum(1.0 / np.maximum(f, 1.0)))
-        # A chunk's values take a few thousand distinct ns values: record each once with its count.
-        uniq, counts = np.unique(np.clip(v, LOWEST_NS, HIGHEST_NS), return_counts=True)
-        self.clamped += int(np.count_nonzero(v > HIGHEST_NS))
-        for value, n in zip(uniq.tolist(), counts.tolist()):
+        self.count += int(counts.sum())
+        self.sum += sum(int(u) * int(c) for u, c in zip(uniq.tolist(), counts.tolist()))  # exact, any size
+        f = uniq.astype(np.float64)
+        self.sumsq += float(np.dot(f * f, counts))
+        self.suminv += float(np.dot(1.0 / np.maximum(f, 1.0), counts))
+        self.clamped += int(counts[uniq > HIGHEST_NS].sum())
+        for value, n in zip(np.clip(uniq, LOWEST_NS, HIGHEST_NS).tolist(), counts.tolist()):
             self.hist.record_value(value, n)
 
     def merge(self, other: "StreamStats") -> None:

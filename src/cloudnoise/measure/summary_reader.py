@@ -109,7 +109,7 @@ def iter_samples(path: Path, columns: tuple[str, ...], rtt_only: bool = True) ->
     columns as their codes; ``param`` also read from ``interval_ns``)."""
     for f in _files(path):
         try:
-            pf = pq.ParquetFile(f)
+            pf = pq.ParquetFile(f, read_dictionary=["kind"])
             names = pf.schema_arrow.names
             source = {"param": "param" if "param" in names else "interval_ns"}
             want = [source.get(c, c) for c in columns] + (["kind"] if rtt_only and "kind" not in columns else [])
@@ -121,7 +121,7 @@ def iter_samples(path: Path, columns: tuple[str, ...], rtt_only: bool = True) ->
                     if pa.types.is_dictionary(kinds.type):
                         names_ = kinds.dictionary.to_pylist()
                         code = names_.index("rtt") if "rtt" in names_ else -1
-                    rtt = to_int64(kinds) == code
+                    rtt = to_int64(kinds.indices if pa.types.is_dictionary(kinds.type) else kinds) == code
                     if not rtt.all():
                         out = {k: v[rtt] for k, v in out.items()}
                 yield out
