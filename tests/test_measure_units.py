@@ -31,6 +31,22 @@ def test_parse_size():
         parse_size("big")
 
 
+def test_sizes_mean_what_they_mean_in_every_command():
+    """docs/cli.md: MB is 10^6 and MiB is 2^20 here as in `simulate --size`."""
+    from cloudnoise.units import parse_size_bytes
+
+    for text, expected in (("1MB", 10**6), ("1MiB", 2**20), ("64KB", 64_000), ("64KiB", 65536), ("1.5KB", 1500),
+                           ("2GB", 2 * 10**9)):
+        assert parse_size(text) == expected == parse_size_bytes(text)
+    assert parse_size(str(2**31 - 1)) == 2**31 - 1
+    for too_large in ("2GiB", "3GB", "3G"):
+        with pytest.raises(CloudnoiseError, match="2\\^31-1"):
+            parse_size(too_large)
+    for bad in ("1.5B", "-1", "1 parsec", "1e999MB"):
+        with pytest.raises(CloudnoiseError):
+            parse_size(bad)
+
+
 def test_labels_validate_distance():
     assert parse_labels(("system=aws", "distance=same-rack")) == {"system": "aws", "distance": "same-rack"}
     with pytest.raises(CloudnoiseError):

@@ -9,7 +9,6 @@ one row per message size (``size_bytes``, ``min_us``, ``median_us``,
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -19,6 +18,7 @@ import click
 from cloudnoise import limits
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError, shown
 from cloudnoise.measure.experiments import LOGGP_ROUNDS, LOGGP_TRAIN
+from cloudnoise.options import quiet_option
 from cloudnoise.units import parse_size_bytes, parse_wall_seconds
 
 DISTANCES = ("same-rack", "different-racks", "unknown")
@@ -29,15 +29,13 @@ MAX_ITERATIONS = 10**9
 MAX_TIMEOUT_S = 7 * 24 * 3600.0
 MAX_INTERVAL_S = 3600.0
 MAX_CONNECTIONS = 4096
-_SIZE = re.compile(r"^\s*(\d+)\s*([kKmMgG]?)(i?[bB])?\s*$")
 
 
 def parse_size(text: str) -> int:
-    """'1', '4K', '16MiB' -> bytes (at most what an MPI count holds)."""
-    m = _SIZE.match(text)
-    if not m or len(m.group(1)) > 12:
-        raise CloudnoiseError(f"bad message size {shown(text)}; use bytes like 1024, 64K or 16M")
-    size = int(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[m.group(2).lower()]
+    """One probe message size in bytes, in the units every command reads
+    (docs/cli.md): `1024`, `64KiB`, `64K` (binary), `1MB` (10^6); at most what
+    an MPI count holds (2^31-1)."""
+    size = parse_size_bytes(text, "message size")
     if size > MAX_PROBE_MESSAGE_BYTES:
         raise CloudnoiseError(f"message size {shown(text)} is too large: the probes send at most 2^31-1 bytes (2 GiB)")
     return size
@@ -116,6 +114,7 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="KEY=VALUE recorded with the run: system=, instance=, "
                           "distance=same-rack|different-racks|unknown."),
         click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object."),
+        quiet_option("No progress bar on stderr (errors and the note on what an interrupted run kept still print)."),
         click.option("--resume", is_flag=True, help="Continue an interrupted measurement in --out."),
         click.option("--mpicc", help="MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel)."),
         click.option("--mpiexec", help="MPI launcher binary (default: next to mpicc)."),
@@ -196,6 +195,7 @@ def _run(experiment: str, kw: dict[str, Any]) -> None:
         timeout_s=timeout,
         slice_s=slice_s,
         min_free=min_free,
+        quiet=bool(kw.get("quiet") or kw.get("as_json")),
     )
     try:
         campaign, summary = execute(request, mpi)
