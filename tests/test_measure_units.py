@@ -11,7 +11,7 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.measure import rows
 from cloudnoise.measure.campaign import Campaign
 from cloudnoise.measure.chunks import chunk_path, read_chunk
-from cloudnoise.measure.cli import parse_labels, parse_size
+from cloudnoise.measure.arguments import parse_labels, parse_size
 from cloudnoise.measure.experiments import Options, Run, Unit, plan
 from cloudnoise.measure.launcher import LaunchSpec, build_command
 from cloudnoise.measure.mpi import MpiInstallation

@@ -1,4 +1,4 @@
-"""`measure --quiet`: the progress bar, drawn on a terminal, is not drawn."""
+"""What `measure` prints: no progress bar with `--quiet`, the table as CSV with `--csv`."""
 
 from __future__ import annotations
 
@@ -28,3 +28,15 @@ def test_quiet_hides_the_progress_bar(tmp_path: Path) -> None:
     assert quiet.returncode == 0, quiet.stderr
     assert quiet.stderr.strip() == ""
     assert "median" in quiet.stdout.lower()
+
+
+def test_csv_is_the_table_for_pandas(tmp_path: Path) -> None:
+    import csv
+    import io
+
+    mpi_or_skip()
+    proc = _measure(tmp_path, "csv", "--csv", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert [int(r["size_bytes"]) for r in rows] == [1] and int(rows[0]["samples"]) == 3000
+    assert float(rows[0]["min_us"]) <= float(rows[0]["median_us"]) <= float(rows[0]["max_us"])
