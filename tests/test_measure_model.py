@@ -65,6 +65,26 @@ def test_loggp_fit_and_profile(tmp_path):
     assert len(params.classes) == len(lg["size_classes"])
 
 
+def test_profile_numbers_finer_than_the_engine_are_rounded_not_refused():
+    """A fit may give L = 2.6e-6 ns (shared memory on a loaded machine): a profile is
+    data, so its numbers are rounded to 1 ps and 1 fs/byte (user text finer than that
+    stays an error)."""
+    import dataclasses
+
+    from cloudnoise.profiles.registry import resolve_profile
+    from cloudnoise.simulate.params import LogGOPS
+
+    base = resolve_profile("daint")
+    lg = dataclasses.replace(base.loggops, L=2.636524751909765e-06, o=1500.00049, g=999.9996, G=0.0999994999,
+                             O=1.2e-9)
+    params = LogGOPS.from_profile(dataclasses.replace(base, loggops=lg))
+    assert (params.L_ps, params.o_ps, params.g_ps, params.G_fs, params.O_fs) == (0, 1500000, 1000000, 99999, 0)
+    from cloudnoise.errors import CloudnoiseError
+
+    with pytest.raises(CloudnoiseError, match="finer than 1 ps"):
+        LogGOPS.parse(L="2.6e-6ns")
+
+
 def test_consistent_latency_known_answers():
     """2o + L + excess = T exactly when min T >= 2o; T below 2o comes out as 2o."""
     import numpy as np

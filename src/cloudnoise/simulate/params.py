@@ -79,13 +79,25 @@ class LogGOPS:
 
     @classmethod
     def from_profile(cls, profile: SystemProfile) -> LogGOPS:
-        """A system profile's parameters (ns floats) in engine units."""
+        """A system profile's parameters (ns floats) in engine units.
+
+        A profile's numbers are data, measured or fitted to any precision (a fit
+        on one machine may give L = 2.6e-6 ns): they are rounded to the engine's
+        resolution, 1 ps for times and 1 fs per byte, where user text finer than
+        that is refused."""
         p = profile.loggops
         split = p.o_s is not None and p.o_r is not None
+
+        def t(v: float) -> str:
+            return f"{round(v, 3)!r}ns"  # whole picoseconds
+
+        def b(v: float) -> str:
+            return f"{round(v, 6)!r}ns"  # whole femtoseconds per byte
+
         return cls.parse(
-            L=f"{p.L!r}ns", o=f"{(p.o_s if split else p.o)!r}ns", o_r=f"{p.o_r!r}ns" if split else None, g=f"{p.g!r}ns", G=f"{p.G!r}ns", O=f"{p.O!r}ns", S=p.S,
-            O_rendezvous=None if p.O_rendezvous is None else f"{p.O_rendezvous!r}ns",
-            classes=tuple((c.min_bytes, f"{c.L!r}ns", f"{c.G!r}ns", f"{c.O!r}ns") for c in p.size_classes),
+            L=t(p.L), o=t(p.o_s if split else p.o), o_r=t(p.o_r) if split else None, g=t(p.g), G=b(p.G), O=b(p.O),
+            S=p.S, O_rendezvous=None if p.O_rendezvous is None else b(p.O_rendezvous),
+            classes=tuple((c.min_bytes, t(c.L), b(c.G), b(c.O)) for c in p.size_classes),
         )
 
     def with_overrides(self, **text: str | None) -> LogGOPS:
