@@ -13,13 +13,59 @@ import cloudnoise
 DOC = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 
 
-def test_the_worked_example_runs(capsys):
+def _examples() -> list[str]:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
-    assert blocks, "docs/api.md lost its worked example"
+    assert len(blocks) >= 2, "docs/api.md lost a worked example"
+    return blocks
+
+
+def test_the_worked_example_runs(capsys):
+    for block in _examples():
+        if "cloudnoise.measure(" not in block:
+            exec(compile(block, str(DOC), "exec"), {})
+    out = capsys.readouterr().out
+    assert "USD per run" in out and "with noise" in out
+
+
+def test_the_measure_example_runs(capsys, tmp_path, monkeypatch):
+    from measure_support import mpi_or_skip
+
+    mpi_or_skip()
+    monkeypatch.chdir(tmp_path)
+    blocks = [b for b in _examples() if "cloudnoise.measure(" in b]
+    assert blocks, "docs/api.md lost its measure example"
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), {})
     out = capsys.readouterr().out
-    assert "USD per run" in out and "with noise" in out
+    assert "median_us" in out and "16-rank 1 MiB ring allreduce here" in out and "(none noise)" in out
+
+
+def test_measure_result_is_what_json_prints(tmp_path):
+    from measure_support import mpi_or_skip
+
+    mpi_or_skip()
+    r = cloudnoise.measure("latency", out=tmp_path / "c", sizes="1,1MB", iterations=50, warmup=0)
+    assert r.complete and r.samples == 100 and r.campaign == tmp_path / "c"
+    assert [row["size_bytes"] for row in r.results] == [1, 10**6]  # MB is 10^6 as in every command
+    df = r.to_pandas()
+    assert df["size_bytes"].tolist() == [1, 10**6] and (df["samples"] == 50).all()
+    assert r.to_dict()["results"] == r.results and r.loggp is None
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"experiment": "latncy"}, "did you mean 'latency'"),
+    ({"experiment": "latency", "sizes": "1,3GiB"}, "2^31-1"),
+    ({"experiment": "latency", "duration": "soon"}, "--duration"),
+    ({"experiment": "latency", "iterations": 0}, "iterations"),
+    ({"experiment": "latency", "labels": {"distance": "far"}}, "distance"),
+    ({"experiment": "latency", "resume": True}, "--resume needs --out"),
+])
+def test_bad_measure_calls_raise_before_anything_runs(tmp_path, monkeypatch, kwargs, message):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(cloudnoise.CloudnoiseError) as err:
+        cloudnoise.measure(**kwargs)
+    assert message in str(err.value) and "\n" not in str(err.value)
+    assert list(tmp_path.iterdir()) == []  # no campaign folder left behind
 
 
 def test_variants_share_the_seed_and_the_primary_is_first():
@@ -43,6 +89,13 @@ def test_parameters_override_the_defaults_exactly():
     # two ranks, one 1-byte message each way (ping-pong-free dissemination): LogGP's 2o + L per round
     r = cloudnoise.simulate(pattern="dissemination", ranks=2, size=1, L="2us", o=500, g=0, G=0)
     assert r.runtime_ns.tolist() == [500 + 2000 + 500]
+
+
+def test_default_variant_is_the_noise_the_profile_carries():
+    assert cloudnoise.simulate(pattern="dissemination", ranks=8, size="16B", profile="daint", reps=2).variant == "both"
+    only_os = cloudnoise.simulate(pattern="dissemination", ranks=8, size="16B", L="2us", os_noise="periodic:frequency=1000,duration=25us",
+                                  reps=2)
+    assert only_os.variant == "os"
 
 
 def test_cost_is_runtime_times_nodes_times_price():

@@ -18,7 +18,9 @@ RETIRED = {"--system", "--systems", "--profiles", "--output", "--outdir", "--out
 # Commands that only print help-like text, run a user's program, or build a library: no results to print as JSON.
 NO_RESULTS = {"trace lib"}
 # Commands that print a table (OSU-like or a list): --csv too.
-TABLES = {"simulate", "sweep", "cost", "advise", "profiles list", "schedule list"}
+TABLES = {"simulate", "sweep", "cost", "advise", "profiles list", "schedule list",
+          *(f"measure {e}" for e in ("latency", "bandwidth", "connections", "bidirectional", "burst", "latency-noise",
+                                     "bandwidth-noise", "os-noise", "loggp"))}
 
 
 def commands() -> Iterator[tuple[str, click.Command]]:

@@ -94,7 +94,7 @@ def test_too_little_free_disk_stops_before_measuring(tmp_path):
 
 
 def test_default_campaign_folders_are_unique_within_a_second(tmp_path):
-    from cloudnoise.measure.cli import unique_campaign_dir
+    from cloudnoise.measure.arguments import unique_campaign_dir
 
     made = {unique_campaign_dir(tmp_path) for _ in range(5)}
     assert len(made) == 5 and all(p.is_dir() for p in made)

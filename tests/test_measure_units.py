@@ -11,7 +11,7 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.measure import rows
 from cloudnoise.measure.campaign import Campaign
 from cloudnoise.measure.chunks import chunk_path, read_chunk
-from cloudnoise.measure.cli import parse_labels, parse_size
+from cloudnoise.measure.arguments import parse_labels, parse_size
 from cloudnoise.measure.experiments import Options, Run, Unit, plan
 from cloudnoise.measure.launcher import LaunchSpec, build_command
 from cloudnoise.measure.mpi import MpiInstallation
@@ -29,6 +29,22 @@ def test_parse_size():
     assert parse_size("16MiB") == 16 << 20
     with pytest.raises(CloudnoiseError):
         parse_size("big")
+
+
+def test_sizes_mean_what_they_mean_in_every_command():
+    """docs/cli.md: MB is 10^6 and MiB is 2^20 here as in `simulate --size`."""
+    from cloudnoise.units import parse_size_bytes
+
+    for text, expected in (("1MB", 10**6), ("1MiB", 2**20), ("64KB", 64_000), ("64KiB", 65536), ("1.5KB", 1500),
+                           ("2GB", 2 * 10**9)):
+        assert parse_size(text) == expected == parse_size_bytes(text)
+    assert parse_size(str(2**31 - 1)) == 2**31 - 1
+    for too_large in ("2GiB", "3GB", "3G"):
+        with pytest.raises(CloudnoiseError, match="2\\^31-1"):
+            parse_size(too_large)
+    for bad in ("1.5B", "-1", "1 parsec", "1e999MB"):
+        with pytest.raises(CloudnoiseError):
+            parse_size(bad)
 
 
 def test_labels_validate_distance():

@@ -148,7 +148,7 @@ def test_wildcards_irequires_and_rendezvous_complete(tmp_path: Path, profile: Pa
 def test_json_contract_dissemination(tmp_path: Path, profile: Path) -> None:
     mpi_or_skip()
     proc = run("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2", "--reps", "50",
-               "--profile", str(profile), "--json", timeout=120)
+               "--profile", str(profile), "--json", "--timeout", "2min", timeout=120)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert [r["ranks"] for r in data["results"]] == [2]
@@ -188,6 +188,14 @@ def test_missing_mpi_is_one_line(tmp_path: Path, profile: Path) -> None:
     proc = run("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2", "--profile", str(profile),
                "--mpicc", str(tmp_path / "no-mpicc"))
     assert proc.returncode == 4
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("bad", ["soon", "0", "-5s", "nan"])
+def test_timeout_is_a_wall_duration(profile: Path, bad: str) -> None:
+    proc = run("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2", "--profile", str(profile),
+               "--timeout", bad)
+    assert proc.returncode == 2 and "--timeout" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
 
 

@@ -11,12 +11,13 @@ try:
 except PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+src"
 
-__all__ = ["simulate", "SimulationResult", "load_profile", "build_profile", "cost", "CloudnoiseError", "__version__"]
+__all__ = ["simulate", "SimulationResult", "measure", "MeasurementResult", "load_profile", "build_profile", "cost", "CloudnoiseError", "__version__"]
 
 # name -> (module, attribute): the public API, imported on first use so
 # `import cloudnoise` (and the CLI) stay light. docs/api.md shows each.
 _API = {
     "SimulationResult": ("cloudnoise.simulate.api", "SimulationResult"),
+    "MeasurementResult": ("cloudnoise.measure.api", "MeasurementResult"),
     "load_profile": ("cloudnoise.profiles.registry", "resolve_profile"),
     "build_profile": ("cloudnoise.model.build", "build_profile"),
     "CloudnoiseError": ("cloudnoise.errors", "CloudnoiseError"),
@@ -24,7 +25,7 @@ _API = {
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("simulate", "cost"):  # callable modules: cloudnoise.simulate(...), cloudnoise.cost(...)
+    if name in ("simulate", "cost", "measure"):  # callable modules: cloudnoise.simulate(...), cloudnoise.measure(...)
         import importlib
 
         return importlib.import_module(f"cloudnoise.{name}")

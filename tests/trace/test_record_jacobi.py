@@ -50,7 +50,7 @@ def test_record_convert_simulate_within_15_percent(tmp_path: Path, jacobi: Path)
     assert proc.returncode == 0, proc.stderr
 
     trace = tmp_path / "jac"
-    proc = run("trace", "record", "--out", str(trace), "--json", "--", mpiexec, "-n", "2", str(jacobi), *ARGS, timeout=300)
+    proc = run("trace", "record", "--out", str(trace), "--json", "--timeout", "4min", "--", mpiexec, "-n", "2", str(jacobi), *ARGS, timeout=300)
     assert proc.returncode == 0, proc.stderr
     rec = json.loads(proc.stdout)
     assert rec["ranks"] == 2 and (trace / "rank-000000.cntr").is_file() and (trace / "trace.json").is_file()

@@ -9,99 +9,16 @@ one row per message size (``size_bytes``, ``min_us``, ``median_us``,
 
 from __future__ import annotations
 
-import re
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
 import click
 
 from cloudnoise import limits
-from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError, shown
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.measure.arguments import MAX_ITERATIONS
 from cloudnoise.measure.experiments import LOGGP_ROUNDS, LOGGP_TRAIN
-from cloudnoise.units import parse_size_bytes, parse_wall_seconds
-
-DISTANCES = ("same-rack", "different-racks", "unknown")
-# What the probes take: an MPI count is a C int; more iterations than this
-# would run for weeks; a launch's timeout in seconds (a week).
-MAX_PROBE_MESSAGE_BYTES = 2**31 - 1
-MAX_ITERATIONS = 10**9
-MAX_TIMEOUT_S = 7 * 24 * 3600.0
-MAX_INTERVAL_S = 3600.0
-MAX_CONNECTIONS = 4096
-_SIZE = re.compile(r"^\s*(\d+)\s*([kKmMgG]?)(i?[bB])?\s*$")
-
-
-def parse_size(text: str) -> int:
-    """'1', '4K', '16MiB' -> bytes (at most what an MPI count holds)."""
-    m = _SIZE.match(text)
-    if not m or len(m.group(1)) > 12:
-        raise CloudnoiseError(f"bad message size {shown(text)}; use bytes like 1024, 64K or 16M")
-    size = int(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[m.group(2).lower()]
-    if size > MAX_PROBE_MESSAGE_BYTES:
-        raise CloudnoiseError(f"message size {shown(text)} is too large: the probes send at most 2^31-1 bytes (2 GiB)")
-    return size
-
-
-def parse_sizes(text: str | None) -> list[int] | None:
-    if not text:
-        return None
-    sizes = [parse_size(t) for t in text.split(",") if t.strip()]
-    if any(s < 1 for s in sizes):
-        raise CloudnoiseError("message sizes must be at least 1 byte")
-    return sizes
-
-
-def parse_floats(text: str | None, what: str, high: float = MAX_INTERVAL_S) -> list[float] | None:
-    """Comma-separated finite numbers in [0, high]."""
-    if not text:
-        return None
-    try:
-        values = [float(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise CloudnoiseError(f"{what} must be comma-separated numbers, got {shown(text)}") from None
-    return [limits.check_range(v, what, 0, high) for v in values]
-
-
-def parse_whole(text: str | None, what: str, high: int) -> list[int] | None:
-    """Comma-separated whole numbers in [1, high]."""
-    if not text:
-        return None
-    from cloudnoise.comma_lists import parse_counts
-
-    values = parse_counts(text, what)
-    for v in values:
-        limits.check_count(v, what, 1, high)
-    return values
-
-
-def parse_labels(pairs: tuple[str, ...]) -> dict[str, str]:
-    labels: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise CloudnoiseError(f"--label {pair!r} must be KEY=VALUE, e.g. --label system=aws")
-        labels[key.strip()] = value.strip()
-    if labels.get("distance", "unknown") not in DISTANCES:
-        raise CloudnoiseError(f"--label distance= must be one of {', '.join(DISTANCES)}")
-    return labels
-
-
-def unique_campaign_dir(parent: Path) -> Path:
-    """A new folder ``cloudnoise-campaign-<UTC time>``, created here and now, so two
-    runs started in the same second never share one (``-2``, ``-3``, ... follow)."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    for n in range(1, 10000):
-        path = parent / (f"cloudnoise-campaign-{stamp}" + (f"-{n}" if n > 1 else ""))
-        try:
-            path.mkdir(parents=True)
-            return path
-        except FileExistsError:
-            continue
-        except OSError as err:
-            raise CloudnoiseError(f"cannot create a campaign folder in {parent}: {err.strerror}; pass --out") from err
-    raise CloudnoiseError(f"too many campaign folders for {stamp} in {parent}; pass --out")
-
+from cloudnoise.options import csv_option, quiet_option
 
 def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     options = [
@@ -116,6 +33,8 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="KEY=VALUE recorded with the run: system=, instance=, "
                           "distance=same-rack|different-racks|unknown."),
         click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object."),
+        csv_option("Print the results table as CSV on stdout (loggp: the per-size table)."),
+        quiet_option("No progress bar on stderr (errors and the note on what an interrupted run kept still print)."),
         click.option("--resume", is_flag=True, help="Continue an interrupted measurement in --out."),
         click.option("--mpicc", help="MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel)."),
         click.option("--mpiexec", help="MPI launcher binary (default: next to mpicc)."),
@@ -134,76 +53,46 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _run(experiment: str, kw: dict[str, Any]) -> None:
-    from cloudnoise.measure.experiments import Options
-    from cloudnoise.measure.launcher import LaunchSpec
-    from cloudnoise.measure.mpi import find_mpi
+    """The command line's text to `cloudnoise.measure(...)`, and its summary printed."""
+    from cloudnoise.measure.api import measure
     from cloudnoise.measure.report import emit
-    from cloudnoise.measure.runner import Request, execute
 
-    hosts = [h for h in (kw.get("hosts") or "").split(",") if h.strip()]
-    n_hosts = len(hosts)
-    if kw.get("hostfile"):
-        try:
-            lines = Path(kw["hostfile"]).read_text().splitlines()
-        except OSError as err:
-            raise CloudnoiseError(f"cannot read --hostfile {kw['hostfile']}: {err.strerror}") from err
-        n_hosts = len([ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")])
     inject = None
     if kw.get("inject_detour"):
         try:
             period, dur = (float(x) for x in kw["inject_detour"].split(":"))
         except ValueError as err:
             raise CloudnoiseError("--inject-detour takes PERIOD_US:DURATION_US") from err
-        inject = (limits.check_range(period, "--inject-detour period", 0, 1e9, low_open=True),
-                  limits.check_range(dur, "--inject-detour duration", 0, 1e9))
-    for key in ("ranks", "iterations", "ppn"):
-        if kw.get(key) is not None and kw[key] < 1:
-            raise CloudnoiseError(f"--{key} must be at least 1")
-    duration = parse_wall_seconds(kw["duration"], "--duration") if kw.get("duration") is not None else None
-    timeout = parse_wall_seconds(kw["timeout"], "--timeout") if kw.get("timeout") is not None else None
-    slice_s = parse_wall_seconds(kw["slice"], "--slice") if kw.get("slice") is not None else None
-    min_free = parse_size_bytes(kw.get("min_free") or "1GiB", "--min-free")
-    options = Options(
+        inject = (period, dur)
+    result = measure(
+        experiment,
+        out=kw.get("out"),
         ranks=kw.get("ranks"),
-        sizes=parse_sizes(kw.get("sizes")),
+        sizes=kw.get("sizes"),
         iterations=kw.get("iterations"),
         warmup=kw.get("warmup"),
-        duration_s=duration,
-        connections=parse_whole(kw.get("connections"), "--connections", MAX_CONNECTIONS),
-        intervals_s=parse_floats(kw.get("intervals"), "--intervals"),
+        duration=kw.get("duration"),
+        connections=kw.get("connections"),
+        intervals=kw.get("intervals"),
         detours=kw.get("detours"),
         per_core=bool(kw.get("per_core")),
-        ppn=kw.get("ppn"),
-        hosts=max(1, n_hosts),
-        inject=inject,
+        slice=kw.get("slice"),
         train=kw.get("train") or LOGGP_TRAIN,
         rounds=kw.get("rounds") or LOGGP_ROUNDS,
-    )
-    out = kw.get("out")
-    if out is None and kw.get("resume"):
-        raise CloudnoiseError("--resume needs --out CAMPAIGN_DIR")
-    labels = parse_labels(kw.get("labels") or ())
-    mpi = find_mpi(kw.get("mpicc"), kw.get("mpiexec"))
-    if out is None:
-        out = unique_campaign_dir(Path.cwd())
-    request = Request(
-        experiment=experiment,
-        options=options,
-        launch=LaunchSpec(kw.get("launcher") or "mpiexec", hosts, kw.get("hostfile"), kw.get("ppn")),
-        out=out,
-        labels=labels,
+        labels=kw.get("labels") or (),
         resume=bool(kw.get("resume")),
-        timeout_s=timeout,
-        slice_s=slice_s,
-        min_free=min_free,
+        mpicc=kw.get("mpicc"),
+        mpiexec=kw.get("mpiexec"),
+        launcher=kw.get("launcher") or "mpiexec",
+        hosts=kw.get("hosts"),
+        hostfile=kw.get("hostfile"),
+        ppn=kw.get("ppn"),
+        timeout=kw.get("timeout"),
+        min_free=kw.get("min_free") or "1GiB",
+        quiet=bool(kw.get("quiet") or kw.get("as_json")),
+        inject_detour=inject,
     )
-    try:
-        campaign, summary = execute(request, mpi)
-    except OSError as err:
-        raise CloudnoiseError(
-            f"cannot write the campaign in {out}: {err.strerror or err} (disk full or read-only?)",
-            EXIT_RUNTIME) from err
-    emit(experiment, campaign, summary, as_json=bool(kw.get("as_json")))
+    emit(result.document, as_json=bool(kw.get("as_json")), as_csv=bool(kw.get("as_csv")))
 
 
 @click.group()

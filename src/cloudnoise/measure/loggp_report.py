@@ -77,3 +77,12 @@ def print_fit(console: Console, fit: dict[str, Any]) -> None:
                       + (" (better: the engine's one o misses it)" if model.get("split_predicts_better") else ""))
     for note in fit.get("notes", []):
         console.print(f"# note: {note}")
+
+
+def write_fit_csv(fit: dict[str, Any]) -> None:
+    """The per-size table of a fit as CSV (`measure loggp --csv`): one row per
+    size with each operation's measured median (ns) and the model's residual."""
+    from cloudnoise.console import write_csv
+
+    columns = ["size_bytes", "class", "eager"] + [f"{op}_{part}" for op in OPERATIONS for part in ("ns", "residual")]
+    write_csv(columns, ([row.get(c) for c in columns] for row in fit.get("per_size", [])))

@@ -69,6 +69,7 @@ class Request:
     stall_s: float = 120.0
     slice_s: float | None = None
     min_free: int = diskspace.DEFAULT_MIN_FREE
+    quiet: bool = False  # no progress bar (--quiet, --json)
 
 
 @contextmanager
@@ -221,15 +222,15 @@ def _mib(n: float) -> str:
 
 class _Bar:
     """A rich progress bar on stderr, only on a terminal: elapsed, time left,
-    samples per second and disk used."""
+    samples per second and disk used; none at all when `quiet`."""
 
-    def __init__(self) -> None:
-        self.console = Console(stderr=True)
+    def __init__(self, quiet: bool = False) -> None:
+        self.console = Console(stderr=True, quiet=quiet)
         self.progress = Progress(
             TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
             TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
             TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[disk]}"),
-            console=self.console, disable=not self.console.is_terminal, transient=True,
+            console=self.console, disable=quiet or not self.console.is_terminal, transient=True,
         )
 
     def __enter__(self) -> "_Bar":
@@ -310,7 +311,7 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
     watch = f"{socket.gethostname()}:{os.getpid()}"
     interrupted: BaseException | None = None
     try:
-        with _sigterm_as_interrupt(), _Bar() as bar:
+        with _sigterm_as_interrupt(), _Bar(req.quiet) as bar:
             for index, run in enumerate(runs):
                 if run.role == "skip":
                     continue

@@ -264,7 +264,10 @@ def simulate(
     if names is not None and variant is not None:
         raise CloudnoiseError("give the variants as noise=[...] or as variant=, not both")
     if names is None:
-        names = [variant] if isinstance(variant, str) else (list(variant) if variant is not None else ["both"])
+        if variant is not None:
+            names = [variant] if isinstance(variant, str) else list(variant)
+        else:  # no variant named: all the noise given (a measured profile may carry none)
+            names = setup.default_variants() if setup is not None else ["none"]
     if not names:
         raise CloudnoiseError(f"no noise variant given (choose from {', '.join(VARIANTS)})")
     if setup is not None:

@@ -29,6 +29,7 @@ from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
+from cloudnoise.units import parse_wall_seconds
 
 
 @dataclass
@@ -143,7 +144,7 @@ def _timeout(sim_ns: np.ndarray, reps: int, warmup: int, ranks: int) -> float:
 @click.option("--hosts", help="Comma-separated hosts.")
 @click.option("--hostfile", type=click.Path(dir_okay=False), help="Hostfile for the launcher.")
 @click.option("--ppn", type=int, help="Processes per node.")
-@click.option("--timeout", type=float, help="Stop a launch after this many seconds (default: from the simulated runtime).")
+@click.option("--timeout", metavar="DURATION", help="Stop a launch after this long: seconds, or 30m, 2h (default: from the simulated runtime).")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), help="Directory for measured.parquet, simulated.parquet, summary.json, figures and raw files.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (`results`: one row per configuration).")
 @click.option("--trace", "trace_dir", metavar="DIR", type=click.Path(path_type=Path), help="Compare a recorded trace's runtime (first MPI_Init exit to last MPI_Finalize entry) with its simulation; nothing is launched.")
@@ -167,6 +168,8 @@ def validate(goal_file: Path | None, **opts: Any) -> None:
       cloudnoise validate --trace jac --profile here.json --reps 20
       cloudnoise validate --suite --profile here.json
     """
+    if opts.get("timeout") is not None:
+        opts["timeout"] = parse_wall_seconds(opts["timeout"], "--timeout")
     if opts.get("suite"):
         from cloudnoise.validate import suite
 
