@@ -41,7 +41,9 @@ def campaign_gaps(c: CampaignData) -> list[Gap]:
     gaps = []
     for name, exp in experiments.items():
         resume = f"continue it: cloudnoise measure {name} --out {root} --resume"
-        has_samples = (root / name / "samples.parquet").is_file()
+        # a file, or a folder of Parquet parts written while a long measurement streams
+        samples = root / name / "samples.parquet"
+        has_samples = samples.is_file() or (samples.is_dir() and any(samples.glob("*.parquet")))
         has_summary = name in c.experiments
         if not exp.get("complete"):
             problem = ("interrupted before it finished; what it saved is shown" if has_samples and has_summary
