@@ -213,3 +213,36 @@ def test_a_campaign_being_measured_is_not_measured_twice(tmp_path):
     if "no MPI" in proc.stderr:
         return
     assert proc.returncode == 2 and "another cloudnoise measure is writing" in proc.stderr, proc.stderr
+
+
+def test_sigkill_stops_the_loggp_probe_too(tmp_path):
+    """cn_loggp watches cloudnoise like the noise probes (checked between units, each far
+    under a second). The launcher here is a shell that leaves mpiexec running in the
+    background when it dies, as launchers that do not follow their parent do: only the
+    probe's own watch of cloudnoise's pid stops it."""
+    mpi_or_skip()
+    from cloudnoise.measure.mpi import find_mpi
+
+    out = tmp_path / "c"
+    launcher = f"sh -c '{find_mpi().mpiexec} -n {{ranks}} {{cmd}} & wait'"
+    proc = _start("measure", "loggp", "--sizes", "1,1KiB,64KiB", "--iterations", "1000000", "--rounds", "1000",
+                  "--launcher", launcher, "--out", str(out))
+    deadline = time.monotonic() + 60
+    while not probe_processes(str(out)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert probe_processes(str(out)), "no probe is running"
+    time.sleep(1.0)
+    assert proc.poll() is None, "the measurement ended before it could be killed"
+    killed = time.monotonic()
+    proc.kill()
+    proc.communicate(timeout=10)
+    while probe_processes(str(out)) and time.monotonic() - killed < 10:
+        time.sleep(0.02)
+    survivors = probe_processes(str(out))
+    for pid in survivors:  # leave nothing running if the assertion below fails
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+    assert not survivors, "the loggp probes outlived cloudnoise"
+    assert time.monotonic() - killed <= 2.0

@@ -43,6 +43,8 @@
  * get a quarter of that (at least 3 per round). Samples go to
  * PREFIX.rankN.bin (cn_samples.h), facts to PREFIX.rankN.info (cn_info.h),
  * which also says when each round ended (roundR_end_monotonic_ns).
+ * --watch HOST:PID and the lock PREFIX.rankN.lock: see cn_parent.h (checked
+ * between units, never inside a timed operation).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -55,6 +57,7 @@
 
 #include "cn_args.h"
 #include "cn_info.h"
+#include "cn_parent.h"
 #include "cn_samples.h"
 #include "cn_timer.h"
 
@@ -70,6 +73,7 @@ struct options {
     int n_sizes, n_iterations;
     int rounds, first_round, train, warmup;
     const char *prefix;
+    const char *watch; /* HOST:PID of the cloudnoise that launched us (cn_parent.h) */
 };
 
 struct ctx {
@@ -86,7 +90,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"sizes", required_argument, 0, 's'},  {"iterations", required_argument, 0, 'n'},
         {"rounds", required_argument, 0, 'r'}, {"train", required_argument, 0, 't'},
         {"warmup", required_argument, 0, 'w'}, {"out", required_argument, 0, 'o'},
-        {"first-round", required_argument, 0, 'f'}, {0, 0, 0, 0}};
+        {"first-round", required_argument, 0, 'f'}, {"watch", required_argument, 0, 'W'}, {0, 0, 0, 0}};
     int c;
     memset(o, 0, sizeof *o);
     o->rounds = 5;
@@ -101,6 +105,7 @@ static void parse(int argc, char **argv, struct options *o)
         case 'w': o->warmup = atoi(optarg); break;
         case 'o': o->prefix = optarg; break;
         case 'f': o->first_round = atoi(optarg); break;
+        case 'W': o->watch = optarg; break;
         default: cn_die("unknown option");
         }
     }
@@ -307,6 +312,7 @@ int main(int argc, char **argv)
     struct options *o = malloc(sizeof *o);
     struct ctx *c = malloc(sizeof *c);
     struct cn_timer_info timer;
+    struct cn_parent_watch watch;
     int64_t max_size = 1;
     int nranks, u, r, k;
     char path[4096];
@@ -318,6 +324,8 @@ int main(int argc, char **argv)
     parse(argc, argv, o);
     memset(c, 0, sizeof *c);
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
+    snprintf(path, sizeof path, "%s.rank%d.lock", o->prefix, c->rank);
+    cn_parent_init(&watch, o->watch, path);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     if (nranks != 2)
         cn_die("loggp runs on exactly 2 ranks");
@@ -357,6 +365,8 @@ int main(int argc, char **argv)
             int64_t its = o->n_iterations == 1 ? o->iterations[0] : o->iterations[u];
             run_unit(c, o, o->sizes[u], its, r);
             cn_samples_flush(&c->samples);
+            /* between units, never inside a timed operation: a unit lasts well under a second */
+            cn_parent_check(&watch, cn_now_ns());
             MPI_Barrier(MPI_COMM_WORLD);
         }
         fprintf(info, "round%d_end_monotonic_ns=%lld\n", r, (long long)cn_now_ns());

@@ -149,7 +149,7 @@ def probe_argv(binary: Path, run: Run, prefix: Path, watch: str | None = None) -
     if watch:
         streamed += ["--watch", watch]
     if run.probe == "cn_loggp":
-        return loggp_argv(binary, run, prefix)
+        return loggp_argv(binary, run, prefix) + (["--watch", watch] if watch else [])
     if run.mode == "detour":
         argv = [str(binary), "--out", str(prefix), "--detours", str(run.detours),
                 "--duration", repr(float(run.duration_s)), *streamed]
