@@ -171,6 +171,20 @@ def test_noise_views_select_the_known_tails(inputs: dict[str, Path]) -> None:
     assert curve.min_us[0] == pytest.approx(1.0)
 
 
+def test_noise_panels_are_capped_for_long_runs_and_say_so(inputs: dict[str, Path], monkeypatch) -> None:
+    """0.1% of a day of samples is 31 M points: past MAX_POINTS a panel shows the extreme
+    MAX_POINTS samples (ties at the cut included) and its title names the share shown."""
+    from cloudnoise.report.figures.network import shown
+
+    c = load_campaign(inputs["campaign"])
+    assert shown("top", measured.latency_noise(c)) == "top 0.1%"
+    monkeypatch.setattr(measured, "MAX_POINTS", 5)  # of 10,000 samples: 0.05%
+    lat, bw = measured.latency_noise(c), measured.bandwidth_noise(c)
+    assert lat.shown_percent == pytest.approx(0.05) and shown("top", lat) == "top 0.05%"
+    assert bw.shown_percent == pytest.approx(0.05) and shown("bottom", bw) == "bottom 0.05%"
+    assert np.allclose(lat.values, 4.0) and np.allclose(bw.values, 0.5)  # still only the tail
+
+
 def test_boxes_use_the_same_statistics_as_matplotlib() -> None:
     from matplotlib import cbook
 

@@ -172,7 +172,9 @@ def network_sections(campaigns: list[CampaignData], outdir: Path) -> list[Sectio
     if lat:
         noise_figs.append(base.save(latency_noise_figure(lat), outdir, "latency-noise", "Latency noise",
                                     "The largest 0.1% RTT/2 samples of a 1-byte ping-pong, normalised to the "
-                                    "minimum latency, over time (Fig. 9-10).", wide=len(lat) > 1))
+                                    "minimum latency, over time (Fig. 9-10); past "
+                                    f"{measured.MAX_POINTS:,} points (runs of hours), the largest "
+                                    f"{measured.MAX_POINTS:,}, as each panel says.", wide=len(lat) > 1))
     slices = [s for c in campaigns if (s := measured.latency_slices(c)) is not None]
     if slices:
         noise_figs.append(base.save(latency_slices_figure(slices), outdir, "latency-by-slice",
@@ -184,7 +186,8 @@ def network_sections(campaigns: list[CampaignData], outdir: Path) -> list[Sectio
     if bw:
         noise_figs.append(base.save(bandwidth_noise_figure(bw), outdir, "bandwidth-noise", "Bandwidth noise",
                                     "The smallest 0.1% bandwidth samples, normalised to the maximum bandwidth, "
-                                    "over time (Fig. 11-12).", wide=len(bw) > 1))
+                                    f"over time (Fig. 11-12); past {measured.MAX_POINTS:,} points, the smallest "
+                                    f"{measured.MAX_POINTS:,}, as each panel says.", wide=len(bw) > 1))
     osn = [s for c in campaigns if (s := measured.os_detours(c)) is not None]
     if osn:
         noise_figs.append(base.save(os_detours_figure(osn), outdir, "os-detours", "OS detours",

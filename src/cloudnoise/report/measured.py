@@ -30,6 +30,10 @@ from cloudnoise.report.data import CampaignData
 LATENCY_TOP = 99.9  # percentile: Fig. 9-10 show the largest 0.1%
 BANDWIDTH_BOTTOM = 0.1  # percentile: Fig. 11-12 show the smallest 0.1%
 DETOUR_TOP = 99.0  # percentile: Fig. 8 shows the largest 1%
+# At most this many points per noise panel: 0.1% of an hour at 360 K samples/s is 1.3 M
+# points, of a day 31 M, which neither memory nor a PDF holds; past it, the panel shows
+# the largest (smallest) MAX_POINTS samples instead of 0.1% and says so.
+MAX_POINTS = 250_000
 DETOUR_WINDOW_S = 5.0
 
 
@@ -45,6 +49,7 @@ class NoiseSeries:
     total_samples: int
     size_bytes: int
     span_s: float  # how long the measurement lasted
+    shown_percent: float = 0.1  # the share of the samples shown, in %
 
 
 def _top_iterations(stats: ExperimentStats, size: int, threshold_ns: float) -> tuple[np.ndarray, np.ndarray, int, int]:
@@ -95,12 +100,13 @@ def latency_noise(c: CampaignData, experiment: str = "latency-noise") -> NoiseSe
         return None
     smallest = min(sizes)
     s = sizes[smallest]
-    # every sample at or above the exact 99.9th percentile (the summary's is at most this much above it)
-    cut = s.percentile(LATENCY_TOP) / (1.0 + RELATIVE_PRECISION)
+    top = max(LATENCY_TOP, 100.0 * (1.0 - MAX_POINTS / s.count))
+    # every sample at or above the exact percentile (the summary's is at most this much above it)
+    cut = s.percentile(top) / (1.0 + RELATIVE_PRECISION)
     wall, rtt, t0, t1 = _top_iterations(stats, smallest, cut)
     base = s.min / 2000.0
-    return NoiseSeries(c.name, (wall - t0) / 1e9, (rtt / 2000.0) / base, base, s.percentile(LATENCY_TOP) / s.min,
-                       s.count, int(smallest), float((t1 - t0) / 1e9))
+    return NoiseSeries(c.name, (wall - t0) / 1e9, (rtt / 2000.0) / base, base, s.percentile(top) / s.min,
+                       s.count, int(smallest), float((t1 - t0) / 1e9), 100.0 - top)
 
 
 def bandwidth_noise(c: CampaignData, experiment: str = "bandwidth-noise") -> NoiseSeries | None:
@@ -117,11 +123,12 @@ def bandwidth_noise(c: CampaignData, experiment: str = "bandwidth-noise") -> Noi
     if size not in sizes:
         return None
     s = sizes[size]
-    cut = s.percentile(100.0 - BANDWIDTH_BOTTOM) / (1.0 + RELATIVE_PRECISION)
+    bottom = min(BANDWIDTH_BOTTOM, 100.0 * MAX_POINTS / s.count)
+    cut = s.percentile(100.0 - bottom) / (1.0 + RELATIVE_PRECISION)
     wall, rtt, t0, t1 = _top_iterations(stats, size, cut)
     base = size * 8.0 / (s.min / 2.0)  # Gb/s
     return NoiseSeries(c.name, (wall - t0) / 1e9, s.min / rtt.astype(np.float64), base,
-                       s.min / s.percentile(100.0 - BANDWIDTH_BOTTOM), s.count, size, float((t1 - t0) / 1e9))
+                       s.min / s.percentile(100.0 - bottom), s.count, size, float((t1 - t0) / 1e9), bottom)
 
 
 @dataclass(frozen=True)
@@ -168,7 +175,7 @@ def os_detours(c: CampaignData, window_s: float = DETOUR_WINDOW_S) -> NoiseSerie
     row = os_noise_row(c) or {}
     measured_s = float(row.get("duration_s") or (trace.starts + trace.durations).max() / 1e9)
     return NoiseSeries(c.name, starts[top] / 1e9, durations[top], 1.0, threshold, int(durations.size), 0,
-                       min(window_s, measured_s))
+                       min(window_s, measured_s), 100.0 - DETOUR_TOP)
 
 
 @dataclass(frozen=True)

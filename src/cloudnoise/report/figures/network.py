@@ -38,6 +38,12 @@ def size_figure(curves: list[SizeCurve]) -> Figure:
     return fig
 
 
+def shown(end: str, s: NoiseSeries) -> str:
+    """Which samples a noise panel shows: `top 0.1%`, or for long runs (capped at
+    measured.MAX_POINTS points) `top 0.0069%`, with as many digits as it takes."""
+    return f"{end} {s.shown_percent:.2g}%"
+
+
 def latency_noise_figure(series: list[NoiseSeries]) -> Figure:
     """One panel per campaign: the largest 0.1% latencies / minimum, over time (log y)."""
     fig, axes = panel_grid(len(series))
@@ -49,7 +55,7 @@ def latency_noise_figure(series: list[NoiseSeries]) -> Figure:
         ax.set_xlabel("Time (s)")
         ax.set_ylabel("Latency / minimum latency")
         ax.set_title(f"{s.campaign}: min {s.base:.3g} µs ({format_bytes(s.size_bytes)})\n"
-                     f"top 0.1% of {s.total_samples:,} samples", fontsize=10)
+                     f"{shown('top', s)} of {s.total_samples:,} samples", fontsize=10)
         ax.grid(True, alpha=0.3)
     return fig
 
@@ -64,7 +70,7 @@ def bandwidth_noise_figure(series: list[NoiseSeries]) -> Figure:
         ax.set_xlabel("Time (s)")
         ax.set_ylabel("Bandwidth / maximum bandwidth")
         ax.set_title(f"{s.campaign}: max {s.base:.4g} Gb/s ({format_bytes(s.size_bytes)})\n"
-                     f"bottom 0.1% of {s.total_samples:,} samples", fontsize=10)
+                     f"{shown('bottom', s)} of {s.total_samples:,} samples", fontsize=10)
         ax.grid(True, alpha=0.3)
     return fig
 
