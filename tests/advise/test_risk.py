@@ -107,3 +107,12 @@ def test_front_and_recommendation_on_hand_made_results() -> None:
 def test_recommendation_without_prices() -> None:
     rec = recommend([advice_point("free", 4, _runs(1.0), None, None)])
     assert rec.point is None and "no system has a price" in rec.why
+
+
+def test_recommendation_says_when_billing_hides_the_noise() -> None:
+    # 10 ms noisy vs 8 ms quiet, billed per started minute: both cost one minute, 25% slower for free
+    runtimes = {("s", 16, "both"): _runs(10.0), ("s", 16, "none"): _runs(8.0)}
+    _, rec = advice_from_runtimes(runtimes, {"s": q("s", 1.0, parse_billing("1min"))})
+    assert "noise adds 25% to its runtime but nothing to its bill" in rec.why
+    _, rec = advice_from_runtimes(runtimes, {"s": q("s", 1.0)})  # billed exactly: the runtime shows in the bill
+    assert "noise adds 25% to its cost" in rec.why

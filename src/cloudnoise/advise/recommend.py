@@ -93,7 +93,14 @@ def _tail(pick: AdvicePoint, deadline_ns: float | None, budget_usd: float | None
     if pick.over_budget is not None and budget_usd is not None:
         parts.append(f"over {budget_usd:.4g} USD in {100 * pick.over_budget.value:.3g}% of runs")
     if pick.noise_cost_percent is not None:
-        parts.append(f"noise adds {pick.noise_cost_percent:.0f}% to its cost")
+        slower = pick.noise_runtime_percent
+        if slower is not None and slower >= 1 and abs(pick.noise_cost_percent) < 0.5:
+            # a minimum charge or coarse rounding bills the noisy and the quiet run alike: say
+            # so, or "noise adds 0%" reads as "noise does not matter here"
+            parts.append(f"noise adds {slower:.0f}% to its runtime but nothing to its bill (billing rounds both "
+                         "up to the same charge)")
+        else:
+            parts.append(f"noise adds {pick.noise_cost_percent:.0f}% to its cost")
     return "; ".join(p for p in parts if p)
 
 
