@@ -231,3 +231,12 @@ def test_lognormal_models_do_not_load_scipy_stats():
             "print('scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_an_overflowing_pareto_is_refused_without_a_warning(recwarn):
+    """Found by bench/bench_hostile_inputs.py: pareto(scale=1e308) drew inf after a numpy
+    RuntimeWarning on stderr; the refusal must be the only output."""
+    with pytest.raises(CloudnoiseError, match="not a finite number"):
+        check_latency_noise(parse_distribution("mixture:0.999*lognormal(median=1192,sigma=0.1)"
+                                               "+0.001*pareto(scale=1e308,alpha=2)"), "test")
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

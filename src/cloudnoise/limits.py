@@ -40,6 +40,9 @@ MAX_SIZE_BYTES = 2**53  # one message (the GOAL reader's limit too): 8 PiB
 MAX_RANKS = 2**29 - 1  # the engine's per-op host field
 MAX_REPS = 2**32  # Monte Carlo repetitions of one configuration
 MAX_THREADS = 4096
+# An application's iterations: every collective phase of every iteration gets its own
+# message tags, and the engine's generator takes a 64-bit count; far beyond any run.
+MAX_APP_ITERATIONS = 2**31 - 1
 
 # -- noise -----------------------------------------------------------------
 

@@ -296,7 +296,10 @@ class Pareto(_Base):
 
     def quantile(self, p: np.ndarray) -> np.ndarray:
         if math.isinf(self.max):
-            return self._frozen.ppf(_as_p(p))
+            # an extreme scale overflows to inf, which the callers refuse in one line: no
+            # RuntimeWarning on stderr before it
+            with np.errstate(over="ignore"):
+                return self._frozen.ppf(_as_p(p))
         q = _as_p(p)
         return self.scale * (1.0 - q * (1.0 - self._t)) ** (-1.0 / self.alpha)
 

@@ -67,6 +67,7 @@ from typing import Any
 
 import numpy as np
 
+from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.compute import ComputeRate
 from cloudnoise.output_files import atomic_write
@@ -380,12 +381,17 @@ def resolve(
     file's, else 1) and every compute phase's time (see compute_model): a
     phase's own gflops, else `gflops` (--gflops), else the file's, else the
     system's `rate` (a profile's compute), else DGEMM timed here."""
-    ranks = ranks if ranks is not None else spec.ranks
-    if ranks is None:
+    # counts the engine's generator can take, or one line naming where they came from
+    if ranks is not None:
+        limits.check_count(ranks, "--ranks", 1, limits.MAX_RANKS)
+    elif spec.ranks is not None:
+        ranks = limits.check_count(spec.ranks, "ranks", 1, limits.MAX_RANKS, spec.source)
+    else:
         raise CloudnoiseError("--app needs --ranks P (or ranks = P in the app file)")
-    iterations = iterations if iterations is not None else (spec.iterations or 1)
-    if iterations < 1:
-        raise CloudnoiseError(f"--iterations must be at least 1, got {iterations}")
+    if iterations is not None:
+        limits.check_count(iterations, "--iterations", 1, limits.MAX_APP_ITERATIONS)
+    else:
+        iterations = limits.check_count(spec.iterations or 1, "iterations", 1, limits.MAX_APP_ITERATIONS, spec.source)
     user_rate = gflops if gflops is not None else spec.gflops
     compute: list[ComputeTime | None] = []
     for phase in spec.phases:
