@@ -40,3 +40,19 @@ def test_csv_is_the_table_for_pandas(tmp_path: Path) -> None:
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     assert [int(r["size_bytes"]) for r in rows] == [1] and int(rows[0]["samples"]) == 3000
     assert float(rows[0]["min_us"]) <= float(rows[0]["median_us"]) <= float(rows[0]["max_us"])
+
+
+def test_loggp_csv_is_the_per_size_table(tmp_path: Path) -> None:
+    import csv
+    import io
+
+    mpi_or_skip()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "cloudnoise", "measure", "loggp", "--sizes", "1,1KiB", "--iterations", "60",
+         "--rounds", "3", "--out", str(tmp_path / "lg"), "--csv"],
+        capture_output=True, text=True, env=env, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert [int(r["size_bytes"]) for r in rows] == [1, 1024]
+    assert all(float(r["pingpong_ns"]) > 0 for r in rows) and "recv_late_residual" in rows[0]

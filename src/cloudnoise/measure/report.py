@@ -68,15 +68,15 @@ def emit(doc: dict[str, Any], as_json: bool = False, as_csv: bool = False) -> No
         return
     experiment = doc["experiment"]
     rows = doc.get("results", [])
-    if as_csv and experiment != "loggp":
-        columns = OS_NOISE_COLUMNS if experiment == "os-noise" else PINGPONG_COLUMNS
-        keys = [k for k, _ in columns if any(k in r for r in rows)]
-        write_csv(keys, ([r.get(k) for k in keys] for r in rows))
-        return
-    if as_csv:
+    if as_csv and experiment == "loggp":
         from cloudnoise.measure.loggp_report import write_fit_csv
 
         write_fit_csv(doc.get("loggp", {}))
+        return
+    if as_csv:
+        columns = OS_NOISE_COLUMNS if experiment == "os-noise" else PINGPONG_COLUMNS
+        keys = [k for k, _ in columns if any(k in r for r in rows)]
+        write_csv(keys, ([r.get(k) for k in keys] for r in rows))
         return
     console = stdout_console()
     timer = doc.get("timer", {})
