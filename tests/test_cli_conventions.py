@@ -108,3 +108,17 @@ def test_wrong_arguments_exit_2_with_one_line(args: list[str], capsys) -> None:
     err = capsys.readouterr().err
     assert exit_.value.code == 2, (args, err)
     assert "Traceback" not in err
+
+
+def test_piped_profile_show_keeps_long_lines_whole() -> None:
+    """docs/cli.md: off a terminal, tables and notes are as wide as they need (no 80-column folding)."""
+    import subprocess
+    import sys
+
+    from cloudnoise.profiles.registry import resolve_profile
+
+    source = resolve_profile("daint").loggops.provenance.source
+    assert len(source) > 120
+    out = subprocess.run([sys.executable, "-m", "cloudnoise", "profiles", "show", "daint"], capture_output=True,
+                         text=True, check=True).stdout
+    assert source[:120] in out

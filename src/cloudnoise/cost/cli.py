@@ -11,7 +11,7 @@ from rich import box
 from rich.table import Table
 
 from cloudnoise.cost.configs import config_costs
-from cloudnoise.console import stdout_console as Console
+from cloudnoise.console import stdout_console
 from cloudnoise.console import write_csv
 from cloudnoise.cost.model import Pricing, RunCost, cheapest, compare_systems, costs_at_scales, parse_pricing
 from cloudnoise.cost.money import format_usd
@@ -158,7 +158,7 @@ def cost(
         if as_csv:
             write_csv(RUN_COLUMNS, ([r.to_dict()[c] for c in RUN_COLUMNS] for r in rows))
             return
-        con = Console()
+        con = stdout_console()
         con.print(_table(rows, f"Cost per run on {node_list[0]} nodes, {price.label()} pricing", best))
         if best is not None:
             con.print(f"cheapest: [bold]{best}[/bold] (*)")
@@ -187,7 +187,7 @@ def cost(
     if as_csv:
         write_csv(RUN_COLUMNS, ([r.to_dict()[c] for c in RUN_COLUMNS] for r in rows))
         return
-    Console().print(_table(rows, f"Cost per run on {profile_.name}, {price.label()} pricing", None))
+    stdout_console().print(_table(rows, f"Cost per run on {profile_.name}, {price.label()} pricing", None))
 
 
 def sweep_costs(directory: Path, price: Pricing) -> dict[str, Any]:
@@ -258,7 +258,7 @@ def _cost_sweep(directory: Path, price: Pricing, as_json: bool, as_csv: bool, sh
     if as_csv:
         write_csv(SWEEP_COLUMNS, ([r.get(c) for c in SWEEP_COLUMNS] for r in data["rows"]))
         return
-    con = Console()
+    con = stdout_console()
     noisy = summary[0]["noisy_variant"] if summary else None
     t = Table(title=f"Cost per run: {data['experiment']['name']}, {price.label()} pricing", box=box.SIMPLE_HEAD,
               pad_edge=False, caption="cheapest priced system at each node count (median runtime); cost of noise: "

@@ -83,10 +83,10 @@ def rows(statements: list[dict[str, Any]]) -> list[list[str]]:
 
 def print_table(data: dict[str, Any]) -> None:
     from rich import box
-    from rich.console import Console
+    from cloudnoise.console import stdout_console
     from rich.table import Table
 
-    con = Console()
+    con = stdout_console()
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False,
               title=f"De Sensi et al., SC22, Sec. V reproduced ({data['reps']} repetitions, seed {data['seed']})")
     for h in HEADERS:

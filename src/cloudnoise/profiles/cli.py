@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from cloudnoise.console import write_csv
+from cloudnoise.console import stdout_console, write_csv
 from cloudnoise.model.profile import Provenance, SystemProfile
 from cloudnoise.options import csv_option, json_option, one_of_json_csv
 from cloudnoise.profiles.registry import load_all_builtin, resolve_profile
@@ -73,7 +73,7 @@ def list_cmd(as_json: bool, as_csv: bool) -> None:
             _num(r["committed_per_node_hour"]),
             _num(r["on_demand_per_node_hour"]),
         )
-    Console().print(table)
+    stdout_console().print(table)
 
 
 def _prov(p: Provenance) -> str:
@@ -92,7 +92,7 @@ def show_cmd(name: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(p.to_dict(), indent=2, ensure_ascii=False))
         return
-    con = Console()
+    con = stdout_console()
     con.print(f"[bold]{p.name}[/bold] - {p.description}")
     con.print(f"labels: {', '.join(p.labels) or '-'}\n")
 

@@ -226,13 +226,13 @@ def run_trace_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[s
 
 
 def print_trace_table(result: dict[str, Any]) -> None:
-    from rich.console import Console
+    from cloudnoise.console import stdout_console
     from rich.table import Table
 
     from cloudnoise.units import format_time_ps
 
     f = lambda ns: format_time_ps(float(ns) * 1000)  # noqa: E731
-    console = Console()
+    console = stdout_console()
     table = Table(title=f"{result['source']}: recorded vs simulated runtime, {result['reps']} simulated repetitions")
     for col in ("noise", "recorded", "simulated median", "error"):
         table.add_column(col, justify="right", no_wrap=True)
@@ -374,10 +374,10 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
 
 def print_table(result: dict[str, Any]) -> None:
     """The comparison as a rich table, warnings below it."""
-    from rich.console import Console
+    from cloudnoise.console import stdout_console
     from rich.table import Table
 
-    console = Console()
+    console = stdout_console()
     table = Table(title=f"{result['source']}: measured vs simulated ({result['noise']} noise), "
                         f"{result['reps']} repetitions, times in us")
     for col in ("ranks", "meas. median", "95% CI", "sim. median", "95% CI", "error",

@@ -143,12 +143,11 @@ def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def print_suite(result: dict[str, Any]) -> None:
     """The suite as one table, its summary and the warnings."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=160)
+    from cloudnoise.console import stdout_console
+
+    console = stdout_console()
     table = Table(title=f"validate --suite: measured vs simulated medians ({result['noise']} noise), "
                         f"{result['reps']} repetitions each, times in us")
     for col in ("config", "ranks", "measured median", "simulated median", "error", "load avg"):
