@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,7 @@
 
 #include "engine.hpp"
 #include "goal_reader.hpp"
+#include "input_limits.hpp"
 #include "schedule.hpp"
 
 namespace nb = nanobind;
@@ -40,35 +42,67 @@ std::vector<int64_t> to_vector(nb::ndarray<const int64_t, nb::ndim<1>, nb::c_con
   return std::vector<int64_t>(a.data(), a.data() + a.shape(0));
 }
 
+// An activity as the engine would hand it to an OS-noise trace: a start in
+// the time range and a length no input can exceed.
+void check_activity(int64_t start, int64_t len) {
+  if (start < 0 || len < 0 || len > limits::kMaxTimePs)
+    throw std::invalid_argument("an activity needs start >= 0 and 0 <= length <= 10^17 ps");
+}
+
 std::vector<double> to_dvector(nb::ndarray<const double, nb::ndim<1>, nb::c_contig> a) {
   return std::vector<double>(a.data(), a.data() + a.shape(0));
 }
 
+// Joins a set of worker threads when it goes out of scope, however that
+// happens (an exception from a progress callback, Ctrl-C): a joinable
+// std::thread destroyed would call std::terminate (SIGABRT).
+class WorkerThreads {
+ public:
+  explicit WorkerThreads(std::atomic<bool>& stop) : stop_(stop) {}
+  ~WorkerThreads() {
+    stop_ = true;  // harmless after normal completion; stops the workers otherwise
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+  template <class F>
+  void start(F&& f) { threads_.emplace_back(std::forward<F>(f)); }
+
+ private:
+  std::atomic<bool>& stop_;
+  std::vector<std::thread> threads_;
+};
+
 // Runs repetitions [first, first + count) on `threads` threads. Each
 // repetition's result depends only on (seed, repetition), never on which
-// thread ran it.
+// thread ran it. The calling thread only waits: it reports progress and
+// looks for Ctrl-C (Python's signal handlers run on it), and on either an
+// exception or an interrupt it stops the workers (Engine::set_stop) and
+// joins them before the error reaches Python.
 nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
                          const NoiseModel& noise, uint64_t seed, uint64_t first, uint64_t count,
                          unsigned threads, ReadyOrder order, Processing processing,
                          uint32_t stamp_record_bits,
                          const std::function<void(uint64_t)>* progress) {
   if (count == 0) throw std::invalid_argument("repetitions must be at least 1");
-  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(count)));
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::min<uint64_t>(count, 4096))));
   std::vector<int64_t> max_end(count);
   std::vector<int64_t> first_host_end;
   uint64_t events = 0, messages = 0;
   std::atomic<uint64_t> next{0}, done{0}, windowed{0};
-  std::atomic<bool> failed{false};
+  std::atomic<bool> failed{false}, stop{false};
   std::exception_ptr error;
-  std::mutex error_mutex;
+  std::mutex mutex;  // guards error and finished_threads
+  std::condition_variable finished;
+  unsigned finished_threads = 0;
 
-  auto worker = [&](bool record_first) {
+  auto worker = [&]() {
     try {
       Engine engine(sched, params, order, processing, stamp_record_bits);
+      engine.set_stop(&stop);
       for (;;) {
-        if (failed.load(std::memory_order_relaxed)) return;
+        if (failed.load(std::memory_order_relaxed) || stop.load(std::memory_order_relaxed)) break;
         const uint64_t k = next.fetch_add(1);
-        if (k >= count) return;
+        if (k >= count) break;
         RunResult r = engine.run(noise, seed, first + k);
         max_end[k] = r.max_end_ps;
         if (r.windowed) windowed.fetch_add(1, std::memory_order_relaxed);
@@ -79,39 +113,39 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
         }
         done.fetch_add(1);
       }
+    } catch (const Interrupted&) {
+      // stopped from outside: the caller raises KeyboardInterrupt
     } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
+      std::lock_guard<std::mutex> lock(mutex);
       if (!error) error = std::current_exception();
       failed = true;
     }
-    (void)record_first;
+    std::lock_guard<std::mutex> lock(mutex);
+    ++finished_threads;
+    finished.notify_all();
   };
 
   {
     nb::gil_scoped_release release;
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, false);
-    if (progress && *progress) {
-      // Run the workers off this thread so it can report progress.
-      std::thread last(worker, true);
-      uint64_t reported = 0;
-      auto last_report = std::chrono::steady_clock::now();
-      while (done.load() < count && !failed.load()) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        const auto now_t = std::chrono::steady_clock::now();
-        const uint64_t now = done.load();
-        if (now != reported && now_t - last_report > std::chrono::milliseconds(100)) {
-          reported = now;
-          last_report = now_t;
-          nb::gil_scoped_acquire acquire;
-          (*progress)(now);
-        }
+    WorkerThreads pool(stop);
+    for (unsigned t = 0; t < threads; ++t) pool.start(worker);
+    uint64_t reported = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        if (finished.wait_for(lock, std::chrono::milliseconds(50), [&] { return finished_threads == threads; }))
+          break;
       }
-      last.join();
-    } else {
-      worker(true);
+      nb::gil_scoped_acquire acquire;
+      // Ctrl-C: Python's handler sets KeyboardInterrupt here; the pool's
+      // destructor stops and joins the workers as the error leaves.
+      if (PyErr_CheckSignals() != 0) throw nb::python_error();
+      const uint64_t now = done.load();
+      if (progress && *progress && now != reported) {
+        reported = now;
+        (*progress)(now);
+      }
     }
-    for (auto& t : pool) t.join();
   }
   if (error) std::rethrow_exception(error);
   if (progress && *progress) (*progress)(count);
@@ -165,6 +199,10 @@ NB_MODULE(_engine, m) {
       },
       nb::arg("text"), nb::arg("name") = "<text>", "Parse GOAL text (bytes) into a Schedule.");
   m.def("reader_has_gzip", &goal_reader_has_gzip);
+  // The engine's input limits (input_limits.hpp), for cloudnoise.limits to agree with.
+  m.attr("MAX_TIME_PS") = limits::kMaxTimePs;
+  m.attr("MAX_MESSAGE_BYTES") = limits::kMaxMessageBytes;
+  m.attr("MAX_RANKS") = limits::kMaxRanks;
 
   nb::class_<LogGOPSParams>(m, "LogGOPSParams")
       .def(
@@ -207,7 +245,10 @@ NB_MODULE(_engine, m) {
           nb::arg("starts_ps"), nb::arg("durations_ps"))
       .def(
           "noise",
-          [](const OsNoiseTrace& t, int64_t start, int64_t len) { return t.noise(start, len); },
+          [](const OsNoiseTrace& t, int64_t start, int64_t len) {
+            check_activity(start, len);
+            return t.noise(start, len);
+          },
           nb::arg("start_ps"), nb::arg("len_ps"), "Noise charged to one activity.")
       .def(
           "noise_many",
@@ -216,6 +257,7 @@ NB_MODULE(_engine, m) {
             if (starts.shape(0) != lens.shape(0))
               throw std::invalid_argument("starts and lens differ in length");
             std::vector<int64_t> out(starts.shape(0));
+            for (size_t i = 0; i < out.size(); ++i) check_activity(starts.data()[i], lens.data()[i]);
             size_t cursor = 0;  // one rank's successive activities share a cursor
             for (size_t i = 0; i < out.size(); ++i) out[i] = t.noise(starts.data()[i], lens.data()[i], cursor);
             return to_numpy(std::move(out));
@@ -225,6 +267,7 @@ NB_MODULE(_engine, m) {
       .def(
           "quiet_span",
           [](const OsNoiseTrace& t, int64_t start, int64_t len) {
+            check_activity(start, len);
             size_t cursor = 0;
             t.noise(start, len, cursor);
             const QuietSpan q = t.quiet_span(start, len, cursor);

@@ -1,5 +1,7 @@
 #include "engine.hpp"
 
+#include "sim_time.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -23,7 +25,12 @@ int64_t unsigned_max(int64_t a, int64_t b) {
 // away from zero on it gives llround's result bit for bit; larger or
 // non-finite values take the library path.
 int64_t round_to_int(double x) {
-  if (!(std::fabs(x) < 0x1.0p52)) return std::llround(x);
+  if (!(std::fabs(x) < 0x1.0p52)) [[unlikely]] {
+    // llround of a value beyond int64 (a drawn latency of 1e300, a G over
+    // a tiny bandwidth fraction) is undefined: never let it become a time.
+    if (!(std::fabs(x) < 0x1.0p63)) throw_time_overflow();
+    return std::llround(x);
+  }
   auto t = static_cast<int64_t>(x);
   const double frac = x - static_cast<double>(t);
   // Branch-free: the fraction is random, a branch on it mispredicts half
@@ -37,6 +44,12 @@ uint32_t checked_record_bits(uint32_t bits) {
 }
 
 }  // namespace
+
+[[gnu::noinline, gnu::cold]] void throw_time_overflow() {
+  throw std::overflow_error(
+      "simulated time overflows its range (int64 picoseconds, about 106 days): the run is too long, "
+      "or a time or noise value is out of range");
+}
 
 Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder order,
                Processing processing, uint32_t stamp_record_bits)
@@ -162,7 +175,7 @@ int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
 // access at all.
 [[gnu::always_inline]] inline int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) {
   if (!os_) return 0;
-  const int64_t at = start + os_offset(host);
+  const int64_t at = time_add(start, os_offset(host));
   const int64_t* quiet = os_quiet(host);
   if (len == p_.o_ps && at >= quiet[0] && at <= quiet[1]) return quiet[2] > at ? quiet[2] - at : 0;
   return os_noise_lookup(host, at, len);
@@ -418,6 +431,7 @@ bool Engine::process_windowed(uint32_t shift) {
   WindowedEvent e;
   int64_t time;
   while (windows_.next_window(static_cast<uint32_t>(stamp_))) {
+    check_stop();
     while (windows_.next_host()) {
       while (windows_.pop(e, time)) {
         process(time, e.ts, e.op, e.host_kind, e.carried);
@@ -446,6 +460,7 @@ RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repe
   if (!windowed) {
     process_initial();
     while (!queue_.empty()) {
+      poll_stop();
       const Event e = queue_.pop();
       process(e.time, e.ts, e.op, e.host_kind, 0);
       enqueue_ready();
@@ -463,6 +478,11 @@ RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repe
   res.messages = messages_;
   res.windowed = windowed;
   return res;
+}
+
+void Engine::check_stop() {
+  stop_countdown_ = kStopPoll;
+  if (stop_ && stop_->load(std::memory_order_relaxed)) throw Interrupted();
 }
 
 RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
@@ -486,7 +506,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
       int64_t& o_free = next_o(h, op.cpu);
       if (o_free <= t) {
         const int64_t len = static_cast<int64_t>(op.amount);
-        o_free = t + len + os_noise(h, t, len);
+        o_free = time_add(t, len, os_noise(h, t, len));
         if (op.start_count) release_started(op_index, h);
         release_done(op_index, h);
       } else {
@@ -504,14 +524,15 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
         int64_t latency = p_.L_for(op.amount);
         // Keyed by the send op, like the bandwidth: a draw must not depend
         // on the order in which sends are processed.
-        if (latency_) latency += round_to_int(latency_->quantile_of_bits(latency_rng_.bits(op_index)));
-        o_free = t + p_.o_ps + bytes_time(op.amount, p_.O_for(op.amount)) + os_noise(h, t, p_.o_ps);
-        gs_free = t + p_.g_ps + bytes_time(op.amount, G);
+        if (latency_)
+          latency = time_add(latency, round_to_int(latency_->quantile_of_bits(latency_rng_.bits(op_index))));
+        o_free = time_add(t, p_.o_ps, bytes_time(op.amount, p_.O_for(op.amount)), os_noise(h, t, p_.o_ps));
+        gs_free = time_add(t, p_.g_ps, bytes_time(op.amount, G));
         ++messages_;
         // The message's first byte reaches the receiver after o + L; G is
         // charged at the receiver.
         const bool carry = bandwidth_ && G > 0 && G <= int64_t{0xFFFFFFFF};
-        push_event(t + p_.o_ps + latency, stamp_++, op_index, Event::pack(h, kEvMsg),
+        push_event(time_add(t, p_.o_ps, latency), stamp_++, op_index, Event::pack(h, kEvMsg),
                    sched_.peer_of(h, op), carry ? static_cast<uint32_t>(G) : 0);
         if (op.amount <= p_.S) release_done(op_index, h);  // eager: the send is complete
       } else {
@@ -547,8 +568,8 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
         const int64_t g_bytes = bytes_time(op.amount, G);
         const int64_t o_r = p_.o_recv();
         const int64_t noise_ps = os_noise(r, t, o_r);
-        o_free = t + o_r + noise_ps + unsigned_max(bytes_time(op.amount, p_.O_for(op.amount)), g_bytes);
-        gr_free = t + p_.g_ps + g_bytes;
+        o_free = time_add(t, o_r, noise_ps, unsigned_max(bytes_time(op.amount, p_.O_for(op.amount)), g_bytes));
+        gr_free = time_add(t, p_.g_ps, g_bytes);
         const MatchEntry m = posted_.take(r, h, op.tag, [&](uint32_t local) { return posted_key(r, local); });
         if (m.op != kNoMatch) {
           if (op.amount > p_.S) complete_rendezvous(op_index, h, op.cpu, op.nic, t);

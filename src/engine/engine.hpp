@@ -6,6 +6,7 @@
 // (windowed_events.hpp), with the same results bit for bit.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -65,6 +66,12 @@ class ReorderedDeadlockError : public DeadlockError {
   using DeadlockError::DeadlockError;
 };
 
+// A run stopped from outside (Ctrl-C): see Engine::set_stop.
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted() : std::runtime_error("simulation interrupted") {}
+};
+
 // How ops that become executable at the same moment are ordered.
 enum class ReadyOrder {
   // LogGOPSim's: by kind (sends, receives, calcs) with std::sort, which is
@@ -101,7 +108,18 @@ class Engine {
 
   RunResult run(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
 
+  // A flag another thread sets to stop the run: the engine looks at it every
+  // kStopPoll events (and every window) and throws Interrupted. Null: never.
+  void set_stop(const std::atomic<bool>* stop) { stop_ = stop; }
+
  private:
+  static constexpr uint32_t kStopPoll = 1u << 16;
+  [[gnu::always_inline]] void poll_stop() {
+    if (--stop_countdown_ == 0) [[unlikely]]
+      check_stop();
+  }
+  void check_stop();
+
   struct Pending {
     uint32_t host;
     uint32_t op;
@@ -205,6 +223,8 @@ class Engine {
   const QuantileTable* latency_ = nullptr;
   const QuantileTable* bandwidth_ = nullptr;
   uint64_t seed_ = 0, rep_ = 0;
+  const std::atomic<bool>* stop_ = nullptr;
+  uint32_t stop_countdown_ = kStopPoll;
   CounterRng latency_rng_{0, 0, RngStream::Latency};
   CounterRng bandwidth_rng_{0, 0, RngStream::Bandwidth};
 };

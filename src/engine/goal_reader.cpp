@@ -1,5 +1,7 @@
 #include "goal_reader.hpp"
 
+#include "input_limits.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -59,7 +61,7 @@ class Reader {
     reject_binary();
     skip_space_and_newlines();
     if (identifier("'num_ranks'") != "num_ranks") fail("expected 'num_ranks'");
-    const uint64_t n = number("the number of ranks", 1, std::numeric_limits<uint32_t>::max() - 1);
+    const uint64_t n = number("the number of ranks", 1, limits::kMaxRanks);
     end_of_statement();
     skip_space_and_newlines();
     if (p_ != end_) fail("unexpected text before the first rank block");
@@ -78,7 +80,7 @@ class Reader {
       if (word == "num_ranks") {
         if (builder) fail("num_ranks given twice");
         num_ranks_line = stmt_line;
-        num_ranks = number("the number of ranks", 1, std::numeric_limits<uint32_t>::max() - 1);
+        num_ranks = number("the number of ranks", 1, limits::kMaxRanks);
         builder = std::make_unique<ScheduleBuilder>(static_cast<uint32_t>(num_ranks));
         end_of_statement();
       } else if (word == "rank") {
@@ -430,14 +432,13 @@ class Reader {
     const uint64_t line = line_;
     uint32_t idx = 0;
     if (kind == "calc") {
-      const uint64_t ns = number("a calc time in ns", 0,
-                                 static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / 1000);
+      const uint64_t ns = number("a calc time in ns", 0, static_cast<uint64_t>(limits::kMaxTimeNs));
       uint8_t cpu = 0, nic = 0;
       options(cpu, nic, nullptr);
       guarded([&] { idx = b.calc(ns * 1000, cpu, nic); }, line);
     } else if (kind == "send" || kind == "recv") {
       const bool is_send = kind == "send";
-      const uint64_t bytes = number("a message size in bytes", 0, uint64_t{1} << 53);
+      const uint64_t bytes = number("a message size in bytes", 0, limits::kMaxMessageBytes);
       skip_space();
       if (p_ != end_ && *p_ == 'b') ++p_;
       const std::string_view dir = identifier(is_send ? "'to'" : "'from'");

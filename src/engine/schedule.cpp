@@ -1,5 +1,7 @@
 #include "schedule.hpp"
 
+#include "input_limits.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -21,6 +23,11 @@ uint32_t Schedule::rank_of(uint32_t i) const {
 ScheduleBuilder::ScheduleBuilder(uint32_t num_ranks, uint32_t first_rank)
     : num_ranks_(num_ranks), first_rank_(first_rank) {
   if (num_ranks == 0) throw ScheduleError("num_ranks must be at least 1", 0);
+  // Checked before anything is reserved for the ranks.
+  if (num_ranks > limits::kMaxRanks)
+    throw ScheduleError("num_ranks " + std::to_string(num_ranks) + " is more than the engine's limit of " +
+                            std::to_string(limits::kMaxRanks) + " ranks",
+                        0);
   sched_.rank_begin_.reserve(static_cast<size_t>(num_ranks) + 1);
 }
 
@@ -46,6 +53,16 @@ uint32_t ScheduleBuilder::add(OpKind kind, uint64_t amount, uint32_t peer, uint3
   if (static_cast<uint64_t>(sched_.rank_begin_.back()) + ops_in_rank() >=
       std::numeric_limits<uint32_t>::max() - 1)
     throw ScheduleError("schedule has more than 4294967294 operations", 0);
+  // Every schedule, read or generated, passes here: its times and sizes are
+  // checked once, where they enter (input_limits.hpp).
+  if (kind == OpKind::Calc && amount > static_cast<uint64_t>(limits::kMaxTimePs))
+    throw ScheduleError("a calc of " + std::to_string(amount / 1000) +
+                            " ns is longer than 10^14 ns (10^5 s), the limit of one simulated time",
+                        0);
+  if (kind != OpKind::Calc && amount > limits::kMaxMessageBytes)
+    throw ScheduleError("a message of " + std::to_string(amount) +
+                            " bytes is larger than 2^53 bytes, the limit of one message",
+                        0);
   Op op;
   op.amount = amount;
   op.peer = peer;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "../input_limits.hpp"
+#include "../sim_time.hpp"
+
 namespace cloudnoise {
 
 OsNoiseTrace::OsNoiseTrace(std::vector<int64_t> starts_ps, std::vector<int64_t> durations_ps)
@@ -18,11 +21,17 @@ OsNoiseTrace::OsNoiseTrace(std::vector<int64_t> starts_ps, std::vector<int64_t> 
       throw std::invalid_argument("OS noise trace: negative start or duration");
     if (i && starts_[i] < starts_[i - 1])
       throw std::invalid_argument("OS noise trace: detour starts must not decrease");
+    if (starts_[i] > limits::kMaxTimePs - durations_[i])
+      throw std::invalid_argument("OS noise trace: a detour ends after 10^5 s, the limit of one simulated time");
   }
   if (starts_.back() <= 0) throw std::invalid_argument("OS noise trace spans no time");
   cumulative_.resize(durations_.size());
   int64_t sum = 0;
-  for (size_t i = 0; i < durations_.size(); ++i) cumulative_[i] = sum += durations_[i];
+  for (size_t i = 0; i < durations_.size(); ++i) {
+    cumulative_[i] = sum += durations_[i];
+    if (sum > limits::kMaxTimePs)
+      throw std::invalid_argument("OS noise trace: the detours add up to more than 10^5 s, the limit of one simulated time");
+  }
   // About one detour per bucket, so locate() scans one or two.
   const size_t buckets = std::min<size_t>(starts_.size(), size_t{1} << 20);
   bucket_scale_ = static_cast<double>(buckets) / static_cast<double>(starts_.back());
@@ -81,8 +90,20 @@ int64_t OsNoiseTrace::noise_at(int64_t s, int64_t len, size_t& cursor) const {
   // Every later detour that starts before the activity ends, wrapping to
   // the second detour after the last (prefix sums instead of a walk, so a
   // long calc over a dense trace costs O(log n) per wrap).
-  int64_t end = s + len;
+  int64_t end = time_add(s, len);
   for (;;) {
+    if (pos == n - 1 && end > 2 * span) {
+      // Whole wraps at once: while the activity, wrapped once more, still
+      // reaches past the last detour, each wrap charges detours 1..n-1 and
+      // moves the end back by the span. Counted, not walked, so a long
+      // activity over a short trace costs no more than a short one.
+      const int64_t wraps = (end - 2 * span - 1) / span + 1;
+      int64_t charged;
+      if (__builtin_mul_overflow(wraps, cumulative_[n - 1] - cumulative_[0], &charged))
+        throw_time_overflow();
+      noise = time_add(noise, charged);
+      end -= wraps * span;
+    }
     if (pos == n - 1) {
       end -= span;
       pos = 0;
@@ -90,7 +111,7 @@ int64_t OsNoiseTrace::noise_at(int64_t s, int64_t len, size_t& cursor) const {
     const size_t first_not_before = std::max(pos + 1, search_from(pos + 1, end, false));
     const size_t last = first_not_before - 1;  // last detour starting before `end`
     if (last <= pos) break;
-    noise += cumulative_[last] - cumulative_[pos];
+    noise = time_add(noise, cumulative_[last] - cumulative_[pos]);
     pos = last;
     if (pos != n - 1) break;
   }

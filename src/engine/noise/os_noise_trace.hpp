@@ -76,7 +76,8 @@ class OsNoiseTrace {
   QuietSpan quiet_span(int64_t start, int64_t len, size_t cursor) const {
     const int64_t span = starts_.back();
     const int64_t modulus = span > len ? span - len : span;
-    if (start < 0) return {};
+    // (Near the end of the time range the span's bounds would not fit: no span.)
+    if (start < 0 || start > INT64_MAX - 2 * span) return {};
     const int64_t s = start % modulus;
     const size_t c = cursor;
     if (!(c + 1 < starts_.size() && s > starts_[0] && starts_[c] <= s && s < starts_[c + 1] &&

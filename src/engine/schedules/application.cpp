@@ -1,5 +1,7 @@
 #include "application.hpp"
 
+#include "../input_limits.hpp"
+
 #include <limits>
 #include <string>
 
@@ -128,8 +130,12 @@ void validate(const ApplicationSpec& spec) {
     fail("ranks must be at most 2147483647");
   if (spec.iterations < 1) fail("iterations must be at least 1");
   if (spec.phases.empty()) fail("an application needs at least one phase");
-  for (const PhaseSpec& ph : spec.phases)
+  for (const PhaseSpec& ph : spec.phases) {
     if (ph.kind == PhaseSpec::Kind::Collective) validate(phase_pattern(spec, ph));
+    if (ph.kind == PhaseSpec::Kind::Compute && ph.compute_ps > static_cast<uint64_t>(limits::kMaxTimePs))
+      fail("a compute phase of " + std::to_string(ph.compute_ps / 1000) +
+           " ns is longer than 10^14 ns (10^5 s), the limit of one simulated time");
+  }
   const uint64_t instances = mul_sat(collective_phases(spec), spec.iterations);
   if (instances > 0 && mul_sat(instances - 1, kAppTagStride) > kMaxTag - kAppTagStride)
     fail("too many collective phases in total (" + std::to_string(instances) +

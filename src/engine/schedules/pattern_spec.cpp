@@ -3,6 +3,7 @@
 #include <array>
 #include <limits>
 
+#include "../input_limits.hpp"
 #include "op_sink.hpp"
 #include "rounds.hpp"
 #include "schedule.hpp"
@@ -55,7 +56,7 @@ uint64_t add_sat(uint64_t a, uint64_t b) {
 constexpr uint64_t kMaxOps = std::numeric_limits<uint32_t>::max() - 1;
 // Sizes up to 2^50 bytes keep byte*1000 picosecond products within 64 bits.
 constexpr uint64_t kMaxSize = uint64_t{1} << 50;
-constexpr uint64_t kMaxNbNs = std::numeric_limits<uint64_t>::max() / kPsPerNs;
+constexpr uint64_t kMaxNbNs = static_cast<uint64_t>(limits::kMaxTimeNs);
 
 }  // namespace
 
@@ -134,7 +135,7 @@ void validate(const PatternSpec& spec) {
   if (spec.nway < 1) fail("nway must be at least 1 (Schedgen's default is 1)");
   if (spec.segmentsize < 1) fail("segmentsize must be at least 1 byte (Schedgen's default is 1)");
   if (spec.size > kMaxSize) fail("size must be at most 2^50 bytes");
-  if (spec.nb_ns && *spec.nb_ns > kMaxNbNs) fail("nb is too large to hold in picoseconds");
+  if (spec.nb_ns && *spec.nb_ns > kMaxNbNs) fail("nb is longer than 10^14 ns (10^5 s), the limit of one simulated time");
   const uint64_t ops = op_count_bound(spec);
   if (ops > kMaxOps)
     fail(std::string(pattern_name(spec.pattern)) + " with these arguments needs about " +
