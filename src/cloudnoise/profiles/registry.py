@@ -42,6 +42,10 @@ def resolve_profile(name_or_path: str | Path) -> SystemProfile:
     text = str(name_or_path)
     if text.endswith(".json") or "/" in text or Path(text).is_file():
         return load_profile(text)
+    if text not in builtin_names() and Path(text).is_dir():
+        # A folder where a profile file belongs (a campaign, say): name what it is.
+        raise CloudnoiseError(f"{text}: is a directory, not a profile; give a built-in name (see `cloudnoise "
+                              "profiles list`) or a profile file (`cloudnoise model build CAMPAIGN -o FILE`)")
     return load_builtin(text)
 
 

@@ -292,6 +292,9 @@ def app_from(value: str) -> AppSpec:
     """`--app`'s value: an app file (a path that exists, or ends in .toml), else the phase syntax."""
     if value.strip().endswith(".toml") or Path(value).is_file():
         return load_app(value)
+    if ":" not in value and Path(value).is_dir():
+        raise CloudnoiseError(f"--app {value}: is a directory; give an app file (TOML) or phases such as "
+                              "'gemm:128 + dissemination:128KiB' (see docs/applications.md)")
     return parse_app(value)
 
 

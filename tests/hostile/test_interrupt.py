@@ -1,0 +1,35 @@
+"""Issue 16, item 9: Ctrl-C during a noisy simulation stops the engine's worker threads
+promptly and exits 130 with one line (it aborted with `terminate called without an
+active exception`, SIGABRT, or ran to the end before noticing)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+from hostile_support import sandbox
+
+
+def test_ctrl_c_stops_a_noisy_simulation(tmp_path):
+    box = sandbox(tmp_path)
+    # About a minute of work on two threads: the interrupt must not wait for it.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cloudnoise", "simulate", "--pattern", "dissemination", "--ranks", "16384",
+         "--size", "16B", "--profile", "azure-hpc", "--noise", "both", "--reps", "10000", "--threads", "2",
+         "--out", "runs.parquet"],
+        cwd=box.work, env=box.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(2.0)  # past start-up: the engine's threads are running
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    lines = [line for line in err.splitlines() if line.startswith("cloudnoise:")]
+    assert lines == ["cloudnoise: interrupted; what was already written is kept"], err
+    assert "terminate called" not in err and "Traceback" not in err
+    assert not (box.work / "runs.parquet").exists()  # nothing half-written
+    assert [p.name for p in box.work.iterdir()] == []
