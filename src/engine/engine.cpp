@@ -1,5 +1,6 @@
 #include "engine.hpp"
 
+#include "input_limits.hpp"
 #include "sim_time.hpp"
 
 #include <algorithm>
@@ -64,6 +65,10 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   if (p_.L_ps < 0 || p_.o_ps < 0 || p_.g_ps < 0 || p_.G_fs < 0 || p_.O_fs < 0 || p_.O_rendezvous_fs < -1 ||
       p_.o_r_ps < -1)
     throw std::invalid_argument("LogGOPS parameters must not be negative");
+  // An o or L is an activity's length: at most one input time (input_limits.hpp).
+  if (p_.L_ps > limits::kMaxTimePs || p_.o_ps > limits::kMaxTimePs || p_.g_ps > limits::kMaxTimePs ||
+      p_.o_r_ps > limits::kMaxTimePs)
+    throw std::invalid_argument("LogGOPS times L, o, g must be at most 10^17 ps (10^5 s)");
   for (size_t k = 0; k < p_.classes.size(); ++k) {
     const SizeClass& c = p_.classes[k];
     if (c.L_ps < 0 || c.G_fs < 0 || c.O_fs < 0)

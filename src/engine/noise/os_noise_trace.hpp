@@ -44,6 +44,8 @@ class OsNoiseTrace {
   // (already including the rank's offset). `cursor` remembers where the last
   // lookup of the same rank ended: a rank's activities move forward through
   // the trace, so searches start there instead of at the whole trace.
+  // Needs start >= 0 and 0 <= len <= limits::kMaxTimePs, as every activity
+  // of the engine is (the bindings check what Python passes).
   int64_t noise(int64_t start, int64_t len, size_t& cursor) const {
     // The common case, inline: the activity starts between the detour at the
     // cursor and the next one and ends before that next one starts, so it is
