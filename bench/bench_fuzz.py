@@ -60,8 +60,13 @@ def atheris_child(name: str, runs: int, out: Path, timeout_s: int) -> None:
     import atheris
 
     sys.path[:0] = [str(HOSTILE), str(REPO / "tests"), str(REPO / "src")]
+    import importlib
+
     with atheris.instrument_imports(include=["cloudnoise", "fuzz_targets"]):
         import fuzz_targets
+
+        for module in fuzz_targets.READER_MODULES:
+            importlib.import_module(module)
 
     target = fuzz_targets.TARGETS[name]
     work = out / f"work-{name}"

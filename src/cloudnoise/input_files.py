@@ -28,6 +28,8 @@ def _a(what: str) -> str:
 
 def check_file(path: str | Path, what: str) -> Path:
     """`path` as a Path when it names a readable regular file, else a one-line error."""
+    if "\x00" in str(path):
+        raise CloudnoiseError(f"{shown(str(path))}: a file name cannot hold a NUL character; no such {what}")
     p = Path(path)
     if not p.exists():
         raise CloudnoiseError(f"{p}: no such {what}")
@@ -43,6 +45,8 @@ def file_beside(base_dir: Path, name: str, what: str) -> Path:
     folder. The document may come from someone else, so the file must lie
     inside that folder: an absolute path, or `..` or a link out of it, is
     refused (docs/security.md)."""
+    if "\x00" in str(name):  # no file has one; the OS would refuse the name with a ValueError
+        raise CloudnoiseError(f"{what} file {shown(name)}: a file name cannot hold a NUL character")
     path = Path(name)
     base = base_dir.resolve()
     full = (base / path).resolve()

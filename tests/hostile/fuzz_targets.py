@@ -20,6 +20,7 @@ a reader's deeper checks are only reached by inputs that pass its first ones.
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import sys
@@ -36,6 +37,18 @@ REPO = Path(__file__).resolve().parents[2]
 # the trace format's writer from the format's description (tests/trace/native_writer.py)
 sys.path.insert(0, str(REPO / "tests" / "trace")) if str(REPO / "tests" / "trace") not in sys.path else None
 PROFILE_DATA = Path(cloudnoise.profiles.__file__).parent / "data"
+
+
+# The modules the targets read through (imported inside them, so that a test collecting
+# this file stays light): bench/bench_fuzz.py imports them under atheris's coverage
+# instrumentation.
+READER_MODULES = (
+    "cloudnoise.model.profile", "cloudnoise.model.distributions", "cloudnoise.model.os_noise",
+    "cloudnoise.simulate.noise", "cloudnoise.units", "cloudnoise.schedules.apps", "cloudnoise.cost.price_file",
+    "cloudnoise.measure.campaign_files", "cloudnoise.report.data", "cloudnoise.sweep.store",
+    "cloudnoise.trace.reader", "cloudnoise.trace.convert", "cloudnoise.trace.native_format",
+    "cloudnoise.trace.liballprof", "cloudnoise.input_files", "cloudnoise.limits",
+)
 
 
 class Choices(Protocol):
@@ -72,7 +85,7 @@ TEXT_TOKENS: tuple[str, ...] = (
 
 def edited_json(choices: Choices, seed: Any, edits: int = 3) -> Any:
     """`seed` with up to `edits` values (anywhere in it) replaced, removed or duplicated."""
-    doc = json.loads(json.dumps(seed))
+    doc = copy.deepcopy(seed)
     for _ in range(choices.integer(1, edits)):
         paths = list(_json_paths(doc))
         if not paths:
@@ -81,12 +94,10 @@ def edited_json(choices: Choices, seed: Any, edits: int = 3) -> Any:
         action = choices.integer(0, 3)
         if action == 0 and isinstance(parent, dict):
             del parent[key]
-        elif action == 1:
-            parent[key] = pick(choices, HOSTILE_VALUES)
         elif action == 2 and isinstance(parent, list):
-            parent.append(parent[key])
-        else:
-            parent[key] = json.loads(json.dumps(pick(choices, HOSTILE_VALUES)))
+            parent.append(copy.deepcopy(parent[key]))
+        else:  # (a copy: the hostile values are shared by every input)
+            parent[key] = copy.deepcopy(pick(choices, HOSTILE_VALUES))
     return doc
 
 
@@ -248,9 +259,7 @@ def native_trace(choices: Choices, workdir: Path) -> str:
 
 def os_noise_trace(choices: Choices, workdir: Path) -> str:
     """An OS-noise (selfish-detour) trace, read and charged to activities by the engine."""
-    import numpy as np
-
-    from cloudnoise.simulate.noise import load_os_noise
+    from cloudnoise.simulate.noise import _engine_trace, load_os_noise
 
     seeds = ("0\t1000\n5000\t200\n1000000\t50000\n", "# selfish\n10\t1\n20\t1\n30\t1\n")
     path = _fresh(workdir) / "os.trace"
@@ -258,11 +267,9 @@ def os_noise_trace(choices: Choices, workdir: Path) -> str:
     start, length = choices.integer(0, 10**17), choices.integer(0, 10**17)
 
     def read() -> None:
-        trace = load_os_noise(str(path), seed=0)
-        starts = np.asarray(trace.starts, dtype=np.int64) * 1000
-        durations = np.asarray(trace.durations, dtype=np.int64) * 1000
-        # what the reader accepted, the engine must take and charge without overflow
-        _engine.OsNoiseTrace(starts, durations).noise(start, length)
+        # what the reader accepted goes to the engine as simulate hands it over, and is
+        # charged to an activity without overflow
+        _engine_trace(load_os_noise(str(path), seed=0)).noise(start, length)
 
     return outcome(read)
 

@@ -61,7 +61,8 @@ class Sandbox:
         )
 
     def snapshot(self, *, outside_of: Path | None = None) -> dict[str, tuple[int, int, int]]:
-        """Every path under the sandbox (except `outside_of` and below) with (size, mtime_ns, mode)."""
+        """Every path under the sandbox (except `outside_of` and below) with (size, mtime_ns, mode);
+        folders by their mode only."""
         seen: dict[str, tuple[int, int, int]] = {}
         for dirpath, dirnames, filenames in os.walk(self.root):
             here = Path(dirpath)
@@ -72,7 +73,10 @@ class Sandbox:
                 if outside_of is not None and p == outside_of:
                     continue
                 st = p.lstat()
-                seen[str(p.relative_to(self.root))] = (st.st_size if p.is_file() else 0, st.st_mtime_ns, st.st_mode)
+                # (A folder's mtime moves when a temporary file comes and goes: its entries tell.)
+                is_file = p.is_file()
+                seen[str(p.relative_to(self.root))] = (st.st_size if is_file else 0, st.st_mtime_ns if is_file else 0,
+                                                       st.st_mode)
         return seen
 
 

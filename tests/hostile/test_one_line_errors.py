@@ -108,6 +108,9 @@ def test_utf16_and_binary_files(tmp_path, name, content, args, says):
         (lambda d: d.update(os_noise=[]), "os_noise"),
         (lambda d: d.update(name=None), "name"),
         (lambda d: d.clear(), "p.json"),
+        # found by bench_fuzz.py: a samples file name with a NUL was a ValueError from the OS
+        (lambda d: d["latency_noise"].update(spec="lat\u0000.txt"), "NUL"),
+        (lambda d: d["latency_noise"].update(spec="../../etc/hostname"), "outside the folder"),
     ],
 )
 def test_profile_json_of_the_wrong_types(tmp_path, change, says):

@@ -46,6 +46,7 @@ import numpy as np
 
 from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.limits import MAX_SIZE_BYTES
 from cloudnoise.trace.collectives import CALC, RECV, SEND, Algorithms, collective_of, rank_ops
 from cloudnoise.trace.events import ANY, PROC_NULL, Call, CommInfo
 from cloudnoise.trace.reader import TraceReader
@@ -401,6 +402,11 @@ class _RankConverter:
             if self.finalize_ns is not None:
                 continue  # nothing after MPI_Finalize counts; the stream is read to its end record
             self.call = c
+            if not (0 <= c.bytes <= MAX_SIZE_BYTES and 0 <= c.recv_bytes <= MAX_SIZE_BYTES) or (
+                    c.vec is not None and not all(0 <= v <= MAX_SIZE_BYTES for v in c.vec)):
+                # (a damaged count: the generators and the engine take at most 2^53 bytes a message)
+                raise self.fail("a byte count is negative or larger than 2^53 (the limit of one message)",
+                                "the trace is damaged; record it again")
             result.calls_by_name[c.name] += 1
             kind = c.kind
             if kind == "init":

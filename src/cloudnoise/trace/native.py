@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.limits import MAX_RANKS
 from cloudnoise.trace import native_format as fmt
 from cloudnoise.trace.events import Call, CommInfo
 
@@ -66,11 +67,17 @@ class NativeTrace:
             raise CloudnoiseError(f"{self.path}: no rank-*.cntr files; give the folder `cloudnoise trace record --out` wrote")
         header = self.header(min(files))
         self.num_ranks = header["world_size"]
-        missing = [r for r in range(self.num_ranks) if r not in files]
-        if missing:
+        if not 1 <= self.num_ranks <= MAX_RANKS:
+            raise CloudnoiseError(f"{self.path}: rank {min(files)}'s header says {self.num_ranks} ranks, outside "
+                                  f"[1, {MAX_RANKS}]; the file is damaged: record the run again")
+        present = sum(1 for r in files if r < self.num_ranks)
+        if present < self.num_ranks:
+            # the first missing rank, found without listing every rank of a large run
+            first = next(r for r in range(self.num_ranks) if r not in files)
             raise CloudnoiseError(
-                f"{self.path}: rank {missing[0]}'s file {rank_file(self.path, missing[0]).name} is missing "
-                f"({len(missing)} of {self.num_ranks} ranks missing); copy every rank's file, or record the run again"
+                f"{self.path}: rank {first}'s file {rank_file(self.path, first).name} is missing "
+                f"({self.num_ranks - present} of {self.num_ranks} ranks missing); copy every rank's file, or record "
+                "the run again"
             )
         extra = [r for r in files if r >= self.num_ranks]
         if extra:
