@@ -7,7 +7,7 @@ Cases (2 threads, the machine's two cores):
 
 * 16384-rank 16 B dissemination, OS + network noise, 1000 repetitions.
   LogGOPSim with an OS noise trace: 0.6-0.75 s per repetition, so over
-  10 minutes. Target: <= 10 s.
+  10 minutes. Target: <= 8 s (issue 18; issue 4 asked <= 10 s).
 * 1024-rank 16 MiB allreduce_ring, network noise, 100 repetitions.
   Target: <= 30 s. (Program order: LogGOPSim's own order deadlocks it.)
 
@@ -65,7 +65,7 @@ def main() -> None:
     reps = max(1, round(1000 * args.scale))
     run(
         "16384-rank 16 B dissemination", CollectiveSpec(pattern="dissemination", ranks=16384, size=16),
-        reps, "both", "loggopsim", f"1000 reps <= 10 s (this run: {reps})", "LogGOPSim 0.6-0.75 s per repetition",
+        reps, "both", "loggopsim", f"1000 reps <= 8 s (issue 18; this run: {reps})", "LogGOPSim 0.6-0.75 s per repetition",
     )
     reps = max(1, round(100 * args.scale))
     run(

@@ -113,9 +113,21 @@ MONO0 = 5_000_000_000  # monotonic time the synthetic measurement starts
 
 def _write_probe(campaign: Campaign, name: str, records: list[tuple[int, int, int, int, int, int]],
                  info: dict[str, int | str]) -> None:
+    """Rank 0's samples as the probes write them: a chunk file (cn_chunks.h), one block
+    per (kind, size, param, stream) run of records, each numbered from 0."""
+    from measure_support import write_chunk
+
+    from cloudnoise.measure.chunks import chunk_path
+
     prefix = campaign.prefix(name, 0, 0)
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    np.array(records, dtype=RECORD).tofile(f"{prefix}.rank0.bin")
+    rec = np.array(records, dtype=RECORD)
+    key = np.stack([rec["kind"], rec["size_bytes"], rec["param"], rec["stream"]], axis=1)
+    bounds = [0, *(np.flatnonzero(np.any(np.diff(key, axis=0) != 0, axis=1)) + 1), len(rec)]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        r = rec[a:b]
+        write_chunk(chunk_path(prefix, 0, 0), int(r["kind"][0]), int(r["stream"][0]), int(r["size_bytes"][0]),
+                    int(r["param"][0]), r["t_ns"], r["value_ns"])
     base = {"host": "synthetic-host", "clock_wall_ns": WALL0, "clock_monotonic_ns": 0}
     Path(f"{prefix}.rank0.info").write_text("".join(f"{k}={v}\n" for k, v in {**base, **info}.items()))
 

@@ -431,3 +431,18 @@ def test_gemm_thread_setting(monkeypatch):
     monkeypatch.setenv("CLOUDNOISE_GEMM_THREADS", "zero")
     with pytest.raises(CloudnoiseError, match="CLOUDNOISE_GEMM_THREADS"):
         compute_model.gemm_time(64)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("iterations = 99999999999999999999999\nphases = [\"compute:1us\"]\n", "iterations = 99999999999999999999999 is out of range"),
+    ("ranks = 18446744073709551617\nphases = [\"compute:1us\"]\n", "ranks = 18446744073709551617 is out of range"),
+])
+def test_huge_counts_in_an_app_file_are_one_line_errors(tmp_path, text, message):
+    """Found by bench/bench_hostile_inputs.py: a count beyond the engine's integers was a TypeError."""
+    f = tmp_path / "app.toml"
+    f.write_text(text)
+    with pytest.raises(CloudnoiseError) as err:
+        resolve(load_app(f), ranks=None if "ranks" in text else 4)
+    assert message in str(err.value) and str(f) in str(err.value)
+    with pytest.raises(CloudnoiseError, match="--iterations = 4294967296 is out of range"):
+        resolve(app_from("compute:1us"), ranks=4, iterations=2**32)

@@ -92,11 +92,11 @@ def test_cheapest_system():
 
 def test_cost_command_json():
     runner = CliRunner()
-    out = runner.invoke(cli, ["cost", "--system", "daint", "--nodes", "64", "--runtime", "1.5s", "--json"])
+    out = runner.invoke(cli, ["cost", "--profile", "daint", "--nodes", "64", "--runtime", "1.5s", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data["rows"][0]["cost_usd"] == pytest.approx(0.0461333333)
-    out = runner.invoke(cli, ["cost", "--system", "gcp-hpc", "--nodes", "16,256", "--runtime", "200ms,300ms",
+    out = runner.invoke(cli, ["cost", "--profile", "gcp-hpc", "--nodes", "16,256", "--runtime", "200ms,300ms",
                               "--noiseless-runtime", "100ms,200ms", "--pricing", "committed", "--json"])
     assert out.exit_code == 0, out.output
     rows = json.loads(out.output)["rows"]
@@ -114,10 +114,45 @@ def test_cost_command_tables_and_errors():
     runner = CliRunner()
     out = runner.invoke(cli, ["cost", "--compare", "daint=1s", "--compare", "alps=1s", "--nodes", "16"])
     assert out.exit_code == 0 and "cheapest: daint" in out.output
-    out = runner.invoke(cli, ["cost", "--system", "alps", "--nodes", "16", "--runtime", "1s"])
+    out = runner.invoke(cli, ["cost", "--profile", "alps", "--nodes", "16", "--runtime", "1s"])
     assert out.exit_code != 0
-    out = runner.invoke(cli, ["cost", "--system", "daint", "--nodes", "16,32", "--runtime", "1s"])
+    out = runner.invoke(cli, ["cost", "--profile", "daint", "--nodes", "16,32", "--runtime", "1s"])
     assert out.exit_code != 0
+
+
+def test_cost_money_csv_and_the_old_option_name(capsys):
+    from cloudnoise.cli import main
+
+    # 16 B on 16 nodes for 3 us at 1.73 USD/node-hour: 3e-6 / 3600 * 16 * 1.73 = 2.3067e-08 USD
+    main(["cost", "--profile", "daint", "--nodes", "16", "--runtime", "3us"])
+    out = capsys.readouterr().out
+    assert "0.00000002307" in out and "e-08" not in out
+    main(["cost", "--profile", "daint", "--nodes", "16,32", "--runtime", "1s,2s", "--csv"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("system,nodes,runtime_s,price_per_node_hour,cost_usd") and len(lines) == 3
+    assert lines[2].startswith("daint,32,2.0,1.73,")
+    main(["cost", "--system", "daint", "--nodes", "16", "--runtime", "1s", "--json"])  # hidden alias, one release
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["system"] == "daint"
+    assert "--system is deprecated and will go; use --profile" in captured.err
+
+
+def test_sweep_cost_summary_known_answers():
+    from cloudnoise.cost.cli import sweep_summary
+
+    def row(system, nodes, variant, cost, inc):
+        return {"system": system, "nodes": nodes, "variant": variant, "cost_usd": cost, "noise_increase": inc}
+
+    data = {
+        "rows": [row("a", 4, "none", 1.0, None), row("a", 4, "both", 1.5, 0.5),
+                 row("b", 4, "none", 2.0, None), row("b", 4, "both", 2.2, 0.1)],
+        "cheapest": [{"nodes": 4, "variant": "none", "system": "a", "cost_usd": 1.0},
+                     {"nodes": 4, "variant": "both", "system": "a", "cost_usd": 1.5}],
+    }
+    (s,) = sweep_summary(data)
+    assert s["noisy_variant"] == "both" and s["cheapest_noiseless"]["system"] == "a"
+    assert s["cheapest_noisy"]["cost_usd"] == 1.5
+    assert s["noise_cost_percent_min"] == pytest.approx(10.0) and s["noise_cost_percent_max"] == pytest.approx(50.0)
 
 
 def test_config_costs_known_answers():

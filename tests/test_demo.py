@@ -30,7 +30,7 @@ def test_quick_demo_measures_models_simulates_and_reports(quick_demo: tuple[Path
     meta = json.loads((out / "campaign" / "metadata.json").read_text())
     for experiment in ("latency", "latency-noise", "bandwidth-noise", "os-noise", "loggp"):
         assert meta["experiments"][experiment]["complete"], experiment
-        assert (out / "campaign" / experiment / "samples.parquet").is_file()
+        assert (out / "campaign" / experiment / "samples.parquet").exists()  # a file (loggp) or a folder
     profile = json.loads((out / "profile" / "this-machine.json").read_text())
     assert profile["name"] == "this-machine" and profile["loggops"]["provenance"]["kind"] == "measured"
     # the measured machine is simulated beside the built-ins, with every noise variant
@@ -57,11 +57,11 @@ def test_quick_demo_measures_models_simulates_and_reports(quick_demo: tuple[Path
 def test_demo_again_keeps_what_was_done(quick_demo: tuple[Path, dict]) -> None:
     """The same --out again: measurements and sweeps are reused, not redone."""
     out, first = quick_demo
-    stamps = {p: p.stat().st_mtime_ns for p in (out / "campaign").rglob("samples.parquet")}
+    stamps = {p: p.stat().st_mtime_ns for p in (out / "campaign").rglob("*.parquet")}
     proc = run("demo", "--quick", "--out", str(out), "--in-process", "--json", timeout=600)
     assert proc.returncode == 0, proc.stderr
     again = json.loads(proc.stdout)
-    assert {p: p.stat().st_mtime_ns for p in (out / "campaign").rglob("samples.parquet")} == stamps
+    assert {p: p.stat().st_mtime_ns for p in (out / "campaign").rglob("*.parquet")} == stamps
     assert again["this_machine"] == first["this_machine"]
     assert again["seconds"]["measure"] < 5
 
@@ -81,3 +81,17 @@ def test_demo_bad_out_is_one_line(tmp_path: Path) -> None:
     proc = run("demo", "--quick", "--no-measure", "--out", str(blocker / "sub"))
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "--out" in proc.stderr
+
+
+def test_demo_quiet_with_a_seed(tmp_path: Path) -> None:
+    """The shared options: -o, --seed (recorded by every sweep), -q (only the outcome)."""
+    out = tmp_path / "d"
+    proc = run("demo", "--quick", "--no-measure", "--in-process", "-o", str(out), "--seed", "3", "-q", timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "report: " in proc.stdout and "] simulate " not in proc.stdout  # the outcome, no stage lines
+    # piped: an observation is one line, not wrapped at 80 columns
+    assert any("raises the median runtime" in line and "nodes on" in line and len(line) > 80
+               for line in proc.stdout.splitlines())
+    for sweep_json in (out / "sweeps").glob("*/sweep.json"):
+        assert json.loads(sweep_json.read_text())["seed"] == 3
+    assert list((out / "sweeps").glob("*/sweep.json"))

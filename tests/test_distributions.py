@@ -200,3 +200,43 @@ def test_empirical_spec_round_trip(tmp_path):
     dist = parse_distribution(f"empirical:file={path},column=gbit_s,scale=2,normalize=max")
     again = parse_distribution(dist.spec())
     np.testing.assert_array_equal(again.sorted_samples, dist.sorted_samples)
+
+
+def test_lognormal_quantile_and_cdf_are_scipys_bit_for_bit():
+    """LogNormal computes ppf/cdf from scipy.special (half scipy.stats' memory); the numbers
+    must be scipy.stats.lognorm's exactly, support edges and NaN included."""
+    import math
+
+    from scipy import stats
+
+    from cloudnoise.model.distributions import LogNormal
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        mu, sigma = rng.uniform(-5, 10), rng.uniform(0.01, 4)
+        ours, ref = LogNormal(mu, sigma), stats.lognorm(s=sigma, scale=math.exp(mu))
+        p = np.concatenate([rng.uniform(0, 1, 200), [0.0, 1.0, 1e-300, 0.5, 0.99]])
+        assert np.array_equal(ours.quantile(p), ref.ppf(p))
+        x = np.concatenate([np.exp(rng.uniform(-10, 15, 200)), [0.0, -1.0, np.inf, np.nan, math.exp(mu)]])
+        assert np.array_equal(ours.cdf(x), ref.cdf(x), equal_nan=True)
+    assert LogNormal(0.0, 1.0).cdf(1.0) == 0.5 and LogNormal(0.0, 1.0).quantile(0.5) == 1.0
+
+
+def test_lognormal_models_do_not_load_scipy_stats():
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from cloudnoise.model.distributions import LogNormal; "
+            "d = LogNormal.from_median_p99(1.0, 5.0); d.quantile(np.linspace(0, 1, 5)); d.cdf(np.ones(3)); "
+            "print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_an_overflowing_pareto_is_refused_without_a_warning(recwarn):
+    """Found by bench/bench_hostile_inputs.py: pareto(scale=1e308) drew inf after a numpy
+    RuntimeWarning on stderr; the refusal must be the only output."""
+    with pytest.raises(CloudnoiseError, match="not a finite number"):
+        check_latency_noise(parse_distribution("mixture:0.999*lognormal(median=1192,sigma=0.1)"
+                                               "+0.001*pareto(scale=1e308,alpha=2)"), "test")
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

@@ -43,7 +43,7 @@ def test_latency_json_contract(tmp_path):
 
     table = pq.read_table(out / "latency" / "samples.parquet")
     assert table.num_rows == 40000
-    lat = table.column("latency_us").to_numpy()
+    lat = table.column("value_ns").to_numpy() / 2000.0  # RTT/2 in us
     assert np.isclose(lat.min(), min(r["min_us"] for r in rows))
     summary = json.loads((out / "summary.json").read_text())
     t2 = summary["table2"]
@@ -61,3 +61,20 @@ def test_other_pingpongs_keep_the_contract(tmp_path):
     burst = run_json("measure", "burst", "--intervals", "0,0.001", "--iterations", "5",
                      "--sizes", "64K", "--out", str(tmp_path / "burst"))
     assert [r["interval_s"] for r in burst["results"]] == [0.0, 0.001]
+
+
+def test_bandwidth_noise_with_two_pairs_streams_one_value_per_iteration(tmp_path):
+    """Concurrent pairs: every pair's sample in Parquet, one (the slowest pair's) per
+    iteration in the summaries, chunk by chunk."""
+    mpi_or_skip()
+    out = tmp_path / "c"
+    doc = run_json("measure", "bandwidth-noise", "--ranks", "4", "--connections", "2", "--sizes", "64K",
+                   "--duration", "2", "--out", str(out))
+    table = pq.read_table(out / "bandwidth-noise" / "samples.parquet", columns=["rank", "iteration", "value_ns"])
+    rank, it, v = (table.column(c).to_numpy() for c in ("rank", "iteration", "value_ns"))
+    assert set(rank.tolist()) == {0, 1}
+    (row,) = doc["results"]
+    assert row["connections"] == 2 and row["samples"] == len(np.unique(it))
+    worst = np.maximum(v[rank == 0][np.argsort(it[rank == 0])], v[rank == 1][np.argsort(it[rank == 1])])
+    assert row["min_us"] == worst.min() / 2000 and row["max_us"] == worst.max() / 2000
+    assert not list((out / "bandwidth-noise" / "raw").glob("*.cnk"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -13,14 +14,19 @@ from measure_support import mpi_or_skip, run, run_json
 def test_loggp_fit_and_profile(tmp_path):
     mpi_or_skip()
     camp = tmp_path / "campaign"
-    doc = run_json("measure", "loggp", "--sizes", "1,64,1K,4K,16K,64K,256K", "--iterations", "200",
+    doc = run_json("measure", "loggp", "--sizes", "1,64,1K,4K,16K,64K,256K", "--iterations", "60", "--rounds", "3",
                    "--out", str(camp), "--label", "system=ci", "--label", "distance=same-rack")
     fit = doc["loggp"]
-    for key in ("L", "o", "g", "G", "O", "S"):
+    for key in ("L", "o", "o_s", "o_r", "g", "G", "O", "S"):
         assert math.isfinite(fit[key]) and fit[key] >= 0, key
-    assert fit["o_s"] > 0 and fit["G"] > 0
-    assert "r2_eager" in fit and "r2_rendezvous" in fit
-    assert len(fit["per_size"]) == 7 and all("residual" in r for r in fit["per_size"])
+    assert fit["o_s"] > 0 and fit["o_r"] > 0 and fit["G"] > 0
+    assert fit["size_classes"][0]["min_bytes"] == 0 and fit["rounds"] == 3
+    assert fit["spread"]["o_s"]["rounds"] == len(fit["rounds_used"])
+    assert len(fit["per_size"]) == 7
+    assert all(r["pingpong_ns"] > 0 and r["pingpong_residual"] is not None for r in fit["per_size"])
+    # the table printed without --json has the per-size residuals
+    text = run("measure", "loggp", "--out", str(camp), "--resume").stdout
+    assert "Size classes" in text and "recv early" in text and "%" in text
 
     assert run("measure", "latency-noise", "--duration", "2", "--out", str(camp)).returncode == 0
     assert run("measure", "os-noise", "--duration", "1", "--out", str(camp)).returncode == 0
@@ -29,27 +35,54 @@ def test_loggp_fit_and_profile(tmp_path):
     assert proc.returncode == 0, proc.stderr
     profile = json.loads(out.read_text())
     assert profile["format"] == "cloudnoise-profile/1" and profile["name"] == "ci"
-    assert profile["loggops"]["provenance"]["kind"] == "measured"
-    # L and the latency noise together reproduce the measured one-way times
+    lg = profile["loggops"]
+    assert lg["provenance"]["kind"] == "measured" and "parametrised round trips" in lg["provenance"]["source"]
+    assert lg["L"] == fit["L"] and lg["o"] == fit["o"] and lg["size_classes"][0]["min_bytes"] == 0
+    # the latency noise is what lies above the median one-way time (the fit keeps the median),
+    # at every probability of the quantile table, within the streaming histogram's precision
     import numpy as np
     import pyarrow.parquet as pq
 
-    from cloudnoise.model.build import _latency_samples
+    from cloudnoise.measure.summaries import RELATIVE_PRECISION
 
-    half, _ = _latency_samples(camp)
-    excess = pq.read_table(out.parent / profile["latency_noise"]["samples"]).column("excess_ns").to_numpy()
-    lg = profile["loggops"]
-    assert lg["o"] == fit["o"] and lg["L"] == max(0.0, half.min() - 2 * fit["o"])
-    assert np.allclose(2 * lg["o"] + lg["L"] + excess, np.maximum(half, 2 * lg["o"]))
-    # G and the bandwidth noise together reproduce the fitted (median) G
-    if "bandwidth_noise" in profile:
-        fraction = pq.read_table(out.parent / profile["bandwidth_noise"]["samples"]).column("fraction").to_numpy()
-        assert lg["G"] == round(fit["G"] * float(np.median(fraction)), 6)
-    else:
-        assert lg["G"] == round(fit["G"], 6)
+    half = np.sort(pq.read_table(camp / "latency-noise" / "samples.parquet",
+                                 columns=["value_ns"]).column("value_ns").to_numpy()) / 2.0
+    table = profile["latency_noise"]["quantiles"]
+    p, excess = np.array(table["p"]), np.array(table["v"])
+    ranks = np.clip(np.floor(p * len(half) + 0.5).astype(int), 1, len(half)) - 1
+    median = half[(len(half) + 1) // 2 - 1]
+    exact = np.maximum(0.0, half[ranks] - median)
+    assert np.all(np.abs(excess - exact) <= RELATIVE_PRECISION * (half[ranks] + median) + 1e-6)
+    assert excess.min() == 0.0 and np.all(np.diff(excess) >= -1e-9)
     assert (out.parent / profile["os_noise"]["trace"]).exists()
     assert profile["table2"]["same_rack"]["min_latency_us"] > 0
     assert "distance=same-rack" in profile["labels"]
+    # and the profile simulates: its classes reach the engine
+    from cloudnoise.model.profile import load_profile
+    from cloudnoise.simulate.params import LogGOPS
+
+    params = LogGOPS.from_profile(load_profile(out))
+    assert len(params.classes) == len(lg["size_classes"])
+
+
+def test_profile_numbers_finer_than_the_engine_are_rounded_not_refused():
+    """A fit may give L = 2.6e-6 ns (shared memory on a loaded machine): a profile is
+    data, so its numbers are rounded to 1 ps and 1 fs/byte (user text finer than that
+    stays an error)."""
+    import dataclasses
+
+    from cloudnoise.profiles.registry import resolve_profile
+    from cloudnoise.simulate.params import LogGOPS
+
+    base = resolve_profile("daint")
+    lg = dataclasses.replace(base.loggops, L=2.636524751909765e-06, o=1500.00049, g=999.9996, G=0.0999994999,
+                             O=1.2e-9)
+    params = LogGOPS.from_profile(dataclasses.replace(base, loggops=lg))
+    assert (params.L_ps, params.o_ps, params.g_ps, params.G_fs, params.O_fs) == (0, 1500000, 1000000, 99999, 0)
+    from cloudnoise.errors import CloudnoiseError
+
+    with pytest.raises(CloudnoiseError, match="finer than 1 ps"):
+        LogGOPS.parse(L="2.6e-6ns")
 
 
 def test_consistent_latency_known_answers():
@@ -75,37 +108,21 @@ def test_consistent_gap_known_answer():
     assert G == 0.09 and np.median(G / fraction) == pytest.approx(0.1, rel=1e-12)
 
 
-def test_loggp_fit_known_answers():
-    """Samples from an exact LogGOPS system give back its parameters, including
-    O_rendezvous, the per-byte cost of posting a send above the eager limit."""
-    import numpy as np
-
-    from cloudnoise.measure.loggp import fit
-    from cloudnoise.measure.samples import KIND_ISEND_CALL, KIND_RECV_CALL, KIND_RTT, KIND_SEND_CALL, KIND_TRAIN
-
-    o_s, o_r, L, G, O, O_rdv, S = 200.0, 400.0, 1000.0, 0.1, 0.05, 0.002, 4096
-    rows = []
-    for s in (1, 1024, 2048, 4096, 65536, 1 << 20, 1 << 22):
-        t = o_s + L + o_r + G * s  # one-way time
-        rows += [(KIND_RTT, s, 2 * t, 0)] * 3
-        send = o_s + O * s if s <= S else t  # a rendezvous MPI_Send lasts the transfer
-        rows += [(KIND_SEND_CALL, s, send, 16), (KIND_TRAIN, s, 2 * t + 15 * 500.0, 16)]
-        rows += [(KIND_RECV_CALL, s, o_r if s == 1 else o_r + O * s, 0)]
-        rows += [(KIND_ISEND_CALL, s, send if s <= S else o_s + O_rdv * s, 0)]
-    kind, size, value, param = (np.array(c) for c in zip(*rows))
-    got = fit({"kind": kind, "size_bytes": size, "value_ns": value, "param": param})
-    assert got["S"] == S
-    # at 1 byte: the one-byte G and O terms are within 0.1 ns
-    assert got["L"] == pytest.approx(L, abs=0.1) and got["o"] == pytest.approx((o_s + o_r) / 2, abs=0.1)
-    assert got["G"] == pytest.approx(G) and got["O"] == pytest.approx(O)
-    assert got["O_rendezvous"] == pytest.approx(O_rdv)
-    # no isend samples (a campaign measured before the probe had them): no O_rendezvous
-    keep = kind != KIND_ISEND_CALL
-    old = fit({"kind": kind[keep], "size_bytes": size[keep], "value_ns": value[keep], "param": param[keep]})
-    assert old["O_rendezvous"] is None and old["G"] == pytest.approx(G)
-
-
 def test_model_build_needs_a_campaign(tmp_path):
     proc = run("model", "build", str(tmp_path), "-o", str(tmp_path / "p.json"))
     assert proc.returncode == 2
     assert "not a campaign" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_placement_says_one_host_is_shared_memory_not_a_network():
+    """Issue 18 item 11: a campaign whose ranks all ran on one host is labelled
+    shared memory wherever it is shown, from the hosts the ranks reported."""
+    from cloudnoise.measure.placement import ONE_HOST, placement, single_host
+    from cloudnoise.report.data import campaign_name
+
+    one = {"hosts": ["n1"], "labels": {"distance": "same-rack", "system": "mine"}}
+    two = {"hosts": ["n1", "n2"], "labels": {"distance": "same-rack", "system": "mine"}}
+    assert single_host(one) and placement(one) == ONE_HOST
+    assert not single_host(two) and placement(two) == "same-rack"
+    assert placement({"hosts": ["a", "b"]}) == "distance unknown" and not single_host({})
+    assert "shared memory" in campaign_name(one, Path("x")) and "shared memory" not in campaign_name(two, Path("x"))

@@ -22,7 +22,6 @@ from cloudnoise.model.profile import (
     load_profile,
     save_profile,
 )
-from cloudnoise.profiles.reconstruct import build_profile
 from cloudnoise.profiles.registry import DATA_DIR, builtin_names, load_builtin, resolve_profile
 
 ALL = [
@@ -70,7 +69,7 @@ def test_table_ii_exactly_as_published(name):
     same, different = TABLE_II[name]
     assert _figures(p.table2.same_rack) == same
     assert _figures(p.table2.different_racks) == (different or (None, None, None, None))
-    assert p.table2.provenance.kind == "measured"
+    assert p.table2.provenance.kind == "published"
     assert "Table II" in p.table2.provenance.source
 
 
@@ -104,47 +103,88 @@ def test_table_i_details():
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_reconstructions_are_labelled_and_consistent(name):
+def test_noise_models_are_labelled_and_keep_table_ii(name):
+    """Each model is `reconstructed` (its assumption stated) or `calibrated`
+    (the targets it was fitted to cited); all keep Table II's means."""
     p = load_builtin(name)
-    for part in (p.loggops, p.latency_noise, p.bandwidth_noise, p.os_noise):
-        assert part.provenance.kind == "reconstructed"
+    assert p.loggops.provenance.kind == "reconstructed"
+    for part in (p.latency_noise, p.bandwidth_noise, p.os_noise):
+        assert part.provenance.kind in ("reconstructed", "calibrated")
         assert len(part.provenance.source) > 40
+        if part.provenance.kind == "calibrated":
+            assert "Fitted:" in part.provenance.source and "calibration.json" in part.provenance.source
     column = TABLE_II.get(name, TABLE_II["aws-hpc-metal"])[0]
     min_lat, mean_lat, max_bw, mean_bw = column
     lg = p.loggops
     assert lg.L + 2 * lg.o == pytest.approx(min_lat * 1000)
     assert lg.G == pytest.approx(8 / max_bw, rel=1e-8)
-    assert p.latency_distribution().mean() == pytest.approx((mean_lat - min_lat) * 1000, rel=1e-6)
-    assert p.bandwidth_distribution().mean() == pytest.approx(mean_bw / max_bw, rel=1e-6)
+    assert p.latency_distribution().mean() == pytest.approx((mean_lat - min_lat) * 1000, rel=1e-3)
+    assert p.bandwidth_distribution().mean() == pytest.approx(mean_bw / max_bw, rel=1e-4)
     assert isinstance(p.os_noise_source(), SyntheticOSNoise)
+
+
+def test_fitted_models_are_labelled_calibrated():
+    assert load_builtin("aws-hpc-metal").latency_noise.provenance.kind == "calibrated"
+    assert "fig14-aws-network-50" in load_builtin("aws-hpc-metal").latency_noise.provenance.source
+    assert load_builtin("daint").os_noise.provenance.kind == "calibrated"
+    assert load_builtin("deep-est").bandwidth_noise.provenance.kind == "reconstructed"
 
 
 @pytest.mark.parametrize("name", ALL)
 def test_engine_tables_keep_the_table_ii_means(name):
-    """What the engine draws from (the quantile tables) has Table II's mean excess and mean bandwidth."""
+    """What the engine draws from (the quantile tables) has Table II's mean
+    latency (to 0.5%) and mean bandwidth."""
     from cloudnoise.model.distributions import QuantileTable
 
     p = load_builtin(name)
-    for dist in (p.latency_distribution(), p.bandwidth_distribution()):
-        table = QuantileTable(*dist.to_quantile_table())
-        assert table.mean() == pytest.approx(dist.mean(), rel=5e-3)
+    min_lat, mean_lat = TABLE_II.get(name, TABLE_II["aws-hpc-metal"])[0][:2]
+    lat = QuantileTable(*p.latency_distribution().to_quantile_table())
+    # 0.5%: Alps's tail (Pareto alpha 1.05) holds part of its mean beyond the table's last point
+    assert (min_lat * 1000 + lat.mean()) == pytest.approx(mean_lat * 1000, rel=5e-3)
+    bw = p.bandwidth_distribution()
+    assert QuantileTable(*bw.to_quantile_table()).mean() == pytest.approx(bw.mean(), rel=5e-3)
 
 
-def test_paper_tails_are_in_the_models():
-    oracle = load_builtin("oracle-hpc-metal").latency_distribution()
-    p, v = oracle.to_quantile_table()
-    assert v[-1] == 59e6  # the 59 ms sample (Sec. IV-B)
-    alps = load_builtin("alps").latency_distribution()
-    min_ns = 2.13 * 1000
-    assert alps.quantile(np.array([1 - 5e-5]))[0] > 127 * min_ns  # > 128x min latency in total
-    drops = load_builtin("oracle-normal").bandwidth_distribution()
-    assert drops.cdf(np.array([0.45]))[0] == pytest.approx(0.2, abs=1e-9)  # many samples at 40% of max
+class _Builtins:
+    """The built-in profiles, as the calibration's statements read them."""
+
+    def profile(self, system, placement="same-rack"):
+        return load_builtin(system).at(placement)
 
 
-def test_data_files_are_generated_from_the_paper_tables():
-    for name in ALL:
-        on_disk = json.loads((DATA_DIR / f"{name}.json").read_text())
-        assert on_disk == build_profile(name).to_dict(), f"regenerate: python -m cloudnoise.profiles.reconstruct"
+def test_calibration_record_matches_the_built_in_profiles():
+    """Every statement about the models themselves (Table II cells, Sec. III-IV
+    prose: the 59 ms Oracle sample, Alps beyond 128x, Oracle normal at 40% of
+    max...) has the value the record says, recomputed from the files."""
+    from cloudnoise.profiles.calibrate import targets as T
+    from cloudnoise.profiles.calibrate.statements import check
+
+    record = json.loads((DATA_DIR / "calibration.json").read_text())
+    recorded = {t["id"]: t for t in record["targets"]}
+    models = _Builtins()
+    for s in T.TABLE_2 + T.PROSE:
+        o = check(s, models).to_dict()
+        r = recorded[s.id]
+        assert o["agrees"] == r["agrees"], s.id
+        if r["ours"] is not None:
+            assert o["ours"] == pytest.approx(r["ours"], rel=1e-5), s.id
+    assert len(T.TABLE_2) + len(T.PROSE) > 100
+    assert record["summary"]["all"]["agree"] == sum(t["agrees"] for t in record["targets"])
+
+
+def test_data_files_are_the_calibration_records_parameters(tmp_path):
+    """The committed profiles are what the committed calibration record's
+    parameters give, bit for bit (the full re-run, `cloudnoise profiles
+    calibrate --out DIR --compare`, checks the record itself; bench/)."""
+    import filecmp
+
+    from cloudnoise.profiles.calibrate.run import assemble_only
+
+    written = assemble_only(tmp_path, DATA_DIR / "calibration.json")
+    assert sorted(p.stem for p in written) == ALL
+    for path in written:
+        assert filecmp.cmp(path, DATA_DIR / path.name, shallow=False), f"regenerate: cloudnoise profiles calibrate"
+    assert "calibration" not in builtin_names()
 
 
 def _minimal(**kw) -> SystemProfile:
@@ -189,7 +229,7 @@ def test_save_load_round_trip_with_files(tmp_path):
         (lambda d: d.update(colour="blue"), "unknown key 'colour'"),
         (lambda d: d["loggops"].update(L=-1), "L must be"),
         (lambda d: d["loggops"].pop("provenance"), "missing provenance"),
-        (lambda d: d["loggops"]["provenance"].update(kind="guessed"), "provenance kind"),
+        (lambda d: d["loggops"]["provenance"].update(kind="guessed"), "provenance.kind must be one of"),
         (lambda d: d.pop("hardware"), "missing hardware"),
         (lambda d: d.update(latency_noise={"provenance": {"kind": "measured", "source": "x"}}), "exactly one of"),
         (lambda d: d.update(os_noise={"provenance": {"kind": "measured", "source": "x"}, "synthetic": "often"}),
@@ -219,7 +259,7 @@ def test_cli_list_and_show():
     runner = CliRunner()
     out = runner.invoke(cli, ["profiles", "list", "--json"])
     assert out.exit_code == 0, out.output
-    rows = json.loads(out.output)
+    rows = json.loads(out.output)["profiles"]
     assert [r["name"] for r in rows] == ALL
     assert next(r for r in rows if r["name"] == "daint")["min_latency_us"] == 1.19
     out = runner.invoke(cli, ["profiles", "show", "oracle-hpc-metal", "--json"])
@@ -227,6 +267,10 @@ def test_cli_list_and_show():
     assert json.loads(out.output) == load_builtin("oracle-hpc-metal").to_dict()
     out = runner.invoke(cli, ["profiles", "list"])
     assert out.exit_code == 0 and "deep-est" in out.output
+    out = runner.invoke(cli, ["profiles", "list", "--csv"])
+    lines = out.output.splitlines()
+    assert out.exit_code == 0 and lines[0].startswith("name,description,labels,instance_type") and len(lines) == 1 + len(ALL)
+    assert any(line.startswith("daint,") and ",1.19," in line for line in lines)
     out = runner.invoke(cli, ["profiles", "show", "alps"])
     assert out.exit_code == 0 and "reconstructed" in out.output and "97.14" in out.output
 
@@ -249,5 +293,57 @@ def test_O_rendezvous_round_trips_and_reaches_the_engine(tmp_path):
     assert out.exit_code == 0 and "O above S" in out.output
     data["loggops"]["O_rendezvous"] = -1
     path.write_text(json.dumps(data))
-    with pytest.raises(CloudnoiseError, match="O_rendezvous must be a finite number >= 0"):
+    with pytest.raises(CloudnoiseError, match="O_rendezvous must be >= 0"):
         load_profile(path)
+
+
+def test_show_labels_every_part_and_both_placements():
+    runner = CliRunner()
+    out = runner.invoke(cli, ["profiles", "show", "gcp-hpc"], env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.output
+    text = out.output
+    for words in ("published:", "reconstructed:", "Compute:", "Noise models (same rack)", "Noise models (different racks)",
+                  "provenance", "Uniform body [b, 1]"):  # a source's brackets are text, not markup
+        assert words in text, words
+    data = json.loads(runner.invoke(cli, ["profiles", "show", "gcp-hpc", "--json"]).output)
+    kinds = {data[k]["provenance"]["kind"] for k in ("hardware", "prices", "table2", "loggops", "latency_noise",
+                                                   "bandwidth_noise", "os_noise", "compute")}
+    assert kinds <= {"published", "reconstructed", "calibrated"}
+    assert data["different_racks"]["latency_noise"]["provenance"]["kind"] in ("reconstructed", "calibrated")
+
+
+def test_placement_swaps_the_network_and_keeps_the_node():
+    """Different racks: Table II's second block (GCP: 14.90 us min latency, 70.11 Gb/s,
+    severe drops); OS noise, compute and prices are the node's."""
+    gcp = load_builtin("gcp-hpc")
+    dr = gcp.at("different-racks")
+    assert dr.loggops.L + 2 * dr.loggops.o == pytest.approx(14.90 * 1000)
+    assert dr.loggops.G == pytest.approx(8 / 70.11, rel=1e-8)
+    assert dr.latency_distribution().mean() == pytest.approx((16.66 - 14.90) * 1000, rel=1e-3)
+    assert dr.bandwidth_distribution().mean() == pytest.approx(65.71 / 70.11, rel=1e-4)
+    assert dr.bandwidth_distribution().quantile(np.array([5e-4]))[0] < 0.3  # GCP's severe drops (Sec. IV-C)
+    assert (dr.os_noise, dr.compute, dr.prices) == (gcp.os_noise, gcp.compute, gcp.prices)
+    assert dr.placement_label() == "different-racks" and gcp.placement_label() == "same-rack"
+    assert gcp.at("same-rack").loggops == gcp.loggops
+    with pytest.raises(CloudnoiseError, match="no different-racks figures"):
+        load_builtin("azure-hpc").at("different-racks")
+    with pytest.raises(CloudnoiseError, match="--placement"):
+        gcp.at("next-door")
+
+
+def test_simulate_placement_and_the_profile_it_ran_on(run_cli):
+    args = ("simulate", "--pattern", "dissemination", "--ranks", "16", "--size", "16B", "--profile", "daint",
+            "--noise", "none", "--json")
+    same = json.loads(run_cli(*args).stdout)
+    res = run_cli(*args, "--placement", "different-racks")
+    assert res.returncode == 0, res.stderr
+    diff = json.loads(res.stdout)
+    assert same["profile"]["placement"] == "same-rack" and diff["profile"]["placement"] == "different-racks"
+    assert diff["profile"]["provenance"]["loggops"] == "reconstructed"
+    # Daint: same min latency on both blocks (1.19 us) but another max bandwidth: another noiseless time
+    assert diff["runtime_ns"] != same["runtime_ns"]
+    res = run_cli("simulate", "--pattern", "dissemination", "--ranks", "4", "--size", "16B", "--placement",
+                  "different-racks")
+    assert res.returncode == 2 and "--placement goes with --profile" in res.stderr
+    res = run_cli(*args[:-1], "--placement", "different-racks", "--profile", "azure-hpc")
+    assert res.returncode == 2 and "use --placement same-rack" in res.stderr

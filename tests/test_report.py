@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import matplotlib
+import matplotlib.colors
 import numpy as np
 import pytest
 
@@ -32,7 +34,7 @@ from measure_support import env, mpi_or_skip
 from report_support import write_known_campaign, write_simulated_sweep, write_sweep
 
 CAMPAIGN_FIGURES = {"latency-bandwidth-vs-size", "latency-noise", "bandwidth-noise", "os-detours"}
-SWEEP_FIGURES = {"scalability-dissemination-16b", "cost-increase-dissemination-16b"}
+SWEEP_FIGURES = {"scalability-dissemination-16b", "cost-increase-dissemination-16b", "front-dissemination-16b"}
 HOUR_NS = 3600e9
 Runner = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -105,7 +107,7 @@ def test_report_files_and_figures(report: tuple[Path, dict]) -> None:
                     "Scalability: dissemination:16B", "Cost: dissemination:16B"):
         assert heading in html
     # the Table II rows: measured here (marked) and published ones (daint's same-rack figures)
-    assert '<tr class="measured"><td>synthetic (same-rack)</td><td>measured here</td>' in html
+    assert '<tr class="measured"><td>synthetic (one host, shared memory)</td><td>measured here</td>' in html
     assert "<td>daint</td><td>published</td>" in html and "<td>1.19</td><td>2.39</td>" in html
 
 
@@ -146,7 +148,7 @@ def test_incomplete_sweep_from_parts(tmp_path: Path, run_report: Runner) -> None
     proc = run_report("--sweep", sweep, "-o", tmp_path / "r", "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert set(doc["figures"]) == {"scalability-test", "cost-increase-test"}
+    assert set(doc["figures"]) == {"scalability-test", "cost-increase-test", "front-test"}
     assert "incomplete" in Path(doc["report"]).read_text()
 
 
@@ -169,6 +171,20 @@ def test_noise_views_select_the_known_tails(inputs: dict[str, Path]) -> None:
     assert curve.min_us[0] == pytest.approx(1.0)
 
 
+def test_noise_panels_are_capped_for_long_runs_and_say_so(inputs: dict[str, Path], monkeypatch) -> None:
+    """0.1% of a day of samples is 31 M points: past MAX_POINTS a panel shows the extreme
+    MAX_POINTS samples (ties at the cut included) and its title names the share shown."""
+    from cloudnoise.report.figures.network import shown
+
+    c = load_campaign(inputs["campaign"])
+    assert shown("top", measured.latency_noise(c)) == "top 0.1%"
+    monkeypatch.setattr(measured, "MAX_POINTS", 5)  # of 10,000 samples: 0.05%
+    lat, bw = measured.latency_noise(c), measured.bandwidth_noise(c)
+    assert lat.shown_percent == pytest.approx(0.05) and shown("top", lat) == "top 0.05%"
+    assert bw.shown_percent == pytest.approx(0.05) and shown("bottom", bw) == "bottom 0.05%"
+    assert np.allclose(lat.values, 4.0) and np.allclose(bw.values, 0.5)  # still only the tail
+
+
 def test_boxes_use_the_same_statistics_as_matplotlib() -> None:
     from matplotlib import cbook
 
@@ -178,6 +194,47 @@ def test_boxes_use_the_same_statistics_as_matplotlib() -> None:
     for key in ("med", "q1", "q3", "mean", "whislo", "whishi", "cilo", "cihi"):
         assert ours[key] == pytest.approx(ref[key]), key
     assert np.array_equal(np.sort(ours["fliers"]), np.sort(ref["fliers"]))
+
+
+def test_a_notch_wider_than_its_box_is_drawn_at_the_box_edges() -> None:
+    # five values: the median's interval (± 1.57 IQR / sqrt 5 = ± 0.70 IQR) is wider than the box
+    ours = box_stats(np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    assert (ours["q1"], ours["med"], ours["q3"]) == (2.0, 3.0, 4.0)
+    assert ours["cilo"] == 2.0 and ours["cihi"] == 4.0  # 3 ± 1.40 clipped to [2, 4]
+
+
+def test_far_outliers_and_the_means_they_lift_do_not_squash_the_boxes() -> None:
+    from cloudnoise.report.figures.base import panel_grid
+    from cloudnoise.report.figures.boxes import clip_outliers, grouped_boxes
+
+    fig, (ax,) = panel_grid(1)
+    values = np.r_[np.linspace(1.0, 2.0, 99), 1e6]  # Oracle-like: one 165 ms run among 1 ms ones
+    drawn = grouped_boxes(ax, [4], ["network"], lambda n, v: values)
+    note = clip_outliers(ax, drawn, " ms")
+    assert ax.get_ylim()[1] < 3.0  # sized by the box and whiskers (top whisker 2.0), not by the mean (~10,000)
+    assert note == "1 outlier above the axis, up to 1,000,000 ms; 1 mean above the axis, up to 10,001 ms"  # (99 x 1.5 + 1e6) / 100
+
+
+def test_scalability_figure_one_unit_noiseless_bar_linear_or_log() -> None:
+    from cloudnoise.report.figures.base import VARIANT_COLORS
+    from cloudnoise.report.figures.scalability import scalability_figure
+
+    rng = np.random.default_rng(1)
+    sweep = SweepData(Path("x"), {}, {
+        ("a", 4, "none"): np.full(50, 2_000.0),                 # 2 us, every repetition the same
+        ("a", 4, "os"): 2_000.0 + rng.exponential(500.0, 50),
+        ("b", 4, "none"): np.full(50, 3_000_000.0),             # 3 ms
+        ("b", 4, "os"): 3_000_000.0 + rng.exponential(1e5, 50),
+    })
+    fig = scalability_figure(sweep)
+    labels = [ax.get_ylabel() for ax in fig.axes if ax.get_visible()]
+    assert labels == ["Runtime (ms)", "Runtime (ms)"]  # one unit for the figure
+    a = fig.axes[0]
+    assert a.get_yscale() == "linear" and a.get_ylim()[0] <= 0.0
+    bars = [c for c in a.collections if np.allclose(c.get_colors()[0][:3], matplotlib.colors.to_rgb(VARIANT_COLORS["none"]))]
+    assert bars and np.allclose(bars[0].get_segments()[0][:, 1], 0.002)  # the noiseless box as a bar at 2 us
+    log = scalability_figure(sweep, log_y=True)
+    assert log.axes[0].get_yscale() == "log" and log.axes[0].get_ylabel() == "Runtime (ms, log scale)"
 
 
 def test_cost_increase_and_cost_per_run() -> None:
@@ -211,8 +268,10 @@ def test_network_doubling_the_median_reads_2x() -> None:
         ("sysB", 16, "none"): [100, 100, 100], ("sysB", 16, "network"): [130, 190, 120],
     })
     (obs,) = median_slowdowns(sweep)
-    assert obs.values == {"variant": "network", "ratio": pytest.approx(2.0), "system": "sysA", "nodes": 16}
-    assert "network noise raises the median runtime 2.0x at 16 nodes on sysA" in obs.text
+    assert obs.values == {"variant": "network", "ratio": pytest.approx(2.0), "system": "sysA", "nodes": 16,
+                          "median_ns": 220.0, "noiseless_median_ns": 110.0}
+    assert ("network noise raises the median runtime 2.0x at 16 nodes on sysA (median 220 ns against 110 ns "
+            "without noise; the largest slowdown simulated)") in obs.text
 
 
 def test_os_noise_negligible_only_where_it_is() -> None:
@@ -224,8 +283,24 @@ def test_os_noise_negligible_only_where_it_is() -> None:
     })
     (obs,) = os_noise_negligible(sweep)
     assert obs.values["systems"] == ["quiet"] and obs.values["max_nodes"] == 64
+    assert "(up to 64 nodes; at most 1.03x)" in obs.text
     slow = {o.values["variant"]: o.values for o in median_slowdowns(sweep)}
     assert slow["os"]["system"] == "noisy" and slow["os"]["ratio"] == pytest.approx(1.3)
+
+
+def test_a_slowdown_within_the_tolerance_agrees_with_os_noise_negligible() -> None:
+    """The two sentences about OS noise never contradict: if no median moves by 5%,
+    the slowdown sentence says so instead of 'raises ... (the largest slowdown)'."""
+    sweep = _sweep({
+        ("quiet", 4, "none"): [100] * 3, ("quiet", 4, "os"): [103] * 3,
+        ("quiet", 64, "none"): [200] * 3, ("quiet", 64, "os"): [196] * 3,
+    })
+    (negligible,) = os_noise_negligible(sweep)
+    (slow,) = median_slowdowns(sweep)
+    assert negligible.values["systems"] == ["quiet"] and negligible.values["max_ratio"] == pytest.approx(1.03)
+    assert "raises" not in slow.text
+    assert ("OS noise moves the median runtime by less than 5% at every scale simulated (at most 1.03x: median "
+            "103 ns against 100 ns without noise at 4 nodes on quiet)") in slow.text
 
 
 def test_cheapest_system_per_scale() -> None:

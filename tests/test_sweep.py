@@ -338,7 +338,31 @@ def test_app_sweep_splits_compute_and_communication(tmp_path):
         assert r["compute_ns"] == 2_000_000.0
         assert r["communication_ns"] == pytest.approx(r["runtime_ns"] - 2_000_000.0)
         assert r["communication_ns"] > 0
-    assert json.loads((tmp_path / "sweep.json").read_text())["experiment"]["compute"][0]["seconds"] == 0.001
+    assert json.loads((tmp_path / "sweep.json").read_text())["compute"]["gcp-hpc"][0]["seconds"] == 0.001
+
+
+def test_app_sweep_runs_gemm_at_each_systems_own_rate(tmp_path):
+    """gemm:N on a profile runs at that system's rate (peak x efficiency), recorded
+    with its source in sweep.json; --gflops overrides it for every system."""
+    exp = app_experiment("gemm:1024 + dissemination:16B")
+    systems = (system("daint"), system("azure-hpc"))
+    run_sweep(SweepRequest(exp, systems, (4,), ("none",), 1), tmp_path / "own", in_process=True)
+    meta = json.loads((tmp_path / "own" / "sweep.json").read_text())
+    flop = 2 * 1024**3
+    for s in systems:
+        rate = s.profile.compute.gflops
+        phase = meta["compute"][s.name][0]
+        assert phase["method"] == "profile" and phase["gflops"] == rate and phase["rate_source"] == "reconstructed"
+        assert phase["seconds"] == pytest.approx(flop / (rate * 1e9))
+    t = load_results(tmp_path / "own").to_pylist()
+    assert {r["system"]: r["compute_ns"] for r in t} == pytest.approx(
+        {s.name: flop / s.profile.compute.gflops for s in systems})
+    given = SweepRequest(app_experiment("gemm:1024 + dissemination:16B", gflops=10.0), systems, (4,), ("none",), 1,
+                         gflops=10.0)
+    run_sweep(given, tmp_path / "given", in_process=True)
+    meta = json.loads((tmp_path / "given" / "sweep.json").read_text())
+    assert {meta["compute"][s.name][0]["method"] for s in systems} == {"gflops"}
+    assert {r["compute_ns"] for r in load_results(tmp_path / "given").to_pylist()} == {flop / 10.0}
 
 
 # ---------------------------------------------------------------- CLI
@@ -392,7 +416,10 @@ def test_cli_json_contract(run_cli, tmp_path):
     assert none["noise_increase"] is None
     assert {(b["nodes"], b["variant"]) for b in cost["cheapest"]} == {(n, v) for n in (4, 16) for v in VARIANTS}
     p = run_cli("cost", "--sweep", out)
-    assert p.returncode == 0 and "cheapest on 16 nodes" in p.stdout
+    assert p.returncode == 0 and "cheapest, no noise" in p.stdout and "16 rows in all" in p.stdout
+    assert all(len(line) < 200 for line in p.stdout.splitlines())  # a summary, one row per node count
+    rows = [line.split() for line in p.stdout.splitlines() if line.strip().startswith(("4 ", "16 ")) and "%" in line]
+    assert [r[0] for r in rows] == ["4", "16"]
 
 
 def test_cli_preset_listing(run_cli):
@@ -511,3 +538,41 @@ def test_cost_of_a_sweep_with_an_unpriced_system(tmp_path):
     assert row["cost_usd"] == pytest.approx(row["runtime_s"] / 3600 * 8 * 2.0) and fixed["unpriced"] == []
     with pytest.raises(CloudnoiseError, match="not a sweep folder"):
         sweep_costs(tmp_path / "nothing", parse_pricing("on-demand"))
+
+
+def test_placement_is_part_of_the_sweep(tmp_path):
+    """--placement different-racks runs Table II's second block and is recorded;
+    the folder refuses a continuation at the other placement."""
+    from cloudnoise.sweep.request import system_from
+
+    def request(placement):
+        return SweepRequest(collective_experiment("dissemination", "16B"), (system_from("daint", placement),), (4,),
+                            ("none",), 1, seed=7, placement=placement)
+
+    run_sweep(request("different-racks"), tmp_path / "dr", in_process=True)
+    run_sweep(request(None), tmp_path / "sr", in_process=True)
+    meta = json.loads((tmp_path / "dr" / "sweep.json").read_text())
+    assert meta["placement"] == "different-racks"
+    assert meta["profiles"]["daint"]["placement"] == "different-racks"
+    assert meta["profiles"]["daint"]["provenance"]["loggops"] == "reconstructed"
+    dr, sr = (load_results(tmp_path / d)["runtime_ns"].to_pylist()[0] for d in ("dr", "sr"))
+    assert dr != sr  # Daint's different-racks max bandwidth is 75.24 Gb/s, not 74.37
+    with pytest.raises(CloudnoiseError, match="another placement"):
+        run_sweep(request(None), tmp_path / "dr", in_process=True)
+
+
+def test_cost_of_a_sweep_prints_a_summary_and_every_row_as_csv(tmp_path, capsys):
+    from cloudnoise import cli
+
+    req = SweepRequest(collective_experiment("dissemination", "16B"), (system("azure-hpc"), system("daint")), (8, 16),
+                       ("none", "both"), 4, seed=1)
+    run_sweep(req, tmp_path, in_process=True)
+    cli.main(["cost", "--sweep", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "cheapest, no noise" in out and "cost of noise" in out
+    assert "8 rows in all: --all prints them, --csv writes them" in out
+    assert "e-0" not in out  # money written out, never in exponent form
+    cli.main(["cost", "--sweep", str(tmp_path), "--csv"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "system,nodes,variant,reps,runtime_s,price_per_node_hour,cost_usd,noiseless_runtime_s,noiseless_cost_usd,noise_increase"
+    assert len(lines) == 1 + 2 * 2 * 2

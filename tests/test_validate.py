@@ -122,7 +122,13 @@ def test_calc_chain_measures_its_duration(tmp_path: Path, profile: Path) -> None
 
     m = pq.read_table(out / "measured.parquet").to_pandas()
     assert len(m) == 2 * 20 and set(m["rank"]) == {0, 1}
-    assert (m.groupby("rep")["end_ns"].max().to_numpy() == m.groupby("rep")["runtime_ns"].first().to_numpy()).all()
+    # runtime: the latest end less the earliest start and the cost of one clock read
+    from cloudnoise.measure.samples import read_info
+
+    read = round(float(read_info(out / "ranks0002" / "raw" / "exec.rank0.info")["timer_overhead_ns"]))
+    g = m.groupby("rep")
+    want = g["end_ns"].max().to_numpy() - g["start_delay_ns"].min().to_numpy() - read
+    assert (want == g["runtime_ns"].first().to_numpy()).all()
     s = pq.read_table(out / "simulated.parquet").to_pandas()
     assert len(s) == 20
     assert (out / "validation.png").is_file() and (out / "validation.pdf").is_file()
@@ -142,7 +148,7 @@ def test_wildcards_irequires_and_rendezvous_complete(tmp_path: Path, profile: Pa
 def test_json_contract_dissemination(tmp_path: Path, profile: Path) -> None:
     mpi_or_skip()
     proc = run("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2", "--reps", "50",
-               "--profile", str(profile), "--json", timeout=120)
+               "--profile", str(profile), "--json", "--timeout", "2min", timeout=120)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert [r["ranks"] for r in data["results"]] == [2]
@@ -185,6 +191,14 @@ def test_missing_mpi_is_one_line(tmp_path: Path, profile: Path) -> None:
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("bad", ["soon", "0", "-5s", "nan"])
+def test_timeout_is_a_wall_duration(profile: Path, bad: str) -> None:
+    proc = run("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2", "--profile", str(profile),
+               "--timeout", bad)
+    assert proc.returncode == 2 and "--timeout" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
 def test_profile_or_parameters_required() -> None:
     proc = run("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2")
     assert proc.returncode == 2 and "--profile" in proc.stderr
@@ -215,3 +229,76 @@ def test_application_runs_per_rank_count(tmp_path: Path, profile: Path) -> None:
     # three 200 us compute phases in sequence: at least 600 us measured and simulated
     assert row["measured_ns"]["min"] >= 600_000
     assert row["simulated_median_us"] >= 600
+
+
+def test_suite_one_table_with_summary(tmp_path: Path, profile: Path) -> None:
+    """`validate --suite`: every built-in configuration measured and simulated,
+    the median and worst |error| over them; ranks on one host share rank 0's
+    clock (offset 0, not a ping-pong estimate)."""
+    mpi_or_skip()
+    from cloudnoise.validate.suite import SUITE
+
+    out = tmp_path / "suite"
+    proc = run("validate", "--suite", "--profile", str(profile), "--reps", "5", "--warmup", "1", "--json",
+               "--out", str(out), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [r["config"] for r in data["results"]] == [f"{e.pattern} {e.size}" for e in SUITE]
+    assert {r["ranks"] for r in data["results"]} == {2} and data["reps"] == 5
+    errors = [abs(r["signed_error_median"]) for r in data["results"]]
+    assert data["median_abs_error"] == pytest.approx(float(np.median(errors)))
+    assert data["worst_abs_error"] == pytest.approx(max(errors)) and data["worst"].endswith("on 2 ranks")
+    # no noise in this profile: one 16 B exchange is o + L + 15 G + o
+    first = data["results"][0]
+    assert first["simulated_median_us"] == pytest.approx((300 + 300 + 15 * 0.05 + 300) / 1000)
+    assert (out / "suite.json").exists()
+    info = next(out.glob("00-*/raw/exec.rank0.info")).read_text()
+    assert "clock_shared_rank1=1" in info and "offset_rank1_rep0_ns=0" in info
+    # without --json: the table and its summary line
+    text = run("validate", "--suite", "--profile", str(profile), "--reps", "3", "--warmup", "0",
+               timeout=300).stdout
+    assert "allreduce_ring 16MiB" in text and "median |error|" in text
+
+
+def test_suite_brings_its_own_collectives(profile: Path) -> None:
+    proc = run("validate", "--suite", "--pattern", "dissemination", "--size", "16B", "--profile", str(profile))
+    assert proc.returncode == 2 and "--suite brings its own" in proc.stderr
+
+
+def test_model_build_check_stores_the_suite_errors(tmp_path: Path) -> None:
+    """`model build --check`: the suite's errors go into the profile with what
+    they were measured on (a campaign of synthetic loggp samples here)."""
+    mpi_or_skip()
+    from loggp_synthetic import samples
+
+    from cloudnoise.measure import loggp
+    from cloudnoise.model.profile import load_profile
+
+    camp = tmp_path / "camp"
+    (camp / "loggp").mkdir(parents=True)
+    (camp / "metadata.json").write_text(json.dumps({"experiments": {"loggp": {"complete": True}},
+                                                    "labels": {"system": "synthetic"}}))
+    (camp / "loggp" / "summary.json").write_text(json.dumps({"loggp": loggp.fit(samples(), train=8)}))
+    out = tmp_path / "p.json"
+    proc = run("model", "build", str(camp), "-o", str(out), "--check", "--check-reps", "3", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "stored the check" in proc.stdout
+    check = load_profile(out).check
+    assert check is not None and check.ranks == 2 and check.reps == 3 and len(check.results) == 9
+    assert check.provenance.kind == "measured" and "validate --suite on" in check.provenance.source
+    assert check.worst_abs_error == pytest.approx(max(abs(r["error"]) for r in check.results))
+    # the profile still simulates with its separate overheads and size classes
+    from cloudnoise.simulate.params import LogGOPS
+
+    params = LogGOPS.from_profile(load_profile(out))
+    assert params.o_r_ps is not None and len(params.classes) == 3
+
+
+def test_repetition_runtime_is_latest_end_less_earliest_start_and_one_read() -> None:
+    from cloudnoise.validate.executor import repetition_runtimes
+
+    rep = np.array([0, 0, 1, 1])
+    end = np.array([500, 700, 900, 800])  # ns after the common start, per rank
+    delay = np.array([40, 20, 10, 3000])  # the second rank of repetition 1 started late
+    got = repetition_runtimes(2, rep, end, delay, read_ns=60.4)
+    assert got.tolist() == [700 - 20 - 60, 900 - 10 - 60]

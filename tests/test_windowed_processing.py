@@ -29,13 +29,14 @@ def continuous_latency() -> _engine.QuantileTable:
 
 def stepped_latency() -> _engine.QuantileTable:
     # Three exact values: many messages share a latency, so times tie, and
-    # some ties the windows cannot settle (the repetition runs again).
+    # their order is settled by following the pushers back (stamp_order.hpp).
     return table([100, 100, 350, 350, 1200, 1200], [0.0, 0.4, 0.4001, 0.8, 0.8001, 1.0])
 
 
 def noise_model(latency, *, bandwidth=True, os_noise=True) -> _engine.NoiseModel:
     model = _engine.NoiseModel()
-    model.latency_excess_ps = latency
+    if latency is not None:
+        model.latency_excess_ps = latency
     if bandwidth:
         model.bandwidth_fraction = table([0.2, 0.7, 1.0])
     if os_noise:
@@ -121,13 +122,64 @@ def test_events_far_beyond_the_window_ring_match_the_global_order():
     assert out["windowed"] == 8
 
 
-def test_unsettled_ties_run_again_in_the_global_order():
-    # Stepped latencies on a dissemination: some repetitions meet ties the
-    # windows cannot order, are run again, and the results still agree.
+def test_stepped_latencies_settle_every_tie():
+    # Stepped latencies on a dissemination: many ties, some only settled
+    # by following pushers several levels back; none is left unsettled.
     sched = generate(CollectiveSpec("dissemination", 256, 16))
     params = LogGOPS.parse(L="1000", o="200", g="100", G="0", O="0", S="65535")
     out = both_ways(sched, params, noise_model(stepped_latency(), bandwidth=False, os_noise=False), reps=24)
+    assert out["windowed"] == 24
+
+
+def test_unsettled_ties_run_again_in_the_global_order():
+    # With only 16 stamps' pushers remembered, ties whose pushers lie
+    # further back cannot be followed: those repetitions run again in the
+    # global order, and the results still agree.
+    sched = generate(CollectiveSpec("dissemination", 256, 16))
+    params = LogGOPS.parse(L="1000", o="200", g="100", G="0", O="0", S="65535")
+    noise = noise_model(stepped_latency(), bandwidth=False, os_noise=False)
+    out = both_ways(sched, params, noise, reps=24, stamp_record_bits=4)
     assert 0 < out["windowed"] < 24
+
+
+def dense_os_noise(seed: int, rate_per_us: float = 0.05) -> _engine.NoiseModel:
+    # Detours of 0.05-8 us at random starts: most activities are quiet, and
+    # the hosts hit by a detour shift whole waves of others in lockstep.
+    rng = np.random.default_rng(seed)
+    span_ps = 2 * 10**9
+    starts = np.sort(rng.integers(0, span_ps, int(span_ps / 1e6 * rate_per_us)))
+    durations = rng.integers(50_000, 8_000_000, starts.size)
+    model = _engine.NoiseModel()
+    model.os = _engine.OsNoiseTrace(np.ascontiguousarray(starts, dtype=np.int64),
+                                    np.ascontiguousarray(durations, dtype=np.int64))
+    return model
+
+
+@pytest.mark.parametrize(
+    "pattern,ranks,size",
+    [("dissemination", 4096, 16), ("nwaydissemination", 1024, 16), ("allreduce_ring", 48, 65536),
+     ("binomialtreebcast", 300, 1024), ("linear_alltoall", 24, 64), ("allreduce_recdoub", 64, 8)],
+)
+def test_os_noise_alone_runs_in_windows_with_the_global_order(pattern, ranks, size):
+    # Without latency noise unperturbed hosts tie everywhere; the ties are
+    # settled by following pushers back, a dozen levels at times.
+    sched = generate(CollectiveSpec(pattern, ranks, size))
+    params = LogGOPS.parse(L="1200", o="150", g="150", G="0.085", O="0", S="1000000")
+    out = both_ways(sched, params, dense_os_noise(ranks), reps=6, program_order="dissemination" not in pattern)
+    assert out["windowed"] == 6
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_schedules_under_os_noise_alone_match_the_global_order(seed):
+    rng = random.Random(11000 + seed)
+    P = rng.choice([3, 5, 8, 13])
+    ranks, requires, irequires = random_schedule(rng, P, rng.randrange(5, 80), 65535, sizes=[0, 1, 8, 5000], cpus=1)
+    sched = _engine.parse_goal(to_goal(ranks, requires, irequires).encode())
+    params = LogGOPS.parse(L=rng.choice(["300", "2500"]), o=rng.choice(["10", "1500"]), g="1000",
+                           G=rng.choice(["0", "6"]), O="0", S="65535")
+    out = both_ways(sched, params, dense_os_noise(seed, rate_per_us=rng.choice([0.02, 0.2])), reps=8, seed=seed,
+                    program_order=seed % 4 == 0)
+    assert out["windowed"] == 8
 
 
 def test_window_edge_is_the_lookahead():
@@ -154,6 +206,6 @@ def test_runs_without_a_usable_lookahead_or_with_rendezvous_use_the_global_order
     two_cpus = _engine.parse_goal(to_goal(ranks, requires, irequires).encode())
     out = both_ways(two_cpus, params, noise_model(continuous_latency()), reps=4)
     assert out["windowed"] == 0
-    # Without latency noise the windows are not tried (times tie everywhere).
+    # Without any noise every host runs in lockstep: the windows are not tried.
     out = both_ways(eager, params, _engine.NoiseModel(), reps=2)
     assert out["windowed"] == 0

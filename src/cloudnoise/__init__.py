@@ -11,17 +11,27 @@ try:
 except PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+src"
 
-__all__ = ["simulate", "SimulationResult", "__version__"]
+__all__ = ["simulate", "SimulationResult", "measure", "MeasurementResult", "load_profile", "build_profile", "cost", "CloudnoiseError", "__version__"]
+
+# name -> (module, attribute): the public API, imported on first use so
+# `import cloudnoise` (and the CLI) stay light. docs/api.md shows each.
+_API = {
+    "SimulationResult": ("cloudnoise.simulate.api", "SimulationResult"),
+    "MeasurementResult": ("cloudnoise.measure.api", "MeasurementResult"),
+    "load_profile": ("cloudnoise.profiles.registry", "resolve_profile"),
+    "build_profile": ("cloudnoise.model.build", "build_profile"),
+    "CloudnoiseError": ("cloudnoise.errors", "CloudnoiseError"),
+}
 
 
 def __getattr__(name: str) -> Any:
-    # Imported on first use so `import cloudnoise` (and the CLI) stay light.
-    if name == "simulate":
-        import cloudnoise.simulate as simulate_module  # a callable module
+    if name in ("simulate", "cost", "measure"):  # callable modules: cloudnoise.simulate(...), cloudnoise.measure(...)
+        import importlib
 
-        return simulate_module
-    if name == "SimulationResult":
-        from cloudnoise.simulate.api import SimulationResult
+        return importlib.import_module(f"cloudnoise.{name}")
+    if name in _API:
+        import importlib
 
-        return SimulationResult
+        module, attr = _API[name]
+        return getattr(importlib.import_module(module), attr)
     raise AttributeError(f"module 'cloudnoise' has no attribute {name!r}")

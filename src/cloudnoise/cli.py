@@ -9,12 +9,13 @@ that stage runs.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
 
 from cloudnoise import __version__
-from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
+from cloudnoise.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, expected_error
 
 # name -> (module, attribute, one-line help shown in `cloudnoise --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -28,7 +29,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "validate": ("cloudnoise.validate.cli", "validate", "Run a schedule on real MPI and compare it with the simulation."),
     "report": ("cloudnoise.report.cli", "report", "Write an HTML report with figures (PNG, PDF) and observations."),
     "sweep": ("cloudnoise.sweep.cli", "sweep", "Scalability sweeps: systems x nodes x noise x repetitions, on Dask."),
+    "advise": ("cloudnoise.advise.cli", "advise", "Which system, how many nodes, at what cost and risk: Pareto front, p99, deadline odds."),
     "trace": ("cloudnoise.trace.cli", "trace", "Record an MPI application's calls; convert, show and extrapolate traces."),
+    "paper": ("cloudnoise.paper.cli", "paper", "Reproduce the paper's Sec. V statements with the built-in profiles."),
 }
 
 
@@ -61,23 +64,61 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: runs the CLI and turns known errors into one line."""
+    """Entry point: runs the CLI; the one place every failure becomes one line.
+
+    Expected errors (CloudnoiseError, usage errors, and what any input can
+    provoke: see errors.expected_error) print `cloudnoise: error: ...` and
+    exit with their status (2 for bad input). Ctrl-C exits 130. Anything else
+    is a bug: one line naming it and the file holding its traceback, exit 1.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        cli.main(args=argv, prog_name="cloudnoise", standalone_mode=False)
-    except CloudnoiseError as err:
-        click.echo(f"cloudnoise: error: {err}", err=True)
-        sys.exit(err.exit_code)
-    except click.exceptions.Abort:
-        click.echo("cloudnoise: interrupted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
-    except KeyboardInterrupt:
-        click.echo("cloudnoise: interrupted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
-    except click.ClickException as err:
-        err.show()
-        sys.exit(err.exit_code)
+        cli.main(args=args, prog_name="cloudnoise", standalone_mode=False)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        _fail("cloudnoise: interrupted; what was already written is kept", EXIT_INTERRUPTED)
     except BrokenPipeError:
+        # The reader of our output went away (`| head`): nothing left to say.
+        _quiet_stdout()
         sys.exit(0)
+    except click.exceptions.UsageError as err:
+        where = f" (see `{err.ctx.command_path} --help`)" if err.ctx is not None else ""
+        _fail(f"cloudnoise: error: {_one_line(err.format_message())}{where}", EXIT_USAGE)
+    except click.ClickException as err:
+        _fail(f"cloudnoise: error: {_one_line(err.format_message())}", EXIT_USAGE)
+    except Exception as err:  # noqa: BLE001 - the one place that sorts every failure
+        expected = expected_error(err)
+        if expected is not None:
+            _fail(f"cloudnoise: error: {_one_line(str(expected))}", expected.exit_code)
+        from cloudnoise.crash_report import write_crash_report
+
+        path = write_crash_report(err, args)
+        where = f"the full traceback is in {path}" if path else "no folder could take its traceback"
+        _fail(
+            f"cloudnoise: internal error: {type(err).__name__}: {_one_line(str(err))[:200]} "
+            f"(a bug in cloudnoise; {where}; please report it)",
+            EXIT_INTERNAL,
+        )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so Python's exit flush stays silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _fail(message: str, status: int) -> None:
+    try:
+        click.echo(message, err=True)
+    except OSError:
+        pass
+    sys.exit(status)
 
 
 if __name__ == "__main__":

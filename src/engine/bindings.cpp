@@ -4,6 +4,7 @@
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <atomic>
@@ -49,6 +50,7 @@ std::vector<double> to_dvector(nb::ndarray<const double, nb::ndim<1>, nb::c_cont
 nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
                          const NoiseModel& noise, uint64_t seed, uint64_t first, uint64_t count,
                          unsigned threads, ReadyOrder order, Processing processing,
+                         uint32_t stamp_record_bits,
                          const std::function<void(uint64_t)>* progress) {
   if (count == 0) throw std::invalid_argument("repetitions must be at least 1");
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(count)));
@@ -62,7 +64,7 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
 
   auto worker = [&](bool record_first) {
     try {
-      Engine engine(sched, params, order, processing);
+      Engine engine(sched, params, order, processing, stamp_record_bits);
       for (;;) {
         if (failed.load(std::memory_order_relaxed)) return;
         const uint64_t k = next.fetch_add(1);
@@ -168,18 +170,32 @@ NB_MODULE(_engine, m) {
       .def(
           "__init__",
           [](LogGOPSParams* p, int64_t L_ps, int64_t o_ps, int64_t g_ps, int64_t G_fs,
-             int64_t O_fs, uint64_t S, int64_t O_rendezvous_fs) {
-            new (p) LogGOPSParams{L_ps, o_ps, g_ps, G_fs, O_fs, S, O_rendezvous_fs};
+             int64_t O_fs, uint64_t S, int64_t O_rendezvous_fs,
+             const std::vector<std::tuple<uint64_t, int64_t, int64_t, int64_t>>& classes,
+             int64_t o_r_ps) {
+            new (p) LogGOPSParams{L_ps, o_ps, g_ps, G_fs, O_fs, S, O_rendezvous_fs, o_r_ps, {}};
+            for (const auto& [min_bytes, L, G, O] : classes) p->classes.push_back({min_bytes, L, G, O});
           },
           nb::arg("L_ps"), nb::arg("o_ps"), nb::arg("g_ps"), nb::arg("G_fs"), nb::arg("O_fs"),
-          nb::arg("S"), nb::arg("O_rendezvous_fs") = -1)
+          nb::arg("S"), nb::arg("O_rendezvous_fs") = -1,
+          nb::arg("classes") = std::vector<std::tuple<uint64_t, int64_t, int64_t, int64_t>>{},
+          nb::arg("o_r_ps") = -1,
+          "LogGOPS parameters. cloudnoise's extensions: `classes`, (min_bytes, L_ps, G_fs, O_fs) "
+          "per size class (empty: LogGOPSim); `o_r_ps`, the receive overhead when it differs "
+          "from the send overhead o_ps (-1: o for both)")
       .def_ro("L_ps", &LogGOPSParams::L_ps)
       .def_ro("o_ps", &LogGOPSParams::o_ps)
       .def_ro("g_ps", &LogGOPSParams::g_ps)
       .def_ro("G_fs", &LogGOPSParams::G_fs)
       .def_ro("O_fs", &LogGOPSParams::O_fs)
       .def_ro("S", &LogGOPSParams::S)
-      .def_ro("O_rendezvous_fs", &LogGOPSParams::O_rendezvous_fs);
+      .def_ro("O_rendezvous_fs", &LogGOPSParams::O_rendezvous_fs)
+      .def_ro("o_r_ps", &LogGOPSParams::o_r_ps)
+      .def_prop_ro("classes", [](const LogGOPSParams& p) {
+        std::vector<std::tuple<uint64_t, int64_t, int64_t, int64_t>> out;
+        for (const SizeClass& c : p.classes) out.emplace_back(c.min_bytes, c.L_ps, c.G_fs, c.O_fs);
+        return out;
+      });
 
   nb::class_<OsNoiseTrace>(m, "OsNoiseTrace")
       .def(
@@ -273,19 +289,23 @@ NB_MODULE(_engine, m) {
       "run",
       [](const Schedule& sched, const LogGOPSParams& params, const NoiseModel& noise,
          uint64_t seed, uint64_t first, uint64_t count, unsigned threads, bool program_order,
-         bool sequential, std::function<void(uint64_t)> progress) {
+         bool sequential, std::function<void(uint64_t)> progress, uint32_t stamp_record_bits) {
         return run_repetitions(sched, params, noise, seed, first, count, threads,
                                program_order ? ReadyOrder::Program : ReadyOrder::LogGOPSim,
-                               sequential ? Processing::Sequential : Processing::Auto, &progress);
+                               sequential ? Processing::Sequential : Processing::Auto,
+                               stamp_record_bits, &progress);
       },
       nb::arg("schedule"), nb::arg("params"), nb::arg("noise"), nb::arg("seed") = 0,
       nb::arg("first") = 0, nb::arg("count") = 1, nb::arg("threads") = 1,
       nb::arg("program_order") = false, nb::arg("sequential") = false,
       nb::arg("progress") = nb::none(),
+      nb::arg("stamp_record_bits") = StampOrder::kDefaultRecordBits,
       "Simulate repetitions [first, first+count); returns max_end_ps per repetition, "
       "host_end_ps of the first, events, messages, and how many repetitions were "
       "processed host by host in windows (`windowed`). `sequential` forces one global "
-      "event queue throughout; the results are the same bit for bit.");
+      "event queue throughout; the results are the same bit for bit. "
+      "`stamp_record_bits` is for tests: fewer remembered stamps make the windows give up "
+      "(and the repetition run again in the global order) more often.");
 
   bind_schedules(m);
   bind_assembly(m);

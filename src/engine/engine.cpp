@@ -31,19 +31,33 @@ int64_t round_to_int(double x) {
   return t + static_cast<int64_t>(frac >= 0.5) - static_cast<int64_t>(frac <= -0.5);
 }
 
+uint32_t checked_record_bits(uint32_t bits) {
+  if (bits < 1 || bits > 28) throw std::invalid_argument("stamp_record_bits must be in [1, 28]");
+  return bits;
+}
+
 }  // namespace
 
 Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder order,
-               Processing processing)
+               Processing processing, uint32_t stamp_record_bits)
     : sched_(schedule),
       p_(params),
       order_(order),
       processing_(processing),
       ranks_(schedule.num_ranks()),
       ncpu_(schedule.num_cpus()),
-      nnic_(schedule.num_nics()) {
-  if (p_.L_ps < 0 || p_.o_ps < 0 || p_.g_ps < 0 || p_.G_fs < 0 || p_.O_fs < 0 || p_.O_rendezvous_fs < -1)
+      nnic_(schedule.num_nics()),
+      windows_(checked_record_bits(stamp_record_bits)) {
+  if (p_.L_ps < 0 || p_.o_ps < 0 || p_.g_ps < 0 || p_.G_fs < 0 || p_.O_fs < 0 || p_.O_rendezvous_fs < -1 ||
+      p_.o_r_ps < -1)
     throw std::invalid_argument("LogGOPS parameters must not be negative");
+  for (size_t k = 0; k < p_.classes.size(); ++k) {
+    const SizeClass& c = p_.classes[k];
+    if (c.L_ps < 0 || c.G_fs < 0 || c.O_fs < 0)
+      throw std::invalid_argument("size class parameters must not be negative");
+    if (k == 0 ? c.min_bytes != 0 : c.min_bytes <= p_.classes[k - 1].min_bytes)
+      throw std::invalid_argument("size classes must start at 0 bytes and grow strictly");
+  }
   if (ranks_ >= (1u << 29)) throw std::invalid_argument("at most 2^29 ranks are supported");
   posted_ = PostedReceives(ranks_);
   unexpected_.resize(ranks_);
@@ -201,10 +215,10 @@ void Engine::mark_ready(uint32_t op) { ready_bits_[op >> 6] |= uint64_t{1} << (o
 // The bandwidth drawn for one message, as the G it is sent with. The draw
 // is keyed by the send op, so the sender and the receiver agree on it
 // without storing it per op.
-int64_t Engine::message_G_fs(uint32_t send_op) const {
+int64_t Engine::message_G_fs(uint32_t send_op, int64_t G_fs) const {
   const double f =
       std::max(1e-9, bandwidth_->quantile_of_bits(bandwidth_rng_.bits(send_op)));
-  return round_to_int(static_cast<double>(p_.G_fs) / f);
+  return round_to_int(static_cast<double>(G_fs) / f);
 }
 
 // Orders a host's newly executable ops as they are queued. LogGOPSim sorts
@@ -383,10 +397,13 @@ void Engine::process_initial() {
 // least time from processing an event to a message reaching another host.
 // 0 when there is none to use.
 uint32_t Engine::window_shift() const {
-  if (!windows_allowed_ || !latency_ || processing_ != Processing::Auto) return 0;
+  // Without noise every host runs in lockstep: ties everywhere, with
+  // chains of pushers as long as the run (see stamp_order.hpp).
+  if (!windows_allowed_ || processing_ != Processing::Auto || !(os_ || latency_ || bandwidth_))
+    return 0;
   // Each window keeps its pushers' times as 32-bit offsets.
-  const int64_t lookahead =
-      std::min<int64_t>(p_.o_ps + p_.L_ps + round_to_int(latency_->min()), int64_t{1} << 31);
+  const int64_t least_excess = latency_ ? round_to_int(latency_->min()) : 0;
+  const int64_t lookahead = std::min<int64_t>(p_.o_ps + p_.min_L() + least_excess, int64_t{1} << 31);
   if (lookahead < 2) return 0;
   return static_cast<uint32_t>(63 - std::countl_zero(static_cast<uint64_t>(lookahead)));
 }
@@ -483,8 +500,8 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
       const int64_t avail = std::max(o_free, gs_free);
       if (avail <= t) {
         if (op.start_count) release_started(op_index, h);
-        const int64_t G = bandwidth_ ? message_G_fs(op_index) : p_.G_fs;
-        int64_t latency = p_.L_ps;
+        const int64_t G = bandwidth_ ? message_G_fs(op_index, p_.G_for(op.amount)) : p_.G_for(op.amount);
+        int64_t latency = p_.L_for(op.amount);
         // Keyed by the send op, like the bandwidth: a draw must not depend
         // on the order in which sends are processed.
         if (latency_) latency += round_to_int(latency_->quantile_of_bits(latency_rng_.bits(op_index)));
@@ -524,10 +541,13 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
       int64_t& gr_free = next_gr(r, op.nic);
       const int64_t avail = std::max(o_free, gr_free);
       if (avail <= t) {
-        const int64_t G = carried_G ? carried_G : bandwidth_ ? message_G_fs(op_index) : p_.G_fs;
+        const int64_t G = carried_G   ? carried_G
+                          : bandwidth_ ? message_G_fs(op_index, p_.G_for(op.amount))
+                                       : p_.G_for(op.amount);
         const int64_t g_bytes = bytes_time(op.amount, G);
-        const int64_t noise_ps = os_noise(r, t, p_.o_ps);
-        o_free = t + p_.o_ps + noise_ps + unsigned_max(bytes_time(op.amount, p_.O_for(op.amount)), g_bytes);
+        const int64_t o_r = p_.o_recv();
+        const int64_t noise_ps = os_noise(r, t, o_r);
+        o_free = t + o_r + noise_ps + unsigned_max(bytes_time(op.amount, p_.O_for(op.amount)), g_bytes);
         gr_free = t + p_.g_ps + g_bytes;
         const MatchEntry m = posted_.take(r, h, op.tag, [&](uint32_t local) { return posted_key(r, local); });
         if (m.op != kNoMatch) {

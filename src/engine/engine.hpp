@@ -2,8 +2,8 @@
 // event (see engine.cpp for each rule); the data layout is ours: flat arrays
 // indexed by op and host, a calendar queue of 24-byte events (event_queue.hpp),
 // and state that is reset, not reallocated, between repetitions. Under
-// latency noise a repetition is processed host by host in time windows
-// instead (windowed_events.hpp), with the same results bit for bit.
+// noise a repetition is processed host by host in time windows instead
+// (windowed_events.hpp), with the same results bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -82,7 +82,7 @@ enum class ReadyOrder {
 // How a run's events are processed. Both give the same results, bit for bit.
 enum class Processing {
   // Host by host in time windows (windowed_events.hpp) where that is exact
-  // and pays: one CPU per host, eager messages only, under latency noise.
+  // and pays: one CPU per host, eager messages only, under some noise.
   // Otherwise, and for a repetition whose order the windows cannot settle,
   // as Sequential.
   Auto,
@@ -93,8 +93,11 @@ enum class Processing {
 // One engine per thread; run() may be called many times (repetitions).
 class Engine {
  public:
+  // stamp_record_bits: how many stamps' pushers the windows remember to
+  // order ties (2^bits; see stamp_order.hpp); fewer only for tests.
   Engine(const Schedule& schedule, const LogGOPSParams& params,
-         ReadyOrder order = ReadyOrder::LogGOPSim, Processing processing = Processing::Auto);
+         ReadyOrder order = ReadyOrder::LogGOPSim, Processing processing = Processing::Auto,
+         uint32_t stamp_record_bits = StampOrder::kDefaultRecordBits);
 
   RunResult run(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
 
@@ -127,7 +130,7 @@ class Engine {
   int64_t os_noise(uint32_t host, int64_t start, int64_t len);
   int64_t os_noise_lookup(uint32_t host, int64_t at, int64_t len);
   int64_t bytes_time(uint64_t bytes, int64_t per_byte_fs) const;
-  int64_t message_G_fs(uint32_t send_op) const;
+  int64_t message_G_fs(uint32_t send_op, int64_t G_fs) const;
   [[noreturn]] void report_deadlock() const;
   std::string describe(uint32_t op) const;
   // A posted receive's {source, tag, local index}, from its rank's template.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <exception>
 #include <optional>
 #include <thread>
@@ -103,7 +104,7 @@ class Reader {
     if (p_ == end_ || *p_ != '{') fail("expected '{' after 'rank " + std::to_string(r) + "'");
     ++p_;
     guarded([&] { builder.begin_rank(static_cast<uint32_t>(r)); }, stmt_line);
-    rank_body(builder, static_cast<uint32_t>(r), stmt_line);
+    rank_body(builder, static_cast<uint32_t>(r), num_ranks, stmt_line);
   }
 
   [[noreturn]] void fail_at(uint64_t line, const std::string& what) const {
@@ -245,7 +246,7 @@ class Reader {
     fail("unexpected text" + found());
   }
 
-  void rank_body(ScheduleBuilder& b, uint32_t rank, uint64_t open_line) {
+  void rank_body(ScheduleBuilder& b, uint32_t rank, uint64_t num_ranks, uint64_t open_line) {
     labels_.reset();
     pending_.clear();
     for (;;) {
@@ -256,6 +257,7 @@ class Reader {
         ++p_;
         break;
       }
+      if (schedgen_statement(b, rank, num_ranks)) continue;
       const uint64_t stmt_line = line_;
       const std::string_view first = identifier("an operation, a label or '}'");
       skip_space();
@@ -292,6 +294,136 @@ class Reader {
       else
         b.requires_done(a, c);
     }
+  }
+
+  // The statements Schedgen writes, nearly every line of a big file:
+  //   LABEL: send Nb to R tag T        LABEL: recv Nb from R tag T
+  //   LABEL: calc N                    LABEL requires LABEL
+  // with single spaces and nothing else on the line, scanned in one pass
+  // (the general path below costs a skip_space and a keyword comparison
+  // per token). Anything else (comments, options, other spacing, values
+  // out of range, any error) returns false with nothing consumed, and the
+  // general path reads the statement and words its errors.
+  bool schedgen_statement(ScheduleBuilder& b, uint32_t rank, uint64_t num_ranks) {
+    const char* q = p_;
+    const char* const e = end_;
+    if (!ident_start(*q)) return false;
+    const char* const label_begin = q;
+    while (q != e && ident_char(*q)) ++q;
+    const std::string_view label(label_begin, static_cast<size_t>(q - label_begin));
+    const bool on_done = scan(q, " requires ");
+    const bool on_start = !on_done && scan(q, " irequires ");
+    if (on_done || on_start) {
+      if (label == "send" || label == "recv" || label == "calc") return false;
+      if (q == e || !ident_start(*q)) return false;
+      const char* const before_begin = q;
+      while (q != e && ident_char(*q)) ++q;
+      if (q == e || *q != '\n') return false;
+      pending_.push_back({label, std::string_view(before_begin, static_cast<size_t>(q - before_begin)),
+                          line_, on_start});
+      p_ = q + 1;
+      ++line_;
+      return true;
+    }
+    if (!scan(q, ": ")) return false;
+    OpKind kind;
+    if (scan(q, "send ")) kind = OpKind::Send;
+    else if (scan(q, "recv ")) kind = OpKind::Recv;
+    else if (scan(q, "calc ")) kind = OpKind::Calc;
+    else return false;
+    uint64_t amount = 0, peer = 0, tag = 0;
+    if (!scan_digits(q, amount)) return false;
+    if (kind == OpKind::Calc) {
+      if (amount > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / 1000) return false;
+    } else {
+      if (amount > uint64_t{1} << 53) return false;
+      if (q != e && *q == 'b') ++q;
+      if (!(kind == OpKind::Send ? scan(q, " to ") : scan(q, " from "))) return false;
+      if (kind == OpKind::Recv && scan(q, "-1")) peer = kAny;
+      else if (!scan_digits(q, peer) || peer >= num_ranks) return false;
+      if (!scan(q, " tag ")) return false;
+      if (kind == OpKind::Recv && scan(q, "-1")) tag = kAny;
+      else if (!scan_digits(q, tag) || tag >= kAny) return false;
+    }
+    if (q == e || *q != '\n') return false;
+    const uint64_t line = line_;
+    uint32_t idx = 0;
+    guarded(
+        [&] {
+          if (kind == OpKind::Send)
+            idx = b.send(amount, static_cast<uint32_t>(peer), static_cast<uint32_t>(tag), 0, 0);
+          else if (kind == OpKind::Recv)
+            idx = b.recv(amount, static_cast<uint32_t>(peer), static_cast<uint32_t>(tag), 0, 0);
+          else
+            idx = b.calc(amount * 1000, 0, 0);
+        },
+        line);
+    b.set_line(line);
+    if (!labels_.insert(label, idx))
+      fail_at(line, "duplicate label '" + std::string(label) + "' in rank " + std::to_string(rank));
+    p_ = q + 1;
+    ++line_;
+    return true;
+  }
+
+  // Consumes `word` (a literal) if the text at q starts with it; the length
+  // is a constant, so the comparison is a few integer compares, no call.
+  template <size_t N>
+  bool scan(const char*& q, const char (&word)[N]) const {
+    constexpr size_t n = N - 1;
+    if (static_cast<size_t>(end_ - q) < n || std::memcmp(q, word, n) != 0) return false;
+    q += n;
+    return true;
+  }
+
+  // Consumes 1 to 18 decimal digits (so the value cannot overflow); more
+  // are left to the general path, which checks the range.
+  bool scan_digits(const char*& q, uint64_t& value) const {
+    if (end_ - q >= 8) {
+      // Up to 7 digits, the common case, read as one 8-byte word whose low
+      // byte is the first character. Digit characters become 0..9.
+      uint64_t word;
+      std::memcpy(&word, q, 8);
+      const uint64_t digits = little_endian(word) ^ 0x3030303030303030ull;
+      const unsigned n = leading_digits(digits);
+      if (n > 0 && n < 8) {
+        // Shifted up, the n digits are the last of eight, after zeros.
+        value = eight_digits(digits << (8 * (8 - n)));
+        q += n;
+        return true;
+      }
+    }
+    const char* const first = q;
+    const char* const stop = end_ - q > 19 ? q + 19 : end_;
+    uint64_t v = 0;
+    for (unsigned d; q != stop && (d = static_cast<unsigned char>(*q) - unsigned{'0'}) < 10u; ++q)
+      v = v * 10 + d;
+    value = v;
+    return q != first && q - first <= 18;
+  }
+
+  static uint64_t little_endian(uint64_t word) {
+    if constexpr (std::endian::native == std::endian::big) return __builtin_bswap64(word);
+    return word;
+  }
+
+  // How many bytes of `digits` (characters XOR '0', the first in the low
+  // byte) are digits (0..9) before the first that is not. A non-digit
+  // byte is >= 10: it has its top bit, or gets it from adding 0x76 (which
+  // carries into higher bytes only from a non-digit, past the first one).
+  static unsigned leading_digits(uint64_t digits) {
+    const uint64_t non_digit = ((digits + 0x7676767676767676ull) | digits) & 0x8080808080808080ull;
+    return non_digit ? static_cast<unsigned>(std::countr_zero(non_digit)) / 8 : 8;
+  }
+
+  // The number whose 8 decimal digits are the bytes of `digits`, the most
+  // significant in the low byte: digit pairs, then pairs of pairs, by
+  // multiplication.
+  static uint64_t eight_digits(uint64_t digits) {
+    const uint64_t pairs = digits * 10 + (digits >> 8);
+    return (((pairs & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+            (((pairs >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+           32;
   }
 
   uint32_t operation(ScheduleBuilder& b, std::string_view kind) {

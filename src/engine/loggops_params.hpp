@@ -2,8 +2,21 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace cloudnoise {
+
+// cloudnoise's extension for measured profiles: latency, per-byte gap and
+// per-byte CPU overhead for messages of at least min_bytes. A transport's
+// one-way time is not one straight line from 1 B to 16 MiB (the eager/
+// rendezvous switch, copies that fit the caches or not); Netgauge fits a
+// line per regime, and these are those lines.
+struct SizeClass {
+  uint64_t min_bytes = 0;
+  int64_t L_ps = 0;
+  int64_t G_fs = 0;
+  int64_t O_fs = 0;
+};
 
 // L, o, g in picoseconds; G and O per byte in femtoseconds, so that
 // 100 Gb/s (G = 0.08 ns/B = 80 ps/B) and any integer-nanosecond LogGOPSim
@@ -16,14 +29,40 @@ struct LogGOPSParams {
   int64_t G_fs = 0;
   int64_t O_fs = 0;
   uint64_t S = 0;
-  // cloudnoise's one extension, off by default: the per-byte CPU overhead
-  // of rendezvous messages (size > S), when it differs from the eager O.
-  // A shared-memory or RDMA rendezvous send only announces its message, so
-  // the sender's CPU does not pay the copy that an eager send does. -1:
-  // O for every size, as LogGOPSim.
+  // An extension, off by default: the per-byte CPU overhead of rendezvous
+  // messages (size > S), when it differs from the eager O. A shared-memory
+  // or RDMA rendezvous send only announces its message, so the sender's CPU
+  // does not pay the copy that an eager send does. -1: O for every size, as
+  // LogGOPSim.
   int64_t O_rendezvous_fs = -1;
+  // The separate-overheads extension, off by default: the CPU overhead of
+  // receiving a message when it differs from sending one (o_ps is then the
+  // send overhead). -1: o for both, as LogGOPSim.
+  int64_t o_r_ps = -1;
+  // The size-class extension, off by default: when given (sorted by
+  // min_bytes, the first at 0), a message's L, G and O are its class's and
+  // L, G, O, O_rendezvous above are not used. Empty: LogGOPSim exactly.
+  std::vector<SizeClass> classes;
 
-  int64_t O_for(uint64_t bytes) const { return bytes > S && O_rendezvous_fs >= 0 ? O_rendezvous_fs : O_fs; }
+  int64_t o_recv() const { return o_r_ps >= 0 ? o_r_ps : o_ps; }
+  const SizeClass& class_for(uint64_t bytes) const {
+    size_t k = 0;
+    while (k + 1 < classes.size() && classes[k + 1].min_bytes <= bytes) ++k;
+    return classes[k];
+  }
+  int64_t L_for(uint64_t bytes) const { return classes.empty() ? L_ps : class_for(bytes).L_ps; }
+  int64_t G_for(uint64_t bytes) const { return classes.empty() ? G_fs : class_for(bytes).G_fs; }
+  int64_t O_for(uint64_t bytes) const {
+    if (!classes.empty()) return class_for(bytes).O_fs;
+    return bytes > S && O_rendezvous_fs >= 0 ? O_rendezvous_fs : O_fs;
+  }
+  // The smallest latency any message can have (the engine's lookahead).
+  int64_t min_L() const {
+    if (classes.empty()) return L_ps;
+    int64_t least = classes.front().L_ps;
+    for (const SizeClass& c : classes) least = c.L_ps < least ? c.L_ps : least;
+    return least;
+  }
 };
 
 }  // namespace cloudnoise

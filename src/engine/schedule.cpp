@@ -104,8 +104,13 @@ void ScheduleBuilder::requires_start(uint32_t a, uint32_t b) {
 void ScheduleBuilder::set_line(uint64_t line) {
   auto& lines = sched_.lines_;
   const size_t global = sched_.rank_begin_.back() + ops_in_rank();  // one past the op just added
+  const auto value = static_cast<uint32_t>(std::min<uint64_t>(line, 0xFFFFFFFFu));
+  if (lines.size() + 1 == global) {
+    lines.push_back(value);  // a reader sets every op's line, in order
+    return;
+  }
   if (lines.size() < global) lines.resize(global, 0);
-  lines[global - 1] = static_cast<uint32_t>(std::min<uint64_t>(line, 0xFFFFFFFFu));
+  lines[global - 1] = value;
 }
 
 void ScheduleBuilder::end_rank() {
@@ -118,8 +123,13 @@ void ScheduleBuilder::end_rank() {
   for (const auto& e : start_pending_) ++ops[cur_begin_ + e.to].num_deps;
 
   // A dependency cycle would leave its ops waiting forever: find it now, by
-  // peeling off ops whose dependencies can all be satisfied (Kahn).
-  if (!done_pending_.empty() || !start_pending_.empty()) {
+  // peeling off ops whose dependencies can all be satisfied (Kahn). Edges
+  // that all point from an earlier op to a later one, as Schedgen writes
+  // them, cannot close a cycle.
+  bool forward = true;
+  for (const auto& e : done_pending_) forward &= e.from < e.to;
+  for (const auto& e : start_pending_) forward &= e.from < e.to;
+  if (!forward) {
     counts_.resize(n);
     for (uint32_t i = 0; i < n; ++i) counts_[i] = ops[cur_begin_ + i].num_deps;
     adj_begin_.assign(n + 1, 0);

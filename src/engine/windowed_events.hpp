@@ -20,17 +20,11 @@
 //
 // Stamps. LogGOPSim breaks ties between equal times by insertion stamp, a
 // global counter. Here stamps are given in host-major order instead
-// (provisional stamps), which is the reference's order for two events of
-// one host at one time when they were pushed in different windows, or by
-// the same host (each host's own order is the reference's). Otherwise, two
-// hosts pushed them in the same window, and the reference pushed first the
-// one whose pusher ran earlier: each event carries when its pusher ran. If
-// the pushers ran at the same time as well, the reference ran them in the
-// order of their own stamps, which each event also carries: that order is
-// known when those were given in different windows or before the first.
-// Otherwise the run is flagged ambiguous, and the engine runs it again in
-// the global order. With continuous latency noise that is rare; without
-// noise it is common, and the engine does not use this store then.
+// (provisional stamps); StampOrder (stamp_order.hpp) recovers the
+// reference's order of two of them by following their pushers back. A
+// chain it cannot follow (its records were overwritten) flags the run as
+// ambiguous, and the engine runs it again in the global order; that is
+// rare.
 #pragma once
 
 #include <algorithm>
@@ -40,6 +34,7 @@
 #include <vector>
 
 #include "event.hpp"
+#include "stamp_order.hpp"
 
 namespace cloudnoise {
 
@@ -141,6 +136,10 @@ class WindowedEvents {
  public:
   static constexpr uint32_t kNoHost = 0xFFFFFFFFu;
 
+  // Remembers the pushers of the newest 2^record_bits stamps (StampOrder).
+  explicit WindowedEvents(uint32_t record_bits = StampOrder::kDefaultRecordBits)
+      : order_(record_bits) {}
+
   // Drops every event; windows are 2^shift ps wide (at most the lookahead,
   // and at most 2^31 ps: offsets in a window are 32-bit).
   void reset(uint32_t hosts, uint32_t shift) {
@@ -162,8 +161,7 @@ class WindowedEvents {
     host_ = kNoHost;
     current_ts_ = current_pusher_ts_ = kNoStamp;
     current_off_ = current_pusher_off_ = 0;
-    window_stamps_.clear();
-    ambiguous_ = false;
+    order_.reset();
   }
 
   // An event created while the current event is processed (or before the
@@ -175,6 +173,7 @@ class WindowedEvents {
     const auto off = static_cast<uint32_t>(time & ((int64_t{1} << shift_) - 1));
     const uint32_t pusher_off = requeued ? current_pusher_off_ : current_off_;
     const uint32_t pusher_ts = requeued ? current_pusher_ts_ : current_ts_;
+    if (!requeued) order_.record(ts, pusher_off, pusher_ts);
     // Built in place, field by field: an event built on the stack and
     // copied whole right away stalls on store forwarding.
     if (host == host_ && time < window_end_) {
@@ -219,7 +218,7 @@ class WindowedEvents {
     ring_count_ -= work_.size();
     window_start_ = static_cast<int64_t>(window_ << shift_);
     window_end_ = static_cast<int64_t>((window_ + 1) << shift_);
-    window_stamps_.push_back(stamp);
+    order_.start_window(stamp);
     group_by_host();
     next_ = group_end_ = 0;
     return true;
@@ -261,7 +260,7 @@ class WindowedEvents {
 
   // Two events of one host at one time whose order could not be settled
   // (see the top): the run must be processed again in the global order.
-  bool ambiguous() const { return ambiguous_; }
+  bool ambiguous() const { return order_.ambiguous(); }
 
  private:
   static constexpr uint64_t kRing = 4096;  // windows held in order; later ones wait in far_
@@ -278,28 +277,18 @@ class WindowedEvents {
     return a.time_off < b.time_off || (a.time_off == b.time_off && stamp_before(a, b));
   }
 
-  // The window in which a stamp was given; 0 before the first.
-  size_t window_of(uint32_t ts) const {
-    return static_cast<size_t>(std::upper_bound(window_stamps_.begin(), window_stamps_.end(), ts) -
-                               window_stamps_.begin());
-  }
-
   // Equal times: which of the two LogGOPSim's stamps put first.
   bool stamp_before(const WindowedEvent& a, const WindowedEvent& b) {
-    const size_t wa = window_of(a.ts);
-    // Stamps given before the first window (the time-0 ops) are the
-    // reference's; given in different windows, or by one host, their order
-    // is.
-    if (wa != window_of(b.ts) || wa == 0 ||
-        Event::host_of(a.host_kind) == Event::host_of(b.host_kind))
-      return a.ts < b.ts;
-    // Two hosts pushed them in one window: the one running earlier first,
+    // Given by one host (re-queued events keep their pusher): its order is
+    // the reference's.
+    if (Event::host_of(a.host_kind) == Event::host_of(b.host_kind)) return a.ts < b.ts;
+    // Given in different windows, or before the first: so is their order.
+    const size_t wa = order_.window_of(a.ts);
+    if (wa != order_.window_of(b.ts) || wa == 0) return a.ts < b.ts;
+    // Two hosts gave them in one window: the one running earlier first,
     if (a.pusher_off != b.pusher_off) return a.pusher_off < b.pusher_off;
-    // and at the same time, the one whose own event had the earlier stamp.
-    const size_t pa = window_of(a.pusher_ts);
-    if (pa != window_of(b.pusher_ts) || pa == 0) return a.pusher_ts < b.pusher_ts;
-    ambiguous_ = true;
-    return a.ts < b.ts;
+    // and at one time, the one whose pusher the reference ran first.
+    return order_.pushers_before(a.pusher_ts, b.pusher_ts);
   }
 
   [[gnu::noinline]] void push_local(const WindowedEvent& e) {
@@ -399,8 +388,7 @@ class WindowedEvents {
   // The event being processed: its stamp, offset in the window, and pusher.
   uint32_t current_ts_ = kNoStamp, current_off_ = 0;
   uint32_t current_pusher_ts_ = kNoStamp, current_pusher_off_ = 0;
-  std::vector<uint32_t> window_stamps_;  // the first stamp given in each window so far
-  bool ambiguous_ = false;
+  StampOrder order_;
 };
 
 }  // namespace cloudnoise

@@ -12,8 +12,11 @@
  * interval timer whose SIGALRM handler busy-waits D microseconds every P
  * microseconds, a known noise the probe must recover.
  *
- * Samples (kind CN_KIND_DETOUR, t_ns = start, value_ns = duration) go to
- * PREFIX.rankN.bin; t_min and the threshold to PREFIX.rankN.info.
+ * Samples (kind CN_KIND_DETOUR, start and duration) go to compact chunk
+ * files PREFIX.rankN.cKKKKKK.cnk (cn_chunks.h), a new chunk after
+ * --chunk-samples detours or --chunk-seconds; t_min and the threshold to
+ * PREFIX.rankN.info. --watch HOST:PID and the lock PREFIX.rankN.lock: see
+ * cn_parent.h.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -26,7 +29,9 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "cn_chunks.h"
 #include "cn_info.h"
+#include "cn_parent.h"
 #include "cn_samples.h"
 #include "cn_timer.h"
 
@@ -69,14 +74,21 @@ int main(int argc, char **argv)
         {"calibrate", required_argument, 0, 'c'},
         {"inject-period-us", required_argument, 0, 'P'},
         {"inject-duration-us", required_argument, 0, 'D'},
+        {"chunk-samples", required_argument, 0, 'C'},
+        {"chunk-seconds", required_argument, 0, 'S'},
+        {"watch", required_argument, 0, 'W'},
         {0, 0, 0, 0}};
-    const char *prefix = NULL;
+    const char *prefix = NULL, *watch_spec = NULL;
+    long long chunk_samples = 1 << 20;
+    double chunk_seconds = 60.0;
+    struct cn_parent_watch watch;
     long max_detours = 100000, calibrate = 2000000, count = 0;
     double duration_s = 10.0, period_us = 0, inj_us = 0;
     int rank, nranks, ch;
-    int64_t tmin, threshold, begin, end, prev;
+    int64_t tmin, threshold, begin, end, prev, chunk_ns;
+    unsigned spins = 0;
     struct cn_timer_info timer;
-    struct cn_sample_file *sf = malloc(sizeof *sf);
+    struct cn_chunk_stream *sf = malloc(sizeof *sf);
     char path[4096];
     FILE *info;
 
@@ -91,6 +103,9 @@ int main(int argc, char **argv)
         case 'c': calibrate = atol(optarg); break;
         case 'P': period_us = atof(optarg); break;
         case 'D': inj_us = atof(optarg); break;
+        case 'C': chunk_samples = atoll(optarg); break;
+        case 'S': chunk_seconds = atof(optarg); break;
+        case 'W': watch_spec = optarg; break;
         default: die("unknown option");
         }
     }
@@ -98,6 +113,13 @@ int main(int argc, char **argv)
         die("--out PREFIX is required");
     if (max_detours <= 0)
         max_detours = -1; /* no limit: run for the duration */
+    if (chunk_samples < 1)
+        chunk_samples = 1;
+    if (!(chunk_seconds > 0))
+        chunk_seconds = 60.0;
+    chunk_ns = (int64_t)(chunk_seconds * 1e9);
+    snprintf(path, sizeof path, "%s.rank%d.lock", prefix, rank);
+    cn_parent_init(&watch, watch_spec, path);
 
     timer = cn_timer_describe();
     tmin = calibrate_tmin(calibrate);
@@ -108,9 +130,7 @@ int main(int argc, char **argv)
     fprintf(info, "t_min_ns=%lld\nthreshold_ns=%lld\nthreshold_factor=%d\n", (long long)tmin,
             (long long)threshold, THRESHOLD_FACTOR);
     fflush(info);
-    snprintf(path, sizeof path, "%s.rank%d.bin", prefix, rank);
-    if (cn_samples_open(sf, path))
-        die("cannot open the sample file");
+    cn_chunk_init(sf, prefix, rank);
 
     if (period_us > 0 && inj_us > 0) {
         struct sigaction sa;
@@ -136,10 +156,18 @@ int main(int argc, char **argv)
     for (;;) {
         int64_t now = cn_now_ns();
         if (now - prev > threshold) {
-            cn_samples_add(sf, CN_KIND_DETOUR, 0, 0, rank, prev, now - prev);
+            cn_chunk_add(sf, CN_KIND_DETOUR, 0, 0, rank, count, prev, now - prev);
             if (++count == max_detours)
                 break;
             now = cn_now_ns(); /* recording is not a detour */
+        }
+        if (++spins == 65536) { /* a few ms: housekeeping, then time again */
+            spins = 0;
+            cn_parent_check(&watch, now);
+            cn_chunk_tick(sf, now);
+            if (sf->chunk_samples >= chunk_samples || now - sf->chunk_begin_ns >= chunk_ns)
+                cn_chunk_rotate(sf);
+            now = cn_now_ns();
         }
         if (now >= end)
             break;
@@ -150,7 +178,7 @@ int main(int argc, char **argv)
         memset(&off, 0, sizeof off);
         setitimer(ITIMER_REAL, &off, NULL);
     }
-    cn_samples_close(sf);
+    cn_chunk_close(sf);
     fprintf(info, "end_monotonic_ns=%lld\ndetours=%ld\ncomplete=1\n", (long long)cn_now_ns(),
             count);
     fclose(info);

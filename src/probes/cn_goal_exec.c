@@ -18,12 +18,19 @@
  * executor's own synchronisation can never match them.
  *
  * Timing. Before the first repetition (and every --resync repetitions) rank
- * 0 estimates each rank's clock offset from min-RTT ping-pongs. For each
+ * 0 estimates each rank's clock offset from min-RTT ping-pongs, except for
+ * ranks that share rank 0's clock: on the same booted kernel (same host
+ * name and boot id) CLOCK_MONOTONIC_RAW is one clock, so their offset is 0
+ * exactly, where the ping-pong estimate is off by half the asymmetry of its
+ * round trip (+-100-200 ns on shared memory: as much as a small message
+ * takes, and it adds to the runtime of every repetition). For each
  * repetition rank 0 picks a start time slightly in the future, broadcasts it,
  * and every rank spins until that instant in its own (offset-corrected)
- * clock, then runs. A rank records its start and the completion of its last
- * op, in rank 0's clock. The repetition's runtime is the latest end minus the
- * common start: what the simulator reports as its max host end time (all
+ * clock, then runs. A rank records its start (the clock read that ended its
+ * wait) and the completion of its last op, in rank 0's clock. Python
+ * (validate/executor.py) makes the repetition's runtime the latest end minus
+ * the earliest start, less the cost of one clock read (a duration between two
+ * reads holds one): what the simulator reports as its max host end time (all
  * ranks start at 0 there).
  *
  * Op table (text, written by cloudnoise.validate.optable):
@@ -67,6 +74,7 @@
 
 #define TAG_SYNC 7
 #define SYNC_ROUNDS 25
+#define CLOCK_ID_LEN 320
 
 enum { OP_SEND = 0, OP_RECV = 1, OP_CALC = 2 };
 
@@ -293,14 +301,18 @@ static void op_started(const struct rank_table *t, struct state *s, int op)
     }
 }
 
-/* Runs every op of this rank once; returns when all completed. */
-static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm comm, int yield)
+/* Runs every op of this rank once, from `begin`; returns when all completed.
+ * The clock is read only where the result is needed (after a calc, and when
+ * the last op completed): on a VM one read costs 50-120 ns, and a read
+ * between a completion and the op it releases would delay that op. */
+static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm comm, int yield,
+                         int64_t begin)
 {
     int i;
     s->ready_head = s->ready_tail = 0;
     s->nactive = 0;
     s->completed = 0;
-    s->last_end = cn_now_ns();
+    s->last_end = begin;
     for (i = 0; i < t->nops; i++) {
         s->req_left[i] = t->req_count[i];
         s->ireq_left[i] = t->ireq_count[i];
@@ -312,10 +324,13 @@ static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm c
             int op = s->ready[s->ready_head++];
             const struct op *o = &t->ops[op];
             if (o->kind == OP_CALC) {
+                int64_t deadline, now;
                 op_started(t, s, op);
-                cn_spin_until(cn_now_ns() + o->amount);
+                deadline = cn_now_ns() + o->amount;
+                while ((now = cn_now_ns()) < deadline) {
+                }
                 op_done(t, s, op);
-                s->last_end = cn_now_ns();
+                s->last_end = now;
                 continue;
             }
             if (o->kind == OP_SEND) {
@@ -340,7 +355,6 @@ static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm c
                     sched_yield();
                 continue;
             }
-            s->last_end = cn_now_ns();
             for (k = 0; k < outcount; k++) {
                 int idx = s->indices[k];
                 if (s->req_buf[idx] >= 0)
@@ -348,6 +362,8 @@ static void run_schedule(const struct rank_table *t, struct state *s, MPI_Comm c
                 op_done(t, s, s->req_op[idx]);
                 s->req_op[idx] = -1;
             }
+            if (s->completed == t->nops)
+                s->last_end = cn_now_ns();
             /* compact the outstanding requests, keeping their posting order */
             for (k = 0, w = 0; k < s->nactive; k++) {
                 if (s->req_op[k] < 0)
@@ -381,10 +397,45 @@ static void wait_request(MPI_Request *req, int yield)
     }
 }
 
+/* An identity of this rank's CLOCK_MONOTONIC_RAW: host name and boot id
+ * (empty boot id where the kernel does not say: never shared then). */
+static void clock_identity(char *out, size_t len)
+{
+    char host[256] = "unknown", boot[64] = "";
+    FILE *fp = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (fp) {
+        if (!fgets(boot, sizeof boot, fp))
+            boot[0] = '\0';
+        fclose(fp);
+    }
+    boot[strcspn(boot, "\r\n")] = '\0';
+    if (gethostname(host, sizeof host) != 0)
+        strcpy(host, "unknown");
+    host[sizeof host - 1] = '\0';
+    snprintf(out, len, "%s|%s", host, boot);
+}
+
+/* shared[r] = 1 where rank r reads the same clock as rank 0 (rank 0 only). */
+static void find_shared_clocks(int rank, int nranks, int *shared)
+{
+    char mine[CLOCK_ID_LEN], root[CLOCK_ID_LEN];
+    int same;
+    memset(mine, 0, sizeof mine);
+    clock_identity(mine, sizeof mine);
+    memcpy(root, mine, sizeof root);
+    MPI_Bcast(root, CLOCK_ID_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
+    same = strchr(mine, '|')[1] != '\0' && strcmp(mine, root) == 0;
+    MPI_Gather(&same, 1, MPI_INT, shared, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    (void)rank;
+    (void)nranks;
+}
+
 /* Offsets of every rank's clock relative to rank 0 (local = rank0 + offset),
- * from the ping-pong with the smallest round trip. Rank 0 gets all of them;
- * every rank gets its own. Returns the largest min-RTT seen (rank 0). */
-static int64_t sync_clocks(int rank, int nranks, int64_t *my_offset, int64_t *offsets)
+ * from the ping-pong with the smallest round trip; 0 for ranks sharing rank
+ * 0's clock. Rank 0 gets all of them; every rank gets its own. Returns the
+ * largest min-RTT seen (rank 0). */
+static int64_t sync_clocks(int rank, int nranks, const int *shared, int64_t *my_offset,
+                           int64_t *offsets)
 {
     int r, k;
     int64_t worst_rtt = 0;
@@ -402,7 +453,7 @@ static int64_t sync_clocks(int rank, int nranks, int64_t *my_offset, int64_t *of
                     best_off = remote - (t0 + (t1 - t0) / 2);
                 }
             }
-            offsets[r] = best_off;
+            offsets[r] = shared[r] ? 0 : best_off;
             if (best_rtt > worst_rtt)
                 worst_rtt = best_rtt;
         }
@@ -429,6 +480,7 @@ int main(int argc, char **argv)
     MPI_Comm comm;
     int rank, nranks, i, flag = 0, crash_rank = -1;
     int64_t max_bytes = 0, offset = 0, rtt = 0, *offsets, margin_ns;
+    int *shared;
     int64_t max_tag = -1;
     void *tag_ub_ptr = NULL;
     long rep, total;
@@ -474,6 +526,8 @@ int main(int argc, char **argv)
     s.req_buf = xcalloc((size_t)t.nops, sizeof(int));
     s.indices = xcalloc((size_t)t.nops, sizeof(int));
     offsets = xcalloc((size_t)nranks, sizeof(int64_t));
+    shared = xcalloc((size_t)nranks, sizeof(int));
+    find_shared_clocks(rank, nranks, shared);
 
     timer = cn_timer_describe();
     info = cn_info_open(o.prefix, rank, nranks, &timer);
@@ -481,6 +535,9 @@ int main(int argc, char **argv)
         die("cannot write the info file (is the output directory writable?)");
     fprintf(info, "ops=%d\nmax_bytes=%lld\nreps=%ld\nwarmup=%ld\n", t.nops, (long long)max_bytes,
             o.reps, o.warmup);
+    if (rank == 0)
+        for (i = 0; i < nranks; i++)
+            fprintf(info, "clock_shared_rank%d=%d\n", i, shared[i]);
     fflush(info);
     snprintf(path, sizeof path, "%s.rank%d.bin", o.prefix, rank);
     if (cn_samples_open(&samples, path))
@@ -491,7 +548,7 @@ int main(int argc, char **argv)
     for (rep = 0; rep < total; rep++) {
         int64_t start0 = 0, start_local, begin, end;
         if (rep % o.resync == 0) {
-            rtt = sync_clocks(rank, nranks, &offset, offsets);
+            rtt = sync_clocks(rank, nranks, shared, &offset, offsets);
             /* far enough ahead that the broadcast reaches every rank first */
             margin_ns = o.margin_us > 0 ? (int64_t)(o.margin_us * 1000.0) : 20000 + 8 * rtt * nranks;
             if (rank == 0)
@@ -512,15 +569,16 @@ int main(int argc, char **argv)
             wait_request(&req, o.yield);
         }
         start_local = start0 + offset;
+        /* the read that ends the wait is the start: no read of its own */
         if (o.yield)
-            while (cn_now_ns() < start_local)
+            while ((begin = cn_now_ns()) < start_local)
                 sched_yield();
         else
-            cn_spin_until(start_local);
-        begin = cn_now_ns();
+            while ((begin = cn_now_ns()) < start_local) {
+            }
         if (rank == crash_rank && rep == o.warmup)
             abort();
-        run_schedule(&t, &s, comm, o.yield);
+        run_schedule(&t, &s, comm, o.yield, begin);
         end = s.last_end;
         if (rep >= o.warmup)
             cn_samples_add(&samples, CN_KIND_GOAL_REP, rep - o.warmup, begin - start_local, rank,

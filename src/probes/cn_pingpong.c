@@ -18,9 +18,13 @@
  * A run is a list of units, zipped from --sizes, --intervals (ns to wait
  * after each ping-pong: burstiness) and --iterations (lists of length 1 are
  * repeated). With --duration each unit runs for that many seconds instead of
- * a fixed count, in batches closed by a broadcast of whether to go on.
- * Samples go to PREFIX.rankN.bin (see cn_samples.h), facts to
- * PREFIX.rankN.info (cn_info.h).
+ * a fixed count, in batches closed by a broadcast of whether to go on (and
+ * whether to start a new chunk: rank 0 decides, so every rank's chunk K
+ * holds the same iterations). Ping-pong and bidir samples go to compact
+ * chunk files PREFIX.rankN.cKKKKKK.cnk (cn_chunks.h), a new chunk after
+ * --chunk-samples samples or --chunk-seconds; loggp samples to
+ * PREFIX.rankN.bin (cn_samples.h); facts to PREFIX.rankN.info (cn_info.h).
+ * --watch HOST:PID and the lock PREFIX.rankN.lock: see cn_parent.h.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -32,7 +36,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cn_chunks.h"
 #include "cn_info.h"
+#include "cn_parent.h"
 #include "cn_samples.h"
 #include "cn_timer.h"
 
@@ -51,13 +57,20 @@ struct options {
     double duration_s;
     int split;
     int train;
+    int64_t chunk_samples;
+    double chunk_seconds;
     const char *prefix;
+    const char *watch;
 };
 
 struct ctx {
     int rank, nranks, pairs, pair, peer, initiator;
     char *sbuf, *rbuf;
-    struct cn_sample_file samples;
+    struct cn_sample_file samples;  /* loggp */
+    struct cn_chunk_stream *chunks; /* pingpong, bidir */
+    struct cn_parent_watch watch;
+    int64_t seq;                    /* samples recorded in the current unit */
+    int64_t unrecorded;             /* iterations since the last parent check (responders) */
 };
 
 static void die(const char *msg)
@@ -90,11 +103,15 @@ static void parse(int argc, char **argv, struct options *o)
         {"intervals", required_argument, 0, 'i'}, {"iterations", required_argument, 0, 'n'},
         {"warmup", required_argument, 0, 'w'},   {"duration", required_argument, 0, 'd'},
         {"split", no_argument, 0, 'p'},          {"train", required_argument, 0, 't'},
-        {"out", required_argument, 0, 'o'},      {0, 0, 0, 0}};
+        {"out", required_argument, 0, 'o'},      {"chunk-samples", required_argument, 0, 'C'},
+        {"chunk-seconds", required_argument, 0, 'S'}, {"watch", required_argument, 0, 'W'},
+        {0, 0, 0, 0}};
     int c;
     memset(o, 0, sizeof *o);
     o->warmup = 10;
     o->train = 16;
+    o->chunk_samples = 1 << 20;
+    o->chunk_seconds = 60.0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'm':
@@ -115,6 +132,9 @@ static void parse(int argc, char **argv, struct options *o)
         case 'p': o->split = 1; break;
         case 't': o->train = atoi(optarg); break;
         case 'o': o->prefix = optarg; break;
+        case 'C': o->chunk_samples = atoll(optarg); break;
+        case 'S': o->chunk_seconds = atof(optarg); break;
+        case 'W': o->watch = optarg; break;
         default: die("unknown option");
         }
     }
@@ -128,6 +148,10 @@ static void parse(int argc, char **argv, struct options *o)
         o->iterations[o->n_iterations++] = 1000;
     if (o->train < 1)
         o->train = 1;
+    if (o->chunk_samples < 1)
+        o->chunk_samples = 1;
+    if (!(o->chunk_seconds > 0))
+        o->chunk_seconds = 60.0;
 }
 
 static int64_t unit_value(const int64_t *list, int n, int i) { return n == 1 ? list[0] : list[i]; }
@@ -192,13 +216,18 @@ static void one_sample(struct ctx *c, const struct options *o, int bytes, int64_
         MPI_Barrier(MPI_COMM_WORLD);
     if (o->mode == MODE_BIDIR) {
         rtt = bidir_once(c, bytes, &t0);
-        if (record)
-            cn_samples_add(&c->samples, CN_KIND_RTT, total_size, interval,
-                           c->pair * 2 + (c->initiator ? 0 : 1), t0, rtt);
     } else {
         rtt = pingpong_once(c, bytes, &t0);
-        if (record && rtt >= 0)
-            cn_samples_add(&c->samples, CN_KIND_RTT, total_size, interval, c->pair, t0, rtt);
+    }
+    if (rtt >= 0) {
+        if (record) {
+            int64_t stream = o->mode == MODE_BIDIR ? c->pair * 2 + (c->initiator ? 0 : 1) : c->pair;
+            cn_chunk_add(c->chunks, CN_KIND_RTT, total_size, interval, stream, c->seq++, t0, rtt);
+        }
+        cn_parent_check(&c->watch, t0);
+    } else if (++c->unrecorded >= 256) {
+        c->unrecorded = 0;
+        cn_parent_check(&c->watch, cn_now_ns());
     }
     if (c->initiator)
         pause_ns(interval);
@@ -212,22 +241,31 @@ static void run_unit(struct ctx *c, const struct options *o, int64_t size, int64
     int64_t i;
     if (bytes < 1)
         bytes = 1;
+    c->seq = 0;
     for (i = 0; i < o->warmup; i++)
         one_sample(c, o, bytes, size, interval, 0);
     if (o->duration_s <= 0) {
-        for (i = 0; i < iterations; i++)
+        /* every recording rank records one sample per iteration, so rotating
+         * by count keeps the ranks' chunks in step */
+        for (i = 0; i < iterations; i++) {
             one_sample(c, o, bytes, size, interval, 1);
+            if (c->chunks->chunk_samples >= o->chunk_samples)
+                cn_chunk_rotate(c->chunks);
+        }
         return;
     }
     {
         int64_t begin = cn_now_ns(), end = begin + (int64_t)(o->duration_s * 1e9);
-        int64_t msg[2] = {1, 8}; /* go on?, batch length */
+        int64_t chunk_ns = (int64_t)(o->chunk_seconds * 1e9);
+        int64_t msg[3] = {1, 8, 0}; /* go on?, batch length, start a new chunk? */
         while (msg[0]) {
             int64_t batch_start = cn_now_ns();
             for (i = 0; i < msg[1]; i++)
                 one_sample(c, o, bytes, size, interval, 1);
             if (c->rank == 0) {
                 int64_t now = cn_now_ns(), took = now - batch_start;
+                msg[2] = c->chunks->chunk_samples >= o->chunk_samples ||
+                         now - c->chunks->chunk_begin_ns >= chunk_ns;
                 msg[0] = now < end;
                 /* aim for ~50 ms batches so the end is overshot by little */
                 msg[1] = took > 0 ? (msg[1] * 50000000LL) / took : msg[1] * 2;
@@ -238,7 +276,10 @@ static void run_unit(struct ctx *c, const struct options *o, int64_t size, int64
                 if (end - now < 50000000LL && msg[1] > 1)
                     msg[1] = msg[1] * (end - now > 0 ? end - now : 0) / 50000000LL + 1;
             }
-            MPI_Bcast(msg, 2, MPI_INT64_T, 0, MPI_COMM_WORLD);
+            MPI_Bcast(msg, 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
+            if (msg[2])
+                cn_chunk_rotate(c->chunks);
+            cn_chunk_tick(c->chunks, cn_now_ns());
         }
     }
 }
@@ -346,6 +387,8 @@ int main(int argc, char **argv)
     parse(argc, argv, o);
     memset(c, 0, sizeof *c);
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
+    snprintf(path, sizeof path, "%s.rank%d.lock", o->prefix, c->rank);
+    cn_parent_init(&c->watch, o->watch, path);
     MPI_Comm_size(MPI_COMM_WORLD, &c->nranks);
     if (c->nranks < 2 || c->nranks % 2 != 0)
         die("ping-pong needs an even number of ranks, at least 2");
@@ -380,9 +423,18 @@ int main(int argc, char **argv)
     fprintf(info, "pairs=%d\npair=%d\ninitiator=%d\npeer=%d\n", c->pairs, c->pair, c->initiator,
             c->peer);
     fflush(info);
-    snprintf(path, sizeof path, "%s.rank%d.bin", o->prefix, c->rank);
-    if (cn_samples_open(&c->samples, path))
-        die("cannot open the sample file");
+    fprintf(info, "chunk_samples=%lld\n", (long long)o->chunk_samples);
+    fflush(info);
+    if (o->mode == MODE_LOGGP) {
+        snprintf(path, sizeof path, "%s.rank%d.bin", o->prefix, c->rank);
+        if (cn_samples_open(&c->samples, path))
+            die("cannot open the sample file");
+    } else {
+        c->chunks = malloc(sizeof *c->chunks);
+        if (!c->chunks)
+            die("out of memory");
+        cn_chunk_init(c->chunks, o->prefix, c->rank);
+    }
 
     MPI_Barrier(MPI_COMM_WORLD);
     for (u = 0; u < units; u++) {
@@ -395,10 +447,18 @@ int main(int argc, char **argv)
             run_loggp_unit(c, o, size, iterations);
         else
             run_unit(c, o, size, interval, iterations);
-        cn_samples_flush(&c->samples);
+        if (c->chunks)
+            cn_chunk_flush(c->chunks);
+        else
+            cn_samples_flush(&c->samples);
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    cn_samples_close(&c->samples);
+    if (c->chunks) {
+        cn_chunk_close(c->chunks);
+        free(c->chunks);
+    } else {
+        cn_samples_close(&c->samples);
+    }
     fprintf(info, "end_monotonic_ns=%lld\ncomplete=1\n", (long long)cn_now_ns());
     fclose(info);
     free(c->sbuf);

@@ -29,6 +29,12 @@ enum {
     CN_KIND_DETOUR = 4,     /* one selfish-detour iteration above the threshold */
     CN_KIND_GOAL_REP = 5,   /* one rank's part of one repetition of a GOAL schedule */
     CN_KIND_ISEND_CALL = 6, /* duration of one MPI_Isend call: posting a send, not finishing it */
+    /* cn_loggp.c (stream = the round) */
+    CN_KIND_EXCHANGE = 7,       /* one of back-to-back exchanges (Isend + Irecv, both polled) */
+    CN_KIND_TRAIN_DELAYED = 8,  /* PRTT(n,d,s): param = d, the spin between sends (ns) */
+    CN_KIND_RECV_EARLY = 9,     /* completing a posted receive whose message has arrived */
+    CN_KIND_RECV_LATE = 10,     /* posting and completing a receive whose message has arrived */
+    CN_KIND_SEND_DONE = 11,     /* MPI_Isend to completion while the receive is not posted */
 };
 
 #define CN_FLUSH_NS 500000000LL /* at most half a second between flushes */

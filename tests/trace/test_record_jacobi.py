@@ -21,9 +21,8 @@ import pytest
 
 from measure_support import mpi_or_skip, run
 
-import cloudnoise
 
-EXAMPLE = Path(cloudnoise.__file__).resolve().parents[2] / "examples" / "trace" / "jacobi2d.c"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "trace" / "jacobi2d.c"
 ARGS = ["2048", "2048", "4", "2"]
 
 
@@ -51,7 +50,7 @@ def test_record_convert_simulate_within_15_percent(tmp_path: Path, jacobi: Path)
     assert proc.returncode == 0, proc.stderr
 
     trace = tmp_path / "jac"
-    proc = run("trace", "record", "--out", str(trace), "--json", "--", mpiexec, "-n", "2", str(jacobi), *ARGS, timeout=300)
+    proc = run("trace", "record", "--out", str(trace), "--json", "--timeout", "4min", "--", mpiexec, "-n", "2", str(jacobi), *ARGS, timeout=300)
     assert proc.returncode == 0, proc.stderr
     rec = json.loads(proc.stdout)
     assert rec["ranks"] == 2 and (trace / "rank-000000.cntr").is_file() and (trace / "trace.json").is_file()

@@ -8,20 +8,24 @@ from typing import Any
 
 import click
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from cloudnoise.cost.configs import config_costs
+from cloudnoise.console import stdout_console
+from cloudnoise.console import write_csv
 from cloudnoise.cost.model import Pricing, RunCost, cheapest, compare_systems, costs_at_scales, parse_pricing
+from cloudnoise.cost.money import format_usd
 from cloudnoise.comma_lists import parse_counts, parse_items
+from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.options import accepts_aliases, csv_option, json_option, one_of_json_csv, profile_option
 from cloudnoise.profiles.registry import resolve_profile
 from cloudnoise.units import format_time_ps, parse_time_ps
 
 
 def parse_positive_duration_s(text: str, what: str = "runtime") -> float:
     """A positive duration in seconds: `1.5s`, `200ms`, `3us`; plain numbers are seconds."""
-    seconds = parse_time_ps(text.strip(), what, default_unit="s") / 1e12
+    seconds = parse_time_ps(text.strip(), what, default_unit="s", limit_ps=limits.MAX_COST_RUNTIME_S * 10**12) / 1e12
     if not seconds > 0:
         raise CloudnoiseError(f"{what} must be positive, got {text!r}")
     return seconds
@@ -29,12 +33,6 @@ def parse_positive_duration_s(text: str, what: str = "runtime") -> float:
 
 def format_duration_s(seconds: float) -> str:
     return format_time_ps(seconds * 1e12)
-
-
-def _money(x: float | None) -> str:
-    if x is None:
-        return "N.A."
-    return f"{x:.4g}" if x < 1 else f"{x:,.2f}"
 
 
 def _pct(x: float | None) -> str:
@@ -56,8 +54,8 @@ def _table(rows: list[RunCost], title: str, best: str | None) -> Table:
             r.system + mark,
             str(r.nodes),
             format_duration_s(r.runtime_s),
-            _money(r.price_per_node_hour),
-            _money(r.cost_usd),
+            format_usd(r.price_per_node_hour),
+            format_usd(r.cost_usd),
         ]
         if with_base:
             has = r.noiseless_runtime_s is not None
@@ -69,8 +67,12 @@ def _table(rows: list[RunCost], title: str, best: str | None) -> Table:
     return t
 
 
+RUN_COLUMNS = ("system", "nodes", "runtime_s", "price_per_node_hour", "cost_usd", "noiseless_runtime_s",
+               "noiseless_cost_usd", "noise_increase")
+
+
 @click.command("cost")
-@click.option("--system", "system", metavar="NAME|FILE", help="A built-in profile name or a profile file.")
+@profile_option(old=["--system"])
 @click.option("--nodes", "nodes", metavar="N[,N...]", help="Node count(s); one per runtime.")
 @click.option("--runtime", "runtime", metavar="T[,T...]", help="Runtime(s) per run: 1.5s, 200ms, 3us; plain = seconds.")
 @click.option("--noiseless-runtime", "noiseless", metavar="T[,T...]", help="Noiseless runtime(s), for the cost of noise.")
@@ -90,31 +92,51 @@ def _table(rows: list[RunCost], title: str, best: str | None) -> Table:
 )
 @click.option("--sweep", "sweep_dir", metavar="DIR", type=click.Path(path_type=Path),
               help="Price every system, node count and noise variant of a `cloudnoise sweep` output folder.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("--all", "show_all", is_flag=True, help="With --sweep: print every system, node count and variant, not only the summary.")
+@json_option("Print JSON instead of a table.")
+@csv_option("Print every row as CSV (with --sweep: every system, node count and variant) for pandas or a spreadsheet.")
+@accepts_aliases
 def cost(
-    system: str | None,
+    profile: str | None,
     nodes: str | None,
     runtime: str | None,
     noiseless: str | None,
     pricing: str,
     compare: tuple[str, ...],
     sweep_dir: Path | None,
+    show_all: bool,
     as_json: bool,
+    as_csv: bool,
 ) -> None:
     """Price runs: runtime x nodes x hourly price, the cost increase due to noise,
     and the cheapest system for a job at a scale (--compare), or a whole
-    sweep (--sweep DIR: median runtime per system, nodes and noise variant)."""
+    sweep (--sweep DIR: median runtime per system, nodes and noise variant).
+
+    Money is in US dollars: cents from a dollar up, four significant figures
+    below (a run of a small collective costs a fraction of a cent).
+
+    \b
+    Examples:
+      cloudnoise cost --profile daint --nodes 64 --runtime 1.5s
+      cloudnoise cost --profile gcp-hpc --nodes 16,256 --runtime 200ms,300ms --noiseless-runtime 180ms,210ms
+      cloudnoise cost --nodes 64 --compare aws-hpc=2s/1.8s --compare daint=3s/2.9s
+      cloudnoise cost --sweep fig14/ --pricing spot:0.3          # summary; --all or --csv for every row
+    """
+    one_of_json_csv(as_json, as_csv)
+    system = profile
     price = parse_pricing(pricing)
+    if show_all and sweep_dir is None:
+        raise CloudnoiseError("--all goes with --sweep DIR (the other forms print every row already)")
     if sweep_dir is not None:
         if system or nodes or runtime or noiseless or compare:
-            raise CloudnoiseError("--sweep prices a sweep folder; drop --system/--nodes/--runtime/--noiseless-runtime/--compare")
-        _cost_sweep(sweep_dir, price, as_json)
+            raise CloudnoiseError("--sweep prices a sweep folder; drop --profile/--nodes/--runtime/--noiseless-runtime/--compare")
+        _cost_sweep(sweep_dir, price, as_json, as_csv, show_all)
         return
     if not nodes:
-        raise CloudnoiseError("give --nodes N (with --system/--runtime or --compare), or --sweep DIR")
+        raise CloudnoiseError("give --nodes N (with --profile/--runtime or --compare), or --sweep DIR")
     if compare:
         if system or runtime or noiseless:
-            raise CloudnoiseError("--compare takes runtimes per system; drop --system/--runtime/--noiseless-runtime")
+            raise CloudnoiseError("--compare takes runtimes per system; drop --profile/--runtime/--noiseless-runtime")
         node_list = parse_counts(nodes, "--nodes")
         if len(node_list) != 1:
             raise CloudnoiseError("--compare prices one scale at a time: give a single --nodes value")
@@ -133,7 +155,10 @@ def cost(
             click.echo(json.dumps({"pricing": price.label(), "nodes": node_list[0], "cheapest": best,
                                    "rows": [r.to_dict() for r in rows]}, indent=2))
             return
-        con = Console()
+        if as_csv:
+            write_csv(RUN_COLUMNS, ([r.to_dict()[c] for c in RUN_COLUMNS] for r in rows))
+            return
+        con = stdout_console()
         con.print(_table(rows, f"Cost per run on {node_list[0]} nodes, {price.label()} pricing", best))
         if best is not None:
             con.print(f"cheapest: [bold]{best}[/bold] (*)")
@@ -143,8 +168,8 @@ def cost(
         return
 
     if not system or not runtime:
-        raise CloudnoiseError("give --system NAME --nodes N --runtime T, or --compare NAME=T ... --nodes N")
-    profile = resolve_profile(system)
+        raise CloudnoiseError("give --profile NAME --nodes N --runtime T, or --compare NAME=T ... --nodes N")
+    profile_ = resolve_profile(system)
     node_list = parse_counts(nodes, "--nodes")
     times = [parse_positive_duration_s(t) for t in parse_items(runtime, "--runtime")]
     bases = [parse_positive_duration_s(t, "noiseless runtime") for t in (parse_items(noiseless, "--noiseless-runtime") if noiseless else [])]
@@ -153,13 +178,16 @@ def cost(
     if len(set(node_list)) != len(node_list):
         raise CloudnoiseError("--nodes values must differ")
     rows = costs_at_scales(
-        profile, dict(zip(node_list, times)), price, dict(zip(node_list, bases)) if bases else None
+        profile_, dict(zip(node_list, times)), price, dict(zip(node_list, bases)) if bases else None
     )
     if as_json:
-        click.echo(json.dumps({"system": profile.name, "pricing": price.label(),
+        click.echo(json.dumps({"system": profile_.name, "pricing": price.label(),
                                "rows": [r.to_dict() for r in rows]}, indent=2))
         return
-    Console().print(_table(rows, f"Cost per run on {profile.name}, {price.label()} pricing", None))
+    if as_csv:
+        write_csv(RUN_COLUMNS, ([r.to_dict()[c] for c in RUN_COLUMNS] for r in rows))
+        return
+    stdout_console().print(_table(rows, f"Cost per run on {profile_.name}, {price.label()} pricing", None))
 
 
 def sweep_costs(directory: Path, price: Pricing) -> dict[str, Any]:
@@ -198,23 +226,71 @@ def sweep_costs(directory: Path, price: Pricing) -> dict[str, Any]:
             "pricing": price.label(), "rows": rows, "cheapest": best, "unpriced": unpriced}
 
 
-def _cost_sweep(directory: Path, price: Pricing, as_json: bool) -> None:
+SWEEP_COLUMNS = ("system", "nodes", "variant", "reps", "runtime_s", "price_per_node_hour", "cost_usd",
+                 "noiseless_runtime_s", "noiseless_cost_usd", "noise_increase")
+NOISIEST = ("both", "network", "os")
+
+
+def sweep_summary(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per node count: the cheapest priced system without noise and with the most
+    noise the sweep simulated, and the cost of noise over the priced systems (the
+    noisy variant's cost over the same system's noiseless cost, min and max, in %)."""
+    variants = {r["variant"] for r in data["rows"]}
+    noisy = next((v for v in NOISIEST if v in variants), None)
+    out = []
+    for n in sorted({r["nodes"] for r in data["rows"]}):
+        best = {b["variant"]: b for b in data["cheapest"] if b["nodes"] == n}
+        incs = [100.0 * r["noise_increase"] for r in data["rows"]
+                if r["nodes"] == n and r["variant"] == noisy and r["noise_increase"] is not None]
+        out.append({"nodes": n, "noisy_variant": noisy, "cheapest_noiseless": best.get("none"),
+                    "cheapest_noisy": best.get(noisy) if noisy else None,
+                    "noise_cost_percent_min": min(incs) if incs else None,
+                    "noise_cost_percent_max": max(incs) if incs else None})
+    return out
+
+
+def _cost_sweep(directory: Path, price: Pricing, as_json: bool, as_csv: bool, show_all: bool) -> None:
     data = sweep_costs(directory, price)
+    summary = sweep_summary(data)
     if as_json:
-        click.echo(json.dumps(data, indent=2))
+        click.echo(json.dumps({**data, "summary": summary}, indent=2))
         return
+    if as_csv:
+        write_csv(SWEEP_COLUMNS, ([r.get(c) for c in SWEEP_COLUMNS] for r in data["rows"]))
+        return
+    con = stdout_console()
+    noisy = summary[0]["noisy_variant"] if summary else None
     t = Table(title=f"Cost per run: {data['experiment']['name']}, {price.label()} pricing", box=box.SIMPLE_HEAD,
-              pad_edge=False, caption="median runtime; noise +: cost increase over the same system without noise")
-    t.add_column("system", no_wrap=True)
-    for col in ("nodes", "variant", "runtime", "cost $", "noise +"):
-        t.add_column(col, justify="right", no_wrap=True)
-    for r in data["rows"]:
-        t.add_row(r["system"], str(r["nodes"]), r["variant"], format_duration_s(r["runtime_s"]), _money(r["cost_usd"]),
-                  "-" if r["variant"] == "none" else _pct(r["noise_increase"]))
-    con = Console()
+              pad_edge=False, caption="cheapest priced system at each node count (median runtime); cost of noise: "
+              f"{noisy or 'noisy'} over the same system without noise, lowest to highest over the systems")
+    t.add_column("nodes", justify="right", no_wrap=True)
+    t.add_column("cheapest, no noise", no_wrap=True)
+    t.add_column("cost $", justify="right", no_wrap=True)
+    if noisy:
+        t.add_column(f"cheapest, {noisy}", no_wrap=True)
+        t.add_column("cost $", justify="right", no_wrap=True)
+        t.add_column("cost of noise", justify="right", no_wrap=True)
+    for row in summary:
+        quiet, loud = row["cheapest_noiseless"], row["cheapest_noisy"]
+        cells = [str(row["nodes"]), quiet["system"] if quiet else "-", format_usd(quiet["cost_usd"]) if quiet else "-"]
+        if noisy:
+            low, high = row["noise_cost_percent_min"], row["noise_cost_percent_max"]
+            span = "-" if low is None else (f"{low:+.1f}%" if abs(high - low) < 0.05 else f"{low:+.1f}% to {high:+.1f}%")
+            cells += [loud["system"] if loud else "-", format_usd(loud["cost_usd"]) if loud else "-", span]
+        t.add_row(*cells)
     con.print(t)
-    for b in data["cheapest"]:
-        con.print(f"cheapest on {b['nodes']} nodes ({b['variant']}): [bold]{b['system']}[/bold] ({_money(b['cost_usd'])} $ per run)")
+    if show_all:
+        full = Table(title="Every system, node count and noise variant", box=box.SIMPLE_HEAD, pad_edge=False,
+                     caption="median runtime; noise +: cost increase over the same system without noise")
+        full.add_column("system", no_wrap=True)
+        for col in ("nodes", "variant", "runtime", "cost $", "noise +"):
+            full.add_column(col, justify="right", no_wrap=True)
+        for r in data["rows"]:
+            full.add_row(r["system"], str(r["nodes"]), r["variant"], format_duration_s(r["runtime_s"]),
+                         format_usd(r["cost_usd"]), "-" if r["variant"] == "none" else _pct(r["noise_increase"]))
+        con.print(full)
+    else:
+        con.print(f"{len(data['rows'])} rows in all: --all prints them, --csv writes them for pandas or a spreadsheet")
     if data["unpriced"]:
         con.print(f"no {price.kind} price published for: {', '.join(data['unpriced'])} (use --pricing PRICE)")
     if not data["complete"]:

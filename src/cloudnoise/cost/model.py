@@ -3,6 +3,8 @@
 cost = runtime [h] x nodes x price per node-hour (paper Sec. V-D).  Billing is
 taken as proportional to the runtime (no per-second rounding or minimum
 charge): the point is comparing systems and noise variants, as the paper does.
+How providers really bill (rounding, minimums) is `cloudnoise.cost.billing`,
+which `cloudnoise advise` applies.
 
 Pricing (`parse_pricing`):
 
@@ -22,6 +24,7 @@ import re
 from dataclasses import asdict, dataclass
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.limits import MAX_PRICE_PER_NODE_HOUR
 from cloudnoise.model.profile import SystemProfile
 
 
@@ -83,8 +86,10 @@ def parse_pricing(text: str) -> Pricing:
     match = _PRICE.match(t)
     if match:
         value = float(match.group(1))
-        if value <= 0:
-            raise CloudnoiseError(f"price must be positive, got {text!r}")
+        if not 0 < value <= MAX_PRICE_PER_NODE_HOUR:
+            raise CloudnoiseError(
+                f"price must be positive and at most {MAX_PRICE_PER_NODE_HOUR:g} USD per node-hour, got {text!r}"
+            )
         return Pricing("fixed", value)
     raise CloudnoiseError(f"bad pricing {text!r}: use on-demand, committed, spot:FRACTION or a USD price per node-hour")
 

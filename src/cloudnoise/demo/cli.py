@@ -12,8 +12,11 @@ from typing import Any
 import click
 from rich.console import Console
 
+from cloudnoise.console import stderr_console, stdout_console
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
+from cloudnoise.measure.placement import ONE_HOST, TWO_NODES_HINT
+from cloudnoise.options import json_option, out_option, quiet_option, seed_option
 from cloudnoise.sweep.progress import SweepProgress
 
 
@@ -23,17 +26,19 @@ MAX_OBSERVATIONS_SHOWN = 8
 
 @click.command("demo")
 @click.option("--quick", is_flag=True, help="Under a minute: brief measurements, up to 1024 nodes, few repetitions.")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("cloudnoise-demo"),
-              show_default=True, help="Folder for everything (report.html, figures/, campaign/, profile/, sweeps/).")
+@out_option(dir_okay=True, file_okay=False, default=Path("cloudnoise-demo"), show_default=True,
+            help="Folder for everything (report.html, figures/, campaign/, profile/, sweeps/).")
 @click.option("--no-measure", is_flag=True, help="Skip measuring this machine (no MPI needed): built-in systems only.")
 @click.option("--workers", type=click.IntRange(min=1), help="Dask worker processes for the sweeps [default: CPU count].")
 @click.option("--in-process", is_flag=True, help="Run the sweeps in this process instead of a local Dask cluster.")
 @click.option("--mpicc", help="MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel).")
 @click.option("--mpiexec", help="MPI launcher binary (default: next to mpicc).")
 @click.option("--launcher", default="mpiexec", show_default=True, help="mpiexec, srun, or a template like 'mpirun -np {ranks} {cmd}'.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (paths, this machine's figures, observations).")
+@seed_option("Seed of the simulations' random draws: the same seed gives the same report bit for bit.")
+@json_option("Print one JSON object (paths, this machine's figures, observations).")
+@quiet_option("No stage lines or progress bars; only the outcome (errors still print).")
 def demo(quick: bool, out: Path, no_measure: bool, workers: int | None, in_process: bool, mpicc: str | None,
-         mpiexec: str | None, launcher: str, as_json: bool) -> None:
+         mpiexec: str | None, launcher: str, seed: int, as_json: bool, quiet: bool) -> None:
     """The whole pipeline on this machine, end to end:
 
     \b
@@ -55,20 +60,22 @@ def demo(quick: bool, out: Path, no_measure: bool, workers: int | None, in_proce
     from cloudnoise.demo.plan import full_plan, quick_plan
 
     plan = quick_plan() if quick else full_plan()
-    console = Console(stderr=as_json)
+    console = stderr_console() if as_json else stdout_console()
     say = console.print if not as_json else (lambda text: console.print(text, style="dim"))
+    if quiet:
+        say = lambda text: None  # noqa: E731 - the outcome still prints
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise CloudnoiseError(f"--out {out}: cannot create it ({err.strerror or err}); choose another folder") from None
     result = DemoResult(out=out)
     t0 = time.perf_counter()
-    enabled = not as_json and sys.stderr.isatty()
+    enabled = not as_json and not quiet and sys.stderr.isatty()
     try:
         if not no_measure:
             measure_and_model(plan, out, MpiChoice(mpicc, mpiexec, launcher), say, result)
         simulate_at_scale(plan, out, result, say, workers or available_cores(), in_process,
-                          lambda what: SweepProgress(enabled, description=f"  {what}"))
+                          lambda what: SweepProgress(enabled, description=f"  {what}"), seed=seed)
         write_report(plan, out, result, say)
     except KeyboardInterrupt:
         raise CloudnoiseError(
@@ -92,6 +99,8 @@ def print_outcome(console: Console, result: Any) -> None:
         if "max_bandwidth_gbps" in m:
             parts.append(f"bandwidth max {m['max_bandwidth_gbps']:.4g} Gb/s")
         console.print("[bold]this machine[/]: " + "; ".join(parts))
+        if m.get("placement") == ONE_HOST:
+            console.print(f"  [yellow]measured on {ONE_HOST}[/]: its noise is this machine's, not a cloud's; {TWO_NODES_HINT}")
     shown = result.observations[:MAX_OBSERVATIONS_SHOWN]
     for text in shown:
         console.print(f"  - {text}")

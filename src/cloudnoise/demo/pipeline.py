@@ -123,7 +123,14 @@ def machine_facts(campaign: Path, profile: dict[str, Any]) -> dict[str, Any]:
     """The measured headline: Table II figures and the LogGOPS fit."""
     import json
 
+    from cloudnoise.measure.placement import ONE_HOST, TWO_NODES_HINT, placement
+
     facts: dict[str, Any] = {}
+    meta_path = campaign / "metadata.json"
+    if meta_path.exists():
+        facts["placement"] = placement(json.loads(meta_path.read_text()))
+        if facts["placement"] == ONE_HOST:
+            facts["how_to_measure_a_network"] = TWO_NODES_HINT
     summary = campaign / "summary.json"
     if summary.exists():
         t2 = json.loads(summary.read_text()).get("table2", {})
@@ -136,7 +143,7 @@ def machine_facts(campaign: Path, profile: dict[str, Any]) -> dict[str, Any]:
 
 
 def sweep_step(step: SweepStep, systems: list[str], out: Path, workers: int, in_process: bool,
-               progress: Callable[[int, int], None] | None) -> Path:
+               progress: Callable[[int, int], None] | None, seed: int = 0) -> Path:
     """One preset on the demo's systems (continued if an earlier demo left it unfinished)."""
     from cloudnoise.sweep.request import build_request
     from cloudnoise.sweep.store import SweepStore
@@ -148,6 +155,7 @@ def sweep_step(step: SweepStep, systems: list[str], out: Path, workers: int, in_
         "profile": tuple(systems),
         "nodes": ",".join(str(n) for n in step.nodes),
         "reps": step.reps,
+        "seed": seed,
         "resume": False,
     }
     request = build_request(opts, SweepStore(target).read_meta())
@@ -156,7 +164,7 @@ def sweep_step(step: SweepStep, systems: list[str], out: Path, workers: int, in_
 
 
 def simulate_at_scale(plan: DemoPlan, out: Path, result: DemoResult, say: Say, workers: int, in_process: bool,
-                      progress_factory: Callable[[str], Any]) -> None:
+                      progress_factory: Callable[[str], Any], seed: int = 0) -> None:
     """Every sweep of the plan, on this machine's profile (if measured) and the built-ins."""
     systems = list(plan.systems)
     if result.profile is not None:
@@ -166,7 +174,7 @@ def simulate_at_scale(plan: DemoPlan, out: Path, result: DemoResult, say: Say, w
         label = f"[{k}/{len(plan.sweeps)}] simulate {step.what}: {len(systems)} systems, {min(step.nodes)}-{max(step.nodes)} nodes, {step.reps} reps x 4 noise variants"
         say(label)
         with progress_factory(step.what) as bar:
-            result.sweeps.append(sweep_step(step, systems, out, workers, in_process, bar.update))
+            result.sweeps.append(sweep_step(step, systems, out, workers, in_process, bar.update, seed))
     result.seconds["simulate"] = time.perf_counter() - t0
 
 

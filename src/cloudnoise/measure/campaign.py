@@ -20,16 +20,14 @@ leaves a consistent file with ``complete: false``.
 
 from __future__ import annotations
 
-import json
-import os
 import platform
 import socket
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from cloudnoise import __version__
+from cloudnoise import __version__, output_files
+from cloudnoise.measure.campaign_files import read_metadata
 
 
 def utc_now() -> str:
@@ -48,13 +46,8 @@ def cpu_model() -> str:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically (a killed process never leaves half a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name, dir=path.parent)
-    with os.fdopen(fd, "w") as fh:
-        json.dump(data, fh, indent=2, sort_keys=False, default=str)
-        fh.write("\n")
-    os.replace(tmp, path)
+    """Write JSON atomically (a killed process never leaves half a file), with the user's umask."""
+    output_files.write_json(path, data, allow_nan=True, sort_keys=False, default=str)
 
 
 class Campaign:
@@ -64,7 +57,7 @@ class Campaign:
         self.root = root
         self.meta_path = root / "metadata.json"
         if self.meta_path.exists():
-            self.meta: dict[str, Any] = json.loads(self.meta_path.read_text())
+            self.meta: dict[str, Any] = read_metadata(root)
         else:
             self.meta = {
                 "cloudnoise_version": __version__,

@@ -9,70 +9,32 @@ one row per message size (``size_bytes``, ``min_us``, ``median_us``,
 
 from __future__ import annotations
 
-import re
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
 import click
 
-from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
-
-DISTANCES = ("same-rack", "different-racks", "unknown")
-_SIZE = re.compile(r"^\s*(\d+)\s*([kKmMgG]?)(i?[bB])?\s*$")
-
-
-def parse_size(text: str) -> int:
-    """'1', '4K', '16MiB' -> bytes."""
-    m = _SIZE.match(text)
-    if not m:
-        raise CloudnoiseError(f"bad message size {text!r}; use bytes like 1024, 64K or 16M")
-    return int(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[m.group(2).lower()]
-
-
-def parse_sizes(text: str | None) -> list[int] | None:
-    if not text:
-        return None
-    sizes = [parse_size(t) for t in text.split(",") if t.strip()]
-    if any(s < 1 for s in sizes):
-        raise CloudnoiseError("message sizes must be at least 1 byte")
-    return sizes
-
-
-def parse_floats(text: str | None, what: str) -> list[float] | None:
-    if not text:
-        return None
-    try:
-        return [float(t) for t in text.split(",") if t.strip()]
-    except ValueError as err:
-        raise CloudnoiseError(f"{what} must be comma-separated numbers") from err
-
-
-def parse_labels(pairs: tuple[str, ...]) -> dict[str, str]:
-    labels: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise CloudnoiseError(f"--label {pair!r} must be KEY=VALUE, e.g. --label system=aws")
-        labels[key.strip()] = value.strip()
-    if labels.get("distance", "unknown") not in DISTANCES:
-        raise CloudnoiseError(f"--label distance= must be one of {', '.join(DISTANCES)}")
-    return labels
-
+from cloudnoise import limits
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.measure.arguments import MAX_ITERATIONS
+from cloudnoise.measure.experiments import LOGGP_ROUNDS, LOGGP_TRAIN
+from cloudnoise.options import csv_option, quiet_option
 
 def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     options = [
-        click.option("--ranks", type=int, help="MPI ranks (ping-pongs: 2 per pair)."),
+        click.option("--ranks", type=click.IntRange(1, limits.MAX_RANKS), help="MPI ranks (ping-pongs: 2 per pair)."),
         click.option("--sizes", help="Message sizes, comma separated (1,1K,16M)."),
-        click.option("--iterations", type=int, help="Timed ping-pongs per size."),
-        click.option("--warmup", type=int, help="Untimed ping-pongs before each size."),
-        click.option("--duration", type=float, help="Seconds to measure (noise experiments)."),
-        click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path),
+        click.option("--iterations", type=click.IntRange(1, MAX_ITERATIONS), help="Timed ping-pongs per size."),
+        click.option("--warmup", type=click.IntRange(0, MAX_ITERATIONS), help="Untimed ping-pongs before each size."),
+        click.option("--duration", help="How long to measure (noise experiments): seconds, or 10m, 1h, 24h."),
+        click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path),
                      help="Campaign directory (default: ./cloudnoise-campaign-<time>)."),
         click.option("--label", "labels", multiple=True,
                      help="KEY=VALUE recorded with the run: system=, instance=, "
                           "distance=same-rack|different-racks|unknown."),
         click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object."),
+        csv_option("Print the results table as CSV on stdout (loggp: the per-size table)."),
+        quiet_option("No progress bar on stderr (errors and the note on what an interrupted run kept still print)."),
         click.option("--resume", is_flag=True, help="Continue an interrupted measurement in --out."),
         click.option("--mpicc", help="MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel)."),
         click.option("--mpiexec", help="MPI launcher binary (default: next to mpicc)."),
@@ -80,8 +42,10 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="mpiexec, srun, or a template like 'mpirun -np {ranks} {cmd}'."),
         click.option("--hosts", help="Comma-separated hosts (two nodes: ranks split evenly)."),
         click.option("--hostfile", type=click.Path(dir_okay=False), help="Hostfile for the launcher."),
-        click.option("--ppn", type=int, help="Processes per node."),
-        click.option("--timeout", type=float, help="Stop a launch after this many seconds."),
+        click.option("--ppn", type=click.IntRange(1, 2**20), help="Processes per node."),
+        click.option("--timeout", help="Stop a launch after this long (seconds, or 30m, 2h)."),
+        click.option("--min-free", default="1GiB", show_default=True,
+                     help="Stop cleanly (resumable) before the disk has less than this free."),
     ]
     for opt in reversed(options):
         f = opt(f)
@@ -89,20 +53,10 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _run(experiment: str, kw: dict[str, Any]) -> None:
-    from cloudnoise.measure.experiments import Options
-    from cloudnoise.measure.launcher import LaunchSpec
-    from cloudnoise.measure.mpi import find_mpi
+    """The command line's text to `cloudnoise.measure(...)`, and its summary printed."""
+    from cloudnoise.measure.api import measure
     from cloudnoise.measure.report import emit
-    from cloudnoise.measure.runner import Request, execute
 
-    hosts = [h for h in (kw.get("hosts") or "").split(",") if h.strip()]
-    n_hosts = len(hosts)
-    if kw.get("hostfile"):
-        try:
-            lines = Path(kw["hostfile"]).read_text().splitlines()
-        except OSError as err:
-            raise CloudnoiseError(f"cannot read --hostfile {kw['hostfile']}: {err.strerror}") from err
-        n_hosts = len([ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")])
     inject = None
     if kw.get("inject_detour"):
         try:
@@ -110,48 +64,35 @@ def _run(experiment: str, kw: dict[str, Any]) -> None:
         except ValueError as err:
             raise CloudnoiseError("--inject-detour takes PERIOD_US:DURATION_US") from err
         inject = (period, dur)
-    for key in ("ranks", "iterations", "ppn"):
-        if kw.get(key) is not None and kw[key] < 1:
-            raise CloudnoiseError(f"--{key} must be at least 1")
-    options = Options(
+    result = measure(
+        experiment,
+        out=kw.get("out"),
         ranks=kw.get("ranks"),
-        sizes=parse_sizes(kw.get("sizes")),
+        sizes=kw.get("sizes"),
         iterations=kw.get("iterations"),
         warmup=kw.get("warmup"),
-        duration_s=kw.get("duration"),
-        connections=[int(x) for x in parse_floats(kw.get("connections"), "--connections") or []] or None,
-        intervals_s=parse_floats(kw.get("intervals"), "--intervals"),
+        duration=kw.get("duration"),
+        connections=kw.get("connections"),
+        intervals=kw.get("intervals"),
         detours=kw.get("detours"),
         per_core=bool(kw.get("per_core")),
-        ppn=kw.get("ppn"),
-        hosts=max(1, n_hosts),
-        inject=inject,
-        train=kw.get("train") or 16,
-    )
-    out = kw.get("out")
-    if out is None:
-        if kw.get("resume"):
-            raise CloudnoiseError("--resume needs --out CAMPAIGN_DIR")
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        out = Path(f"cloudnoise-campaign-{stamp}")
-    labels = parse_labels(kw.get("labels") or ())
-    mpi = find_mpi(kw.get("mpicc"), kw.get("mpiexec"))
-    request = Request(
-        experiment=experiment,
-        options=options,
-        launch=LaunchSpec(kw.get("launcher") or "mpiexec", hosts, kw.get("hostfile"), kw.get("ppn")),
-        out=out,
-        labels=labels,
+        slice=kw.get("slice"),
+        train=kw.get("train") or LOGGP_TRAIN,
+        rounds=kw.get("rounds") or LOGGP_ROUNDS,
+        labels=kw.get("labels") or (),
         resume=bool(kw.get("resume")),
-        timeout_s=kw.get("timeout"),
+        mpicc=kw.get("mpicc"),
+        mpiexec=kw.get("mpiexec"),
+        launcher=kw.get("launcher") or "mpiexec",
+        hosts=kw.get("hosts"),
+        hostfile=kw.get("hostfile"),
+        ppn=kw.get("ppn"),
+        timeout=kw.get("timeout"),
+        min_free=kw.get("min_free") or "1GiB",
+        quiet=bool(kw.get("quiet") or kw.get("as_json")),
+        inject_detour=inject,
     )
-    try:
-        campaign, summary = execute(request, mpi)
-    except OSError as err:
-        raise CloudnoiseError(
-            f"cannot write the campaign in {out}: {err.strerror or err} (disk full or read-only?)",
-            EXIT_RUNTIME) from err
-    emit(experiment, campaign, summary, as_json=bool(kw.get("as_json")))
+    emit(result.document, as_json=bool(kw.get("as_json")), as_csv=bool(kw.get("as_csv")))
 
 
 @click.group()
@@ -178,13 +119,23 @@ _command("connections", "N pairs each ping-ponging size/N concurrently (paper Fi
 _command("bidirectional", "Two simultaneous ping-pongs, one started from each side (Fig. 3).")
 _command("burst", "1 MiB ping-pongs with inter-message intervals from 0 to 1 s (Fig. 4).",
          [click.option("--intervals", help="Inter-message intervals in seconds, comma separated.")])
-_command("latency-noise", "1-byte ping-pong for --duration seconds, every sample timestamped (Fig. 9-10).")
-_command("bandwidth-noise", "Saturating-size ping-pong for --duration seconds (Fig. 11-12).", [_connections])
+_slice = click.option("--slice", help="Also summarise each slice of this length (e.g. 1h with --duration 24h): "
+                                    "does the hour of the day matter?")
+_command("latency-noise", "1-byte ping-pong for --duration (default 60 s; the paper: 1h), every sample "
+         "timestamped, converted to Parquet as it goes (Fig. 9-10).", [_slice])
+_command("bandwidth-noise", "Saturating-size ping-pong for --duration (Fig. 11-12).", [_connections, _slice])
 _command("os-noise", "Selfish detour: iterations above 9 x t_min, written as an OS-noise trace (Fig. 8).", [
-    click.option("--detours", type=int, help="Stop after this many detours (default 100000; 0: no limit)."),
+    click.option("--detours", type=click.IntRange(0, 2**62),
+                 help="Stop after this many detours (default 100000; 0: no limit)."),
     click.option("--per-core", is_flag=True, help="One rank per core."),
     click.option("--inject-detour", hidden=True, help="Tests: PERIOD_US:DURATION_US of injected noise."),
 ])
-_command("loggp", "Estimate LogGP(S) parameters L, o, g, G, O from ping-pongs and send trains.", [
-    click.option("--train", type=int, help="Back-to-back messages per train (default 16)."),
+_command("loggp", "Estimate LogGP(S) parameters (L, o_s, o_r, g, S and L, G, O per size class) from "
+                  "Netgauge-style parametrised round trips: ping-pongs, exchanges, send trains with and without "
+                  "delays, receives posted before and after their message arrived; 1 B .. 16 MiB, repeated in "
+                  "rounds. Prints the parameters with their spread over rounds and every operation's residual "
+                  "per size.", [
+    click.option("--train", type=click.IntRange(2, 64), help=f"Messages per send train, 2-64 (default {LOGGP_TRAIN})."),
+    click.option("--rounds", type=click.IntRange(1, 1000), help=f"Repetitions of the whole size sweep, each a short estimate "
+                                            f"(default {LOGGP_ROUNDS})."),
 ])

@@ -15,6 +15,7 @@ default here is a minute); selfish detour with the 9 x t_min threshold.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -31,12 +32,29 @@ PINGPONG_EXPERIMENTS = (
 )
 EXPERIMENTS = PINGPONG_EXPERIMENTS + ("os-noise", "loggp")
 
+# The probes that ship with cloudnoise and their modes: the only code a plan may name.
+PROBE_MODES: dict[str, tuple[str, ...]] = {
+    "cn_pingpong": ("pingpong", "bidir"),
+    "cn_detour": ("detour",),
+    "cn_loggp": ("loggp",),
+}
+ROLES = ("measure", "sweep", "skip")
+
+
+def _whole(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value >= 2**62:
+        raise ValueError(f"{what} {value!r} is not a whole number in range")
+    return value
+
 MiB = 1 << 20
 DEFAULT_SIZES = [1 << k for k in range(25)]  # 1 B .. 16 MiB
 LOGGP_SIZES = [1 << k for k in range(25)]  # 1 B .. 16 MiB
 # Above 1 MiB the default iteration count shrinks in proportion to the size
 # (at least this many), so the large sizes cost about what 1 MiB does.
 LOGGP_MIN_LARGE_ITERATIONS = 50
+LOGGP_WARMUP = 2  # untimed repetitions of each operation, per size and round
+LOGGP_ROUNDS = 5  # the size sweep is repeated: each round is one short estimate
+LOGGP_TRAIN = 8  # messages per train (Netgauge's PRTT n)
 BURST_INTERVALS_S = [0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
 SWEEP_SIZES = [1 << k for k in range(14, 25, 2)]  # 16 KiB .. 16 MiB for picking a size
 
@@ -72,11 +90,41 @@ class Run:
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> "Run":
-        data = dict(data)
-        data["units"] = [Unit(**u) for u in data["units"]]
-        if data.get("inject") is not None:
-            data["inject"] = tuple(data["inject"])
-        return Run(**data)
+        """A run as stored in a campaign's metadata. The metadata is data from
+        wherever the folder came from: the probe must be one that ships with
+        cloudnoise and be used in one of its modes, and every field must have
+        its type, else a one-line error (issue 16: a plan never chooses code)."""
+        try:
+            if not isinstance(data, dict):
+                raise TypeError("a run is not an object")
+            data = dict(data)
+            probe, mode = data.get("probe"), data.get("mode")
+            if not isinstance(probe, str) or PROBE_MODES.get(probe) is None or mode not in PROBE_MODES[probe]:
+                raise ValueError(f"probe {probe!r} in mode {mode!r} is not one of cloudnoise's probes")
+            unknown = set(data) - set(Run.__dataclass_fields__)
+            if unknown:
+                raise ValueError(f"unknown field {sorted(unknown)[0]!r}")
+            units = data["units"]
+            if not isinstance(units, list) or not units:
+                raise TypeError("units must be a non-empty list")
+            data["units"] = [Unit(**{k: _whole(v, k) for k, v in u.items()}) for u in units]
+            for key in ("ranks", "warmup", "detours"):
+                if key in data:
+                    data[key] = _whole(data[key], key)
+            if data.get("ppn") is not None:
+                data["ppn"] = _whole(data["ppn"], "ppn")
+            if "duration_s" in data:
+                d = data["duration_s"]
+                if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d < 0:
+                    raise ValueError(f"duration_s {d!r}")
+                data["duration_s"] = float(d)
+            if data.get("inject") is not None:
+                data["inject"] = tuple(float(x) for x in data["inject"])
+            if not isinstance(data.get("extra", {}), dict) or data.get("role", "measure") not in ROLES:
+                raise ValueError("bad extra or role")
+            return Run(**data)
+        except (TypeError, ValueError, KeyError) as err:
+            raise CloudnoiseError(f"the campaign's plan is not valid ({err}); measure into a new --out") from None
 
     @property
     def pairs(self) -> int:
@@ -99,7 +147,8 @@ class Options:
     ppn: int | None = None
     hosts: int = 1
     inject: tuple[float, float] | None = None
-    train: int = 16
+    train: int = LOGGP_TRAIN
+    rounds: int = LOGGP_ROUNDS
 
 
 def default_warmup(iterations: int) -> int:
@@ -143,14 +192,22 @@ def plan(experiment: str, opt: Options, cpu_count: int) -> list[Run]:
     if experiment == "loggp":
         if ranks != 2:
             raise CloudnoiseError("loggp runs on exactly 2 ranks; pass --ranks 2")
+        if not 2 <= opt.train <= 64:
+            raise CloudnoiseError(f"--train must be 2 to 64 messages, got {opt.train}")
+        if opt.rounds < 1:
+            raise CloudnoiseError(f"--rounds must be at least 1, got {opt.rounds}")
         its = iterations or 1000
         units = [
             Unit(s, 0, its if iterations or s <= MiB else max(LOGGP_MIN_LARGE_ITERATIONS, its * MiB // s))
             for s in (opt.sizes or LOGGP_SIZES)
         ]
-        warm = opt.warmup if opt.warmup is not None else default_warmup(its)
-        return [Run("cn_pingpong", "loggp", 2, units, ppn=opt.ppn or (1 if opt.hosts > 1 else None),
-                    warmup=warm, extra={"train": opt.train})]
+        warm = opt.warmup if opt.warmup is not None else LOGGP_WARMUP
+        # Each rank on a core of its own: two busy-polling ranks that the
+        # scheduler puts on one core take turns in time slices (milliseconds
+        # per message on a loaded machine).
+        return [Run("cn_loggp", "loggp", 2, units, ppn=opt.ppn or (1 if opt.hosts > 1 else None),
+                    warmup=warm, extra={"train": opt.train, "rounds": opt.rounds,
+                                        "bind_core": opt.hosts > 1 or cpu_count >= 2})]
 
     if experiment == "burst":
         its = iterations or 20
@@ -166,7 +223,8 @@ def plan(experiment: str, opt: Options, cpu_count: int) -> list[Run]:
         if experiment == "latency-noise":
             sizes = opt.sizes or [1]
             return [Run("cn_pingpong", "pingpong", 2, [Unit(sizes[0], 0, 0)],
-                        ppn=1 if opt.hosts > 1 else None, warmup=warm, duration_s=duration)]
+                        ppn=1 if opt.hosts > 1 else None, warmup=warm, duration_s=duration,
+                        extra={"bind_core": opt.hosts > 1 or cpu_count >= 2})]
         conns = opt.connections or _powers_of_two_up_to(ranks // 2)
         runs: list[Run] = []
         need_sweep = opt.sizes is None or len(conns) > 1

@@ -9,11 +9,16 @@ in a log file, calls back about twice a second (for progress bars), and never
 hangs: a launch that writes no sample for ``stall_s`` seconds, or outlives
 ``timeout_s``, is killed and reported in one line. Ctrl-C / SIGTERM kill the
 launch's process group and propagate as :class:`KeyboardInterrupt`, so the
-caller keeps what was measured.
+caller keeps what was measured. Only the group this process started is ever
+signalled. On Linux the launcher is asked to get SIGTERM when this process
+dies (``PR_SET_PDEATHSIG``), so even ``kill -9`` of cloudnoise stops the
+launch; the probes watch for that too (``src/probes/cn_parent.h``).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import shlex
 import signal
@@ -131,6 +136,18 @@ def launch_env() -> dict[str, str]:
     return env
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the launcher's child, before exec: SIGTERM when cloudnoise dies (Linux)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the probes' own watch still stops them
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """Stop the launch and every rank it started (its own process group)."""
     for sig, wait in ((signal.SIGINT, 2.0), (signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
@@ -177,6 +194,7 @@ def supervise(
             proc = subprocess.Popen(
                 cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True, env=launch_env(),
+                preexec_fn=_die_with_parent if os.uname().sysname == "Linux" else None,
             )
         except OSError as err:
             raise CloudnoiseError(

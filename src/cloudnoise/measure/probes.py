@@ -21,7 +21,7 @@ from pathlib import Path
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
 from cloudnoise.measure.mpi import MpiInstallation, run_quiet
 
-PROBES = ("cn_pingpong", "cn_detour", "cn_goal_exec")
+PROBES = ("cn_pingpong", "cn_detour", "cn_goal_exec", "cn_loggp")
 CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra"]
 
 
@@ -56,7 +56,11 @@ def _identity(mpi: MpiInstallation) -> str:
 
 
 def build_probe(name: str, mpi: MpiInstallation) -> Path:
-    """The compiled probe ``name`` (one of PROBES), compiling it if needed."""
+    """The compiled probe ``name`` (one of PROBES), compiling it if needed. Any
+    other name is refused before a path is made of it: only the probes that ship
+    with cloudnoise are ever compiled or run."""
+    if name not in PROBES:
+        raise CloudnoiseError(f"{name!r} is not one of cloudnoise's probes ({', '.join(PROBES)})")
     return _build(name, mpi, "")
 
 

@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from cloudnoise.console import stdout_console, write_csv
 from cloudnoise.measure.campaign import Campaign
 
 # column key -> header, for each kind of result
@@ -46,7 +46,7 @@ def document(experiment: str, campaign: Campaign, summary: dict[str, Any]) -> di
         "samples": summary.get("samples", 0),
         "results": summary.get("results", []),
     }
-    for key in ("table2", "loggp", "trace"):
+    for key in ("table2", "loggp", "trace", "slices", "precision", "parquet_bytes"):
         if key in summary:
             doc[key] = summary[key]
     return doc
@@ -60,26 +60,34 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def emit(experiment: str, campaign: Campaign, summary: dict[str, Any], as_json: bool) -> None:
+def emit(doc: dict[str, Any], as_json: bool = False, as_csv: bool = False) -> None:
+    """Print a measurement's `document`: one JSON object, the table as CSV, or
+    an OSU-like table with the timer, Table II figures and where the samples are."""
     if as_json:
-        click.echo(json.dumps(document(experiment, campaign, summary), indent=2, default=str))
+        click.echo(json.dumps(doc, indent=2, default=str))
         return
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=160)  # pipes and files get whole numbers, not ellipses
-    rows = summary.get("results", [])
-    meta = campaign.meta
-    timer = meta.get("timer", {})
-    console.print(f"# cloudnoise {experiment}: {meta.get('mpi', {}).get('library', '')}")
+    experiment = doc["experiment"]
+    rows = doc.get("results", [])
+    if as_csv and experiment == "loggp":
+        from cloudnoise.measure.loggp_report import write_fit_csv
+
+        write_fit_csv(doc.get("loggp", {}))
+        return
+    if as_csv:
+        columns = OS_NOISE_COLUMNS if experiment == "os-noise" else PINGPONG_COLUMNS
+        keys = [k for k, _ in columns if any(k in r for r in rows)]
+        write_csv(keys, ([r.get(k) for k in keys] for r in rows))
+        return
+    console = stdout_console()
+    timer = doc.get("timer", {})
+    console.print(f"# cloudnoise {experiment}: {doc.get('mpi', {}).get('library', '')}")
     if timer:
         console.print(f"# timer {timer.get('name')}: resolution {timer.get('resolution_ns'):.0f} ns, "
                       f"overhead {timer.get('overhead_ns'):.1f} ns per read")
     if experiment == "loggp":
-        fit = summary.get("loggp", {})
-        table = Table("Parameter", "Value", "Meaning")
-        for key, meaning in fit.get("meaning", {}).items():
-            table.add_row(key, _fmt(fit.get(key)), meaning)
-        console.print(table)
+        from cloudnoise.measure.loggp_report import print_fit
+
+        print_fit(console, doc.get("loggp", {}))
     else:
         columns = OS_NOISE_COLUMNS if experiment == "os-noise" else PINGPONG_COLUMNS
         present = [(k, h) for k, h in columns if any(k in r for r in rows)]
@@ -87,7 +95,7 @@ def emit(experiment: str, campaign: Campaign, summary: dict[str, Any], as_json: 
         for row in rows:
             table.add_row(*[_fmt(row.get(k, "")) for k, _ in present])
         console.print(table)
-    t2 = summary.get("table2")
+    t2 = doc.get("table2")
     if t2:
         parts = []
         if "min_latency_us" in t2:
@@ -100,6 +108,6 @@ def emit(experiment: str, campaign: Campaign, summary: dict[str, Any], as_json: 
                          f"mean {t2['mean_bandwidth_gbps']:.2f} Gb/s at {t2['bandwidth_size_bytes']} B")
         for p in parts:
             console.print("# " + p)
-    if "trace" in summary:
-        console.print(f"# OS-noise trace: {summary['trace']}")
-    console.print(f"# samples in {campaign.root}")
+    if "trace" in doc:
+        console.print(f"# OS-noise trace: {doc['trace']}")
+    console.print(f"# samples in {doc['campaign']}")

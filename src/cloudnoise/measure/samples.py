@@ -24,7 +24,8 @@ RECORD = np.dtype(
     ]
 )
 
-KIND_RTT, KIND_SEND_CALL, KIND_RECV_CALL, KIND_TRAIN, KIND_DETOUR, KIND_GOAL_REP, KIND_ISEND_CALL = range(7)
+(KIND_RTT, KIND_SEND_CALL, KIND_RECV_CALL, KIND_TRAIN, KIND_DETOUR, KIND_GOAL_REP, KIND_ISEND_CALL,
+ KIND_EXCHANGE, KIND_TRAIN_DELAYED, KIND_RECV_EARLY, KIND_RECV_LATE, KIND_SEND_DONE) = range(12)
 KIND_NAMES = {
     KIND_RTT: "rtt",
     KIND_SEND_CALL: "send_call",
@@ -33,6 +34,11 @@ KIND_NAMES = {
     KIND_DETOUR: "detour",
     KIND_GOAL_REP: "goal_rep",
     KIND_ISEND_CALL: "isend_call",
+    KIND_EXCHANGE: "exchange",
+    KIND_TRAIN_DELAYED: "train_delayed",
+    KIND_RECV_EARLY: "recv_early",
+    KIND_RECV_LATE: "recv_late",
+    KIND_SEND_DONE: "send_done",
 }
 
 _RANK = re.compile(r"\.rank(\d+)\.(bin|info)$")

@@ -8,17 +8,18 @@ noise data it names, next to it, by relative path. What comes from where:
   reconstructed the way the built-in profiles are: o = 10 % of the minimum
   latency, L = min latency - 2o, g = o, G = 8 / max bandwidth [Gb/s] ns/B,
   O = 0, S = 65535 B.
-* ``latency_noise``: per-message latency excess samples (ns), from
-  ``latency-noise`` (else the smallest size of ``latency``), written to
-  ``<profile>.latency_noise.parquet`` column ``excess_ns``. The simulator
+* ``latency_noise``: the per-message latency excess (ns), from
+  ``latency-noise`` (else the smallest size of ``latency``), as a quantile
+  table on the engine's grid (``quantile_grid``) taken from the streaming
+  histogram of every sample: an hour of samples is never loaded. The simulator
   charges a small message 2o + L + excess, so L and the excess are made to
   reproduce the measured one-way times T together (`consistent_latency`):
   L = min T - 2o (at least 0) and excess = T - 2o - L (at least 0). A fit's
   L describes the *median* T; adding an excess over the *minimum* on top of
   it would count the median's distance from the minimum twice.
-* ``bandwidth_noise``: samples of the bandwidth as a fraction of its maximum,
-  from ``bandwidth-noise`` (else the best size of ``bandwidth``/``latency``),
-  ``<profile>.bandwidth_noise.parquet`` column ``fraction``. The simulator
+* ``bandwidth_noise``: the bandwidth as a fraction of its maximum, from
+  ``bandwidth-noise`` (else the best size of ``bandwidth``/``latency``), as a
+  quantile table from the same histograms. The simulator
   charges a byte G / fraction, so a fitted G (which describes the *median*
   transfer) is scaled by the median fraction (`consistent_gap`): the
   simulated median is then the fitted one, where an unscaled G would count
@@ -26,7 +27,19 @@ noise data it names, next to it, by relative path. What comes from where:
 * ``os_noise``: the ``os-noise`` selfish-detour trace, copied to
   ``<profile>.os_noise.trace``.
 * ``table2``: the campaign's Table II figures, under the node distance its
-  ``distance`` label names (same rack when unknown, said in the source).
+  ``distance`` label names (never "same rack" unless the campaign says so:
+  an unknown distance is kept as unknown, see below).
+* ``compute``: the DGEMM rate `measure` timed on the launching host
+  (``compute`` in the campaign's metadata, see cloudnoise.measure.dgemm),
+  labelled measured; `gemm:N` phases on this profile run at it.
+
+An experiment the campaign lists but whose samples are missing or empty is
+an error (a profile silently built without its latency noise would simulate
+a quieter system than the one measured); ``allow_missing`` builds it anyway,
+and the profile's provenance and the returned ``missing`` list say what was
+left out. Nothing is written until the whole profile is built and loads
+back: its files are made in a temporary folder beside ``out`` and renamed
+into place, so a failed build never destroys an earlier profile.
 
 The dict is built here rather than through the profile dataclasses so this
 module works on its own; when ``cloudnoise.model.profile`` is importable the
@@ -36,16 +49,22 @@ result is validated by loading it back.
 from __future__ import annotations
 
 import json
+import math
+import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
-from cloudnoise.errors import CloudnoiseError
+from cloudnoise.errors import CloudnoiseError, shown
+from cloudnoise.measure.campaign_files import read_experiment_summary, read_metadata, read_summary
+from cloudnoise.measure.placement import placement
+from cloudnoise.measure.summaries import RELATIVE_PRECISION, StreamStats
+from cloudnoise.measure.summary_reader import experiment_stats
+from cloudnoise.model.distributions import quantile_grid
+from cloudnoise.output_files import default_file_mode
 
 FORMAT = "cloudnoise-profile/1"
 DEFAULT_S = 65535
@@ -55,47 +74,36 @@ def _measured(source: str) -> dict[str, str]:
     return {"kind": "measured", "source": source}
 
 
-def _one_way_ns(campaign: Path, experiment: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """(size_bytes, RTT/2 ns) of an experiment's ping-pong samples, measuring runs only."""
-    path = campaign / experiment / "samples.parquet"
-    if not path.exists():
-        return None
-    table = pq.read_table(path, columns=["kind", "size_bytes", "value_ns", "run"])
-    kinds = table.column("kind").cast(pa.string())
-    is_rtt = pc.equal(kinds, "rtt").to_numpy(zero_copy_only=False)
-    meta = json.loads((campaign / "metadata.json").read_text())
-    plan = meta.get("experiments", {}).get(experiment, {}).get("plan", [])
-    measuring = [i for i, run in enumerate(plan) if run.get("role", "measure") == "measure"]
-    runs = table.column("run").to_numpy()
-    keep = is_rtt & np.isin(runs, measuring)
-    return table.column("size_bytes").to_numpy()[keep], table.column("value_ns").to_numpy()[keep] / 2.0
-
-
-def _latency_samples(campaign: Path) -> tuple[np.ndarray, str] | None:
+def _latency_stats(campaign: Path) -> tuple[StreamStats, str] | None:
+    """The RTT summaries (ns) of the smallest size of latency-noise, else latency."""
     for exp in ("latency-noise", "latency"):
-        got = _one_way_ns(campaign, exp)
-        if got is not None and len(got[1]):
-            sizes, half = got
-            sel = sizes == sizes.min()
-            return half[sel], f"{exp} ({int(sizes.min())} B ping-pongs)"
+        got = experiment_stats(campaign, exp)
+        sizes = got.by_size() if got else {}
+        if sizes and sizes[min(sizes)].count:
+            return sizes[min(sizes)], f"{exp} ({int(min(sizes))} B ping-pongs)"
     return None
 
 
-def _bandwidth_samples(campaign: Path) -> tuple[np.ndarray, str] | None:
+def _bandwidth_stats(campaign: Path) -> tuple[StreamStats, int, str] | None:
+    """The RTT summaries (ns) of the size with the highest peak bandwidth."""
     for exp in ("bandwidth-noise", "bandwidth", "latency"):
-        got = _one_way_ns(campaign, exp)
-        if got is None or not len(got[1]):
+        got = experiment_stats(campaign, exp)
+        sizes = {k: v for k, v in (got.by_size() if got else {}).items() if v.count}
+        if not sizes:
             continue
-        sizes, half = got
-        best, best_bw = None, 0.0
-        for s in np.unique(sizes):
-            bw = s * 8.0 / half[sizes == s].min()
-            if bw > best_bw:
-                best, best_bw = s, bw
-        if best is None or (exp == "latency" and best < 65536):
+        best = max(sizes, key=lambda s: s * 8.0 / sizes[s].min)
+        if exp == "latency" and best < 65536:
             continue
-        return best * 8.0 / half[sizes == best], f"{exp} ({int(best)} B ping-pongs)"
+        return sizes[best], int(best), f"{exp} ({int(best)} B ping-pongs)"
     return None
+
+
+def _number(table: dict[str, Any], key: str, where: str) -> float:
+    """A finite number from a summary, or an error naming it."""
+    value = table.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise CloudnoiseError(f"{where}: {key} is {shown(value)}, not a finite number; re-measure it")
+    return float(value)
 
 
 def consistent_latency(one_way_ns: np.ndarray, o_ns: float) -> tuple[float, np.ndarray]:
@@ -106,15 +114,59 @@ def consistent_latency(one_way_ns: np.ndarray, o_ns: float) -> tuple[float, np.n
     return base, np.maximum(0.0, one_way_ns - 2.0 * o_ns - base)
 
 
+def excess_over_median(one_way_ns: np.ndarray) -> np.ndarray:
+    """Latency noise for a fit that describes median times: each measured
+    one-way time's excess over the median, 0 below it. The simulated median
+    is then the fitted one, and the variability above it is counted once (the
+    samples already hold the overheads' jitter; the engine adds none)."""
+    return np.maximum(0.0, one_way_ns - float(np.median(one_way_ns)))
+
+
+def measured_loggops(fit: dict[str, Any], where: str) -> dict[str, Any]:
+    """The profile's loggops from a size-classed loggp fit (measure/loggp.py):
+    L, o, g, S as fitted; G and O of the 1 MiB class as the plain figures;
+    the classes themselves, per-byte figures to whole femtoseconds (the
+    engine's resolution); the provenance names the method, the spread over
+    rounds and the worst residual."""
+    spread = fit.get("spread", {})
+
+    def iqr(key: str) -> str:
+        s = spread.get(key) or {}
+        return f"{s['iqr']:.3g}" if isinstance(s.get("iqr"), (int, float)) and math.isfinite(s["iqr"]) else "n/a"
+
+    worst = fit.get("worst")
+    misses = ("; cannot reproduce every operation within 10 %: worst "
+              f"{worst['operation']} at {worst['size_bytes']} B ({worst['residual']:+.1%})") if worst else \
+        "; every measured operation reproduced within 10 %"
+    model = fit.get("overhead_model", {})
+    split = bool(model.get("split_predicts_better"))
+    classes = [
+        {"min_bytes": int(c["min_bytes"]), "L": float(c["L"]), "G": round(float(c["G"]), 6),
+         "O": round(float(c["O"]), 6)}
+        for c in fit["size_classes"]
+    ]
+    return {
+        "provenance": _measured(
+            f"{where}: loggp fit, Netgauge-style parametrised round trips with polled non-blocking calls "
+            f"({fit.get('rounds', '?')} rounds, used {len(fit.get('rounds_used', []))}); o_s {fit['o_s']:.4g} ns "
+            f"(IQR {iqr('o_s')}), o_r {fit['o_r']:.4g} ns (IQR {iqr('o_r')}), one o = their mean; "
+            f"L IQR {iqr('L')} ns, g IQR {iqr('g')} ns; {len(classes)} size classes "
+            f"(their lines miss T and the exchange by {fit.get('class_max_miss', float('nan')):.1%} at most); G and O below are the 1 MiB "
+            f"class's{misses}; "
+            + ("separate o_s/o_r predict better than one o: the engine charges o_s to sends and o_r to "
+               "receives (cloudnoise's extension)" if split else "separate o_s/o_r predict no better than one o")),
+        "L": float(fit["L"]), "o": float(fit["o"]), "g": float(fit["g"]),
+        "G": round(float(fit["G"]), 6), "O": round(float(fit["O"]), 6), "S": int(fit["S"]),
+        "size_classes": classes,
+        **({"o_s": float(fit["o_s"]), "o_r": float(fit["o_r"])} if split else {}),
+    }
+
+
 def consistent_gap(fitted_G: float, fraction: np.ndarray) -> float:
     """G such that the simulated per-byte time G / fraction has the fitted G as
     its median: the median of G / f is G / median(f), so G = fitted G x
     median(f). Rounded to whole femtoseconds, the engine's resolution."""
     return round(float(fitted_G) * float(np.median(fraction)), 6)
-
-
-def _write_column(path: Path, name: str, values: np.ndarray) -> None:
-    pq.write_table(pa.table({name: pa.array(values, pa.float64())}), path, compression="zstd")
 
 
 def build_profile(
@@ -123,15 +175,22 @@ def build_profile(
     name: str | None = None,
     on_demand_price: float | None = None,
     committed_price: float | None = None,
+    allow_missing: bool = False,
 ) -> dict[str, Any]:
     """Write the profile for ``campaign`` to ``out`` (and its data files next
-    to it); returns the profile dict."""
-    meta_path = campaign / "metadata.json"
-    if not meta_path.exists():
-        raise CloudnoiseError(f"{campaign} is not a campaign (no metadata.json); measure with cloudnoise measure --out")
-    meta = json.loads(meta_path.read_text())
-    summary_path = campaign / "summary.json"
-    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
+    to it); returns the profile dict, with ``missing`` listing the parts left
+    out (only with ``allow_missing``; otherwise a missing part is an error)."""
+    campaign = Path(campaign)
+    out = Path(out)
+    if out.is_dir():
+        raise CloudnoiseError(f"{out}: is a directory; -o names the profile file to write (e.g. {out}/system.json)")
+    if out.suffix.lower() != ".json":
+        raise CloudnoiseError(f"-o {out}: a profile is a .json file; give a name ending in .json")
+    for price, what in ((on_demand_price, "--on-demand-price"), (committed_price, "--committed-price")):
+        if price is not None and not (math.isfinite(price) and 0 <= price <= 1e6):
+            raise CloudnoiseError(f"{what} {price!r}: a price per node-hour is a finite number in [0, 1e6] USD")
+    meta = read_metadata(campaign)
+    summary = read_summary(campaign)
     labels: dict[str, str] = meta.get("labels", {})
     t2 = summary.get("table2", {})
     experiments = meta.get("experiments", {})
@@ -141,31 +200,50 @@ def build_profile(
     where = f"campaign {campaign.resolve().name}"
     if incomplete:
         where += f" (incomplete: {', '.join(incomplete)})"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
+    stem = out.name[: -len(".json")]
     profile_name = name or labels.get("system") or campaign.resolve().name
+    missing: list[str] = []
+    files: dict[str, Any] = {}  # file name -> how to write it into a folder
 
     loggp_path = campaign / "loggp" / "summary.json"
-    if loggp_path.exists():
-        fit = json.loads(loggp_path.read_text()).get("loggp", {})
+    if "loggp" in experiments and not loggp_path.is_file():
+        missing.append("loggp/summary.json is missing")
+    loggp = read_experiment_summary(campaign, "loggp") if loggp_path.is_file() else None
+    fit = (loggp or {}).get("loggp", {})
+    if loggp is not None and "L" not in fit:
+        raise CloudnoiseError(
+            f"the loggp measurement in {campaign} holds no fit yet ({'; '.join(fit.get('notes', [])) or 'no samples'}); "
+            f"continue it with cloudnoise measure loggp --resume --out {campaign}")
+    classified = bool(fit.get("size_classes"))
+    if classified:
+        loggops = measured_loggops(fit, where)
+    elif loggp is not None:
+        fit_where = f"{campaign}/loggp/summary.json"
+        L, o, g, G, O, S = (_number(fit, k, fit_where) for k in ("L", "o", "g", "G", "O", "S"))
+        r2 = {k: fit.get(k) if isinstance(fit.get(k), (int, float)) else float("nan")
+              for k in ("r2_eager", "r2_rendezvous")}
         loggops = {
             "provenance": _measured(
                 f"{where}: loggp fit (ping-pongs, send trains, receive overheads; "
-                f"R^2 eager {fit.get('r2_eager', float('nan')):.3f}, rendezvous {fit.get('r2_rendezvous', float('nan')):.3f})"),
-            "L": float(fit["L"]), "o": float(fit["o"]), "g": float(fit["g"]),
+                f"R^2 eager {r2['r2_eager']:.3f}, rendezvous {r2['r2_rendezvous']:.3f})"),
+            "L": L, "o": o, "g": g,
             # per-byte figures to whole femtoseconds, the engine's resolution
-            "G": round(float(fit["G"]), 6), "O": round(float(fit["O"]), 6), "S": int(fit["S"]) or DEFAULT_S,
+            "G": round(G, 6), "O": round(O, 6), "S": int(S) or DEFAULT_S,
         }
-        if fit.get("O_rendezvous") is not None and int(fit["S"]):
-            loggops["O_rendezvous"] = round(float(fit["O_rendezvous"]), 6)
+        if fit.get("O_rendezvous") is not None and int(S):
+            loggops["O_rendezvous"] = round(_number(fit, "O_rendezvous", fit_where), 6)
     elif "min_latency_us" in t2 and "max_bandwidth_gbps" in t2:
-        min_ns = t2["min_latency_us"] * 1e3
+        t2_where = f"{campaign}/summary.json: table2"
+        min_ns = _number(t2, "min_latency_us", t2_where) * 1e3
+        max_gbps = _number(t2, "max_bandwidth_gbps", t2_where)
+        if not (min_ns > 0 and max_gbps > 0):
+            raise CloudnoiseError(f"{t2_where}: the minimum latency and maximum bandwidth must be positive")
         o = 0.1 * min_ns
         loggops = {
             "provenance": {"kind": "reconstructed", "source": (
                 f"{where}: no loggp run; from the measured min latency and max bandwidth as the built-ins: "
                 "o = 10% of min latency, L = min - 2o, g = o, G = 8 / max Gb/s, O = 0, S = 65535 B")},
-            "L": min_ns - 2 * o, "o": o, "g": o, "G": 8.0 / t2["max_bandwidth_gbps"], "O": 0.0, "S": DEFAULT_S,
+            "L": min_ns - 2 * o, "o": o, "g": o, "G": 8.0 / max_gbps, "O": 0.0, "S": DEFAULT_S,
         }
     else:
         raise CloudnoiseError(
@@ -179,10 +257,12 @@ def build_profile(
         "max_bandwidth_gbit_s": t2.get("max_bandwidth_gbps"),
         "mean_bandwidth_gbit_s": t2.get("mean_bandwidth_gbps"),
     }
+    figures = {k: v if isinstance(v, (int, float)) and math.isfinite(v) else None for k, v in figures.items()}
     table2 = {"provenance": _measured(
         f"{where}: latency from {t2.get('latency_from', 'n/a')}, bandwidth from {t2.get('bandwidth_from', 'n/a')}"
-        + ("; node distance unknown, filed under same rack" if distance == "unknown" else ""))}
-    table2["different_racks" if distance == "different-racks" else "same_rack"] = figures
+        + ("; node distance unknown" if distance not in ("same-rack", "different-racks") else ""))}
+    slot = {"same-rack": "same_rack", "different-racks": "different_racks"}.get(distance, "unknown_distance")
+    table2[slot] = figures
 
     profile: dict[str, Any] = {
         "format": FORMAT,
@@ -196,6 +276,7 @@ def build_profile(
             **({"instance_type": labels["instance"]} if labels.get("instance") else {}),
             "cpu": meta.get("cpu_model"),
             "os": meta.get("os"),
+            "network": placement(meta),
         },
         "prices": {
             "provenance": {"kind": "published", "source": (
@@ -209,55 +290,117 @@ def build_profile(
         "loggops": loggops,
     }
 
-    lat = _latency_samples(campaign)
+    for exp in ("latency-noise", "latency", "bandwidth-noise", "bandwidth"):
+        if exp in experiments and experiment_stats(campaign, exp) is None:
+            missing.append(f"{exp}/samples.parquet is missing or empty")
+    grid = quantile_grid()
+    lat = _latency_stats(campaign)
     if lat is not None:
-        half, src = lat
-        base, excess = consistent_latency(half, float(loggops["o"]))
-        fitted_L = loggops["L"]
-        loggops["L"] = base
-        loggops["provenance"]["source"] += (
-            f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {fitted_L:.4g}), so that 2o + L + latency noise "
-            "reproduces the measured one-way times")
-        file = f"{stem}.latency_noise.parquet"
-        _write_column(out.parent / file, "excess_ns", excess)
+        stats, src = lat
+        half_q = stats.quantiles(grid) / 2.0  # RTT/2 at each probability of the engine's grid
+        if classified:
+            median_half = float(stats.percentile(50.0)) / 2.0
+            excess = np.maximum(0.0, half_q - median_half)
+            loggops["provenance"]["source"] += (
+                f"; latency noise: the one-way times of {src} above their median (median "
+                f"{median_half:.4g} ns), so the fitted L and o keep the median and the noise adds "
+                "only what lies above it")
+            how = "RTT/2 - median RTT/2 where above it, else 0"
+        else:  # a campaign measured before size classes: its fit describes medians from the minimum
+            base, excess = consistent_latency(half_q, float(loggops["o"]))
+            loggops["provenance"]["source"] += (
+                f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {loggops['L']:.4g}), so that 2o + L + "
+                "latency noise reproduces the measured one-way times")
+            loggops["L"] = base
+            how = "RTT/2 - 2o - L"
         profile["latency_noise"] = {
-            "provenance": _measured(f"{where}: {src}, RTT/2 - 2o - L, every sample"),
-            "samples": file, "column": "excess_ns",
+            "provenance": _measured(f"{where}: {src}, {how}, over all {stats.count} samples, as a "
+                                    f"quantile table from the streaming histogram (values within "
+                                    f"{RELATIVE_PRECISION:.2%} of the samples')"),
+            "quantiles": {"p": grid.tolist(), "v": excess.tolist()},
         }
-    bw = _bandwidth_samples(campaign)
+    bw = _bandwidth_stats(campaign)
     if bw is not None:
-        gbps, src = bw
-        file = f"{stem}.bandwidth_noise.parquet"
-        fraction = gbps / gbps.max()
-        _write_column(out.parent / file, "fraction", fraction)
-        if loggp_path.exists():
+        stats, size, src = bw
+        # bandwidth / its maximum = min RTT / RTT: the fraction's p-quantile is min / RTT's (1-p)-quantile
+        fraction = np.maximum.accumulate(stats.min / stats.quantiles(1.0 - grid))
+        fraction[-1] = 1.0
+        median_fraction = np.array([stats.min / stats.percentile(50.0)])
+        if classified:
+            scale = float(median_fraction[0])
+            loggops["G"] = consistent_gap(loggops["G"], median_fraction)
+            for c in loggops["size_classes"]:
+                c["G"] = consistent_gap(c["G"], median_fraction)
+            loggops["provenance"]["source"] += (
+                f"; every G = fitted G x median bandwidth fraction {scale:.4g}, so that G / bandwidth noise "
+                "reproduces the fitted (median) transfer times")
+        elif loggp is not None:
             fitted_G = loggops["G"]
-            loggops["G"] = consistent_gap(fitted_G, fraction)
+            loggops["G"] = consistent_gap(fitted_G, np.array([stats.min / stats.percentile(50.0)]))
             loggops["provenance"]["source"] += (
                 f"; G = fitted G x median bandwidth fraction = {loggops['G']:.6g} ns/B (was {fitted_G:.6g}), "
                 "so that G / bandwidth noise reproduces the measured median transfer times")
         profile["bandwidth_noise"] = {
-            "provenance": _measured(f"{where}: {src}, bandwidth over its maximum, every sample"),
-            "samples": file, "column": "fraction",
+            "provenance": _measured(f"{where}: {src}, bandwidth over its maximum over all {stats.count} samples, "
+                                    "as a quantile table from the streaming histogram"),
+            "quantiles": {"p": grid.tolist(), "v": fraction.tolist()},
         }
     trace = campaign / "os-noise" / "os_noise.trace"
-    if trace.exists():
-        file = f"{stem}.os_noise.trace"
-        shutil.copyfile(trace, out.parent / file)
-        profile["os_noise"] = {"provenance": _measured(f"{where}: selfish detour, rank 0"), "trace": file}
+    if "os-noise" in experiments and not trace.is_file():
+        missing.append("os-noise/os_noise.trace is missing")
+    elif trace.is_file():
+        if trace.stat().st_size == 0:
+            missing.append("os-noise/os_noise.trace is empty")
+        else:
+            file = f"{stem}.os_noise.trace"
+            files[file] = lambda path, src=trace: shutil.copyfile(src, path)
+            profile["os_noise"] = {"provenance": _measured(f"{where}: selfish detour, rank 0"), "trace": file}
 
+    compute = meta.get("compute") or {}
+    if compute.get("gflops"):
+        profile["compute"] = {
+            "provenance": _measured(
+                f"{where}: DGEMM {compute.get('dgemm_n')}x{compute.get('dgemm_n')} timed on {meta.get('launch_host', 'the launching host')} "
+                f"({compute.get('cpu', 'CPU unknown')}) with numpy's BLAS ({compute.get('blas', '?')}), "
+                f"{compute.get('threads', '1')} thread(s) per rank, median of 5 samples, {compute.get('measured_at', '')}"),
+            "gflops": float(compute["gflops"]),
+        }
+    if missing and not allow_missing:
+        raise CloudnoiseError(
+            f"{campaign}: {'; '.join(missing)} (the campaign lists the experiment); measure it again "
+            "(cloudnoise measure ... --out CAMPAIGN --resume), or pass --allow-missing to build the profile without it"
+        )
+    if missing:
+        loggops["provenance"]["source"] += f"; built without: {', '.join(missing)}"
     profile["hardware"] = {k: v for k, v in profile["hardware"].items() if v is not None}
-    out.write_text(json.dumps(profile, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    _validate(out)
+    text = json.dumps(profile, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    files[out.name] = lambda path: path.write_text(text, encoding="utf-8")
+    _write_all(out.parent, files, out.name)
+    profile["missing"] = missing
     return profile
 
 
-def _validate(path: Path) -> None:
-    """Load the profile back with the format's own reader, when it is installed."""
+def _write_all(folder: Path, files: dict[str, Any], profile_file: str) -> None:
+    """Writes every file into a temporary folder beside the target, loads the
+    profile back from there, then renames each into `folder` (the profile
+    last). A failure anywhere leaves `folder` as it was."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{profile_file}.build-", dir=folder))
     try:
-        from cloudnoise.model.profile import load_profile  # type: ignore[import-not-found]
-    except ImportError:
-        return
+        for name, write in files.items():
+            write(tmp / name)
+            os.chmod(tmp / name, default_file_mode())
+        _validate(tmp / profile_file)
+        for name in sorted(files, key=lambda n: n == profile_file):
+            os.replace(tmp / name, folder / name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _validate(path: Path) -> None:
+    """Load the profile back with the format's own reader, as simulate will."""
+    from cloudnoise.model.profile import load_profile
+
     profile = load_profile(path)
     profile.latency_distribution()
     profile.bandwidth_distribution()

@@ -19,18 +19,53 @@ def model() -> None:
 @click.argument("campaign", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @out_option(required=True, help="Profile file to write (JSON); its noise data files go next to it.", old=["--output"])
 @click.option("--name", help="Profile name (default: the system label, else the campaign folder).")
-@click.option("--on-demand-price", type=float, help="USD per node-hour, on demand.")
-@click.option("--committed-price", type=float, help="USD per node-hour, committed use.")
-@json_option("Print one JSON object: the profile file written and its parts.")
+@click.option("--on-demand-price", type=click.FloatRange(0, 1e6), help="USD per node-hour, on demand.")
+@click.option("--committed-price", type=click.FloatRange(0, 1e6), help="USD per node-hour, committed use.")
+@click.option("--check", is_flag=True,
+              help="Then run a short `cloudnoise validate --suite` (2 ranks, --check-reps each) on this machine "
+                   "with the new profile and store its errors in the profile (key `check`, with what it ran on). "
+                   "Needs MPI, and the machine the campaign measured.")
+@click.option("--check-reps", type=click.IntRange(min=1), default=100, show_default=True,
+              help="With --check: repetitions per suite configuration.")
+@click.option("--mpicc", help="With --check: MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel).")
+@click.option("--mpiexec", help="With --check: MPI launcher binary (default: next to mpicc).")
+@click.option("--allow-missing", is_flag=True,
+              help="Build the profile even when an experiment the campaign lists has no data (a warning names "
+                   "what was left out); without it, that is an error.")
+@json_option("Print one JSON object: the profile file written and its parts (and the check).")
 @accepts_aliases
 def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | None,
-          committed_price: float | None, as_json: bool) -> None:
-    """Write the system profile of CAMPAIGN (a `cloudnoise measure --out` directory)."""
+          committed_price: float | None, allow_missing: bool, check: bool, check_reps: int, mpicc: str | None,
+          mpiexec: str | None, as_json: bool) -> None:
+    """Write the system profile of CAMPAIGN (a `cloudnoise measure --out` directory).
+
+    The profile and its data files are written only once all of it is built
+    and loads back, so a failed build leaves an earlier profile as it was.
+
+    \b
+    Examples:
+      cloudnoise model build here -o here.json
+      cloudnoise model build here -o here.json --check
+    """
     from cloudnoise.model.build import build_profile
 
-    profile = build_profile(campaign, out, name, on_demand_price, committed_price)
+    profile = build_profile(campaign, out, name, on_demand_price, committed_price, allow_missing)
+    for part in profile["missing"]:
+        click.echo(f"cloudnoise: warning: left out of the profile: {part}", err=True)
     parts = [k for k in ("loggops", "latency_noise", "bandwidth_noise", "os_noise") if k in profile]
-    if as_json:
-        click.echo(json.dumps({"out": str(out), "name": profile.get("name"), "parts": parts}))
-    else:
+    doc: dict = {"out": str(out), "name": profile.get("name"), "parts": parts}
+    if not as_json:
         click.echo(f"wrote {out} ({', '.join(parts)}; LogGOPS {profile['loggops']['provenance']['kind']})")
+    if check:
+        # The check runs the validate stage on the new profile; the stage
+        # itself stores the result through the profile format's API.
+        from cloudnoise.validate.suite import check_profile, print_suite
+
+        result = check_profile(out, reps=check_reps, mpicc=mpicc, mpiexec=mpiexec)
+        doc["check"] = {k: result[k] for k in ("median_abs_error", "worst_abs_error", "worst")}
+        if not as_json:
+            print_suite(result)
+            click.echo(f"stored the check in {out}: median |error| {result['median_abs_error']:.1%}, "
+                       f"worst {result['worst_abs_error']:.1%} ({result['worst']})")
+    if as_json:
+        click.echo(json.dumps(doc))

@@ -29,6 +29,7 @@ Spec strings (`parse_distribution`)::
     uniform:low=0.5,high=1
     lognormal:median=800ns,sigma=0.7      # or mu=LN_NS,sigma=S   or median=X,p99=Y
     pareto:scale=10us,alpha=2.5           # support [scale, inf); P(X>x) = (scale/x)^alpha
+    pareto:scale=10us,alpha=2.5,max=1ms   # the same truncated at max (bounded excursions)
     empirical:file=samples.csv            # also: any spec without ':' is a FILE path
     empirical:file=run.parquet,column=latency_ns,scale=0.001
     empirical:file=bw.csv,column=gbit_s,normalize=max   # bandwidths -> fraction of peak
@@ -54,13 +55,18 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from scipy import stats
 
-from cloudnoise.errors import CloudnoiseError
+from cloudnoise import limits
+from cloudnoise.errors import CloudnoiseError, shown
+from cloudnoise.input_files import check_file, decode_text, file_beside
 from cloudnoise.units import parse_time_ps
+
+# the standard normal's 99th percentile (equal, bit for bit, to scipy.stats.norm.ppf(0.99))
+_Z99 = NormalDist().inv_cdf(0.99)
 
 # Quantile-table grid (see module docstring).
 TABLE_UNIFORM_STEPS = 4096
@@ -68,6 +74,9 @@ TABLE_TAIL_DECADES = (3, 9)  # tail points 1 - 10^-x for x from 3 to 9 ...
 TABLE_TAIL_PER_DECADE = 10  # ... ten per decade (log-spaced), so steep tails keep their mean
 TAIL_TRUNCATION = 1e-9  # unbounded distributions are cut at quantile 1 - this
 JUMP_HALF_WIDTH = 1e-12
+# Beyond these a lognormal's quantiles and mean leave float64 (e^700 ~ 1e304).
+MAX_SIGMA = 50.0
+MAX_ABS_MU = 600.0
 
 
 @runtime_checkable
@@ -179,8 +188,8 @@ class Uniform(_Base):
     high: float
 
     def __post_init__(self) -> None:
-        if not self.high > self.low:
-            raise CloudnoiseError(f"uniform needs low < high, got low={self.low}, high={self.high}")
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.high > self.low):
+            raise CloudnoiseError(f"uniform needs finite low < high, got low={self.low}, high={self.high}")
 
     def quantile(self, p: np.ndarray) -> np.ndarray:
         return self.low + _as_p(p) * (self.high - self.low)
@@ -206,8 +215,12 @@ class LogNormal(_Base):
     sigma: float
 
     def __post_init__(self) -> None:
-        if not self.sigma > 0:
-            raise CloudnoiseError(f"lognormal needs sigma > 0, got {self.sigma}")
+        if not 0 < self.sigma <= MAX_SIGMA:
+            raise CloudnoiseError(f"lognormal needs 0 < sigma <= {MAX_SIGMA:g}, got {shown(self.sigma)}")
+        if not abs(self.mu) <= MAX_ABS_MU:
+            raise CloudnoiseError(
+                f"lognormal needs a median between e^-{MAX_ABS_MU:g} and e^{MAX_ABS_MU:g}, got mu={shown(self.mu)}"
+            )
 
     @classmethod
     def from_median(cls, median: float, sigma: float) -> LogNormal:
@@ -219,23 +232,34 @@ class LogNormal(_Base):
     def from_median_p99(cls, median: float, p99: float) -> LogNormal:
         if not (median > 0 and p99 > median):
             raise CloudnoiseError(f"lognormal needs 0 < median < p99, got median={median}, p99={p99}")
-        return cls(math.log(median), math.log(p99 / median) / stats.norm.ppf(0.99))
-
-    @property
-    def _frozen(self):  # scipy's parametrisation: s = sigma, scale = exp(mu)
-        return stats.lognorm(s=self.sigma, scale=math.exp(self.mu))
+        return cls(math.log(median), math.log(p99 / median) / _Z99)
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         return rng.lognormal(self.mu, self.sigma, int(n))
 
     def quantile(self, p: np.ndarray) -> np.ndarray:
-        return self._frozen.ppf(_as_p(p))
+        # scipy.stats.lognorm(s, scale).ppf, the same operations in the same order (bit for
+        # bit), from scipy.special, which a report or a simulation loads in half the memory
+        from scipy.special import ndtri
+
+        return np.exp(self.sigma * ndtri(_as_p(p))) * math.exp(self.mu) + 0.0
 
     def cdf(self, x: np.ndarray) -> np.ndarray:
-        return self._frozen.cdf(np.asarray(x, dtype=np.float64))
+        # scipy.stats.lognorm(s, scale).cdf, bit for bit: Phi(log(x / scale) / s) inside the
+        # support (0, inf), 0 below it, 1 at infinity, NaN for NaN
+        from scipy.special import ndtr
+
+        x = np.asarray(x, dtype=np.float64)
+        inside = (x > 0) & (x < math.inf)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            phi = ndtr(np.log(np.where(inside, x, 1.0) / math.exp(self.mu)) / self.sigma)
+        out = np.where(inside, phi, np.where(x >= math.inf, 1.0, 0.0))
+        out = np.where(np.isnan(x), np.nan, out)
+        return out if out.ndim else out[()]
 
     def mean(self) -> float:
-        return math.exp(self.mu + 0.5 * self.sigma**2)
+        exponent = self.mu + 0.5 * self.sigma**2
+        return math.exp(exponent) if exponent < 709 else math.inf
 
     def support(self) -> tuple[float, float]:
         return (0.0, math.inf)
@@ -246,33 +270,60 @@ class LogNormal(_Base):
 
 @dataclass(frozen=True)
 class Pareto(_Base):
-    """Pareto tail: P(X > x) = (scale / x)^alpha for x >= scale."""
+    """Pareto tail: P(X > x) = (scale / x)^alpha for x >= scale; with `max`,
+    truncated there: P(X > x) = ((scale/x)^alpha - t) / (1 - t), t = (scale/max)^alpha
+    (a heavy tail whose excursions are bounded, e.g. by a retransmission timeout)."""
 
     scale: float
     alpha: float
+    max: float = math.inf
 
     def __post_init__(self) -> None:
-        if not (self.scale > 0 and self.alpha > 0):
+        if not (0 < self.scale < math.inf and 0 < self.alpha < math.inf):
             raise CloudnoiseError(f"pareto needs scale > 0 and alpha > 0, got scale={self.scale}, alpha={self.alpha}")
+        if not self.max > self.scale:
+            raise CloudnoiseError(f"pareto needs max > scale, got scale={self.scale}, max={self.max}")
 
     @property
     def _frozen(self):
+        from scipy import stats  # imported when used: it weighs ~70 MB, and most commands never need it
+
         return stats.pareto(b=self.alpha, scale=self.scale)
 
+    @property
+    def _t(self) -> float:
+        return 0.0 if math.isinf(self.max) else (self.scale / self.max) ** self.alpha
+
     def quantile(self, p: np.ndarray) -> np.ndarray:
-        return self._frozen.ppf(_as_p(p))
+        if math.isinf(self.max):
+            # an extreme scale overflows to inf, which the callers refuse in one line: no
+            # RuntimeWarning on stderr before it
+            with np.errstate(over="ignore"):
+                return self._frozen.ppf(_as_p(p))
+        q = _as_p(p)
+        return self.scale * (1.0 - q * (1.0 - self._t)) ** (-1.0 / self.alpha)
 
     def cdf(self, x: np.ndarray) -> np.ndarray:
-        return self._frozen.cdf(np.asarray(x, dtype=np.float64))
+        x = np.asarray(x, dtype=np.float64)
+        if math.isinf(self.max):
+            return self._frozen.cdf(x)
+        inside = (1.0 - (self.scale / np.clip(x, self.scale, self.max)) ** self.alpha) / (1.0 - self._t)
+        return np.where(x < self.scale, 0.0, np.where(x >= self.max, 1.0, inside))
 
     def mean(self) -> float:
-        return self.scale * self.alpha / (self.alpha - 1.0) if self.alpha > 1 else math.inf
+        a, s, t = self.alpha, self.scale, self._t
+        if math.isinf(self.max):
+            return s * a / (a - 1.0) if a > 1 else math.inf
+        if a == 1.0:
+            return s * math.log(self.max / s) / (1.0 - t)
+        return s * a / (a - 1.0) * (1.0 - (s / self.max) ** (a - 1.0)) / (1.0 - t)
 
     def support(self) -> tuple[float, float]:
-        return (self.scale, math.inf)
+        return (self.scale, self.max)
 
     def spec(self) -> str:
-        return f"pareto:scale={_fmt(self.scale)},alpha={_fmt(self.alpha)}"
+        cap = "" if math.isinf(self.max) else f",max={_fmt(self.max)}"
+        return f"pareto:scale={_fmt(self.scale)},alpha={_fmt(self.alpha)}{cap}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -466,7 +517,7 @@ _PARAMS: dict[str, set[str]] = {
     "constant": {"value"},
     "uniform": {"low", "high"},
     "lognormal": {"mu", "sigma", "median", "p99"},
-    "pareto": {"scale", "alpha"},
+    "pareto": {"scale", "alpha", "max"},
     "empirical": {"file", "column", "scale", "normalize"},
 }
 
@@ -474,15 +525,15 @@ _PARAMS: dict[str, set[str]] = {
 def _number(text: str, name: str, spec: str) -> float:
     match = _VALUE.match(text)
     if not match:
-        raise CloudnoiseError(f"in {spec!r}: {name}={text!r} is not a number (units allowed: ps ns us ms s)")
+        raise CloudnoiseError(f"in {shown(spec)}: {name}={shown(text)} is not a number (units allowed: ps ns us ms s)")
     value, unit = float(match.group(1)), match.group(2)
     if unit:
         if name in ("mu", "sigma", "alpha"):
             raise CloudnoiseError(f"in {spec!r}: {name} is unitless, drop the unit in {name}={text}")
         try:
-            value = parse_time_ps(text.strip(), what=f"{name} in {spec!r}") / 1000.0
+            value = parse_time_ps(text.strip(), what=name) / 1000.0
         except CloudnoiseError as err:
-            raise CloudnoiseError(f"in {spec!r}: {name}={text}: {err}") from None
+            raise CloudnoiseError(f"in {shown(spec)}: {err}") from None
     if not math.isfinite(value):
         raise CloudnoiseError(f"in {spec!r}: {name}={text} is not finite")
     return value
@@ -512,7 +563,8 @@ def _need(params: dict[str, str], names: list[str], kind: str, spec: str) -> Non
         raise CloudnoiseError(f"in {spec!r}: {kind} needs {', '.join(missing)}")
 
 
-def _build(kind: str, param_text: str, spec: str, base_dir: Path | None) -> Distribution:
+def _build(kind: str, param_text: str, spec: str, base_dir: Path | None, confine: bool = False,
+           use: NoiseUse | None = None) -> Distribution:
     if kind not in _PARAMS:
         kinds = ", ".join(list(_PARAMS) + ["mixture"])
         raise CloudnoiseError(f"unknown distribution kind {kind!r} in {spec!r}: use one of {kinds}, or a file path")
@@ -526,7 +578,7 @@ def _build(kind: str, param_text: str, spec: str, base_dir: Path | None) -> Dist
         return Uniform(num["low"], num["high"])
     if kind == "pareto":
         _need(params, ["scale", "alpha"], kind, spec)
-        return Pareto(num["scale"], num["alpha"])
+        return Pareto(num["scale"], num["alpha"], num.get("max", math.inf))
     if kind == "lognormal":
         keys = set(params)
         if keys == {"mu", "sigma"}:
@@ -549,14 +601,28 @@ def _build(kind: str, param_text: str, spec: str, base_dir: Path | None) -> Dist
         scale=num.get("scale", 1.0),
         base_dir=base_dir,
         normalize_to_max=normalize == "max",
+        use=use,
+        confine=confine,
     )
 
 
-def parse_distribution(spec: str, base_dir: str | Path | None = None) -> Distribution:
+def parse_distribution(
+    spec: str, base_dir: str | Path | None = None, confine: bool = False, use: NoiseUse | None = None
+) -> Distribution:
     """A Distribution from a spec string (see module docstring) or a samples FILE path.
 
-    Relative file paths are resolved against `base_dir` (a profile's folder) if given.
+    Relative file paths are resolved against `base_dir` (a profile's folder)
+    if given; with `confine` every file must lie inside it. With `use`, the
+    distribution must draw within its range (latency or bandwidth noise):
+    the offending sample of a file, or the offending value of a spec, is named.
     """
+    dist = _parse_distribution(spec, base_dir, confine, use)
+    return dist if use is None else check_noise(dist, use)
+
+
+def _parse_distribution(
+    spec: str, base_dir: str | Path | None, confine: bool, use: NoiseUse | None
+) -> Distribution:
     text = str(spec).strip()
     base = Path(base_dir) if base_dir is not None else None
     if not text:
@@ -567,9 +633,9 @@ def parse_distribution(spec: str, base_dir: str | Path | None = None) -> Distrib
         if colon and re.fullmatch(r"[a-z]+", kind) and not Path(text).exists():
             kinds = ", ".join(list(_PARAMS) + ["mixture"])
             raise CloudnoiseError(f"unknown distribution kind {kind!r} in {text!r}: use one of {kinds}, or a file path")
-        return load_empirical(text, base_dir=base)
+        return load_empirical(text, base_dir=base, use=use, confine=confine)
     if kind != "mixture":
-        return _build(kind, rest, text, base)
+        return _build(kind, rest, text, base, confine, use)
     components: list[Distribution] = []
     weights: list[float] = []
     for part in _split_top_level(rest, "+", text):
@@ -580,7 +646,7 @@ def parse_distribution(spec: str, base_dir: str | Path | None = None) -> Distrib
         if sub_kind == "mixture":
             raise CloudnoiseError(f"in {text!r}: mixtures do not nest")
         weights.append(weight)
-        components.append(_build(sub_kind, params, text, base))
+        components.append(_build(sub_kind, params, text, base, confine, use))
     return Mixture(tuple(weights), tuple(components))
 
 
@@ -612,33 +678,46 @@ def _split_top_level(text: str, sep: str, spec: str) -> list[str]:
 
 def read_samples(path: str | Path, column: str | None = None) -> np.ndarray:
     """Numbers from a Parquet column, a CSV column, or a text file with one number per line."""
-    p = Path(path)
-    if not p.is_file():
-        raise CloudnoiseError(f"{p}: no such samples file (expected Parquet, CSV or one number per line)")
+    p = check_file(path, "samples file (Parquet, CSV or one number per line)")
     suffix = p.suffix.lower()
     if suffix in (".parquet", ".pq"):
         import pyarrow.parquet as pq
 
         try:
+            rows = pq.ParquetFile(p).metadata.num_rows
+            if rows > limits.MAX_SAMPLES:
+                raise CloudnoiseError(f"{p}: {rows} samples, more than the {limits.MAX_SAMPLES} cloudnoise reads")
             table = pq.read_table(p)
+        except CloudnoiseError:
+            raise
         except Exception as err:  # pyarrow raises several types
-            raise CloudnoiseError(f"{p}: cannot read Parquet file: {err}") from None
+            raise CloudnoiseError(f"{p}: cannot read Parquet file: {shown(str(err), 200)}") from None
         return _column(table, column, p)
+    _check_text_size(p)
     if suffix == ".csv":
         import pyarrow.csv as pacsv
 
         with open(p, "rb") as fh:
-            first = fh.readline().decode("utf-8", "replace").split(",")[0].strip()
+            head = fh.read(4096)
+        decode_text(head[: head.rfind(b"\n") + 1] or head, p, "samples file")
+        first = head.split(b"\n", 1)[0].decode("utf-8", "replace").split(",")[0].strip()
         has_header = _VALUE.match(first) is None
         try:
             opts = pacsv.ReadOptions(autogenerate_column_names=not has_header)
             table = pacsv.read_csv(p, read_options=opts)
         except Exception as err:
-            raise CloudnoiseError(f"{p}: cannot read CSV file: {err}") from None
+            raise CloudnoiseError(f"{p}: cannot read CSV file: {shown(str(err), 200)}") from None
         return _column(table, column, p)
     if column is not None:
         raise CloudnoiseError(f"{p}: column= applies to Parquet or CSV files, not to one-number-per-line text")
     return _read_number_lines(p)
+
+
+def _check_text_size(path: Path) -> None:
+    # A text sample is at least 2 bytes ("1\n"): a file larger than this holds more samples than we keep.
+    size = path.stat().st_size
+    if size > 32 * limits.MAX_SAMPLES:
+        raise CloudnoiseError(f"{path}: {size} bytes, more samples than the {limits.MAX_SAMPLES} cloudnoise reads")
 
 
 def _column(table, column: str | None, path: Path) -> np.ndarray:
@@ -650,18 +729,22 @@ def _column(table, column: str | None, path: Path) -> np.ndarray:
             raise CloudnoiseError(f"{path}: no numeric column; name one with column=NAME")
         column = numeric[0]
     if column not in table.column_names:
-        raise CloudnoiseError(f"{path}: no column {column!r} (columns: {', '.join(table.column_names)})")
+        raise CloudnoiseError(
+            f"{path}: no column {shown(column)} (columns: {shown(', '.join(table.column_names), 200)})"
+        )
     col = table.column(column)
+    if table.num_rows > limits.MAX_SAMPLES:
+        raise CloudnoiseError(f"{path}: {table.num_rows} samples, more than the {limits.MAX_SAMPLES} cloudnoise reads")
     if col.null_count:
-        raise CloudnoiseError(f"{path}: column {column!r} has {col.null_count} empty values")
-    try:
-        return col.to_numpy().astype(np.float64)
-    except (TypeError, ValueError):
-        raise CloudnoiseError(f"{path}: column {column!r} is not numeric") from None
+        raise CloudnoiseError(f"{path}: column {shown(column)} has {col.null_count} empty values")
+    if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
+        raise CloudnoiseError(f"{path}: column {shown(column)} is not numeric ({col.type})")
+    return col.to_numpy().astype(np.float64)
 
 
 def _read_number_lines(path: Path) -> np.ndarray:
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    text = decode_text(path.read_bytes(), path, "samples file")
+    lines = text.splitlines()
     keep = []
     for raw in lines:
         s = raw.split("#", 1)[0].strip()
@@ -669,16 +752,81 @@ def _read_number_lines(path: Path) -> np.ndarray:
             keep.append(s)
     try:
         return np.array(keep, dtype=np.float64)
-    except ValueError:
+    except (ValueError, OverflowError):
         pass
     for lineno, raw in enumerate(lines, 1):  # slow path only to name the bad line
         s = raw.split("#", 1)[0].strip()
         if s:
             try:
                 float(s)
-            except ValueError:
-                raise CloudnoiseError(f"{path}:{lineno}: {s!r} is not a number (expected one number per line)") from None
+            except (ValueError, OverflowError):
+                raise CloudnoiseError(
+                    f"{path}:{lineno}: {shown(s)} is not a number (expected one number per line)"
+                ) from None
     raise CloudnoiseError(f"{path}: cannot read numbers")  # pragma: no cover
+
+
+def sample_location(path: Path, index: int) -> str:
+    """Where sample `index` (0-based, in file order) of a samples file is: `FILE:LINE` for
+    text and CSV, `FILE, row N` for Parquet. Only for error messages: text is read again."""
+    suffix = path.suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        return f"{path}, row {index + 1}"
+    try:
+        lines = path.read_text(encoding="utf-8-sig", errors="replace").splitlines()
+    except OSError:
+        return f"{path}, sample {index + 1}"
+    seen = -1
+    for lineno, raw in enumerate(lines, 1):
+        s = raw.split("#", 1)[0].strip() if suffix != ".csv" else raw.strip()
+        if not s:
+            continue
+        if suffix == ".csv" and seen == -1 and _VALUE.match(s.split(",")[0].strip()) is None:
+            seen = -1  # the header row
+            suffix = ".csv-data"
+            continue
+        seen += 1
+        if seen == index:
+            return f"{path}:{lineno}"
+    return f"{path}, sample {index + 1}"
+
+
+@dataclass(frozen=True)
+class NoiseUse:
+    """What a noise distribution's draws mean, and the range they must lie in:
+    [low, high] with `low` itself excluded when `positive`, plus the least
+    value a draw may take (`floor`, for bandwidth fractions)."""
+
+    name: str  # what the draws are, for messages
+    unit: str  # their unit, for messages
+    high: float
+    positive: bool = False  # (0, high] instead of [0, high]
+    floor: float = 0.0  # and at least this
+
+    def allows(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        low_ok = x > 0 if self.positive else x >= 0
+        return low_ok & (x >= self.floor) & (x <= self.high)
+
+    def problem(self, x: float) -> str:
+        """Why `x` is not a valid draw (x is one allows() refuses)."""
+        u = f" {self.unit}" if self.unit else ""
+        span = f"{'(0' if self.positive else '[0'}, {self.high:g}]{u}"
+        if not math.isfinite(x):
+            return f"is not a finite number; {self.name} lies in {span}"
+        if x < 0:
+            return f"is negative; {self.name} lies in {span}"
+        if x > self.high or (self.positive and x == 0):
+            return f"is not in {span}, where {self.name} lies"
+        return f"is below {self.floor:g}{u}, the least {self.name} may be"
+
+
+# Latency noise: an excess over L in ns; bandwidth noise: a fraction of the peak.
+LATENCY_NOISE = NoiseUse("latency noise (an excess over L)", "ns", float(limits.MAX_TIME_NS))
+OS_DETOUR = NoiseUse("an OS detour's duration", "ns", float(limits.MAX_TIME_NS))
+BANDWIDTH_NOISE = NoiseUse(
+    "bandwidth noise (a fraction of the peak bandwidth)", "", 1.0, positive=True, floor=limits.MIN_BANDWIDTH_FRACTION
+)
 
 
 def load_empirical(
@@ -687,22 +835,43 @@ def load_empirical(
     scale: float = 1.0,
     base_dir: Path | None = None,
     normalize_to_max: bool = False,
+    use: NoiseUse | None = None,
+    confine: bool = False,
 ) -> Empirical:
     """An Empirical distribution from a samples file (see read_samples).
 
     `normalize_to_max` divides by the largest sample: measured bandwidths
     (e.g. Gb/s) become fractions of the peak, as bandwidth noise expects.
+    With `use`, every sample must lie in its range; the first that does not
+    is named with its file and line. With `confine`, the file must lie in
+    `base_dir` (a profile's folder).
     """
     p = Path(path)
-    if base_dir is not None and not p.is_absolute():
-        p = base_dir / p
-    samples = read_samples(p, column) * scale
+    if base_dir is not None:
+        p = file_beside(base_dir, str(path), "samples") if confine else (p if p.is_absolute() else base_dir / p)
+    raw = read_samples(p, column)
+    samples = raw * scale
+    source = f"file={path}"
+    bad = ~np.isfinite(samples)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise CloudnoiseError(
+            f"{sample_location(p, i)}: sample {shown(raw[i])}"
+            + (f" x scale {_fmt(scale)}" if scale != 1.0 else "")
+            + " is not a finite number; clean the file first"
+        )
     if normalize_to_max:
         peak = float(samples.max()) if samples.size else 0.0
         if not peak > 0:
             raise CloudnoiseError(f"{p}: cannot normalize to the maximum: the largest sample is {peak}")
         samples = samples / peak
-    params = [f"file={path}"]
+    if use is not None and samples.size:
+        ok = use.allows(samples)
+        if not ok.all():
+            i = int(np.argmin(ok))
+            gives = "" if samples[i] == raw[i] else f" (x scale, normalized: {_fmt(samples[i])})"
+            raise CloudnoiseError(f"{sample_location(p, i)}: sample {_fmt(raw[i])}{gives} {use.problem(samples[i])}")
+    params = [source]
     if column is not None:
         params.append(f"column={column}")
     if scale != 1.0:
@@ -713,23 +882,40 @@ def load_empirical(
 
 
 # ---------------------------------------------------------------------------
-# Support checks for the two uses
+# Range checks for the two uses
 # ---------------------------------------------------------------------------
 
 
-def check_latency_noise(dist: Distribution, what: str = "latency noise") -> Distribution:
-    """Latency noise is an excess over L: it must not be negative."""
-    low, _ = dist.support()
-    if low < 0:
-        raise CloudnoiseError(f"{what} {dist.spec()} can be negative ({low}); it is an excess over L in ns, >= 0")
+def drawn_range(dist: Distribution) -> tuple[float, float]:
+    """The least and largest value the engine can draw from `dist`: its support,
+    with an unbounded tail cut where the quantile table cuts it."""
+    low, high = dist.support()
+    if not math.isfinite(high):
+        high = float(np.asarray(dist.quantile(np.array([1.0 - TAIL_TRUNCATION])))[0])
+    if not math.isfinite(low):
+        low = float(np.asarray(dist.quantile(np.array([0.0])))[0])
+    return low, high
+
+
+def check_noise(dist: Distribution, use: NoiseUse, where: str = "") -> Distribution:
+    """`dist` when every value it can draw lies in `use`'s range; else an error
+    naming the source, the distribution and the offending value."""
+    low, high = drawn_range(dist)
+    for value in (low, high):
+        if not (math.isfinite(value) and bool(use.allows(np.array([value]))[0])):
+            unit = f" {use.unit}" if use.unit else ""
+            raise CloudnoiseError(
+                f"{where + ': ' if where else ''}{shown(dist.spec(), 120).strip(chr(39))} draws {_fmt(value)}{unit}, "
+                f"which {use.problem(value)}"
+            )
     return dist
+
+
+def check_latency_noise(dist: Distribution, what: str = "latency noise") -> Distribution:
+    """Latency noise is an excess over L in ns: within [0, limits.MAX_TIME_NS]."""
+    return check_noise(dist, LATENCY_NOISE, what)
 
 
 def check_bandwidth_noise(dist: Distribution, what: str = "bandwidth noise") -> Distribution:
-    """Bandwidth noise is a fraction of the peak: its support must lie in (0, 1]."""
-    low, high = dist.support()
-    if not (low > 0 and high <= 1.0):
-        raise CloudnoiseError(
-            f"{what} {dist.spec()} has support [{low}, {high}]; it is a fraction of peak bandwidth in (0, 1]"
-        )
-    return dist
+    """Bandwidth noise is a fraction of the peak: within [limits.MIN_BANDWIDTH_FRACTION, 1]."""
+    return check_noise(dist, BANDWIDTH_NOISE, what)

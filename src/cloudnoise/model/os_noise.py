@@ -19,19 +19,28 @@ Spec strings (`parse_os_noise_spec`), used by profiles and the CLI::
 
 Overlapping random detours are merged into one, so a trace never has a detour
 starting inside the previous one.
+
+Every start, duration and end is at most cloudnoise.limits.MAX_TIME_NS, and
+so is the total time of all detours: a trace file from someone else cannot
+push the engine's picosecond arithmetic out of range. A synthetic trace
+holds at most limits.MAX_SYNTHETIC_DETOURS detours.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from cloudnoise.errors import CloudnoiseError
-from cloudnoise.model.distributions import Distribution, parse_distribution
+from cloudnoise import limits
+from cloudnoise.errors import CloudnoiseError, shown
+from cloudnoise.input_files import check_file, decode_text
+from cloudnoise.model.distributions import OS_DETOUR, Distribution, parse_distribution
+from cloudnoise.output_files import write_text
 from cloudnoise.units import parse_time_ps
 
 
@@ -72,42 +81,86 @@ class OSNoiseTrace:
 
 
 def read_trace(path: str | Path) -> OSNoiseTrace:
-    """Read a selfish-detour trace; garbage is reported as `FILE:LINE: what is wrong`."""
-    p = Path(path)
+    """Read a selfish-detour trace, line by line; garbage is reported as
+    `FILE:LINE: what is wrong`, and every value is checked against the limits."""
+    p = check_file(path, "OS noise trace (start<TAB>duration lines in ns)")
+    starts = array("q")
+    durations = array("q")
+    total = 0
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CloudnoiseError(f"{p}: no such OS noise trace file") from None
-    except UnicodeDecodeError:
-        raise CloudnoiseError(f"{p}: not a text file (expected `start<TAB>duration` lines in ns)") from None
-    starts: list[int] = []
-    durations: list[int] = []
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        fields = line.split()
-        if len(fields) != 2:
-            raise CloudnoiseError(f"{p}:{lineno}: expected `start<TAB>duration` (2 fields), got {len(fields)}: {line!r}")
-        try:
-            start, duration = int(fields[0]), int(fields[1])
-        except ValueError:
-            raise CloudnoiseError(f"{p}:{lineno}: start and duration must be integer nanoseconds, got {line!r}") from None
-        if start < 0 or duration < 0:
-            raise CloudnoiseError(f"{p}:{lineno}: start and duration must not be negative, got {line!r}")
-        starts.append(start)
-        durations.append(duration)
-    return OSNoiseTrace(np.array(starts, dtype=np.int64), np.array(durations, dtype=np.int64))
+        with open(p, "rb") as fh:
+            decode_text(fh.read(4096), p, "OS noise trace")  # UTF-16 or binary: said at once
+            fh.seek(0)
+            for lineno, data in enumerate(fh, 1):
+                try:
+                    line = data.decode("utf-8-sig" if lineno == 1 else "utf-8").strip()
+                except UnicodeDecodeError:
+                    raise CloudnoiseError(f"{p}:{lineno}: not UTF-8 text; save the trace as UTF-8") from None
+                if not line or line.startswith("#"):
+                    continue
+                start, duration = _detour(line, p, lineno)
+                total += duration
+                if total > limits.MAX_TIME_NS:
+                    raise CloudnoiseError(
+                        f"{p}:{lineno}: the detours add up to more than {limits.MAX_TIME_NS:.3g} ns "
+                        f"({limits.MAX_TIME_PS / 1e12:.3g} s), the limit of one simulated time"
+                    )
+                starts.append(start)
+                durations.append(duration)
+    except OSError as err:
+        raise CloudnoiseError(f"{p}: cannot read the OS noise trace ({err.strerror or err})") from None
+    return OSNoiseTrace(np.frombuffer(starts, dtype=np.int64), np.frombuffer(durations, dtype=np.int64))
+
+
+def _detour(line: str, path: Path, lineno: int) -> tuple[int, int]:
+    """(start, duration) of one trace line, both within the limits."""
+    fields = line.split()
+    if len(fields) != 2:
+        raise CloudnoiseError(
+            f"{path}:{lineno}: expected `start<TAB>duration` (2 fields), got {len(fields)}: {shown(line)}"
+        )
+    try:
+        if any(len(f) > 20 for f in fields):
+            raise ValueError
+        start, duration = int(fields[0]), int(fields[1])
+    except ValueError:
+        if all(re.fullmatch(r"[-+]?[0-9]+", f) for f in fields):
+            raise CloudnoiseError(
+                f"{path}:{lineno}: {shown(line)} is out of range: starts and durations are at most "
+                f"{limits.MAX_TIME_NS:.3g} ns ({limits.MAX_TIME_PS / 1e12:.3g} s)"
+            ) from None
+        raise CloudnoiseError(
+            f"{path}:{lineno}: start and duration must be integer nanoseconds, got {shown(line)}"
+        ) from None
+    if start < 0 or duration < 0:
+        raise CloudnoiseError(f"{path}:{lineno}: start and duration must not be negative, got {shown(line)}")
+    if start + duration > limits.MAX_TIME_NS:
+        raise CloudnoiseError(
+            f"{path}:{lineno}: the detour {shown(line)} ends after {limits.MAX_TIME_NS:.3g} ns "
+            f"({limits.MAX_TIME_PS / 1e12:.3g} s), the limit of one simulated time"
+        )
+    return start, duration
 
 
 def write_trace(path: str | Path, trace: OSNoiseTrace, comment: str | None = None) -> None:
-    """Write a trace in the selfish-detour format (with optional `#` comment lines first)."""
+    """Write a trace in the selfish-detour format (with optional `#` comment lines first), atomically."""
     lines = []
     if comment:
         lines.extend(f"# {c}" for c in comment.splitlines())
     lines.append("# start_ns\tduration_ns")
     body = "\n".join(f"{s}\t{d}" for s, d in zip(trace.starts.tolist(), trace.durations.tolist()))
-    Path(path).write_text("\n".join(lines) + "\n" + (body + "\n" if body else ""), encoding="utf-8")
+    write_text(path, "\n".join(lines) + "\n" + (body + "\n" if body else ""))
+
+
+def _check_count(rate_hz: float, length_ns: float, what: str) -> None:
+    """A synthetic trace of `rate_hz` over `length_ns` must fit in memory."""
+    count = rate_hz * length_ns / 1e9
+    if not count <= limits.MAX_SYNTHETIC_DETOURS:
+        raise CloudnoiseError(
+            f"{what} of {rate_hz:g} detours/s would need {count:.3g} detours in a {length_ns / 1e9:g} s trace; "
+            f"at most {limits.MAX_SYNTHETIC_DETOURS:.0e} (a rate up to "
+            f"{limits.MAX_SYNTHETIC_DETOURS / (length_ns / 1e9):.3g}/s)"
+        )
 
 
 def periodic_trace(frequency_hz: float, duration_ns: float, length_ns: float, phase_ns: float = 0.0) -> OSNoiseTrace:
@@ -115,8 +168,11 @@ def periodic_trace(frequency_hz: float, duration_ns: float, length_ns: float, ph
 
     Starts are rounded per detour (not accumulated), so they do not drift.
     """
-    if not frequency_hz > 0:
-        raise CloudnoiseError(f"periodic OS noise needs a positive frequency, got {frequency_hz} Hz")
+    if not (frequency_hz > 0 and math.isfinite(frequency_hz)):
+        raise CloudnoiseError(f"periodic OS noise needs a positive frequency (finite, in Hz), got {frequency_hz} Hz")
+    if not (0 <= phase_ns <= limits.MAX_TIME_NS and 0 <= length_ns <= limits.MAX_TIME_NS):
+        raise CloudnoiseError(f"periodic OS noise: phase {phase_ns:g} ns out of range [0, {limits.MAX_TIME_NS:.3g}]")
+    _check_count(frequency_hz, max(0.0, length_ns - phase_ns), "periodic OS noise")
     period = 1e9 / frequency_hz
     if duration_ns < 0 or not duration_ns < period:
         raise CloudnoiseError(
@@ -137,12 +193,25 @@ def random_trace(
 
     Detours that would start inside the previous one are merged with it.
     """
-    if not rate_hz > 0:
-        raise CloudnoiseError(f"random OS noise needs a positive rate, got {rate_hz} detours/s")
+    if not (rate_hz > 0 and math.isfinite(rate_hz)):
+        raise CloudnoiseError(f"random OS noise needs a positive rate (finite, in detours/s), got {rate_hz} detours/s")
+    _check_count(rate_hz, length_ns, "random OS noise")
     count = rng.poisson(rate_hz * length_ns / 1e9)
     starts = np.sort(rng.uniform(0.0, length_ns, count)).astype(np.int64)
-    durs = np.maximum(np.rint(duration.sample(rng, count)), 0).astype(np.int64)
-    return OSNoiseTrace(*_merge_overlaps(starts, durs))
+    drawn = duration.sample(rng, count)
+    bad = ~(np.isfinite(drawn) & (drawn <= limits.MAX_TIME_NS))
+    if bad.any():
+        raise CloudnoiseError(
+            f"random OS noise: the duration {duration.spec()} drew {drawn[np.argmax(bad)]:g} ns, "
+            f"beyond {limits.MAX_TIME_NS:.3g} ns, the limit of one simulated time"
+        )
+    durs = np.maximum(np.rint(drawn), 0).astype(np.int64)
+    starts, durs = _merge_overlaps(starts, durs)
+    if int(durs.sum()) > limits.MAX_TIME_NS or (starts.size and int((starts + durs).max()) > limits.MAX_TIME_NS):
+        raise CloudnoiseError(
+            f"random OS noise: the detours of {duration.spec()} add up to more than {limits.MAX_TIME_NS:.3g} ns"
+        )
+    return OSNoiseTrace(starts, durs)
 
 
 def _merge_overlaps(starts: np.ndarray, durations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -218,13 +287,17 @@ def parse_os_noise_spec(spec: str) -> SyntheticOSNoise:
     try:
         rate = float(params[rate_key].removesuffix("Hz").removesuffix("/s"))
     except ValueError:
-        raise CloudnoiseError(f"in {spec!r}: {rate_key}={params[rate_key]!r} is not a number (per second)") from None
+        raise CloudnoiseError(
+            f"in {shown(spec)}: {rate_key}={shown(params[rate_key])} is not a number (per second)"
+        ) from None
+    if not (rate > 0 and math.isfinite(rate)):
+        raise CloudnoiseError(f"in {shown(spec)}: {rate_key}={shown(params[rate_key])} must be a positive, finite number per second")
     dur_text = params["duration"]
     if "(" in dur_text:
         kind_name, _, inner = dur_text.partition("(")
-        duration = parse_distribution(f"{kind_name.strip()}:{inner.rstrip().removesuffix(')')}")
+        duration = parse_distribution(f"{kind_name.strip()}:{inner.rstrip().removesuffix(')')}", use=OS_DETOUR)
     elif ":" in dur_text:
-        duration = parse_distribution(dur_text)
+        duration = parse_distribution(dur_text, use=OS_DETOUR)
     else:
         duration = parse_distribution(f"constant:value={parse_time_ps(dur_text, 'duration') / 1000.0!r}")
     if kind == "periodic" and duration.support()[0] != duration.support()[1]:

@@ -7,12 +7,18 @@ campaign use this same format.
 
 Every part carries a provenance: `measured` (by the user's campaign or the
 paper's authors), `published` (copied from a price list, data sheet or paper
-table) or `reconstructed` (derived under stated assumptions), with a `source`
+table), `reconstructed` (derived under stated assumptions) or `calibrated`
+(fitted to cited targets, see cloudnoise.profiles.calibrate), with a `source`
 sentence, so no one mistakes a reconstruction for a measurement.
 
 Noise models are given as a spec string (see cloudnoise.model.distributions and
 cloudnoise.model.os_noise), as a samples/trace file relative to the profile's
 folder, or (for distributions) as an embedded quantile table.
+
+A profile may come from someone else (docs/security.md): it is checked
+against PROFILE_SCHEMA (types, and every number within cloudnoise.limits)
+before anything is built from it, and the data files it names must lie
+inside its own folder.
 """
 
 from __future__ import annotations
@@ -25,7 +31,10 @@ from typing import Any
 
 import numpy as np
 
+from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.compute import ComputeRate, PeakFlops, peak_times_efficiency
+from cloudnoise.input_files import check_schema, file_beside, read_json
 from cloudnoise.model.distributions import (
     Distribution,
     QuantileTable,
@@ -35,29 +44,137 @@ from cloudnoise.model.distributions import (
     parse_distribution,
 )
 from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_noise_spec, read_trace
+from cloudnoise.output_files import write_text
 
 FORMAT = "cloudnoise-profile/1"
-PROVENANCE_KINDS = ("measured", "published", "reconstructed")
+PROVENANCE_KINDS = ("measured", "published", "reconstructed", "calibrated")
 # Top-level keys in the order they are written (after "format").
 KEY_ORDER = (
     "name",
     "description",
     "labels",
     "hardware",
+    "compute",
     "prices",
     "table2",
     "loggops",
     "latency_noise",
     "bandwidth_noise",
     "os_noise",
+    "different_racks",
+    "check",
 )
+PLACEMENTS = ("same-rack", "different-racks")
+
+
+def _schema() -> dict[str, Any]:
+    """The JSON Schema of a profile file: every type, and every number within its limit."""
+    text = {"type": "string", "maxLength": 100_000}
+    opt_text = {"type": ["string", "null"], "maxLength": 100_000}
+    provenance = {
+        "type": "object",
+        "required": ["kind", "source"],
+        "properties": {"kind": {"enum": list(PROVENANCE_KINDS)}, "source": text},
+        "additionalProperties": False,
+    }
+
+    def number(high: float) -> dict[str, Any]:
+        return {"type": "number", "minimum": 0, "maximum": high}
+
+    def opt_number(high: float) -> dict[str, Any]:
+        return {"type": ["number", "null"], "minimum": 0, "maximum": high}
+
+    def part(required: list[str], **props: Any) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "required": ["provenance", *required],
+            "properties": {"provenance": provenance, **props},
+            "additionalProperties": False,
+        }
+
+    time_ns = number(limits.MAX_TIME_NS)
+    per_byte_ns = number(limits.MAX_PER_BYTE_FS / 1e6)
+    price = opt_number(limits.MAX_PRICE_PER_NODE_HOUR)
+    link = {
+        "type": ["object", "null"],
+        "properties": {k: opt_number(1e12) for k in (
+            "min_latency_us", "mean_latency_us", "max_bandwidth_gbit_s", "mean_bandwidth_gbit_s")},
+        "additionalProperties": False,
+    }
+    noise = part(
+        [], spec=opt_text, samples=opt_text, column=opt_text, note=opt_text,
+        quantiles={
+            "type": ["object", "null"],
+            "required": ["p", "v"],
+            "properties": {
+                "p": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 1_000_000},
+                "v": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 1_000_000},
+            },
+            "additionalProperties": False,
+        },
+    )
+    size_class = {
+        "type": "object", "required": ["min_bytes", "L", "G", "O"],
+        "properties": {"min_bytes": {"type": "integer", "minimum": 0, "maximum": 2**62},
+                       "L": time_ns, "G": per_byte_ns, "O": per_byte_ns},
+        "additionalProperties": False,
+    }
+    loggops = part(
+        ["L", "o", "g", "G", "O", "S"], L=time_ns, o=time_ns, g=time_ns, G=per_byte_ns, O=per_byte_ns,
+        S={"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+        O_rendezvous={"oneOf": [{"type": "null"}, per_byte_ns]},
+        size_classes={"type": ["array", "null"], "items": size_class, "maxItems": 10_000},
+        o_s={"oneOf": [{"type": "null"}, time_ns]}, o_r={"oneOf": [{"type": "null"}, time_ns]},
+    )
+    return {
+        "type": "object",
+        "required": ["format", "name", "description", "loggops", "hardware", "prices"],
+        "properties": {
+            "format": {"const": FORMAT},
+            "name": {"type": "string", "minLength": 1, "maxLength": 200},
+            "description": text,
+            "labels": {"type": "array", "items": text, "maxItems": 1000},
+            "hardware": part(
+                [], instance_type=opt_text, cpu=opt_text, network=opt_text, topology=opt_text, routing=opt_text,
+                transport=opt_text, os=opt_text, cores={"type": ["integer", "null"], "minimum": 1, "maximum": 2**31},
+                memory_gb=opt_number(1e9), nominal_bandwidth_gbit_s=opt_number(1e9),
+            ),
+            "prices": part(
+                [], currency=text, committed_per_node_hour=price, on_demand_per_node_hour=price,
+                as_of=opt_text, region=opt_text, note=opt_text,
+            ),
+            "table2": {"oneOf": [{"type": "null"}, part([], same_rack=link, different_racks=link,
+                                                        unknown_distance=link)]},
+            "loggops": loggops,
+            "latency_noise": {"oneOf": [{"type": "null"}, noise]},
+            "bandwidth_noise": {"oneOf": [{"type": "null"}, noise]},
+            "os_noise": {"oneOf": [{"type": "null"}, part([], trace=opt_text, synthetic=opt_text, note=opt_text)]},
+            # compute's peak and efficiency are checked by their dataclasses (model/compute.py)
+            "compute": {"oneOf": [{"type": "null"}, part(
+                ["gflops"], gflops=number(1e12), peak={"type": ["object", "null"]},
+                efficiency={"type": ["object", "null"]}, note=opt_text)]},
+            "different_racks": {"oneOf": [{"type": "null"}, {
+                "type": "object", "required": ["loggops"],
+                "properties": {"loggops": loggops, "latency_noise": {"oneOf": [{"type": "null"}, noise]},
+                               "bandwidth_noise": {"oneOf": [{"type": "null"}, noise]}, "note": opt_text},
+                "additionalProperties": False}]},
+            "check": {"oneOf": [{"type": "null"}, part(
+                [], ranks={"type": ["array", "integer", "null"]}, reps={"type": ["integer", "null"], "minimum": 1},
+                median_abs_error=opt_number(1e12), worst_abs_error=opt_number(1e12), worst=opt_text,
+                results={"type": ["array", "null"], "maxItems": 100_000})]},
+        },
+        "additionalProperties": False,
+    }
+
+
+PROFILE_SCHEMA = _schema()
 
 
 @dataclass(frozen=True)
 class Provenance:
     """Where a part of a profile comes from."""
 
-    kind: str  # measured | published | reconstructed
+    kind: str  # measured | published | reconstructed | calibrated
     source: str
 
     def __post_init__(self) -> None:
@@ -85,6 +202,76 @@ class Hardware:
 
 
 @dataclass(frozen=True)
+class ComputePeak:
+    """The node's peak flop rate from its published CPU (see cloudnoise.model.compute)."""
+
+    provenance: Provenance
+    sockets: int
+    cores_per_socket: int
+    clock_ghz: float
+    flops_per_cycle: int  # double precision, per cycle per core
+    isa: str = ""
+
+    def __post_init__(self) -> None:
+        self.flops()  # checks the numbers
+
+    def flops(self) -> PeakFlops:
+        return PeakFlops(self.sockets, self.cores_per_socket, self.clock_ghz, self.flops_per_cycle, self.isa)
+
+
+@dataclass(frozen=True)
+class ComputeEfficiency:
+    """The share of the peak a large DGEMM reaches with the system's BLAS."""
+
+    provenance: Provenance
+    value: float
+    blas: str | None = None
+
+
+@dataclass(frozen=True)
+class Compute:
+    """A node's DGEMM rate (one rank per node), the rate `gemm:N` phases run at.
+
+    Built-ins: `peak` x `efficiency` (gflops must equal it); a measured
+    profile: the rate timed on that machine (no peak)."""
+
+    provenance: Provenance
+    gflops: float
+    peak: ComputePeak | None = None
+    efficiency: ComputeEfficiency | None = None
+    note: str | None = None
+
+    def __post_init__(self) -> None:
+        g = self.gflops
+        if not (isinstance(g, (int, float)) and not isinstance(g, bool) and math.isfinite(g) and g > 0):
+            raise CloudnoiseError(f"compute: gflops must be a positive number (GFLOP/s), got {g!r}")
+        if (self.peak is None) != (self.efficiency is None):
+            raise CloudnoiseError("compute: give both peak and efficiency, or neither")
+        if self.peak is not None and self.efficiency is not None:
+            expected = peak_times_efficiency(self.peak.flops(), self.efficiency.value)
+            if not math.isclose(g, expected, rel_tol=1e-9):
+                raise CloudnoiseError(
+                    f"compute: gflops {g:g} is not peak x efficiency = {self.peak.flops().gflops:g} x "
+                    f"{self.efficiency.value:g} = {expected:g}"
+                )
+
+    def rate(self, system: str = "") -> ComputeRate:
+        """The rate with a one-line account of where it comes from."""
+        who = f"{system}: " if system else ""
+        if self.peak is not None and self.efficiency is not None:
+            pk = self.peak.flops()
+            blas = f" with {self.efficiency.blas}" if self.efficiency.blas else ""
+            text = (
+                f"{who}{pk.sockets}x{pk.cores_per_socket} cores x {pk.clock_ghz:g} GHz x {pk.flops_per_cycle} "
+                f"flop/cycle = {pk.gflops:g} GFLOP/s peak ({self.peak.provenance.kind}) x efficiency "
+                f"{self.efficiency.value:g}{blas} ({self.efficiency.provenance.kind})"
+            )
+        else:
+            text = f"{who}{self.provenance.source}"
+        return ComputeRate(float(self.gflops), self.provenance.kind, text)
+
+
+@dataclass(frozen=True)
 class Prices:
     """Hourly price per node; None where no price is published."""
 
@@ -109,11 +296,41 @@ class LinkFigures:
 
 @dataclass(frozen=True)
 class Table2:
-    """Latency and bandwidth summary as in the paper's Table II."""
+    """Latency and bandwidth summary as in the paper's Table II.
+
+    A campaign whose node distance is unknown (two ranks on one machine, or
+    nodes wherever the scheduler put them) files its figures under
+    `unknown_distance`, never under same rack."""
 
     provenance: Provenance
     same_rack: LinkFigures = field(default_factory=LinkFigures)
     different_racks: LinkFigures = field(default_factory=LinkFigures)
+    unknown_distance: LinkFigures | None = None
+
+    def rows(self) -> list[tuple[str, LinkFigures]]:
+        """(distance label, figures) of every distance with at least one figure."""
+        out = [("same rack", self.same_rack), ("different racks", self.different_racks)]
+        if self.unknown_distance is not None:
+            out.append(("distance unknown", self.unknown_distance))
+        return [(d, f) for d, f in out if any(getattr(f, k.name) is not None for k in fields(LinkFigures))]
+
+
+@dataclass(frozen=True)
+class SizeClass:
+    """L (ns), G and O (ns per byte) for messages of at least min_bytes."""
+
+    min_bytes: int
+    L: float
+    G: float
+    O: float  # noqa: E741 (the model's name)
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.min_bytes, int) and self.min_bytes >= 0):
+            raise CloudnoiseError(f"a size class's min_bytes must be an integer >= 0, got {self.min_bytes!r}")
+        for name in ("L", "G", "O"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+                raise CloudnoiseError(f"size class {name} must be a finite number >= 0, got {v!r}")
 
 
 @dataclass(frozen=True)
@@ -130,8 +347,37 @@ class LogGOPS:
     # Per-byte CPU overhead above S where a campaign measured it (the cost of
     # posting a rendezvous send); absent: O at every size, as LogGOPSim.
     O_rendezvous: float | None = None
+    # L, G and O per message-size class where a campaign measured them (the
+    # first from 0 B, by growing min_bytes); absent: L, G, O at every size.
+    size_classes: tuple[SizeClass, ...] = ()
+    # Separate send and receive overheads where a campaign found that they
+    # predict better than one o (both given: the engine charges o_s to sends
+    # and o_r to receives; o stays their mean for other readers).
+    o_s: float | None = None
+    o_r: float | None = None
 
     def __post_init__(self) -> None:
+        if (self.o_s is None) != (self.o_r is None):
+            raise CloudnoiseError("LogGOPS o_s and o_r go together (or neither)")
+        for name in ("o_s", "o_r"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+                raise CloudnoiseError(f"LogGOPS {name} must be a finite number >= 0, got {v!r}")
+        classes = []
+        for i, c in enumerate(self.size_classes or ()):
+            if isinstance(c, dict):
+                try:
+                    c = SizeClass(**c)
+                except TypeError as err:
+                    raise CloudnoiseError(f"size_classes[{i}]: {err}") from None
+            if not isinstance(c, SizeClass):
+                raise CloudnoiseError(f"size_classes[{i}] must be an object with min_bytes, L, G, O")
+            classes.append(c)
+        if classes and classes[0].min_bytes != 0:
+            raise CloudnoiseError("the first of size_classes must start at min_bytes 0")
+        if any(b.min_bytes <= a.min_bytes for a, b in zip(classes, classes[1:])):
+            raise CloudnoiseError("size_classes must be listed by growing min_bytes")
+        object.__setattr__(self, "size_classes", tuple(classes))
         for name in ("L", "o", "g", "G", "O", "O_rendezvous"):
             v = getattr(self, name)
             if v is None and name == "O_rendezvous":
@@ -140,6 +386,35 @@ class LogGOPS:
                 raise CloudnoiseError(f"LogGOPS {name} must be a finite number >= 0, got {v!r}")
         if not (isinstance(self.S, int) and self.S >= 0):
             raise CloudnoiseError(f"LogGOPS S must be an integer >= 0 (bytes), got {self.S!r}")
+
+
+def _file(base_dir: Path | None, name: str, what: str) -> Path:
+    """A data file the profile names: inside the profile's folder when it was read from a file."""
+    return Path(name) if base_dir is None else file_beside(base_dir, name, what)
+
+
+@dataclass(frozen=True)
+class Check:
+    """How well the profile predicted real runs where it was measured: the
+    errors of `cloudnoise validate --suite` (what `model build --check`
+    stores). Errors are (simulated - measured) / measured medians."""
+
+    provenance: Provenance
+    ranks: int
+    reps: int
+    median_abs_error: float
+    worst_abs_error: float
+    worst: str
+    results: tuple[dict[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("median_abs_error", "worst_abs_error"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+                raise CloudnoiseError(f"check {name} must be a finite number >= 0, got {v!r}")
+        if not isinstance(self.results, (list, tuple)) or not all(isinstance(r, dict) for r in self.results):
+            raise CloudnoiseError("check results must be a list of objects")
+        object.__setattr__(self, "results", tuple(self.results))
 
 
 @dataclass(frozen=True)
@@ -162,9 +437,9 @@ class NoiseModel:
 
     def distribution(self, base_dir: Path | None = None) -> Distribution:
         if self.spec is not None:
-            return parse_distribution(self.spec, base_dir)
+            return parse_distribution(self.spec, base_dir, confine=base_dir is not None)
         if self.samples is not None:
-            return load_empirical(self.samples, column=self.column, base_dir=base_dir)
+            return load_empirical(_file(base_dir, self.samples, "samples"), column=self.column)
         q = self.quantiles or {}
         if set(q) != {"p", "v"}:
             raise CloudnoiseError("an embedded quantile table needs exactly the keys p and v")
@@ -189,10 +464,19 @@ class OSNoiseModel:
     def load(self, base_dir: Path | None = None) -> OSNoiseTrace | SyntheticOSNoise:
         if self.synthetic is not None:
             return parse_os_noise_spec(self.synthetic)
-        path = Path(self.trace)  # type: ignore[arg-type]
-        if base_dir is not None and not path.is_absolute():
-            path = base_dir / path
-        return read_trace(path)
+        return read_trace(_file(base_dir, self.trace, "OS noise trace"))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class RackPlacement:
+    """What changes when the nodes are on different racks (Table II's second block,
+    Sec. IV-B/C): the network's LogGOPS parameters and noise. OS noise and the
+    rest of the profile are the node's and do not change."""
+
+    loggops: LogGOPS
+    latency_noise: NoiseModel | None = None
+    bandwidth_noise: NoiseModel | None = None
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -205,27 +489,103 @@ class SystemProfile:
     hardware: Hardware
     prices: Prices
     labels: tuple[str, ...] = ()
+    compute: Compute | None = None
     table2: Table2 | None = None
     latency_noise: NoiseModel | None = None
     bandwidth_noise: NoiseModel | None = None
     os_noise: OSNoiseModel | None = None
+    different_racks: RackPlacement | None = None
+    check: Check | None = None
     base_dir: Path | None = field(default=None, compare=False)  # where relative files resolve; not saved
+    origin: str = field(default="", compare=False)  # the file it was read from, for error messages; not saved
+    # Which placement the top-level network parts describe: "same-rack" for the
+    # built-ins, None where the profile does not say (a campaign of unknown
+    # node distance). Not saved: `at` sets it.
+    placement: str | None = field(default=None, compare=False)
+
+    def placement_label(self) -> str:
+        """Where this profile's nodes sit: the placement `at` chose, else the
+        built-ins' same rack (the paper's Table II first block), else what a
+        campaign said about its node distance ("unknown" when it did not)."""
+        if self.placement is not None:
+            return self.placement
+        t2 = self.table2
+        if t2 is None or t2.provenance.kind != "published":
+            if t2 is not None and t2.provenance.kind == "measured" and t2.unknown_distance is None:
+                return "same-rack" if t2.same_rack.min_latency_us is not None else "different-racks"
+            return "unknown"
+        return "same-rack"
+
+    def placements(self) -> tuple[str, ...]:
+        """The placements this profile describes."""
+        return ("same-rack", "different-racks") if self.different_racks is not None else ("same-rack",)
+
+    def at(self, placement: str) -> SystemProfile:
+        """This system with its nodes placed as asked: `same-rack` is the profile
+        as written, `different-racks` swaps in that block's network parts."""
+        from dataclasses import replace
+
+        if placement not in PLACEMENTS:
+            raise CloudnoiseError(f"--placement: choose from {', '.join(PLACEMENTS)}, got {placement!r}")
+        if placement == "same-rack":
+            return replace(self, placement="same-rack")
+        dr = self.different_racks
+        if dr is None:
+            raise CloudnoiseError(
+                f"{self.name}: the profile has no different-racks figures (Table II has them for AWS, GCP, Alps, "
+                "Daint and DEEP-EST); use --placement same-rack"
+            )
+        return replace(
+            self, loggops=dr.loggops, latency_noise=dr.latency_noise, bandwidth_noise=dr.bandwidth_noise,
+            placement="different-racks",
+        )
+
+    def provenance_kinds(self) -> dict[str, str]:
+        """Each part a simulation uses, labelled with its provenance kind
+        (published, reconstructed, calibrated, measured)."""
+        out = {"loggops": self.loggops.provenance.kind}
+        for part in ("latency_noise", "bandwidth_noise", "os_noise", "compute"):
+            value = getattr(self, part)
+            if value is not None:
+                out[part] = value.provenance.kind
+        return out
+
+    def describe_use(self) -> dict[str, Any]:
+        """What a result says about the profile it ran on."""
+        return {"name": self.name, "placement": self.placement_label(), "provenance": self.provenance_kinds()}
+
+    @property
+    def where(self) -> str:
+        """How errors name this profile: its file, else its name."""
+        return self.origin or f"profile {self.name}"
 
     def latency_distribution(self) -> Distribution | None:
         """The latency excess distribution (ns over L), or None for no latency noise."""
         if self.latency_noise is None:
             return None
-        return check_latency_noise(self.latency_noise.distribution(self.base_dir), f"{self.name}: latency noise")
+        with _naming(f"{self.where}: latency_noise"):
+            dist = self.latency_noise.distribution(self.base_dir)
+        return check_latency_noise(dist, f"{self.where}: latency_noise")
 
     def bandwidth_distribution(self) -> Distribution | None:
         """The bandwidth fraction-of-peak distribution, or None for no bandwidth noise."""
         if self.bandwidth_noise is None:
             return None
-        return check_bandwidth_noise(self.bandwidth_noise.distribution(self.base_dir), f"{self.name}: bandwidth noise")
+        with _naming(f"{self.where}: bandwidth_noise"):
+            dist = self.bandwidth_noise.distribution(self.base_dir)
+        return check_bandwidth_noise(dist, f"{self.where}: bandwidth_noise")
 
     def os_noise_source(self) -> OSNoiseTrace | SyntheticOSNoise | None:
         """The OS noise trace, or a synthetic generator, or None."""
-        return None if self.os_noise is None else self.os_noise.load(self.base_dir)
+        if self.os_noise is None:
+            return None
+        with _naming(f"{self.where}: os_noise"):
+            return self.os_noise.load(self.base_dir)
+
+    def compute_rate(self) -> ComputeRate | None:
+        """The node's DGEMM rate for `gemm:N` phases, with its source; None when
+        the profile does not say (then a gemm phase is timed on this machine)."""
+        return None if self.compute is None else self.compute.rate(self.name)
 
     def price_per_node_hour(self, pricing: str) -> float | None:
         """The committed or on-demand hourly price per node (None if unpublished)."""
@@ -240,12 +600,31 @@ class SystemProfile:
         out: dict[str, Any] = {"format": FORMAT}
         for name in KEY_ORDER:
             value = getattr(self, name)
+            if value is None and name in ("compute", "different_racks"):
+                continue  # optional parts a profile may not have
             if name == "labels":
                 value = list(value)
             elif value is not None and hasattr(value, "__dataclass_fields__"):
                 value = _drop_none(asdict(value))
+            if name == "check" and value is None:  # written only where a check ran
+                continue
             out[name] = value
         return out
+
+
+class _naming:
+    """Prefixes a CloudnoiseError raised inside the block with where it happened."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type | None, err: BaseException | None, tb: object) -> bool:
+        if isinstance(err, CloudnoiseError) and not str(err).startswith(self.where):
+            raise CloudnoiseError(f"{self.where}: {err}", err.exit_code) from None
+        return False
 
 
 def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
@@ -257,6 +636,8 @@ def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
             v = _drop_none(v) if k != "quantiles" else v
         if v is None and k not in keep_null:
             continue
+        if k == "size_classes" and not v:
+            continue
         out[k] = v
     return out
 
@@ -264,6 +645,13 @@ def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 # Reading
 # ---------------------------------------------------------------------------
+
+
+_NESTED: dict[str, tuple[tuple[str, type], ...]] = {
+    "Table2": (("same_rack", LinkFigures), ("different_racks", LinkFigures), ("unknown_distance", LinkFigures)),
+    "Compute": (("peak", ComputePeak), ("efficiency", ComputeEfficiency)),
+    "RackPlacement": (("loggops", LogGOPS), ("latency_noise", NoiseModel), ("bandwidth_noise", NoiseModel)),
+}
 
 
 def _build(cls, data: Any, where: str):
@@ -279,7 +667,7 @@ def _build(cls, data: Any, where: str):
         if "provenance" not in data:
             raise CloudnoiseError(f"{where}: missing provenance {{kind, source}}")
         kwargs["provenance"] = _build(Provenance, data["provenance"], f"{where}.provenance")
-    for key, sub in (("same_rack", LinkFigures), ("different_racks", LinkFigures)):
+    for key, sub in _NESTED.get(cls.__name__, ()):
         if key in names and key in data and data[key] is not None:
             kwargs[key] = _build(sub, data[key], f"{where}.{key}")
     try:
@@ -289,12 +677,14 @@ def _build(cls, data: Any, where: str):
 
 
 def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Path | None = None) -> SystemProfile:
-    """A SystemProfile from its JSON-ready dict (see to_dict)."""
+    """A SystemProfile from its JSON-ready dict (see to_dict), checked against PROFILE_SCHEMA first."""
     if not isinstance(data, dict):
         raise CloudnoiseError(f"{where}: a profile is a JSON object")
     fmt = data.get("format")
     if fmt != FORMAT:
         raise CloudnoiseError(f"{where}: format is {fmt!r}, expected {FORMAT!r}")
+    # the schema sees the data as JSON has it (a dict built in Python may hold tuples)
+    check_schema(json.loads(json.dumps(data, default=list)), PROFILE_SCHEMA, where, "profile")
     body = {k: v for k, v in data.items() if k != "format"}
     required = ("name", "description", "loggops", "hardware", "prices")
     missing = [k for k in required if k not in body]
@@ -303,11 +693,14 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
     parts = {
         "loggops": LogGOPS,
         "hardware": Hardware,
+        "compute": Compute,
         "prices": Prices,
         "table2": Table2,
         "latency_noise": NoiseModel,
         "bandwidth_noise": NoiseModel,
         "os_noise": OSNoiseModel,
+        "different_racks": RackPlacement,
+        "check": Check,
     }
     for key, cls in parts.items():
         if body.get(key) is not None:
@@ -316,25 +709,21 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
     if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
         raise CloudnoiseError(f"{where}: labels must be a list of strings")
     body["labels"] = tuple(labels)
-    known = {f.name for f in fields(SystemProfile)} - {"base_dir"}
+    known = {f.name for f in fields(SystemProfile)} - {"base_dir", "placement"}
     unknown = sorted(set(body) - known)
     if unknown:
         raise CloudnoiseError(f"{where}: unknown key {unknown[0]!r}")
-    return SystemProfile(**body, base_dir=base_dir)
+    with _naming(where):
+        return SystemProfile(**body, base_dir=base_dir, origin=where if base_dir is not None else "")
 
 
 def load_profile(path: str | Path) -> SystemProfile:
     """Read a profile JSON file; relative noise files resolve against its folder."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CloudnoiseError(f"{p}: no such profile file") from None
-    except json.JSONDecodeError as err:
-        raise CloudnoiseError(f"{p}:{err.lineno}: not valid JSON: {err.msg}") from None
+    data = read_json(p, "profile file")
     return profile_from_dict(data, str(p), base_dir=p.resolve().parent)
 
 
 def save_profile(profile: SystemProfile, path: str | Path) -> None:
-    """Write a profile as indented JSON (stable key order, trailing newline)."""
-    Path(path).write_text(json.dumps(profile.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    """Write a profile as indented JSON (stable key order, trailing newline), atomically."""
+    write_text(path, json.dumps(profile.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 from rich.console import Console
 from rich.table import Table
 
+from cloudnoise.console import stdout_console, write_csv
 from cloudnoise.model.profile import Provenance, SystemProfile
+from cloudnoise.options import csv_option, json_option, one_of_json_csv
 from cloudnoise.profiles.registry import load_all_builtin, resolve_profile
 
 _KIND_STYLE = {"measured": "green", "published": "cyan", "reconstructed": "yellow"}
@@ -40,12 +43,20 @@ def profiles() -> None:
 
 
 @profiles.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of a table.")
-def list_cmd(as_json: bool) -> None:
-    """List the built-in profiles with their headline figures."""
+@json_option('Print one JSON object {"profiles": [...]}, a row per profile, instead of the table.')
+@csv_option("Print the rows as CSV (labels joined by ';').")
+def list_cmd(as_json: bool, as_csv: bool) -> None:
+    """List the built-in profiles with their headline figures (Table I-II:
+    nominal and measured bandwidth in Gb/s, minimum latency in us, prices in
+    USD per node-hour)."""
+    one_of_json_csv(as_json, as_csv)
     rows = [_summary(p) for p in load_all_builtin()]
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
+        click.echo(json.dumps({"profiles": rows}, indent=2))
+        return
+    if as_csv:
+        columns = list(rows[0])
+        write_csv(columns, ([";".join(v) if isinstance(v, list) else v for v in r.values()] for r in rows))
         return
     table = Table(title="Built-in system profiles (De Sensi et al., SC22, Tables I-II; USD per node-hour)")
     table.add_column("name", no_wrap=True)
@@ -62,12 +73,14 @@ def list_cmd(as_json: bool) -> None:
             _num(r["committed_per_node_hour"]),
             _num(r["on_demand_per_node_hour"]),
         )
-    Console().print(table)
+    stdout_console().print(table)
 
 
 def _prov(p: Provenance) -> str:
+    from rich.markup import escape
+
     style = _KIND_STYLE.get(p.kind, "white")
-    return f"[{style}]{p.kind}[/{style}]: {p.source}"
+    return f"[{style}]{p.kind}[/{style}]: {escape(p.source)}"  # sources hold brackets ("[b, 1]")
 
 
 @profiles.command("show")
@@ -79,7 +92,7 @@ def show_cmd(name: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(p.to_dict(), indent=2, ensure_ascii=False))
         return
-    con = Console()
+    con = stdout_console()
     con.print(f"[bold]{p.name}[/bold] - {p.description}")
     con.print(f"labels: {', '.join(p.labels) or '-'}\n")
 
@@ -119,7 +132,7 @@ def show_cmd(name: str, as_json: bool) -> None:
         t = Table(title="Table II figures")
         for col in ("", "min lat (us)", "mean lat (us)", "max bw (Gb/s)", "mean bw (Gb/s)"):
             t.add_column(col, justify="right" if col else "left")
-        for label, f in (("same rack", p.table2.same_rack), ("different racks", p.table2.different_racks)):
+        for label, f in p.table2.rows():
             t.add_row(
                 label,
                 _num(f.min_latency_us, "{:.2f}"),
@@ -137,25 +150,63 @@ def show_cmd(name: str, as_json: bool) -> None:
     if lg.O_rendezvous is not None:
         cols.append("O above S (ns/B)")
         row.append(f"{lg.O_rendezvous:g}")
+    if lg.o_s is not None and lg.o_r is not None:
+        cols += ["o_s (ns)", "o_r (ns)"]
+        row += [f"{lg.o_s:g}", f"{lg.o_r:g}"]
     for col in cols:
         t.add_column(col, justify="right")
     t.add_row(*row)
     con.print(t)
+    if lg.size_classes:
+        c = Table(title="Size classes (the engine's L, G, O for messages from a size on)")
+        for col in ("from (B)", "L (ns)", "G (ns/B)", "O (ns/B)"):
+            c.add_column(col, justify="right")
+        for k in lg.size_classes:
+            c.add_row(str(k.min_bytes), f"{k.L:.4g}", f"{k.G:.6g}", f"{k.O:.6g}")
+        con.print(c)
     con.print(_prov(lg.provenance) + "\n")
 
-    t = Table(title="Noise models")
+    if p.compute is not None:
+        c = p.compute
+        detail = ""
+        if c.peak is not None and c.efficiency is not None:
+            detail = f" = peak {c.peak.flops().gflops:g} x efficiency {c.efficiency.value:g}"
+        con.print(f"[bold]Compute[/bold]: {c.gflops:g} GFLOP/s per node (DGEMM){detail}")
+        con.print(_prov(c.provenance) + "\n")
+
+    _noise_table(con, p, "Noise models" + ("" if p.different_racks is None else " (same rack)"))
+    dr = p.different_racks
+    if dr is not None:
+        con.print()
+        q = p.at("different-racks")
+        t = Table(title="Different racks (--placement different-racks): LogGOPS parameters")
+        for col in ("L (ns)", "o (ns)", "g (ns)", "G (ns/B)"):
+            t.add_column(col, justify="right")
+        t.add_row(f"{q.loggops.L:g}", f"{q.loggops.o:g}", f"{q.loggops.g:g}", f"{q.loggops.G:.6g}")
+        con.print(t)
+        con.print(_prov(q.loggops.provenance) + "\n")
+        _noise_table(con, q, "Noise models (different racks)", os_noise=False)
+
+
+def _noise_table(con: Console, p, title: str, os_noise: bool = True) -> None:
+    """The noise models of `p`, each with its provenance kind, then the sources."""
+    t = Table(title=title)
     t.add_column("noise", style="bold")
     t.add_column("model")
     t.add_column("mean", justify="right")
+    t.add_column("provenance")
     lat, bw = p.latency_distribution(), p.bandwidth_distribution()
     if p.latency_noise is not None and lat is not None:
-        t.add_row("latency (excess ns)", _model_text(p.latency_noise), f"{lat.mean():.4g} ns")
+        t.add_row("latency (excess ns)", _model_text(p.latency_noise), f"{lat.mean():.4g} ns",
+                  p.latency_noise.provenance.kind)
     if p.bandwidth_noise is not None and bw is not None:
-        t.add_row("bandwidth (fraction)", _model_text(p.bandwidth_noise), f"{bw.mean():.5g}")
-    if p.os_noise is not None:
-        t.add_row("OS", p.os_noise.synthetic or f"trace {p.os_noise.trace}", "")
+        t.add_row("bandwidth (fraction)", _model_text(p.bandwidth_noise), f"{bw.mean():.5g}",
+                  p.bandwidth_noise.provenance.kind)
+    if os_noise and p.os_noise is not None:
+        t.add_row("OS", p.os_noise.synthetic or f"trace {p.os_noise.trace}", "", p.os_noise.provenance.kind)
     con.print(t)
-    for label, part in (("latency", p.latency_noise), ("bandwidth", p.bandwidth_noise), ("OS", p.os_noise)):
+    for label, part in (("latency", p.latency_noise), ("bandwidth", p.bandwidth_noise),
+                        ("OS", p.os_noise if os_noise else None)):
         if part is not None:
             con.print(f"{label} noise - " + _prov(part.provenance))
 
@@ -166,3 +217,82 @@ def _model_text(model) -> str:
     if model.samples is not None:
         return f"samples {model.samples}" + (f" [{model.column}]" if model.column else "")
     return f"quantile table ({len(model.quantiles['p'])} points)"
+
+
+@profiles.command("calibrate")
+@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("cloudnoise-calibration"),
+              show_default=True, help="Folder for the 13 profile files and calibration.json.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="Seed of the fit [default: 20220718].")
+@click.option("--fit-reps", type=click.IntRange(min=1), default=None, help="Repetitions per evaluation while fitting [default: 100].")
+@click.option("--check-reps", type=click.IntRange(min=1), default=None,
+              help="Repetitions per configuration when checking the simulated targets [default: 200].")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="Engine threads [default: the cores this process may use]; results do not depend on it.")
+@click.option("--from-record", "record", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Only rewrite the profiles from this calibration.json's parameters (seconds, no simulation).")
+@click.option("--compare", is_flag=True, help="Then compare the written files with the built-in ones (exit 1 if any differs).")
+@click.option("--json", "as_json", is_flag=True, help="Print the record's summary as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+def calibrate_cmd(out: Path, seed: int | None, fit_reps: int | None, check_reps: int | None, threads: int | None,
+                  record: Path | None, compare: bool, as_json: bool, quiet: bool) -> None:
+    """Fit the paper's 13 systems to the paper and write their profiles.
+
+    Fits each system's latency, bandwidth and OS noise models to the targets
+    of cloudnoise/profiles/calibrate/targets.py (Table II at both rack
+    distances, Sec. III-IV's statements, Sec. V-B's statements on Fig. 14,
+    Obs. 8-9), never to the held-out statements `cloudnoise paper` checks.
+    Writes OUT/NAME.json for every system and OUT/calibration.json: the
+    parameters, every fit's evaluations, every target with our value, the
+    conflicts between the paper's statements and the choice made.
+
+    Deterministic: the same options give the same files bit for bit. The
+    built-in files were made with the defaults (about 5 minutes on 2 cores);
+    `cloudnoise profiles calibrate --out DIR --compare` checks that.
+
+    \b
+    Examples:
+      cloudnoise profiles calibrate --out calib --compare
+      cloudnoise profiles calibrate --from-record src/cloudnoise/profiles/data/calibration.json --out /tmp/p --compare
+    """
+    import filecmp
+    import sys
+
+    from cloudnoise.errors import CloudnoiseError
+    from cloudnoise.profiles.calibrate import run as calib
+    from cloudnoise.profiles.registry import DATA_DIR
+
+    say = (lambda m: None) if (quiet or as_json) else (lambda m: click.echo(m, err=True))
+    if record is not None:
+        if any(v is not None for v in (seed, fit_reps, check_reps)):
+            raise CloudnoiseError("--from-record rewrites the profiles only: drop --seed/--fit-reps/--check-reps")
+        paths = calib.assemble_only(out, record)
+        summary = {"written": [str(p) for p in paths]}
+    else:
+        rec = calib.calibrate(
+            out, seed=calib.SEED if seed is None else seed, fit_reps=fit_reps or calib.FIT_REPS,
+            check_reps=check_reps or calib.CHECK_REPS, threads=threads, log=say,
+        )
+        summary = {"out": str(out), "summary": rec["summary"],
+                   "disagree": [t["id"] for t in rec["targets"] if not t["agrees"]]}
+    differ: list[str] = []
+    if compare:
+        names = sorted(p.name for p in DATA_DIR.glob("*.json"))
+        if record is not None:
+            names = [n for n in names if n != "calibration.json"]
+        for name in names:
+            if not (out / name).exists() or not filecmp.cmp(out / name, DATA_DIR / name, shallow=False):
+                differ.append(name)
+        summary["differ_from_builtin"] = differ
+    if as_json:
+        click.echo(json.dumps(summary))
+    else:
+        if "summary" in summary:
+            for group, n in summary["summary"].items():
+                click.echo(f"{group}: {n['agree']} of {n['total']} targets agree")
+            if summary["disagree"]:
+                click.echo("disagree: " + ", ".join(summary["disagree"]))
+        click.echo(f"written to {out}")
+        if compare:
+            click.echo("identical to the built-in files" if not differ else "differ from the built-in files: " + ", ".join(differ))
+    if differ:
+        sys.exit(1)

@@ -20,13 +20,15 @@ import numpy as np
 
 from cloudnoise import __version__
 from cloudnoise.cost.model import Pricing, parse_pricing
+from cloudnoise.cost.money import format_usd
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.profile import SystemProfile
 from cloudnoise.report import measured
-from cloudnoise.report.costs import cost_rows
+from cloudnoise.report.costs import advice_points_of, cost_rows
 from cloudnoise.report.data import CampaignData, SweepData, load_campaign, load_sweep
 from cloudnoise.report.figures import base
 from cloudnoise.report.figures.base import VARIANT_LABELS, SavedFigure
+from cloudnoise.report.gaps import Gap, campaign_gaps
 from cloudnoise.report.observations import (
     Observation,
     campaign_facts,
@@ -49,6 +51,8 @@ class ReportOptions:
     profiles: tuple[str, ...] | None = None  # None: every built-in profile
     pricing: str = "on-demand"
     title: str = "cloudnoise report"
+    paper: Path | None = None  # a `cloudnoise paper --out` folder (its paper.json)
+    log_y: bool = False  # scalability runtimes on a log axis (default: linear, as the paper)
 
 
 @dataclass
@@ -85,6 +89,7 @@ class Report:
     observations: list[Observation]
     sections: list[Section]
     outdir: Path
+    gaps: list[Gap] = field(default_factory=list)  # what the campaigns lack, said on the page
 
     @property
     def figures(self) -> list[SavedFigure]:
@@ -98,9 +103,7 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 
 def _usd(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.3g}" if value < 1 else f"{value:,.2f}"
+    return format_usd(value, missing="—")
 
 
 def prepare_outdir(outdir: Path) -> None:
@@ -148,7 +151,12 @@ def table2_section(profiles: list[SystemProfile], campaigns: list[CampaignData],
 
 
 def network_sections(campaigns: list[CampaignData], outdir: Path) -> list[Section]:
-    from cloudnoise.report.figures.network import bandwidth_noise_figure, latency_noise_figure, size_figure
+    from cloudnoise.report.figures.network import (
+        bandwidth_noise_figure,
+        latency_noise_figure,
+        latency_slices_figure,
+        size_figure,
+    )
     from cloudnoise.report.figures.osnoise import os_detours_figure
 
     sections: list[Section] = []
@@ -164,12 +172,22 @@ def network_sections(campaigns: list[CampaignData], outdir: Path) -> list[Sectio
     if lat:
         noise_figs.append(base.save(latency_noise_figure(lat), outdir, "latency-noise", "Latency noise",
                                     "The largest 0.1% RTT/2 samples of a 1-byte ping-pong, normalised to the "
-                                    "minimum latency, over time (Fig. 9-10).", wide=len(lat) > 1))
+                                    "minimum latency, over time (Fig. 9-10); past "
+                                    f"{measured.MAX_POINTS:,} points (runs of hours), the largest "
+                                    f"{measured.MAX_POINTS:,}, as each panel says.", wide=len(lat) > 1))
+    slices = [s for c in campaigns if (s := measured.latency_slices(c)) is not None]
+    if slices:
+        noise_figs.append(base.save(latency_slices_figure(slices), outdir, "latency-by-slice",
+                                    "Latency through the day",
+                                    "RTT/2 percentiles of the latency-noise ping-pong per slice of the run "
+                                    "(measure --slice), to see whether the hour of the day matters, as the paper "
+                                    "checked over 24 hours.", wide=len(slices) > 1))
     bw = [s for c in campaigns if (s := measured.bandwidth_noise(c)) is not None]
     if bw:
         noise_figs.append(base.save(bandwidth_noise_figure(bw), outdir, "bandwidth-noise", "Bandwidth noise",
                                     "The smallest 0.1% bandwidth samples, normalised to the maximum bandwidth, "
-                                    "over time (Fig. 11-12).", wide=len(bw) > 1))
+                                    f"over time (Fig. 11-12); past {measured.MAX_POINTS:,} points, the smallest "
+                                    f"{measured.MAX_POINTS:,}, as each panel says.", wide=len(bw) > 1))
     osn = [s for c in campaigns if (s := measured.os_detours(c)) is not None]
     if osn:
         noise_figs.append(base.save(os_detours_figure(osn), outdir, "os-detours", "OS detours",
@@ -226,7 +244,7 @@ def _cost_table(sweep: SweepData, pricing: Pricing) -> HtmlTable | None:
         unit, div = base.time_unit([r.median_runtime_s * 1e9])
         body.append([r.system, str(r.nodes), VARIANT_LABELS.get(r.variant, r.variant),
                      f"{r.median_runtime_s * 1e9 / div:.4g} {unit}", _usd(c.price_per_node_hour if c else None),
-                     _usd(r.cost_usd) if r.cost_usd is None else f"{r.cost_usd:.4g}",
+                     _usd(r.cost_usd),
                      "—" if r.increase is None else f"{r.increase:+.1%}"])
     return HtmlTable(["System", "Nodes", "Noise", "Median runtime", "Price (USD/node-hour)",
                       "Cost per run (USD)", "Cost increase due to noise"], body,
@@ -234,14 +252,17 @@ def _cost_table(sweep: SweepData, pricing: Pricing) -> HtmlTable | None:
                      "price are shown without cost. The increase is over the noiseless median.")
 
 
-def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str) -> list[Section]:
+def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str, log_y: bool = False) -> list[Section]:
     from cloudnoise.report.figures.cost import cost_increase_figure
     from cloudnoise.report.figures.scalability import scalability_figure
 
     status = "" if sweep.complete else " This sweep is incomplete: only the repetitions run so far are shown."
-    fig = base.save(scalability_figure(sweep), outdir, f"scalability-{name}", f"Scalability: {sweep.title}",
+    fig = base.save(scalability_figure(sweep, log_y=log_y), outdir, f"scalability-{name}", f"Scalability: {sweep.title}",
                     "Runtime per node count with and without noise (Fig. 14-15 style): notched boxes (notch: 95% "
-                    "confidence interval of the median), diamond: mean, whiskers: 1.5 IQR, dots: outliers.",
+                    "confidence interval of the median, drawn within the box), diamond: mean, whiskers: 1.5 IQR, "
+                    "dots: outliers; a flat bar: every repetition the same (no noise). "
+                    + ("Logarithmic runtime axis." if log_y else "Linear axis per panel; outliers and means above "
+                       "it are counted in the panel's title."),
                     wide=True)
     sections = [Section(f"scalability-{name}", f"Scalability: {sweep.title}",
                         f"Simulated with the LogGOPS engine ({sweep.meta.get('reps', '?')} repetitions per point, "
@@ -254,26 +275,64 @@ def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str) 
                               "Per repetition, its cost over the median noiseless cost, minus one (Fig. 16-17 "
                               "style); the same as the runtime increase, since nodes and price do not change.",
                               wide=True))
+    points = advice_points_of(sweep, pricing)
+    if any(p.cost_usd is not None for p in points):
+        from cloudnoise.report.figures.front import front_figure
+
+        noisy = next(v for v in ("both", "network", "os") if v in sweep.variants())
+        figs.append(base.save(front_figure(points, f"Runtime vs cost: {sweep.title}"), outdir, f"front-{name}",
+                              f"Runtime vs cost: {sweep.title}",
+                              f"Every priced system and node count with {VARIANT_LABELS.get(noisy, noisy)}: median cost "
+                              "per run against median runtime, whiskers to the p99 of each, one colour per system; the "
+                              "black steps join the Pareto front (no other point is both cheaper and faster), labelled "
+                              f"with node counts. Priced pro rata ({pricing.label()}); `cloudnoise advise --sweep DIR` "
+                              "prices the same runs as each provider bills them and recommends one."))
     table = _cost_table(sweep, pricing)
     if figs or table:
         sections.append(Section(f"cost-{name}", f"Cost: {sweep.title}",
-                                "What noise adds to the cost of a run, and what a run costs.", figs,
+                                "What noise adds to the cost of a run, what a run costs, and which systems and node counts "
+                                "no other beats on both runtime and cost.", figs,
                                 [table] if table else []))
     return sections
 
 
+def paper_section(folder: Path) -> Section:
+    """The `cloudnoise paper` table: each Sec. V statement, the paper's value,
+    ours, agrees or not, calibration target or held out."""
+    from cloudnoise.paper.table import HEADERS, read_result, rows
+
+    data = read_result(folder)
+    cells = rows(data["statements"])
+    s = data["summary"]
+    counts = "; ".join(f"{role}: {s[role]['agree']} of {s[role]['total']} agree" for role in ("calibration", "held-out"))
+    table = HtmlTable(
+        [h.capitalize() for h in HEADERS], cells, ["" if d["agrees"] else "disagree" for d in data["statements"]],
+        f"{counts}. {data['reps']} repetitions per configuration, seed {data['seed']}. Calibration rows are targets the "
+        "built-in profiles were fitted to (cloudnoise profiles calibrate); held-out rows were never looked at by the "
+        "calibration: they test it. Highlighted rows disagree; the cause column says why.",
+        wrap=(3, 4, 5, 7),
+    )
+    return Section("paper", "The paper's Sec. V, reproduced (cloudnoise paper)",
+                   "Every quantitative statement of De Sensi et al. (SC22) Sec. V, simulated with the built-in "
+                   "profiles and checked against the interval the paper's wording allows.", tables=[table])
+
+
 def build_report(opts: ReportOptions) -> Report:
     """Load every input, write the figures under OUTDIR/figures, and return the Report."""
-    if not (opts.campaigns or opts.sweeps or opts.profiles):
-        raise CloudnoiseError("nothing to report: give --campaign DIR, --sweep DIR or --profile NAMES")
+    if not (opts.campaigns or opts.sweeps or opts.profiles or opts.paper):
+        raise CloudnoiseError("nothing to report: give --campaign DIR, --sweep DIR, --paper DIR or --profile NAMES")
     pricing = parse_pricing(opts.pricing)
     campaigns = [load_campaign(p) for p in opts.campaigns]
     sweeps = [load_sweep(p) for p in opts.sweeps]
     profiles = _profiles(opts.profiles)
+    paper = paper_section(opts.paper) if opts.paper is not None else None
     prepare_outdir(opts.outdir)
 
     sections: list[Section] = []
     observations: list[Observation] = []
+    gaps = [g for c in campaigns for g in campaign_gaps(c)]
+    if gaps:
+        sections.append(gaps_section(gaps))
     t2 = table2_section(profiles, campaigns, pricing)
     if t2:
         sections.append(t2)
@@ -286,14 +345,27 @@ def build_report(opts: ReportOptions) -> Report:
         while name in used:
             name += "-2"
         used.add(name)
-        sections += sweep_sections(sweep, opts.outdir, pricing, name)
+        sections += sweep_sections(sweep, opts.outdir, pricing, name, log_y=opts.log_y)
         observations += (median_slowdowns(sweep) + os_noise_negligible(sweep) + communication_share(sweep)
                          + cheapest_per_scale(sweep, pricing))
+    if paper is not None:
+        sections.append(paper)
     inputs = [f"campaign {c.root}" for c in campaigns] + [f"sweep {s.root}" for s in sweeps]
+    if opts.paper is not None:
+        inputs.append(f"paper {opts.paper}")
     if opts.profiles:
         inputs.append("profiles " + ", ".join(opts.profiles))
     return Report(opts.title, datetime.now(timezone.utc).isoformat(timespec="seconds"), __version__, inputs,
-                  pricing.label(), observations, sections, opts.outdir)
+                  pricing.label(), observations, sections, opts.outdir, gaps)
+
+
+def gaps_section(gaps: list[Gap]) -> Section:
+    """The parts of the campaigns that are missing, and what to run to fill them."""
+    table = HtmlTable(["Campaign", "Experiment", "What is missing", "To fill it"],
+                      [[g.campaign, g.experiment or "—", g.problem, g.fix] for g in gaps], wrap=(2, 3))
+    return Section("missing", "Missing data",
+                   "Parts of the campaigns that are listed in their metadata but incomplete or missing: the figures "
+                   "and tables below leave them out.", tables=[table])
 
 
 def document(report: Report, html_path: Path) -> dict[str, Any]:
@@ -302,4 +374,5 @@ def document(report: Report, html_path: Path) -> dict[str, Any]:
         "report": str(html_path),
         "figures": {f.name: {"png": str(f.png), "pdf": str(f.pdf)} for f in report.figures},
         "observations": [o.to_dict() for o in report.observations],
+        "missing": [g.to_dict() for g in report.gaps],
     }

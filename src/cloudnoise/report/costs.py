@@ -9,6 +9,8 @@ has no price for the chosen pricing are listed without a cost.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from cloudnoise.cost.configs import ConfigCost, config_costs
@@ -16,6 +18,9 @@ from cloudnoise.cost.model import Pricing, noise_cost_increase
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.profile import SystemProfile
 from cloudnoise.report.data import SweepData
+
+if TYPE_CHECKING:
+    from cloudnoise.advise.points import AdvicePoint
 
 
 def increase_samples(sweep: SweepData, system: str, nodes: int, variant: str) -> np.ndarray | None:
@@ -52,3 +57,21 @@ def cost_rows(sweep: SweepData, pricing: Pricing) -> list[CostRow]:
         if (values := sweep.get(system, nodes, variant)) is not None
     }
     return config_costs(runtimes, {s: find_profile(s) for s in sweep.systems()}, pricing)
+
+
+def advice_points_of(sweep: SweepData, pricing: Pricing) -> list[AdvicePoint]:
+    """The sweep as `cloudnoise advise` weighs it (front marked), for the runtime-cost
+    figure: the noisiest variant the sweep has (both, else network, else os) against
+    `none`, priced pro rata like the rest of the report (`advise` applies each
+    provider's billing by default). Empty when the sweep has no noisy variant."""
+    from cloudnoise.advise.api import advice_from_runtimes
+    from cloudnoise.cost.billing import EXACT
+    from cloudnoise.cost.price_book import PriceBook
+
+    noisy = next((v for v in ("both", "network", "os") if v in sweep.variants()), None)
+    if noisy is None:
+        return []
+    book = PriceBook(pricing, billing=EXACT)
+    quotes = {s: None if (p := find_profile(s)) is None else book.quote(p) for s in sweep.systems()}
+    points, _ = advice_from_runtimes(sweep.runtimes_ns, quotes, noise=noisy)
+    return points

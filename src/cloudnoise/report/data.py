@@ -1,11 +1,13 @@
 """Load what a report is made of: measurement campaigns and sweep results.
 
 A campaign is what ``cloudnoise measure`` wrote (metadata.json, summary.json,
-per experiment samples.parquet and summary.json). The per-size rows and the
-Table II quantities are read from the summaries the measure stage computed;
-sample-level views (noise over time) reduce the Parquet samples with the same
-functions the measure stage uses (``cloudnoise.measure.tables``), so the
-report never re-derives a number differently.
+per experiment samples.parquet (a file, or a folder of Parquet files written
+while the run went on) and summary.json). The per-size rows and the Table II
+quantities are read from the summaries the measure stage computed;
+sample-level views (noise over time) use the measure stage's streaming
+summaries and read the Parquet a row group at a time
+(``cloudnoise.measure.summary_reader``), so the report never re-derives a
+number differently nor loads an hour of samples.
 
 A sweep is what ``cloudnoise sweep`` writes: ``sweep.json`` (format
 ``cloudnoise-sweep/1``) and ``results.parquet`` with one row per (system,
@@ -20,8 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from cloudnoise.errors import CloudnoiseError
 
@@ -60,7 +60,7 @@ class CampaignData:
 
     def has(self, experiment: str) -> bool:
         """Whether the experiment has a summary and its samples on disk."""
-        return experiment in self.experiments and (self.root / experiment / "samples.parquet").is_file()
+        return experiment in self.experiments and (self.root / experiment / "samples.parquet").exists()
 
     def table2(self) -> dict[str, Any]:
         """The campaign's Table II row (min/mean latency, max/mean bandwidth)."""
@@ -73,49 +73,34 @@ class CampaignData:
         plan = (self.meta.get("experiments", {}).get(experiment) or {}).get("plan") or []
         return [Run.from_dict(r) for r in plan]
 
-    def rtt_samples(self, experiment: str, columns: tuple[str, ...]) -> dict[str, np.ndarray]:
-        """The experiment's ping-pong (RTT) samples, only `columns` of them, as int64
-        numpy columns (``wall_ns`` is the sample's wall-clock time in ns). Rows of
-        other kinds and unused columns are never loaded: a one-minute latency-noise
-        run on shared memory holds tens of millions of samples."""
-        path = self.root / experiment / "samples.parquet"
-        try:
-            names = pq.read_schema(path).names
-            param = "param" if "param" in names else "interval_ns"
-            source = {"wall_ns": "time", "param": param}
-            table = pq.read_table(path, columns=[source.get(c, c) for c in columns], filters=[("kind", "=", "rtt")])
-        except (OSError, pa.ArrowException) as err:
-            raise CloudnoiseError(f"{path}: cannot read samples ({err})") from None
-        out: dict[str, np.ndarray] = {}
-        for name in columns:
-            col = table.column(source.get(name, name))
-            if name == "wall_ns":
-                col = col.cast(pa.int64())
-            out[name] = col.to_numpy().astype(np.int64, copy=False)
-        return out
-
 
 def campaign_name(meta: dict[str, Any], root: Path) -> str:
     """A campaign's display name: its `system` label, else its directory name."""
+    from cloudnoise.measure.placement import single_host
+
     labels = meta.get("labels") or {}
     name = labels.get("system") or root.resolve().name
+    if single_host(meta):  # said wherever its figures appear: it is not a network
+        return f"{name} (one host, shared memory)"
     distance = labels.get("distance")
     return f"{name} ({distance})" if distance and distance != "unknown" else str(name)
 
 
 def load_campaign(root: Path) -> CampaignData:
-    """Read a campaign directory; a directory without metadata.json is an error."""
+    """Read a campaign directory (its metadata and summaries checked against their
+    schemas); a directory without metadata.json is an error."""
+    from cloudnoise.measure.campaign_files import read_experiment_summary, read_metadata, read_summary
+
     root = _existing_dir(Path(root), "campaign")
-    meta_path = root / "metadata.json"
-    if not meta_path.is_file():
+    if not (root / "metadata.json").is_file():
         raise CloudnoiseError(f"{root}: not a measurement campaign (no metadata.json; see `cloudnoise measure`)")
-    meta = _read_json(meta_path)
-    summary = _read_json(root / "summary.json") if (root / "summary.json").is_file() else {}
+    meta = read_metadata(root)
+    summary = read_summary(root)
     experiments: dict[str, dict[str, Any]] = {}
     for name in (meta.get("experiments") or {}):
-        path = root / name / "summary.json"
-        if path.is_file():
-            experiments[name] = _read_json(path)
+        found = read_experiment_summary(root, name)
+        if found is not None:
+            experiments[name] = found
     return CampaignData(root, campaign_name(meta, root), meta, summary, experiments)
 
 
@@ -165,15 +150,12 @@ def load_sweep(root: Path) -> SweepData:
     """Read a sweep directory through the sweep stage's own loader (results.parquet,
     or the finished tasks' parts when the sweep is incomplete; a repetition saved
     twice counts once)."""
-    from cloudnoise.sweep.store import FORMAT, by_config, load_results
+    from cloudnoise.sweep.store import SweepStore, by_config, load_results
 
     root = _existing_dir(Path(root), "sweep")
-    meta_path = root / "sweep.json"
-    if not meta_path.is_file():
+    meta = SweepStore(root).read_meta()
+    if meta is None:
         raise CloudnoiseError(f"{root}: not a sweep (no sweep.json; see `cloudnoise sweep`)")
-    meta = _read_json(meta_path)
-    if meta.get("format") != FORMAT:
-        raise CloudnoiseError(f"{meta_path}: unknown format {meta.get('format')!r} (expected {FORMAT})")
     table = load_results(root)
     if table.num_rows == 0:
         raise CloudnoiseError(f"{root}: sweep has no results yet (no results.parquet or parts/*.parquet)")

@@ -12,6 +12,7 @@ from pathlib import Path
 import jinja2
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.output_files import write_text
 from cloudnoise.report.build import Report
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -38,7 +39,7 @@ def write(report: Report) -> Path:
     """Write OUTDIR/report.html; returns its path."""
     path = report.outdir / "report.html"
     try:
-        path.write_text(render(report), encoding="utf-8")
+        write_text(path, render(report))
     except OSError as err:
         raise CloudnoiseError(f"{path}: cannot write ({err.strerror or err})") from None
     return path

@@ -8,9 +8,12 @@ RTT/2 at the size the measure stage picked), normalised to their maximum,
 keeping the smallest 0.1%. OS detours (Fig. 8): the selfish-detour trace's
 largest 1% detours inside a 5-second window.
 
-Samples are first reduced to one per ping-pong iteration with
-``cloudnoise.measure.tables.iteration_rtts`` (the max over concurrent pairs),
-exactly as the measure stage's summaries are computed.
+Nothing here loads a whole column: the minimum and the percentile
+thresholds come from the measure stage's streaming summaries
+(``cloudnoise.measure.summary_reader``), and the Parquet is scanned a row
+group at a time keeping only the samples beyond the threshold. With
+concurrent pairs an iteration counts once, as its slowest pair, exactly as the
+summaries count it.
 """
 
 from __future__ import annotations
@@ -20,12 +23,17 @@ from typing import Any
 
 import numpy as np
 
-from cloudnoise.measure import tables
+from cloudnoise.measure.summaries import RELATIVE_PRECISION
+from cloudnoise.measure.summary_reader import ExperimentStats, experiment_stats, iter_samples
 from cloudnoise.report.data import CampaignData
 
 LATENCY_TOP = 99.9  # percentile: Fig. 9-10 show the largest 0.1%
 BANDWIDTH_BOTTOM = 0.1  # percentile: Fig. 11-12 show the smallest 0.1%
 DETOUR_TOP = 99.0  # percentile: Fig. 8 shows the largest 1%
+# At most this many points per noise panel: 0.1% of an hour at 360 K samples/s is 1.3 M
+# points, of a day 31 M, which neither memory nor a PDF holds; past it, the panel shows
+# the largest (smallest) MAX_POINTS samples instead of 0.1% and says so.
+MAX_POINTS = 250_000
 DETOUR_WINDOW_S = 5.0
 
 
@@ -41,72 +49,112 @@ class NoiseSeries:
     total_samples: int
     size_bytes: int
     span_s: float  # how long the measurement lasted
+    shown_percent: float = 0.1  # the share of the samples shown, in %
 
 
-# What the noise views use of each sample, and what reducing concurrent
-# pairs to one sample per iteration needs besides.
-VIEW_COLUMNS = ("run", "size_bytes", "value_ns", "wall_ns")
-PAIR_COLUMNS = ("part", "pairs", "param", "stream", "iteration")
-
-
-def _measuring_iterations(c: CampaignData, experiment: str) -> dict[str, np.ndarray]:
-    runs = c.runs(experiment)
-    measuring = [i for i, r in enumerate(runs) if r.role == "measure"]
-    mode = runs[measuring[0]].mode if measuring else "pingpong"
-    single_pair = bool(runs) and all(r.pairs <= 1 for r in runs) and mode != "bidir"
-    if single_pair:  # one sample per iteration already
-        d = c.rtt_samples(experiment, VIEW_COLUMNS)
-    else:
-        d = c.rtt_samples(experiment, VIEW_COLUMNS + PAIR_COLUMNS)
-        d["kind"] = np.full(len(d["run"]), tables.KIND_RTT, np.int64)
-        d = tables.iteration_rtts(d, mode)
-    if not runs:
-        return d
-    keep = np.isin(d["run"], measuring)
-    return d if keep.all() else {k: v[keep] for k, v in d.items()}
+def _top_iterations(stats: ExperimentStats, size: int, threshold_ns: float) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """(wall start ns, RTT ns) of the measuring runs' iterations of `size` whose RTT is at
+    least `threshold_ns`, and the first and last sample's wall time, read a row group at a
+    time. With concurrent pairs an iteration's RTT is its slowest pair's (per direction for
+    bidirectional runs), as the summaries count it: an iteration's maximum reaches the
+    threshold exactly when one of its pairs' samples does, so only those rows are kept."""
+    measuring = [i for i, r in enumerate(stats.runs) if r.role == "measure"]
+    pairs = any(stats.runs[i].pairs > 1 for i in measuring)
+    cols = ("run", "size_bytes", "value_ns", "time") + (("part", "stream", "iteration") if pairs else ())
+    kept: dict[str, list[np.ndarray]] = {c: [] for c in cols}
+    first, last = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    for batch in iter_samples(stats.parquet, cols):
+        mine = np.isin(batch["run"], measuring) & (batch["size_bytes"] == size)
+        if not mine.any():
+            continue
+        t = batch["time"][mine]
+        first, last = min(first, int(t.min())), max(last, int(t.max()))
+        sel = mine & (batch["value_ns"] >= threshold_ns)
+        for c in cols:
+            kept[c].append(batch[c][sel])
+    if first > last:
+        return np.empty(0, np.int64), np.empty(0, np.int64), 0, 0
+    d = {c: np.concatenate(v) if v else np.empty(0, np.int64) for c, v in kept.items()}
+    if pairs and len(d["value_ns"]):
+        direction = [d["stream"] % 2] if stats.mode == "bidir" else []
+        keys = np.stack([d["run"], d["part"], d["iteration"], *direction])
+        _, first_idx, inv = np.unique(keys, axis=1, return_index=True, return_inverse=True)
+        inv = inv.reshape(-1)
+        worst = np.zeros(len(first_idx), np.int64)
+        np.maximum.at(worst, inv, d["value_ns"])
+        start = np.full(len(first_idx), np.iinfo(np.int64).max, np.int64)
+        np.minimum.at(start, inv, d["time"])
+        return start, worst, first, last
+    return d["time"], d["value_ns"], first, last
 
 
 def latency_noise(c: CampaignData, experiment: str = "latency-noise") -> NoiseSeries | None:
-    """The top 0.1% of RTT/2 samples normalised to the minimum, over time."""
+    """The top 0.1% of RTT/2 samples normalised to the minimum, over time: the threshold is
+    the streaming summaries' 99.9th percentile, the samples above it are read from Parquet."""
     if not c.has(experiment):
         return None
-    d = _measuring_iterations(c, experiment)
-    if len(d["value_ns"]) == 0:
+    stats = experiment_stats(c.root, experiment)
+    sizes = stats.by_size() if stats else {}
+    sizes = {k: v for k, v in sizes.items() if v.count}
+    if not stats or not sizes:
         return None
-    smallest = d["size_bytes"].min()
-    sel = d["size_bytes"] == smallest
-    lat_us = d["value_ns"][sel] / 2000.0
-    wall = d["wall_ns"][sel]
-    base = float(lat_us.min())
-    norm = lat_us / base
-    threshold = float(np.percentile(norm, LATENCY_TOP))
-    top = norm >= threshold
-    t0 = wall.min()
-    return NoiseSeries(c.name, (wall[top] - t0) / 1e9, norm[top], base, threshold, int(norm.size), int(smallest),
-                       float((wall.max() - t0) / 1e9))
+    smallest = min(sizes)
+    s = sizes[smallest]
+    top = max(LATENCY_TOP, 100.0 * (1.0 - MAX_POINTS / s.count))
+    # every sample at or above the exact percentile (the summary's is at most this much above it)
+    cut = s.percentile(top) / (1.0 + RELATIVE_PRECISION)
+    wall, rtt, t0, t1 = _top_iterations(stats, smallest, cut)
+    base = s.min / 2000.0
+    return NoiseSeries(c.name, (wall - t0) / 1e9, (rtt / 2000.0) / base, base, s.percentile(top) / s.min,
+                       s.count, int(smallest), float((t1 - t0) / 1e9), 100.0 - top)
 
 
 def bandwidth_noise(c: CampaignData, experiment: str = "bandwidth-noise") -> NoiseSeries | None:
-    """The bottom 0.1% of bandwidth samples normalised to the maximum, over time."""
+    """The bottom 0.1% of bandwidth samples normalised to the maximum, over time (the
+    iterations whose RTT is in the top 0.1%)."""
     if not c.has(experiment):
         return None
     t2 = c.experiments[experiment].get("table2") or {}
-    d = _measuring_iterations(c, experiment)
-    if len(d["value_ns"]) == 0:
+    stats = experiment_stats(c.root, experiment)
+    sizes = {k: v for k, v in (stats.by_size() if stats else {}).items() if v.count}
+    if not stats or not sizes:
         return None
-    size = int(t2.get("bandwidth_size_bytes") or d["size_bytes"].max())
-    sel = d["size_bytes"] == size
-    if not sel.any():
+    size = int(t2.get("bandwidth_size_bytes") or max(sizes))
+    if size not in sizes:
         return None
-    bw = size * 8.0 / (d["value_ns"][sel] / 2.0)  # Gb/s
-    wall = d["wall_ns"][sel]
-    base = float(bw.max())
-    norm = bw / base
-    threshold = float(np.percentile(norm, BANDWIDTH_BOTTOM))
-    low = norm <= threshold
-    t0 = wall.min()
-    return NoiseSeries(c.name, (wall[low] - t0) / 1e9, norm[low], base, threshold, int(norm.size), size,
-                       float((wall.max() - t0) / 1e9))
+    s = sizes[size]
+    bottom = min(BANDWIDTH_BOTTOM, 100.0 * MAX_POINTS / s.count)
+    cut = s.percentile(100.0 - bottom) / (1.0 + RELATIVE_PRECISION)
+    wall, rtt, t0, t1 = _top_iterations(stats, size, cut)
+    base = size * 8.0 / (s.min / 2.0)  # Gb/s
+    return NoiseSeries(c.name, (wall - t0) / 1e9, s.min / rtt.astype(np.float64), base,
+                       s.min / s.percentile(100.0 - bottom), s.count, size, float((t1 - t0) / 1e9), bottom)
+
+
+@dataclass(frozen=True)
+class SliceSeries:
+    """Per slice of the day (``measure --slice``): RTT/2 percentiles, to see whether the hour matters."""
+
+    campaign: str
+    start_s: np.ndarray  # slice start, seconds since the measurement began
+    slice_s: float
+    p50_us: np.ndarray
+    p99_us: np.ndarray
+    p999_us: np.ndarray
+    max_us: np.ndarray
+    samples: np.ndarray
+
+
+def latency_slices(c: CampaignData, experiment: str = "latency-noise") -> SliceSeries | None:
+    rows = (c.experiments.get(experiment) or {}).get("slices") or []
+    if len(rows) < 2:
+        return None
+    smallest = min(r["size_bytes"] for r in rows)
+    rows = sorted((r for r in rows if r["size_bytes"] == smallest), key=lambda r: r["slice"])
+    col = lambda k: np.array([float(r[k]) for r in rows])  # noqa: E731
+    slice_s = float(rows[0]["slice_s"])
+    return SliceSeries(c.name, col("slice") * slice_s, slice_s, col("p50_us"), col("p99_us"), col("p99.9_us"),
+                       col("max_us"), col("samples"))
 
 
 def os_detours(c: CampaignData, window_s: float = DETOUR_WINDOW_S) -> NoiseSeries | None:
@@ -127,7 +175,7 @@ def os_detours(c: CampaignData, window_s: float = DETOUR_WINDOW_S) -> NoiseSerie
     row = os_noise_row(c) or {}
     measured_s = float(row.get("duration_s") or (trace.starts + trace.durations).max() / 1e9)
     return NoiseSeries(c.name, starts[top] / 1e9, durations[top], 1.0, threshold, int(durations.size), 0,
-                       min(window_s, measured_s))
+                       min(window_s, measured_s), 100.0 - DETOUR_TOP)
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,10 @@ from typing import Any
 import numpy as np
 
 from cloudnoise.cost.model import Pricing, cheapest, compare_systems
+from cloudnoise.cost.money import format_usd
 from cloudnoise.report.costs import find_profile
 from cloudnoise.report.data import SweepData
+from cloudnoise.units import format_time_ps
 
 NOISE_NOUNS = {"os": "OS noise", "network": "network noise", "both": "combined OS and network noise"}
 OS_TOLERANCE = 0.05  # OS noise "does not matter" when it moves the median less than this
@@ -57,11 +59,18 @@ def _medians(sweep: SweepData, system: str, nodes: int, variant: str) -> tuple[f
     return float(np.median(noisy)), float(np.median(base))
 
 
-def median_slowdowns(sweep: SweepData) -> list[Observation]:
-    """Per noise variant: where noise raises the median runtime most (noisy / noiseless median)."""
+def _time(ns: float) -> str:
+    return format_time_ps(ns * 1000.0)
+
+
+def median_slowdowns(sweep: SweepData, tolerance: float = OS_TOLERANCE) -> list[Observation]:
+    """Per noise variant: where noise raises the median runtime most (noisy / noiseless
+    median), citing both medians. A variant that moves no median by `tolerance` or more
+    is said to be within it, in the same words os_noise_negligible uses, so the two
+    sentences never disagree."""
     out: list[Observation] = []
     for variant in ("network", "os", "both"):
-        best: tuple[float, str, int] | None = None
+        best: tuple[float, str, int, float, float] | None = None
         for system in sweep.systems():
             for nodes in sweep.nodes(system):
                 m = _medians(sweep, system, nodes, variant)
@@ -69,32 +78,42 @@ def median_slowdowns(sweep: SweepData) -> list[Observation]:
                     continue
                 ratio = m[0] / m[1]
                 if best is None or ratio > best[0] or (ratio == best[0] and nodes > best[2]):
-                    best = (ratio, system, nodes)
+                    best = (ratio, system, nodes, m[0], m[1])
         if best is None:
             continue
-        ratio, system, nodes = best
-        text = (f"{sweep.title}: {NOISE_NOUNS[variant]} raises the median runtime {format_ratio(ratio)} "
-                f"at {nodes} nodes on {system} (the largest slowdown simulated).")
+        ratio, system, nodes, noisy, base = best
+        medians = f"median {_time(noisy)} against {_time(base)} without noise"
+        if ratio < 1.0 + tolerance:
+            text = (f"{sweep.title}: {NOISE_NOUNS[variant]} moves the median runtime by less than {tolerance:.0%} at "
+                    f"every scale simulated (at most {format_ratio(ratio)}: {medians} at {nodes} nodes on {system}).")
+        else:
+            text = (f"{sweep.title}: {NOISE_NOUNS[variant]} raises the median runtime {format_ratio(ratio)} "
+                    f"at {nodes} nodes on {system} ({medians}; the largest slowdown simulated).")
         out.append(Observation("median_slowdown", text,
-                               {"variant": variant, "ratio": ratio, "system": system, "nodes": nodes}))
+                               {"variant": variant, "ratio": ratio, "system": system, "nodes": nodes,
+                                "median_ns": noisy, "noiseless_median_ns": base}))
     return out
 
 
 def os_noise_negligible(sweep: SweepData, tolerance: float = OS_TOLERANCE) -> list[Observation]:
-    """Systems where OS noise moves the median runtime by less than `tolerance` at every scale."""
+    """Systems where OS noise moves the median runtime by less than `tolerance` at every
+    scale, with the largest ratio among them."""
     quiet: list[str] = []
     top_nodes = 0
+    largest = 1.0
     for system in sweep.systems():
         ratios = [m[0] / m[1] for n in sweep.nodes(system) if (m := _medians(sweep, system, n, "os")) and m[1] > 0]
         if ratios and all(abs(r - 1.0) < tolerance for r in ratios):
             quiet.append(system)
             top_nodes = max(top_nodes, max(sweep.nodes(system)))
+            largest = max([largest, *ratios])
     if not quiet:
         return []
     text = (f"{sweep.title}: OS noise does not matter on {', '.join(quiet)} — it moves the median runtime by "
-            f"less than {tolerance:.0%} at every scale simulated (up to {top_nodes} nodes).")
+            f"less than {tolerance:.0%} at every scale simulated (up to {top_nodes} nodes; at most "
+            f"{format_ratio(largest)}).")
     return [Observation("os_noise_negligible", text, {"systems": quiet, "tolerance": tolerance,
-                                                       "max_nodes": top_nodes})]
+                                                       "max_nodes": top_nodes, "max_ratio": largest})]
 
 
 def _worst_variant(variants: list[str]) -> str | None:
@@ -127,8 +146,8 @@ def cheapest_per_scale(sweep: SweepData, pricing: Pricing) -> list[Observation]:
         factor = worst.cost_usd / best.cost_usd if best.cost_usd else float("inf")
         noise = "without noise" if variant == "none" else f"with {NOISE_NOUNS[variant]}"
         text = (f"{sweep.title}: at {nodes} nodes the cheapest system is {best.system} "
-                f"({best.cost_usd:.3g} USD per run, {pricing.label()}, {noise}); "
-                f"{worst.system} costs {format_ratio(factor)} as much.")
+                f"({format_usd(best.cost_usd)} USD per run, {pricing.label()}, {noise}); "
+                f"{worst.system} costs {format_ratio(factor)} as much ({format_usd(worst.cost_usd)} USD).")
         out.append(Observation("cheapest", text, {"nodes": nodes, "system": best.system, "cost_usd": best.cost_usd,
                                                   "variant": variant, "most_expensive": worst.system,
                                                   "factor": factor}))
@@ -145,7 +164,7 @@ def _merge_same_cheapest(sweep: SweepData, per_scale: list[Observation], pricing
     noise = "without noise" if variant == "none" else f"with {NOISE_NOUNS[variant]}"
     text = (f"{sweep.title}: {first['system']} is the cheapest system at every scale compared "
             f"({first['nodes']}–{last['nodes']} nodes, {pricing.label()}, {noise}): "
-            f"{first['cost_usd']:.3g} to {last['cost_usd']:.3g} USD per run; the most expensive costs "
+            f"{format_usd(first['cost_usd'])} to {format_usd(last['cost_usd'])} USD per run; the most expensive costs "
             f"{format_ratio(min(factors))} to {format_ratio(max(factors))} as much.")
     return [Observation("cheapest", text, {"system": first["system"], "variant": variant,
                                            "nodes": [o.values["nodes"] for o in per_scale],

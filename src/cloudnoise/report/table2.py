@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cloudnoise.cost.model import Pricing
+from cloudnoise.measure.placement import placement
 from cloudnoise.model.profile import LinkFigures, SystemProfile
 from cloudnoise.report.data import CampaignData
 
@@ -15,7 +16,7 @@ class Table2Row:
     """One row: latency (µs) and bandwidth (Gb/s) of one system at one node distance."""
 
     system: str
-    source: str  # "published" (paper's Table II) or "measured here"
+    source: str  # "published" (the paper's Table II), "measured here" (a campaign), or a profile's provenance kind
     instance: str
     distance: str
     min_latency_us: float | None
@@ -26,7 +27,7 @@ class Table2Row:
 
     @property
     def measured(self) -> bool:
-        return self.source == "measured here"
+        return self.source.startswith("measured")
 
 
 def _instance(profile: SystemProfile) -> str:
@@ -34,19 +35,19 @@ def _instance(profile: SystemProfile) -> str:
 
 
 def published_rows(profiles: list[SystemProfile], pricing: Pricing) -> list[Table2Row]:
-    """Same-rack and different-racks rows of each profile that has Table II figures."""
+    """A row per node distance of each profile that has Table II figures, labelled
+    with the figures' provenance: `published` for the paper's Table II, `measured`
+    for a profile built from a campaign (whose distance is never assumed)."""
     rows: list[Table2Row] = []
     for p in profiles:
         if p.table2 is None:
             continue
         price = pricing.price_per_node_hour(p)
-        for distance, figures in (("same rack", p.table2.same_rack), ("different racks", p.table2.different_racks)):
+        for distance, figures in p.table2.rows():
             assert isinstance(figures, LinkFigures)
             values = (figures.min_latency_us, figures.mean_latency_us, figures.max_bandwidth_gbit_s,
                       figures.mean_bandwidth_gbit_s)
-            if all(v is None for v in values):
-                continue
-            rows.append(Table2Row(p.name, "published", _instance(p), distance, *values, price))
+            rows.append(Table2Row(p.name, p.table2.provenance.kind, _instance(p), distance, *values, price))
     return rows
 
 
@@ -59,7 +60,7 @@ def measured_row(c: CampaignData, pricing: Pricing, profiles: dict[str, SystemPr
     profile = profiles.get(str(labels.get("system", "")))
     instance = labels.get("instance") or c.meta.get("cpu_model") or "—"
     return Table2Row(
-        c.name, "measured here", str(instance), str(labels.get("distance") or "unknown"),
+        c.name, "measured here", str(instance), placement(c.meta),
         t2.get("min_latency_us"), t2.get("mean_latency_us"), t2.get("max_bandwidth_gbps"),
         t2.get("mean_bandwidth_gbps"), pricing.price_per_node_hour(profile) if profile else None,
     )

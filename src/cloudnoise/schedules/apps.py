@@ -10,8 +10,9 @@ Phase syntax (phases joined by `+`, spaces optional)::
     gemm:N[:gflops=R]       DGEMM of two N x N double matrices (2 N^3 flop);
                             its time comes from the compute model
                             (cloudnoise.schedules.compute_model): R GFLOP/s if
-                            given (here or --gflops), else DGEMM timed on this
-                            machine with numpy's BLAS (cached).
+                            given (here or --gflops), else the system's rate
+                            (its profile's `compute`), else DGEMM timed on
+                            this machine with numpy's BLAS (cached).
     compute:T               a fixed compute time; T needs a unit: 2.5ms, 800us
     PATTERN:SIZE[:OPTS]     a Schedgen collective (see `cloudnoise schedule
                             list`), SIZE with a unit (128KiB, 512MiB);
@@ -66,7 +67,10 @@ from typing import Any
 
 import numpy as np
 
+from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.compute import ComputeRate
+from cloudnoise.output_files import atomic_write
 from cloudnoise.schedules.compute_model import ComputeTime, gemm_time
 from cloudnoise.schedules.patterns import CollectiveSpec, _call, _engine, pattern_names
 from cloudnoise.units import parse_size_bytes, parse_time_ps
@@ -331,8 +335,9 @@ class Application:
 
     def write_goal(self, path: str | Path) -> None:
         """Writes the application as GOAL text (gzip if path ends in .gz); compute rounded to ns."""
-        _call(
-            _engine().write_application_goal, self.ranks, self.iterations, self.engine_phases(whole_ns=True), str(path)
+        phases = self.engine_phases(whole_ns=True)
+        atomic_write(
+            path, lambda tmp: _call(_engine().write_application_goal, self.ranks, self.iterations, phases, str(tmp))
         )
 
     def count(self) -> dict[str, int]:
@@ -350,6 +355,8 @@ class Application:
             d: dict[str, Any] = {"phase": phase.text, "kind": "compute" if c is not None else "collective"}
             if c is not None:
                 d.update(duration_ns=c.ps / 1000, method=c.method, detail=c.detail)
+                if c.gflops is not None:
+                    d.update(gflops=c.gflops, rate_source=c.rate_kind)
             phases.append(d)
         return {
             "name": self.spec.name,
@@ -367,21 +374,30 @@ def resolve(
     ranks: int | None = None,
     iterations: int | None = None,
     gflops: float | None = None,
+    rate: ComputeRate | None = None,
     cache_dir: Path | None = None,
 ) -> Application:
     """Fixes ranks (argument, else the file's), iterations (argument, else the
-    file's, else 1) and every compute phase's time (see compute_model)."""
-    ranks = ranks if ranks is not None else spec.ranks
-    if ranks is None:
+    file's, else 1) and every compute phase's time (see compute_model): a
+    phase's own gflops, else `gflops` (--gflops), else the file's, else the
+    system's `rate` (a profile's compute), else DGEMM timed here."""
+    # counts the engine's generator can take, or one line naming where they came from
+    if ranks is not None:
+        limits.check_count(ranks, "--ranks", 1, limits.MAX_RANKS)
+    elif spec.ranks is not None:
+        ranks = limits.check_count(spec.ranks, "ranks", 1, limits.MAX_RANKS, spec.source)
+    else:
         raise CloudnoiseError("--app needs --ranks P (or ranks = P in the app file)")
-    iterations = iterations if iterations is not None else (spec.iterations or 1)
-    if iterations < 1:
-        raise CloudnoiseError(f"--iterations must be at least 1, got {iterations}")
-    rate = gflops if gflops is not None else spec.gflops
+    if iterations is not None:
+        limits.check_count(iterations, "--iterations", 1, limits.MAX_APP_ITERATIONS)
+    else:
+        iterations = limits.check_count(spec.iterations or 1, "iterations", 1, limits.MAX_APP_ITERATIONS, spec.source)
+    user_rate = gflops if gflops is not None else spec.gflops
     compute: list[ComputeTime | None] = []
     for phase in spec.phases:
         if phase.kind == "gemm":
-            compute.append(gemm_time(phase.n, gflops=phase.gflops or rate, directory=cache_dir))
+            given = phase.gflops or user_rate
+            compute.append(gemm_time(phase.n, gflops=given, rate=None if given else rate, directory=cache_dir))
         elif phase.kind == "compute":
             compute.append(ComputeTime(phase.compute_ps / 1e12, "given", phase.text))
         else:

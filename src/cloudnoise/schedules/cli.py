@@ -13,7 +13,8 @@ from pathlib import Path
 import click
 
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.options import accepts_aliases, json_option, out_option
+from cloudnoise.console import write_csv
+from cloudnoise.options import accepts_aliases, csv_option, json_option, one_of_json_csv, out_option
 from cloudnoise.schedules.patterns import (
     DEFAULT_NWAY,
     DEFAULT_SEGMENTSIZE,
@@ -75,11 +76,16 @@ def _check_goal_path(out: Path) -> None:
 
 @schedule.command("list")
 @json_option("Print the patterns as one JSON object.")
-def list_(as_json: bool) -> None:
+@csv_option("Print the patterns as CSV (name, description).")
+def list_(as_json: bool, as_csv: bool) -> None:
     """List the patterns with one-line descriptions."""
+    one_of_json_csv(as_json, as_csv)
     infos = list_patterns()
     if as_json:
         click.echo(json.dumps({"patterns": [{"name": i.name, "description": i.description} for i in infos]}))
+        return
+    if as_csv:
+        write_csv(("name", "description"), ((i.name, i.description) for i in infos))
         return
     width = max(len(p.name) for p in infos)
     for info in infos:

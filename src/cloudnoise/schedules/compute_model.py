@@ -6,7 +6,11 @@ comes from, in order of precedence:
 
 1. a flop rate given by the user (`--gflops R`, or `gemm:N:gflops=R` on the
    phase): 2 N^3 / (R x 10^9) seconds;
-2. DGEMM timed on this machine with numpy's BLAS (`numpy.dot` on float64):
+2. the system's rate, when the application runs on a profile that has one
+   (`compute` in the profile: a built-in system's published CPU peak x a
+   stated efficiency, or the DGEMM rate `measure` recorded on the machine a
+   profile was built from; see cloudnoise.model.compute);
+3. DGEMM timed on this machine with numpy's BLAS (`numpy.dot` on float64):
    a warm-up call, then 5 samples, each the mean over enough back-to-back
    calls to last at least 20 ms; the median sample is the time. The timing
    runs in a child process with the BLAS limited to `$CLOUDNOISE_GEMM_THREADS`
@@ -42,6 +46,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.compute import ComputeRate
 
 MAX_TIMED_N = 1024
 SAMPLES = 5
@@ -55,8 +60,10 @@ class ComputeTime:
     """A compute phase's length and where it came from."""
 
     seconds: float
-    method: str  # "given", "gflops", "measured", "measured-scaled"
+    method: str  # "given", "gflops", "profile", "measured", "measured-scaled"
     detail: str = ""
+    gflops: float | None = None  # the flop rate used (gemm phases)
+    rate_kind: str = ""  # where the rate comes from: given, a provenance kind, or "this machine"
 
     @property
     def ps(self) -> int:
@@ -219,22 +226,40 @@ def measured_dgemm(n: int, *, directory: Path | None = None, refresh: bool = Fal
     return m, False
 
 
-def gemm_time(n: int, *, gflops: float | None = None, directory: Path | None = None) -> ComputeTime:
-    """The length of a `gemm:N` phase (see the module docstring)."""
+def gemm_time(
+    n: int, *, gflops: float | None = None, rate: ComputeRate | None = None, directory: Path | None = None
+) -> ComputeTime:
+    """The length of a `gemm:N` phase: at `gflops` (the user's) if given, else
+    at the system's `rate` if given, else DGEMM timed on this machine (see the
+    module docstring)."""
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise CloudnoiseError(f"gemm: N must be a positive integer, got {n!r}")
     if gflops is not None:
         if not gflops > 0:
             raise CloudnoiseError(f"gflops must be positive, got {gflops!r}")
-        return ComputeTime(gemm_flops(n) / (gflops * 1e9), "gflops", f"2*{n}^3 flop at {gflops:g} GFLOP/s")
+        return ComputeTime(
+            gemm_flops(n) / (gflops * 1e9), "gflops", f"2*{n}^3 flop at {gflops:g} GFLOP/s (given)", gflops, "given"
+        )
+    if rate is not None:
+        return ComputeTime(
+            gemm_flops(n) / (rate.gflops * 1e9),
+            "profile",
+            f"2*{n}^3 flop at {rate.gflops:g} GFLOP/s ({rate.kind}: {rate.source})",
+            rate.gflops,
+            rate.kind,
+        )
     timed_n = min(n, MAX_TIMED_N)
     m, cached = measured_dgemm(timed_n, directory=directory)
     origin = "cached" if cached else "timed"
     if timed_n == n:
-        return ComputeTime(m.seconds, "measured", f"DGEMM {n} {origin} on this machine: {m.gflops:.1f} GFLOP/s")
+        return ComputeTime(
+            m.seconds, "measured", f"DGEMM {n} {origin} on this machine: {m.gflops:.1f} GFLOP/s", m.gflops, "this machine"
+        )
     scale = (n / timed_n) ** 3
     return ComputeTime(
         m.seconds * scale,
         "measured-scaled",
         f"DGEMM {timed_n} {origin} on this machine ({m.gflops:.1f} GFLOP/s) scaled by ({n}/{timed_n})^3",
+        m.gflops,
+        "this machine",
     )

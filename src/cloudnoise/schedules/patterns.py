@@ -18,6 +18,7 @@ from typing import Any
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.suggest import did_you_mean
+from cloudnoise.output_files import atomic_write
 
 # Schedgen's defaults (schedgen_cmdline.ggo).
 DEFAULT_NWAY = 1
@@ -119,7 +120,7 @@ def write_goal(spec: CollectiveSpec, path: str | Path) -> None:
     Streams from C++ straight to the file, so memory stays small however
     large the schedule.
     """
-    _call(_engine().generate_goal, path=str(path), **spec.engine_args())
+    atomic_write(path, lambda tmp: _call(_engine().generate_goal, path=str(tmp), **spec.engine_args()))
 
 
 def goal_text(spec: CollectiveSpec) -> str:
@@ -139,4 +140,4 @@ def schedule_goal_text(schedule: Any) -> str:
 
 def write_schedule_goal(schedule: Any, path: str | Path) -> None:
     """Writes any `Schedule` as GOAL text (gzip if path ends in .gz)."""
-    _call(_engine().write_goal, schedule, str(path))
+    atomic_write(path, lambda tmp: _call(_engine().write_goal, schedule, str(tmp)))

@@ -174,6 +174,7 @@ def simulate(
     compute_scale: float | None = None,
     allow_unsupported: bool = False,
     profile: str | os.PathLike[str] | SystemProfile | None = None,
+    compute_rate: Any = None,
     params: LogGOPS | None = None,
     L: ParamText = None,
     o: ParamText = None,
@@ -203,6 +204,9 @@ def simulate(
     `cloudnoise trace record`, liballprof or OTF2, extrapolated to `ranks`
     when given; `algorithms`, `compute_scale`, `allow_unsupported` as in
     `cloudnoise trace convert`).
+
+    An app's `gemm:N` phases run at `gflops`, else `compute_rate` (a
+    ComputeRate), else the profile's node rate, else DGEMM timed here.
 
     Parameters: `params`, else `profile`'s (a built-in name, a profile file or
     a SystemProfile), else LogGOPSim's defaults; `L`, `o`, `g`, `G`, `O`, `S`
@@ -236,12 +240,14 @@ def simulate(
     from cloudnoise.simulate.inputs import schedule_input
     from cloudnoise.simulate.setup import load_system, resolve_noise, resolve_params
 
+    system = load_system(profile) if profile is not None else None
+    if compute_rate is None and system is not None and gflops is None:
+        compute_rate = system.compute_rate()  # gemm:N at the profile's node rate
     workload = schedule_input(
         schedule, pattern=pattern, ranks=ranks, size=size, nway=nway, segmentsize=segmentsize, nb=nb,
         app=app, iterations=iterations, gflops=gflops, trace=trace, algorithms=algorithms,
-        compute_scale=compute_scale, allow_unsupported=allow_unsupported,
+        compute_scale=compute_scale, allow_unsupported=allow_unsupported, rate=compute_rate,
     )
-    system = load_system(profile) if profile is not None else None
     overrides = {"L": L, "o": o, "g": g, "G": G, "O": O, "S": S}
     if params is not None and any(v is not None for v in overrides.values()):
         raise CloudnoiseError("give either params or L/o/g/G/O/S, not both")
@@ -258,7 +264,10 @@ def simulate(
     if names is not None and variant is not None:
         raise CloudnoiseError("give the variants as noise=[...] or as variant=, not both")
     if names is None:
-        names = [variant] if isinstance(variant, str) else (list(variant) if variant is not None else ["both"])
+        if variant is not None:
+            names = [variant] if isinstance(variant, str) else list(variant)
+        else:  # no variant named: all the noise given (a measured profile may carry none)
+            names = setup.default_variants() if setup is not None else ["none"]
     if not names:
         raise CloudnoiseError(f"no noise variant given (choose from {', '.join(VARIANTS)})")
     if setup is not None:

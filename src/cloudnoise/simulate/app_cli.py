@@ -25,7 +25,8 @@ def app_options(func):  # type: ignore[no-untyped-def]
         click.option(
             "--gflops",
             type=click.FloatRange(min=0, min_open=True),
-            help="Flop rate for gemm:N phases (2N^3/rate) instead of DGEMM timed on this machine.",
+            help="Flop rate (GFLOP/s) for gemm:N phases (2N^3/rate) instead of the --profile's node rate "
+            "(its CPU's peak x a stated efficiency, or the DGEMM rate measured there), or DGEMM timed on this machine without one.",
         ),
     ]
     for option in reversed(options):

@@ -62,6 +62,9 @@ def noise_options(func):  # type: ignore[no-untyped-def]
     """Adds the noise sources and the Monte Carlo controls."""
     options = [
         profile_option(help="System profile: LogGOPS parameters and noise models (see `cloudnoise profiles list`)."),
+        click.option("--placement", type=click.Choice(["same-rack", "different-racks"]),
+                     help="With --profile: its nodes on the same rack or on different racks (Table II's two blocks) "
+                     "[default: the profile as written: same rack for the built-ins, as in the paper]."),
         click.option("--os-noise", metavar="FILE|SPEC", help="OS noise: a selfish-detour trace (start<TAB>duration ns) or periodic:frequency=HZ,duration=T / random:rate=PER_S,duration=DIST."),
         click.option("--os-noise-cosched", is_flag=True, help="All ranks read the OS noise trace from one offset (co-scheduled noise)."),
         click.option("--os-noise-phase", metavar="TIME", help="Every rank reads the OS noise trace from this offset (e.g. 0, 2.5ms) instead of a random one."),
@@ -154,9 +157,9 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
     """Resolve the workload, parameters and noise, run every variant, print and save the results."""
     one_of_json_csv(opts["as_json"], opts["as_csv"])
     if opts.get("out") is not None:
-        from cloudnoise.simulate.results import check_out_path
+        from cloudnoise.simulate.results import check_out
 
-        check_out_path(opts["out"])  # before the simulation, not after it
+        check_out(opts["out"])  # before the simulation, not after it
     params, noise = resolve_setup(opts)
     variants, primary = parse_variants(opts.get("variants"), noise)
     reps = opts["reps"]
@@ -167,6 +170,7 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
             pattern=opts.get("pattern"), ranks=opts.get("ranks"), size=opts.get("size"), nway=opts["nway"],
             segmentsize=opts["segmentsize"], nb=opts.get("nb"),
             app=opts.get("app"), iterations=opts.get("iterations"), gflops=opts.get("gflops"),
+            compute_rate=opts.get("compute_rate") if opts.get("gflops") is None else None,
             trace=opts.get("trace_dir"), algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale"),
             allow_unsupported=bool(opts.get("allow_unsupported")),
             params=params, noise=noise, variant=[primary] + [v for v in variants if v != primary],
@@ -180,12 +184,19 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
 
         write_repetitions(opts["out"], results)
     if opts["as_json"]:
-        json.dump(result.to_dict(), sys.stdout)
+        data = result.to_dict()
+        if opts.get("profile_used"):
+            data["profile"] = opts["profile_used"]
+        json.dump(data, sys.stdout)
         sys.stdout.write("\n")
     elif opts["as_csv"]:
         write_statistics_csv(results)
     else:
         print_summary(results, noise, primary, opts.get("profile"), opts.get("out"))
+        used = opts.get("profile_used")
+        if used:
+            kinds = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in used["provenance"].items())
+            stdout_console().print(f"profile {used['name']} ({used['placement']}): {kinds}")
 
 
 def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
@@ -194,6 +205,13 @@ def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
     from cloudnoise.simulate.setup import load_system, resolve_noise, resolve_params
 
     system = load_system(opts["profile"]) if opts.get("profile") else None
+    if system is not None:
+        if opts.get("placement"):
+            system = system.at(opts["placement"])
+        opts["profile_used"] = system.describe_use()
+        opts["compute_rate"] = system.compute_rate()
+    elif opts.get("placement"):
+        raise CloudnoiseError("--placement goes with --profile")
     params = resolve_params(system, {k: opts.get(f"{k}_") for k in PARAM_HELP})
     noise = resolve_noise(
         system, opts["seed"], os_noise=opts.get("os_noise"), os_noise_cosched=bool(opts.get("os_noise_cosched")),

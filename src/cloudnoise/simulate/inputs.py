@@ -45,13 +45,16 @@ def schedule_input(
     algorithms: str | None = None,
     compute_scale: float | None = None,
     allow_unsupported: bool = False,
+    rate: Any = None,
 ) -> ScheduleInput:
     """The schedule one of the four inputs names (exactly one must be given).
 
     `size`, `segmentsize` take bytes or text with a unit (`16B`, `128KiB`);
     `nb` nanoseconds or a time (`5us`); `app` phase text or a TOML file;
     `trace` a trace folder, converted with `algorithms` (default "mpich"),
-    `compute_scale` and `allow_unsupported` (see `cloudnoise trace convert`)."""
+    `compute_scale` and `allow_unsupported` (see `cloudnoise trace convert`).
+    `rate` (a ComputeRate, e.g. a profile's) times an app's gemm phases
+    unless `gflops` is given."""
     given = [name for name, v in (("a schedule or GOAL file", schedule), ("pattern", pattern), ("app", app),
                                   ("trace", trace)) if v is not None]
     if len(given) > 1:
@@ -62,7 +65,7 @@ def schedule_input(
     if algorithms not in (None, "mpich") or compute_scale not in (None, 1.0) or allow_unsupported:
         raise CloudnoiseError("--algorithms, --compute-scale and --allow-unsupported go with --trace")
     if app is not None:
-        return _app_input(app, ranks, iterations, gflops, size, nb)
+        return _app_input(app, ranks, iterations, gflops, size, nb, rate)
     for name, value in (("iterations", iterations), ("gflops", gflops)):
         if value is not None:
             raise CloudnoiseError(f"--{name} goes with --app")
@@ -113,11 +116,11 @@ def _pattern_input(pattern: str, ranks: int | None, size: int | str | None, nway
 
 
 def _app_input(app: str, ranks: int | None, iterations: int | None, gflops: float | None,
-               size: int | str | None, nb: int | str | None) -> ScheduleInput:
+               size: int | str | None, nb: int | str | None, rate: Any = None) -> ScheduleInput:
     from cloudnoise.schedules.apps import app_from, resolve
 
     for name, value in (("size", size), ("nb", nb)):
         if value is not None:
             raise CloudnoiseError(f"--{name} goes with --pattern; with --app give it on the phase (e.g. dissemination:128KiB)")
-    application = resolve(app_from(app), ranks=ranks, iterations=iterations, gflops=gflops)
+    application = resolve(app_from(app), ranks=ranks, iterations=iterations, gflops=gflops, rate=rate)
     return ScheduleInput(application.generate(), application.label(), application)

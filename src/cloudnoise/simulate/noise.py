@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cloudnoise import _engine
-from cloudnoise.errors import CloudnoiseError
+from cloudnoise.errors import CloudnoiseError, shown
 
 if TYPE_CHECKING:  # the models import scipy; loaded only when noise is asked for
     from cloudnoise.model.distributions import Distribution
@@ -119,7 +119,10 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
     setup = NoiseSetup()
     source = profile.os_noise_source()
     if isinstance(source, SyntheticOSNoise):
-        setup.os_trace = source.trace(SYNTHETIC_TRACE_NS, np.random.default_rng([seed, 0x05]))
+        try:
+            setup.os_trace = source.trace(SYNTHETIC_TRACE_NS, np.random.default_rng([seed, 0x05]))
+        except CloudnoiseError as err:
+            raise CloudnoiseError(f"{profile.where}: os_noise: {err}", err.exit_code) from None
         setup.os_source = f"{profile.name}: {source.spec()}"
     elif source is not None:
         setup.os_trace = source
@@ -147,26 +150,31 @@ def load_os_noise(text: str, seed: int) -> OSNoiseTrace:
     expanded to a trace with a generator seeded from `seed`."""
     from cloudnoise.model.os_noise import SyntheticOSNoise, parse_os_noise_spec, read_trace
 
-    if Path(text).exists():
-        trace = read_trace(text)
-    elif text.split(":", 1)[0] in ("periodic", "random"):
-        synthetic: SyntheticOSNoise = parse_os_noise_spec(text)
-        trace = synthetic.trace(SYNTHETIC_TRACE_NS, np.random.default_rng([seed, 0x05]))
-    else:
-        raise CloudnoiseError(
-            f"--os-noise: {text!r} is neither a trace file nor a spec "
-            "(periodic:frequency=HZ,duration=T or random:rate=PER_S,duration=DIST)"
-        )
+    try:
+        if Path(text).exists():
+            trace = read_trace(text)
+        elif text.split(":", 1)[0] in ("periodic", "random"):
+            synthetic: SyntheticOSNoise = parse_os_noise_spec(text)
+            trace = synthetic.trace(SYNTHETIC_TRACE_NS, np.random.default_rng([seed, 0x05]))
+        else:
+            raise CloudnoiseError(
+                f"{shown(text)} is neither a trace file nor a spec "
+                "(periodic:frequency=HZ,duration=T or random:rate=PER_S,duration=DIST)"
+            )
+    except CloudnoiseError as err:
+        raise CloudnoiseError(f"--os-noise: {err}", err.exit_code) from None
     if len(trace) < 2:
-        raise CloudnoiseError(f"--os-noise: {text}: a trace needs at least two detours")
+        raise CloudnoiseError(f"--os-noise: {shown(text)}: a trace needs at least two detours")
     return trace
 
 
 def load_distribution(text: str, what: str) -> Distribution:
-    """A samples file or a parametric spec."""
-    from cloudnoise.model.distributions import parse_distribution
+    """A samples file or a parametric spec for --latency-noise or --bandwidth-noise,
+    every value it can draw checked against that use's range."""
+    from cloudnoise.model.distributions import BANDWIDTH_NOISE, LATENCY_NOISE, parse_distribution
 
+    use = BANDWIDTH_NOISE if "bandwidth" in what else LATENCY_NOISE
     try:
-        return parse_distribution(text)
+        return parse_distribution(text, use=use)
     except CloudnoiseError as err:
-        raise CloudnoiseError(f"{what}: {err}") from None
+        raise CloudnoiseError(f"{what}: {err}", err.exit_code) from None

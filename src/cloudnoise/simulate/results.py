@@ -11,7 +11,25 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.output_files import atomic_write
 from cloudnoise.simulate.api import SimulationResult
+
+# --out's suffix chooses the format (docs/cli.md): anything else is an error.
+FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
+
+
+def check_out(path: Path) -> str:
+    """The format `path`'s suffix names, or an error before anything is simulated."""
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise CloudnoiseError(
+            f"--out {path}: unknown suffix {path.suffix or '(none)'!r}; name a .parquet or .csv file"
+        )
+    if path.is_dir():
+        raise CloudnoiseError(f"--out {path}: is a directory; name a .parquet or .csv file")
+    if not path.parent.is_dir():
+        raise CloudnoiseError(f"--out {path}: directory {path.parent} does not exist")
+    return fmt
 
 
 def repetitions_table(results: dict[str, SimulationResult]) -> pa.Table:
@@ -47,29 +65,17 @@ def repetitions_table(results: dict[str, SimulationResult]) -> pa.Table:
     )
 
 
-OUT_SUFFIXES = (".parquet", ".csv")
-
-
-def check_out_path(path: Path) -> None:
-    """`--out` names a .parquet or .csv file in an existing folder (docs/cli.md: the suffix is the format)."""
-    if path.suffix.lower() not in OUT_SUFFIXES:
-        raise CloudnoiseError(f"--out {path}: write .parquet or .csv (the suffix chooses the format)")
-    if not path.parent.is_dir():
-        raise CloudnoiseError(f"--out {path}: directory {path.parent} does not exist")
 
 
 def write_repetitions(path: Path, results: dict[str, SimulationResult]) -> None:
-    """Writes Parquet or CSV (by suffix), to a temporary name renamed when complete."""
-    check_out_path(path)
+    """Writes Parquet or CSV (by suffix), atomically: an interrupted or failed
+    write leaves the file an earlier run wrote as it was."""
+    fmt = check_out(path)
     table = repetitions_table(results)
-    tmp = path.with_name(f".tmp-{path.name}")
     try:
-        if path.suffix.lower() == ".csv":
-            pacsv.write_csv(table, tmp)
+        if fmt == "csv":
+            atomic_write(path, lambda tmp: pacsv.write_csv(table, tmp))
         else:
-            pq.write_table(table, tmp)
-        tmp.replace(path)
+            atomic_write(path, lambda tmp: pq.write_table(table, tmp))
     except OSError as err:
         raise CloudnoiseError(f"--out {path}: cannot write ({err.strerror or err})") from None
-    finally:
-        tmp.unlink(missing_ok=True)

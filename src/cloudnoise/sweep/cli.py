@@ -30,9 +30,12 @@ def _presets_text() -> str:
 @click.option("--size", metavar="SIZE", help="... of SIZE bytes per step: 16B, 128KiB, 512MiB.")
 @click.option("--app", metavar="SPEC|FILE", help="Sweep an application, e.g. 'gemm:128 + dissemination:128KiB' (see docs/applications.md).")
 @click.option("--iterations", type=click.IntRange(min=1), help="Iterations of the application [default: 1, or the app file's].")
-@click.option("--gflops", type=click.FloatRange(min=0, min_open=True), help="Flop rate for gemm:N phases instead of DGEMM timed on this machine.")
+@click.option("--gflops", type=click.FloatRange(min=0, min_open=True), help="Flop rate (GFLOP/s) for gemm:N phases on every system, instead of each system's own rate (its profile's compute).")
 @profile_option(multiple=True, old=["--systems"], help="Systems: built-in profile names or profile files, repeated or a comma list [default: the preset's].")
 @click.option("--nodes", metavar="N,N,...", help="Node counts, e.g. 16,64,256 [default: the preset's].")
+@click.option("--placement", type=click.Choice(["same-rack", "different-racks"]),
+              help="Nodes on the same rack or on different racks (Table II's two blocks; AWS, GCP, Alps, Daint and "
+              "DEEP-EST have both) [default: each profile as written: same rack for the built-ins, as in the paper].")
 @click.option("--noise", "variants", metavar="LIST", help="Noise variants [default: none,os,network,both].")
 @click.option("--reps", type=click.IntRange(min=1), help="Repetitions per system, node count and variant [default: 1000].")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), help="Sweep seed; each (system, nodes) derives its own from it [default: 0].")

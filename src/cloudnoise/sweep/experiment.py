@@ -1,51 +1,165 @@
-"""What a sweep runs at every scale: one collective, or one application.
+"""What a sweep runs at every scale: one collective, one application, or one
+GOAL schedule.
 
 An `Experiment` is the workload with everything fixed except the node
-count: the collective's arguments, or the application's phases, iterations
-and compute times. Compute times (DGEMM) are fixed once, on the machine that
-plans the sweep, and travel with the experiment, so every worker simulates
-the same application whatever its own CPU (results never depend on where a
-task ran).
+count and the system: the collective's arguments, or the application's
+phases and iterations. An application's compute times depend on the system
+(`for_system`): a `gemm:N` phase runs at the user's --gflops if given, else
+at the system's own rate (its profile's `compute`), else at DGEMM timed on
+the machine that plans the sweep. They are fixed once, when the sweep
+starts, kept in sweep.json and travel with the tasks, so every worker
+simulates the same application whatever its own CPU (results never depend
+on where a task ran), and a resumed sweep never times anything again.
+
+
+Scaling of an application (`scaling`):
+
+* weak (the default): the phases are each rank's work, whatever the node
+  count: every rank runs every compute phase as written;
+* strong: the phases' compute is the whole job's, divided evenly over the
+  ranks: at P nodes every compute phase lasts its written length / P (a
+  `gemm:N` phase: 2 N^3 / P flop per rank, at the rate the compute model
+  gives for gemm:N), so P x the compute per rank stays the same at every
+  scale. Collective phases are unchanged (their SIZE is what each rank
+  sends per step, as in weak scaling).
+
+A GOAL file is a schedule for one rank count: it runs only at that scale.
+Each process reads it once (the file's SHA-256 is part of the sweep's
+identity, so a changed file is never mixed with results of the old one).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.compute import ComputeRate
 from cloudnoise.schedules.apps import Application, app_from, resolve
 from cloudnoise.schedules.compute_model import ComputeTime
 from cloudnoise.schedules.patterns import CollectiveSpec, count, generate
 from cloudnoise.units import parse_size_bytes
 
+SCALINGS = ("weak", "strong")
+
+
+@dataclass
+class GoalFile:
+    """A GOAL schedule file: where it is, its content's SHA-256 and its rank count.
+    The loaded schedule is kept per process (not pickled: each worker reads the file)."""
+
+    path: str
+    sha256: str
+    ranks: int
+    ops: int
+    _loaded: Any = field(default=None, repr=False, compare=False)
+
+    def schedule(self) -> Any:
+        if self._loaded is None:
+            from cloudnoise.simulate.api import load_schedule
+
+            loaded = load_schedule(self.path)
+            if file_sha256(self.path) != self.sha256:
+                raise CloudnoiseError(f"{self.path}: the GOAL file changed while the sweep ran; start it again")
+            self._loaded = loaded
+        return self._loaded
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_loaded": None}
+
+
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 of a file's bytes, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except OSError as err:
+        raise CloudnoiseError(f"{path}: cannot read ({err.strerror or err})") from None
+    return h.hexdigest()
+
+
+def _strong(c: ComputeTime | None, ranks: int) -> ComputeTime | None:
+    """A compute phase's share of one rank when the phase is the whole job's work."""
+    if c is None:
+        return None
+    return dataclasses.replace(c, seconds=c.seconds / ranks,
+                               detail=f"{c.detail}; / {ranks} ranks (strong scaling)".lstrip("; "))
+
 
 @dataclass(frozen=True)
 class Experiment:
-    """A named workload; `collective` or `app` holds it (ranks are a placeholder)."""
+    """A named workload; `collective`, `app` or `goal` holds it (ranks are a placeholder).
+
+    An app experiment as first made is a template: its compute phases last 0
+    until `for_system` fixes them for one system (unless nothing in them
+    depends on the system: --gflops, or compute stored by a resumed sweep)."""
 
     name: str
-    kind: str  # "collective" | "app"
-    spec: str  # "pattern:size" or the app's phase text
+    kind: str  # "collective" | "app" | "goal"
+    spec: str  # "pattern:size", the app's phase text, or the GOAL file's path
     figure: str | None = None
     collective: CollectiveSpec | None = None
     app: Application | None = None
+    gflops: float | None = None  # the user's --gflops, for every system
+
+    def for_system(
+        self, system: str, rate: ComputeRate | None, stored: list[dict[str, Any] | None] | None = None
+    ) -> Experiment:
+        """This workload on one system: compute times from `stored` (a resumed
+        sweep's), else from --gflops, else from the system's `rate`, else DGEMM
+        timed on this machine (see cloudnoise.schedules.compute_model)."""
+        if self.app is None or all(c is None or c.method != "unresolved" for c in self.app.compute):
+            return self  # a collective, or compute that does not depend on the system
+        spec = self.app.spec
+        if stored is not None:
+            if len(stored) != len(spec.phases):
+                raise CloudnoiseError(f"sweep.json: the compute of {system} does not match the application's phases")
+            times = [None if c is None else _compute_time(c) for c in stored]
+            app = Application(spec=spec, ranks=2, iterations=self.app.iterations, compute=times)
+        else:
+            app = resolve(spec, ranks=2, iterations=self.app.iterations, gflops=self.gflops, rate=rate)
+        return dataclasses.replace(self, app=app)
+    scaling: str = "weak"  # apps: see the module docstring
+    goal: GoalFile | None = None
+
+    def application(self, nodes: int) -> Application:
+        """The application as it runs on `nodes` ranks (strong scaling divides its compute)."""
+        assert self.app is not None
+        if self.scaling == "strong":
+            return dataclasses.replace(self.app, ranks=nodes, compute=[_strong(c, nodes) for c in self.app.compute])
+        return dataclasses.replace(self.app, ranks=nodes)
+
+    def _check_goal_nodes(self, nodes: int) -> None:
+        assert self.goal is not None
+        if nodes != self.goal.ranks:
+            raise CloudnoiseError(
+                f"{self.goal.path} is a schedule of {self.goal.ranks} ranks: it runs on {self.goal.ranks} nodes only, not {nodes}"
+            )
 
     def schedule(self, nodes: int) -> Any:
         """The engine schedule of this workload on `nodes` ranks."""
         if self.collective is not None:
             return generate(dataclasses.replace(self.collective, ranks=nodes))
-        assert self.app is not None
-        return dataclasses.replace(self.app, ranks=nodes).generate()
+        if self.goal is not None:
+            self._check_goal_nodes(nodes)
+            return self.goal.schedule()
+        return self.application(nodes).generate()
 
     def ops_per_rep(self, nodes: int) -> int:
         """Operations in the schedule at `nodes` ranks (counted, not generated); also
         checks that the workload exists at that scale."""
         if self.collective is not None:
             return int(count(dataclasses.replace(self.collective, ranks=nodes))["ops"])
+        if self.goal is not None:
+            self._check_goal_nodes(nodes)
+            return self.goal.ops
         assert self.app is not None
-        app = dataclasses.replace(self.app, ranks=nodes)
+        app = self.application(nodes)
         for phase in app.spec.phases:  # the pattern's arguments against these ranks
             if phase.kind == "collective":
                 CollectiveSpec(phase.pattern, nodes, phase.size, phase.nway, phase.segmentsize, phase.nb_ns)
@@ -53,19 +167,43 @@ class Experiment:
 
     @property
     def compute_ns(self) -> float:
-        """Compute on the critical path (apps; 0 for a collective)."""
+        """Compute on the critical path as the phases are written (apps; 0 otherwise):
+        each rank's at any scale under weak scaling, the whole job's under strong."""
         return 0.0 if self.app is None else float(self.app.compute_ns)
+
+    def compute_ns_at(self, nodes: int) -> float:
+        """Compute on the critical path at `nodes` ranks (apps; 0 otherwise)."""
+        return 0.0 if self.app is None else float(self.application(nodes).compute_ns)
 
     def describe(self) -> dict[str, Any]:
         """The `experiment` object of sweep.json."""
         out: dict[str, Any] = {"name": self.name, "kind": self.kind, "spec": self.spec, "figure": self.figure}
         if self.app is not None:
             out["iterations"] = self.app.iterations
-            out["compute"] = [
-                None if c is None else {"seconds": c.seconds, "method": c.method, "detail": c.detail}
-                for c in self.app.compute
-            ]
+            if self.scaling != "weak":  # weak sweeps keep the sweep.json they always had
+                out["scaling"] = self.scaling
+        if self.goal is not None:
+            out.update(sha256=self.goal.sha256, ranks=self.goal.ranks)
         return out
+
+    def compute_record(self) -> list[dict[str, Any] | None]:
+        """This (system's) app's compute phases as sweep.json keeps them: seconds,
+        how they were fixed, and the flop rate with its source."""
+        assert self.app is not None
+        return [
+            None if c is None else {"seconds": c.seconds, "method": c.method, "detail": c.detail,
+                                    "gflops": c.gflops, "rate_source": c.rate_kind or None}
+            for c in self.app.compute
+        ]
+
+
+def _compute_time(c: dict[str, Any]) -> ComputeTime:
+    try:
+        gflops = c.get("gflops")
+        return ComputeTime(float(c["seconds"]), str(c["method"]), str(c.get("detail", "")),
+                           None if gflops is None else float(gflops), str(c.get("rate_source") or ""))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise CloudnoiseError("sweep.json: a compute phase needs seconds and method; remove the folder or use another --out") from None
 
 
 def collective_experiment(pattern: str, size: str, name: str = "", figure: str | None = None) -> Experiment:
@@ -84,15 +222,41 @@ def app_experiment(
     name: str = "",
     figure: str | None = None,
     compute: list[dict[str, Any] | None] | None = None,
+    scaling: str = "weak",
 ) -> Experiment:
-    """An application sweep. `compute`, from a sweep.json being resumed, reuses the
-    compute times fixed when the sweep started instead of timing DGEMM again."""
+    """An application sweep's template (compute fixed per system by `for_system`).
+    `compute`, stored by a sweep being resumed, fixes the compute times for
+    every system instead. `scaling`: weak or strong (see the module docstring)."""
+    if scaling not in SCALINGS:
+        raise CloudnoiseError(f"--scaling: choose {' or '.join(SCALINGS)}, not {scaling!r}")
     spec = app_from(text)
+    if iterations is not None and iterations < 1:
+        raise CloudnoiseError(f"--iterations must be at least 1, got {iterations}")
+    user = gflops if gflops is not None else spec.gflops
     if compute is not None:
         if len(compute) != len(spec.phases):
             raise CloudnoiseError("sweep.json: experiment.compute does not match the application's phases")
-        times = [None if c is None else ComputeTime(float(c["seconds"]), str(c["method"]), str(c.get("detail", ""))) for c in compute]
+        times = [None if c is None else _compute_time(c) for c in compute]
         app = Application(spec=spec, ranks=2, iterations=iterations or spec.iterations or 1, compute=times)
+    elif user is not None or all(p.kind != "gemm" or p.gflops for p in spec.phases):
+        # nothing depends on the system: fixed here, once
+        app = resolve(spec, ranks=2, iterations=iterations, gflops=user)
     else:
-        app = resolve(spec, ranks=2, iterations=iterations, gflops=gflops)
-    return Experiment(name=name or text.strip(), kind="app", spec=text.strip(), figure=figure, app=app)
+        placeholder = [None if p.kind == "collective" else ComputeTime(0.0, "unresolved") for p in spec.phases]
+        for phase in spec.phases:  # the pattern's arguments (ranks are checked per node count)
+            if phase.kind == "collective":
+                CollectiveSpec(phase.pattern, 2, phase.size, phase.nway, phase.segmentsize, phase.nb_ns)
+        app = Application(spec=spec, ranks=2, iterations=iterations or spec.iterations or 1, compute=placeholder)
+    return Experiment(name=name or text.strip(), kind="app", spec=text.strip(), figure=figure, app=app, gflops=user,
+                      scaling=scaling)
+
+
+def goal_experiment(path: str | Path, name: str = "") -> Experiment:
+    """A GOAL file's schedule, at its own rank count only."""
+    from cloudnoise.simulate.api import load_schedule
+
+    p = Path(path)
+    sha = file_sha256(p)
+    schedule = load_schedule(p)
+    goal = GoalFile(str(p.resolve()), sha, int(schedule.num_ranks), int(schedule.num_ops), schedule)
+    return Experiment(name=name or p.name, kind="goal", spec=goal.path, goal=goal)

@@ -65,18 +65,15 @@ def chunk_size(ops_per_rep: int, reps: int, target_ops: int = TARGET_OPS_PER_TAS
 
 
 def missing_ranges(done: Iterable[int], reps: int) -> list[tuple[int, int]]:
-    """Maximal runs [start, stop) of repetitions in range(reps) not in `done`."""
-    have = set(done)
+    """Maximal runs [start, stop) of repetitions in range(reps) not in `done`
+    (in O(len(done)), whatever `reps`)."""
     out: list[tuple[int, int]] = []
-    start = None
-    for r in range(reps):
-        if r in have:
-            if start is not None:
-                out.append((start, r))
-                start = None
-        elif start is None:
-            start = r
-    if start is not None:
+    start = 0
+    for r in sorted({int(d) for d in done if 0 <= d < reps}):
+        if r > start:
+            out.append((start, r))
+        start = r + 1
+    if start < reps:
         out.append((start, reps))
     return out
 

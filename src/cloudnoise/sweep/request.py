@@ -18,19 +18,22 @@ if TYPE_CHECKING:
     from cloudnoise.sweep.sweeper import SweepRequest
 
 
-def system_from(text: str) -> System:
-    """A System from a built-in name or a profile file path."""
+def system_from(text: str, placement: str | None = None) -> System:
+    """A System from a built-in name or a profile file path, with its nodes
+    placed as asked (None: the profile as written; see SystemProfile.at)."""
     from cloudnoise.profiles.registry import resolve_profile
     from cloudnoise.sweep.runner import System
 
     profile = resolve_profile(text)
+    if placement is not None:
+        profile = profile.at(placement)
     is_path = text.endswith(".json") or "/" in text or Path(text).is_file()
     return System(profile.name, str(Path(text).resolve()) if is_path else text, profile)
 
 
 def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequest:
     """The SweepRequest the options describe; with --resume, sweep.json fills what is not given."""
-    from cloudnoise.sweep.experiment import app_experiment, collective_experiment
+    from cloudnoise.sweep.experiment import app_experiment, collective_experiment, goal_experiment
     from cloudnoise.sweep.sweeper import SweepRequest
 
     chosen = [k for k in ("preset", "pattern", "app") if opts.get(k)]
@@ -42,41 +45,32 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
     preset = get_preset(opts["preset"]) if opts.get("preset") else None
     ready_order = opts.get("ready_order") or (preset.ready_order if preset else None)
 
-    def stored_compute(spec: str, iterations: int | None, gflops: float | None) -> Any:
-        """Compute times fixed when this sweep started (not timed again), if it is the same app."""
-        if old is None or old["experiment"].get("kind") != "app" or old["experiment"].get("spec") != spec:
-            return None
-        if iterations is not None and old["experiment"].get("iterations") != iterations:
-            return None
-        if old["experiment"].get("gflops") != gflops:
-            return None
-        return old["experiment"].get("compute")
-
     gflops = opts.get("gflops")
     if preset is not None:
         if preset.kind == "collective":
             pattern, size = preset.spec.split(":")
             experiment = collective_experiment(pattern, size, name=preset.name, figure=preset.figure)
         else:
-            compute = stored_compute(preset.spec, opts.get("iterations"), gflops)
             experiment = app_experiment(preset.spec, iterations=opts.get("iterations"), gflops=gflops,
-                                        name=preset.name, figure=preset.figure, compute=compute)
+                                        name=preset.name, figure=preset.figure)
     elif opts.get("pattern"):
         if not opts.get("size"):
             raise CloudnoiseError("--pattern needs --size SIZE (e.g. 16B, 512MiB)")
         experiment = collective_experiment(opts["pattern"], opts["size"])
     elif opts.get("app"):
-        compute = stored_compute(opts["app"].strip(), opts.get("iterations"), gflops)
-        experiment = app_experiment(opts["app"], iterations=opts.get("iterations"), gflops=gflops, compute=compute)
+        experiment = app_experiment(opts["app"], iterations=opts.get("iterations"), gflops=gflops)
     elif resume:
         e = old["experiment"]
         if e["kind"] == "collective":
             pattern, _, size = e["spec"].partition(":")
             experiment = collective_experiment(pattern, size, name=e.get("name", ""), figure=e.get("figure"))
+        elif e["kind"] == "goal":  # a GOAL file's sweep (`cloudnoise advise FILE.goal`)
+            experiment = goal_experiment(e["spec"], name=e.get("name", ""))
         else:
             gflops = e.get("gflops") if gflops is None else gflops
             experiment = app_experiment(e["spec"], iterations=e.get("iterations"), gflops=gflops,
-                                        name=e.get("name", ""), figure=e.get("figure"), compute=e.get("compute"))
+                                        name=e.get("name", ""), figure=e.get("figure"),
+                                        scaling=e.get("scaling", "weak"))
     else:
         raise CloudnoiseError(
             "say what to sweep: --preset NAME (see `cloudnoise sweep list-presets`), --pattern NAME --size SIZE, or --app SPEC"
@@ -84,12 +78,13 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
     if experiment.kind == "collective" and (opts.get("iterations") or opts.get("gflops")):
         raise CloudnoiseError("--iterations and --gflops go with --app or an application preset")
 
+    placement = opts.get("placement") or (old.get("placement") if resume and old else None)
     if opts.get("profile"):
-        systems = tuple(system_from(s) for s in profile_names(opts["profile"]))
+        systems = tuple(system_from(s, placement) for s in profile_names(opts["profile"]))
     elif preset is not None:
-        systems = tuple(system_from(s) for s in preset.systems)
+        systems = tuple(system_from(s, placement) for s in preset.systems)
     elif resume:
-        systems = tuple(system_from(old["profiles"][name]["source"]) for name in old["systems"])
+        systems = tuple(system_from(old["profiles"][name]["source"], placement) for name in old["systems"])
     else:
         raise CloudnoiseError("--profile: give the systems to sweep (built-in names, see `cloudnoise profiles list`, or profile files)")
 
@@ -111,6 +106,8 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
     if ready_order is None:
         ready_order = old["ready_order"] if resume else "program"
     return SweepRequest(
+        placement=placement,
+        stored_compute=stored_compute(old, experiment),
         experiment=experiment,
         systems=systems,
         nodes=nodes,
@@ -118,7 +115,21 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
         reps=int(reps),
         seed=int(seed),
         ready_order=ready_order,
-        gflops=gflops if experiment.kind == "app" else None,
+        gflops=experiment.gflops if experiment.kind == "app" else None,
     )
+
+
+def stored_compute(old: dict[str, Any] | None, experiment: Any) -> dict[str, Any] | None:
+    """The compute times a sweep being continued fixed per system when it started,
+    if it is the same application with the same --gflops (nothing is timed again)."""
+    if old is None or experiment.kind != "app":
+        return None
+    e = old.get("experiment", {})
+    if e.get("kind") != "app" or e.get("spec") != experiment.spec:
+        return None
+    if e.get("iterations") != experiment.app.iterations or e.get("gflops") != experiment.gflops:
+        return None
+    compute = old.get("compute")
+    return compute if isinstance(compute, dict) else None
 
 

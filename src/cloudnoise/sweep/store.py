@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +27,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from cloudnoise.errors import CloudnoiseError
+from cloudnoise import limits
+from cloudnoise.errors import CloudnoiseError, shown
+from cloudnoise.input_files import check_schema, read_json
+from cloudnoise.output_files import atomic_write
 
 if TYPE_CHECKING:  # the task module pulls in the engine; reading results needs only pyarrow
     from cloudnoise.sweep.task import ChunkResult
@@ -73,16 +75,64 @@ def chunk_table(chunk: ChunkResult, kind: str) -> pa.Table:
     return pa.table(cols, schema=schema(kind))
 
 
+def _schema() -> dict[str, Any]:
+    """The JSON Schema of sweep.json: what every reader of it may rely on. A
+    sweep folder may come from someone else; it is data, checked before use."""
+    name = {"type": "string", "minLength": 1, "maxLength": 1000}
+    opt_text = {"type": ["string", "null"], "maxLength": 100_000}
+    compute = {
+        "type": ["object", "null"],
+        "required": ["seconds", "method"],
+        "properties": {"seconds": {"type": "number", "minimum": 0, "maximum": limits.MAX_TIME_PS / 1e12},
+                       "method": {"type": "string"}, "detail": {"type": "string"}},
+    }
+    return {
+        "type": "object",
+        "required": ["format", "experiment", "systems", "nodes", "variants", "reps", "seed"],
+        "properties": {
+            "format": {"const": FORMAT},
+            "experiment": {
+                "type": "object",
+                "required": ["kind", "spec"],
+                "properties": {
+                    "name": {"type": ["string", "null"], "maxLength": 1000},
+                    "kind": {"enum": ["collective", "app", "goal"]},
+                    "spec": {"type": "string", "minLength": 1, "maxLength": 100_000},
+                    "figure": opt_text,
+                    "iterations": {"type": ["integer", "null"], "minimum": 1, "maximum": 2**31},
+                    "gflops": {"type": ["number", "null"], "exclusiveMinimum": 0, "maximum": 1e12},
+                    "compute": {"type": ["array", "null"], "items": compute, "maxItems": 10_000},
+                },
+            },
+            "systems": {"type": "array", "items": name, "minItems": 1, "maxItems": 10_000},
+            "nodes": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": limits.MAX_RANKS},
+                      "minItems": 1, "maxItems": 10_000},
+            "variants": {"type": "array", "items": {"enum": ["none", "os", "network", "both"]}, "minItems": 1},
+            "reps": {"type": "integer", "minimum": 1, "maximum": limits.MAX_REPS},
+            "seed": {"type": "integer", "minimum": 0, "maximum": 2**64 - 1},
+            "ready_order": {"enum": ["loggopsim", "program"]},
+            "created": opt_text,
+            "finished": opt_text,
+            "complete": {"type": "boolean"},
+            "cloudnoise_version": opt_text,
+            "profiles": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "object",
+                    "required": ["source", "sha256"],
+                    "properties": {"source": name, "sha256": {"type": "string"}},
+                },
+            },
+        },
+    }
+
+
+META_SCHEMA = _schema()
+
+
 def _atomic_write(path: Path, write: Any) -> None:
     """Writes through a temporary file in the same folder, then renames it into place."""
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, lambda tmp: write(str(tmp)))
 
 
 class SweepStore:
@@ -95,21 +145,22 @@ class SweepStore:
         self.results_path = self.dir / RESULTS
 
     def read_meta(self) -> dict[str, Any] | None:
-        """sweep.json, or None when the directory holds no sweep yet."""
+        """sweep.json, checked against META_SCHEMA, or None when the directory holds no sweep yet."""
+        if self.dir.exists() and not self.dir.is_dir():
+            raise CloudnoiseError(f"{self.dir}: not a directory; a sweep is a folder (sweep.json, results.parquet)")
         if not self.meta_path.exists():
             return None
-        try:
-            meta = json.loads(self.meta_path.read_text())
-        except (OSError, json.JSONDecodeError) as err:
-            raise CloudnoiseError(f"{self.meta_path}: unreadable ({err}); remove the folder or use another --out") from None
+        meta = read_json(self.meta_path, "sweep description (sweep.json)")
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise CloudnoiseError(f"{self.meta_path}: not a {FORMAT} sweep; use another --out")
+            fmt = meta.get("format") if isinstance(meta, dict) else None
+            raise CloudnoiseError(f"{self.meta_path}: unknown format {shown(fmt)}, not a {FORMAT} sweep")
+        check_schema(meta, META_SCHEMA, str(self.meta_path), f"{FORMAT} sweep description")
         return meta
 
     def write_meta(self, meta: dict[str, Any]) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         text = json.dumps(meta, indent=2) + "\n"
-        _atomic_write(self.meta_path, lambda tmp: Path(tmp).write_text(text))
+        _atomic_write(self.meta_path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
     def write_part(self, chunk: ChunkResult, kind: str) -> Path:
         """Saves one finished task (atomically; a rerun of the same task replaces it)."""
@@ -122,7 +173,7 @@ class SweepStore:
     def part_files(self) -> list[Path]:
         if not self.parts_dir.is_dir():
             return []
-        return sorted(p for p in self.parts_dir.glob("*.parquet") if not p.name.startswith(".tmp-"))
+        return sorted(p for p in self.parts_dir.glob("*.parquet") if not p.name.startswith(".") and p.is_file())
 
     def _read(self, path: Path, kind: str) -> pa.Table:
         try:

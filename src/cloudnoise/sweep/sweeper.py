@@ -41,6 +41,16 @@ class SweepRequest:
     seed: int = 0
     ready_order: str = "program"
     gflops: float | None = None
+    # per system, the compute phases a sweep being continued fixed when it started
+    stored_compute: dict[str, Any] | None = None
+    placement: str | None = None  # --placement (None: each profile as written)
+
+    def experiment_for(self, system: System) -> Experiment:
+        """The workload on `system`: an application's compute times fixed for it
+        (stored ones, else --gflops, else the profile's rate, else timed here)."""
+        stored = (self.stored_compute or {}).get(system.name)
+        rate = None if self.gflops is not None else system.profile.compute_rate()
+        return self.experiment.for_system(system.name, rate, stored)
 
     def check(self) -> None:
         """One-line errors for an impossible grid."""
@@ -71,11 +81,15 @@ class SweepRequest:
         if self.ready_order not in READY_ORDERS:
             raise CloudnoiseError(f"--ready-order: choose from {', '.join(READY_ORDERS)}")
 
-    def meta(self, created: str | None = None) -> dict[str, Any]:
-        """sweep.json for this request (not yet finished)."""
+    def meta(self, experiments: dict[str, Experiment] | None = None, created: str | None = None) -> dict[str, Any]:
+        """sweep.json for this request (not yet finished); `experiments` are the
+        workload per system (for an application's compute times)."""
         experiment = self.experiment.describe()
+        extra: dict[str, Any] = {}
         if self.experiment.kind == "app":
             experiment["gflops"] = self.gflops
+            experiments = experiments or {s.name: self.experiment_for(s) for s in self.systems}
+            extra["compute"] = {name: e.compute_record() for name, e in experiments.items()}
         return {
             "format": FORMAT,
             "experiment": experiment,
@@ -89,7 +103,10 @@ class SweepRequest:
             "finished": None,
             "complete": False,
             "cloudnoise_version": __version__,
-            "profiles": {s.name: {"source": s.source, "sha256": s.fingerprint} for s in self.systems},
+            "placement": self.placement,
+            "profiles": {s.name: {"source": s.source, "sha256": s.fingerprint, "placement": s.profile.placement_label(),
+                                  "provenance": s.profile.provenance_kinds()} for s in self.systems},
+            **extra,
         }
 
 
@@ -104,12 +121,16 @@ def check_compatible(old: dict[str, Any], new: dict[str, Any], where: Path, old_
     folder with nothing saved (every cell failed) may change seed and order."""
     hint = f"; use another --out, or `cloudnoise sweep --resume --out {where}` to continue it as it was"
     oe, ne = old.get("experiment", {}), new["experiment"]
-    for key in ("kind", "spec", "iterations", "compute", "gflops"):
+    for key in ("kind", "spec", "iterations", "gflops", "scaling", "sha256"):
         if oe.get(key) != ne.get(key):
             raise CloudnoiseError(f"{where} holds a sweep of another workload ({key}: {oe.get(key)!r} vs {ne.get(key)!r}){hint}")
-    for key in ("seed", "ready_order"):
-        if old.get(key) != new[key] and not old_is_empty:
-            raise CloudnoiseError(f"{where} holds a sweep with another {key} ({old.get(key)!r} vs {new[key]!r}){hint}")
+    old_compute = old.get("compute") or {}
+    for name, compute in (new.get("compute") or {}).items():
+        if name in old_compute and old_compute[name] != compute:
+            raise CloudnoiseError(f"{where} holds a sweep whose {name} compute phases differ (another flop rate){hint}")
+    for key in ("seed", "ready_order", "placement"):
+        if old.get(key) != new.get(key) and not old_is_empty:
+            raise CloudnoiseError(f"{where} holds a sweep with another {key} ({old.get(key)!r} vs {new.get(key)!r}){hint}")
     for name, prof in new["profiles"].items():
         before = old.get("profiles", {}).get(name)
         if before is not None and before.get("sha256") != prof["sha256"]:
@@ -201,17 +222,20 @@ def run_sweep(
     repetitions; `on_result` sees each saved task (tests use it)."""
     request.check()
     store = SweepStore(out)
-    meta = request.meta()
+    experiments = {s.name: request.experiment_for(s) for s in request.systems}
+    meta = request.meta(experiments)
     old = store.read_meta()
     if old is not None:
         check_compatible(old, meta, store.dir, old_is_empty=not store.done(request.experiment.kind))
         meta["created"] = old.get("created", meta["created"])
+        if "compute" in meta:  # systems only the old sweep had keep their record
+            meta["compute"] = {**(old.get("compute") or {}), **meta["compute"]}
     kind = request.experiment.kind
     # Every (system, nodes) must exist and have the noise its variants need, before anything runs.
     setups = {}
     for system in request.systems:
         for nodes in request.nodes:
-            setup = config_setup(request.experiment, system, nodes, request.seed, request.ready_order)
+            setup = config_setup(experiments[system.name], system, nodes, request.seed, request.ready_order)
             _check_noise(setup, request.variants)
             setups[(system.name, nodes)] = setup
     done = store.done(kind)

@@ -102,7 +102,7 @@ def run_chunk(setup: ConfigSetup, task: Task) -> ChunkResult | TaskFailure:
         where = f"{task.system}, {task.nodes} nodes, {task.variant} noise, repetitions {task.first_rep}+{task.reps}"
         return TaskFailure(task, f"{where}: {err}", err.exit_code)
     runtime = np.asarray(result.runtime_ns, dtype=np.float64)
-    compute = setup.experiment.compute_ns if setup.experiment.kind == "app" else None
+    compute = setup.experiment.compute_ns_at(setup.nodes) if setup.experiment.kind == "app" else None
     return ChunkResult(task=task, seed=setup.seed, runtime_ns=runtime, compute_ns=compute)
 
 

@@ -12,7 +12,7 @@ import click
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.trace.collectives import CHOICES
-from cloudnoise.units import format_time_ps
+from cloudnoise.units import format_time_ps, parse_wall_seconds
 
 ALGO_HELP = (
     "Collective algorithms: 'mpich' (MPICH's default selection by size and ranks, the default) or "
@@ -86,11 +86,11 @@ def trace() -> None:
 @click.option("--out", "-o", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder for the trace (one rank-NNNNNN.cntr per rank, and trace.json); must not hold a trace already.")
 @click.option("--mpicc", help="MPI compiler wrapper the recorder is built with: the application's MPI (default: mpicc on PATH, else the mpich wheel).")
 @click.option("--no-preload", "no_preload", is_flag=True, help="Do not set LD_PRELOAD: the application was linked with the object `cloudnoise trace lib --static` prints.")
-@click.option("--timeout", type=float, metavar="SECONDS", help="Stop the application after this many seconds (wall clock).")
+@click.option("--timeout", metavar="DURATION", help="Stop the application after this long (wall clock): seconds, or 30m, 2h.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: where the trace is, the command, its wall time.")
 @click.option("--quiet", "-q", is_flag=True, help="Hide the application's output.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def record_cmd(out: Path, mpicc: str | None, no_preload: bool, timeout: float | None, as_json: bool,
+def record_cmd(out: Path, mpicc: str | None, no_preload: bool, timeout: str | None, as_json: bool,
                quiet: bool, command: tuple[str, ...]) -> None:
     """Run COMMAND (your launcher line) with the PMPI recorder and write a
     trace to --out: every MPI call of every rank with entry and exit times
@@ -111,7 +111,8 @@ def record_cmd(out: Path, mpicc: str | None, no_preload: bool, timeout: float | 
     cmd = list(command)
     if cmd and cmd[0] == "--":
         cmd = cmd[1:]
-    rec = record(cmd, out, mpicc=mpicc, preload=not no_preload, timeout=timeout, quiet=quiet or as_json)
+    seconds = parse_wall_seconds(timeout, "--timeout") if timeout is not None else None
+    rec = record(cmd, out, mpicc=mpicc, preload=not no_preload, timeout=seconds, quiet=quiet or as_json)
     _emit(rec.to_dict(), as_json, [f"wrote {rec.ranks} rank files to {rec.out} ({rec.seconds:.2f} s); "
                                    f"next: cloudnoise trace show {rec.out}"])
 

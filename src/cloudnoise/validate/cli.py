@@ -29,6 +29,7 @@ from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
+from cloudnoise.units import parse_wall_seconds
 
 
 @dataclass
@@ -129,7 +130,8 @@ def _timeout(sim_ns: np.ndarray, reps: int, warmup: int, ranks: int) -> float:
 @click.option("--nb", metavar="T", help="Non-blocking variant: every rank starts with an independent calc of T.")
 @app_cli.app_options
 @click.option("--ranks", metavar="LIST", help="Rank counts to validate, comma-separated: 2,4,8 (pattern/app).")
-@click.option("--reps", default=1000, show_default=True, type=click.IntRange(min=1), help="Measured (and simulated) repetitions per configuration.")
+@click.option("--suite", is_flag=True, help="Run the built-in suite (9 collectives, 16 B to 16 MiB; `--ranks` default 2) as one table with the median and worst |error|.")
+@click.option("--reps", type=click.IntRange(min=1), help="Measured (and simulated) repetitions per configuration.  [default: 1000; 300 with --suite]")
 @click.option("--warmup", default=20, show_default=True, type=click.IntRange(min=0), help="Executed repetitions discarded before measuring.")
 @click.option("--profile", metavar="NAME|FILE", help="System profile measured on this cluster (`cloudnoise model build`); required unless --L/--o/... are given.")
 @loggops_options
@@ -142,8 +144,8 @@ def _timeout(sim_ns: np.ndarray, reps: int, warmup: int, ranks: int) -> float:
 @click.option("--hosts", help="Comma-separated hosts.")
 @click.option("--hostfile", type=click.Path(dir_okay=False), help="Hostfile for the launcher.")
 @click.option("--ppn", type=int, help="Processes per node.")
-@click.option("--timeout", type=float, help="Stop a launch after this many seconds (default: from the simulated runtime).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Directory for measured.parquet, simulated.parquet, summary.json, figures and raw files.")
+@click.option("--timeout", metavar="DURATION", help="Stop a launch after this long: seconds, or 30m, 2h (default: from the simulated runtime).")
+@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), help="Directory for measured.parquet, simulated.parquet, summary.json, figures and raw files.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (`results`: one row per configuration).")
 @click.option("--trace", "trace_dir", metavar="DIR", type=click.Path(path_type=Path), help="Compare a recorded trace's runtime (first MPI_Init exit to last MPI_Finalize entry) with its simulation; nothing is launched.")
 @click.option("--algorithms", metavar="SPEC", default="mpich", show_default=True, help="With --trace: collective algorithms (see `cloudnoise trace convert --help`).")
@@ -164,7 +166,19 @@ def validate(goal_file: Path | None, **opts: Any) -> None:
       cloudnoise validate --pattern allreduce_ring --size 16MiB --ranks 2 --reps 200 --profile here.json
       cloudnoise validate examples/dissemination_16.goal --profile here.json --json --out val/
       cloudnoise validate --trace jac --profile here.json --reps 20
+      cloudnoise validate --suite --profile here.json
     """
+    if opts.get("timeout") is not None:
+        opts["timeout"] = parse_wall_seconds(opts["timeout"], "--timeout")
+    if opts.get("suite"):
+        from cloudnoise.validate import suite
+
+        if goal_file is not None or opts.get("pattern") or opts.get("app"):
+            raise CloudnoiseError("--suite brings its own collectives; drop the GOAL file, --pattern or --app")
+        opts["reps"] = opts.get("reps") or suite.DEFAULT_REPS
+        suite.emit(suite.run_suite(opts), bool(opts.get("as_json")))
+        return
+    opts["reps"] = opts.get("reps") or 1000
     if opts.get("trace_dir") is not None:
         run_trace_validation(goal_file, opts)
         return
@@ -212,13 +226,13 @@ def run_trace_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[s
 
 
 def print_trace_table(result: dict[str, Any]) -> None:
-    from rich.console import Console
+    from cloudnoise.console import stdout_console
     from rich.table import Table
 
     from cloudnoise.units import format_time_ps
 
     f = lambda ns: format_time_ps(float(ns) * 1000)  # noqa: E731
-    console = Console()
+    console = stdout_console()
     table = Table(title=f"{result['source']}: recorded vs simulated runtime, {result['reps']} simulated repetitions")
     for col in ("noise", "recorded", "simulated median", "error"):
         table.add_column(col, justify="right", no_wrap=True)
@@ -236,11 +250,53 @@ def print_trace_table(result: dict[str, Any]) -> None:
         console.print(f"[yellow]warning:[/] {w}")
 
 
+def measure_and_simulate(config: Config, params: Any, noise: Any, variants: list[str], opts: dict[str, Any],
+                         mpi: Any, launch: Any, workdir: Path, warnings: list[str]) -> tuple[Any, Any, dict[str, np.ndarray]]:
+    """One configuration: simulate ``opts['reps']`` repetitions per variant,
+    run as many on MPI ranks, compare. Appends what the launch should warn
+    about to ``warnings``. Returns (comparison, measurement, simulated)."""
+    from cloudnoise.validate import compare, executor, optable
+
+    table = optable.from_schedule(config.schedule)
+    if table.extra_cpus:
+        warnings.append(f"{config.ranks} ranks: calcs on several cpus run one after another on one core")
+    hosts = launch.hosts
+    cores = available_cores()
+    per_host = opts.get("ppn") or -(-config.ranks // max(1, len(hosts)))
+    oversubscribed = per_host > cores
+    if oversubscribed:
+        warnings.append(
+            f"{config.ranks} ranks: {per_host} ranks per host on {cores} cores: cores are oversubscribed; "
+            "busy-polling ranks share cores, which the LogGOPS model does not cover"
+        )
+    load = load_average()
+    if not hosts and not oversubscribed and load is not None and load + config.ranks > cores + 0.5:
+        warnings.append(
+            f"{config.ranks} ranks: the machine was busy before the launch (load average {load:.1f} "
+            f"on {cores} cores): other processes compete with the ranks for cores, which the model does not cover"
+        )
+    sim = _simulate(config, params, noise, variants, opts["reps"], opts["seed"], opts["ready_order"])
+    req = executor.ExecRequest(
+        table=table,
+        reps=opts["reps"],
+        warmup=opts["warmup"],
+        workdir=workdir,
+        launch=launch,
+        yield_cpu=oversubscribed,
+        timeout_s=opts.get("timeout") or _timeout(sim[variants[0]], opts["reps"], opts["warmup"], config.ranks),
+    )
+    measured = executor.run(req, mpi, crash_rank=opts.get("inject_crash"))
+    comparison = compare.compare(config.ranks, measured.runtime_ns, sim, variants[0], oversubscribed,
+                                 measured.late_reps())
+    comparison.load_average = load
+    return comparison, measured, sim
+
+
 def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, Any]:
     """The whole command; returns (and prints) the JSON object."""
     from cloudnoise.measure.launcher import LaunchSpec
     from cloudnoise.measure.mpi import find_mpi
-    from cloudnoise.validate import compare, executor, figures, optable, tables
+    from cloudnoise.validate import compare, figures, tables
 
     if not opts.get("profile") and all(opts.get(f"{k}_") is None for k in PARAM_HELP):
         raise CloudnoiseError("--profile NAME|FILE is required (or give the LogGOPS parameters --L --o --g --G --O --S)")
@@ -255,7 +311,6 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
     hosts = [h for h in (opts.get("hosts") or "").split(",") if h.strip()]
     launch = LaunchSpec(opts.get("launcher") or "mpiexec", hosts, opts.get("hostfile"), opts.get("ppn"))
     cores = available_cores()
-    n_hosts = max(1, len(hosts))
 
     out: Path | None = opts.get("out")
     scratch = None
@@ -270,38 +325,9 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
     completed = False
     try:
         for config in configs:
-            table = optable.from_schedule(config.schedule)
-            if table.extra_cpus:
-                warnings.append(f"{config.ranks} ranks: calcs on several cpus run one after another on one core")
-            per_host = opts.get("ppn") or -(-config.ranks // n_hosts)
-            oversubscribed = per_host > cores
-            if oversubscribed:
-                warnings.append(
-                    f"{config.ranks} ranks: {per_host} ranks per host on {cores} cores: cores are oversubscribed; "
-                    "busy-polling ranks share cores, which the LogGOPS model does not cover"
-                )
-            load = load_average()
-            if not hosts and not oversubscribed and load is not None and load + config.ranks > cores + 0.5:
-                warnings.append(
-                    f"{config.ranks} ranks: the machine was busy before the launch (load average {load:.1f} "
-                    f"on {cores} cores): other processes compete with the ranks for cores, which the model does not cover"
-                )
-            sim = _simulate(config, params, noise, variants, opts["reps"], opts["seed"], opts["ready_order"])
-            req = executor.ExecRequest(
-                table=table,
-                reps=opts["reps"],
-                warmup=opts["warmup"],
-                workdir=workroot / f"ranks{config.ranks:04d}",
-                launch=launch,
-                yield_cpu=oversubscribed,
-                timeout_s=opts.get("timeout") or _timeout(sim[variants[0]], opts["reps"], opts["warmup"], config.ranks),
-            )
-            measured = executor.run(req, mpi, crash_rank=opts.get("inject_crash"))
-            comparisons.append(
-                compare.compare(config.ranks, measured.runtime_ns, sim, variants[0], oversubscribed,
-                                measured.late_reps())
-            )
-            comparisons[-1].load_average = load
+            comparison, measured, sim = measure_and_simulate(
+                config, params, noise, variants, opts, mpi, launch, workroot / f"ranks{config.ranks:04d}", warnings)
+            comparisons.append(comparison)
             measurements.append(measured)
             simulations.append(sim)
         result: dict[str, Any] = {
@@ -348,10 +374,10 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
 
 def print_table(result: dict[str, Any]) -> None:
     """The comparison as a rich table, warnings below it."""
-    from rich.console import Console
+    from cloudnoise.console import stdout_console
     from rich.table import Table
 
-    console = Console()
+    console = stdout_console()
     table = Table(title=f"{result['source']}: measured vs simulated ({result['noise']} noise), "
                         f"{result['reps']} repetitions, times in us")
     for col in ("ranks", "meas. median", "95% CI", "sim. median", "95% CI", "error",

@@ -82,7 +82,9 @@ def run(req: ExecRequest, mpi: MpiInstallation, crash_rank: int | None = None) -
     prefix = raw / "exec"
     argv = [str(binary), "--table", str(table_path), "--out", str(prefix), "--reps", str(req.reps),
             "--warmup", str(req.warmup), "--resync", str(req.resync)] + (["--yield"] if req.yield_cpu else [])
-    cmd = build_command(mpi, req.launch, req.table.ranks, argv)
+    # Ranks that have a core each are bound to it: busy-polling ranks that
+    # the scheduler stacks on one core take turns in time slices.
+    cmd = build_command(mpi, req.launch, req.table.ranks, argv, bind_core=not req.yield_cpu)
     log = req.workdir / "logs" / "launch.log"
     if log.exists():
         log.unlink()
@@ -136,6 +138,20 @@ def _explain_failure(message: str, log: Path, ranks: int) -> str:
     return message
 
 
+def repetition_runtimes(reps: int, rep: np.ndarray, end_ns: np.ndarray, start_delay_ns: np.ndarray,
+                        read_ns: float) -> np.ndarray:
+    """Per repetition: the latest end minus the earliest start (each rank's
+    start is the clock read that ended its wait, start_delay after the common
+    start), less one clock read, which every duration between two reads holds
+    (50-120 ns on a VM, as much as a small message). What the simulator
+    reports as its max host end time, where all ranks start at 0."""
+    latest = np.full(reps, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(latest, rep, end_ns)
+    earliest = np.full(reps, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(earliest, rep, start_delay_ns)
+    return np.maximum(0, latest - earliest - int(round(read_ns)))
+
+
 def read_measurement(prefix: Path, ranks: int, reps: int, command: list[str]) -> Measurement:
     """Collect every rank's records into per-repetition runtimes."""
     files = rank_files(prefix, "bin")
@@ -160,9 +176,9 @@ def read_measurement(prefix: Path, ranks: int, reps: int, command: list[str]) ->
     allrec = np.concatenate(recs)
     rep = allrec["size_bytes"].astype(np.int64)
     end = allrec["value_ns"].astype(np.int64)
-    runtime = np.full(reps, np.iinfo(np.int64).min, dtype=np.int64)
-    np.maximum.at(runtime, rep, end)
+    delay = allrec["param"].astype(np.int64)
     info0 = read_info(prefix.parent / f"{prefix.name}.rank0.info")
+    runtime = repetition_runtimes(reps, rep, end, delay, float(info0.get("timer_overhead_ns", 0) or 0))
     return Measurement(
         ranks=ranks,
         reps=reps,

@@ -54,6 +54,11 @@ def boxplot_pairs(
     import textwrap
 
     fig.suptitle("\n".join(textwrap.wrap(title, width=max(30, 28 * n))), fontsize=9)
+    # Labels are text, never mathtext: a `$` in a profile name is a character.
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
     fig.tight_layout()
     out_stem.parent.mkdir(parents=True, exist_ok=True)
     written = []

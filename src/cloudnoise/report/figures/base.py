@@ -20,6 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.output_files import atomic_write
 
 PNG_DPI = 130
 VARIANT_COLORS = {"none": "#4c72b0", "os": "#55a868", "network": "#dd8452", "both": "#c44e52"}
@@ -100,14 +101,25 @@ def time_unit(values_ns: Sequence[float] | np.ndarray) -> tuple[str, float]:
     return "ns", 1.0
 
 
+def plain_text(fig: Figure) -> None:
+    """Every text of the figure as plain text, never mathtext: labels come from
+    system names, campaign labels and profiles, where a `$` is a character (a
+    name like `x$^$` would otherwise stop matplotlib with a parse error)."""
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+
+
 def save(fig: Figure, outdir: Path, name: str, title: str, caption: str, wide: bool = False) -> SavedFigure:
     """Write figures/NAME.png and NAME.pdf; the PNG is also returned as base64."""
+    plain_text(fig)
     figdir = outdir / "figures"
     png, pdf = figdir / f"{name}.png", figdir / f"{name}.pdf"
     try:
         figdir.mkdir(parents=True, exist_ok=True)
-        fig.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
-        fig.savefig(pdf, metadata={"Creator": "cloudnoise report"})
+        atomic_write(png, lambda tmp: fig.savefig(tmp, format="png", dpi=PNG_DPI, metadata={"Software": None}))
+        atomic_write(pdf, lambda tmp: fig.savefig(tmp, format="pdf", metadata={"Creator": "cloudnoise report"}))
     except OSError as err:
         raise CloudnoiseError(f"{figdir}: cannot write figures ({err.strerror or err})") from None
     return SavedFigure(name, title, caption, png, pdf, base64.b64encode(png.read_bytes()).decode("ascii"), wide)

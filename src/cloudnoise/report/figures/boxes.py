@@ -5,6 +5,15 @@ The boxes are drawn with matplotlib's ``bxp`` from
 whiskers, notch = median ± 1.57 IQR / sqrt(n), the mean), so the figure shows
 exactly the numbers the tables and observations use. One panel per system,
 x = node count, one box per noise variant side by side.
+
+Three choices keep every box readable:
+* a notch wider than its box (few repetitions, or a box of outliers) is drawn
+  at the box's edges: matplotlib would otherwise fold the box inside out;
+* a box of identical values (the noiseless variant: every repetition is the
+  same run) is a flat line, so it gets a thick bar in its colour;
+* the axis is sized by boxes and whiskers, not by means or far outliers: a
+  mean lifted by a few huge outliers (Oracle's) would squash every box; what
+  lies beyond the axis is counted in a note (`clip_outliers`).
 """
 
 from __future__ import annotations
@@ -27,20 +36,22 @@ def box_stats(values: np.ndarray, label: str = "") -> dict[str, object]:
     return {
         "label": label, "med": s.median, "q1": s.q1, "q3": s.q3, "mean": s.mean,
         "whislo": s.whisker_low, "whishi": s.whisker_high,
-        "cilo": s.median_ci_low, "cihi": s.median_ci_high,
+        # the notch (the median's 95% interval) drawn within the box: never folded
+        "cilo": max(s.median_ci_low, s.q1), "cihi": min(s.median_ci_high, s.q3),
         "fliers": x[(x < s.whisker_low) | (x > s.whisker_high)],
     }
 
 
 @dataclass
 class DrawnBoxes:
-    """What grouped_boxes drew: legend handles, and the extent of boxes, whiskers and
-    means (for clipping far outliers) with every outlier value."""
+    """What grouped_boxes drew: legend handles, the extent of boxes and whiskers
+    (for clipping far outliers), every outlier value and every mean."""
 
     handles: list[Patch] = field(default_factory=list)
     low: float = np.inf
     high: float = -np.inf
     fliers: list[float] = field(default_factory=list)
+    means: list[float] = field(default_factory=list)
 
 
 def grouped_boxes(
@@ -64,10 +75,14 @@ def grouped_boxes(
         if not stats:
             continue
         for st in stats:
-            drawn.low = min(drawn.low, float(st["whislo"]), float(st["mean"]), float(st["cilo"]))
-            drawn.high = max(drawn.high, float(st["whishi"]), float(st["mean"]), float(st["cihi"]))
+            drawn.low = min(drawn.low, float(st["whislo"]))
+            drawn.high = max(drawn.high, float(st["whishi"]))
             drawn.fliers.extend(np.asarray(st["fliers"], dtype=float).tolist())
+            drawn.means.append(float(st["mean"]))
         color = VARIANT_COLORS.get(variant, "#777777")
+        flat = [(p, float(st["med"])) for p, st in zip(positions, stats) if st["q1"] == st["q3"]]
+        for p, med in flat:  # a box of one value: a visible bar, not a hairline
+            ax.hlines(med, p - width * 0.42, p + width * 0.42, colors=color, lw=3.0, zorder=3)
         ax.bxp(
             stats, positions=positions, widths=width * 0.85, shownotches=True, showmeans=True,
             showfliers=True, patch_artist=True, manage_ticks=False,
@@ -86,18 +101,33 @@ def grouped_boxes(
     return drawn
 
 
-def clip_outliers(ax: Axes, drawn: DrawnBoxes, unit: str) -> str:
-    """Limit the y axis to the boxes, whiskers and means when far outliers would squash
-    them; returns a note saying how many outliers lie beyond and how far ("" if none)."""
+def clip_outliers(ax: Axes, drawn: DrawnBoxes, unit: str, from_zero: bool = True) -> str:
+    """Limit a linear y axis to the boxes and whiskers when far outliers (or means
+    they lift) would squash them; returns a note that counts what lies above the
+    axis and how far it goes ("" if nothing does). `from_zero`: the axis starts
+    at 0 (or below, for negative values), as the paper's panels do."""
     if not np.isfinite(drawn.high):
         return ""
-    low = min(drawn.low, 0.0)
-    span = max(drawn.high - low, 1e-12)
+    low = min(drawn.low, 0.0) if from_zero else drawn.low
+    span = max(drawn.high - low, abs(drawn.high) * 1e-3, 1e-12)
     top = drawn.high + 0.15 * span
     ax.set_ylim(bottom=low - 0.05 * span)
     fliers = np.asarray(drawn.fliers)
     above = fliers[fliers > top]
-    if above.size == 0:
+    means = np.asarray(drawn.means)
+    means_above = means[means > top]
+    if above.size == 0 and means_above.size == 0:
         return ""
     ax.set_ylim(top=top)
-    return f"{above.size} outlier{'s' if above.size > 1 else ''} above the axis, up to {above.max():,.0f}{unit}"
+    parts = []
+    if above.size:
+        parts.append(f"{above.size} outlier{'s' if above.size > 1 else ''} above the axis, up to {_short(above.max())}{unit}")
+    if means_above.size:
+        parts.append(f"{means_above.size} mean{'s' if means_above.size > 1 else ''} above the axis, up to "
+                     f"{_short(means_above.max())}{unit}")
+    return "; ".join(parts)
+
+
+def _short(x: float) -> str:
+    """Three significant figures without an exponent: 0.0123, 4.56, 1,234."""
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"

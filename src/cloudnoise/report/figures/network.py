@@ -7,7 +7,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from cloudnoise.report.figures.base import SERIES_COLORS, format_bytes, panel_grid, plain_log_labels, size_ticks
-from cloudnoise.report.measured import NoiseSeries, SizeCurve
+from cloudnoise.report.measured import NoiseSeries, SizeCurve, SliceSeries
 
 
 def _size_axis(ax, sizes: np.ndarray) -> None:  # type: ignore[no-untyped-def]
@@ -38,6 +38,12 @@ def size_figure(curves: list[SizeCurve]) -> Figure:
     return fig
 
 
+def shown(end: str, s: NoiseSeries) -> str:
+    """Which samples a noise panel shows: `top 0.1%`, or for long runs (capped at
+    measured.MAX_POINTS points) `top 0.0069%`, with as many digits as it takes."""
+    return f"{end} {s.shown_percent:.2g}%"
+
+
 def latency_noise_figure(series: list[NoiseSeries]) -> Figure:
     """One panel per campaign: the largest 0.1% latencies / minimum, over time (log y)."""
     fig, axes = panel_grid(len(series))
@@ -49,7 +55,7 @@ def latency_noise_figure(series: list[NoiseSeries]) -> Figure:
         ax.set_xlabel("Time (s)")
         ax.set_ylabel("Latency / minimum latency")
         ax.set_title(f"{s.campaign}: min {s.base:.3g} µs ({format_bytes(s.size_bytes)})\n"
-                     f"top 0.1% of {s.total_samples:,} samples", fontsize=10)
+                     f"{shown('top', s)} of {s.total_samples:,} samples", fontsize=10)
         ax.grid(True, alpha=0.3)
     return fig
 
@@ -64,6 +70,24 @@ def bandwidth_noise_figure(series: list[NoiseSeries]) -> Figure:
         ax.set_xlabel("Time (s)")
         ax.set_ylabel("Bandwidth / maximum bandwidth")
         ax.set_title(f"{s.campaign}: max {s.base:.4g} Gb/s ({format_bytes(s.size_bytes)})\n"
-                     f"bottom 0.1% of {s.total_samples:,} samples", fontsize=10)
+                     f"{shown('bottom', s)} of {s.total_samples:,} samples", fontsize=10)
+        ax.grid(True, alpha=0.3)
+    return fig
+
+
+def latency_slices_figure(series: list[SliceSeries]) -> Figure:
+    """One panel per campaign: RTT/2 p50, p99, p99.9 and max per slice of the run (log y)."""
+    fig, axes = panel_grid(len(series))
+    for ax, s in zip(axes, series):
+        hours = s.start_s / 3600.0 if s.slice_s >= 600 else s.start_s
+        unit = "h" if s.slice_s >= 600 else "s"
+        for values, label, style in ((s.p50_us, "median", "o-"), (s.p99_us, "p99", "s-"),
+                                     (s.p999_us, "p99.9", "^-"), (s.max_us, "max", "x:")):
+            ax.plot(hours, values, style, ms=3, label=label)
+        ax.set_yscale("log")
+        ax.set_xlabel(f"Slice start ({unit} since the run began)")
+        ax.set_ylabel("Latency, RTT/2 (µs)")
+        ax.set_title(f"{s.campaign}: {len(s.start_s)} slices of {s.slice_s:g} s", fontsize=10)
+        ax.legend(fontsize=8)
         ax.grid(True, alpha=0.3)
     return fig

@@ -1,0 +1,157 @@
+"""A profile measured here predicts here: issue 22's whole check, repeated.
+
+For each measurement plan (the measurement steps and durations of
+`cloudnoise demo --quick` and of the full demo: latency, latency noise,
+bandwidth noise, OS noise, loggp) and each of --runs fresh measurements in a
+row: measure into a new campaign, `cloudnoise model build`, `cloudnoise
+validate --suite` (2 ranks). Prints every suite table, then per plan each
+configuration's error in every run, and the verdict against the issue's
+target: every configuration within 10 %, median |error| <= 5 %, in every run.
+The reference is the table the issue was filed with (one run, before):
+dissemination 16B +75 %, dissemination 64KiB +8 %, binomialtreebcast 1MiB
++39 %, allreduce_ring 1MiB +39 %, allreduce_ring 16MiB +4 %.
+
+The machine must be quiet: two busy-polling ranks on a 2-core machine leave
+no core for anything else, and any third process (a build, a test suite)
+shows up as a slower measurement or a slower validation run. The load
+average before and after each step is printed beside the results.
+
+    python bench/bench_validate_suite.py [--plans quick,full] [--runs 3] [--out DIR] [--reps 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from cloudnoise.demo.plan import full_plan, quick_plan
+from cloudnoise.measure.experiments import Options
+
+BEFORE = {"dissemination 16B": 0.75, "dissemination 64KiB": 0.08, "binomialtreebcast 1MiB": 0.39,
+          "allreduce_ring 1MiB": 0.39, "allreduce_ring 16MiB": 0.04}
+
+
+def load() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
+
+
+def measure_args(options: Options) -> list[str]:
+    """The `cloudnoise measure` flags of a demo step's options."""
+    args: list[str] = []
+    if options.ranks:
+        args += ["--ranks", str(options.ranks)]
+    if options.sizes:
+        args += ["--sizes", ",".join(str(s) for s in options.sizes)]
+    if options.iterations:
+        args += ["--iterations", str(options.iterations)]
+    if options.duration_s is not None:
+        args += ["--duration", repr(options.duration_s)]
+    return args
+
+
+def cli(*args: str, timeout: float = 3600) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "cloudnoise", *args], capture_output=True, text=True,
+                          timeout=timeout)
+    if proc.returncode != 0:
+        sys.exit(f"cloudnoise {' '.join(args[:2])} failed: {proc.stderr.strip()[-500:]}")
+    return proc
+
+
+def one_run(plan_name: str, steps: list, workdir: Path, reps: int, mpicc: str | None) -> dict[str, Any]:
+    """Measure, build, validate --suite; returns the suite's JSON with timings and loads."""
+    campaign, profile = workdir / "campaign", workdir / "profile.json"
+    mpi = ["--mpicc", mpicc] if mpicc else []
+    info: dict[str, Any] = {"plan": plan_name, "load_before": load(), "steps": []}
+    t0 = time.perf_counter()
+    for step in steps:
+        s0, l0 = time.perf_counter(), load()
+        cli("measure", step.experiment, "--out", str(campaign), *measure_args(step.options), *mpi)
+        info["steps"].append({"experiment": step.experiment, "seconds": round(time.perf_counter() - s0, 1),
+                              "load_before": l0, "load_after": load()})
+    info["measure_s"] = round(time.perf_counter() - t0, 1)
+    cli("model", "build", str(campaign), "-o", str(profile))
+    info["loggops"] = json.loads(profile.read_text())["loggops"]
+    l0 = load()
+    # the profile's full noise first (the verdict), then without OS noise and without any, to see
+    # what each part of the noise model adds
+    suite = json.loads(cli("validate", "--suite", "--profile", str(profile), "--reps", str(reps), "--json",
+                           "--noise", "both,network,none", *mpi).stdout)
+    suite.update(info, load_before_validate=l0, load_after=load())
+    return suite
+
+
+def print_run(k: int, result: dict[str, Any]) -> None:
+    print(f"\n== {result['plan']} run {k}: measured in {result['measure_s']} s "
+          f"(load {result['load_before']:.1f} before), validate load {result['load_before_validate']:.1f} -> "
+          f"{result['load_after']:.1f}")
+    print(f"   {'config':26s} {'measured us':>12s} {'simulated us':>13s} {'error':>8s}   "
+          f"{'no OS noise':>12s} {'no noise':>9s}")
+    for r in result["results"]:
+        v = r.get("variants", {})
+        extra = "".join(f" {v[k]['signed_error_median']:+12.1%}" if k in v else " " * 13 for k in ("network", "none"))
+        print(f"   {r['config']:26s} {r['measured_median_us']:12.4g} {r['simulated_median_us']:13.4g} "
+              f"{r['signed_error_median']:+8.1%}  {extra}")
+    print(f"   median |error| {result['median_abs_error']:.1%}, worst {result['worst_abs_error']:.1%} "
+          f"({result['worst']})")
+
+
+def verdict(plan: str, runs: list[dict[str, Any]]) -> bool:
+    configs = [r["config"] for r in runs[0]["results"]]
+    print(f"\n{plan}: error of the median per run (the issue's 'before' in the last column)")
+    ok = True
+    for c in configs:
+        errs = [next(r["signed_error_median"] for r in run["results"] if r["config"] == c) for run in runs]
+        ok &= all(abs(e) <= 0.10 for e in errs)
+        before = f"{BEFORE[c]:+.0%}" if c in BEFORE else ""
+        print(f"   {c:26s} " + " ".join(f"{e:+7.1%}" for e in errs) + f"   {before}")
+    medians = [run["median_abs_error"] for run in runs]
+    ok &= all(m <= 0.05 for m in medians)
+    print("   median |error|            " + " ".join(f"{m:7.1%}" for m in medians))
+    print(f"   target: every configuration within 10 %, median |error| <= 5 %, in all {len(runs)} runs: "
+          + ("MET" if ok else "NOT MET"))
+    return ok
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--plans", default="quick,full", help="quick, full or both (comma list)")
+    ap.add_argument("--runs", type=int, default=3, help="fresh measurements in a row per plan")
+    ap.add_argument("--reps", type=int, default=300, help="validate --suite repetitions per configuration")
+    ap.add_argument("--out", type=Path, help="keep campaigns, profiles and results here (default: a temp dir)")
+    ap.add_argument("--mpicc", help="MPI compiler wrapper (default: cloudnoise's discovery)")
+    opts = ap.parse_args()
+    plans = {"quick": quick_plan(), "full": full_plan()}
+    root = opts.out or Path(tempfile.mkdtemp(prefix="bench-suite-"))
+    root.mkdir(parents=True, exist_ok=True)
+    all_ok = True
+    everything: dict[str, list[dict[str, Any]]] = {}
+    for name in [p.strip() for p in opts.plans.split(",") if p.strip()]:
+        if name not in plans:
+            sys.exit(f"unknown plan {name!r}: quick or full")
+        runs = []
+        for k in range(1, opts.runs + 1):
+            result = one_run(name, plans[name].measure, root / f"{name}-{k}", opts.reps, opts.mpicc)
+            print_run(k, result)
+            runs.append(result)
+            (root / "results.json").write_text(json.dumps({**everything, name: runs}, indent=2, default=str))
+        everything[name] = runs
+        all_ok &= verdict(name, runs)
+    loads = [s["load_before"] for runs in everything.values() for r in runs for s in r["steps"]]
+    print(f"\nload average before the measurement steps: median {statistics.median(loads):.1f}, "
+          f"max {max(loads):.1f} on {os.cpu_count()} cores; results in {root / 'results.json'}")
+    print("ALL TARGETS MET" if all_ok else "TARGET NOT MET (see above)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""Why a statement that disagrees does: the mechanism, with the numbers behind it.
+
+Shown in the table's `cause` column only for a row that disagrees. Each
+entry names what in the model (or in the paper's own numbers) makes our
+value differ; none of them is a correction: nothing here changes a number,
+and nothing in the calibration reads this file.
+"""
+
+from __future__ import annotations
+
+_RING_PLATEAU = (
+    "under LogGOPS a receiver's CPU is busy for G x size while a message arrives, so once transfer times vary by "
+    "more than the pipeline's slack a 4-node ring serialises and runs about a third longer (+33-35%) whatever the "
+    "size of the variation; only AWS and GCP, whose Table II mean bandwidth is 90% of the max, get beyond it "
+    "(about +50%); Oracle's Table II mean is 99.97% of its max, so its bandwidth barely varies (+0%)"
+)
+_CLUSTERED = (
+    "bandwidth is drawn per message, independently (as the paper's simulator does), so over the hundreds of "
+    "segments of a 512 MiB ring the drops average out; the paper's measured drops persist (Oracle's last up to "
+    "0.6 s, Fig. 11) and would slow whole runs: clustered drops are not modelled (calibration target "
+    "fig11-oracle-clustered, not represented)"
+)
+_SHARE = (
+    "the workload's communication is < 20% of its runtime (Sec. V-D, a calibration target that holds), so a "
+    "cost increase of X% needs the 512 MiB ring to run 5X% slower; with independent per-message drops within "
+    "Table II's mean bandwidth the ring slows by well under that (see fig15 rows)"
+)
+_SAMPLING = (
+    "fitted to this statement with the calibration's own seeds and repetitions (calibration.json); with a heavy "
+    "latency tail (Pareto alpha < 2) this statistic varies between seeds by more than the tolerance at a few "
+    "hundred repetitions"
+)
+
+CAUSES: dict[str, str] = {
+    # held out (Sec. V-C, Sec. V-D)
+    "fig15-almost-all-50": _RING_PLATEAU + "; most providers sit at +34%, just below the 35-50% 'almost 50%' allows",
+    "fig15-gcp-outliers-5x": "GCP's network noise raises every 16-node run alike (about 1.6x); outliers of 5x need "
+                             "drops that last many consecutive segments: " + _CLUSTERED,
+    "fig15-oracle-mean-4x": "Oracle's 1024-node ring meets about one 59 ms latency spike per run (2 x 1023 x 1024 "
+                            "messages x a spike weight of 6e-7), lifting the mean about 1.5x, and its bandwidth "
+                            "barely varies (Table II mean 99.97% of max): " + _CLUSTERED,
+    "fig16-64-lowest-10": "the smallest increase is Oracle's: its Table II mean latency is only 4% above its minimum "
+                          "(1.72 vs 1.66 us) and its mean bandwidth 99.97% of the max, so a 64-node 128 KiB "
+                          "dissemination (384 messages an iteration) rarely meets its rare 59 ms spikes; 10% at 64 "
+                          "nodes needs more noise on Oracle than Table II's means leave room for",
+    "fig16-64-highest-50": "128 KiB messages are bandwidth-bound; the largest increase (GCP, AWS: Table II mean "
+                           "bandwidth 90% of the max) is the per-message spread along 6 rounds, about +15-20%; "
+                           "+50% would need deeper or clustered drops: " + _CLUSTERED,
+    "fig17-network-at-least-5": "the smallest is Oracle's (or Daint's): Table II leaves Oracle's bandwidth 99.97% of "
+                                "its max on average, so a compute-dominated run barely changes; " + _SHARE,
+    "fig17-gcp-15-at-4": _SHARE,
+    "fig17-gcp-30-at-256": _SHARE + "; at 256 nodes the paper's own two numbers (communication < 20%, cost +30%) "
+                           "need the ring to run > 2.5x slower",
+    "obs10-small-scale": _SHARE,
+    "fig16-16k-up-to-2x": "the 16K-node increase follows the Fig. 14 calibration of each system's latency tail and "
+                          "long OS detours; at 128 KiB per message the bandwidth noise adds to it",
+    "fig16-network-dominates": "OS noise's long detours (calibrated on the 16K-node Fig. 14 statements) also meet "
+                               "the 64-node runs",
+    "fig15-no-os-impact": "long OS detours (calibrated on Fig. 14 at 16K nodes) also meet the 4-node ring",
+    "fig17-no-os-impact": "long OS detours (calibrated on Fig. 14 at 16K nodes) also meet the ring's many steps",
+    "fig16-oracle-highest-network": "Oracle's 59 ms spikes (6e-7 per message) are met by the 16K-node runs only a "
+                                    "few times; the mean is then set by the other systems' tails",
+    "fig16-azure-daint-cheaper": "the runtimes of Azure/Daint at this scale exceed the price advantage",
+    # calibration targets (fitted or checked; the record says which)
+    "fig14-aws-os-2x": "the median under OS noise depends on which long detours (5/s, about 100 us) a configuration's one "
+                       "synthetic OS noise trace holds: between sweep seeds this ratio spans about 2.1-2.7x at 40 "
+                       "repetitions; the fit pooled 4 traces per configuration and met 2.0x (calibration.json)",
+    "fig14-aws-network-50": _SAMPLING,
+    "fig14-azure-mean-4x": _SAMPLING,
+    "fig14-azure-outliers-10x": _SAMPLING,
+    "fig14-daint-os-2x": _SAMPLING,
+    "fig14-daint-network-almost-4x": _SAMPLING,
+    "fig14-oracle-mean-10ms": "Oracle's mean and outliers come from about 0.14 spikes of ~59 ms per 16K-node run "
+                              "(spike weight fitted in closed form): a few hundred repetitions hold a few dozen "
+                              "spikes, so the mean and the 99.5th percentile vary by tens of percent between seeds",
+    "fig14-oracle-outliers-165ms": "as fig14-oracle-mean-10ms: the 99.5th percentile of a few hundred runs is one of "
+                                   "the few runs that meet one spike, or two (2 x 59 ms plus spread gives 165 ms)",
+    "obs8-1k-up-to-2x": "the largest at 1K nodes is Daint, whose latency tail was fitted to 'almost 4x' at 16K "
+                        "(Sec. V-B): that tail already gives about 2.4-2.5x at 1K; the two statements pull apart for "
+                        "Daint under one model, and Sec. V-B's Daint sentence was kept",
+    "obs8-16k-up-to-10x": _SAMPLING,
+    "obs9-on-premise-50": _RING_PLATEAU + "; the calibration record's conflicts list this: no on-premise system "
+                          "can reach +50% within its Table II mean bandwidth",
+    "obs9-cloud-50": _RING_PLATEAU,
+}
