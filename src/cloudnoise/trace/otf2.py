@@ -86,15 +86,59 @@ UNSUPPORTED_NAMES = {
 INIT_NAMES = ("MPI_Init", "MPI_Init_thread")
 
 
+_QUIET: list[Any] = []  # the C error handler installed by _quiet_errors (kept alive here)
+_LAST_ERROR: list[str] = []
+
+
 def _import_otf2() -> tuple[Any, Any]:
     try:
         import _otf2
         import otf2
     except ImportError:
         raise CloudnoiseError(
-            "this is an OTF2 archive; reading OTF2 needs the otf2 package: pip install 'cloudnoise[otf2]'"
+            "this is an OTF2 archive; reading OTF2 needs the otf2 package: install with pip install 'cloudnoise[otf2]'"
         ) from None
+    _quiet_errors(_otf2)
     return otf2, _otf2
+
+
+def _quiet_errors(_otf2: Any) -> None:
+    """The OTF2 library prints every error it meets to stderr ([OTF2] ...
+    lines); cloudnoise reports one line of its own instead, so the library's
+    messages are kept (the latest in _LAST_ERROR) rather than printed."""
+    if _QUIET:
+        return
+    import ctypes
+
+    try:
+        lib = _otf2.Config.conf.lib
+        proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_char_p,
+                                 ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+
+        def handler(_user: Any, _file: Any, _line: Any, _function: Any, code: int, fmt: bytes | None, _va: Any) -> int:
+            text = (fmt or b"").decode("utf-8", "replace").split("%")[0].strip(" :")
+            _LAST_ERROR[:] = [text] if text else []
+            return code
+
+        callback = proto(handler)
+        register = lib.OTF2_Error_RegisterCallback
+        register.argtypes = [proto, ctypes.c_void_p]
+        register.restype = ctypes.c_void_p
+        register(callback, None)
+        _QUIET.append(callback)
+    except (AttributeError, TypeError, OSError):  # a binding without the symbol: its messages stay on stderr
+        _QUIET.append(None)
+
+
+def _why(err: BaseException) -> str:
+    """What the OTF2 library said about its latest error, in a few words."""
+    said = _LAST_ERROR[0] if _LAST_ERROR else ""
+    desc = getattr(err, "description", "") or _one_line(err)
+    if desc.lower().startswith("unknown error"):
+        desc = ""
+    if said and said not in desc:
+        return f"{desc}: {said}" if desc else said
+    return desc or "unreadable"
 
 
 def find_anchor(folder: Path) -> Path | None:
@@ -135,8 +179,10 @@ def collective_sizes(op: int, size: int, rank: int, root: int, sent: int, receiv
     if op in (2, 3, 12):  # gather(v), reduce: the root receives n blocks, the others send one
         b = (sent or block_bytes(received, n)) if rank == root else sent
         return b, b
-    if op in (14, 15):  # scan: (n - rank) blocks sent, rank + 1 received; exscan one less of each
+    if op == 14:  # scan: (n - rank) blocks sent, rank + 1 received: n + 1 in all
         return (b := block_bytes(sent + received, n, 1)), b
+    if op == 15:  # exscan: (n - 1 - rank) sent, rank received: n - 1 in all
+        return (b := block_bytes(sent + received, n - 1)), b
     # allreduce, allgather(v), alltoall(v), reduce_scatter(_block): n blocks each way
     b = block_bytes(max(sent, received), n)
     return b, b
@@ -163,7 +209,7 @@ class _Definitions:
         if not self.locations:
             raise CloudnoiseError(f"{path}: the OTF2 archive defines no MPI ranks (no locations); it is not an MPI trace")
         self.rank_of_location = {loc: r for r, loc in enumerate(self.locations)}
-        self.events_of_location = {loc._ref: loc.number_of_events for loc in defs.locations}
+        self.events_of_location = {loc._ref: int(loc.number_of_events) for loc in defs.locations}
         n = len(self.locations)
         self.regions: dict[int, tuple[str, bool]] = {}
         for reg in defs.regions:
@@ -173,6 +219,8 @@ class _Definitions:
         self.resolution = int(clock.timer_resolution)
         if self.resolution <= 0:
             raise CloudnoiseError(f"{path}: the OTF2 clock has resolution {self.resolution}; the archive is damaged")
+        self.global_offset = int(clock.global_offset)
+        self.trace_length = int(clock.trace_length)
         # communicators: world ranks of members, and which one is MPI_COMM_WORLD
         self.comms: dict[int, tuple[str, tuple[int, ...] | None, int | None, bool]] = {}
         for comm in defs.comms:
@@ -202,32 +250,41 @@ class _Definitions:
 
 
 class _Stream:
-    """One location's events, read in batches through a local event reader."""
+    """One rank's events, read in batches of BATCH through the location's own
+    event reader: (tag, time in ticks, record arguments) tuples."""
 
-    def __init__(self, trace: OTF2Trace, location: int) -> None:
-        self.trace = trace
+    TAGS = (
+        ("Enter", "enter"), ("Leave", "leave"), ("MpiSend", "send"), ("MpiIsend", "isend"),
+        ("MpiIsendComplete", "isend_done"), ("MpiIrecvRequest", "irecv"), ("MpiRecv", "recv"),
+        ("MpiIrecv", "irecv_done"), ("MpiRequestCancelled", "cancel"), ("MpiCollectiveEnd", "coll"),
+        ("NonBlockingCollectiveRequest", "icoll"), ("NonBlockingCollectiveComplete", "icoll_done"),
+        ("RmaPut", "rma"), ("RmaGet", "rma"), ("RmaAtomic", "rma"),
+    )
+
+    def __init__(self, trace: OTF2Trace, rank: int) -> None:
+        self.trace, self.rank = trace, rank
+        self.location = trace.defs.locations[rank]
+        self.expected = trace.defs.events_of_location.get(self.location, 0)
+        self.count = 0  # events read so far
         _otf2 = trace._otf2
         handle = trace._handle()
         self.buf: list[tuple] = []
-        if trace._def_files_open:
-            dr = _otf2.Reader_GetDefReader(handle, location)
-            if dr:
-                _otf2.Reader_ReadAllLocalDefinitions(handle, dr)
-                _otf2.Reader_CloseDefReader(handle, dr)
-        self.reader = _otf2.Reader_GetEvtReader(handle, location)
+        self.reader = None
+        try:
+            self.reader = _otf2.Reader_GetEvtReader(handle, self.location)
+        except _otf2.Error:
+            pass
         if not self.reader:
-            raise CloudnoiseError(f"{trace.path}: cannot open the events of location {location}; the archive is damaged")
+            self.reader = None
+            raise CloudnoiseError(
+                f"{trace.path}: rank {rank}, event 0: its event file ({trace.evt_file(self.location)}) is missing or "
+                "unreadable; copy the whole archive (the .otf2 file, the .def file and the folder beside them)"
+            )
         cbs = _otf2.EvtReaderCallbacks_New()
-        # ctypes keeps no reference to a callback: these must live as long as the reader
+        # the binding ties each ctypes callback to the Python function: these must live as long as the reader
         self._keep = []
         b = self.buf
-        for setter, tag in (
-            ("Enter", "enter"), ("Leave", "leave"), ("MpiSend", "send"), ("MpiIsend", "isend"),
-            ("MpiIsendComplete", "isend_done"), ("MpiIrecvRequest", "irecv"), ("MpiRecv", "recv"),
-            ("MpiIrecv", "irecv_done"), ("MpiRequestCancelled", "cancel"), ("MpiCollectiveEnd", "coll"),
-            ("NonBlockingCollectiveRequest", "icoll"), ("NonBlockingCollectiveComplete", "icoll_done"),
-            ("RmaPut", "rma"), ("RmaGet", "rma"), ("RmaAtomic", "rma"),
-        ):
+        for setter, tag in self.TAGS:
             fn = getattr(_otf2, f"EvtReaderCallbacks_Set{setter}Callback", None)
             if fn is None:
                 continue
@@ -237,6 +294,7 @@ class _Stream:
 
             self._keep.append(cb)
             fn(cbs, cb)
+        # events of kinds without a callback are skipped by the library (but counted by GetPos)
         _otf2.Reader_RegisterEvtCallbacks(handle, self.reader, cbs, None)
         _otf2.EvtReaderCallbacks_Delete(cbs)
         self.done = False
@@ -250,9 +308,21 @@ class _Stream:
                 try:
                     got = _otf2.Reader_ReadLocalEvents(handle, self.reader, BATCH)
                 except _otf2.Error as err:
-                    raise CloudnoiseError(f"{self.trace.path}: the event stream is damaged ({err}); the archive cannot be read") from None
+                    raise CloudnoiseError(
+                        f"{self.trace.path}: rank {self.rank}, event {self.count + len(self.buf)}: the event file "
+                        f"{self.trace.evt_file(self.location)} is damaged ({_why(err)}); the archive cannot be "
+                        "read: copy it again from where it was written, or trace the run again"
+                    ) from None
                 if got < BATCH:
                     self.done = True
+                    if self.expected and self.count + got < self.expected:
+                        raise CloudnoiseError(
+                            f"{self.trace.path}: rank {self.rank}, event {self.count + got}: the event file "
+                            f"{self.trace.evt_file(self.location)} ends after {self.count + got} of the "
+                            f"{self.expected} events the definitions announce (cut short); copy the archive "
+                            "again, or trace the run again"
+                        )
+                self.count += got
                 yield from self.buf
         finally:
             self.close()
@@ -273,47 +343,82 @@ class OTF2Trace:
 
     def __init__(self, anchor: Path) -> None:
         self.path = Path(anchor)
+        self._reader = None
         self._otf2_mod, self._otf2 = _import_otf2()
+        if not self.path.is_file():
+            raise CloudnoiseError(f"{self.path}: no such OTF2 anchor file; give the NAME.otf2 file of the archive")
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 self._reader = self._otf2_mod.reader.Reader(str(self.path))
         except Exception as err:  # noqa: BLE001 - the C library's and the binding's errors alike
-            raise CloudnoiseError(f"{self.path}: cannot read the OTF2 archive ({_one_line(err)}); "
+            raise CloudnoiseError(f"{self.path}: cannot read the OTF2 archive's definitions ({_why(err)}); "
                                   "give the anchor file (NAME.otf2) of a complete archive") from None
-        self.defs = _Definitions(self._otf2_mod, self._reader, self.path)
+        try:
+            self.defs = _Definitions(self._otf2_mod, self._reader, self.path)
+        except (AttributeError, KeyError, TypeError, ValueError) as err:
+            raise CloudnoiseError(f"{self.path}: the archive's definitions are inconsistent ({_one_line(err)}); "
+                                  "it is damaged or was not written by an MPI tracer") from None
         self.num_ranks = len(self.defs.locations)
-        handle = self._handle()
-        for loc in self.defs.locations:
-            self._otf2.Reader_SelectLocation(handle, loc)
-        try:
-            self._otf2.Reader_OpenDefFiles(handle)
-            self._def_files_open = True
-        except self._otf2.Error:
-            self._def_files_open = False  # an archive without local definitions
-        try:
-            self._otf2.Reader_OpenEvtFiles(handle)
-        except self._otf2.Error:
-            pass  # POSIX substrate: each location's reader opens its own file
+        self._open_locations()
         self._origin: int | None = None
+
+    def _open_locations(self) -> None:
+        """Selects every rank's location and reads its local definitions
+        (mapping tables, clock offsets) once; the event files are opened per
+        rank when its calls are read."""
+        _otf2, handle = self._otf2, self._handle()
+        for loc in self.defs.locations:
+            _otf2.Reader_SelectLocation(handle, loc)
+        try:
+            _otf2.Reader_OpenDefFiles(handle)
+        except _otf2.Error:
+            pass  # an archive without local definitions
+        else:
+            for rank, loc in enumerate(self.defs.locations):
+                try:
+                    dr = _otf2.Reader_GetDefReader(handle, loc)
+                    if dr:
+                        _otf2.Reader_ReadAllLocalDefinitions(handle, dr)
+                        _otf2.Reader_CloseDefReader(handle, dr)
+                except _otf2.Error as err:
+                    raise CloudnoiseError(
+                        f"{self.path}: rank {rank}, event 0: its local definitions are damaged ({_why(err)}); "
+                        "copy the archive again, or trace the run again"
+                    ) from None
+            try:
+                _otf2.Reader_CloseDefFiles(handle)
+            except _otf2.Error:
+                pass
+        try:
+            _otf2.Reader_OpenEvtFiles(handle)
+        except _otf2.Error:
+            pass  # POSIX substrate: each location's reader opens its own file
+
+    def evt_file(self, location: int) -> str:
+        """Where a location's events are (POSIX substrate), for messages."""
+        return f"{self.path.stem}/{location}.evt"
 
     def _handle(self) -> Any:
         return self._reader.handle
 
     def close(self) -> None:
         if self._reader is not None:
-            self._reader.close()
+            try:
+                self._reader.close()
+            except Exception:  # noqa: BLE001 - closing a damaged archive
+                pass
             self._reader = None
 
     def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001
-            pass
+        self.close()
 
     def describe(self) -> dict[str, Any]:
+        d = self.defs
         out: dict[str, Any] = {"format": self.format, "path": str(self.path), "ranks": self.num_ranks,
-                               "timer_resolution_hz": self.defs.resolution}
+                               "timer_resolution_hz": d.resolution,
+                               "clock_offset_ns": d.global_offset * 1_000_000_000 // d.resolution,
+                               "trace_length_ns": d.trace_length * 1_000_000_000 // d.resolution}
         for key, fn in (("creator", "Reader_GetCreator"), ("machine", "Reader_GetMachineName")):
             try:
                 value = getattr(self._otf2, fn)(self._handle())
@@ -321,39 +426,32 @@ class OTF2Trace:
                     out[key] = value
             except Exception:  # noqa: BLE001 - optional properties
                 pass
-        out["notes"] = ["collective sizes are recovered from OTF2's byte totals; v-collectives get equal shares"]
+        out["notes"] = ["collective sizes are recovered from OTF2's byte totals (Score-P's convention); "
+                        "v-collectives get equal shares"]
         return out
 
     # -- time
     def origin(self) -> int:
-        """Timestamp of the first MPI_Init exit over all ranks (ticks)."""
+        """Timestamp (ticks) of the first MPI_Init exit over all ranks; the
+        clock's global offset (the archive's first timestamp) when no rank
+        shows an MPI_Init."""
         if self._origin is None:
-            first: int | None = None
-            for rank in range(self.num_ranks):
-                t = self._init_exit(rank)
-                if t is not None and (first is None or t < first):
-                    first = t
-            self._origin = first if first is not None else 0
+            exits = [t for t in (self._init_exit(r) for r in range(self.num_ranks)) if t is not None]
+            self._origin = min(exits) if exits else self.defs.global_offset
         return self._origin
 
     def _init_exit(self, rank: int) -> int | None:
-        stream = _Stream(self, self.defs.locations[rank])
-        depth = 0
-        first_time: int | None = None
+        """The time rank `rank` left MPI_Init, None when its stream shows none
+        before its first communication."""
+        stream = _Stream(self, rank)
+        regions = self.defs.regions
         try:
             for tag, t, args in stream:
-                if first_time is None:
-                    first_time = t
-                if tag == "enter":
-                    depth += 1
-                elif tag == "leave":
-                    depth -= 1
-                    name, _ = self.defs.regions.get(args[0], ("", False))
-                    if name in INIT_NAMES:
-                        return t
-                elif tag in ("send", "recv", "isend", "coll") and depth == 0:
-                    break
-            return first_time
+                if tag == "leave" and regions.get(args[0], ("", False))[0] in INIT_NAMES:
+                    return t
+                if tag not in ("enter", "leave"):
+                    return None
+            return None
         finally:
             stream.close()
 
@@ -363,7 +461,7 @@ class OTF2Trace:
             raise CloudnoiseError(f"{self.path}: no rank {rank} (the archive has {self.num_ranks})")
         origin = self.origin()
         builder = _RankCalls(self, rank, origin)
-        stream = _Stream(self, self.defs.locations[rank])
+        stream = _Stream(self, rank)
         try:
             yield from builder.run(iter(stream))
         finally:
@@ -507,8 +605,8 @@ class _RankCalls:
 
     def _call(self, name: str, t0: int, t1: int, recs: list[tuple]) -> None:
         """Queues the Calls of one MPI region (several when it started several requests)."""
-        if name in INIT_NAMES:
-            self._emit(Call(self.index, name, "init", t0, t1))
+        if name in INIT_NAMES:  # its exit is this rank's start (time 0 is the first rank's)
+            self._emit(Call(self.index, name, "init", t1, t1))
             if not self.declared:
                 self.declare_comms(t1)
             return
