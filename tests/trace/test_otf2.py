@@ -160,6 +160,7 @@ def test_collectives_communicator_root_and_sizes(tmp_path: Path) -> None:
 
     schedule, conv = to_schedule(t)
     assert conv.calls_by_name["MPI_Allreduce"] == 5 and conv.calls_by_name["MPI_Bcast"] == 3
+    assert conv.calls_by_name["(OTF2 communicator definition)"] == 2 and not conv.unsupported
     assert conv.finalize_ns == [4000, 4001, 4002] and conv.recorded_runtime_ns == 4002
     # rank 1 is in neither message of the pair's allreduce
     text = schedule_goal_text(schedule)
@@ -167,6 +168,28 @@ def test_collectives_communicator_root_and_sizes(tmp_path: Path) -> None:
     assert "100b from 1" in text
     r = simulate(schedule, L=1000, o=100, g=0, G=0, O=0, ready_order="program")
     assert r.runtime_ns[0] >= 4002
+
+
+def test_nonblocking_collective_named_at_its_completion(tmp_path: Path) -> None:
+    """An MPI_Iallreduce of 32 B on 2 ranks completed by MPI_Wait: OTF2 says
+    which collective it was and its size only at the completion (ticks are ns)."""
+    with Archive(tmp_path / "ic", 2) as a:
+        for r in (0, 1):
+            a.call(r, "MPI_Init", 0, 100)
+            a.call(r, "MPI_Iallreduce", 200, 220, ("non_blocking_collective_request", 210, 7))
+            a.call(r, "MPI_Wait", 500, 700, ("non_blocking_collective_complete", 690, CollectiveOp.ALLREDUCE, a.world,
+                                             otf2.Undefined.UINT32, 2 * 32, 2 * 32, 7))
+            a.call(r, "MPI_Finalize", 800, 900)
+    t = open_trace(tmp_path / "ic")
+    calls = list(t.calls(1))
+    icoll, wait = calls[1], calls[2]
+    assert (icoll.name, icoll.kind, icoll.bytes, icoll.request, icoll.comm) == ("MPI_Iallreduce", "coll", 32, 8, 0)
+    assert wait.kind == "complete" and wait.completions == [(8, 0, 0, 0)]
+    schedule, conv = to_schedule(t)
+    text = schedule_goal_text(schedule)
+    assert "send 32b to 0" in text and "recv 32b from 1" in text
+    # from the first MPI_Init exit (100): 100 before MPI_Iallreduce, 280 to MPI_Wait, 100 to MPI_Finalize
+    assert conv.compute_ns == [480, 480] and conv.mpi_ns == [220, 220] and conv.recorded_runtime_ns == 700
 
 
 def test_cli_show_convert_simulate_validate(tmp_path: Path) -> None:

@@ -74,6 +74,8 @@ ROOTED_OPS = (1, 2, 3, 4, 5, 12)
 HANDLE_OPS = range(17, 23)
 # A non-blocking collective's name until its completion says which it was.
 PENDING_COLLECTIVE = "MPI_I(collective)"
+# The call that brings a communicator the archive defines to the converter (not an MPI call of the trace).
+COMM_DEFINITION = "(OTF2 communicator definition)"
 
 # Calls the converter cannot turn into messages: recorded by name only.
 UNSUPPORTED_PREFIXES = ("MPI_Win_", "MPI_Neighbor_", "MPI_Ineighbor_", "MPI_Intercomm_")
@@ -519,7 +521,7 @@ class _RankCalls:
                     continue
                 cid = ref + 2
                 dims, periods = self.defs.grids.get(ref, ((), ()))
-                c = Call(self.index, "MPI_Comm_create", "comm_create", t, t)
+                c = Call(self.index, COMM_DEFINITION, "comm_create", t, t)
                 # the key is made of ints only: it names the communicator identically in every process
                 c.comm_info = CommInfo(cid, (-1, ref), len(world_members), world_members.index(self.rank),
                                        None if whole else tuple(world_members), dims, periods)
