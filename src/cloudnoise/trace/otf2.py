@@ -37,6 +37,10 @@ is recovered by dividing by the ranks the convention multiplied by.
 v-collectives record totals only: their per-rank counts become equal
 shares.
 
+Damaged archives are one-line errors naming the rank and the event: the
+OTF2 library's own messages are kept off stderr, and each rank's events are
+counted against the number the definitions announce (a cut-short file).
+
 Communicators come from the Comm definitions (members in world ranks,
 MPI_COMM_WORLD recognised as the parentless communicator of every rank);
 Cartesian topologies from the CartTopology definitions.
