@@ -7,8 +7,13 @@
    (two calls). Reference: the issue asks for well under 1 us per call.
 2. Conversion speed: calls per second of `trace convert` on a recorded
    Jacobi run (examples/trace/jacobi2d.c), to GOAL text.
+3. OTF2 conversion speed (when the otf2 package is installed): calls per
+   second of `trace convert` on an OTF2 archive written here with the otf2
+   writer, Score-P's layout, a halo exchange on 2 ranks (MPI_Irecv x2,
+   MPI_Isend x2, MPI_Waitall, an MPI_Allreduce every 10 steps) of
+   --otf2-calls calls; --otf2-only runs just this part (no MPI needed).
 
-    PYTHONPATH=src python bench/bench_trace.py [--iterations 20000]
+    PYTHONPATH=src python bench/bench_trace.py [--iterations 20000] [--otf2-calls 100000] [--otf2-only]
 
 Timings on a shared machine are noisy: run it on a quiet one for figures
 to quote.
@@ -84,11 +89,84 @@ def latency_us(exe: Path, mpiexec: str, n: int, env: dict[str, str]) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def write_otf2_halo(folder: Path, calls: int) -> int:
+    """An OTF2 archive of a 2-rank halo exchange with about `calls` MPI calls
+    in all (1 tick = 1 ns); returns the number of calls written."""
+    import otf2
+    from otf2.enums import CollectiveOp, GroupType, Paradigm
+
+    w = otf2.writer.Writer(str(folder), timer_resolution=1_000_000_000)
+    defs = w.definitions
+    node = defs.system_tree_node("node")
+    locs = [defs.location("Master thread", group=defs.location_group(f"MPI Rank {r}", system_tree_parent=node))
+            for r in range(2)]
+    defs.group("MPI", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=tuple(locs))
+    world = defs.comm("MPI_COMM_WORLD", group=defs.group("world", group_type=GroupType.COMM_GROUP,
+                                                         paradigm=Paradigm.MPI, members=(0, 1)))
+    reg = {n: defs.region(n, paradigm=Paradigm.MPI) for n in
+           ("MPI_Init", "MPI_Irecv", "MPI_Isend", "MPI_Waitall", "MPI_Allreduce", "MPI_Finalize")}
+    steps = max(1, (calls // 2 - 2) * 10 // 51)  # 5 calls a step, one Allreduce every 10
+    written = 0
+    for r, loc in enumerate(locs):
+        ew = w.event_writer_from_location(loc)
+        peer = 1 - r
+        t = 0
+
+        def call(name: str, dur: int, *records: tuple) -> None:
+            nonlocal t, written
+            ew.enter(t, reg[name])
+            for method, *a in records:
+                getattr(ew, method)(t, *a)
+            t += dur
+            ew.leave(t, reg[name])
+            t += 500  # compute between calls
+            written += 1
+
+        call("MPI_Init", 1000)
+        for step in range(steps):
+            call("MPI_Irecv", 50, ("mpi_irecv_request", 1))
+            call("MPI_Irecv", 50, ("mpi_irecv_request", 2))
+            call("MPI_Isend", 80, ("mpi_isend", peer, world, 1, 4096, 3))
+            call("MPI_Isend", 80, ("mpi_isend", peer, world, 2, 4096, 4))
+            call("MPI_Waitall", 2000, ("mpi_isend_complete", 3), ("mpi_isend_complete", 4),
+                 ("mpi_irecv", peer, world, 1, 4096, 1), ("mpi_irecv", peer, world, 2, 4096, 2))
+            if step % 10 == 9:
+                call("MPI_Allreduce", 3000, ("mpi_collective_begin",),
+                     ("mpi_collective_end", CollectiveOp.ALLREDUCE, world, otf2.Undefined.UINT32, 16, 16))
+        call("MPI_Finalize", 100)
+    w.close()
+    return written
+
+
+def otf2_speed(work: Path, calls: int) -> None:
+    try:
+        import otf2  # noqa: F401
+    except ImportError:
+        print("OTF2 conversion: skipped (the otf2 package is not installed: pip install 'cloudnoise[otf2]')")
+        return
+    archive = work / "halo-otf2"
+    t0 = time.perf_counter()
+    written = write_otf2_halo(archive, calls)
+    made = time.perf_counter() - t0
+    size = sum(p.stat().st_size for p in archive.rglob("*") if p.is_file())
+    t0 = time.perf_counter()
+    conv = to_goal(open_trace(archive), work / "halo-otf2.goal.gz")
+    seconds = time.perf_counter() - t0
+    assert conv.calls == written
+    print(f"OTF2 conversion: {conv.calls:,} calls ({size / conv.calls:.0f} archive bytes per call, written in "
+          f"{made:.1f} s) -> {conv.ops:,} ops in {seconds:.2f} s = {conv.calls / seconds:,.0f} calls/s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--iterations", type=int, default=20000, help="round trips per run")
     ap.add_argument("--runs", type=int, default=5, help="runs of each (the minimum is reported)")
+    ap.add_argument("--otf2-calls", type=int, default=100_000, help="calls in the generated OTF2 archive")
+    ap.add_argument("--otf2-only", action="store_true", help="only the OTF2 conversion speed (no MPI needed)")
     args = ap.parse_args()
+    if args.otf2_only:
+        otf2_speed(Path(tempfile.mkdtemp(prefix="cn-bench-trace-")), args.otf2_calls)
+        return
     mpi = find_mpi()
     lib = recorder_library(mpi)
     work = Path(tempfile.mkdtemp(prefix="cn-bench-trace-"))
@@ -133,6 +211,7 @@ def main() -> None:
     size = sum(p.stat().st_size for p in tr.glob("rank-*.cntr"))
     print(f"conversion: {conv.calls:,} calls ({size / conv.calls:.0f} trace bytes per call) -> {conv.ops:,} ops "
           f"in {seconds:.2f} s = {conv.calls / seconds:,.0f} calls/s (no reference figure in the issue)")
+    otf2_speed(work, args.otf2_calls)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 Record (`record`: the PMPI recorder, cn_trace.c, run under the user's
 mpiexec), read (one reader per format behind `reader.TraceReader`: `native`,
-`liballprof`; OTF2 archives are recognised and refused for now), turn into a GOAL schedule (`convert`, collectives
+`liballprof`, `otf2`), turn into a GOAL schedule (`convert`, collectives
 expanded by `collectives`), scale out (`extrapolate`), and the CLI (`cli`:
 `cloudnoise trace record|convert|extrapolate|show|lib`). A trace becomes a
 schedule here; `simulate` and `validate` only receive the schedule.

@@ -3,8 +3,9 @@ which recognises the format of a folder (or file) and opens it.
 
 A reader streams each rank's calls in program order (never the whole trace
 in memory) and says how many ranks there are and what it knows about the
-run. Formats: `native` (cloudnoise's recorder) and `liballprof`
-(LogGOPSim's tracer); OTF2 archives are recognised and refused for now.
+run. Formats: `native` (cloudnoise's recorder), `liballprof` (LogGOPSim's
+tracer) and `otf2` (Score-P and other tools, with the optional `otf2`
+package).
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ class TraceReader(Protocol):
 
 
 def open_trace(path: str | Path) -> TraceReader:
-    """The reader for `path`: a native trace folder (rank-*.cntr) or a folder
-    of liballprof files (*-rank-N.txt / pmpi-trace-rank-*.txt)."""
+    """The reader for `path`: a native trace folder (rank-*.cntr), a folder
+    of liballprof files (*-rank-N.txt / pmpi-trace-rank-*.txt), or an OTF2
+    archive (its NAME.otf2 anchor file, or the folder holding it)."""
     p = Path(path)
     if not p.exists():
         raise CloudnoiseError(f"{p}: no such trace folder; give the folder `cloudnoise trace record --out` wrote")
@@ -44,8 +46,11 @@ def open_trace(path: str | Path) -> TraceReader:
             from cloudnoise.trace.native import NativeTrace
 
             return NativeTrace(p)
-        if any(p.glob("*.otf2")):
-            raise CloudnoiseError(f"{p}: an OTF2 archive; reading OTF2 is not implemented yet (native and liballprof traces are)")
+        from cloudnoise.trace.otf2 import OTF2Trace, find_anchor
+
+        anchor = find_anchor(p)
+        if anchor is not None:
+            return OTF2Trace(anchor)
         from cloudnoise.trace.liballprof import LiballprofTrace, find_rank_files
 
         if find_rank_files(p):
@@ -55,5 +60,7 @@ def open_trace(path: str | Path) -> TraceReader:
             "*-rank-N.txt files, or an OTF2 archive's .otf2 file)"
         )
     if p.suffix == ".otf2":
-        raise CloudnoiseError(f"{p}: an OTF2 archive; reading OTF2 is not implemented yet (native and liballprof traces are)")
+        from cloudnoise.trace.otf2 import OTF2Trace
+
+        return OTF2Trace(p)
     raise CloudnoiseError(f"{p}: not a trace folder; give the folder holding the per-rank files")
