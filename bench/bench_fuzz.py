@@ -13,7 +13,7 @@ Two kinds of targets, each run in its own process, two at a time (the cores):
   (Debian: `apt install clang`); without it they are skipped, with a note.
 * The Python readers (tests/hostile/fuzz_targets.py: profiles, samples files,
   OS-noise traces, command-line values and noise specs, app TOML, price CSV,
-  campaign metadata, sweep.json, liballprof and recorded traces), atheris,
+  campaign metadata, sweep.json, liballprof, recorded and OTF2 traces), atheris,
   coverage-guided (`pip install 'cloudnoise[fuzz]'`). The test suite runs the
   same targets under hypothesis for a bounded number of inputs.
 
@@ -68,7 +68,7 @@ def atheris_child(name: str, runs: int, out: Path, timeout_s: int) -> None:
         for module in fuzz_targets.READER_MODULES:
             importlib.import_module(module)
 
-    target = fuzz_targets.TARGETS[name]
+    target = {**fuzz_targets.TARGETS, **fuzz_targets.BENCH_ONLY}[name]
     work = out / f"work-{name}"
 
     class AtherisChoices:
@@ -171,7 +171,7 @@ def main() -> None:
     sys.path[:0] = [str(HOSTILE), str(REPO / "tests"), str(REPO / "src")]
     import fuzz_targets
 
-    python_targets = {n: t.about for n, t in fuzz_targets.TARGETS.items()}
+    python_targets = {n: t.about for n, t in {**fuzz_targets.TARGETS, **fuzz_targets.BENCH_ONLY}.items()}
     everything = {**{n: "C++ " + n for n in CPP_TARGETS}, **python_targets}
     if args.list:
         for n, about in everything.items():

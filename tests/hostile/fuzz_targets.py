@@ -402,6 +402,33 @@ def liballprof_trace(choices: Choices, workdir: Path) -> str:
     return outcome(lambda: to_schedule(open_trace(root)))
 
 
+def otf2_archive(choices: Choices, workdir: Path) -> str:
+    """An OTF2 archive (the optional `otf2` reader) with one of its files damaged, read and converted.
+    The archive's files are read by the OTF2 C library: this target runs in bench_fuzz.py's own
+    process only (a crash there would take the test session with it)."""
+    from cloudnoise.trace.convert import to_schedule
+    from cloudnoise.trace.reader import open_trace
+
+    template = workdir.parent / "otf2-template"
+    if not template.exists():
+        import otf2_writer as ow
+
+        T = 5_000_000
+        with ow.Archive(template, 2, resolution=1_000_000) as a:
+            w = a.world
+            a.call(0, "MPI_Init", T, T + 10)
+            a.call(0, "MPI_Send", T + 20, T + 21, ("mpi_send", T + 20, 1, w, 7, 64))
+            a.call(0, "MPI_Finalize", T + 50, T + 60)
+            a.call(1, "MPI_Init", T, T + 12)
+            a.call(1, "MPI_Recv", T + 15, T + 23, ("mpi_recv", T + 22, 0, w, 7, 64))
+            a.call(1, "MPI_Finalize", T + 40, T + 45)
+    root = _fresh(workdir) / "a"
+    shutil.copytree(template, root)
+    victim = pick(choices, sorted(p for p in root.rglob("*") if p.is_file()))
+    victim.write_bytes(file_bytes(choices, (victim.read_bytes(),)))
+    return outcome(lambda: to_schedule(open_trace(root)))
+
+
 TARGETS: dict[str, Target] = {
     t.name: t
     for t in (
@@ -418,4 +445,6 @@ TARGETS: dict[str, Target] = {
         Target("native-trace", native_trace, "recorded traces (binary rank files), converted"),
     )
 }
+# Targets that read through a C library of someone else's in this process: bench only.
+BENCH_ONLY: dict[str, Target] = {"otf2": Target("otf2", otf2_archive, "OTF2 archives (otf2 package), converted")}
 

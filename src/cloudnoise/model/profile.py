@@ -503,6 +503,13 @@ class SystemProfile:
     # node distance). Not saved: `at` sets it.
     placement: str | None = field(default=None, compare=False)
 
+    def one_host(self) -> bool:
+        """Built from a campaign whose ranks shared one host: its figures are shared memory,
+        not a network (said wherever its results are shown)."""
+        from cloudnoise.measure.placement import ONE_HOST
+
+        return self.hardware is not None and self.hardware.network == ONE_HOST
+
     def placement_label(self) -> str:
         """Where this profile's nodes sit: the placement `at` chose, else the
         built-ins' same rack (the paper's Table II first block), else what a

@@ -159,8 +159,23 @@ def load_sweep(root: Path) -> SweepData:
     table = load_results(root)
     if table.num_rows == 0:
         raise CloudnoiseError(f"{root}: sweep has no results yet (no results.parquet or parts/*.parquet)")
-    sweep = SweepData(root, meta, by_config(table))
+    shown = _shown_systems(meta)
+    sweep = SweepData(root, meta, _renamed(by_config(table), shown))
     if "compute_ns" in table.column_names:
-        sweep.compute_ns = by_config(table, "compute_ns")
-        sweep.communication_ns = by_config(table, "communication_ns")
+        sweep.compute_ns = _renamed(by_config(table, "compute_ns"), shown)
+        sweep.communication_ns = _renamed(by_config(table, "communication_ns"), shown)
+    if shown:
+        sweep.meta = {**meta, "systems": [shown.get(str(s), s) for s in meta.get("systems") or []]}
     return sweep
+
+
+def _shown_systems(meta: dict[str, Any]) -> dict[str, str]:
+    """Systems whose profile was measured on one host, with the name every figure and
+    observation of the report gives them: `NAME (one host, shared memory)`."""
+    profiles = meta.get("profiles") or {}
+    return {name: f"{name} (one host, shared memory)" for name, p in profiles.items()
+            if isinstance(p, dict) and p.get("one_host") is True}
+
+
+def _renamed(by: dict[tuple[str, int, str], np.ndarray], shown: dict[str, str]) -> dict[tuple[str, int, str], np.ndarray]:
+    return {(shown.get(s, s), n, v): a for (s, n, v), a in by.items()} if shown else by

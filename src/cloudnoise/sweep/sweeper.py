@@ -105,7 +105,8 @@ class SweepRequest:
             "cloudnoise_version": __version__,
             "placement": self.placement,
             "profiles": {s.name: {"source": s.source, "sha256": s.fingerprint, "placement": s.profile.placement_label(),
-                                  "provenance": s.profile.provenance_kinds()} for s in self.systems},
+                                  "provenance": s.profile.provenance_kinds(),
+                                  **({"one_host": True} if s.profile.one_host() else {})} for s in self.systems},
             **extra,
         }
 
