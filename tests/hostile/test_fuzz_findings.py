@@ -42,3 +42,12 @@ def test_a_header_claiming_two_billion_ranks(tmp_path):
     (root / "rank-000000.cntr").write_bytes(bytes(data))
     proc = refused_without_side_effects(box, "trace", "show", "t", says="2147483647 ranks")
     assert proc.returncode == 2
+
+
+def test_a_liballprof_time_of_nan(tmp_path):
+    """Was: ValueError converting NaN to an integer (float('nan') reads a time)."""
+    box = sandbox(tmp_path)
+    _liballprof(box.work / "t", "1")
+    rank0 = box.work / "t" / "pmpi-trace-rank-0.txt"
+    rank0.write_text(rank0.read_text().replace("MPI_Send:1000010.000000", "MPI_Send:nan"))
+    refused_without_side_effects(box, "trace", "convert", "t", "-o", "x.goal", says=("'nan'", "damaged"))

@@ -28,6 +28,8 @@ Lines of calls the reader does not know are reported as unsupported.
 
 from __future__ import annotations
 
+import math
+
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,9 +112,13 @@ def find_rank_files(folder: Path) -> dict[int, Path]:
 
 def _us(text: str, where: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise CloudnoiseError(f"{where}: time {text!r} is not a number; the file is not a liballprof trace or is damaged") from None
+    # 'nan' and 'inf' are floats to Python, never times (and 10^14 us is over three years)
+    if not (math.isfinite(value) and abs(value) <= 1e14):
+        raise CloudnoiseError(f"{where}: time {text!r} is not a finite time in microseconds; the file is damaged")
+    return value
 
 
 class LiballprofTrace:
