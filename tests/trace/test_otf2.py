@@ -290,3 +290,18 @@ def test_without_the_otf2_package(tmp_path: Path) -> None:
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("cloudnoise: error:")
     assert "pip install 'cloudnoise[otf2]'" in lines[0]
+
+
+def test_a_definition_the_binding_cannot_decode_is_one_line(tmp_path: Path) -> None:
+    """Found by bench_fuzz.py: a name in the .def that is not UTF-8 made the otf2 binding
+    print its own traceback (13 lines) before our error, and left the library's reader
+    open (about 4 MB per damaged archive in a long-lived process)."""
+    folder = ping_pong(tmp_path / "pp")
+    defs = folder / "traces.def"
+    data = defs.read_bytes()
+    at = data.find(b"MPI_COMM_WORLD")
+    assert at > 0
+    defs.write_bytes(data[: at + 1] + b"\xb5" + data[at + 2:])
+    proc = run("trace", "show", str(folder))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("cloudnoise: error:") and "definitions" in proc.stderr

@@ -48,6 +48,8 @@ Cartesian topologies from the CartTopology definitions.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import warnings
 from collections import deque
 from collections.abc import Iterator
@@ -106,6 +108,27 @@ def _import_otf2() -> tuple[Any, Any]:
         ) from None
     _quiet_errors(_otf2)
     return otf2, _otf2
+
+
+def _open_reader(otf2_mod: Any, _otf2: Any, anchor: str) -> Any:
+    """otf2.reader.Reader(anchor), closing the library's reader handle when reading the
+    definitions fails: the package leaves it open (about 4 MB per damaged archive)."""
+
+    class ClosingReader(otf2_mod.reader.Reader):  # type: ignore[misc, name-defined]
+        def __init__(self, path: str) -> None:
+            try:
+                super().__init__(path)
+            except BaseException:
+                handle = getattr(self, "_handle", None)
+                if handle is not None:
+                    try:
+                        _otf2.Reader_Close(handle)
+                    except Exception:  # noqa: BLE001 - closing what is already damaged
+                        pass
+                    self._handle = None
+                raise
+
+    return ClosingReader(anchor)
 
 
 def _quiet_errors(_otf2: Any) -> None:
@@ -354,9 +377,11 @@ class OTF2Trace:
         if not self.path.is_file():
             raise CloudnoiseError(f"{self.path}: no such OTF2 anchor file; give the NAME.otf2 file of the archive")
         try:
-            with warnings.catch_warnings():
+            # The binding prints a traceback of its own for an exception in a definition
+            # callback (a damaged .def): captured here, the one line below says it.
+            with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
                 warnings.simplefilter("ignore")
-                self._reader = self._otf2_mod.reader.Reader(str(self.path))
+                self._reader = _open_reader(self._otf2_mod, self._otf2, str(self.path))
         except Exception as err:  # noqa: BLE001 - the C library's and the binding's errors alike
             raise CloudnoiseError(f"{self.path}: cannot read the OTF2 archive's definitions ({_why(err)}); "
                                   "give the anchor file (NAME.otf2) of a complete archive") from None
