@@ -340,14 +340,16 @@ def campaign_metadata(choices: Choices, workdir: Path) -> str:
     from cloudnoise.measure.campaign_files import read_experiment_summary, read_metadata, read_summary
 
     root = _fresh(workdir) / "c"
-    root.mkdir()
-    (root / "metadata.json").write_bytes(file_bytes(choices, (json.dumps(_campaign_seed()),), is_json=True))
+    (root / "latency").mkdir(parents=True)
     summary = {"experiments": {"latency": {"samples": 300}},
                "table2": {"min_latency_us": 1.0, "max_bandwidth_gbps": 100.0}, "labels": {}}
-    (root / "summary.json").write_bytes(file_bytes(choices, (json.dumps(summary),), is_json=True))
-    (root / "latency").mkdir()
     exp = {"experiment": "latency", "samples": 300, "results": [{"size_bytes": 1, "samples": 300, "min_us": 1.0}]}
-    (root / "latency" / "summary.json").write_bytes(file_bytes(choices, (json.dumps(exp),), is_json=True))
+    files = {root / "metadata.json": _campaign_seed(), root / "summary.json": summary,
+             root / "latency" / "summary.json": exp}
+    damaged = pick(choices, list(files))  # one file damaged, the others as written: deeper checks get reached
+    for path, doc in files.items():
+        text = json.dumps(doc)
+        path.write_bytes(file_bytes(choices, (text,), is_json=True) if path == damaged else text.encode())
 
     def read() -> None:
         read_metadata(root)
