@@ -336,9 +336,10 @@ class Reader {
     uint64_t amount = 0, peer = 0, tag = 0;
     if (!scan_digits(q, amount)) return false;
     if (kind == OpKind::Calc) {
-      if (amount > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / 1000) return false;
+      // Out of range: the general path reads it again and words the error.
+      if (amount > static_cast<uint64_t>(limits::kMaxTimeNs)) return false;
     } else {
-      if (amount > uint64_t{1} << 53) return false;
+      if (amount > limits::kMaxMessageBytes) return false;
       if (q != e && *q == 'b') ++q;
       if (!(kind == OpKind::Send ? scan(q, " to ") : scan(q, " from "))) return false;
       if (kind == OpKind::Recv && scan(q, "-1")) peer = kAny;
