@@ -38,6 +38,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def _paths() -> list[str]:
+    """The test helpers, and the source tree when it holds a built engine (a checkout
+    with `PYTHONPATH=src`); otherwise the installed cloudnoise is used."""
+    src = REPO / "src"
+    built = any((src / "cloudnoise").glob("_engine*.so"))
+    return [str(HOSTILE), str(REPO / "tests"), *([str(src)] if built else [])]
 HOSTILE = REPO / "tests" / "hostile"
 CPP_TARGETS = {"goal-reader-cpp": "goal_reader_fuzz", "os-noise-trace-cpp": "os_noise_trace_fuzz"}
 
@@ -59,7 +67,7 @@ def atheris_child(name: str, runs: int, out: Path, timeout_s: int) -> None:
     """Runs one Python target under atheris in this process (libFuzzer's command line)."""
     import atheris
 
-    sys.path[:0] = [str(HOSTILE), str(REPO / "tests"), str(REPO / "src")]
+    sys.path[:0] = _paths()
     import importlib
 
     with atheris.instrument_imports(include=["cloudnoise", "fuzz_targets"]):
@@ -121,7 +129,7 @@ def build_cpp(build: Path) -> str | None:
 def cpp_seeds(corpus: Path, name: str) -> Path:
     corpus.mkdir(parents=True, exist_ok=True)
     if name == "goal-reader-cpp" and not any(corpus.iterdir()):
-        sys.path[:0] = [str(HOSTILE), str(REPO / "src")]
+        sys.path[:0] = _paths()
         import fuzz_targets
 
         for i, text in enumerate(fuzz_targets.GOAL_SEEDS):
@@ -168,7 +176,7 @@ def main() -> None:
         atheris_child(args.atheris_child, args.runs, args.out, args.timeout)
         return
 
-    sys.path[:0] = [str(HOSTILE), str(REPO / "tests"), str(REPO / "src")]
+    sys.path[:0] = _paths()
     import fuzz_targets
 
     python_targets = {n: t.about for n, t in {**fuzz_targets.TARGETS, **fuzz_targets.BENCH_ONLY}.items()}

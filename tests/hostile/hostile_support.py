@@ -41,7 +41,6 @@ class Sandbox:
             HOME=str(self.home),
             XDG_CACHE_HOME=str(self.home / ".cache"),
             CLOUDNOISE_CACHE_DIR=str(self.home / ".cache" / "cloudnoise"),
-            PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH", "")])),
             COLUMNS="200",
             # matplotlib's font cache is matplotlib's, not ours: kept out of the sandbox
             MPLCONFIGDIR=str(MPL_CONFIG),
