@@ -37,6 +37,9 @@ class Sandbox:
 
     def env(self, **extra: str) -> dict[str, str]:
         env = dict(os.environ)
+        if env.get("PYTHONPATH"):
+            # the commands run in the sandbox: a relative PYTHONPATH (src) must still point here
+            env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep) if p)
         env.update(
             HOME=str(self.home),
             XDG_CACHE_HOME=str(self.home / ".cache"),

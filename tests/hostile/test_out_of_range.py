@@ -27,7 +27,7 @@ def _goal(box, name: str, text: str):
     ("text", "says"),
     [
         ("num_ranks 2\nrank 0 {\nl1: calc 99999999999999999999\n}\nrank 1 {\n}\n", "x.goal:3"),
-        ("num_ranks 2\nrank 0 {\nl1: calc 100000000000001\n}\nrank 1 {\n}\n", "10^5 s"),
+        ("num_ranks 2\nrank 0 {\nl1: calc 100000000000001\n}\nrank 1 {\n}\n", ("x.goal:3", "calc time", "100000000000000")),
         ("num_ranks 2\nrank 0 {\nl1: send 9223372036854775000b to 1 tag 0\n}\nrank 1 {\n"
          "l1: recv 9223372036854775000b from 0 tag 0\n}\n", "message size"),
         ("num_ranks 4294967294\n", "number of ranks"),
