@@ -238,6 +238,8 @@ def test_corrupted_event_file(tmp_path: Path) -> None:
         data[i] ^= 0x5A
     evt.write_bytes(bytes(data))
     msg = reading_error(folder)
+    # XOR damage either breaks a record (OTF2 reports an error) or ends the
+    # stream early (fewer events than announced): both must say "damaged".
     assert "rank 0, event" in msg and "damaged" in msg
 
 

@@ -348,7 +348,7 @@ class _Stream:
                         raise CloudnoiseError(
                             f"{self.trace.path}: rank {self.rank}, event {self.count + got}: the event file "
                             f"{self.trace.evt_file(self.location)} ends after {self.count + got} of the "
-                            f"{self.expected} events the definitions announce (cut short); copy the archive "
+                            f"{self.expected} events the definitions announce (cut short or damaged); copy the archive "
                             "again, or trace the run again"
                         )
                 self.count += got
