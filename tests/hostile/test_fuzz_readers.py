@@ -10,7 +10,11 @@ from hypothesis import strategies as st
 
 from fuzz_targets import TARGETS, Choices
 
-EXAMPLES = 300  # per target: about 2-10 s each on this machine
+# Inputs per target, sized for about 10 s each on this 2-core machine (the issue asks
+# for a bounded run per reader in CI; a count rather than a clock keeps the run
+# derandomized, so a CI failure repeats exactly). bench/bench_fuzz.py runs millions.
+EXAMPLES = 4000
+SLOWER = {"profile": 1200, "noise-samples": 2500, "sweep": 3000, "campaign": 3000}
 
 
 class HypothesisChoices(Choices):
@@ -31,7 +35,7 @@ def test_reader_reads_or_refuses_every_input(name, tmp_path):
     target = TARGETS[name]
     seen: dict[str, int] = {"read": 0, "refused": 0}
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
+    @settings(max_examples=SLOWER.get(name, EXAMPLES), deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(st.data())
     def fuzz(data: st.DataObject) -> None:
