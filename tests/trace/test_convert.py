@@ -89,7 +89,21 @@ def test_proc_null_peers_make_no_ops(tmp_path: Path) -> None:
     schedule, conv = to_schedule(open_trace(folder))
     text = schedule_goal_text(schedule)
     assert "send" not in text and "recv" not in text
-    assert conv.compute_ns == [80]
+    # their 20 ns in the library are local work, replayed as compute: all 100 ns
+    assert conv.compute_ns == [100] and conv.mpi_ns == [0]
+    assert int(simulate(schedule, **PARAMS).runtime_ns[0]) == 100
+
+
+def test_proc_null_nonblocking_is_local_and_its_wait_a_no_op(tmp_path: Path) -> None:
+    folder = write_trace(tmp_path / "t", [
+        [send(10, 20, -2, 16, name="MPI_Isend", req=0xA), irecv(30, 45, -2, 16, req=0xB),
+         waitall(60, 70, [(0xA, 0, 0, 0), (0xB, -2, -1, 0)]), finalize(100)],
+    ])
+    schedule, conv = to_schedule(open_trace(folder))
+    text = schedule_goal_text(schedule)
+    assert "send" not in text and "recv" not in text
+    # Isend 10 ns and Irecv 15 ns are compute; only the Waitall (10 ns) was time in MPI
+    assert conv.compute_ns == [90] and conv.mpi_ns == [10]
 
 
 @pytest.mark.parametrize("algorithms, ops_per_rank", [("mpich", 4), ("allreduce=allreduce_ring", 12)])

@@ -444,6 +444,12 @@ class _RankConverter:
                 self.compute_until(c.t_entry_ns)
                 ops = [o for (req, src, tag, nb) in done if (o := self.complete(req, src, tag, nb)) is not None]
                 self.join(ops)
+            elif kind in ("send", "recv", "isend", "irecv") and c.peer == PROC_NULL:
+                # No communication, in MPI or in the model: the library's local work for it is
+                # replayed as compute (like MPI_Cart_shift), not lost from the simulated runtime.
+                if kind in ("isend", "irecv"):
+                    self.start_request(c, c.request)  # its completion, later, is a no-op
+                continue
             elif kind == "send":
                 self.compute_until(c.t_entry_ns)
                 s = self.send(self.comm(c.comm), c.peer, c.tag, c.bytes, self.cur)
