@@ -116,3 +116,27 @@ def test_os_noise_specs():
                 "periodic:frequency=10,duration=lognormal(median=1us,sigma=1)"):
         with pytest.raises(CloudnoiseError):
             parse_os_noise_spec(bad)
+
+
+@pytest.mark.parametrize("spec, seconds", [
+    # the built-in profiles' shape: 25 detours/s, a fifth of them long: 500 long ones need 100 s
+    ("random:rate=25,duration=mixture(0.8*lognormal(median=1us,sigma=0.5)+0.2*lognormal(median=100us,sigma=0.5))", 100),
+    # one class at 100/s: 500 detours fit in 5 s, the shortest trace is 10 s
+    ("random:rate=100,duration=lognormal(median=5us,sigma=0.5)", 10),
+    # the same detours every period: nothing rare to represent
+    ("periodic:frequency=10,duration=25us", 10),
+    # a rare class at 0.05/s would need 10^4 s: capped at 1000 s
+    ("random:rate=1,duration=mixture(0.95*constant(value=1us)+0.05*constant(value=1ms))", 1000),
+    # 5 rare detours/s among 50,000/s: 100 s would be 5 x 10^6 detours; 10^6 allow 20 s
+    ("random:rate=50000,duration=mixture(0.9999*constant(value=100ns)+0.0001*constant(value=1ms))", 20),
+])
+def test_generated_traces_are_long_enough_for_the_rarest_class(spec, seconds):
+    assert parse_os_noise_spec(spec).representative_length_ns() == pytest.approx(seconds * 1e9, rel=1e-6)
+
+
+def test_a_representative_trace_holds_about_500_rare_detours():
+    noise = parse_os_noise_spec(
+        "random:rate=25,duration=mixture(0.8*lognormal(median=1us,sigma=0.5)+0.2*lognormal(median=100us,sigma=0.5))")
+    trace = noise.trace(noise.representative_length_ns(), np.random.default_rng(3))
+    long = int(np.sum(trace.durations > 20_000))  # the short class never reaches 20 us (11 sigma)
+    assert 500 - 4 * 22 < long < 500 + 4 * 22  # Poisson(500): sd 22

@@ -34,10 +34,6 @@ if TYPE_CHECKING:  # the models import scipy; loaded only when noise is asked fo
 
 from cloudnoise.simulate.variants import VARIANTS  # noqa: E402  (one definition)
 
-# Length of a synthetic OS noise trace; the engine wraps around it.
-SYNTHETIC_TRACE_NS = 10 * 10**9
-
-
 @dataclass
 class NoiseSetup:
     """Noise sources of a simulation; any may be absent."""
@@ -120,7 +116,7 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
     source = profile.os_noise_source()
     if isinstance(source, SyntheticOSNoise):
         try:
-            setup.os_trace = source.trace(SYNTHETIC_TRACE_NS, np.random.default_rng([seed, 0x05]))
+            setup.os_trace = source.trace(source.representative_length_ns(), np.random.default_rng([seed, 0x05]))
         except CloudnoiseError as err:
             raise CloudnoiseError(f"{profile.where}: os_noise: {err}", err.exit_code) from None
         setup.os_source = f"{profile.name}: {source.spec()}"
@@ -155,7 +151,7 @@ def load_os_noise(text: str, seed: int) -> OSNoiseTrace:
             trace = read_trace(text)
         elif text.split(":", 1)[0] in ("periodic", "random"):
             synthetic: SyntheticOSNoise = parse_os_noise_spec(text)
-            trace = synthetic.trace(SYNTHETIC_TRACE_NS, np.random.default_rng([seed, 0x05]))
+            trace = synthetic.trace(synthetic.representative_length_ns(), np.random.default_rng([seed, 0x05]))
         else:
             raise CloudnoiseError(
                 f"{shown(text)} is neither a trace file nor a spec "
