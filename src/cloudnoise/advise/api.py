@@ -257,7 +257,8 @@ def run_advice(
     fewest = min((p.reps for p in points), default=0)
     if fewest < need:
         notes.append(f"p99 from {fewest} repetitions: its 95% confidence interval is open above (it needs {need}; --reps {DEFAULT_REPS})")
-    unpriced = [s for s, q in quotes.items() if q is None]
+    one_host = {s.name for s in request.systems if s.profile.one_host()}
+    unpriced = [f"{s} (one host, shared memory)" if s in one_host else s for s, q in quotes.items() if q is None]
     if unpriced:
         notes.append(f"no {request.prices.kind_label()} price for {', '.join(unpriced)}: shown without cost, never recommended")
     return Advice(request, points, rec, quotes, None if temporary else folder, outcome.reps_run, outcome.resumed_reps,

@@ -45,8 +45,18 @@ def shown(advice: Advice, which: str) -> list[AdvicePoint]:
     return advice.front if which == "front" else list(advice.points)
 
 
+def _one_host(advice: Advice) -> set[str]:
+    """Systems whose profile was measured on one host: shared memory, not a network."""
+    return {s.name for s in advice.request.systems if s.profile.one_host()}
+
+
+def _shown(system: str, one_host: set[str]) -> str:
+    return f"{system} (one host, shared memory)" if system in one_host else system
+
+
 def table(advice: Advice, which: str = "front") -> Table:
     r = advice.request
+    one_host = _one_host(advice)
     pick = advice.recommendation.point
     title = f"{'Pareto front' if which == 'front' else 'Every point'}: {r.workload.description}, {r.noise} noise"
     t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False,
@@ -65,7 +75,7 @@ def table(advice: Advice, which: str = "front") -> Table:
         if which != "front" and p.on_front:
             mark += " f"
         cost = p.cost_usd or {}
-        cells = [p.system + mark, str(p.nodes), _time(p.runtime_ns["p50"].value), _time(p.runtime_ns["p95"].value),
+        cells = [_shown(p.system, one_host) + mark, str(p.nodes), _time(p.runtime_ns["p50"].value), _time(p.runtime_ns["p95"].value),
                  _time(p.runtime_ns["p99"].value), _usd(cost.get("p50")), _usd(cost.get("p95")), _usd(cost.get("p99")),
                  _pct(p.noise_cost_percent)]
         if r.deadline_ns is not None:
@@ -83,9 +93,10 @@ def print_advice(advice: Advice, which: str = "front") -> None:
     rec = advice.recommendation
     con.print(f"[bold]Recommendation:[/bold] {rec.why}" if rec.point is not None else f"[bold]No recommendation:[/bold] {rec.why}")
     con.print(f"Prices ({advice.request.prices.label()}):")
+    one_host = _one_host(advice)
     for system, q in advice.quotes.items():
         if q is None:
-            con.print(f"  {system}: no price")
+            con.print(f"  {_shown(system, one_host)}: no price")
             continue
         date = q.date or "undated"
         con.print(f"  {system}: {q.usd_per_node_hour:.4g} USD/node-hour {q.pricing}, as of {date} ({q.source}); "

@@ -222,8 +222,16 @@ def sweep_costs(directory: Path, price: Pricing) -> dict[str, Any]:
                 b = min(priced, key=lambda r: (r["cost_usd"], r["system"]))
                 best.append({"nodes": n, "variant": v, "system": b["system"], "cost_usd": b["cost_usd"]})
     unpriced = sorted({r["system"] for r in rows if r["cost_usd"] is None})
+    # Profiles measured on one host (the demo's this-machine): shared memory, not a network.
+    one_host = sorted(name for name, p in (meta.get("profiles") or {}).items()
+                      if isinstance(p, dict) and p.get("one_host") is True)
     return {"sweep": str(directory), "experiment": meta["experiment"], "complete": meta.get("complete", False),
-            "pricing": price.label(), "rows": rows, "cheapest": best, "unpriced": unpriced}
+            "pricing": price.label(), "rows": rows, "cheapest": best, "unpriced": unpriced, "one_host": one_host}
+
+
+def _shown(system: str, data: dict[str, Any]) -> str:
+    """A system's name in a table: a one-host profile says so (its figures are not a network's)."""
+    return f"{system} (one host, shared memory)" if system in data.get("one_host", ()) else system
 
 
 SWEEP_COLUMNS = ("system", "nodes", "variant", "reps", "runtime_s", "price_per_node_hour", "cost_usd",
@@ -272,11 +280,12 @@ def _cost_sweep(directory: Path, price: Pricing, as_json: bool, as_csv: bool, sh
         t.add_column("cost of noise", justify="right", no_wrap=True)
     for row in summary:
         quiet, loud = row["cheapest_noiseless"], row["cheapest_noisy"]
-        cells = [str(row["nodes"]), quiet["system"] if quiet else "-", format_usd(quiet["cost_usd"]) if quiet else "-"]
+        cells = [str(row["nodes"]), _shown(quiet["system"], data) if quiet else "-",
+                 format_usd(quiet["cost_usd"]) if quiet else "-"]
         if noisy:
             low, high = row["noise_cost_percent_min"], row["noise_cost_percent_max"]
             span = "-" if low is None else (f"{low:+.1f}%" if abs(high - low) < 0.05 else f"{low:+.1f}% to {high:+.1f}%")
-            cells += [loud["system"] if loud else "-", format_usd(loud["cost_usd"]) if loud else "-", span]
+            cells += [_shown(loud["system"], data) if loud else "-", format_usd(loud["cost_usd"]) if loud else "-", span]
         t.add_row(*cells)
     con.print(t)
     if show_all:
@@ -286,12 +295,13 @@ def _cost_sweep(directory: Path, price: Pricing, as_json: bool, as_csv: bool, sh
         for col in ("nodes", "variant", "runtime", "cost $", "noise +"):
             full.add_column(col, justify="right", no_wrap=True)
         for r in data["rows"]:
-            full.add_row(r["system"], str(r["nodes"]), r["variant"], format_duration_s(r["runtime_s"]),
+            full.add_row(_shown(r["system"], data), str(r["nodes"]), r["variant"], format_duration_s(r["runtime_s"]),
                          format_usd(r["cost_usd"]), "-" if r["variant"] == "none" else _pct(r["noise_increase"]))
         con.print(full)
     else:
         con.print(f"{len(data['rows'])} rows in all: --all prints them, --csv writes them for pandas or a spreadsheet")
     if data["unpriced"]:
-        con.print(f"no {price.kind} price published for: {', '.join(data['unpriced'])} (use --pricing PRICE)")
+        con.print(f"no {price.kind} price published for: {', '.join(_shown(u, data) for u in data['unpriced'])} "
+                  "(use --pricing PRICE)")
     if not data["complete"]:
         con.print("the sweep is not complete: these are the repetitions saved so far")
