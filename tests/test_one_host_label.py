@@ -24,7 +24,7 @@ def test_a_sweep_on_a_one_host_profile_is_labelled_in_the_report(tmp_path, run_c
     shown = [line for line in proc.stdout.splitlines() if "here" in line]
     assert len(shown) >= 2 and all("here (one host, shared memory)" in line or "measured on one host" in line
                                    for line in shown), shown
-    assert "--hosts a,b" in proc.stdout
+    assert "--hosts NODE1,NODE2" in proc.stdout
     stored = json.loads((sweep / "sweep.json").read_text())["profiles"]
     assert stored["here"].get("one_host") is True and "one_host" not in stored["daint"]
     proc = run_cli("report", "--sweep", sweep, "--profile", "daint", "-o", tmp_path / "r", "--json")

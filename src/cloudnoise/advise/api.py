@@ -36,6 +36,7 @@ from cloudnoise.advise.workload import Workload
 from cloudnoise.cost.model import Pricing
 from cloudnoise.cost.price_book import PriceBook, Quote
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
+from cloudnoise.measure.placement import one_host_name
 from cloudnoise.sweep.runner import System
 from cloudnoise.sweep.sweeper import SweepRequest
 
@@ -258,7 +259,7 @@ def run_advice(
     if fewest < need:
         notes.append(f"p99 from {fewest} repetitions: its 95% confidence interval is open above (it needs {need}; --reps {DEFAULT_REPS})")
     one_host = {s.name for s in request.systems if s.profile.one_host()}
-    unpriced = [f"{s} (one host, shared memory)" if s in one_host else s for s, q in quotes.items() if q is None]
+    unpriced = [one_host_name(s) if s in one_host else s for s, q in quotes.items() if q is None]
     if unpriced:
         notes.append(f"no {request.prices.kind_label()} price for {', '.join(unpriced)}: shown without cost, never recommended")
     return Advice(request, points, rec, quotes, None if temporary else folder, outcome.reps_run, outcome.resumed_reps,

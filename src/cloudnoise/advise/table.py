@@ -12,6 +12,7 @@ from cloudnoise.advise.points import AdvicePoint
 from cloudnoise.console import stdout_console, write_csv
 from cloudnoise.cost.billing import Billing
 from cloudnoise.cost.money import format_usd
+from cloudnoise.measure.placement import one_host_name
 from cloudnoise.units import format_time_ps
 
 
@@ -51,7 +52,7 @@ def _one_host(advice: Advice) -> set[str]:
 
 
 def _shown(system: str, one_host: set[str]) -> str:
-    return f"{system} (one host, shared memory)" if system in one_host else system
+    return one_host_name(system) if system in one_host else system
 
 
 def table(advice: Advice, which: str = "front") -> Table:

@@ -18,6 +18,7 @@ from cloudnoise.cost.money import format_usd
 from cloudnoise.comma_lists import parse_counts, parse_items
 from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.measure.placement import one_host_name, one_host_systems
 from cloudnoise.options import accepts_aliases, csv_option, json_option, one_of_json_csv, profile_option
 from cloudnoise.profiles.registry import resolve_profile
 from cloudnoise.units import format_time_ps, parse_time_ps
@@ -223,15 +224,14 @@ def sweep_costs(directory: Path, price: Pricing) -> dict[str, Any]:
                 best.append({"nodes": n, "variant": v, "system": b["system"], "cost_usd": b["cost_usd"]})
     unpriced = sorted({r["system"] for r in rows if r["cost_usd"] is None})
     # Profiles measured on one host (the demo's this-machine): shared memory, not a network.
-    one_host = sorted(name for name, p in (meta.get("profiles") or {}).items()
-                      if isinstance(p, dict) and p.get("one_host") is True)
+    one_host = sorted(one_host_systems(meta))
     return {"sweep": str(directory), "experiment": meta["experiment"], "complete": meta.get("complete", False),
             "pricing": price.label(), "rows": rows, "cheapest": best, "unpriced": unpriced, "one_host": one_host}
 
 
 def _shown(system: str, data: dict[str, Any]) -> str:
     """A system's name in a table: a one-host profile says so (its figures are not a network's)."""
-    return f"{system} (one host, shared memory)" if system in data.get("one_host", ()) else system
+    return one_host_name(system) if system in data.get("one_host", ()) else system
 
 
 SWEEP_COLUMNS = ("system", "nodes", "variant", "reps", "runtime_s", "price_per_node_hour", "cost_usd",

@@ -19,6 +19,17 @@ TWO_NODES_HINT = (
 )
 
 
+def one_host_name(name: str) -> str:
+    """A one-host system's name wherever its results are shown (tables, figures, observations)."""
+    return f"{name} (one host, shared memory)"
+
+
+def one_host_systems(sweep_meta: Mapping[str, Any]) -> set[str]:
+    """The systems of a sweep (its sweep.json) whose profile was measured on one host."""
+    profiles = sweep_meta.get("profiles") or {}
+    return {name for name, p in profiles.items() if isinstance(p, Mapping) and p.get("one_host") is True}
+
+
 def single_host(meta: Mapping[str, Any]) -> bool:
     """True when the ranks reported exactly one host between them (no hosts recorded: not known)."""
     hosts = {h for h in (meta.get("hosts") or []) if h}

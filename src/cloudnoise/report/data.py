@@ -76,12 +76,12 @@ class CampaignData:
 
 def campaign_name(meta: dict[str, Any], root: Path) -> str:
     """A campaign's display name: its `system` label, else its directory name."""
-    from cloudnoise.measure.placement import single_host
+    from cloudnoise.measure.placement import one_host_name, single_host
 
     labels = meta.get("labels") or {}
     name = labels.get("system") or root.resolve().name
     if single_host(meta):  # said wherever its figures appear: it is not a network
-        return f"{name} (one host, shared memory)"
+        return one_host_name(str(name))
     distance = labels.get("distance")
     return f"{name} ({distance})" if distance and distance != "unknown" else str(name)
 
@@ -172,9 +172,9 @@ def load_sweep(root: Path) -> SweepData:
 def _shown_systems(meta: dict[str, Any]) -> dict[str, str]:
     """Systems whose profile was measured on one host, with the name every figure and
     observation of the report gives them: `NAME (one host, shared memory)`."""
-    profiles = meta.get("profiles") or {}
-    return {name: f"{name} (one host, shared memory)" for name, p in profiles.items()
-            if isinstance(p, dict) and p.get("one_host") is True}
+    from cloudnoise.measure.placement import one_host_name, one_host_systems
+
+    return {name: one_host_name(name) for name in one_host_systems(meta)}
 
 
 def _renamed(by: dict[tuple[str, int, str], np.ndarray], shown: dict[str, str]) -> dict[tuple[str, int, str], np.ndarray]:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from cloudnoise.simulate.statistics import summarize
+from cloudnoise.measure.placement import TWO_NODES_HINT, one_host_name, one_host_systems
 from cloudnoise.sweep.store import SweepStore, by_config, load_results
 
 
@@ -60,20 +61,18 @@ def print_summary(rows: list[dict[str, Any]], outcome: Any, out: str | Path) -> 
     for col, justify in (("system", "left"), ("nodes", "right"), ("variant", "left"), ("reps", "right"),
                          ("median", "right"), ("mean", "right"), ("max", "right"), ("vs none", "right")):
         t.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    profiles = outcome.meta.get("profiles") or {}
-    one_host = sorted(name for name, p in profiles.items() if isinstance(p, dict) and p.get("one_host") is True)
+    one_host = one_host_systems(outcome.meta)
     for r in rows:
         inc = r["median_increase"]
         t.add_row(
-            f"{r['system']} (one host, shared memory)" if r["system"] in one_host else r["system"], str(r["nodes"]), r["variant"], str(r["n"]),
+            one_host_name(r["system"]) if r["system"] in one_host else r["system"], str(r["nodes"]), r["variant"], str(r["n"]),
             format_time_ps(r["median_ns"] * 1000), format_time_ps(r["mean_ns"] * 1000), format_time_ps(r["max_ns"] * 1000),
             "-" if inc is None or r["variant"] == "none" else f"{100 * inc:+.1f}%",
         )
     con = stdout_console()
     con.print(t)
     if one_host:
-        con.print(f"{', '.join(one_host)}: measured on one host (shared memory, not a network); for a network's "
-                  "figures measure between two nodes (`cloudnoise measure ... --hosts a,b`, docs/measure.md)")
+        con.print(f"{', '.join(sorted(one_host))}: measured on one host (shared memory, not a network); {TWO_NODES_HINT}")
     store = SweepStore(out)
     resumed = f", {outcome.resumed_reps} were saved already" if outcome.resumed_reps else ""
     con.print(
