@@ -294,13 +294,33 @@ NB_MODULE(_engine, m) {
           "as the engine draws it.")
       .def("__len__", &QuantileTable::size);
 
+  nb::class_<BandwidthEpisodes>(m, "BandwidthEpisodes")
+      .def(
+          "__init__",
+          [](BandwidthEpisodes* e, nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> starts,
+             nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> ends,
+             nb::ndarray<const double, nb::ndim<1>, nb::c_contig> fractions, int64_t period_ps) {
+            new (e) BandwidthEpisodes(to_vector(starts), to_vector(ends), to_dvector(fractions), period_ps);
+          },
+          nb::arg("starts_ps"), nb::arg("ends_ps"), nb::arg("fractions"), nb::arg("period_ps"))
+      .def(
+          "fraction_at",
+          [](const BandwidthEpisodes& e, int64_t at) {
+            if (at < 0) throw std::invalid_argument("a position in the episodes must be >= 0");
+            return e.fraction_at(at);
+          },
+          nb::arg("at_ps"), "The bandwidth fraction at a position (wrapped by the period): 1 outside an episode.")
+      .def_prop_ro("period_ps", &BandwidthEpisodes::period_ps)
+      .def("__len__", &BandwidthEpisodes::size);
+
   nb::class_<NoiseModel>(m, "NoiseModel")
       .def(nb::init<>())
       .def_rw("os", &NoiseModel::os)
       .def_rw("os_cosched", &NoiseModel::os_cosched)
       .def_rw("os_phase_ps", &NoiseModel::os_phase_ps)
       .def_rw("latency_excess_ps", &NoiseModel::latency_excess_ps)
-      .def_rw("bandwidth_fraction", &NoiseModel::bandwidth_fraction);
+      .def_rw("bandwidth_fraction", &NoiseModel::bandwidth_fraction)
+      .def_rw("bandwidth_episodes", &NoiseModel::bandwidth_episodes);
 
   m.def(
       "replay_event_queue",

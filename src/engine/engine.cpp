@@ -239,6 +239,18 @@ int64_t Engine::message_G_fs(uint32_t send_op, int64_t G_fs) const {
   return round_to_int(static_cast<double>(G_fs) / f);
 }
 
+// Under persistent drops, a message's G at time `t`: the slower of its own
+// draw (G) and its sender's episode at t. The sender looks it up when it
+// sends (its NIC's gap) and the receiver when the bytes arrive (LogGOPS
+// charges G there): the episode is a state of the sender in time, so a
+// message that meets a drop's start or end between the two is charged at
+// each end as the drop stood then. Neither needs the other's time, so
+// nothing more travels with the message and both processing orders agree.
+int64_t Engine::episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t G) const {
+  const double f = episodes_->fraction_at(time_add(t, episode_offset_[sender]));
+  return f >= 1.0 ? G : std::max(G, round_to_int(static_cast<double>(G_base) / f));
+}
+
 // Orders a host's newly executable ops as they are queued. LogGOPSim sorts
 // them by kind with std::sort (not stable) before stamping them; sorting the
 // same sequence with the same comparator yields the same order, so ties
@@ -349,6 +361,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   os_ = noise.os.get();
   latency_ = noise.latency_excess_ps.get();
   bandwidth_ = noise.bandwidth_fraction.get();
+  episodes_ = noise.bandwidth_episodes.get();
   seed_ = seed;
   rep_ = repetition;
   latency_rng_ = CounterRng(seed, repetition, RngStream::Latency);
@@ -368,6 +381,14 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   reordered_ = false;
   stamp_ = 0;
   messages_ = 0;
+  if (episodes_) {
+    // As the OS-noise trace: each host reads the episodes from its own offset.
+    const CounterRng rng(seed, repetition, RngStream::EpisodeOffsets);
+    const double period = static_cast<double>(episodes_->period_ps());
+    episode_offset_.resize(ranks_);
+    for (uint32_t r = 0; r < ranks_; ++r)
+      episode_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(r) * period), episodes_->period_ps() - 1);
+  }
   if (noise.os) {
     // Each rank starts reading the trace at a uniformly drawn offset; with
     // co-scheduling all ranks share the first draw.
@@ -417,7 +438,7 @@ void Engine::process_initial() {
 uint32_t Engine::window_shift() const {
   // Without noise every host runs in lockstep: ties everywhere, with
   // chains of pushers as long as the run (see stamp_order.hpp).
-  if (!windows_allowed_ || processing_ != Processing::Auto || !(os_ || latency_ || bandwidth_))
+  if (!windows_allowed_ || processing_ != Processing::Auto || !(os_ || latency_ || bandwidth_ || episodes_))
     return 0;
   // Each window keeps its pushers' times as 32-bit offsets.
   const int64_t least_excess = latency_ ? round_to_int(latency_->min()) : 0;
@@ -525,7 +546,9 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
       const int64_t avail = std::max(o_free, gs_free);
       if (avail <= t) {
         if (op.start_count) release_started(op_index, h);
-        const int64_t G = bandwidth_ ? message_G_fs(op_index, p_.G_for(op.amount)) : p_.G_for(op.amount);
+        const int64_t G_base = p_.G_for(op.amount);
+        const int64_t G_drawn = bandwidth_ ? message_G_fs(op_index, G_base) : G_base;
+        const int64_t G = episodes_ ? episode_G_fs(h, t, G_base, G_drawn) : G_drawn;
         int64_t latency = p_.L_for(op.amount);
         // Keyed by the send op, like the bandwidth: a draw must not depend
         // on the order in which sends are processed.
@@ -536,9 +559,9 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
         ++messages_;
         // The message's first byte reaches the receiver after o + L; G is
         // charged at the receiver.
-        const bool carry = bandwidth_ && G > 0 && G <= int64_t{0xFFFFFFFF};
+        const bool carry = bandwidth_ && G_drawn > 0 && G_drawn <= int64_t{0xFFFFFFFF};
         push_event(time_add(t, p_.o_ps, latency), stamp_++, op_index, Event::pack(h, kEvMsg),
-                   sched_.peer_of(h, op), carry ? static_cast<uint32_t>(G) : 0);
+                   sched_.peer_of(h, op), carry ? static_cast<uint32_t>(G_drawn) : 0);
         if (op.amount <= p_.S) release_done(op_index, h);  // eager: the send is complete
       } else {
         push_event(avail, ts, op_index, host_kind, h, 0);
@@ -567,9 +590,10 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
       int64_t& gr_free = next_gr(r, op.nic);
       const int64_t avail = std::max(o_free, gr_free);
       if (avail <= t) {
-        const int64_t G = carried_G   ? carried_G
-                          : bandwidth_ ? message_G_fs(op_index, p_.G_for(op.amount))
-                                       : p_.G_for(op.amount);
+        const int64_t G_drawn = carried_G   ? carried_G
+                                : bandwidth_ ? message_G_fs(op_index, p_.G_for(op.amount))
+                                             : p_.G_for(op.amount);
+        const int64_t G = episodes_ ? episode_G_fs(h, t, p_.G_for(op.amount), G_drawn) : G_drawn;
         const int64_t g_bytes = bytes_time(op.amount, G);
         const int64_t o_r = p_.o_recv();
         const int64_t noise_ps = os_noise(r, t, o_r);

@@ -16,6 +16,7 @@
 #include "event_queue.hpp"
 #include "loggops_params.hpp"
 #include "match_queue.hpp"
+#include "noise/bandwidth_episodes.hpp"
 #include "noise/counter_rng.hpp"
 #include "noise/os_noise_trace.hpp"
 #include "noise/quantile_table.hpp"
@@ -39,8 +40,11 @@ struct NoiseModel {
   std::shared_ptr<const QuantileTable> latency_excess_ps;
   // Per-message bandwidth as a fraction of peak in (0, 1]; G is divided by it.
   std::shared_ptr<const QuantileTable> bandwidth_fraction;
+  // Drops that persist in time, per sending host; a message's fraction is
+  // the lower of its draw and its sender's episode at the send.
+  std::shared_ptr<const BandwidthEpisodes> bandwidth_episodes;
 
-  bool any() const { return os || latency_excess_ps || bandwidth_fraction; }
+  bool any() const { return os || latency_excess_ps || bandwidth_fraction || bandwidth_episodes; }
 };
 
 struct RunResult {
@@ -149,6 +153,7 @@ class Engine {
   int64_t os_noise_lookup(uint32_t host, int64_t at, int64_t len);
   int64_t bytes_time(uint64_t bytes, int64_t per_byte_fs) const;
   int64_t message_G_fs(uint32_t send_op, int64_t G_fs) const;
+  int64_t episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t G) const;
   [[noreturn]] void report_deadlock() const;
   std::string describe(uint32_t op) const;
   // A posted receive's {source, tag, local index}, from its rank's template.
@@ -222,6 +227,8 @@ class Engine {
   const OsNoiseTrace* os_ = nullptr;
   const QuantileTable* latency_ = nullptr;
   const QuantileTable* bandwidth_ = nullptr;
+  const BandwidthEpisodes* episodes_ = nullptr;
+  std::vector<int64_t> episode_offset_;  // per host, this repetition's (with episodes_)
   uint64_t seed_ = 0, rep_ = 0;
   const std::atomic<bool>* stop_ = nullptr;
   uint32_t stop_countdown_ = kStopPoll;

@@ -638,7 +638,7 @@ def _parse_distribution(
         return _build(kind, rest, text, base, confine, use)
     components: list[Distribution] = []
     weights: list[float] = []
-    for part in _split_top_level(rest, "+", text):
+    for part in split_top_level(rest, "+", text):
         match = _COMPONENT.match(part)
         if not match:
             raise CloudnoiseError(f"in {text!r}: mixture component {part.strip()!r} is not WEIGHT*KIND(PARAMS)")
@@ -650,8 +650,9 @@ def _parse_distribution(
     return Mixture(tuple(weights), tuple(components))
 
 
-def _split_top_level(text: str, sep: str, spec: str) -> list[str]:
-    """Split on `sep` outside parentheses (a '+' inside 1e+3 stays put: it follows 'e')."""
+def split_top_level(text: str, sep: str, spec: str, part: str = "mixture component") -> list[str]:
+    """Split on `sep` outside parentheses (a '+' inside 1e+3 stays put: it follows 'e');
+    also for the NAME=VALUE lists of OS-noise and episode specs (`part` names an item)."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch == "(":
@@ -667,7 +668,7 @@ def _split_top_level(text: str, sep: str, spec: str) -> list[str]:
         raise CloudnoiseError(f"in {spec!r}: unbalanced parentheses")
     parts.append(text[start:])
     if any(not p.strip() for p in parts):
-        raise CloudnoiseError(f"in {spec!r}: empty mixture component")
+        raise CloudnoiseError(f"in {spec!r}: empty {part}")
     return parts
 
 

@@ -39,7 +39,7 @@ import numpy as np
 from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError, shown
 from cloudnoise.input_files import check_file, decode_text
-from cloudnoise.model.distributions import OS_DETOUR, Distribution, Mixture, parse_distribution
+from cloudnoise.model.distributions import OS_DETOUR, Distribution, Mixture, parse_distribution, split_top_level
 from cloudnoise.output_files import write_text
 from cloudnoise.units import parse_time_ps
 
@@ -286,15 +286,7 @@ def parse_os_noise_spec(spec: str) -> SyntheticOSNoise:
         )
     kind, rest = match.group(1), match.group(2)
     params: dict[str, str] = {}
-    depth, start, items = 0, 0, []
-    for i, ch in enumerate(rest):
-        depth += ch == "("
-        depth -= ch == ")"
-        if ch == "," and depth == 0:
-            items.append(rest[start:i])
-            start = i + 1
-    items.append(rest[start:])
-    for item in items:
+    for item in split_top_level(rest, ",", spec, "NAME=VALUE item"):
         name, eq, value = item.partition("=")
         if not eq:
             raise CloudnoiseError(f"in {spec!r}: expected NAME=VALUE, got {item.strip()!r}")

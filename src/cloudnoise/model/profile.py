@@ -44,6 +44,7 @@ from cloudnoise.model.distributions import (
     parse_distribution,
 )
 from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_noise_spec, read_trace
+from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes, parse_bandwidth_episodes
 from cloudnoise.output_files import write_text
 
 FORMAT = "cloudnoise-profile/1"
@@ -102,7 +103,7 @@ def _schema() -> dict[str, Any]:
         "additionalProperties": False,
     }
     noise = part(
-        [], spec=opt_text, samples=opt_text, column=opt_text, note=opt_text,
+        [], spec=opt_text, samples=opt_text, column=opt_text, note=opt_text, episodes=opt_text,
         quantiles={
             "type": ["object", "null"],
             "required": ["p", "v"],
@@ -427,6 +428,9 @@ class NoiseModel:
     column: str | None = None  # for Parquet/CSV samples
     quantiles: dict[str, list[float]] | None = None  # {"p": [...], "v": [...]}
     note: str | None = None
+    # Bandwidth only: drops that persist in time, besides the per-message
+    # draws (model/bandwidth_episodes.py; `rate=..,duration=..,fraction=..`).
+    episodes: str | None = None
 
     def __post_init__(self) -> None:
         given = [k for k in ("spec", "samples", "quantiles") if getattr(self, k) is not None]
@@ -434,6 +438,11 @@ class NoiseModel:
             raise CloudnoiseError(
                 f"a noise model needs exactly one of spec, samples, quantiles; got {', '.join(given) or 'none'}"
             )
+        if self.episodes is not None:
+            try:
+                parse_bandwidth_episodes(self.episodes)
+            except CloudnoiseError as err:
+                raise CloudnoiseError(f"episodes: {err}", err.exit_code) from None
 
     def distribution(self, base_dir: Path | None = None) -> Distribution:
         if self.spec is not None:
@@ -502,6 +511,16 @@ class SystemProfile:
     # built-ins, None where the profile does not say (a campaign of unknown
     # node distance). Not saved: `at` sets it.
     placement: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        for where, lat in (("latency_noise", self.latency_noise),
+                           ("different_racks.latency_noise",
+                            self.different_racks.latency_noise if self.different_racks else None)):
+            if lat is not None and lat.episodes is not None:
+                raise CloudnoiseError(
+                    f"{self.origin or 'profile ' + self.name}: {where}: episodes are bandwidth drops; "
+                    "move them to bandwidth_noise"
+                )
 
     def one_host(self) -> bool:
         """Built from a campaign whose ranks shared one host: its figures are shared memory,
@@ -581,6 +600,20 @@ class SystemProfile:
         with _naming(f"{self.where}: bandwidth_noise"):
             dist = self.bandwidth_noise.distribution(self.base_dir)
         return check_bandwidth_noise(dist, f"{self.where}: bandwidth_noise")
+
+    def bandwidth_episodes(self) -> BandwidthEpisodes | None:
+        """Bandwidth drops that persist in time, or None (per-message draws only)."""
+        if self.bandwidth_noise is None or self.bandwidth_noise.episodes is None:
+            return None
+        with _naming(f"{self.where}: bandwidth_noise.episodes"):
+            return parse_bandwidth_episodes(self.bandwidth_noise.episodes)
+
+    def bandwidth_sample_distribution(self) -> Distribution | None:
+        """The bandwidth fraction a measurement's samples show (Table II's mean,
+        Fig. 11's bottom 0.1%): the per-message draws, and the episodes' drops
+        by their share of samples. None for no bandwidth noise."""
+        draws, episodes = self.bandwidth_distribution(), self.bandwidth_episodes()
+        return draws if episodes is None else episodes.marginal(draws)
 
     def os_noise_source(self) -> OSNoiseTrace | SyntheticOSNoise | None:
         """The OS noise trace, or a synthetic generator, or None."""
@@ -681,6 +714,8 @@ def _build(cls, data: Any, where: str):
         return cls(**kwargs)
     except TypeError as err:
         raise CloudnoiseError(f"{where}: {err}") from None
+    except CloudnoiseError as err:
+        raise CloudnoiseError(f"{where}: {err}", err.exit_code) from None
 
 
 def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Path | None = None) -> SystemProfile:

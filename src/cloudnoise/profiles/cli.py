@@ -202,6 +202,10 @@ def _noise_table(con: Console, p, title: str, os_noise: bool = True) -> None:
     if p.bandwidth_noise is not None and bw is not None:
         t.add_row("bandwidth (fraction)", _model_text(p.bandwidth_noise), f"{bw.mean():.5g}",
                   p.bandwidth_noise.provenance.kind)
+        episodes = p.bandwidth_episodes()
+        if episodes is not None:
+            t.add_row("bandwidth drops in time", p.bandwidth_noise.episodes,
+                      f"{100 * episodes.time_share():.3g}% of the time", p.bandwidth_noise.provenance.kind)
     if os_noise and p.os_noise is not None:
         t.add_row("OS", p.os_noise.synthetic or f"trace {p.os_noise.trace}", "", p.os_noise.provenance.kind)
     con.print(t)

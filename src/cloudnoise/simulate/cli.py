@@ -285,7 +285,7 @@ def print_summary(
     )
     console.print("LogGOPS: " + ", ".join(f"{k}={v}" for k, v in p.items()) + " (ns, ns/byte, bytes)")
     for key, value in noise.describe().items():
-        if value and key in ("os_noise", "latency_noise", "bandwidth_noise"):
+        if value and key in ("os_noise", "latency_noise", "bandwidth_noise", "bandwidth_episodes"):
             console.print(f"{key.replace('_', ' ')}: {value}" + (" (co-scheduled)" if key == "os_noise" and noise.os_cosched else ""))
     console.print(_what_ran(results, noise, primary, profile))
     if first.reps == 1 and len(results) == 1:

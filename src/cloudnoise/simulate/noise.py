@@ -28,6 +28,7 @@ from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError, shown
 
 if TYPE_CHECKING:  # the models import scipy; loaded only when noise is asked for
+    from cloudnoise.model.bandwidth_episodes import EpisodeTable
     from cloudnoise.model.distributions import Distribution
     from cloudnoise.model.os_noise import OSNoiseTrace
     from cloudnoise.model.profile import SystemProfile
@@ -43,9 +44,12 @@ class NoiseSetup:
     os_phase_ns: int | None = None  # fixed trace offset for every rank, instead of drawn ones
     latency: Distribution | None = None  # excess over L per message, ns
     bandwidth: Distribution | None = None  # fraction of peak bandwidth, (0, 1]
+    # drops that persist in time, per sending node (model/bandwidth_episodes.py)
+    bandwidth_episodes: EpisodeTable | None = None
     os_source: str = ""
     latency_source: str = ""
     bandwidth_source: str = ""
+    episodes_source: str = ""
 
     @property
     def has_os(self) -> bool:
@@ -53,7 +57,7 @@ class NoiseSetup:
 
     @property
     def has_network(self) -> bool:
-        return self.latency is not None or self.bandwidth is not None
+        return self.latency is not None or self.bandwidth is not None or self.bandwidth_episodes is not None
 
     def default_variants(self) -> list[str]:
         """What to run when the user names no variant: everything given."""
@@ -95,6 +99,8 @@ class NoiseSetup:
                 model.bandwidth_fraction = _engine.QuantileTable(
                     np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(v, dtype=np.float64)
                 )
+            if self.bandwidth_episodes is not None:
+                model.bandwidth_episodes = _engine_episodes(self.bandwidth_episodes)
         return model
 
     def describe(self) -> dict[str, str | bool | None]:
@@ -104,6 +110,7 @@ class NoiseSetup:
             "os_noise_phase_ns": self.os_phase_ns,
             "latency_noise": self.latency_source or None,
             "bandwidth_noise": self.bandwidth_source or None,
+            "bandwidth_episodes": self.episodes_source or None,
         }
 
 
@@ -129,7 +136,26 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
     setup.bandwidth = profile.bandwidth_distribution()
     if setup.bandwidth is not None:
         setup.bandwidth_source = f"{profile.name}: {setup.bandwidth.spec()}"
+    episodes = profile.bandwidth_episodes()
+    if episodes is not None:
+        try:
+            setup.bandwidth_episodes = episodes.table(np.random.default_rng([seed, 0x0E]))
+        except CloudnoiseError as err:
+            raise CloudnoiseError(f"{profile.where}: bandwidth_noise.episodes: {err}", err.exit_code) from None
+        setup.episodes_source = f"{profile.name}: {episodes.spec()}"
     return setup
+
+
+def _engine_episodes(table: EpisodeTable) -> _engine.BandwidthEpisodes:
+    try:
+        return _engine.BandwidthEpisodes(
+            np.ascontiguousarray(table.starts_ns * 1000, dtype=np.int64),
+            np.ascontiguousarray(table.ends_ns * 1000, dtype=np.int64),
+            np.ascontiguousarray(table.fractions, dtype=np.float64),
+            int(table.period_ns) * 1000,
+        )
+    except ValueError as err:
+        raise CloudnoiseError(f"bandwidth episodes unusable: {err}") from None
 
 
 def _engine_trace(trace: OSNoiseTrace) -> _engine.OsNoiseTrace:

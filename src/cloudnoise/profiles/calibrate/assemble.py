@@ -175,9 +175,12 @@ def build_profile(name: str, params: SystemParams) -> SystemProfile:
             f"{ratio:.5g})"
             + (f" + drops: weight {bw.drop_weight:.4g} at {bw.drop_low:g}-{bw.drop_high:g} of the peak"
                if bw.drop_weight else " (no drops)")
+            + (f", persisting in episodes of each node lasting up to {bw.episode_max_s:g} s (share of samples)"
+               if bw.drop_weight and bw.episode_max_s else "")
             + f". {why}" + (f". Fitted: {fitted} ({see})" if fitted else "")
         )
         return NoiseModel(Provenance(_kind(params, "bandwidth"), text), spec=fam.bandwidth_spec(bw, ratio),
+                          episodes=fam.bandwidth_episodes_spec(bw, ratio),
                           note="fraction of the max bandwidth per message; G is scaled by 1 / fraction")
 
     drops_why = prior.drops.why if prior.drops else "Sec. IV-C: Daint and DEEP-EST are almost unaffected by bandwidth noise"

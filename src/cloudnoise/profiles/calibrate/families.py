@@ -26,6 +26,12 @@ physical reading:
   bandwidth (`solve_body_low`). A 4-node ring's 24 messages (6 steps of 4)
   feel the drops once 24 w_d is of order 1, so Table II's mean deficit
   1 - mean/max bounds what bandwidth noise can do to it.
+  Where the paper says the drops persist (Oracle, Sec. IV-C: "clustered in
+  time ... up to 0.6 seconds"), the same share of samples w_d sits in
+  episodes of each node (model/bandwidth_episodes.py) instead of in
+  independent draws: durations uniform on (0, e] with e the longest the
+  prose names, the rate solved so that w_d of a back-to-back measurement's
+  samples fall inside them (`bandwidth_episodes_spec`).
 * OS noise (Sec. IV-A, Fig. 8): Poisson detours of two kinds,
       rate r_s of short detours, lognormal(median d_s, sigma 0.5)  (Fig. 8's
       frequency and intensity classes), plus
@@ -145,9 +151,13 @@ class BandwidthParams:
     drop_weight: float = 0.0
     drop_low: float = 0.0
     drop_high: float = 0.0
+    # > 0: the drops persist in time, in episodes lasting up to this many
+    # seconds (0: independent per-message draws)
+    episode_max_s: float = 0.0
 
     def rounded(self) -> BandwidthParams:
-        return BandwidthParams(*(round_sig(float(v), DIGITS) for v in (self.drop_weight, self.drop_low, self.drop_high)))
+        return BandwidthParams(*(round_sig(float(v), DIGITS) for v in (
+            self.drop_weight, self.drop_low, self.drop_high, self.episode_max_s)))
 
 
 def solve_body_low(p: BandwidthParams, mean_fraction: float) -> float:
@@ -163,14 +173,31 @@ def solve_body_low(p: BandwidthParams, mean_fraction: float) -> float:
 
 
 def bandwidth_spec(p: BandwidthParams, mean_fraction: float) -> str:
+    """The per-message draws: the body, and the drops unless they persist in episodes."""
     p = p.rounded()
     low = solve_body_low(p, mean_fraction)
-    if p.drop_weight <= 0:
+    if p.drop_weight <= 0 or p.episode_max_s > 0:
         return f"uniform:low={fmt(low)},high=1"
     return (
         f"mixture:{complement(p.drop_weight)}*uniform(low={fmt(low)},high=1)"
         f"+{fmt(p.drop_weight)}*uniform(low={fmt(p.drop_low)},high={fmt(p.drop_high)})"
     )
+
+
+def bandwidth_episodes_spec(p: BandwidthParams, mean_fraction: float) -> str | None:
+    """The drops as episodes in time (None when they are per-message draws): the
+    rate at which the drops' share of samples falls inside them."""
+    from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes
+    from cloudnoise.model.distributions import Uniform
+
+    p = p.rounded()
+    if p.drop_weight <= 0 or p.episode_max_s <= 0:
+        return None
+    body_mean = 0.5 * (1.0 + float(fmt(solve_body_low(p, mean_fraction))))
+    duration = Uniform(0.0, p.episode_max_s * 1e9)
+    rate = BandwidthEpisodes.rate_for_share(p.drop_weight, duration, Uniform(p.drop_low, p.drop_high), body_mean)
+    return (f"rate={fmt(rate)},duration=uniform(low=0,high={fmt(p.episode_max_s * 1e3)}ms),"
+            f"fraction=uniform(low={fmt(p.drop_low)},high={fmt(p.drop_high)})")
 
 
 def max_ring_slowdown_bound(mean_fraction: float, slowdown: float = 1.5, ranks: int = 4) -> float:

@@ -3,7 +3,8 @@
 Latencies are one-way times of a 1-byte message, 2o + L + excess (LogGP's
 T(1 B) with a negligible G), in µs or relative to the minimum, as Fig. 9-10
 normalise them; bandwidths are fractions of the maximum, as Fig. 11-12
-normalise them; OS noise is the detour rate (Fig. 8's frequency), the share
+normalise them (drops persisting in episodes counted by their share of
+samples: model/bandwidth_episodes.py); OS noise is the detour rate (Fig. 8's frequency), the share
 of time lost, and quantiles of the detour durations (Fig. 8's intensity).
 "Samples of an hour" (the top of Fig. 9's 1-hour ping-pong) are read at the
 quantile 1 - 1e-6 (about a million ping-pongs an hour, as the Oracle spike's
@@ -40,7 +41,7 @@ def max_bandwidth_gbit_s(p: SystemProfile) -> float:
 
 
 def mean_bandwidth_gbit_s(p: SystemProfile) -> float:
-    bw = p.bandwidth_distribution()
+    bw = p.bandwidth_sample_distribution()
     return max_bandwidth_gbit_s(p) * (1.0 if bw is None else bw.mean())
 
 
@@ -53,7 +54,7 @@ def latency_ratio(p: SystemProfile, q: float) -> float:
 
 def bandwidth_quantile(p: SystemProfile, q: float) -> float:
     """The bandwidth fraction at quantile q (Fig. 11's y axis, bottom 0.1%: q = 1e-3)."""
-    bw = p.bandwidth_distribution()
+    bw = p.bandwidth_sample_distribution()
     return 1.0 if bw is None else float(bw.quantile(np.array([q]))[0])
 
 
@@ -95,9 +96,15 @@ def median_ratio_above(p: SystemProfile, threshold_ns: float) -> float:
     return latency_ratio(p, 1.0 - 0.5 * tail)
 
 
+def longest_drop_s(p: SystemProfile) -> float:
+    """The longest a bandwidth drop persists, s (0 when drops are per-message draws)."""
+    episodes = p.bandwidth_episodes()
+    return 0.0 if episodes is None else episodes.duration.support()[1] / 1e9
+
+
 def bandwidth_share(p: SystemProfile, low: float, high: float) -> float:
     """Share of messages whose bandwidth fraction lies in [low, high]."""
-    bw = p.bandwidth_distribution()
+    bw = p.bandwidth_sample_distribution()
     if bw is None:
         return 0.0
     lo, hi = bw.cdf(np.array([low, high]))

@@ -49,6 +49,7 @@ class DropsPrior:
     why: str
     like: str | None = None  # the (calibrated) drops of another system: its weight x `factor`,
     factor: float = 1.0  # at [low, high] (None: its depth)
+    episode_max_s: float = 0.0  # > 0: drops persist in episodes up to this long (s)
 
 
 @dataclass(frozen=True)
@@ -161,9 +162,10 @@ PRIORS: dict[str, SystemPrior] = {
                      "spikes fitted: Sec. IV-B one measurement of 59 ms, Sec. V-B outliers of 165 ms and "
                      "an average of 10 ms at 16K nodes", spike=(7e-7, 59e6, 0.4)),
         DropsPrior(1.2e-3, 0.75, 0.85, _S4C + "AWS, GCP, and Oracle are the most affected by bandwidth noise; On "
-                   "Oracle, bandwidth noise is clustered in time, causing persistent drops (drops of 15-25% on 0.12% "
-                   "of the messages: most of what Table II's 97.50 vs 97.53 Gb/s allows; the clustering in time is "
-                   "not represented)"),
+                   "Oracle, bandwidth noise is clustered in time, causing persistent drops that last for up to 0.6 "
+                   "seconds (drops of 15-25% on 0.12% of the samples: most of what Table II's 97.50 vs 97.53 Gb/s "
+                   "allows; held by each node in episodes lasting uniformly 0-0.6 s, assumed)",
+                   episode_max_s=0.6),
         OSPrior("low", "low", _OS_LOW.why + " Long detours fitted: Sec. V-B, On Oracle, we observe a small increase in "
                 "the median runtime (of the 16K-node dissemination)"),
     ),
@@ -219,9 +221,9 @@ def bandwidth_params(prior: DropsPrior | None, ref: BandwidthParams | None = Non
         assert ref is not None
         low = ref.drop_low if prior.low is None else prior.low
         high = ref.drop_high if prior.high is None else prior.high
-        return BandwidthParams(ref.drop_weight * prior.factor, low, high)
+        return BandwidthParams(ref.drop_weight * prior.factor, low, high, ref.episode_max_s)
     assert prior.low is not None and prior.high is not None
-    return BandwidthParams(prior.weight, prior.low, prior.high)
+    return BandwidthParams(prior.weight, prior.low, prior.high, prior.episode_max_s)
 
 
 def os_params(prior: OSPrior) -> OSParams:

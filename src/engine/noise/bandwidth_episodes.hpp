@@ -1,0 +1,48 @@
+// Bandwidth drops that persist in time: while a sending host is inside an
+// episode, its messages move at no more than the episode's fraction of the
+// peak bandwidth (Engine::episode_G_fs). Sec. IV-C of the paper: Oracle's
+// drops are "clustered in time", lasting up to 0.6 s. Per-message draws (QuantileTable) cannot show
+// this: over the hundreds of messages of a long collective they average out,
+// where a persistent drop slows every message a node sends while it lasts.
+//
+// Like an OS-noise trace, one table of episodes over a period is shared by
+// all hosts, each reading it from its own drawn offset, wrapping at the
+// period. Episodes are disjoint, sorted, and lie within [0, period).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace cloudnoise {
+
+class BandwidthEpisodes {
+ public:
+  // The least fraction an episode may have: a drop to a thousandth of the
+  // peak is already a link that is down; below it G / fraction would grow
+  // without bound.
+  static constexpr double kMinFraction = 1e-3;
+
+  BandwidthEpisodes(std::vector<int64_t> starts_ps, std::vector<int64_t> ends_ps, std::vector<double> fractions,
+                    int64_t period_ps);
+
+  int64_t period_ps() const { return period_; }
+  size_t size() const { return starts_.size(); }
+
+  // The bandwidth fraction at position `at` >= 0 (wrapped by the period):
+  // the episode's inside one, 1 outside.
+  double fraction_at(int64_t at) const {
+    const int64_t s = at < period_ ? at : at % period_;
+    const auto it = std::upper_bound(starts_.begin(), starts_.end(), s);
+    if (it == starts_.begin()) return 1.0;
+    const size_t k = static_cast<size_t>(it - starts_.begin()) - 1;
+    return s < ends_[k] ? fractions_[k] : 1.0;
+  }
+
+ private:
+  std::vector<int64_t> starts_, ends_;
+  std::vector<double> fractions_;
+  int64_t period_;
+};
+
+}  // namespace cloudnoise
