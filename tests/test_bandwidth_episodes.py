@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -200,3 +201,11 @@ def test_calibration_puts_oracles_drops_in_episodes_with_the_sample_share_of_its
     oracle = load_profile(str(DATA / "oracle-hpc-metal.json"))
     assert ms.longest_drop_s(oracle) == pytest.approx(0.6)
     assert ms.mean_bandwidth_gbit_s(oracle) == pytest.approx(97.50, abs=0.01)
+
+
+def test_profiles_show_names_the_drops_and_the_samples_mean(run_cli):
+    res = run_cli("profiles", "show", "oracle-hpc-metal")
+    assert res.returncode == 0, res.stderr
+    text = " ".join(res.stdout.split())
+    assert "bandwidth drops in time" in text and "0.15% of the time" in text
+    assert re.search(r"0\.9997\d* with drops", text)  # Table II: 97.50 / 97.53 = 0.99969

@@ -246,8 +246,11 @@ int64_t Engine::message_G_fs(uint32_t send_op, int64_t G_fs) const {
 // message that meets a drop's start or end between the two is charged at
 // each end as the drop stood then. Neither needs the other's time, so
 // nothing more travels with the message and both processing orders agree.
-int64_t Engine::episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t G) const {
-  const double f = episodes_->fraction_at(time_add(t, episode_offset_[sender]));
+int64_t Engine::episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t G) {
+  const int64_t s = episodes_->wrap(time_add(t, episode_offset_[sender]));
+  BandwidthEpisodes::Span& span = episode_span_[sender];
+  if (!span.holds(s)) span = episodes_->span_at(s);
+  const double f = span.fraction;
   return f >= 1.0 ? G : std::max(G, round_to_int(static_cast<double>(G_base) / f));
 }
 
@@ -386,6 +389,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     const CounterRng rng(seed, repetition, RngStream::EpisodeOffsets);
     const double period = static_cast<double>(episodes_->period_ps());
     episode_offset_.resize(ranks_);
+    episode_span_.assign(ranks_, BandwidthEpisodes::Span{});
     for (uint32_t r = 0; r < ranks_; ++r)
       episode_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(r) * period), episodes_->period_ps() - 1);
   }

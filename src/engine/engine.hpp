@@ -153,7 +153,7 @@ class Engine {
   int64_t os_noise_lookup(uint32_t host, int64_t at, int64_t len);
   int64_t bytes_time(uint64_t bytes, int64_t per_byte_fs) const;
   int64_t message_G_fs(uint32_t send_op, int64_t G_fs) const;
-  int64_t episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t G) const;
+  int64_t episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t G);
   [[noreturn]] void report_deadlock() const;
   std::string describe(uint32_t op) const;
   // A posted receive's {source, tag, local index}, from its rank's template.
@@ -229,6 +229,7 @@ class Engine {
   const QuantileTable* bandwidth_ = nullptr;
   const BandwidthEpisodes* episodes_ = nullptr;
   std::vector<int64_t> episode_offset_;  // per host, this repetition's (with episodes_)
+  std::vector<BandwidthEpisodes::Span> episode_span_;  // per host, its last lookup's span
   uint64_t seed_ = 0, rep_ = 0;
   const std::atomic<bool>* stop_ = nullptr;
   uint32_t stop_countdown_ = kStopPoll;

@@ -216,14 +216,24 @@ def profile(choices: Choices, workdir: Path) -> str:
     """A profile file, loaded and every model in it built."""
     from cloudnoise.model.profile import load_profile
 
-    seeds = [p.read_text() for p in sorted(PROFILE_DATA.glob("*.json")) if p.name != "calibration.json"][:4]
+    # the first four, and Oracle's (bandwidth drops in episodes)
+    names = sorted(p.name for p in PROFILE_DATA.glob("*.json") if p.name != "calibration.json")[:4]
+    seeds = [(PROFILE_DATA / n).read_text() for n in names + ["oracle-hpc-metal.json"]]
     path = _fresh(workdir) / "p.json"
     path.write_bytes(file_bytes(choices, seeds, is_json=True))
 
     def read() -> None:
+        import numpy as np
+
+        from cloudnoise.simulate.noise import NoiseSetup
+
         p = load_profile(path)
         p.latency_distribution()
         p.bandwidth_distribution()
+        p.bandwidth_sample_distribution()
+        episodes = p.bandwidth_episodes()
+        if episodes is not None:
+            NoiseSetup(bandwidth_episodes=episodes.table(np.random.default_rng(0))).engine_model("network")
         p.os_noise_source()
         p.compute_rate()
 

@@ -30,6 +30,10 @@ NoiseModel noisy() {
                                                                   std::vector<double>{0.0, 100e3, 5e6, 2e7});
   noise.bandwidth_fraction = std::make_shared<const QuantileTable>(std::vector<double>{0.0, 0.01, 1.0},
                                                                    std::vector<double>{0.25, 0.9, 1.0});
+  // Drops that persist: a node spends 40% of its time at a tenth of the peak.
+  noise.bandwidth_episodes = std::make_shared<const BandwidthEpisodes>(
+      std::vector<int64_t>{0, 6'000'000}, std::vector<int64_t>{2'000'000, 8'000'000}, std::vector<double>{0.1, 0.5},
+      10'000'000);
   return noise;
 }
 

@@ -29,15 +29,30 @@ class BandwidthEpisodes {
   int64_t period_ps() const { return period_; }
   size_t size() const { return starts_.size(); }
 
+  // Positions [lo, hi) of one period that share a fraction: an episode, or
+  // the gap between two. A host's lookups move forward in time, so the
+  // engine keeps the last span per host and searches only on leaving it.
+  struct Span {
+    int64_t lo = 1, hi = 0;  // empty
+    double fraction = 1.0;
+    bool holds(int64_t s) const { return lo <= s && s < hi; }
+  };
+
+  // The position of `at` >= 0 within the period.
+  int64_t wrap(int64_t at) const { return at < period_ ? at : at % period_; }
+
+  // The span holding position s in [0, period).
+  Span span_at(int64_t s) const {
+    const auto it = std::upper_bound(starts_.begin(), starts_.end(), s);
+    if (it == starts_.begin()) return {0, starts_.front(), 1.0};
+    const size_t k = static_cast<size_t>(it - starts_.begin()) - 1;
+    if (s < ends_[k]) return {starts_[k], ends_[k], fractions_[k]};
+    return {ends_[k], k + 1 < starts_.size() ? starts_[k + 1] : period_, 1.0};
+  }
+
   // The bandwidth fraction at position `at` >= 0 (wrapped by the period):
   // the episode's inside one, 1 outside.
-  double fraction_at(int64_t at) const {
-    const int64_t s = at < period_ ? at : at % period_;
-    const auto it = std::upper_bound(starts_.begin(), starts_.end(), s);
-    if (it == starts_.begin()) return 1.0;
-    const size_t k = static_cast<size_t>(it - starts_.begin()) - 1;
-    return s < ends_[k] ? fractions_[k] : 1.0;
-  }
+  double fraction_at(int64_t at) const { return span_at(wrap(at)).fraction; }
 
  private:
   std::vector<int64_t> starts_, ends_;
