@@ -22,8 +22,11 @@ _CLUSTERED = (
 )
 _ORACLE_DROPS = (
     "Oracle's drops persist (each node spends 0.15% of its time in episodes of up to 0.6 s), so a 1024-node ring "
-    "(about 90 ms) has a node in a drop in most runs; but Table II's mean (97.50 of 97.53 Gb/s) leaves those drops "
-    "15-25% deep, which slows a run at most 1.25x"
+    "(about 90 ms) has a node in a drop in most runs, and such a run takes 1.6-2x (once one node is slower the "
+    "ring's sends and receives stop overlapping: 20 runs, median 1.83x with the episodes, 1.05x without); their "
+    "depth is assumed, 15-25% at 0.12% of the samples (Fig. 11's bottom 0.1%, whose values the text does not "
+    "give); deeper, rarer drops would keep Table II's mean and slow runs further, but only Fig. 11's samples "
+    "could say how deep"
 )
 _SHARE = (
     "the workload's communication is < 20% of its runtime (Sec. V-D, a calibration target that holds), so a "
@@ -42,9 +45,7 @@ CAUSES: dict[str, str] = {
     "fig15-gcp-outliers-5x": "GCP's network noise raises every 16-node run alike (about 1.6x); outliers of 5x need "
                              "drops that last many consecutive segments: " + _CLUSTERED,
     "fig15-oracle-mean-4x": "Oracle's 1024-node ring meets about one 59 ms latency spike per run (2 x 1023 x 1024 "
-                            "messages x a spike weight of 6e-7), lifting the mean about 1.5x; " + _ORACLE_DROPS
-                            + "; 4x needs drops to about a quarter of the peak in most runs, far below Table II's "
-                            "mean",
+                            "messages x a spike weight of 6e-7); " + _ORACLE_DROPS,
     "fig16-64-lowest-10": "the smallest increase is Oracle's: its Table II mean latency is only 4% above its minimum "
                           "(1.72 vs 1.66 us) and its mean bandwidth 99.97% of the max, so a 64-node 128 KiB "
                           "dissemination (384 messages an iteration) rarely meets its rare 59 ms spikes; 10% at 64 "
