@@ -209,3 +209,38 @@ def test_profiles_show_names_the_drops_and_the_samples_mean(run_cli):
     text = " ".join(res.stdout.split())
     assert "bandwidth drops in time" in text and "0.15% of the time" in text
     assert re.search(r"0\.9997\d* with drops", text)  # Table II: 97.50 / 97.53 = 0.99969
+
+
+def test_cli_option_adds_replaces_or_removes_episodes(run_cli, tmp_path):
+    base = ["simulate", "--pattern", "allreduce_ring", "--ranks", "8", "--size", "8MiB", "--reps", "40", "--seed", "2",
+            "--noise", "network", "--json"]
+    spec = "rate=0.5,duration=uniform(low=50ms,high=150ms),fraction=0.2"
+
+    def runtimes(*extra: str) -> list[float]:
+        res = run_cli(*base, *extra)
+        assert res.returncode == 0, res.stderr
+        return json.loads(res.stdout)["runtime_ns"]
+
+    # Alone (no profile): a node in a drop 5% of the time at a fifth of the peak slows some runs several times.
+    alone = runtimes("--bandwidth-episodes", spec, "--bandwidth-noise", "constant:value=1")
+    flat = runtimes("--bandwidth-noise", "constant:value=1")
+    assert len(set(flat)) == 1 and max(alone) > 2 * flat[0] and min(alone) == flat[0]
+    # With a profile: "none" removes its episodes; the same as the profile written without them.
+    oracle = runtimes("--profile", "oracle-hpc-metal", "--bandwidth-episodes", "none")
+    data = json.loads((DATA / "oracle-hpc-metal.json").read_text())
+    del data["bandwidth_noise"]["episodes"]
+    path = tmp_path / "no-episodes.json"
+    path.write_text(json.dumps(data))
+    assert runtimes("--profile", str(path)) == oracle
+    # A bad spec: one line, exit 2.
+    res = run_cli(*base, "--bandwidth-episodes", "rate=1,duration=2s,fraction=0.5")
+    assert res.returncode == 2 and res.stderr.count("\n") <= 1 and "--bandwidth-episodes" in res.stderr
+
+
+def test_python_api_takes_episodes():
+    from cloudnoise import simulate as api_simulate
+
+    r = api_simulate(pattern="allreduce_ring", ranks=4, size="4MiB", reps=30, seed=1, noise="network",
+                     bandwidth_noise="constant:value=1",
+                     bandwidth_episodes="rate=2,duration=uniform(low=50ms,high=150ms),fraction=0.25")
+    assert r.statistics.max > 2 * min(r.runtime_ns)

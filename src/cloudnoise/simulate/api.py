@@ -187,6 +187,7 @@ def simulate(
     os_noise: str | None = None,
     latency_noise: str | None = None,
     bandwidth_noise: str | None = None,
+    bandwidth_episodes: str | None = None,
     reps: int = 1,
     seed: int = 0,
     threads: int | None = None,
@@ -213,8 +214,9 @@ def simulate(
     override them (numbers in ns, ns/byte and bytes, or text with units:
     "2.5us", "100Gbit/s").
 
-    Noise: the profile's, with `os_noise`, `latency_noise`, `bandwidth_noise`
-    (files or specs, as on the command line) replacing its parts; or a
+    Noise: the profile's, with `os_noise`, `latency_noise`, `bandwidth_noise`,
+    `bandwidth_episodes` (files or specs, as on the command line; episodes
+    "none" drops the profile's) replacing its parts; or a
     NoiseSetup. `noise` names the variants to run ("none", "os", "network",
     "both", or a list of them; the first is primary); without it, one run
     with all the noise given. With a NoiseSetup as `noise`, `variant` names
@@ -253,7 +255,8 @@ def simulate(
         raise CloudnoiseError("give either params or L/o/g/G/O/S, not both")
     if params is None:
         params = resolve_params(system, overrides)
-    explicit = {"os_noise": os_noise, "latency_noise": latency_noise, "bandwidth_noise": bandwidth_noise}
+    explicit = {"os_noise": os_noise, "latency_noise": latency_noise, "bandwidth_noise": bandwidth_noise,
+                "bandwidth_episodes": bandwidth_episodes}
     if isinstance(noise, NoiseSetup):
         if system is not None or any(explicit.values()):
             raise CloudnoiseError("give a NoiseSetup, or a profile and noise specs, not both")

@@ -70,6 +70,7 @@ def noise_options(func):  # type: ignore[no-untyped-def]
         click.option("--os-noise-phase", metavar="TIME", help="Every rank reads the OS noise trace from this offset (e.g. 0, 2.5ms) instead of a random one."),
         click.option("--latency-noise", metavar="FILE|SPEC", help="Per-message latency excess over L: samples file or spec, e.g. lognormal:median=800ns,sigma=0.7."),
         click.option("--bandwidth-noise", metavar="FILE|SPEC", help="Per-message bandwidth as a fraction of peak: samples file or spec, e.g. uniform:low=0.8,high=1."),
+        click.option("--bandwidth-episodes", metavar="SPEC|none", help="Bandwidth drops that persist in time, per sending node, e.g. rate=0.005,duration=uniform(low=0,high=600ms),fraction=0.8 (starts per second, how long, fraction of peak); none: without the profile's."),
         click.option("--noise", "variants", metavar="LIST", help="Variants to run, comma-separated: none,os,network,both [default: none plus all the noise given, so the noiseless baseline is shown beside it; none without noise]."),
         click.option(
             "--ready-order",
@@ -216,7 +217,7 @@ def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
     noise = resolve_noise(
         system, opts["seed"], os_noise=opts.get("os_noise"), os_noise_cosched=bool(opts.get("os_noise_cosched")),
         os_noise_phase=opts.get("os_noise_phase"), latency_noise=opts.get("latency_noise"),
-        bandwidth_noise=opts.get("bandwidth_noise"),
+        bandwidth_noise=opts.get("bandwidth_noise"), bandwidth_episodes=opts.get("bandwidth_episodes"),
     )
     return params, noise
 

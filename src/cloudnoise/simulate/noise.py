@@ -28,7 +28,7 @@ from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError, shown
 
 if TYPE_CHECKING:  # the models import scipy; loaded only when noise is asked for
-    from cloudnoise.model.bandwidth_episodes import EpisodeTable
+    from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes, EpisodeTable
     from cloudnoise.model.distributions import Distribution
     from cloudnoise.model.os_noise import OSNoiseTrace
     from cloudnoise.model.profile import SystemProfile
@@ -139,11 +139,26 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
     episodes = profile.bandwidth_episodes()
     if episodes is not None:
         try:
-            setup.bandwidth_episodes = episodes.table(np.random.default_rng([seed, 0x0E]))
+            setup.bandwidth_episodes = episode_table(episodes, seed)
         except CloudnoiseError as err:
             raise CloudnoiseError(f"{profile.where}: bandwidth_noise.episodes: {err}", err.exit_code) from None
         setup.episodes_source = f"{profile.name}: {episodes.spec()}"
     return setup
+
+
+def episode_table(episodes: BandwidthEpisodes, seed: int) -> EpisodeTable:
+    """The table every node reads `episodes` from, drawn with a generator seeded from `seed`."""
+    return episodes.table(np.random.default_rng([seed, 0x0E]))
+
+
+def load_bandwidth_episodes(text: str, seed: int) -> EpisodeTable:
+    """--bandwidth-episodes: a spec (`rate=..,duration=..,fraction=..`) expanded with `seed`."""
+    from cloudnoise.model.bandwidth_episodes import parse_bandwidth_episodes
+
+    try:
+        return episode_table(parse_bandwidth_episodes(text), seed)
+    except CloudnoiseError as err:
+        raise CloudnoiseError(f"--bandwidth-episodes: {err}", err.exit_code) from None
 
 
 def _engine_episodes(table: EpisodeTable) -> _engine.BandwidthEpisodes:

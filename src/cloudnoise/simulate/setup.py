@@ -47,13 +47,17 @@ def resolve_noise(
     os_noise_phase: str | int | None = None,
     latency_noise: str | None = None,
     bandwidth_noise: str | None = None,
+    bandwidth_episodes: str | None = None,
 ) -> NoiseSetup:
     """The profile's noise (none without one), with the parts given explicitly replaced.
 
     `os_noise` is a selfish-detour trace file or a periodic/random spec;
-    `latency_noise` and `bandwidth_noise` are sample files or distribution specs."""
+    `latency_noise` and `bandwidth_noise` are sample files or distribution specs;
+    `bandwidth_episodes` a spec of drops that persist in time, or "none" to drop the profile's."""
     # Imported here: the noise models need scipy, which a noiseless run does without.
-    from cloudnoise.simulate.noise import NoiseSetup, load_distribution, load_os_noise, noise_from_profile
+    from cloudnoise.simulate.noise import (
+        NoiseSetup, load_bandwidth_episodes, load_distribution, load_os_noise, noise_from_profile,
+    )
 
     noise = noise_from_profile(profile, seed) if profile is not None else NoiseSetup()
     if os_noise:
@@ -68,4 +72,9 @@ def resolve_noise(
     if bandwidth_noise:
         noise.bandwidth = load_distribution(bandwidth_noise, "--bandwidth-noise")
         noise.bandwidth_source = bandwidth_noise
+    if bandwidth_episodes and bandwidth_episodes.strip().lower() == "none":
+        noise.bandwidth_episodes, noise.episodes_source = None, ""
+    elif bandwidth_episodes:
+        noise.bandwidth_episodes = load_bandwidth_episodes(bandwidth_episodes, seed)
+        noise.episodes_source = bandwidth_episodes
     return noise
