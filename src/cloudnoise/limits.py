@@ -50,6 +50,11 @@ MAX_APP_ITERATIONS = 2**31 - 1
 # (16 bytes each, plus temporaries): rate x trace length. 10^7 detours in a
 # 10-second trace is one every microsecond, far noisier than any system.
 MAX_SYNTHETIC_DETOURS = 10**7
+# Bandwidth drops that persist (model/bandwidth_episodes.py): the least fraction of the
+# peak an episode may hold (the engine's kMinEpisodeFraction), and the most episodes
+# one generated table may hold.
+MIN_EPISODE_FRACTION = 1e-3
+MAX_EPISODES = 10**6
 # Samples files (latency, bandwidth): at most this many samples are kept in
 # memory at once (8 bytes each).
 MAX_SAMPLES = 2**28

@@ -203,6 +203,7 @@ NB_MODULE(_engine, m) {
   m.attr("MAX_TIME_PS") = limits::kMaxTimePs;
   m.attr("MAX_MESSAGE_BYTES") = limits::kMaxMessageBytes;
   m.attr("MAX_RANKS") = limits::kMaxRanks;
+  m.attr("MIN_EPISODE_FRACTION") = limits::kMinEpisodeFraction;
 
   nb::class_<LogGOPSParams>(m, "LogGOPSParams")
       .def(

@@ -17,5 +17,8 @@ inline constexpr int64_t kMaxTimeNs = kMaxTimePs / 1000;
 inline constexpr uint64_t kMaxMessageBytes = uint64_t{1} << 53;
 // The engine packs a host into the high bits of an event's 32-bit field.
 inline constexpr uint32_t kMaxRanks = (1u << 29) - 1;
+// The least fraction of the peak a bandwidth drop (episode) may hold: a
+// thousandth is a link that is down; below it G / fraction grows unbounded.
+inline constexpr double kMinEpisodeFraction = 1e-3;
 
 }  // namespace cloudnoise::limits

@@ -120,3 +120,4 @@ def test_the_engine_and_python_agree_on_the_limits():
     assert _engine.MAX_TIME_PS == limits.MAX_TIME_PS
     assert _engine.MAX_MESSAGE_BYTES == limits.MAX_SIZE_BYTES
     assert _engine.MAX_RANKS == limits.MAX_RANKS
+    assert _engine.MIN_EPISODE_FRACTION == limits.MIN_EPISODE_FRACTION

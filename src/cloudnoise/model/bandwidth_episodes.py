@@ -37,17 +37,14 @@ import numpy as np
 
 from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError, shown
-from cloudnoise.model.distributions import Distribution, Mixture, parse_distribution, split_top_level
-from cloudnoise.units import parse_time_ps
+from cloudnoise.model.distributions import (
+    Constant, Distribution, Mixture, parse_inline_distribution, split_top_level,
+)
 
-# The least fraction of the peak an episode may hold (the engine's
-# BandwidthEpisodes::kMinFraction: a message's per-byte time must fit in 32 bits of fs).
-MIN_FRACTION = 1e-3
 # A generated table holds about this many episodes (as the OS-noise traces
 # hold about 500 of their rarest detours): every node reads the same table,
 # so with a handful of episodes results would hinge on the seed.
 TABLE_EPISODES = 500
-MAX_TABLE_EPISODES = 10**6
 
 
 @dataclass(frozen=True)
@@ -73,7 +70,7 @@ class BandwidthEpisodes:
 
     rate_hz: float  # episodes per second on one node
     duration: Distribution  # ns
-    fraction: Distribution  # of the peak bandwidth, in [MIN_FRACTION, 1]
+    fraction: Distribution  # of the peak bandwidth, in [limits.MIN_EPISODE_FRACTION, 1]
     text: str = ""
 
     def __post_init__(self) -> None:
@@ -87,9 +84,9 @@ class BandwidthEpisodes:
                 f"{self.duration.spec()} starts at {lo:g} ns with mean {mean:g} ns"
             )
         flo, fhi = self.fraction.support()
-        if not (flo >= MIN_FRACTION and fhi <= 1.0):
+        if not (flo >= limits.MIN_EPISODE_FRACTION and fhi <= 1.0):
             raise CloudnoiseError(
-                f"bandwidth episodes: the fraction of the peak must lie in [{MIN_FRACTION:g}, 1], "
+                f"bandwidth episodes: the fraction of the peak must lie in [{limits.MIN_EPISODE_FRACTION:g}, 1], "
                 f"{self.fraction.spec()} spans [{flo:g}, {fhi:g}]"
             )
         if not self.time_share() < 0.5:
@@ -125,8 +122,6 @@ class BandwidthEpisodes:
         """The per-sample bandwidth fraction a measurement sees: the per-message
         draws (`body`, None for none: the peak) outside episodes, the episodes'
         fractions inside (approximately: inside, a message takes the lower of the two)."""
-        from cloudnoise.model.distributions import Constant
-
         base = body if body is not None else Constant(1.0)
         w = self.message_share(base.mean())
         parts = list(zip(base.weights, base.components)) if isinstance(base, Mixture) else [(1.0, base)]
@@ -146,17 +141,17 @@ class BandwidthEpisodes:
         if not 0 < period <= limits.MAX_TIME_NS:
             raise CloudnoiseError(f"bandwidth episodes: a period must be in (0, {limits.MAX_TIME_NS:.3g}] ns")
         expected = self.rate_hz * period * 1e-9
-        if expected > MAX_TABLE_EPISODES:
+        if expected > limits.MAX_EPISODES:
             raise CloudnoiseError(
                 f"bandwidth episodes: {expected:.3g} episodes in a {period / 1e9:g} s period; at most "
-                f"{MAX_TABLE_EPISODES:.0e} (lower the rate)"
+                f"{limits.MAX_EPISODES:.0e} (lower the rate)"
             )
         mean_gap = 1e9 / self.rate_hz - self.duration.mean()
         count = max(1, int(math.ceil(expected * 1.5)) + 10)
         gaps = rng.exponential(mean_gap, count)
         # A heavy-tailed duration may draw beyond the period: an episode lasts at most that.
         durations = np.clip(np.rint(self.duration.sample(rng, count)), 1.0, float(period))
-        fractions = np.clip(self.fraction.sample(rng, count), MIN_FRACTION, 1.0)
+        fractions = np.clip(self.fraction.sample(rng, count), limits.MIN_EPISODE_FRACTION, 1.0)
         starts = np.cumsum(gaps) + np.concatenate(([0.0], np.cumsum(durations)[:-1]))
         starts = np.rint(starts)
         ends = starts + durations
@@ -178,21 +173,6 @@ def _inline(spec: str) -> str:
     """`uniform:low=0,high=1` as written inside an episodes spec: `uniform(low=0,high=1)`."""
     kind, _, params = spec.partition(":")
     return f"{kind}({params})"
-
-
-def _distribution(value: str, what: str, spec: str, time: bool) -> Distribution:
-    value = value.strip()
-    if "(" in value:
-        kind, _, inner = value.partition("(")
-        if not inner.rstrip().endswith(")"):
-            raise CloudnoiseError(f"in {shown(spec)}: {what}={shown(value)} has no closing parenthesis")
-        return parse_distribution(f"{kind.strip()}:{inner.rstrip()[:-1]}")
-    if time:
-        return parse_distribution(f"constant:value={parse_time_ps(value, what) / 1000.0!r}")
-    try:
-        return parse_distribution(f"constant:value={float(value)!r}")
-    except ValueError:
-        raise CloudnoiseError(f"in {shown(spec)}: {what}={shown(value)} is not a number or KIND(PARAMS)") from None
 
 
 def parse_bandwidth_episodes(spec: str) -> BandwidthEpisodes:
@@ -219,6 +199,6 @@ def parse_bandwidth_episodes(spec: str) -> BandwidthEpisodes:
         rate = float(params["rate"].removesuffix("Hz").removesuffix("/s"))
     except ValueError:
         raise CloudnoiseError(f"in {shown(text)}: rate={shown(params['rate'])} is not a number (per second)") from None
-    duration = _distribution(params["duration"], "duration", text, time=True)
-    fraction = _distribution(params["fraction"], "fraction", text, time=False)
+    duration = parse_inline_distribution(params["duration"], "duration", time=True)
+    fraction = parse_inline_distribution(params["fraction"], "fraction", time=False)
     return BandwidthEpisodes(rate, duration, fraction, text)

@@ -672,6 +672,24 @@ def split_top_level(text: str, sep: str, spec: str, part: str = "mixture compone
     return parts
 
 
+def parse_inline_distribution(text: str, what: str, *, time: bool, use: NoiseUse | None = None) -> Distribution:
+    """A distribution written as a value inside another spec (an OS-noise or an
+    episodes spec): KIND(PARAMS) or KIND:PARAMS, or a plain value as a constant,
+    a time (`25us`, in ns) when `time`, else a number."""
+    text = str(text).strip()
+    if "(" in text:
+        kind, _, inner = text.partition("(")
+        return parse_distribution(f"{kind.strip()}:{inner.rstrip().removesuffix(')')}", use=use)
+    if ":" in text:
+        return parse_distribution(text, use=use)
+    if time:
+        return parse_distribution(f"constant:value={parse_time_ps(text, what) / 1000.0!r}")
+    try:
+        return parse_distribution(f"constant:value={float(text)!r}")
+    except ValueError:
+        raise CloudnoiseError(f"{what}={shown(text)} is not a number or KIND(PARAMS)") from None
+
+
 # ---------------------------------------------------------------------------
 # Empirical samples from files
 # ---------------------------------------------------------------------------

@@ -39,7 +39,9 @@ import numpy as np
 from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError, shown
 from cloudnoise.input_files import check_file, decode_text
-from cloudnoise.model.distributions import OS_DETOUR, Distribution, Mixture, parse_distribution, split_top_level
+from cloudnoise.model.distributions import (
+    OS_DETOUR, Distribution, Mixture, parse_inline_distribution, split_top_level,
+)
 from cloudnoise.output_files import write_text
 from cloudnoise.units import parse_time_ps
 
@@ -309,14 +311,7 @@ def parse_os_noise_spec(spec: str) -> SyntheticOSNoise:
         ) from None
     if not (rate > 0 and math.isfinite(rate)):
         raise CloudnoiseError(f"in {shown(spec)}: {rate_key}={shown(params[rate_key])} must be a positive, finite number per second")
-    dur_text = params["duration"]
-    if "(" in dur_text:
-        kind_name, _, inner = dur_text.partition("(")
-        duration = parse_distribution(f"{kind_name.strip()}:{inner.rstrip().removesuffix(')')}", use=OS_DETOUR)
-    elif ":" in dur_text:
-        duration = parse_distribution(dur_text, use=OS_DETOUR)
-    else:
-        duration = parse_distribution(f"constant:value={parse_time_ps(dur_text, 'duration') / 1000.0!r}")
+    duration = parse_inline_distribution(params["duration"], "duration", time=True, use=OS_DETOUR)
     if kind == "periodic" and duration.support()[0] != duration.support()[1]:
         raise CloudnoiseError(f"in {spec!r}: periodic OS noise needs a fixed duration such as 25us")
     phase = parse_time_ps(params.get("phase", "0"), "phase") / 1000.0

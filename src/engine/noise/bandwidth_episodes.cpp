@@ -22,7 +22,7 @@ BandwidthEpisodes::BandwidthEpisodes(std::vector<int64_t> starts_ps, std::vector
                                   "within the period");
     if (i && starts_[i] < ends_[i - 1])
       throw std::invalid_argument("bandwidth episodes: they must be sorted and must not overlap");
-    if (!(fractions_[i] >= kMinFraction && fractions_[i] <= 1.0))
+    if (!(fractions_[i] >= limits::kMinEpisodeFraction && fractions_[i] <= 1.0))
       throw std::invalid_argument("bandwidth episodes: a fraction of the peak must be in [0.001, 1]");
   }
 }

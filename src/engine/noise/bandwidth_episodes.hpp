@@ -18,11 +18,6 @@ namespace cloudnoise {
 
 class BandwidthEpisodes {
  public:
-  // The least fraction an episode may have: a drop to a thousandth of the
-  // peak is already a link that is down; below it G / fraction would grow
-  // without bound.
-  static constexpr double kMinFraction = 1e-3;
-
   BandwidthEpisodes(std::vector<int64_t> starts_ps, std::vector<int64_t> ends_ps, std::vector<double> fractions,
                     int64_t period_ps);
 
