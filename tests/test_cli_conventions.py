@@ -99,7 +99,11 @@ def test_old_spellings_work_with_a_note(args: list[str], note: str, tmp_path, ca
 
 @pytest.mark.parametrize("args", [["simulate", "--no-such-option"], ["cost", "--profile", "daint", "--nodes", "x"],
                                   ["sweep", "--preset", "nope"], ["profiles", "show", "no-such-system"],
-                                  ["measure", "no-such-experiment"], ["nonsense"]])
+                                  ["measure", "no-such-experiment"], ["nonsense"],
+                                  # a required --out that also has an old spelling: neither given
+                                  ["schedule", "generate", "--pattern", "gather", "--ranks", "2", "--size", "8"],
+                                  ["schedule", "app", "compute:1us", "--ranks", "2"],
+                                  ["model", "build", "campaign-that-does-not-matter"]])
 def test_wrong_arguments_exit_2_with_one_line(args: list[str], capsys) -> None:
     from cloudnoise.cli import main
 

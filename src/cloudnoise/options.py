@@ -62,6 +62,25 @@ def accepts_aliases(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def require_new_or_old(dest: str, spelling: str) -> Callable[[F], F]:
+    """Makes option `dest` required when it has deprecated aliases.
+
+    Click cannot mark the new spelling required (the old one alone must do),
+    so the check runs before `accepts_aliases` folds the alias in: one of
+    the two must carry a value."""
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if kwargs.get(dest) in (None, ()) and kwargs.get(ALIAS_PREFIX + dest) in (None, ()):
+                raise click.UsageError(f"Missing option '{spelling}'.", click.get_current_context(silent=True))
+            return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
 def profile_option(*, multiple: bool = False, required: bool = False, help: str | None = None,
                    old: Iterable[str] = ()) -> Callable[[F], F]:
     """`--profile NAME|FILE`: a built-in profile name or a profile file.
@@ -75,9 +94,13 @@ def profile_option(*, multiple: bool = False, required: bool = False, help: str 
     )
 
     def decorate(func: F) -> F:
-        for spelling in old:
+        old_spellings = list(old)
+        if required and old_spellings:
+            func = require_new_or_old("profile", "--profile")(func)
+        for spelling in old_spellings:
             func = deprecated_alias(spelling, "--profile", "profile", multiple=multiple, metavar="NAME|FILE")(func)
-        return click.option("--profile", "profile", metavar="NAME|FILE", multiple=multiple, required=required, help=text)(func)
+        return click.option("--profile", "profile", metavar="NAME|FILE", multiple=multiple,
+                            required=required and not old_spellings, help=text)(func)
 
     return decorate
 
@@ -102,10 +125,16 @@ def out_option(*, help: str, required: bool = False, dir_okay: bool = False, fil
     kind = click.Path(dir_okay=dir_okay, file_okay=file_okay, path_type=Path)
 
     def decorate(func: F) -> F:
-        for spelling in old:
+        old_spellings = list(old)
+        if required and old_spellings:
+            func = require_new_or_old("out", "--out' / '-o")(func)
+        for spelling in old_spellings:
             func = deprecated_alias(spelling, "--out", "out", type=kind)(func)
-        return click.option("--out", "-o", "out", type=kind, required=required, default=default,
-                            show_default=show_default, help=help)(func)
+        # Click 8.3+ treats an explicit default=None as a value, which would
+        # silently satisfy required=True: pass a default only when there is one.
+        extra = {} if default is None else {"default": default}
+        return click.option("--out", "-o", "out", type=kind, required=required and not old_spellings,
+                            show_default=show_default, help=help, **extra)(func)
 
     return decorate
 
