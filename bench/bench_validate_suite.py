@@ -14,7 +14,9 @@ dissemination 16B +75 %, dissemination 64KiB +8 %, binomialtreebcast 1MiB
 The machine must be quiet: two busy-polling ranks on a 2-core machine leave
 no core for anything else, and any third process (a build, a test suite)
 shows up as a slower measurement or a slower validation run. The load
-average before and after each step is printed beside the results.
+average before and after each step is printed beside the results, and each
+configuration's core-to-core probe (measure/core_latency.py; starred where
+the vCPUs were placed otherwise than when the profile was measured).
 
     python bench/bench_validate_suite.py [--plans quick,full] [--runs 3] [--out DIR] [--reps 300]
 """
@@ -34,6 +36,7 @@ from typing import Any
 
 from cloudnoise.demo.plan import full_plan, quick_plan
 from cloudnoise.measure.experiments import Options
+from cloudnoise.validate.suite import state_cell
 
 BEFORE = {"dissemination 16B": 0.75, "dissemination 64KiB": 0.08, "binomialtreebcast 1MiB": 0.39,
           "allreduce_ring 1MiB": 0.39, "allreduce_ring 16MiB": 0.04}
@@ -81,7 +84,9 @@ def one_run(plan_name: str, steps: list, workdir: Path, reps: int, mpicc: str | 
                               "load_before": l0, "load_after": load()})
     info["measure_s"] = round(time.perf_counter() - t0, 1)
     cli("model", "build", str(campaign), "-o", str(profile))
-    info["loggops"] = json.loads(profile.read_text())["loggops"]
+    built = json.loads(profile.read_text())
+    info["loggops"] = built["loggops"]
+    info["profile_core_latency_ns"] = built["hardware"].get("core_latency_ns")
     l0 = load()
     # the profile's full noise first (the verdict), then without OS noise and without any, to see
     # what each part of the noise model adds
@@ -95,15 +100,24 @@ def print_run(k: int, result: dict[str, Any]) -> None:
     print(f"\n== {result['plan']} run {k}: measured in {result['measure_s']} s "
           f"(load {result['load_before']:.1f} before), validate load {result['load_before_validate']:.1f} -> "
           f"{result['load_after']:.1f}")
+    core = result.get("profile_core_latency_ns")
+    print(f"   the profile's machine state: a cache line between the cores took "
+          + (f"{core:.0f} ns" if core else "(not probed)"))
     print(f"   {'config':26s} {'measured us':>12s} {'simulated us':>13s} {'error':>8s}   "
-          f"{'no OS noise':>12s} {'no noise':>9s}")
+          f"{'no OS noise':>12s} {'no noise':>9s} {'core-core ns':>13s}")
     for r in result["results"]:
         v = r.get("variants", {})
         extra = "".join(f" {v[k]['signed_error_median']:+12.1%}" if k in v else " " * 13 for k in ("network", "none"))
         print(f"   {r['config']:26s} {r['measured_median_us']:12.4g} {r['simulated_median_us']:13.4g} "
-              f"{r['signed_error_median']:+8.1%}  {extra}")
+              f"{r['signed_error_median']:+8.1%}  {extra} {state_cell(r):>13s}")
     print(f"   median |error| {result['median_abs_error']:.1%}, worst {result['worst_abs_error']:.1%} "
           f"({result['worst']})")
+    state = result.get("machine_state") or {}
+    if state.get("same_as_profile"):
+        print(f"   in the profile's machine state: {state['same_as_profile']} of {state['configs']} configurations, "
+              f"median |error| {state['median_abs_error_same']:.1%}, worst {state['worst_abs_error_same']:.1%}")
+    else:
+        print(f"   in the profile's machine state: 0 of {state.get('configs', 0)} configurations")
 
 
 def verdict(plan: str, runs: list[dict[str, Any]]) -> bool:
@@ -118,6 +132,12 @@ def verdict(plan: str, runs: list[dict[str, Any]]) -> bool:
     medians = [run["median_abs_error"] for run in runs]
     ok &= all(m <= 0.05 for m in medians)
     print("   median |error|            " + " ".join(f"{m:7.1%}" for m in medians))
+    same = [run.get("machine_state") or {} for run in runs]
+    print("   in the profile's state    " + " ".join(f"{s.get('same_as_profile', 0):>3d}/{s.get('configs', 0):<3d}"
+                                                       for s in same))
+    print("   their median |error|      " + " ".join(
+        f"{s['median_abs_error_same']:7.1%}" if s.get("median_abs_error_same") is not None else "      -"
+        for s in same))
     print(f"   target: every configuration within 10 %, median |error| <= 5 %, in all {len(runs)} runs: "
           + ("MET" if ok else "NOT MET"))
     return ok

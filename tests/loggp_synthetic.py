@@ -1,8 +1,9 @@
 """Samples of the cn_loggp probe's operations, generated from known LogGP(S)
 parameters: what a transport with exactly those parameters would make the
 probe record (see measure/loggp.py for the operations), with jitter,
-outliers and, on request, a disturbed round and late receives that cost
-more than early ones."""
+outliers and, on request, a disturbed round, late receives that cost
+more than early ones, and the core-to-core probe before every unit, with a
+round whose cores were placed differently (measure/core_latency.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from cloudnoise.measure.loggp import Estimate, SizeClass, predict
 from cloudnoise.measure.samples import (
+    KIND_CORE_LATENCY,
     KIND_EXCHANGE,
     KIND_ISEND_CALL,
     KIND_RECV_EARLY,
@@ -41,9 +43,13 @@ TRUTH = Estimate(
 
 def samples(truth: Estimate = TRUTH, rounds: int = 5, per_unit: int = 41, n: int = 8, jitter: float = 0.02,
             outliers: float = 0.05, late_extra_ns: float = 0.0, disturbed_round: int | None = None,
-            seed: int = 1) -> dict[str, np.ndarray]:
+            seed: int = 1, core_ns: float | None = None, moved_round: int | None = None,
+            moved_core: float = 4.0, moved_eager: float = 1.15) -> dict[str, np.ndarray]:
     """The probe's records (kind, size_bytes, param, stream, value_ns) for
-    every size, operation and round."""
+    every size, operation and round. With `core_ns`, a core-to-core probe
+    (+-3 %) before every unit; in `moved_round` it reads `moved_core` times
+    more and every eager operation takes `moved_eager` times longer (too
+    little for the disturbed-round test to see)."""
     rng = np.random.default_rng(seed)
     sizes = np.array(SIZES)
     one_way = predict(truth, sizes, n, np.zeros(len(sizes)), split=True)["pingpong"]
@@ -54,6 +60,11 @@ def samples(truth: Estimate = TRUTH, rounds: int = 5, per_unit: int = 41, n: int
     for r in range(rounds):
         slow = 1.5 if r == disturbed_round else 1.0
         for i, s in enumerate(sizes):
+            if core_ns is not None:
+                moved = moved_core if r == moved_round else 1.0
+                rows.append((KIND_CORE_LATENCY, int(s), 0.0, r,
+                             core_ns * moved * (1.0 + 0.03 * rng.standard_normal())))
+            placed = moved_eager if r == moved_round and s <= truth.S else 1.0
             values = {
                 KIND_RTT: 2 * pred["pingpong"][i],
                 KIND_ISEND_CALL: pred["isend"][i],
@@ -68,7 +79,7 @@ def samples(truth: Estimate = TRUTH, rounds: int = 5, per_unit: int = 41, n: int
             params = {KIND_TRAIN: n, KIND_TRAIN_DELAYED: delay[i], KIND_RECV_EARLY: wait[i],
                       KIND_RECV_LATE: wait[i], KIND_SEND_DONE: wait[i]}
             for kind, value in values.items():
-                v = value * slow * (1.0 + jitter * rng.standard_normal(per_unit))
+                v = value * slow * placed * (1.0 + jitter * rng.standard_normal(per_unit))
                 hit = rng.random(per_unit) < outliers
                 v[hit] *= 3.0  # descheduled now and then
                 rows += [(kind, int(s), float(params.get(kind, 0)), r, float(x)) for x in v]

@@ -163,6 +163,25 @@ def test_json_contract_dissemination(tmp_path: Path, profile: Path) -> None:
     assert row["relative_error_median"] == pytest.approx(abs(s - m) / m)
     lo, hi = row["measured_median_ci_us"]
     assert lo <= m <= hi
+    # the core-to-core probe ran before the repetitions and after them; this profile has none to compare
+    core = row["core_latency_ns"]
+    assert core["probes"] == 2 and core["min"] > 0 and core["profile"] is None
+    assert row["machine_state"] == "unknown"
+
+
+def test_a_run_in_another_machine_state_says_so(tmp_path: Path, profile: Path) -> None:
+    """A profile measured with its cores 1 ms apart (no real machine): the
+    run's probes read far less, so the row says the state differs and why."""
+    mpi_or_skip()
+    data = json.loads(profile.read_text())
+    data["hardware"]["core_latency_ns"] = 1e6
+    profile.write_text(json.dumps(data))
+    proc = run("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2", "--reps", "10",
+               "--profile", str(profile), "--json", "--timeout", "2min", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout)["results"][0]
+    assert row["machine_state"] == "different" and row["core_latency_ns"]["profile"] == 1e6
+    assert any("placed differently" in n and "1000000 ns" in n for n in row["notes"])
 
 
 def test_deadlock_refused_before_launch(tmp_path: Path, profile: Path) -> None:
@@ -278,7 +297,7 @@ def test_model_build_check_stores_the_suite_errors(tmp_path: Path) -> None:
     (camp / "loggp").mkdir(parents=True)
     (camp / "metadata.json").write_text(json.dumps({"experiments": {"loggp": {"complete": True}},
                                                     "labels": {"system": "synthetic"}}))
-    (camp / "loggp" / "summary.json").write_text(json.dumps({"loggp": loggp.fit(samples(), train=8)}))
+    (camp / "loggp" / "summary.json").write_text(json.dumps({"loggp": loggp.fit(samples(core_ns=60.0), train=8)}))
     out = tmp_path / "p.json"
     proc = run("model", "build", str(camp), "-o", str(out), "--check", "--check-reps", "3", timeout=300)
     assert proc.returncode == 0, proc.stderr
@@ -287,6 +306,10 @@ def test_model_build_check_stores_the_suite_errors(tmp_path: Path) -> None:
     assert check is not None and check.ranks == 2 and check.reps == 3 and len(check.results) == 9
     assert check.provenance.kind == "measured" and "validate --suite on" in check.provenance.source
     assert check.worst_abs_error == pytest.approx(max(abs(r["error"]) for r in check.results))
+    # the machine state the fit kept, and how many configurations ran in it
+    assert load_profile(out).hardware.core_latency_ns == pytest.approx(60.0, rel=0.05)
+    assert check.machine_state["configs"] == 9
+    assert all(r["machine_state"] in ("same", "different", "changed") for r in check.results)
     # the profile still simulates with its separate overheads and size classes
     from cloudnoise.simulate.params import LogGOPS
 

@@ -51,6 +51,13 @@
  * start), stream = rank, t_ns = the common start (rank 0's clock), value_ns =
  * this rank's end after the common start.
  *
+ * Machine state. At every resynchronisation and after the last repetition
+ * the host's first two ranks time a cache line passed between their cores
+ * (cn_core_latency.h): record kind CN_KIND_CORE_LATENCY on rank 0,
+ * size_bytes = the measured repetition that follows (reps at the end). A VM's
+ * host can move its vCPUs and change this several times over, and every
+ * small message with it; validate compares it with the profile's.
+ *
  * With --yield (for more ranks than cores) a rank waiting for messages or for
  * the start calls sched_yield() between polls, so ranks sharing a core take
  * turns quickly instead of in whole scheduler time slices; calcs still spin.
@@ -68,6 +75,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cn_core_latency.h"
 #include "cn_info.h"
 #include "cn_samples.h"
 #include "cn_timer.h"
@@ -477,6 +485,7 @@ int main(int argc, char **argv)
     struct state s;
     struct cn_timer_info timer;
     struct cn_sample_file samples;
+    struct cn_core_probe core;
     MPI_Comm comm;
     int rank, nranks, i, flag = 0, crash_rank = -1;
     int64_t max_bytes = 0, offset = 0, rtt = 0, *offsets, margin_ns;
@@ -528,6 +537,8 @@ int main(int argc, char **argv)
     offsets = xcalloc((size_t)nranks, sizeof(int64_t));
     shared = xcalloc((size_t)nranks, sizeof(int));
     find_shared_clocks(rank, nranks, shared);
+    if (cn_core_probe_open(&core, MPI_COMM_WORLD, o.yield) != 0)
+        die("cannot open the shared-memory window of the core-latency probe");
 
     timer = cn_timer_describe();
     info = cn_info_open(o.prefix, rank, nranks, &timer);
@@ -548,6 +559,9 @@ int main(int argc, char **argv)
     for (rep = 0; rep < total; rep++) {
         int64_t start0 = 0, start_local, begin, end;
         if (rep % o.resync == 0) {
+            int64_t core_ns = cn_core_probe_ns(&core);
+            if (core_ns >= 0)
+                cn_samples_add(&samples, CN_KIND_CORE_LATENCY, rep - o.warmup, 0, 0, cn_now_ns(), core_ns);
             rtt = sync_clocks(rank, nranks, shared, &offset, offsets);
             /* far enough ahead that the broadcast reaches every rank first */
             margin_ns = o.margin_us > 0 ? (int64_t)(o.margin_us * 1000.0) : 20000 + 8 * rtt * nranks;
@@ -584,6 +598,12 @@ int main(int argc, char **argv)
             cn_samples_add(&samples, CN_KIND_GOAL_REP, rep - o.warmup, begin - start_local, rank,
                            start0, end - start_local);
     }
+    {
+        int64_t core_ns = cn_core_probe_ns(&core);
+        if (core_ns >= 0)
+            cn_samples_add(&samples, CN_KIND_CORE_LATENCY, o.reps, 0, 0, cn_now_ns(), core_ns);
+    }
+    cn_core_probe_close(&core);
     cn_samples_close(&samples);
     fprintf(info, "receive_buffers=%d\nend_monotonic_ns=%lld\ncomplete=1\n", s.nbufs,
             (long long)cn_now_ns());

@@ -34,6 +34,12 @@
  *             param = the wait): an eager send completes on its own, a
  *             rendezvous send only once the receiver took it.
  *
+ * Before each unit (one size of one round) the two ranks time a cache line
+ * passed between their cores (cn_core_latency.h; CN_KIND_CORE_LATENCY, rank
+ * 0, size_bytes = the unit's size): on a VM the host can move the vCPUs in
+ * the middle of a run, and every small-message time moves with it, so
+ * measure/loggp.py keeps the rounds of one machine state.
+ *
  * Every duration is taken between two clock reads and so holds the cost of
  * one (cn_timer.h measures it; measure/loggp.py subtracts it). Every
  * record's stream field holds its round. --rounds is the whole plan's
@@ -56,6 +62,7 @@
 #include <string.h>
 
 #include "cn_args.h"
+#include "cn_core_latency.h"
 #include "cn_info.h"
 #include "cn_parent.h"
 #include "cn_samples.h"
@@ -313,6 +320,7 @@ int main(int argc, char **argv)
     struct ctx *c = malloc(sizeof *c);
     struct cn_timer_info timer;
     struct cn_parent_watch watch;
+    struct cn_core_probe core;
     int64_t max_size = 1;
     int nranks, u, r, k;
     char path[4096];
@@ -359,10 +367,15 @@ int main(int argc, char **argv)
     if (cn_samples_open(&c->samples, path))
         cn_die("cannot open the sample file");
 
+    if (cn_core_probe_open(&core, MPI_COMM_WORLD, 0) != 0)
+        cn_die("cannot open the shared-memory window of the core-latency probe");
     MPI_Barrier(MPI_COMM_WORLD);
     for (r = o->first_round; r < o->rounds; r++) {
         for (u = 0; u < o->n_sizes; u++) {
             int64_t its = o->n_iterations == 1 ? o->iterations[0] : o->iterations[u];
+            int64_t core_ns = cn_core_probe_ns(&core);
+            if (core_ns >= 0)
+                cn_samples_add(&c->samples, CN_KIND_CORE_LATENCY, o->sizes[u], 0, r, cn_now_ns(), core_ns);
             run_unit(c, o, o->sizes[u], its, r);
             cn_samples_flush(&c->samples);
             /* between units, never inside a timed operation: a unit lasts well under a second */
@@ -372,6 +385,7 @@ int main(int argc, char **argv)
         fprintf(info, "round%d_end_monotonic_ns=%lld\n", r, (long long)cn_now_ns());
         fflush(info);
     }
+    cn_core_probe_close(&core);
     cn_samples_close(&c->samples);
     fprintf(info, "end_monotonic_ns=%lld\ncomplete=1\n", (long long)cn_now_ns());
     fclose(info);

@@ -35,6 +35,9 @@ enum {
     CN_KIND_RECV_EARLY = 9,     /* completing a posted receive whose message has arrived */
     CN_KIND_RECV_LATE = 10,     /* posting and completing a receive whose message has arrived */
     CN_KIND_SEND_DONE = 11,     /* MPI_Isend to completion while the receive is not posted */
+    /* cn_core_latency.h, from cn_loggp.c (size_bytes = the unit's size, stream = the round) and
+     * cn_goal_exec.c (size_bytes = the repetition it preceded, stream = 0) */
+    CN_KIND_CORE_LATENCY = 12,  /* one-way time of a cache line between the host's first two ranks */
 };
 
 #define CN_FLUSH_NS 500000000LL /* at most half a second between flushes */

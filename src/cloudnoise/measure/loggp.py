@@ -67,7 +67,9 @@ from typing import Any
 
 import numpy as np
 
+from cloudnoise.measure.core_latency import CoreLatency, rounds_in_another_state
 from cloudnoise.measure.samples import (
+    KIND_CORE_LATENCY,
     KIND_EXCHANGE,
     KIND_ISEND_CALL,
     KIND_RECV_EARLY,
@@ -459,17 +461,28 @@ def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 
                           "continue it with --resume"]}
     n = int(train or _train_length(data))
     notes: list[str] = []
-    set_aside = disturbed_rounds(tables) if len(rounds) > 2 else np.array([], int)
+    core = core_probes(data)
+    moved, typical_core = rounds_in_another_state(rounds, core)
+    disturbed = disturbed_rounds(tables) if len(rounds) > 2 else np.array([], int)
+    disturbed = np.setdiff1d(disturbed, moved)
+    set_aside = np.union1d(disturbed, moved).astype(int)
     kept = np.setdiff1d(np.arange(len(rounds)), set_aside)
-    if len(kept) < 2:
+    if len(kept) < 2 and len(rounds) > 1:
         kept = np.arange(len(rounds))
         if len(set_aside):
-            notes.append("most rounds look disturbed (the machine was busy); all are used")
-        set_aside = np.array([], int)
-    elif len(set_aside):
-        notes.append(f"rounds {', '.join(str(int(rounds[r])) for r in set_aside)} set aside: their ping-pongs "
-                     f"and exchanges ran over {DISTURBED - 1:.0%} slower than the typical round "
-                     "(another process had the cores)")
+            notes.append("most rounds look disturbed or ran with the cores placed differently; all are used, "
+                         "and the fit describes no single machine state")
+        set_aside = moved = disturbed = np.array([], int)
+    else:
+        if len(moved):
+            far = [float(np.max(np.abs(np.log(np.asarray(core[int(rounds[r])]) / typical_core)))) for r in moved]
+            notes.append(f"rounds {', '.join(str(int(rounds[r])) for r in moved)} set aside: the cores were placed "
+                         f"differently (a cache line between them took up to {np.exp(max(far)):.1f}x the typical "
+                         f"{typical_core:.0f} ns: the VM's host moved its vCPUs, and every small message with them)")
+        if len(disturbed):
+            notes.append(f"rounds {', '.join(str(int(rounds[r])) for r in disturbed)} set aside: their ping-pongs "
+                         f"and exchanges ran over {DISTURBED - 1:.0%} slower than the typical round "
+                         "(another process had the cores)")
     pooled = curves(sizes, tables, kept)
     est, fit_notes, tol = estimate(pooled, n)
     notes += fit_notes
@@ -544,6 +557,7 @@ def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 
         "timer_read_ns": read_ns,
         "rounds": int(len(rounds)),
         "rounds_used": [int(rounds[r]) for r in kept],
+        "core_latency_ns": _core_summary(core, rounds, kept, moved),
         "class_max_miss": tol,
         "late_receive_extra_ns": {"median": _num(float(np.nanmedian(late_extra))),
                                   "max": _num(float(np.nanmax(late_extra)))},
@@ -559,6 +573,22 @@ def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 
         "meaning": MEANING,
         "per_size": per_size,
     }
+
+
+def core_probes(data: dict[str, np.ndarray]) -> dict[int, np.ndarray]:
+    """Per round, the core-to-core probes taken before its sizes (ns; core_latency.py)."""
+    mine = data["kind"] == KIND_CORE_LATENCY
+    rnd, value = data["stream"][mine], data["value_ns"][mine].astype(float)
+    return {int(r): value[rnd == r] for r in np.unique(rnd)}
+
+
+def _core_summary(core: dict[int, np.ndarray], rounds: np.ndarray, kept: np.ndarray,
+                  moved: np.ndarray) -> dict[str, Any]:
+    """The machine state the fit describes: the kept rounds' probes, and every probe's range."""
+    used = [v for r in kept for v in core.get(int(rounds[r]), ())]
+    every = CoreLatency(np.asarray([v for vs in core.values() for v in vs], float))
+    return {**every.summary(), "used": float(np.median(used)) if used else None,
+            "rounds_other_state": [int(rounds[r]) for r in moved]}
 
 
 def _num(x: float) -> float | None:

@@ -75,6 +75,11 @@ def print_fit(console: Console, fit: dict[str, Any]) -> None:
         console.print(f"# one o: median |residual| {model['one_o_median_abs_residual']:.1%}; separate o_s/o_r: "
                       f"{model['split_o_median_abs_residual']:.1%}"
                       + (" (better: the engine's one o misses it)" if model.get("split_predicts_better") else ""))
+    core = fit.get("core_latency_ns") or {}
+    if core.get("probes") and core.get("used") is not None:
+        console.print(f"# machine state: a cache line between the two ranks' cores took {core['used']:.0f} ns "
+                      f"(median of the rounds used; {core['min']:.0f}-{core['max']:.0f} ns over {core['probes']} "
+                      "probes; docs/measure.md, 'Where the ranks' cores are')")
     for note in fit.get("notes", []):
         console.print(f"# note: {note}")
 

@@ -122,6 +122,16 @@ def excess_over_median(one_way_ns: np.ndarray) -> np.ndarray:
     return np.maximum(0.0, one_way_ns - float(np.median(one_way_ns)))
 
 
+def _core_latency(fit: dict[str, Any]) -> float | None:
+    """The machine state the loggp fit describes (its kept rounds' core-to-core
+    probe, measure/core_latency.py), or None for an older campaign or one host
+    rank; anything but a positive number is not a probe."""
+    core = fit.get("core_latency_ns")
+    used = core.get("used") if isinstance(core, dict) else None
+    ok = isinstance(used, (int, float)) and not isinstance(used, bool) and math.isfinite(used) and 0 < used < 1e9
+    return float(used) if ok else None
+
+
 def measured_loggops(fit: dict[str, Any], where: str) -> dict[str, Any]:
     """The profile's loggops from a size-classed loggp fit (measure/loggp.py):
     L, o, g, S as fitted; G and O of the 1 MiB class as the plain figures;
@@ -277,6 +287,7 @@ def build_profile(
             "cpu": meta.get("cpu_model"),
             "os": meta.get("os"),
             "network": placement(meta),
+            "core_latency_ns": _core_latency(fit),
         },
         "prices": {
             "provenance": {"kind": "published", "source": (
@@ -372,6 +383,10 @@ def build_profile(
         )
     if missing:
         loggops["provenance"]["source"] += f"; built without: {', '.join(missing)}"
+    if profile["hardware"].get("core_latency_ns") is not None:
+        profile["hardware"]["provenance"] = _measured(
+            f"{where}: metadata of the launching host; core_latency_ns: the loggp run's core-to-core probe "
+            "over the rounds its fit kept (the machine state the profile describes)")
     profile["hardware"] = {k: v for k, v in profile["hardware"].items() if v is not None}
     text = json.dumps(profile, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     files[out.name] = lambda path: path.write_text(text, encoding="utf-8")

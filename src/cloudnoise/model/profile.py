@@ -139,6 +139,7 @@ def _schema() -> dict[str, Any]:
                 [], instance_type=opt_text, cpu=opt_text, network=opt_text, topology=opt_text, routing=opt_text,
                 transport=opt_text, os=opt_text, cores={"type": ["integer", "null"], "minimum": 1, "maximum": 2**31},
                 memory_gb=opt_number(1e9), nominal_bandwidth_gbit_s=opt_number(1e9),
+                core_latency_ns=opt_number(1e9),
             ),
             "prices": part(
                 [], currency=text, committed_per_node_hour=price, on_demand_per_node_hour=price,
@@ -162,6 +163,7 @@ def _schema() -> dict[str, Any]:
             "check": {"oneOf": [{"type": "null"}, part(
                 [], ranks={"type": ["array", "integer", "null"]}, reps={"type": ["integer", "null"], "minimum": 1},
                 median_abs_error=opt_number(1e12), worst_abs_error=opt_number(1e12), worst=opt_text,
+                machine_state={"type": ["object", "null"]},
                 results={"type": ["array", "null"], "maxItems": 100_000})]},
         },
         "additionalProperties": False,
@@ -200,6 +202,10 @@ class Hardware:
     routing: str | None = None
     transport: str | None = None
     os: str | None = None
+    # One-way time of a cache line between the first two ranks' cores while the
+    # loggp fit was measured (measure/core_latency.py): the machine state the
+    # profile describes, which validate compares with the state it runs in.
+    core_latency_ns: float | None = None
 
 
 @dataclass(frozen=True)
@@ -407,6 +413,9 @@ class Check:
     worst_abs_error: float
     worst: str
     results: tuple[dict[str, Any], ...] = ()
+    # how many configurations ran in the profile's machine state and their
+    # errors (validate/suite.py summarize_rows; measure/core_latency.py)
+    machine_state: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         for name in ("median_abs_error", "worst_abs_error"):

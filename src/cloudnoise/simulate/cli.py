@@ -211,6 +211,8 @@ def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
             system = system.at(opts["placement"])
         opts["profile_used"] = system.describe_use()
         opts["compute_rate"] = system.compute_rate()
+        # the machine state the profile was measured in (validate compares its own run with it)
+        opts["profile_core_latency_ns"] = system.hardware.core_latency_ns if system.hardware else None
     elif opts.get("placement"):
         raise CloudnoiseError("--placement goes with --profile")
     params = resolve_params(system, {k: opts.get(f"{k}_") for k in PARAM_HELP})

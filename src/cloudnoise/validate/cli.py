@@ -27,6 +27,7 @@ import numpy as np
 from cloudnoise.comma_lists import parse_counts
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.measure.core_latency import CoreLatency, machine_state, state_note
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
 from cloudnoise.units import parse_wall_seconds
@@ -289,6 +290,13 @@ def measure_and_simulate(config: Config, params: Any, noise: Any, variants: list
     comparison = compare.compare(config.ranks, measured.runtime_ns, sim, variants[0], oversubscribed,
                                  measured.late_reps())
     comparison.load_average = load
+    run_core = CoreLatency(measured.core_latency_ns)
+    profile_core = opts.get("profile_core_latency_ns")
+    comparison.machine_state = machine_state(run_core, profile_core)
+    comparison.core_latency_ns = {**run_core.summary(), "profile": profile_core}
+    note = state_note(comparison.machine_state, run_core, profile_core)
+    if note:
+        comparison.notes.append(note)
     return comparison, measured, sim
 
 
@@ -302,6 +310,7 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
         raise CloudnoiseError("--profile NAME|FILE is required (or give the LogGOPS parameters --L --o --g --G --O --S)")
     setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
     params, noise = resolve_setup(setup_opts)
+    opts["profile_core_latency_ns"] = setup_opts.get("profile_core_latency_ns")  # the state the profile describes
     # validate compares one simulation with the measurement: the profile's noise unless --noise names variants
     variants = parse_variants(opts["variants"], noise)[0] if opts.get("variants") else noise.default_variants()
     configs = configurations(goal_file, opts)

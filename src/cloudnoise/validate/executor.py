@@ -24,7 +24,14 @@ from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
 from cloudnoise.measure.launcher import LaunchSpec, build_command, supervise
 from cloudnoise.measure.mpi import MpiInstallation
 from cloudnoise.measure.probes import build_probe
-from cloudnoise.measure.samples import KIND_GOAL_REP, count_records, read_info, read_records, rank_files
+from cloudnoise.measure.samples import (
+    KIND_CORE_LATENCY,
+    KIND_GOAL_REP,
+    count_records,
+    read_info,
+    read_records,
+    rank_files,
+)
 from cloudnoise.validate.optable import OpTable
 
 PROBE = "cn_goal_exec"
@@ -61,6 +68,9 @@ class Measurement:
     runtime_ns: np.ndarray  # per repetition: max end over ranks
     command: list[str]
     info: dict[str, Any]
+    # the core-to-core probe before every block of repetitions and after the
+    # last (ns, one way; measure/core_latency.py): the machine state the run saw
+    core_latency_ns: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def late_reps(self, threshold_ns: float = 1000.0) -> int:
         """Repetitions in which some rank started more than threshold late."""
@@ -161,8 +171,11 @@ def read_measurement(prefix: Path, ranks: int, reps: int, command: list[str]) ->
             EXIT_RUNTIME,
         )
     recs, hosts, rank_col = [], [], []
+    core = np.zeros(0)
     for r, path in files.items():
         rec = read_records(path)
+        if r == 0:
+            core = rec["value_ns"][rec["kind"] == KIND_CORE_LATENCY].astype(np.float64)
         rec = rec[rec["kind"] == KIND_GOAL_REP]
         if len(rec) != reps:
             raise CloudnoiseError(
@@ -191,4 +204,5 @@ def read_measurement(prefix: Path, ranks: int, reps: int, command: list[str]) ->
         runtime_ns=runtime,
         command=command,
         info=info0,
+        core_latency_ns=core[core > 0],
     )

@@ -81,6 +81,7 @@ def run_suite(opts: dict[str, Any]) -> dict[str, Any]:
     ranks = cli.parse_ranks(opts.get("ranks")) or [2]
     setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
     params, noise = resolve_setup(setup_opts)
+    opts["profile_core_latency_ns"] = setup_opts.get("profile_core_latency_ns")  # the state the profile describes
     # one simulation beside the measurement: the profile's noise unless --noise names variants
     variants = parse_variants(opts["variants"], noise)[0] if opts.get("variants") else noise.default_variants()
     configs = suite_configs(ranks)
@@ -132,12 +133,23 @@ def summarize_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The suite's rows with the median and worst |error| of the medians."""
     errors = [abs(r["signed_error_median"]) for r in rows if r["signed_error_median"] == r["signed_error_median"]]
     worst = max(rows, key=lambda r: abs(r["signed_error_median"]), default=None)
+    # the configurations measured in the machine state the profile was measured in
+    # (measure/core_latency.py): the part of the table the profile can be held to
+    same = [abs(r["signed_error_median"]) for r in rows
+            if r.get("machine_state") == "same" and r["signed_error_median"] == r["signed_error_median"]]
     return {
         "results": rows,
         "median_abs_error": float(np.median(errors)) if errors else None,
         "worst_abs_error": float(max(errors)) if errors else None,
         "worst": None if worst is None else f"{worst['config']} on {worst['ranks']} ranks",
         "within_10_percent": bool(errors) and max(errors) <= 0.10,
+        "machine_state": {
+            "configs": len(rows),
+            "same_as_profile": len(same),
+            "unknown": sum(1 for r in rows if r.get("machine_state", "unknown") == "unknown"),
+            "median_abs_error_same": float(np.median(same)) if same else None,
+            "worst_abs_error_same": float(max(same)) if same else None,
+        },
     }
 
 
@@ -150,7 +162,7 @@ def print_suite(result: dict[str, Any]) -> None:
     console = stdout_console()
     table = Table(title=f"validate --suite: measured vs simulated medians ({result['noise']} noise), "
                         f"{result['reps']} repetitions each, times in us")
-    for col in ("config", "ranks", "measured median", "simulated median", "error", "load avg"):
+    for col in ("config", "ranks", "measured median", "simulated median", "error", "load avg", "core-core ns"):
         table.add_column(col, justify="left" if col == "config" else "right", no_wrap=True)
     for r in result["results"]:
         err = r["signed_error_median"]
@@ -158,13 +170,34 @@ def print_suite(result: dict[str, Any]) -> None:
         load = r.get("load_average")
         table.add_row(r["config"], str(r["ranks"]), f"{r['measured_median_us']:.4g}",
                       f"{r['simulated_median_us']:.4g}", f"[{colour}]{err:+.1%}[/]",
-                      "-" if load is None else f"{load:.1f}")
+                      "-" if load is None else f"{load:.1f}", state_cell(r))
     console.print(table)
     if result["median_abs_error"] is not None:
         console.print(f"median |error| {result['median_abs_error']:.1%}, worst |error| "
                       f"{result['worst_abs_error']:.1%} ({result['worst']}); the paper's bound is 10 %")
+    state = result.get("machine_state") or {}
+    if state.get("configs") and state.get("unknown", 0) < state["configs"]:
+        same = state["same_as_profile"]
+        line = f"{same} of {state['configs']} configurations ran in the profile's machine state"
+        if same:
+            line += (f": median |error| {state['median_abs_error_same']:.1%}, worst "
+                     f"{state['worst_abs_error_same']:.1%} among them")
+        if same < state["configs"]:
+            line += ("; the others ran with the cores placed differently (core-core column, * = other state; "
+                     "docs/measure.md, 'Where the ranks' cores are')")
+        console.print(line)
     for w in result["warnings"]:
         console.print(f"[yellow]warning:[/] {w}")
+
+
+def state_cell(row: dict[str, Any]) -> str:
+    """The run's core-to-core latency, starred when its state is not the profile's."""
+    core = row.get("core_latency_ns") or {}
+    if not core.get("probes"):
+        return "-"
+    state = row.get("machine_state")
+    text = (f"{core['median']:.0f}" if state != "changed" else f"{core['min']:.0f}-{core['max']:.0f}")
+    return text + (" *" if state in ("different", "changed") else "")
 
 
 def emit(result: dict[str, Any], as_json: bool) -> None:
@@ -206,9 +239,11 @@ def check_profile(profile_path: Path, reps: int = CHECK_REPS, mpicc: str | None 
         "median_abs_error": result["median_abs_error"],
         "worst_abs_error": result["worst_abs_error"],
         "worst": result["worst"],
+        "machine_state": result["machine_state"],
         "results": [
             {"config": r["config"], "measured_median_us": r["measured_median_us"],
-             "simulated_median_us": r["simulated_median_us"], "error": r["signed_error_median"]}
+             "simulated_median_us": r["simulated_median_us"], "error": r["signed_error_median"],
+             "machine_state": r.get("machine_state")}
             for r in result["results"]
         ],
     }

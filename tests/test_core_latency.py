@@ -1,0 +1,104 @@
+"""The machine state of a shared-memory run (measure/core_latency.py): which
+core-to-core probes belong together, and what validate says of a run
+against its profile. Known answers on made-up probe values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cloudnoise
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.measure.core_latency import (
+    STATE_CHANGED,
+    STATE_DIFFERENT,
+    STATE_FACTOR,
+    STATE_SAME,
+    STATE_UNKNOWN,
+    CoreLatency,
+    machine_state,
+    rounds_in_another_state,
+    same_state,
+    state_note,
+)
+
+
+def test_same_state_is_within_the_factor_either_way() -> None:
+    assert same_state(60, 60 * STATE_FACTOR) and same_state(60 * STATE_FACTOR, 60)
+    assert not same_state(60, 60 * STATE_FACTOR + 1) and not same_state(250, 57)
+    assert same_state(0, 250) and same_state(-1, 250)  # no probe: nothing to compare
+
+
+def test_core_latency_summary_and_one_state() -> None:
+    run = CoreLatency(np.array([55.0, 60.0, 66.0]))
+    assert run.summary() == {"median": 60.0, "min": 55.0, "max": 66.0, "probes": 3}
+    assert run.one_state() and run.one_state(57.0) and not run.one_state(250.0)
+    assert not CoreLatency(np.array([57.0, 250.0, 60.0])).one_state()
+    empty = CoreLatency(np.zeros(0))
+    assert empty.summary()["median"] is None and empty.one_state(250.0)
+
+
+@pytest.mark.parametrize("values, profile, want", [
+    ([58.0, 61.0], 57.0, STATE_SAME),
+    ([240.0, 251.0], 57.0, STATE_DIFFERENT),
+    ([58.0, 251.0], 57.0, STATE_CHANGED),
+    ([58.0, 251.0], None, STATE_UNKNOWN),
+    ([], 57.0, STATE_UNKNOWN),
+])
+def test_machine_state_against_the_profile(values: list[float], profile: float | None, want: str) -> None:
+    run = CoreLatency(np.asarray(values, float))
+    assert machine_state(run, profile) == want
+    note = state_note(want, run, profile)
+    assert (note is not None) == (want in (STATE_DIFFERENT, STATE_CHANGED))
+    if want == STATE_DIFFERENT:
+        assert "246 ns against the profile's 57 ns" in note
+    if want == STATE_CHANGED:
+        assert "58-251 ns" in note and "changed during the run" in note
+
+
+def test_rounds_in_another_state_keeps_the_typical_one() -> None:
+    rounds = np.array([0, 1, 2, 3, 4])
+    values = {0: np.array([57.0, 59.0]), 1: np.array([60.0, 61.0]), 2: np.array([58.0, 240.0]),
+              3: np.array([56.0]), 4: np.array([62.0])}
+    moved, typical = rounds_in_another_state(rounds, values)
+    assert moved.tolist() == [2] and typical == pytest.approx(59.5)
+    # rounds without probes (an older campaign) are kept
+    assert rounds_in_another_state(rounds, {})[0].tolist() == []
+    assert rounds_in_another_state(rounds, {0: np.array([57.0])})[0].tolist() == []
+
+
+def _profile(tmp_path: Path, core: object) -> Path:
+    data = json.loads((Path(cloudnoise.__file__).parent / "profiles" / "data" / "daint.json").read_text())
+    data["hardware"]["core_latency_ns"] = core
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_profile_keeps_the_core_latency(tmp_path: Path) -> None:
+    from cloudnoise.model.profile import load_profile
+
+    assert load_profile(_profile(tmp_path, 57.5)).hardware.core_latency_ns == 57.5
+    for bad in ("fast", -3, [1]):
+        with pytest.raises(CloudnoiseError):
+            load_profile(_profile(tmp_path, bad))
+
+
+def test_suite_summary_counts_the_profiles_state() -> None:
+    from cloudnoise.validate.suite import state_cell, summarize_rows
+
+    rows = [{"config": "a", "ranks": 2, "signed_error_median": 0.02, "machine_state": "same",
+             "core_latency_ns": {"median": 58.0, "min": 57.0, "max": 59.0, "probes": 2}},
+            {"config": "b", "ranks": 2, "signed_error_median": -0.06, "machine_state": "same",
+             "core_latency_ns": {"median": 60.0, "min": 60.0, "max": 61.0, "probes": 2}},
+            {"config": "c", "ranks": 2, "signed_error_median": 1.5, "machine_state": "changed",
+             "core_latency_ns": {"median": 150.0, "min": 58.0, "max": 250.0, "probes": 2}}]
+    state = summarize_rows(rows)["machine_state"]
+    assert state["configs"] == 3 and state["same_as_profile"] == 2 and state["unknown"] == 0
+    assert state["median_abs_error_same"] == pytest.approx(0.04)
+    assert state["worst_abs_error_same"] == pytest.approx(0.06)
+    assert state_cell(rows[0]) == "58" and state_cell(rows[2]) == "58-250 *"
+    assert state_cell({"core_latency_ns": {"probes": 0}}) == "-"
