@@ -15,8 +15,9 @@ The machine must be quiet: two busy-polling ranks on a 2-core machine leave
 no core for anything else, and any third process (a build, a test suite)
 shows up as a slower measurement or a slower validation run. The load
 average before and after each step is printed beside the results, and each
-configuration's core-to-core probe (measure/core_latency.py; starred where
-the vCPUs were placed otherwise than when the profile was measured).
+configuration's state probes (validate/machine_state.py: core-to-core
+latency / 1 B ping-pong one way, starred where the machine was not in the
+state the profile describes).
 
     python bench/bench_validate_suite.py [--plans quick,full] [--runs 3] [--out DIR] [--reps 300]
 """
@@ -102,14 +103,15 @@ def print_run(k: int, result: dict[str, Any]) -> None:
           f"{result['load_after']:.1f}")
     core = result.get("profile_core_latency_ns")
     print(f"   the profile's machine state: a cache line between the cores took "
-          + (f"{core:.0f} ns" if core else "(not probed)"))
+          + (f"{core:.0f} ns" if core else "(not probed)")
+          + f", the model's one-way 1 B time is {result.get('profile_one_byte_ns', float('nan')):.0f} ns")
     print(f"   {'config':26s} {'measured us':>12s} {'simulated us':>13s} {'error':>8s}   "
-          f"{'no OS noise':>12s} {'no noise':>9s} {'core-core ns':>13s}")
+          f"{'no OS noise':>12s} {'no noise':>9s} {'core / 1 B ns':>16s}")
     for r in result["results"]:
         v = r.get("variants", {})
         extra = "".join(f" {v[k]['signed_error_median']:+12.1%}" if k in v else " " * 13 for k in ("network", "none"))
         print(f"   {r['config']:26s} {r['measured_median_us']:12.4g} {r['simulated_median_us']:13.4g} "
-              f"{r['signed_error_median']:+8.1%}  {extra} {state_cell(r):>13s}")
+              f"{r['signed_error_median']:+8.1%}  {extra} {state_cell(r):>16s}")
     print(f"   median |error| {result['median_abs_error']:.1%}, worst {result['worst_abs_error']:.1%} "
           f"({result['worst']})")
     state = result.get("machine_state") or {}

@@ -56,7 +56,11 @@
  * (cn_core_latency.h): record kind CN_KIND_CORE_LATENCY on rank 0,
  * size_bytes = the measured repetition that follows (reps at the end). A VM's
  * host can move its vCPUs and change this several times over, and every
- * small message with it; validate compares it with the profile's.
+ * small message with it; validate compares it with the profile's. Ranks 0
+ * and 1 then time 64 polled 1 B MPI ping-pongs (CN_KIND_PINGPONG_REF, the
+ * median one-way time): on a shared host the transport slows 2-4x for
+ * seconds at a time with the cores where they were, and validate compares
+ * this with the model's one-way 1 B time.
  *
  * With --yield (for more ranks than cores) a rank waiting for messages or for
  * the start calls sched_yield() between polls, so ranks sharing a core take
@@ -405,6 +409,63 @@ static void wait_request(MPI_Request *req, int yield)
     }
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Completes every request by polling MPI_Testsome (never a blocking wait:
+ * MPICH's yields the core), giving the core away between polls with --yield. */
+static void poll_requests(MPI_Request *req, int n, int yield)
+{
+    int left = n, done = 0, idx[2];
+    while (left > 0) {
+        MPI_Testsome(n, req, &done, idx, MPI_STATUSES_IGNORE);
+        if (done == MPI_UNDEFINED)
+            return;
+        left -= done;
+        if (yield && left > 0)
+            sched_yield();
+    }
+}
+
+/* The machine's state as MPI sees it: PING_TRIPS polled 1 B ping-pongs
+ * between ranks 0 and 1 (MPI_Isend/MPI_Irecv completed by polling, receives
+ * posted early, as measure loggp times them); returns the median one-way
+ * time on rank 0, -1 elsewhere. Both ranks 0 and 1 must call it. */
+#define PING_TRIPS 64
+#define PING_WARM 4
+#define PING_TAG 32000
+static int64_t pingpong_ref_ns(int rank, int nranks, int yield)
+{
+    int64_t rtt[PING_TRIPS];
+    char out = 'p', in = 0;
+    int i, peer = 1 - rank;
+    MPI_Request req[2];
+    if (nranks < 2 || rank > 1)
+        return -1;
+    for (i = -PING_WARM; i < PING_TRIPS; i++) {
+        int64_t t0;
+        MPI_Irecv(&in, 1, MPI_CHAR, peer, PING_TAG, MPI_COMM_WORLD, &req[1]);
+        t0 = cn_now_ns();
+        if (rank == 0) {
+            MPI_Isend(&out, 1, MPI_CHAR, peer, PING_TAG, MPI_COMM_WORLD, &req[0]);
+            poll_requests(req, 2, yield);
+            if (i >= 0)
+                rtt[i] = cn_now_ns() - t0;
+        } else {
+            poll_requests(&req[1], 1, yield);
+            MPI_Isend(&out, 1, MPI_CHAR, peer, PING_TAG, MPI_COMM_WORLD, &req[0]);
+            poll_requests(&req[0], 1, yield);
+        }
+    }
+    if (rank != 0)
+        return -1;
+    qsort(rtt, PING_TRIPS, sizeof rtt[0], cmp_i64);
+    return rtt[PING_TRIPS / 2] / 2;
+}
+
 /* An identity of this rank's CLOCK_MONOTONIC_RAW: host name and boot id
  * (empty boot id where the kernel does not say: never shared then). */
 static void clock_identity(char *out, size_t len)
@@ -559,9 +620,11 @@ int main(int argc, char **argv)
     for (rep = 0; rep < total; rep++) {
         int64_t start0 = 0, start_local, begin, end;
         if (rep % o.resync == 0) {
-            int64_t core_ns = cn_core_probe_ns(&core);
+            int64_t core_ns = cn_core_probe_ns(&core), ping_ns = pingpong_ref_ns(rank, nranks, o.yield);
             if (core_ns >= 0)
                 cn_samples_add(&samples, CN_KIND_CORE_LATENCY, rep - o.warmup, 0, 0, cn_now_ns(), core_ns);
+            if (ping_ns >= 0)
+                cn_samples_add(&samples, CN_KIND_PINGPONG_REF, rep - o.warmup, 0, 0, cn_now_ns(), ping_ns);
             rtt = sync_clocks(rank, nranks, shared, &offset, offsets);
             /* far enough ahead that the broadcast reaches every rank first */
             margin_ns = o.margin_us > 0 ? (int64_t)(o.margin_us * 1000.0) : 20000 + 8 * rtt * nranks;
@@ -599,9 +662,11 @@ int main(int argc, char **argv)
                            start0, end - start_local);
     }
     {
-        int64_t core_ns = cn_core_probe_ns(&core);
+        int64_t core_ns = cn_core_probe_ns(&core), ping_ns = pingpong_ref_ns(rank, nranks, o.yield);
         if (core_ns >= 0)
             cn_samples_add(&samples, CN_KIND_CORE_LATENCY, o.reps, 0, 0, cn_now_ns(), core_ns);
+        if (ping_ns >= 0)
+            cn_samples_add(&samples, CN_KIND_PINGPONG_REF, o.reps, 0, 0, cn_now_ns(), ping_ns);
     }
     cn_core_probe_close(&core);
     cn_samples_close(&samples);

@@ -38,6 +38,8 @@ enum {
     /* cn_core_latency.h, from cn_loggp.c (size_bytes = the unit's size, stream = the round) and
      * cn_goal_exec.c (size_bytes = the repetition it preceded, stream = 0) */
     CN_KIND_CORE_LATENCY = 12,  /* one-way time of a cache line between the host's first two ranks */
+    /* cn_goal_exec.c, beside each core probe: size_bytes = the repetition it preceded */
+    CN_KIND_PINGPONG_REF = 13,  /* median one-way time of a polled 1 B MPI ping-pong, ranks 0 and 1 */
 };
 
 #define CN_FLUSH_NS 500000000LL /* at most half a second between flushes */

@@ -75,30 +75,3 @@ def rounds_in_another_state(rounds: np.ndarray, values: dict[int, np.ndarray],
            if not CoreLatency(np.asarray(values.get(int(r), ()), float)).one_state(typical, factor)]
     return np.asarray(out, int), typical
 
-
-# What validate says of a run's machine state against its profile's.
-STATE_SAME = "same"  # every probe of the run within STATE_FACTOR of the profile's
-STATE_DIFFERENT = "different"  # the run's probes agree with each other, not with the profile
-STATE_CHANGED = "changed"  # the run's own probes disagree: the placement changed during it
-STATE_UNKNOWN = "unknown"  # no probe on one side (an older profile, ranks on different hosts)
-
-
-def machine_state(run: CoreLatency, profile_ns: float | None, factor: float = STATE_FACTOR) -> str:
-    """Whether a run ran in the machine state its profile was measured in."""
-    if not run.measured or not (profile_ns and profile_ns > 0):
-        return STATE_UNKNOWN
-    if run.one_state(profile_ns, factor):
-        return STATE_SAME
-    return STATE_DIFFERENT if run.one_state(None, factor) else STATE_CHANGED
-
-
-def state_note(state: str, run: CoreLatency, profile_ns: float | None) -> str | None:
-    """One line on a run whose machine state differs from its profile's (None when it does not)."""
-    if state not in (STATE_DIFFERENT, STATE_CHANGED):
-        return None
-    s = run.summary()
-    seen = f"{s['median']:.0f} ns" if state == STATE_DIFFERENT else f"{s['min']:.0f}-{s['max']:.0f} ns"
-    return (f"the cores were placed differently from when the profile was measured: a cache line between the "
-            f"first two ranks took {seen} against the profile's {profile_ns:.0f} ns"
-            + (" (it changed during the run)" if state == STATE_CHANGED else "")
-            + "; small messages cost accordingly more or less, which no profile of the other state predicts")

@@ -128,6 +128,12 @@ class LogGOPS:
         return _engine.LogGOPSParams(self.L_ps, self.o_ps, self.g_ps, self.G_fs, self.O_fs, self.S, O_rdv,
                                      list(self.classes), -1 if self.o_r_ps is None else self.o_r_ps)
 
+    def one_byte_ps(self) -> int:
+        """A lone 1 B message's one-way time as the engine charges it, with no
+        noise: o_s + L + o_r (L of the first size class where there are classes)."""
+        L = self.classes[0][1] if self.classes else self.L_ps
+        return self.o_ps + L + (self.o_ps if self.o_r_ps is None else self.o_r_ps)
+
     def as_ns(self) -> dict[str, Any]:
         """The parameters in LogGOPSim's units (ns, ns/byte, bytes)."""
 

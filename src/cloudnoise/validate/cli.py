@@ -27,10 +27,11 @@ import numpy as np
 from cloudnoise.comma_lists import parse_counts
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.measure.core_latency import CoreLatency, machine_state, state_note
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
 from cloudnoise.units import parse_wall_seconds
+from cloudnoise.validate.machine_state import machine_state
+from cloudnoise.validate.machine_state import probes as state_probes
 
 
 @dataclass
@@ -290,13 +291,11 @@ def measure_and_simulate(config: Config, params: Any, noise: Any, variants: list
     comparison = compare.compare(config.ranks, measured.runtime_ns, sim, variants[0], oversubscribed,
                                  measured.late_reps())
     comparison.load_average = load
-    run_core = CoreLatency(measured.core_latency_ns)
-    profile_core = opts.get("profile_core_latency_ns")
-    comparison.machine_state = machine_state(run_core, profile_core)
-    comparison.core_latency_ns = {**run_core.summary(), "profile": profile_core}
-    note = state_note(comparison.machine_state, run_core, profile_core)
-    if note:
-        comparison.notes.append(note)
+    core, ping = state_probes(measured.core_latency_ns, opts.get("profile_core_latency_ns"),
+                              measured.pingpong_ref_ns, params.one_byte_ps() / 1000.0)
+    comparison.machine_state = machine_state([core, ping])
+    comparison.core_latency_ns, comparison.pingpong_ref_ns = core.summary(), ping.summary()
+    comparison.notes += [n for n in (core.note(), ping.note()) if n]
     return comparison, measured, sim
 
 

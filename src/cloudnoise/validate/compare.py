@@ -32,9 +32,10 @@ class Comparison:
     late_reps: int = 0
     notes: list[str] = field(default_factory=list)
     load_average: float | None = None  # of the launching host, just before the launch
-    # the run's core-to-core probe (measure/core_latency.py) and how its state
-    # compares with the profile's: same | different | changed | unknown
+    # the run's state probes against the profile (validate/machine_state.py) and
+    # what they say: same | different | changed | unknown
     core_latency_ns: dict[str, Any] = field(default_factory=dict)
+    pingpong_ref_ns: dict[str, Any] = field(default_factory=dict)
     machine_state: str = "unknown"
 
     def errors(self, variant: str) -> dict[str, float]:
@@ -70,6 +71,7 @@ class Comparison:
             "late_start_reps": self.late_reps,
             "load_average": self.load_average,
             "core_latency_ns": self.core_latency_ns,
+            "pingpong_ref_ns": self.pingpong_ref_ns,
             "machine_state": self.machine_state,
             "variants": {
                 name: {

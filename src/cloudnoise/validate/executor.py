@@ -27,6 +27,7 @@ from cloudnoise.measure.probes import build_probe
 from cloudnoise.measure.samples import (
     KIND_CORE_LATENCY,
     KIND_GOAL_REP,
+    KIND_PINGPONG_REF,
     count_records,
     read_info,
     read_records,
@@ -71,6 +72,8 @@ class Measurement:
     # the core-to-core probe before every block of repetitions and after the
     # last (ns, one way; measure/core_latency.py): the machine state the run saw
     core_latency_ns: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # beside it, the median one-way time of 64 polled 1 B ping-pongs between ranks 0 and 1
+    pingpong_ref_ns: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def late_reps(self, threshold_ns: float = 1000.0) -> int:
         """Repetitions in which some rank started more than threshold late."""
@@ -171,11 +174,12 @@ def read_measurement(prefix: Path, ranks: int, reps: int, command: list[str]) ->
             EXIT_RUNTIME,
         )
     recs, hosts, rank_col = [], [], []
-    core = np.zeros(0)
+    core = ping = np.zeros(0)
     for r, path in files.items():
         rec = read_records(path)
         if r == 0:
             core = rec["value_ns"][rec["kind"] == KIND_CORE_LATENCY].astype(np.float64)
+            ping = rec["value_ns"][rec["kind"] == KIND_PINGPONG_REF].astype(np.float64)
         rec = rec[rec["kind"] == KIND_GOAL_REP]
         if len(rec) != reps:
             raise CloudnoiseError(
@@ -205,4 +209,5 @@ def read_measurement(prefix: Path, ranks: int, reps: int, command: list[str]) ->
         command=command,
         info=info0,
         core_latency_ns=core[core > 0],
+        pingpong_ref_ns=ping[ping > 0],
     )

@@ -111,6 +111,8 @@ def run_suite(opts: dict[str, Any]) -> dict[str, Any]:
     result.update({
         "profile": opts.get("profile"),
         "params_ns": params.as_ns(),
+        "profile_one_byte_ns": params.one_byte_ps() / 1000.0,
+        "profile_core_latency_ns": opts.get("profile_core_latency_ns"),
         "noise": variants[0],
         "noise_sources": noise.describe(),
         "reps": opts["reps"],
@@ -162,7 +164,7 @@ def print_suite(result: dict[str, Any]) -> None:
     console = stdout_console()
     table = Table(title=f"validate --suite: measured vs simulated medians ({result['noise']} noise), "
                         f"{result['reps']} repetitions each, times in us")
-    for col in ("config", "ranks", "measured median", "simulated median", "error", "load avg", "core-core ns"):
+    for col in ("config", "ranks", "measured median", "simulated median", "error", "load avg", "core / 1 B ns"):
         table.add_column(col, justify="left" if col == "config" else "right", no_wrap=True)
     for r in result["results"]:
         err = r["signed_error_median"]
@@ -183,21 +185,31 @@ def print_suite(result: dict[str, Any]) -> None:
             line += (f": median |error| {state['median_abs_error_same']:.1%}, worst "
                      f"{state['worst_abs_error_same']:.1%} among them")
         if same < state["configs"]:
-            line += ("; the others ran with the cores placed differently (core-core column, * = other state; "
-                     "docs/measure.md, 'Where the ranks' cores are')")
+            line += ("; the others (*) ran on a machine in another state: the cores placed differently or the "
+                     "transport slower or faster than the profile's one-way 1 B time "
+                     f"({fmt_ns(result.get('profile_one_byte_ns'))}; docs/measure.md, 'Where the ranks' cores are')")
         console.print(line)
     for w in result["warnings"]:
         console.print(f"[yellow]warning:[/] {w}")
 
 
 def state_cell(row: dict[str, Any]) -> str:
-    """The run's core-to-core latency, starred when its state is not the profile's."""
-    core = row.get("core_latency_ns") or {}
-    if not core.get("probes"):
-        return "-"
-    state = row.get("machine_state")
-    text = (f"{core['median']:.0f}" if state != "changed" else f"{core['min']:.0f}-{core['max']:.0f}")
-    return text + (" *" if state in ("different", "changed") else "")
+    """The run's state probes (validate/machine_state.py): the core-to-core
+    latency and the 1 B ping-pong's one-way time in ns, each as a median or,
+    where it moved during the run, as a range; starred where the run's state
+    was not the profile's."""
+    def probe(values: dict[str, Any] | None) -> str:
+        if not values or not values.get("probes"):
+            return "-"
+        lo, hi, med = values["min"], values["max"], values["median"]
+        return f"{lo:.0f}-{hi:.0f}" if hi > 1.3 * lo else f"{med:.0f}"
+
+    text = f"{probe(row.get('core_latency_ns'))} / {probe(row.get('pingpong_ref_ns'))}"
+    return text + (" *" if row.get("machine_state") in ("different", "changed") else "")
+
+
+def fmt_ns(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f} ns"
 
 
 def emit(result: dict[str, Any], as_json: bool) -> None:
