@@ -62,7 +62,7 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
         from cloudnoise.validate.suite import check_profile, print_suite
 
         result = check_profile(out, reps=check_reps, mpicc=mpicc, mpiexec=mpiexec)
-        doc["check"] = {k: result[k] for k in ("median_abs_error", "worst_abs_error", "worst")}
+        doc["check"] = {k: result[k] for k in ("median_abs_error", "worst_abs_error", "worst", "machine_state")}
         if not as_json:
             print_suite(result)
             click.echo(f"stored the check in {out}: median |error| {result['median_abs_error']:.1%}, "
