@@ -8,8 +8,10 @@ message, for seconds to minutes at a time:
 * where the vCPUs are (a cache line between the ranks' cores: ~57 ns in one
   placement, ~250 ns in another): the core probe, measure/core_latency.py;
 * how fast MPI's transport is with the cores where they were (the host's
-  other tenants): a 1 B ping-pong of ~200 ns one way measured 500-1100 ns in
-  the slow phases, with the core probe unchanged.
+  other tenants): the one-way 1 B time of eight loggp fits within half an
+  hour ranged from 259 to 1115 ns, and the ping-pong probe moved between
+  275 and 1703 ns within single suite runs, also with the core probe
+  unchanged.
 
 `validate` runs both probes before every block of repetitions and after the
 last (cn_goal_exec.c) and compares them with the profile: the core probe with
