@@ -327,3 +327,25 @@ def test_repetition_runtime_is_latest_end_less_earliest_start_and_one_read() -> 
     delay = np.array([40, 20, 10, 3000])  # the second rank of repetition 1 started late
     got = repetition_runtimes(2, rep, end, delay, read_ns=60.4)
     assert got.tolist() == [700 - 20 - 60, 900 - 10 - 60]
+
+
+def test_period_starts_a_block_on_one_schedule(tmp_path: Path) -> None:
+    """cn_goal_exec --period-us: within a block (between resynchronisations)
+    repetition k starts at the block's broadcast start + k x period, exactly;
+    a new block starts from a new broadcast."""
+    mpi_or_skip()
+    from cloudnoise.measure.mpi import find_mpi
+    from cloudnoise.validate import executor
+    from cloudnoise.validate.optable import from_goal_text
+
+    exchange = "num_ranks 2\nrank 0 {\nl1: send 16b to 1 tag 0\nl2: recv 16b from 1 tag 0\n}\n" \
+               "rank 1 {\nl1: send 16b to 0 tag 0\nl2: recv 16b from 0 tag 0\n}\n"
+    req = executor.ExecRequest(table=from_goal_text(exchange), reps=30, warmup=0, workdir=tmp_path, resync=10,
+                               period_us=50.0)
+    m = executor.run(req, find_mpi())
+    starts = np.array([m.start_ns[(m.rank == 0) & (m.rep == k)][0] for k in range(30)])
+    gaps = np.diff(starts)
+    within = [k for k in range(29) if (k + 1) % 10 != 0]
+    assert set(gaps[within].tolist()) == {50_000}
+    assert all(gaps[k] != 50_000 for k in (9, 19))  # each block starts from its own broadcast
+    assert m.runtime_ns.min() > 0

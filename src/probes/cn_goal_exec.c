@@ -33,6 +33,13 @@
  * reads holds one): what the simulator reports as its max host end time (all
  * ranks start at 0 there).
  *
+ * With --period-us P the repetitions of a block (between resynchronisations)
+ * start at one broadcast start plus k * P us, with no collective in between:
+ * how long the ranks wait without messages before a repetition changes what
+ * its first message costs (on a shared VM a 16 B exchange took ~1 us after
+ * 4-8 us of waiting, 2-4 us after 200 us: bench/bench_first_exchange.py).
+ * A repetition that overran the period starts late, and says so (param).
+ *
  * Op table (text, written by cloudnoise.validate.optable):
  *
  *   cloudnoise-optable 1
@@ -108,6 +115,7 @@ struct options {
     const char *table, *prefix;
     long reps, warmup, resync;
     double margin_us;
+    double period_us; /* > 0: a block's repetitions start this far apart, from one broadcast */
     int yield; /* oversubscribed cores: give the core away while waiting */
 };
 
@@ -147,7 +155,8 @@ static void parse(int argc, char **argv, struct options *o)
         {"table", required_argument, 0, 't'},  {"out", required_argument, 0, 'o'},
         {"reps", required_argument, 0, 'n'},   {"warmup", required_argument, 0, 'w'},
         {"resync", required_argument, 0, 's'}, {"margin-us", required_argument, 0, 'm'},
-        {"yield", no_argument, 0, 'y'},        {0, 0, 0, 0}};
+        {"yield", no_argument, 0, 'y'},        {"period-us", required_argument, 0, 'p'},
+        {0, 0, 0, 0}};
     int c;
     memset(o, 0, sizeof *o);
     o->reps = 1000;
@@ -162,6 +171,7 @@ static void parse(int argc, char **argv, struct options *o)
         case 'w': o->warmup = atol(optarg); break;
         case 's': o->resync = atol(optarg); break;
         case 'm': o->margin_us = atof(optarg); break;
+        case 'p': o->period_us = atof(optarg); break;
         case 'y': o->yield = 1; break;
         default: die("unknown option");
         }
@@ -172,6 +182,8 @@ static void parse(int argc, char **argv, struct options *o)
         die("--reps must be at least 1 and --warmup at least 0");
     if (o->resync < 1)
         o->resync = 1;
+    if (!(o->period_us >= 0 && o->period_us <= 1e6))
+        die("--period-us must be between 0 and 1000000");
 }
 
 /* Reads this rank's part of the op table; checks the rank count. */
@@ -549,7 +561,7 @@ int main(int argc, char **argv)
     struct cn_core_probe core;
     MPI_Comm comm;
     int rank, nranks, i, flag = 0, crash_rank = -1;
-    int64_t max_bytes = 0, offset = 0, rtt = 0, *offsets, margin_ns;
+    int64_t max_bytes = 0, offset = 0, rtt = 0, *offsets, margin_ns, block_start = 0;
     int *shared;
     int64_t max_tag = -1;
     void *tag_ub_ptr = NULL;
@@ -636,7 +648,10 @@ int main(int argc, char **argv)
                 fflush(info);
             }
         }
-        {
+        if (o.period_us > 0 && rep % o.resync != 0) {
+            /* within a block: the next slot of the block's schedule, no collective */
+            start0 = block_start + (int64_t)((double)(rep % o.resync) * o.period_us * 1000.0);
+        } else {
             MPI_Request req;
             MPI_Ibarrier(MPI_COMM_WORLD, &req);
             wait_request(&req, o.yield);
@@ -644,6 +659,7 @@ int main(int argc, char **argv)
                 start0 = cn_now_ns() + margin_ns;
             MPI_Ibcast(&start0, 1, MPI_INT64_T, 0, MPI_COMM_WORLD, &req);
             wait_request(&req, o.yield);
+            block_start = start0;
         }
         start_local = start0 + offset;
         /* the read that ends the wait is the start: no read of its own */

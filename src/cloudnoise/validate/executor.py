@@ -52,6 +52,9 @@ class ExecRequest:
     stall_s: float = 60.0
     resync: int = 100
     yield_cpu: bool = False  # oversubscribed cores: ranks yield while they wait
+    # > 0: a block's repetitions start this many us apart from one broadcast start, with no
+    # collective between them (cn_goal_exec --period-us; bench/bench_first_exchange.py)
+    period_us: float | None = None
 
 
 @dataclass
@@ -94,7 +97,11 @@ def run(req: ExecRequest, mpi: MpiInstallation, crash_rank: int | None = None) -
         old.unlink()
     prefix = raw / "exec"
     argv = [str(binary), "--table", str(table_path), "--out", str(prefix), "--reps", str(req.reps),
-            "--warmup", str(req.warmup), "--resync", str(req.resync)] + (["--yield"] if req.yield_cpu else [])
+            "--warmup", str(req.warmup), "--resync", str(req.resync)]
+    if req.yield_cpu:
+        argv.append("--yield")
+    if req.period_us:
+        argv += ["--period-us", repr(float(req.period_us))]
     # Ranks that have a core each are bound to it: busy-polling ranks that
     # the scheduler stacks on one core take turns in time slices.
     cmd = build_command(mpi, req.launch, req.table.ranks, argv, bind_core=not req.yield_cpu)
