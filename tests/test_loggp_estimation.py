@@ -179,3 +179,17 @@ def test_synthetic_sizes_cover_the_probe_default():
     from cloudnoise.measure.experiments import LOGGP_SIZES
 
     assert SIZES == LOGGP_SIZES
+
+
+def test_a_single_round_that_changed_state_is_still_fitted():
+    """One round whose probes read both placements (the host moved the vCPUs
+    during it): nothing would be left, so it is used, and the fit says that it
+    describes no single machine state."""
+    data = samples(rounds=1, core_ns=60.0, seed=6)
+    core = data["kind"] == loggp.KIND_CORE_LATENCY
+    first = np.flatnonzero(core)[0]
+    data["value_ns"][first] = 240  # the first probe in the other placement
+    fit = loggp.fit(data, train=8)
+    assert fit["rounds_used"] == [0] and fit["core_latency_ns"]["rounds_other_state"] == []
+    assert any("describes no single machine state" in n for n in fit["notes"])
+    _check_recovered(fit, TRUTH)

@@ -467,7 +467,7 @@ def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 
     disturbed = np.setdiff1d(disturbed, moved)
     set_aside = np.union1d(disturbed, moved).astype(int)
     kept = np.setdiff1d(np.arange(len(rounds)), set_aside)
-    if len(kept) < 2 and len(rounds) > 1:
+    if len(kept) < min(2, len(rounds)):  # nothing (or one of several rounds) left: keep them all, and say so
         kept = np.arange(len(rounds))
         if len(set_aside):
             notes.append("most rounds look disturbed or ran with the cores placed differently; all are used, "
