@@ -198,13 +198,18 @@ def state_cell(row: dict[str, Any]) -> str:
     latency and the 1 B ping-pong's one-way time in ns, each as a median or,
     where it moved during the run, as a range; starred where the run's state
     was not the profile's."""
-    def probe(values: dict[str, Any] | None) -> str:
+    from cloudnoise.measure.core_latency import STATE_FACTOR
+    from cloudnoise.validate.machine_state import PINGPONG_FACTOR
+
+    def probe(values: dict[str, Any] | None, factor: float) -> str:
+        """A range where the probe moved by more than its state factor, else the median."""
         if not values or not values.get("probes"):
             return "-"
         lo, hi, med = values["min"], values["max"], values["median"]
-        return f"{lo:.0f}-{hi:.0f}" if hi > 1.3 * lo else f"{med:.0f}"
+        return f"{lo:.0f}-{hi:.0f}" if hi > factor * lo else f"{med:.0f}"
 
-    text = f"{probe(row.get('core_latency_ns'))} / {probe(row.get('pingpong_ref_ns'))}"
+    text = (f"{probe(row.get('core_latency_ns'), STATE_FACTOR)} / "
+            f"{probe(row.get('pingpong_ref_ns'), PINGPONG_FACTOR)}")
     return text + (" *" if row.get("machine_state") in ("different", "changed") else "")
 
 
