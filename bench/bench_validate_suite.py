@@ -19,7 +19,12 @@ configuration's state probes (validate/machine_state.py: core-to-core
 latency / 1 B ping-pong one way, starred where the machine was not in the
 state the profile describes).
 
-    python bench/bench_validate_suite.py [--plans quick,full] [--runs 3] [--out DIR] [--reps 300]
+With --rep-gaps off,1us each profile is validated once per setting of
+`validate --rep-gap` (off: every repetition starts from a broadcast ~60 us
+ahead; a time: paced repetitions, that long after the previous one's usual
+end), back to back on the same profile, and the verdict is given per setting.
+
+    python bench/bench_validate_suite.py [--plans quick,full] [--runs 3] [--out DIR] [--reps 300] [--rep-gaps off,1us]
 """
 
 from __future__ import annotations
@@ -72,8 +77,10 @@ def cli(*args: str, timeout: float = 3600) -> subprocess.CompletedProcess:
     return proc
 
 
-def one_run(plan_name: str, steps: list, workdir: Path, reps: int, mpicc: str | None) -> dict[str, Any]:
-    """Measure, build, validate --suite; returns the suite's JSON with timings and loads."""
+def one_run(plan_name: str, steps: list, workdir: Path, reps: int, mpicc: str | None,
+            gaps: list[str]) -> list[dict[str, Any]]:
+    """Measure, build, validate --suite once per --rep-gap setting; returns the
+    suites' JSON with timings and loads."""
     campaign, profile = workdir / "campaign", workdir / "profile.json"
     mpi = ["--mpicc", mpicc] if mpicc else []
     info: dict[str, Any] = {"plan": plan_name, "load_before": load(), "steps": []}
@@ -88,17 +95,21 @@ def one_run(plan_name: str, steps: list, workdir: Path, reps: int, mpicc: str | 
     built = json.loads(profile.read_text())
     info["loggops"] = built["loggops"]
     info["profile_core_latency_ns"] = built["hardware"].get("core_latency_ns")
-    l0 = load()
-    # the profile's full noise first (the verdict), then without OS noise and without any, to see
-    # what each part of the noise model adds
-    suite = json.loads(cli("validate", "--suite", "--profile", str(profile), "--reps", str(reps), "--json",
-                           "--noise", "both,network,none", *mpi).stdout)
-    suite.update(info, load_before_validate=l0, load_after=load())
-    return suite
+    suites = []
+    for gap in gaps:
+        l0 = load()
+        pace = [] if gap == "off" else ["--rep-gap", gap]
+        # the profile's full noise first (the verdict), then without OS noise and without any, to see
+        # what each part of the noise model adds
+        suite = json.loads(cli("validate", "--suite", "--profile", str(profile), "--reps", str(reps), "--json",
+                               "--noise", "both,network,none", *pace, *mpi).stdout)
+        suite.update(info, gap=gap, load_before_validate=l0, load_after=load())
+        suites.append(suite)
+    return suites
 
 
 def print_run(k: int, result: dict[str, Any]) -> None:
-    print(f"\n== {result['plan']} run {k}: measured in {result['measure_s']} s "
+    print(f"\n== {result['plan']} run {k}, rep gap {result['gap']}: measured in {result['measure_s']} s "
           f"(load {result['load_before']:.1f} before), validate load {result['load_before_validate']:.1f} -> "
           f"{result['load_after']:.1f}")
     core = result.get("profile_core_latency_ns")
@@ -152,6 +163,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=300, help="validate --suite repetitions per configuration")
     ap.add_argument("--out", type=Path, help="keep campaigns, profiles and results here (default: a temp dir)")
     ap.add_argument("--mpicc", help="MPI compiler wrapper (default: cloudnoise's discovery)")
+    ap.add_argument("--rep-gaps", default="off", help="validate --rep-gap settings, comma list (off = unpaced)")
     opts = ap.parse_args()
     plans = {"quick": quick_plan(), "full": full_plan()}
     root = opts.out or Path(tempfile.mkdtemp(prefix="bench-suite-"))
@@ -161,14 +173,16 @@ def main() -> None:
     for name in [p.strip() for p in opts.plans.split(",") if p.strip()]:
         if name not in plans:
             sys.exit(f"unknown plan {name!r}: quick or full")
-        runs = []
+        gaps = [g.strip() for g in opts.rep_gaps.split(",") if g.strip()]
+        runs: dict[str, list[dict[str, Any]]] = {g: [] for g in gaps}
         for k in range(1, opts.runs + 1):
-            result = one_run(name, plans[name].measure, root / f"{name}-{k}", opts.reps, opts.mpicc)
-            print_run(k, result)
-            runs.append(result)
+            for result in one_run(name, plans[name].measure, root / f"{name}-{k}", opts.reps, opts.mpicc, gaps):
+                print_run(k, result)
+                runs[result["gap"]].append(result)
             (root / "results.json").write_text(json.dumps({**everything, name: runs}, indent=2, default=str))
-        everything[name] = runs
-        all_ok &= verdict(name, runs)
+        for gap in gaps:
+            everything[f"{name}, rep gap {gap}"] = runs[gap]
+            all_ok &= verdict(f"{name}, rep gap {gap}", runs[gap])
     loads = [s["load_before"] for runs in everything.values() for r in runs for s in r["steps"]]
     print(f"\nload average before the measurement steps: median {statistics.median(loads):.1f}, "
           f"max {max(loads):.1f} on {os.cpu_count()} cores; results in {root / 'results.json'}")

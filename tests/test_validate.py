@@ -349,3 +349,54 @@ def test_period_starts_a_block_on_one_schedule(tmp_path: Path) -> None:
     assert set(gaps[within].tolist()) == {50_000}
     assert all(gaps[k] != 50_000 for k in (9, 19))  # each block starts from its own broadcast
     assert m.runtime_ns.min() > 0
+
+
+def test_rep_gap_paces_each_block_by_the_last_blocks_runtimes(tmp_path: Path) -> None:
+    """cn_goal_exec --gap-us (validate --rep-gap): a block's repetitions start
+    exactly one period apart, and the period is the 90th percentile of the
+    previous block's runtimes (latest rank end after the common start) plus
+    the gap; the warm-up repetitions form a block of their own."""
+    mpi_or_skip()
+    from cloudnoise.measure.mpi import find_mpi
+    from cloudnoise.validate import executor
+    from cloudnoise.validate.optable import from_goal_text
+
+    exchange = "num_ranks 2\nrank 0 {\nl1: send 16b to 1 tag 0\nl2: recv 16b from 1 tag 0\n}\n" \
+               "rank 1 {\nl1: send 16b to 0 tag 0\nl2: recv 16b from 0 tag 0\n}\n"
+    gap_ns = 5000
+    req = executor.ExecRequest(table=from_goal_text(exchange), reps=30, warmup=10, workdir=tmp_path, resync=10,
+                               gap_us=gap_ns / 1000)
+    m = executor.run(req, find_mpi())
+    assert len(m.period_ns) == 3  # at the first measured repetition, then every 10
+    starts = np.array([m.start_ns[(m.rank == 0) & (m.rep == k)][0] for k in range(30)])
+    for block in range(3):
+        gaps = np.diff(starts[10 * block:10 * block + 10])
+        assert set(gaps.tolist()) == {int(m.period_ns[block])}
+    # every rank's end after the common start, latest per repetition
+    ends = np.full(30, np.iinfo(np.int64).min)
+    np.maximum.at(ends, m.rep, m.end_ns)
+    for block in (1, 2):
+        previous = np.sort(ends[10 * (block - 1):10 * block])
+        assert m.period_ns[block] == previous[8] + gap_ns  # ceil(0.9 x 10) - 1
+    assert all(p >= gap_ns for p in m.period_ns)
+
+
+def test_rep_gap_option_is_checked_and_reported(tmp_path: Path) -> None:
+    """validate --rep-gap: a time with a unit or in ns; out of range is a one-line
+    error (exit 2); a paced run reports the gap and the blocks' periods."""
+    from cloudnoise.errors import CloudnoiseError
+    from cloudnoise.validate.cli import parse_rep_gap
+
+    assert parse_rep_gap("2us") == 2000 and parse_rep_gap("500") == 500 and parse_rep_gap(None) is None
+    for bad in ("0", "-1us", "2s", "abc"):
+        with pytest.raises(CloudnoiseError):
+            parse_rep_gap(bad)
+    params = ("--L", "100", "--o", "200", "--g", "100", "--G", "0.1")
+    proc = run("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2", *params, "--rep-gap", "2s")
+    assert proc.returncode == 2 and "--rep-gap" in proc.stderr and "Traceback" not in proc.stderr
+    mpi_or_skip()
+    proc = run("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2", *params, "--reps", "120",
+               "--warmup", "10", "--rep-gap", "3us", "--json")
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout)["results"][0]
+    assert row["rep_gap_ns"] == 3000 and len(row["period_ns"]) == 2 and min(row["period_ns"]) >= 3000

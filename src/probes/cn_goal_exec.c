@@ -40,6 +40,15 @@
  * 4-8 us of waiting, 2-4 us after 200 us: bench/bench_first_exchange.py).
  * A repetition that overran the period starts late, and says so (param).
  *
+ * With --gap-us G the repetitions are paced: each block after the first runs
+ * at a period of the 90th percentile of the previous block's runtimes (the
+ * latest rank end after the common start, all ranks' maximum by one
+ * allreduce at the block boundary) plus G, so the ranks wait about G before a
+ * repetition, as a loop of back-to-back collectives would, instead of the
+ * start margin (~60 us). With warm-up repetitions, the first measured
+ * repetition starts a block, so the warm-up sets the first measured pace;
+ * rank 0's info file has the period of every block (period_repN_ns).
+ *
  * Op table (text, written by cloudnoise.validate.optable):
  *
  *   cloudnoise-optable 1
@@ -116,6 +125,7 @@ struct options {
     long reps, warmup, resync;
     double margin_us;
     double period_us; /* > 0: a block's repetitions start this far apart, from one broadcast */
+    double gap_us;    /* > 0: paced: each block's period = p90 of the last block's runtimes + gap */
     int yield; /* oversubscribed cores: give the core away while waiting */
 };
 
@@ -156,7 +166,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"reps", required_argument, 0, 'n'},   {"warmup", required_argument, 0, 'w'},
         {"resync", required_argument, 0, 's'}, {"margin-us", required_argument, 0, 'm'},
         {"yield", no_argument, 0, 'y'},        {"period-us", required_argument, 0, 'p'},
-        {0, 0, 0, 0}};
+        {"gap-us", required_argument, 0, 'g'}, {0, 0, 0, 0}};
     int c;
     memset(o, 0, sizeof *o);
     o->reps = 1000;
@@ -172,6 +182,7 @@ static void parse(int argc, char **argv, struct options *o)
         case 's': o->resync = atol(optarg); break;
         case 'm': o->margin_us = atof(optarg); break;
         case 'p': o->period_us = atof(optarg); break;
+        case 'g': o->gap_us = atof(optarg); break;
         case 'y': o->yield = 1; break;
         default: die("unknown option");
         }
@@ -184,6 +195,8 @@ static void parse(int argc, char **argv, struct options *o)
         o->resync = 1;
     if (!(o->period_us >= 0 && o->period_us <= 1e6))
         die("--period-us must be between 0 and 1000000");
+    if (!(o->gap_us >= 0 && o->gap_us <= 1e6))
+        die("--gap-us must be between 0 and 1000000");
 }
 
 /* Reads this rank's part of the op table; checks the rank count. */
@@ -427,6 +440,36 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Where a block of repetitions starts (a resynchronisation and a broadcast
+ * start). Paced runs (--gap-us) also start one at the first measured
+ * repetition, so that the warm-up repetitions set the period the measured
+ * ones run at. */
+static int block_starts(const struct options *o, long rep)
+{
+    if (o->gap_us > 0 && o->warmup > 0) {
+        if (rep < o->warmup)
+            return rep == 0;
+        return (rep - o->warmup) % o->resync == 0;
+    }
+    return rep % o->resync == 0;
+}
+
+/* The pace of the next block: the 90th percentile of the last block's
+ * runtimes (latest rank end after the common start, from every rank) plus
+ * the gap. One rare slow repetition then delays only the repetition after it
+ * (which starts late and says so) instead of spacing out every repetition,
+ * and the ranks wait about the gap, not a margin, before each repetition. */
+static int64_t next_period_ns(int64_t *runtimes, long n, double gap_us, int yield)
+{
+    MPI_Request req;
+    long k;
+    MPI_Iallreduce(MPI_IN_PLACE, runtimes, (int)n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD, &req);
+    wait_request(&req, yield);
+    qsort(runtimes, (size_t)n, sizeof *runtimes, cmp_i64);
+    k = (9 * n + 9) / 10 - 1; /* ceil(0.9 n) - 1 */
+    return (runtimes[k] > 0 ? runtimes[k] : 0) + (int64_t)(gap_us * 1000.0);
+}
+
 /* Completes every request by polling MPI_Testsome (never a blocking wait:
  * MPICH's yields the core), giving the core away between polls with --yield. */
 static void poll_requests(MPI_Request *req, int n, int yield)
@@ -561,7 +604,9 @@ int main(int argc, char **argv)
     struct cn_core_probe core;
     MPI_Comm comm;
     int rank, nranks, i, flag = 0, crash_rank = -1;
-    int64_t max_bytes = 0, offset = 0, rtt = 0, *offsets, margin_ns, block_start = 0;
+    int64_t max_bytes = 0, offset = 0, rtt = 0, *offsets, margin_ns, block_start = 0, period_ns;
+    int64_t *block_runtimes; /* paced runs: this block's runtimes so far, this rank's view */
+    long block_first = 0, block_len;
     int *shared;
     int64_t max_tag = -1;
     void *tag_ub_ptr = NULL;
@@ -629,9 +674,19 @@ int main(int argc, char **argv)
 
     total = o.warmup + o.reps;
     margin_ns = 0;
+    period_ns = (int64_t)(o.period_us * 1000.0);
+    block_runtimes = xcalloc((size_t)(o.resync > o.warmup ? o.resync : o.warmup), sizeof(int64_t));
     for (rep = 0; rep < total; rep++) {
         int64_t start0 = 0, start_local, begin, end;
-        if (rep % o.resync == 0) {
+        int new_block = block_starts(&o, rep);
+        if (new_block && o.gap_us > 0 && rep > 0) {
+            period_ns = next_period_ns(block_runtimes, rep - block_first, o.gap_us, o.yield);
+            if (rank == 0) {
+                fprintf(info, "period_rep%ld_ns=%lld\n", rep, (long long)period_ns);
+                fflush(info);
+            }
+        }
+        if (new_block) {
             int64_t core_ns = cn_core_probe_ns(&core), ping_ns = pingpong_ref_ns(rank, nranks, o.yield);
             if (core_ns >= 0)
                 cn_samples_add(&samples, CN_KIND_CORE_LATENCY, rep - o.warmup, 0, 0, cn_now_ns(), core_ns);
@@ -648,9 +703,11 @@ int main(int argc, char **argv)
                 fflush(info);
             }
         }
-        if (o.period_us > 0 && rep % o.resync != 0) {
-            /* within a block: the next slot of the block's schedule, no collective */
-            start0 = block_start + (int64_t)((double)(rep % o.resync) * o.period_us * 1000.0);
+        block_len = rep - block_first;
+        if (!new_block && (period_ns > 0 || o.gap_us > 0)) {
+            /* within a block: the next slot of the block's schedule, no collective (a paced
+             * first block without --period-us spaces its repetitions by the start margin) */
+            start0 = block_start + block_len * (period_ns > 0 ? period_ns : margin_ns);
         } else {
             MPI_Request req;
             MPI_Ibarrier(MPI_COMM_WORLD, &req);
@@ -660,6 +717,8 @@ int main(int argc, char **argv)
             MPI_Ibcast(&start0, 1, MPI_INT64_T, 0, MPI_COMM_WORLD, &req);
             wait_request(&req, o.yield);
             block_start = start0;
+            block_first = rep;
+            block_len = 0;
         }
         start_local = start0 + offset;
         /* the read that ends the wait is the start: no read of its own */
@@ -673,6 +732,7 @@ int main(int argc, char **argv)
             abort();
         run_schedule(&t, &s, comm, o.yield, begin);
         end = s.last_end;
+        block_runtimes[block_len] = end - start_local;
         if (rep >= o.warmup)
             cn_samples_add(&samples, CN_KIND_GOAL_REP, rep - o.warmup, begin - start_local, rank,
                            start0, end - start_local);
@@ -684,6 +744,7 @@ int main(int argc, char **argv)
         if (ping_ns >= 0)
             cn_samples_add(&samples, CN_KIND_PINGPONG_REF, o.reps, 0, 0, cn_now_ns(), ping_ns);
     }
+    free(block_runtimes);
     cn_core_probe_close(&core);
     cn_samples_close(&samples);
     fprintf(info, "receive_buffers=%d\nend_monotonic_ns=%lld\ncomplete=1\n", s.nbufs,

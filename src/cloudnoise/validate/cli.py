@@ -29,7 +29,7 @@ from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
-from cloudnoise.units import parse_wall_seconds
+from cloudnoise.units import parse_duration_ns, parse_wall_seconds
 from cloudnoise.validate.machine_state import machine_state
 from cloudnoise.validate.machine_state import probes as state_probes
 
@@ -117,6 +117,19 @@ def _check_completes(config: Config, params: Any, ready_order: str) -> None:
         raise
 
 
+MAX_REP_GAP_NS = 1_000_000_000  # cn_goal_exec's own bound (1 s)
+
+
+def parse_rep_gap(text: str | None) -> int | None:
+    """--rep-gap TIME -> ns (None: off). Above 0 and at most 1 s."""
+    if text is None:
+        return None
+    ns = parse_duration_ns(text, "--rep-gap")
+    if not 0 < ns <= MAX_REP_GAP_NS:
+        raise CloudnoiseError(f"--rep-gap: {text} is outside 1 ns to 1 s; e.g. --rep-gap 2us")
+    return ns
+
+
 def _timeout(sim_ns: np.ndarray, reps: int, warmup: int, ranks: int) -> float:
     """A generous wall-clock limit for one launch: startup plus 50x the simulated work."""
     per_rep_s = float(np.max(sim_ns)) / 1e9 if len(sim_ns) else 0.0
@@ -135,6 +148,7 @@ def _timeout(sim_ns: np.ndarray, reps: int, warmup: int, ranks: int) -> float:
 @click.option("--suite", is_flag=True, help="Run the built-in suite (9 collectives, 16 B to 16 MiB; `--ranks` default 2) as one table with the median and worst |error|.")
 @click.option("--reps", type=click.IntRange(min=1), help="Measured (and simulated) repetitions per configuration.  [default: 1000; 300 with --suite]")
 @click.option("--warmup", default=20, show_default=True, type=click.IntRange(min=0), help="Executed repetitions discarded before measuring.")
+@click.option("--rep-gap", metavar="TIME", help="Pace the repetitions: start each one TIME after the previous one's usual end (the 90th percentile of the last block's runtimes), as a loop of back-to-back collectives would, instead of from a start broadcast ~60 us ahead. A plain number is ns: 2000, 2us. [default: off]")
 @click.option("--profile", metavar="NAME|FILE", help="System profile measured on this cluster (`cloudnoise model build`); required unless --L/--o/... are given.")
 @loggops_options
 @click.option("--noise", "variants", metavar="LIST", help="Simulated noise variants, comma-separated: none,os,network,both (default: both when the profile has noise). The first is reported at top level.")
@@ -172,6 +186,7 @@ def validate(goal_file: Path | None, **opts: Any) -> None:
     """
     if opts.get("timeout") is not None:
         opts["timeout"] = parse_wall_seconds(opts["timeout"], "--timeout")
+    opts["rep_gap_ns"] = parse_rep_gap(opts.get("rep_gap"))
     if opts.get("suite"):
         from cloudnoise.validate import suite
 
@@ -285,12 +300,15 @@ def measure_and_simulate(config: Config, params: Any, noise: Any, variants: list
         workdir=workdir,
         launch=launch,
         yield_cpu=oversubscribed,
+        gap_us=opts["rep_gap_ns"] / 1000.0 if opts.get("rep_gap_ns") else None,
         timeout_s=opts.get("timeout") or _timeout(sim[variants[0]], opts["reps"], opts["warmup"], config.ranks),
     )
     measured = executor.run(req, mpi, crash_rank=opts.get("inject_crash"))
     comparison = compare.compare(config.ranks, measured.runtime_ns, sim, variants[0], oversubscribed,
                                  measured.late_reps())
     comparison.load_average = load
+    comparison.rep_gap_ns = opts.get("rep_gap_ns")
+    comparison.period_ns = [float(x) for x in measured.period_ns]
     core, ping = state_probes(measured.core_latency_ns, opts.get("profile_core_latency_ns"),
                               measured.pingpong_ref_ns, params.one_byte_ps() / 1000.0)
     comparison.machine_state = machine_state([core, ping])

@@ -37,6 +37,9 @@ class Comparison:
     core_latency_ns: dict[str, Any] = field(default_factory=dict)
     pingpong_ref_ns: dict[str, Any] = field(default_factory=dict)
     machine_state: str = "unknown"
+    # paced runs (validate --rep-gap): the gap asked for and the period of each block after the first
+    rep_gap_ns: int | None = None
+    period_ns: list[float] = field(default_factory=list)
 
     def errors(self, variant: str) -> dict[str, float]:
         """Relative and signed errors of median and mean for one variant."""
@@ -73,6 +76,8 @@ class Comparison:
             "core_latency_ns": self.core_latency_ns,
             "pingpong_ref_ns": self.pingpong_ref_ns,
             "machine_state": self.machine_state,
+            "rep_gap_ns": self.rep_gap_ns,
+            "period_ns": self.period_ns,
             "variants": {
                 name: {
                     "simulated_median_us": us(v.median),

@@ -55,6 +55,10 @@ class ExecRequest:
     # > 0: a block's repetitions start this many us apart from one broadcast start, with no
     # collective between them (cn_goal_exec --period-us; bench/bench_first_exchange.py)
     period_us: float | None = None
+    # > 0: paced repetitions: each block's period is the 90th percentile of the previous block's
+    # runtimes plus this gap (cn_goal_exec --gap-us), so the ranks wait about the gap, not a
+    # start margin of ~60 us, before each repetition; the warm-up repetitions set the first pace
+    gap_us: float | None = None
 
 
 @dataclass
@@ -77,6 +81,8 @@ class Measurement:
     core_latency_ns: np.ndarray = field(default_factory=lambda: np.zeros(0))
     # beside it, the median one-way time of 64 polled 1 B ping-pongs between ranks 0 and 1
     pingpong_ref_ns: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # paced runs: the period each block after the first ran at (ns)
+    period_ns: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def late_reps(self, threshold_ns: float = 1000.0) -> int:
         """Repetitions in which some rank started more than threshold late."""
@@ -102,6 +108,8 @@ def run(req: ExecRequest, mpi: MpiInstallation, crash_rank: int | None = None) -
         argv.append("--yield")
     if req.period_us:
         argv += ["--period-us", repr(float(req.period_us))]
+    if req.gap_us:
+        argv += ["--gap-us", repr(float(req.gap_us))]
     # Ranks that have a core each are bound to it: busy-polling ranks that
     # the scheduler stacks on one core take turns in time slices.
     cmd = build_command(mpi, req.launch, req.table.ranks, argv, bind_core=not req.yield_cpu)
@@ -217,4 +225,21 @@ def read_measurement(prefix: Path, ranks: int, reps: int, command: list[str]) ->
         info=info0,
         core_latency_ns=core[core > 0],
         pingpong_ref_ns=ping[ping > 0],
+        period_ns=block_periods(info0),
     )
+
+
+def block_periods(info: dict[str, Any]) -> np.ndarray:
+    """The paced periods rank 0 wrote (``period_repN_ns``), in repetition order."""
+    found = []
+    for key, value in info.items():
+        m = _PERIOD_KEY.fullmatch(key)
+        if m:
+            try:
+                found.append((int(m.group(1)), float(value)))
+            except (TypeError, ValueError):
+                continue
+    return np.array([v for _, v in sorted(found)], dtype=np.float64)
+
+
+_PERIOD_KEY = re.compile(r"period_rep(\d+)_ns")

@@ -117,6 +117,7 @@ def run_suite(opts: dict[str, Any]) -> dict[str, Any]:
         "noise_sources": noise.describe(),
         "reps": opts["reps"],
         "warmup": opts["warmup"],
+        "rep_gap_ns": opts.get("rep_gap_ns"),
         "seed": opts["seed"],
         "ranks": ranks,
         "cores": available_cores(),
