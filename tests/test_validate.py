@@ -400,3 +400,23 @@ def test_rep_gap_option_is_checked_and_reported(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     row = json.loads(proc.stdout)["results"][0]
     assert row["rep_gap_ns"] == 3000 and len(row["period_ns"]) == 2 and min(row["period_ns"]) >= 3000
+
+
+def test_progress_names_the_configuration_running(monkeypatch: pytest.MonkeyPatch) -> None:
+    """validate's progress bar (stderr, a terminal only) is off with --quiet or --json,
+    and its label follows the configuration being measured."""
+    import sys
+
+    from cloudnoise.validate.cli import configuration_progress
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert not configuration_progress({"quiet": True}).enabled
+    assert not configuration_progress({"as_json": True}).enabled
+    with configuration_progress({}) as bar:
+        assert bar.enabled
+        bar.update(0, 2, "dissemination 16B on 2 ranks")
+        bar.update(1, 2, "gather 1KiB on 2 ranks")
+        task = bar._progress.tasks[0]
+        assert (task.completed, task.total, task.description) == (1, 2, "gather 1KiB on 2 ranks")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    assert not configuration_progress({}).enabled

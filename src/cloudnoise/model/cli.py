@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
 
-from cloudnoise.options import accepts_aliases, json_option, out_option
+from cloudnoise.options import accepts_aliases, json_option, out_option, quiet_option
 
 
 @click.group()
@@ -33,10 +34,11 @@ def model() -> None:
               help="Build the profile even when an experiment the campaign lists has no data (a warning names "
                    "what was left out); without it, that is an error.")
 @json_option("Print one JSON object: the profile file written and its parts (and the check).")
+@quiet_option("With --check: no progress bar on stderr (warnings and errors still print).")
 @accepts_aliases
 def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | None,
           committed_price: float | None, allow_missing: bool, check: bool, check_reps: int, mpicc: str | None,
-          mpiexec: str | None, as_json: bool) -> None:
+          mpiexec: str | None, as_json: bool, quiet: bool) -> None:
     """Write the system profile of CAMPAIGN (a `cloudnoise measure --out` directory).
 
     The profile and its data files are written only once all of it is built
@@ -61,7 +63,8 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
         # itself stores the result through the profile format's API.
         from cloudnoise.validate.suite import check_profile, print_suite
 
-        result = check_profile(out, reps=check_reps, mpicc=mpicc, mpiexec=mpiexec)
+        result = check_profile(out, reps=check_reps, mpicc=mpicc, mpiexec=mpiexec,
+                               quiet=quiet or as_json or not sys.stderr.isatty())
         doc["check"] = {k: result[k] for k in ("median_abs_error", "worst_abs_error", "worst", "machine_state")}
         if not as_json:
             print_suite(result)

@@ -26,9 +26,12 @@ class SweepProgress:
         if self._progress is not None:
             self._progress.stop()
 
-    def update(self, done: int, total: int) -> None:
+    def update(self, done: int, total: int, description: str | None = None) -> None:
+        """Show `done` of `total`; `description` (if given) replaces the label, e.g. the step now running."""
         if not self.enabled:
             return
+        if description is not None:
+            self.description = description
         if self._progress is None:
             self._progress = Progress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True,
@@ -36,4 +39,4 @@ class SweepProgress:
             )
             self._task = self._progress.add_task(self.description, total=total)
             self._progress.start()
-        self._progress.update(self._task, completed=done, total=total)
+        self._progress.update(self._task, completed=done, total=total, description=self.description)

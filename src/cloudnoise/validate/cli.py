@@ -27,6 +27,7 @@ import numpy as np
 from cloudnoise.comma_lists import parse_counts
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.options import quiet_option
 from cloudnoise.simulate import app_cli
 from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
 from cloudnoise.units import parse_duration_ns, parse_wall_seconds
@@ -41,6 +42,14 @@ class Config:
     ranks: int
     label: str
     schedule: Any
+
+
+def configuration_progress(opts: dict[str, Any]) -> Any:
+    """A progress bar over the configurations (stderr, on a terminal, not with --quiet or --json)."""
+    from cloudnoise.sweep.progress import SweepProgress
+
+    return SweepProgress(enabled=not (opts.get("quiet") or opts.get("as_json")) and sys.stderr.isatty(),
+                         description="validating")
 
 
 def load_average() -> float | None:
@@ -163,6 +172,7 @@ def _timeout(sim_ns: np.ndarray, reps: int, warmup: int, ranks: int) -> float:
 @click.option("--timeout", metavar="DURATION", help="Stop a launch after this long: seconds, or 30m, 2h (default: from the simulated runtime).")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), help="Directory for measured.parquet, simulated.parquet, summary.json, figures and raw files.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (`results`: one row per configuration).")
+@quiet_option("No progress bar on stderr (it shows the configuration running and the time left; errors still print).")
 @click.option("--trace", "trace_dir", metavar="DIR", type=click.Path(path_type=Path), help="Compare a recorded trace's runtime (first MPI_Init exit to last MPI_Finalize entry) with its simulation; nothing is launched.")
 @click.option("--algorithms", metavar="SPEC", default="mpich", show_default=True, help="With --trace: collective algorithms (see `cloudnoise trace convert --help`).")
 @click.option("--compute-scale", type=float, default=1.0, show_default=True, metavar="FACTOR", help="With --trace: multiply the compute between MPI calls by FACTOR.")
@@ -350,12 +360,15 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
     comparisons, measurements, simulations = [], [], []
     completed = False
     try:
-        for config in configs:
-            comparison, measured, sim = measure_and_simulate(
-                config, params, noise, variants, opts, mpi, launch, workroot / f"ranks{config.ranks:04d}", warnings)
-            comparisons.append(comparison)
-            measurements.append(measured)
-            simulations.append(sim)
+        with configuration_progress(opts) as bar:
+            for k, config in enumerate(configs):
+                bar.update(k, len(configs), f"{config.label} on {config.ranks} ranks")
+                comparison, measured, sim = measure_and_simulate(
+                    config, params, noise, variants, opts, mpi, launch, workroot / f"ranks{config.ranks:04d}",
+                    warnings)
+                comparisons.append(comparison)
+                measurements.append(measured)
+                simulations.append(sim)
         result: dict[str, Any] = {
             "source": configs[0].label,
             "profile": opts.get("profile"),

@@ -97,12 +97,15 @@ def run_suite(opts: dict[str, Any]) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     completed = False
     try:
-        for k, config in enumerate(configs):
-            workdir = workroot / f"{k:02d}-{config.label.replace(' ', '-')}-ranks{config.ranks:04d}"
-            comparison, _, _ = cli.measure_and_simulate(config, params, noise, variants, opts, mpi, launch,
-                                                         workdir, warnings)
-            row = comparison.row()
-            rows.append({"config": config.label, **{k: v for k, v in row.items() if k not in ("measured_ns", "simulated_ns")}})
+        with cli.configuration_progress(opts) as bar:
+            for k, config in enumerate(configs):
+                bar.update(k, len(configs), f"suite: {config.label} on {config.ranks} ranks")
+                workdir = workroot / f"{k:02d}-{config.label.replace(' ', '-')}-ranks{config.ranks:04d}"
+                comparison, _, _ = cli.measure_and_simulate(config, params, noise, variants, opts, mpi, launch,
+                                                             workdir, warnings)
+                row = comparison.row()
+                rows.append({"config": config.label,
+                             **{k: v for k, v in row.items() if k not in ("measured_ns", "simulated_ns")}})
         completed = True
     finally:
         if out is None and completed:
@@ -227,7 +230,7 @@ def emit(result: dict[str, Any], as_json: bool) -> None:
 
 
 def check_profile(profile_path: Path, reps: int = CHECK_REPS, mpicc: str | None = None,
-                  mpiexec: str | None = None, launcher: str = "mpiexec") -> dict[str, Any]:
+                  mpiexec: str | None = None, launcher: str = "mpiexec", quiet: bool = True) -> dict[str, Any]:
     """Run a short suite on this machine with the profile at ``profile_path``
     and store its errors in the profile (key ``check``) with what it was
     checked on. Returns the suite result."""
@@ -240,6 +243,7 @@ def check_profile(profile_path: Path, reps: int = CHECK_REPS, mpicc: str | None 
         "profile": str(profile_path), "ranks": "2", "reps": reps, "warmup": 20, "seed": 0,
         "ready_order": "program", "variants": None, "mpicc": mpicc, "mpiexec": mpiexec, "launcher": launcher,
         "hosts": None, "hostfile": None, "ppn": None, "timeout": None, "out": None, "inject_crash": None,
+        "quiet": quiet, "as_json": False,
         **{f"{k}_": None for k in "LogGOS"},
     }
     result = run_suite(opts)
