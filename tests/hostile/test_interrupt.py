@@ -12,6 +12,10 @@ import time
 from hostile_support import sandbox
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_a_noisy_simulation(tmp_path):
     box = sandbox(tmp_path)
     # About a minute of work on two threads: the interrupt must not wait for it.
@@ -19,7 +23,11 @@ def test_ctrl_c_stops_a_noisy_simulation(tmp_path):
         [sys.executable, "-m", "cloudnoise", "simulate", "--pattern", "dissemination", "--ranks", "16384",
          "--size", "16B", "--profile", "azure-hpc", "--noise", "both", "--reps", "10000", "--threads", "2",
          "--out", "runs.parquet"],
-        cwd=box.work, env=box.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=box.work, env=box.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # As a terminal's Ctrl-C finds it: a test run started in the background of a
+        # non-interactive shell (`cmd &`) inherits SIGINT ignored, and Python keeps an
+        # ignored SIGINT ignored (as `nohup` relies on), so the child would never see it.
+        preexec_fn=_sigint_default)
     try:
         time.sleep(2.0)  # past start-up: the engine's threads are running
         assert proc.poll() is None, proc.communicate()
