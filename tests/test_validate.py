@@ -394,6 +394,8 @@ def test_rep_gap_option_is_checked_and_reported(tmp_path: Path) -> None:
     params = ("--L", "100", "--o", "200", "--g", "100", "--G", "0.1")
     proc = run("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2", *params, "--rep-gap", "2s")
     assert proc.returncode == 2 and "--rep-gap" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run("validate", "--trace", str(tmp_path), *params, "--rep-gap", "1us")
+    assert proc.returncode == 2 and "--rep-gap does not go with validate --trace" in proc.stderr
     mpi_or_skip()
     proc = run("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2", *params, "--reps", "120",
                "--warmup", "10", "--rep-gap", "3us", "--json")

@@ -193,6 +193,7 @@ def validate(goal_file: Path | None, **opts: Any) -> None:
       cloudnoise validate examples/dissemination_16.goal --profile here.json --json --out val/
       cloudnoise validate --trace jac --profile here.json --reps 20
       cloudnoise validate --suite --profile here.json
+      cloudnoise validate --suite --profile here.json --rep-gap 1us
     """
     if opts.get("timeout") is not None:
         opts["timeout"] = parse_wall_seconds(opts["timeout"], "--timeout")
@@ -225,6 +226,8 @@ def run_trace_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[s
         raise CloudnoiseError("give either --trace DIR or a schedule to run, not both")
     if opts.get("ranks"):
         raise CloudnoiseError("--ranks does not go with validate --trace: the recorded run has its own rank count")
+    if opts.get("rep_gap_ns"):
+        raise CloudnoiseError("--rep-gap does not go with validate --trace: nothing is launched, the trace has its own timing")
     if not opts.get("profile") and all(opts.get(f"{k}_") is None for k in PARAM_HELP):
         raise CloudnoiseError("--profile NAME|FILE is required (or give the LogGOPS parameters --L --o --g --G --O --S)")
     setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
