@@ -35,8 +35,19 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+class OutputClosed(Exception):
+    """The reader of stdout went away (`| head`). Not an OSError, so that
+    click, which turns a broken pipe into a silent exit 1, lets it reach main()."""
+
+
 class LazyGroup(click.Group):
     """A click group whose subcommands are imported on first use."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as err:
+            raise OutputClosed() from err
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -74,9 +85,10 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         cli.main(args=args, prog_name="cloudnoise", standalone_mode=False)
+        sys.stdout.flush()  # here, not at exit, where a closed reader would cost a traceback
     except (KeyboardInterrupt, click.exceptions.Abort):
         _fail("cloudnoise: interrupted; what was already written is kept", EXIT_INTERRUPTED)
-    except BrokenPipeError:
+    except (BrokenPipeError, OutputClosed):
         # The reader of our output went away (`| head`): nothing left to say.
         _quiet_stdout()
         sys.exit(0)
