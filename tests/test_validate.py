@@ -10,6 +10,7 @@ reason) where no MPI is found.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -422,3 +423,34 @@ def test_progress_names_the_configuration_running(monkeypatch: pytest.MonkeyPatc
         assert (task.completed, task.total, task.description) == (1, 2, "gather 1KiB on 2 ranks")
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
     assert not configuration_progress({}).enabled
+
+
+def test_ctrl_c_mid_launch_exits_130_and_leaves_no_scratch_folder(tmp_path: Path) -> None:
+    """Interrupted, not failed: exit 130 with one line, no rank left running, and
+    without --out the scratch folder goes (no error names it for the user to read)."""
+    import signal
+    import subprocess
+
+    from measure_support import cloudnoise_cmd, env
+
+    mpi_or_skip()
+    proc = subprocess.Popen(
+        cloudnoise_cmd("validate", "--pattern", "dissemination", "--size", "16B", "--ranks", "2", "--L", "100",
+                       "--o", "200", "--g", "100", "--G", "0.1", "--reps", "2000000", "--noise", "none"),
+        env=env(TMPDIR=str(tmp_path)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 60
+        # the ranks are running once they write their info files
+        while not list(tmp_path.glob("cloudnoise-validate-*/ranks0002/raw/exec.rank1.info")):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        time.sleep(0.3)
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert [ln for ln in err.splitlines() if ln.strip()] == ["cloudnoise: interrupted; what was already written is kept"]
+    assert list(tmp_path.glob("cloudnoise-validate-*")) == []

@@ -403,6 +403,9 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
             result["figures"] = [str(f) for f in files]
             (out / "summary.json").write_text(json.dumps(result, indent=2, default=str) + "\n")
         completed = True
+    except KeyboardInterrupt:
+        completed = True  # interrupted, not failed: no error names the scratch folder, so it goes
+        raise
     finally:
         if scratch is not None and completed:  # on failure the logs named in the error stay
             shutil.rmtree(scratch, ignore_errors=True)

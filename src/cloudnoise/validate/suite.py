@@ -107,6 +107,9 @@ def run_suite(opts: dict[str, Any]) -> dict[str, Any]:
                 rows.append({"config": config.label,
                              **{k: v for k, v in row.items() if k not in ("measured_ns", "simulated_ns")}})
         completed = True
+    except KeyboardInterrupt:
+        completed = True  # interrupted, not failed: no error names the scratch folder, so it goes
+        raise
     finally:
         if out is None and completed:
             shutil.rmtree(workroot, ignore_errors=True)
