@@ -454,3 +454,27 @@ def test_ctrl_c_mid_launch_exits_130_and_leaves_no_scratch_folder(tmp_path: Path
     assert proc.returncode == 130, err
     assert [ln for ln in err.splitlines() if ln.strip()] == ["cloudnoise: interrupted; what was already written is kept"]
     assert list(tmp_path.glob("cloudnoise-validate-*")) == []
+
+
+def test_work_folder_keeps_what_a_failure_names_and_nothing_else(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """validate's raw files: --out is the user's and stays; a temporary folder goes
+    when the run completes or is interrupted, and stays when it fails (the error
+    names the launch log inside it)."""
+    import tempfile
+
+    from cloudnoise.validate.work_folder import work_folder
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with work_folder(None, "wf-") as done:
+        (done / "x").write_text("x")
+    assert not done.exists()
+    with pytest.raises(KeyboardInterrupt), work_folder(None, "wf-") as stopped:
+        raise KeyboardInterrupt
+    assert not stopped.exists()
+    with pytest.raises(RuntimeError), work_folder(None, "wf-") as failed:
+        raise RuntimeError("rank died")
+    assert failed.exists()
+    out = tmp_path / "mine" / "val"
+    with pytest.raises(KeyboardInterrupt), work_folder(out, "wf-") as given:
+        raise KeyboardInterrupt
+    assert given == out and out.is_dir()

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from cloudnoise.simulate.cli import PARAM_HELP, loggops_options, parse_variants,
 from cloudnoise.units import parse_duration_ns, parse_wall_seconds
 from cloudnoise.validate.machine_state import machine_state
 from cloudnoise.validate.machine_state import probes as state_probes
+from cloudnoise.validate.work_folder import work_folder
 
 
 @dataclass
@@ -352,17 +351,9 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
     cores = available_cores()
 
     out: Path | None = opts.get("out")
-    scratch = None
-    if out is None:
-        scratch = Path(tempfile.mkdtemp(prefix="cloudnoise-validate-"))
-        workroot = scratch
-    else:
-        workroot = out
-        workroot.mkdir(parents=True, exist_ok=True)
     warnings: list[str] = []
     comparisons, measurements, simulations = [], [], []
-    completed = False
-    try:
+    with work_folder(out, "cloudnoise-validate-") as workroot:
         with configuration_progress(opts) as bar:
             for k, config in enumerate(configs):
                 bar.update(k, len(configs), f"{config.label} on {config.ranks} ranks")
@@ -402,13 +393,6 @@ def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, An
             )
             result["figures"] = [str(f) for f in files]
             (out / "summary.json").write_text(json.dumps(result, indent=2, default=str) + "\n")
-        completed = True
-    except KeyboardInterrupt:
-        completed = True  # interrupted, not failed: no error names the scratch folder, so it goes
-        raise
-    finally:
-        if scratch is not None and completed:  # on failure the logs named in the error stay
-            shutil.rmtree(scratch, ignore_errors=True)
     if opts["as_json"]:
         json.dump(result, sys.stdout, default=str)
         sys.stdout.write("\n")

@@ -16,9 +16,7 @@ Each configuration is measured and simulated as `cloudnoise validate` does
 from __future__ import annotations
 
 import json
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,6 +26,7 @@ import numpy as np
 
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.validate.work_folder import work_folder
 
 
 @dataclass(frozen=True)
@@ -91,12 +90,9 @@ def run_suite(opts: dict[str, Any]) -> dict[str, Any]:
     hosts = [h for h in (opts.get("hosts") or "").split(",") if h.strip()]
     launch = LaunchSpec(opts.get("launcher") or "mpiexec", hosts, opts.get("hostfile"), opts.get("ppn"))
     out: Path | None = opts.get("out")
-    workroot = out if out is not None else Path(tempfile.mkdtemp(prefix="cloudnoise-suite-"))
-    workroot.mkdir(parents=True, exist_ok=True)
     warnings: list[str] = []
     rows: list[dict[str, Any]] = []
-    completed = False
-    try:
+    with work_folder(out, "cloudnoise-suite-") as workroot:
         with cli.configuration_progress(opts) as bar:
             for k, config in enumerate(configs):
                 bar.update(k, len(configs), f"suite: {config.label} on {config.ranks} ranks")
@@ -106,13 +102,6 @@ def run_suite(opts: dict[str, Any]) -> dict[str, Any]:
                 row = comparison.row()
                 rows.append({"config": config.label,
                              **{k: v for k, v in row.items() if k not in ("measured_ns", "simulated_ns")}})
-        completed = True
-    except KeyboardInterrupt:
-        completed = True  # interrupted, not failed: no error names the scratch folder, so it goes
-        raise
-    finally:
-        if out is None and completed:
-            shutil.rmtree(workroot, ignore_errors=True)
     result = summarize_rows(rows)
     result.update({
         "profile": opts.get("profile"),
