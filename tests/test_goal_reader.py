@@ -123,3 +123,18 @@ def test_deadlock_names_ranks_exit_3(goal_file, run_cli):
 def test_unreceived_message_is_an_error(goal_file, run_cli):
     proc = run_cli("simulate", goal_file("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\n}\n"))
     assert proc.returncode == 3 and "never received" in proc.stderr
+
+
+def test_deadlock_names_the_first_op_that_never_became_ready(goal_file, run_cli):
+    # Rank 0's rendezvous send is never matched, so the calc after it never
+    # becomes ready; the send itself (no dependencies) was ready at time 0
+    # and must not be named as waiting.
+    text = (
+        "num_ranks 2\nrank 0 {\nl1: send 100000b to 1 tag 5\nl2: calc 10\nl2 requires l1\n}\n"
+        "rank 1 {\nl1: calc 5\n}\n"
+    )
+    proc = run_cli("simulate", goal_file(text))
+    assert proc.returncode == 3
+    msg = proc.stderr.strip()
+    assert "rank 0: calc 10 (line 4) waits on operations that never finish" in msg
+    assert "rank 1: message from rank 0 (send 100000b to 1 tag 5 (line 3)) never received" in msg

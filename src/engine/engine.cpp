@@ -136,6 +136,34 @@ void Engine::index_templates() {
   }
   multi_total_ = base;
   build_posted_at_zero();
+  index_initial_active();
+}
+
+// Which of each initial list's ops process_initial runs: the posted
+// receives need nothing more than their stamps, and visiting them was most
+// of a 16K-rank dissemination's start.
+void Engine::index_initial_active() {
+  initial_active_.clear();
+  initial_active_begin_.resize(ranks_);
+  initial_active_count_.resize(ranks_);
+  // Keyed by the list's start and length: an empty list starts where the
+  // next one does.
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> seen;
+  for (uint32_t r = 0; r < ranks_; ++r) {
+    const uint64_t key = uint64_t{initial_count_[r]} << 32 | initial_begin_[r];
+    auto [it, fresh] = seen.try_emplace(key);
+    if (fresh) {
+      const auto begin = static_cast<uint32_t>(initial_active_.size());
+      const uint32_t* local = initial_ops_.data() + initial_begin_[r];
+      for (uint32_t k = 0; k < initial_count_[r]; ++k) {
+        const Op& op = sched_.stored_op(sched_.template_begin(r) + local[k]);
+        if (!(initial_recvs_posted_ && op.kind == OpKind::Recv)) initial_active_.push_back(k);
+      }
+      it->second = {begin, static_cast<uint32_t>(initial_active_.size()) - begin};
+    }
+    initial_active_begin_[r] = it->second.first;
+    initial_active_count_[r] = it->second.second;
+  }
 }
 
 // Every rank posts the receives it starts with at time 0, the same way in
@@ -201,16 +229,21 @@ int64_t Engine::os_noise_lookup(uint32_t host, int64_t at, int64_t len) {
 }
 
 // One dependency of op `succ` (global) of `host` is met; it becomes ready
-// when all are.
-void Engine::release(uint32_t host, uint32_t succ) {
+// when all are. Inline, as every finished op releases its successors.
+[[gnu::always_inline]] inline void Engine::release(uint32_t host, uint32_t succ) {
   const uint32_t t = sched_.template_begin(host) + (succ - sched_.rank_begin(host));
   const uint32_t need = sched_.stored_op(t).num_deps;
   if (need > 1 && ++met_[multi_base_[host] + multi_slot_[t]] < need) return;
-  pending_.push_back({host, succ});
+  pending_.push(host, succ);
+}
+
+// `op` (the stored op, as template_op gives it) of `host` finished.
+[[gnu::always_inline]] inline void Engine::release_done(const Op& op, uint32_t host) {
+  for (const uint32_t succ : sched_.done_successors(op, sched_.rank_begin(host))) release(host, succ);
 }
 
 void Engine::release_done(uint32_t op, uint32_t host) {
-  for (const uint32_t succ : sched_.done_successors(host, op)) release(host, succ);
+  release_done(sched_.template_op(host, op), host);
 }
 
 // A rendezvous send completes when its message is matched: the sender's
@@ -233,7 +266,7 @@ void Engine::mark_ready(uint32_t op) { ready_bits_[op >> 6] |= uint64_t{1} << (o
 // The bandwidth drawn for one message, as the G it is sent with. The draw
 // is keyed by the send op, so the sender and the receiver agree on it
 // without storing it per op.
-int64_t Engine::message_G_fs(uint32_t send_op, int64_t G_fs) const {
+[[gnu::always_inline]] inline int64_t Engine::message_G_fs(uint32_t send_op, int64_t G_fs) const {
   const double f =
       std::max(1e-9, bandwidth_->quantile_of_bits(bandwidth_rng_.bits(send_op)));
   return round_to_int(static_cast<double>(G_fs) / f);
@@ -306,7 +339,7 @@ void Engine::order_ready(uint32_t host, std::vector<uint32_t>& ops) {
 
 // Queues op i of `host`, now executable, at the time its CPU (and, for a
 // send, its NIC) is next free.
-void Engine::enqueue_op(uint32_t host, uint32_t i) {
+[[gnu::always_inline]] inline void Engine::enqueue_op(uint32_t host, uint32_t i) {
   ++ready_count_;
   mark_ready(i);
   const Op& op = sched_.template_op(host, i);
@@ -336,15 +369,15 @@ void Engine::enqueue_several() {
   // The reference visits the hosts that finished something in ascending
   // order; each host's ops keep the order in which they became ready.
   bool one_host = true;
-  for (const Pending& p : pending_) one_host &= p.host == pending_.front().host;
+  for (const ReleasedOps::Entry& p : pending_) one_host &= p.host == pending_.front().host;
   if (one_host) {
     host_ops_.clear();
-    for (const Pending& p : pending_) host_ops_.push_back(p.op);
+    for (const ReleasedOps::Entry& p : pending_) host_ops_.push_back(p.op);
     enqueue_host_ops(pending_.front().host, host_ops_);
   } else {
     // A few entries: an insertion sort is stable and allocates nothing.
     for (size_t i = 1; i < pending_.size(); ++i) {
-      const Pending p = pending_[i];
+      const ReleasedOps::Entry p = pending_[i];
       size_t j = i;
       for (; j > 0 && pending_[j - 1].host > p.host; --j) pending_[j] = pending_[j - 1];
       pending_[j] = p;
@@ -415,24 +448,23 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
 // first stamps, so they are processed first and in stamp order whatever
 // else is queued: they are processed straight from the per-template lists,
 // which keeps the queue O(ranks) where a ring allreduce posts every
-// receive at once.
+// receive at once. Receives posted already (reset) only take their stamps.
+// None is marked in ready_bits_: an op without dependencies is ready at 0.
 void Engine::process_initial() {
   stamp_ = initial_total_;
   ready_count_ = initial_total_;
-  uint64_t stamp = 0;
+  uint64_t stamp = 0;  // the first stamp of rank h's list
   for (uint32_t h = 0; h < ranks_; ++h) {
     const uint32_t* local = initial_ops_.data() + initial_begin_[h];
-    for (uint32_t k = 0; k < initial_count_[h]; ++k) {
+    const uint32_t* active = initial_active_.data() + initial_active_begin_[h];
+    for (uint32_t j = 0; j < initial_active_count_[h]; ++j) {
+      const uint32_t k = active[j];
       const uint32_t op = sched_.rank_begin(h) + local[k];
-      mark_ready(op);
       const auto kind = static_cast<EventKind>(sched_.template_op(h, op).kind);
-      if (kind == kEvRecv && initial_recvs_posted_) {
-        ++stamp;  // posted already, in reset()
-        continue;
-      }
-      process(0, stamp++, op, Event::pack(h, kind), 0);
+      process(0, stamp + k, op, Event::pack(h, kind), 0);
       enqueue_ready();
     }
+    stamp += initial_count_[h];
   }
 }
 
@@ -464,7 +496,7 @@ bool Engine::process_windowed(uint32_t shift) {
     check_stop();
     while (windows_.next_host()) {
       while (windows_.pop(e, time)) {
-        process(time, e.ts, e.op, e.host_kind, e.carried);
+        process_event(time, e.ts, e.op, e.host_kind, e.carried);
         enqueue_ready();
       }
     }
@@ -529,6 +561,13 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
 // queued again at the time it frees, keeping its stamp, as in LogGOPSim.
 void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_kind,
                      uint32_t carried_G) {
+  process_event(t, ts, op_index, host_kind, carried_G);
+}
+
+// process(), inline in the windows' loop: a call per event saved and
+// restored a dozen registers.
+[[gnu::always_inline]] inline void Engine::process_event(int64_t t, uint64_t ts, uint32_t op_index,
+                                                         uint32_t host_kind, uint32_t carried_G) {
   const uint32_t h = Event::host_of(host_kind);  // the op's owner (for a message: its sender)
   const Op& op = sched_.template_op(h, op_index);
   switch (Event::kind_of(host_kind)) {
@@ -538,7 +577,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
         const int64_t len = static_cast<int64_t>(op.amount);
         o_free = time_add(t, len, os_noise(h, t, len));
         if (op.start_count) release_started(op_index, h);
-        release_done(op_index, h);
+        release_done(op, h);
       } else {
         push_event(o_free, ts, op_index, host_kind, h, 0);
       }
@@ -550,15 +589,16 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
       const int64_t avail = std::max(o_free, gs_free);
       if (avail <= t) {
         if (op.start_count) release_started(op_index, h);
-        const int64_t G_base = p_.G_for(op.amount);
+        const LogGOPSParams::Costs costs = p_.costs_for(op.amount);
+        const int64_t G_base = costs.G_fs;
         const int64_t G_drawn = bandwidth_ ? message_G_fs(op_index, G_base) : G_base;
         const int64_t G = episodes_ ? episode_G_fs(h, t, G_base, G_drawn) : G_drawn;
-        int64_t latency = p_.L_for(op.amount);
+        int64_t latency = costs.L_ps;
         // Keyed by the send op, like the bandwidth: a draw must not depend
         // on the order in which sends are processed.
         if (latency_)
           latency = time_add(latency, round_to_int(latency_->quantile_of_bits(latency_rng_.bits(op_index))));
-        o_free = time_add(t, p_.o_ps, bytes_time(op.amount, p_.O_for(op.amount)), os_noise(h, t, p_.o_ps));
+        o_free = time_add(t, p_.o_ps, bytes_time(op.amount, costs.O_fs), os_noise(h, t, p_.o_ps));
         gs_free = time_add(t, p_.g_ps, bytes_time(op.amount, G));
         ++messages_;
         // The message's first byte reaches the receiver after o + L; G is
@@ -566,7 +606,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
         const bool carry = bandwidth_ && G_drawn > 0 && G_drawn <= int64_t{0xFFFFFFFF};
         push_event(time_add(t, p_.o_ps, latency), stamp_++, op_index, Event::pack(h, kEvMsg),
                    sched_.peer_of(h, op), carry ? static_cast<uint32_t>(G_drawn) : 0);
-        if (op.amount <= p_.S) release_done(op_index, h);  // eager: the send is complete
+        if (op.amount <= p_.S) release_done(op, h);  // eager: the send is complete
       } else {
         push_event(avail, ts, op_index, host_kind, h, 0);
       }
@@ -580,7 +620,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
         // Rendezvous: as in the reference, the receive's own size decides,
         // and its cpu/nic indices address the sender.
         if (op.amount > p_.S) complete_rendezvous(m.op, m.src, op.cpu, op.nic, t);
-        release_done(op_index, h);
+        release_done(op, h);
       } else {
         posted_.push(h, {source, op.tag, op_index - sched_.rank_begin(h)});
       }
@@ -594,19 +634,20 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
       int64_t& gr_free = next_gr(r, op.nic);
       const int64_t avail = std::max(o_free, gr_free);
       if (avail <= t) {
+        const LogGOPSParams::Costs costs = p_.costs_for(op.amount);
         const int64_t G_drawn = carried_G   ? carried_G
-                                : bandwidth_ ? message_G_fs(op_index, p_.G_for(op.amount))
-                                             : p_.G_for(op.amount);
-        const int64_t G = episodes_ ? episode_G_fs(h, t, p_.G_for(op.amount), G_drawn) : G_drawn;
+                                : bandwidth_ ? message_G_fs(op_index, costs.G_fs)
+                                             : costs.G_fs;
+        const int64_t G = episodes_ ? episode_G_fs(h, t, costs.G_fs, G_drawn) : G_drawn;
         const int64_t g_bytes = bytes_time(op.amount, G);
         const int64_t o_r = p_.o_recv();
         const int64_t noise_ps = os_noise(r, t, o_r);
-        o_free = time_add(t, o_r, noise_ps, unsigned_max(bytes_time(op.amount, p_.O_for(op.amount)), g_bytes));
+        o_free = time_add(t, o_r, noise_ps, unsigned_max(bytes_time(op.amount, costs.O_fs), g_bytes));
         gr_free = time_add(t, p_.g_ps, g_bytes);
         const MatchEntry m = posted_.take(r, h, op.tag, [&](uint32_t local) { return posted_key(r, local); });
         if (m.op != kNoMatch) {
           if (op.amount > p_.S) complete_rendezvous(op_index, h, op.cpu, op.nic, t);
-          release_done(m.op + sched_.rank_begin(r), r);
+          release_done(sched_.stored_op(sched_.template_begin(r) + m.op), r);
         } else {
           unexpected_[r].push({h, op.tag, op_index});
         }
@@ -654,7 +695,7 @@ void Engine::report_deadlock() const {
     const std::vector<MatchEntry> unexpected = unexpected_[r].snapshot();
     uint32_t first_waiting = kNoMatch;
     for (uint32_t i = sched_.rank_begin(r); i < sched_.rank_end(r); ++i)
-      if (!(ready_bits_[i >> 6] >> (i & 63) & 1)) {
+      if (sched_.template_op(r, i).num_deps != 0 && !(ready_bits_[i >> 6] >> (i & 63) & 1)) {
         first_waiting = i;
         break;
       }

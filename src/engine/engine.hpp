@@ -21,6 +21,7 @@
 #include "noise/os_noise_trace.hpp"
 #include "noise/quantile_table.hpp"
 #include "posted_receives.hpp"
+#include "released_ops.hpp"
 #include "schedule.hpp"
 #include "windowed_events.hpp"
 
@@ -124,21 +125,18 @@ class Engine {
   }
   void check_stop();
 
-  struct Pending {
-    uint32_t host;
-    uint32_t op;
-  };
-
   void reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   RunResult simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   void process_initial();
   bool process_windowed(uint32_t shift);
   uint32_t window_shift() const;
   void process(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t carried_G);
+  void process_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t carried_G);
   void push_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t host,
                   uint32_t carried_G);
   void release(uint32_t host, uint32_t succ);
   void release_done(uint32_t op, uint32_t host);
+  void release_done(const Op& op, uint32_t host);
   void release_started(uint32_t op, uint32_t host);
   void complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t);
   void order_ready(uint32_t host, std::vector<uint32_t>& ops);
@@ -149,6 +147,7 @@ class Engine {
   void mark_ready(uint32_t op);
   void index_templates();
   void build_posted_at_zero();
+  void index_initial_active();
   int64_t os_noise(uint32_t host, int64_t start, int64_t len);
   int64_t os_noise_lookup(uint32_t host, int64_t at, int64_t len);
   int64_t bytes_time(uint64_t bytes, int64_t per_byte_fs) const;
@@ -192,6 +191,10 @@ class Engine {
   // time 0 (local indices): ranks sharing a template share the list.
   std::vector<uint32_t> initial_ops_;
   std::vector<uint32_t> initial_begin_, initial_count_;  // per rank
+  // Positions in those lists of the ops processed at time 0 (all but the
+  // receives posted already), per list; ranks sharing a list share these.
+  std::vector<uint32_t> initial_active_;
+  std::vector<uint32_t> initial_active_begin_, initial_active_count_;  // per rank
   uint64_t initial_total_ = 0;
   // The time-0 receives, posted: every repetition starts from this copy
   // (when initial_recvs_posted_; see build_posted_at_zero).
@@ -202,8 +205,9 @@ class Engine {
   // Per-run state.
   std::vector<uint32_t> met_;  // satisfied dependencies per counter slot
   uint64_t ready_count_ = 0;   // ops that became executable
-  // One bit per op: it became ready. Names the first blocked op of each
-  // rank when a run deadlocks (1/32 of a counter per op).
+  // One bit per op with dependencies: it became ready (ops without are
+  // ready at time 0). Names the first blocked op of each rank when a run
+  // deadlocks (1/32 of a counter per op).
   std::vector<uint64_t> ready_bits_;
   // Whether the unstable sort put a host's receives out of program order:
   // in the time-0 lists (fixed per schedule) or during this run.
@@ -219,7 +223,7 @@ class Engine {
   // too many of these and the engine stops trying (the results are the
   // same either way, only slower).
   uint64_t window_tries_ = 0, window_failures_ = 0;
-  std::vector<Pending> pending_;
+  ReleasedOps pending_;
   std::vector<uint32_t> host_ops_, sorted_;
   uint64_t stamp_ = 0;
   uint64_t messages_ = 0;

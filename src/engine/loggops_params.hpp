@@ -56,6 +56,18 @@ struct LogGOPSParams {
     if (!classes.empty()) return class_for(bytes).O_fs;
     return bytes > S && O_rendezvous_fs >= 0 ? O_rendezvous_fs : O_fs;
   }
+  // L, G and O of one message, for a hot path that needs all three: one
+  // look at `classes` instead of one per parameter.
+  struct Costs {
+    int64_t L_ps, G_fs, O_fs;
+  };
+  Costs costs_for(uint64_t bytes) const {
+    if (!classes.empty()) {
+      const SizeClass& c = class_for(bytes);
+      return {c.L_ps, c.G_fs, c.O_fs};
+    }
+    return {L_ps, G_fs, bytes > S && O_rendezvous_fs >= 0 ? O_rendezvous_fs : O_fs};
+  }
   // The smallest latency any message can have (the engine's lookahead).
   int64_t min_L() const {
     if (classes.empty()) return L_ps;

@@ -129,6 +129,14 @@ class Schedule {
     return {edges_.data() + ops_[t].edge_begin + ops_[t].start_count, edges_.data() + edge_end(t),
             rank_begin_[r]};
   }
+  // The same for `op`, a stored op (as template_op gives it) of a rank whose
+  // first global op is `base`: no index arithmetic on the hot path.
+  SuccessorRange done_successors(const Op& op, uint32_t base) const {
+    const Op* next = &op + 1;
+    const uint32_t end =
+        next != ops_.data() + ops_.size() ? next->edge_begin : static_cast<uint32_t>(edges_.size());
+    return {edges_.data() + op.edge_begin + op.start_count, edges_.data() + end, base};
+  }
   // Ops that may start once op i has started (`x irequires i`), in file order.
   SuccessorRange start_successors(uint32_t i) const { return start_successors(rank_of(i), i); }
   SuccessorRange start_successors(uint32_t r, uint32_t i) const {
