@@ -25,7 +25,7 @@ int64_t unsigned_max(int64_t a, int64_t b) {
 // noise). Below 2^52 the fraction x - trunc(x) is exact, so rounding half
 // away from zero on it gives llround's result bit for bit; larger or
 // non-finite values take the library path.
-int64_t round_to_int(double x) {
+[[gnu::always_inline]] inline int64_t round_to_int(double x) {
   if (!(std::fabs(x) < 0x1.0p52)) [[unlikely]] {
     // llround of a value beyond int64 (a drawn latency of 1e300, a G over
     // a tiny bandwidth fraction) is undefined: never let it become a time.
@@ -524,7 +524,7 @@ RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repe
     while (!queue_.empty()) {
       poll_stop();
       const Event e = queue_.pop();
-      process(e.time, e.ts, e.op, e.host_kind, 0);
+      process_event(e.time, e.ts, e.op, e.host_kind, 0);
       enqueue_ready();
     }
   }

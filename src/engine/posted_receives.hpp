@@ -63,27 +63,20 @@ class PostedReceives {
 
   // Removes and returns the first receive matching a message (src, tag);
   // op kNoMatch when none does. key(local) gives a receive's {source, tag}.
+  // Inline for the common case, the oldest receive matching: messages
+  // mostly arrive in the order their receives were posted.
   template <class Key>
-  MatchEntry take(uint32_t host, uint32_t src, uint32_t tag, const Key& key) {
+  [[gnu::always_inline]] MatchEntry take(uint32_t host, uint32_t src, uint32_t tag, const Key& key) {
     Block& b = blocks_[host];
-    for (uint32_t i = b.begin; i < b.end; ++i) {
-      const MatchEntry e = key(b.ops[i]);
+    if (b.begin < b.end) {
+      const MatchEntry e = key(b.ops[b.begin]);
       if (entry_matches(e.src, e.tag, src, tag)) {
-        // Close the gap from the nearer end: the front, usually, as
-        // messages mostly arrive in the order their receives were posted.
-        if (i - b.begin <= b.end - 1u - i) {
-          for (uint32_t k = i; k > b.begin; --k) b.ops[k] = b.ops[k - 1];
-          ++b.begin;
-        } else {
-          for (uint32_t k = i + 1; k < b.end; ++k) b.ops[k - 1] = b.ops[k];
-          --b.end;
-        }
+        ++b.begin;
         if (b.begin == b.end) refill(b);
-        return {e.src, e.tag, e.op};
+        return e;
       }
     }
-    if (spilled(b)) return pool_[b.spill].take(src, tag);
-    return {0, 0, kNoMatch};
+    return take_any(b, src, tag, key);
   }
 
   // A host's waiting receives, oldest first (for reports).
@@ -112,6 +105,30 @@ class PostedReceives {
   void refill(Block& b) {
     b.begin = b.end = 0;
     while (b.end < kInline && spilled(b)) b.ops[b.end++] = pool_[b.spill].pop_front().op;
+  }
+
+  // take() past the oldest receive: the first match anywhere, inline or
+  // spilled.
+  template <class Key>
+  [[gnu::noinline]] MatchEntry take_any(Block& b, uint32_t src, uint32_t tag, const Key& key) {
+    for (uint32_t i = b.begin; i < b.end; ++i) {
+      const MatchEntry e = key(b.ops[i]);
+      if (entry_matches(e.src, e.tag, src, tag)) {
+        // Close the gap from the nearer end: the front, usually, as
+        // messages mostly arrive in the order their receives were posted.
+        if (i - b.begin <= b.end - 1u - i) {
+          for (uint32_t k = i; k > b.begin; --k) b.ops[k] = b.ops[k - 1];
+          ++b.begin;
+        } else {
+          for (uint32_t k = i + 1; k < b.end; ++k) b.ops[k - 1] = b.ops[k];
+          --b.end;
+        }
+        if (b.begin == b.end) refill(b);
+        return {e.src, e.tag, e.op};
+      }
+    }
+    if (spilled(b)) return pool_[b.spill].take(src, tag);
+    return {0, 0, kNoMatch};
   }
 
   std::vector<Block> blocks_;
