@@ -195,6 +195,9 @@ void Engine::build_posted_at_zero() {
 }
 
 int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
+  // Most profiles charge no per-byte CPU overhead (O = 0): skip the
+  // multiply and the division, whose result is 0 for every size.
+  if (per_byte_fs == 0) return 0;
   // (size - 1) * per-byte cost, as the reference charges it.
   const int64_t n = static_cast<int64_t>(bytes) - 1;
   int64_t fs;
@@ -659,7 +662,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
   }
 }
 
-MatchEntry Engine::posted_key(uint32_t host, uint32_t local) const {
+[[gnu::always_inline]] inline MatchEntry Engine::posted_key(uint32_t host, uint32_t local) const {
   const Op& recv = sched_.stored_op(sched_.template_begin(host) + local);
   return {sched_.peer_of(host, recv), recv.tag, local};
 }
