@@ -559,16 +559,17 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
   return res;
 }
 
-// One event at its time `t`: an op of `h` to start, or a message of sender
-// `h` to deliver. An op that cannot start yet (its CPU or NIC is busy) is
-// queued again at the time it frees, keeping its stamp, as in LogGOPSim.
+// process_event out of line, for the time-0 ops (process_initial).
 void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_kind,
                      uint32_t carried_G) {
   process_event(t, ts, op_index, host_kind, carried_G);
 }
 
-// process(), inline in the windows' loop: a call per event saved and
-// restored a dozen registers.
+// One event at its time `t`: an op of `h` to start, or a message of sender
+// `h` to deliver. An op that cannot start yet (its CPU or NIC is busy) is
+// queued again at the time it frees, keeping its stamp, as in LogGOPSim.
+// Inline in both event loops: a call per event saved and restored a dozen
+// registers.
 [[gnu::always_inline]] inline void Engine::process_event(int64_t t, uint64_t ts, uint32_t op_index,
                                                          uint32_t host_kind, uint32_t carried_G) {
   const uint32_t h = Event::host_of(host_kind);  // the op's owner (for a message: its sender)
