@@ -1,0 +1,97 @@
+"""Instructions the engine executes per repetition, counted by valgrind: a figure that
+does not move with the machine's load.
+
+    python bench/bench_instructions.py                    # the three noise variants
+    python bench/bench_instructions.py --variants both --reps 3
+
+On this shared 2-core VM wall-clock figures move by 2x from one day to the next
+(bench_noise.py's first case: 9.6 s at stop 26, 19.5-20.6 s on 2026-11-26 with the
+same build), so an engine change's effect is hard to see in seconds. An instruction
+count is the same on every run: it does not see cache misses, so confirm a change
+with wall-clock ratios too (farm-bench A/B, pairs taken in turn), but it tells
+whether the work per event went down.
+
+Case: bench_noise.py's first, one thread: the 16384-rank 16 B dissemination with the
+`azure-hpc` profile's latency and bandwidth noise and a periodic OS noise trace of
+1000 detours/s of 5 us (229,376 messages per repetition). Each variant runs under
+`valgrind --tool=callgrind` twice, with 1 and with 1 + --reps repetitions; the
+difference over --reps is the engine's count per repetition (start-up, imports, the
+schedule's generation and the engine's set-up cancel out).
+
+Reference, db4c557 (before stop 29's engine work), counted the same way: both
+250.8 M, os 219.6 M, none 206.6 M instructions per repetition (1093, 957 and 901
+per message). Stop 29's engine (2268fe8): 198.1 M, 170.7 M, 186.3 M.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+MESSAGES = 16384 * 14  # per repetition: 14 rounds, one message per rank each
+REFERENCE = {"both": 250.8e6, "os": 219.6e6, "none": 206.6e6}  # db4c557
+
+CASE = """
+import sys
+import numpy as np
+from cloudnoise import simulate
+from cloudnoise.model.os_noise import parse_os_noise_spec
+from cloudnoise.profiles.registry import resolve_profile
+from cloudnoise.schedules.patterns import CollectiveSpec, generate
+from cloudnoise.simulate.noise import noise_from_profile
+from cloudnoise.simulate.params import LogGOPS
+reps, variant = int(sys.argv[1]), sys.argv[2]
+profile = resolve_profile("azure-hpc")
+noise = noise_from_profile(profile, seed=1)
+noise.os_trace = parse_os_noise_spec("periodic:frequency=1000,duration=5us").trace(
+    10 * 10**9, np.random.default_rng(1))
+sched = generate(CollectiveSpec(pattern="dissemination", ranks=16384, size=16))
+simulate(sched, params=LogGOPS.from_profile(profile), noise=noise, variant=variant, reps=reps,
+         seed=1, threads=1, ready_order="loggopsim")
+"""
+
+
+def count(script: Path, reps: int, variant: str, work: Path) -> int:
+    """Instructions of one whole run of the case under callgrind."""
+    out = work / f"callgrind.{variant}.{reps}"
+    proc = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, str(script),
+         str(reps), variant],
+        capture_output=True, text=True)
+    found = re.search(r"Collected\s*:\s*(\d+)", proc.stderr)
+    if proc.returncode != 0 or not found:
+        sys.exit(f"valgrind run failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")
+    return int(found.group(1))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--variants", default="both,os,none", help="noise variants, comma-separated")
+    ap.add_argument("--reps", type=int, default=2, help="repetitions counted beyond the first")
+    args = ap.parse_args()
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if bad := [v for v in variants if v not in REFERENCE]:
+        sys.exit(f"unknown variant {bad[0]!r}: choose from {', '.join(REFERENCE)}")
+    if args.reps < 1:
+        sys.exit("--reps must be at least 1")
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
+    with tempfile.TemporaryDirectory(prefix="cn-bench-ir-") as tmp:
+        work = Path(tmp)
+        script = work / "case.py"
+        script.write_text(CASE)
+        print(f"16384-rank 16 B dissemination, azure-hpc noise, 1 thread; {args.reps} repetitions counted")
+        for variant in variants:
+            per_rep = (count(script, 1 + args.reps, variant, work) - count(script, 1, variant, work)) / args.reps
+            ref = REFERENCE[variant]
+            print(f"  {variant:5s} {per_rep / 1e6:7.1f} M instructions/repetition, {per_rep / MESSAGES:5.0f}/message"
+                  f"  (db4c557: {ref / 1e6:.1f} M, {ref / MESSAGES:.0f}/message; ratio {per_rep / ref:.3f})")
+
+
+if __name__ == "__main__":
+    main()
