@@ -73,7 +73,7 @@ class EventQueue {
   }
 
   // Times must not be negative.
-  void push(const Event& e) {
+  [[gnu::always_inline]] void push(const Event& e) {
     ++size_;
     ++pushes_;
     const uint64_t b = slot_of(e.time);

@@ -61,7 +61,7 @@ struct LogGOPSParams {
   struct Costs {
     int64_t L_ps, G_fs, O_fs;
   };
-  Costs costs_for(uint64_t bytes) const {
+  [[gnu::always_inline]] Costs costs_for(uint64_t bytes) const {
     if (!classes.empty()) {
       const SizeClass& c = class_for(bytes);
       return {c.L_ps, c.G_fs, c.O_fs};
