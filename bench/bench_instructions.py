@@ -20,7 +20,9 @@ schedule's generation and the engine's set-up cancel out).
 
 Reference, db4c557 (before stop 29's engine work), counted the same way: both
 250.8 M, os 219.6 M, none 206.6 M instructions per repetition (1093, 957 and 901
-per message). Stop 29's engine (2268fe8): 198.1 M, 170.7 M, 186.3 M.
+per message). Stop 29's engine (f20f866): 186.4 M, 161.3 M, 165.6 M (813, 703
+and 722 per message). Counts are of the build installed (Release); a RelWithDebInfo
+build of the same source counts a few % differently.
 """
 
 from __future__ import annotations
