@@ -50,14 +50,9 @@ struct LogGOPSParams {
     while (k + 1 < classes.size() && classes[k + 1].min_bytes <= bytes) ++k;
     return classes[k];
   }
-  int64_t L_for(uint64_t bytes) const { return classes.empty() ? L_ps : class_for(bytes).L_ps; }
-  int64_t G_for(uint64_t bytes) const { return classes.empty() ? G_fs : class_for(bytes).G_fs; }
-  int64_t O_for(uint64_t bytes) const {
-    if (!classes.empty()) return class_for(bytes).O_fs;
-    return bytes > S && O_rendezvous_fs >= 0 ? O_rendezvous_fs : O_fs;
-  }
-  // L, G and O of one message, for a hot path that needs all three: one
-  // look at `classes` instead of one per parameter.
+  // L, G and O of a message of `bytes` bytes: its size class's, or the
+  // LogGOPS parameters (O_rendezvous beyond S when given). The engine needs
+  // all three per message, so they come from one look at `classes`.
   struct Costs {
     int64_t L_ps, G_fs, O_fs;
   };
