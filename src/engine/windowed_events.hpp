@@ -98,9 +98,15 @@ class EventRun {
   }
   void pop_back() { --size_; }
   void clear() { size_ = 0; }
-  // Length n; new events are left unset.
-  void resize(size_t n) {
-    while (capacity_ < n) grow();
+  // Length n, every event left unset: a buffer about to be overwritten
+  // whole (the grouping's target) is not copied when it grows.
+  void resize_unset(size_t n) {
+    if (capacity_ < n) {
+      size_t capacity = capacity_ ? capacity_ : 64;
+      while (capacity < n) capacity *= 2;
+      data_ = std::make_unique_for_overwrite<WindowedEvent[]>(capacity);
+      capacity_ = capacity;
+    }
     size_ = n;
   }
   void swap(EventRun& other) noexcept {
@@ -352,7 +358,7 @@ class WindowedEvents {
     count_.assign(buckets + 1, 0);
     for (const WindowedEvent& e : work_) ++count_[(e.host >> drop) + 1];
     for (size_t k = 0; k < buckets; ++k) count_[k + 1] += count_[k];
-    sorted_.resize(n);
+    sorted_.resize_unset(n);
     for (const WindowedEvent& e : work_) sorted_[count_[e.host >> drop]++] = e;
     work_.swap(sorted_);
     for (size_t i = 1; i < n; ++i) {
