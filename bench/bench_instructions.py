@@ -14,15 +14,19 @@ whether the work per event went down.
 Case: bench_noise.py's first, one thread: the 16384-rank 16 B dissemination with the
 `azure-hpc` profile's latency and bandwidth noise and a periodic OS noise trace of
 1000 detours/s of 5 us (229,376 messages per repetition). Each variant runs under
-`valgrind --tool=callgrind` twice, with 1 and with 1 + --reps repetitions; the
-difference over --reps is the engine's count per repetition (start-up, imports, the
-schedule's generation and the engine's set-up cancel out).
+`valgrind --tool=callgrind --toggle-collect='cloudnoise::Engine::run*'` twice, with 1
+and with 1 + --reps repetitions: only the engine's runs are counted, so Python's
+start-up, imports and garbage collector (whose counts moved by ~3% between runs of
+one build) stay out, and the difference over --reps leaves out the first
+repetition's buffer growth. The count is the same on every run of one build. The
+module must keep its symbols (CMakeLists.txt builds it with NOSTRIP).
 
-Reference, db4c557 (before stop 29's engine work), counted the same way: both
-250.8 M, os 219.6 M, none 206.6 M instructions per repetition (1093, 957 and 901
-per message). Stop 29's engine (f20f866): 186.4 M, 161.3 M, 165.6 M (813, 703
-and 722 per message). Counts are of the build installed (Release); a RelWithDebInfo
-build of the same source counts a few % differently.
+Reference, counted this way on 2026-11-26 (Release builds):
+  stop 29's engine (2b96a26):                  both 195.8 M, os 170.9 M, none 164.6 M
+  the same with profile-guided optimisation:   both 187.8 M, os 163.6 M, none 148.2 M
+per repetition (854/745/718 and 819/713/646 per message). db4c557 (before stop 29's work),
+counted by the earlier whole-process difference: both 250.8 M, os 219.6 M, none
+206.6 M (that method also counted Python's share, a few M per run).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import tempfile
 from pathlib import Path
 
 MESSAGES = 16384 * 14  # per repetition: 14 rounds, one message per rank each
-REFERENCE = {"both": 250.8e6, "os": 219.6e6, "none": 206.6e6}  # db4c557
+REFERENCE = {"both": 195.8e6, "os": 170.9e6, "none": 164.6e6}  # 2b96a26 (stop 29), counted as here
 
 CASE = """
 import sys
@@ -62,12 +66,15 @@ def count(script: Path, reps: int, variant: str, work: Path) -> int:
     """Instructions of one whole run of the case under callgrind."""
     out = work / f"callgrind.{variant}.{reps}"
     proc = subprocess.run(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, str(script),
-         str(reps), variant],
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--toggle-collect=cloudnoise::Engine::run*",
+         sys.executable, str(script), str(reps), variant],
         capture_output=True, text=True)
     found = re.search(r"Collected\s*:\s*(\d+)", proc.stderr)
     if proc.returncode != 0 or not found:
         sys.exit(f"valgrind run failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")
+    if int(found.group(1)) == 0:
+        sys.exit("valgrind counted no engine instructions: the installed module has no symbols "
+                 "(build it from this repository's CMakeLists.txt, which keeps them)")
     return int(found.group(1))
 
 
@@ -92,7 +99,7 @@ def main() -> None:
             per_rep = (count(script, 1 + args.reps, variant, work) - count(script, 1, variant, work)) / args.reps
             ref = REFERENCE[variant]
             print(f"  {variant:5s} {per_rep / 1e6:7.1f} M instructions/repetition, {per_rep / MESSAGES:5.0f}/message"
-                  f"  (db4c557: {ref / 1e6:.1f} M, {ref / MESSAGES:.0f}/message; ratio {per_rep / ref:.3f})")
+                  f"  (2b96a26: {ref / 1e6:.1f} M, {ref / MESSAGES:.0f}/message; ratio {per_rep / ref:.3f})")
 
 
 if __name__ == "__main__":
