@@ -11,9 +11,10 @@ count is the same on every run: it does not see cache misses, so confirm a chang
 with wall-clock ratios too (farm-bench A/B, pairs taken in turn), but it tells
 whether the work per event went down.
 
-Case: bench_noise.py's first, one thread: the 16384-rank 16 B dissemination with the
-`azure-hpc` profile's latency and bandwidth noise and a periodic OS noise trace of
-1000 detours/s of 5 us (229,376 messages per repetition). Each variant runs under
+Case: bench_noise.py's first, one thread: the 16384-rank 16 B dissemination with its
+noise (azure-hpc's latency and bandwidth models as calibrated on 2026-11-25, written
+out there) and a periodic OS noise trace of 1000 detours/s of 5 us (229,376 messages
+per repetition). Each variant runs under
 `valgrind --tool=callgrind --toggle-collect='cloudnoise::Engine::run*'` twice, with 1
 and with 1 + --reps repetitions: only the engine's runs are counted, so Python's
 start-up, imports and garbage collector (whose counts moved by ~3% between runs of
@@ -24,7 +25,10 @@ module must keep its symbols (CMakeLists.txt builds it with NOSTRIP).
 Reference, counted this way on 2026-11-26 (Release builds):
   stop 29's engine (2b96a26):                  both 195.8 M, os 170.9 M, none 164.6 M
   the same with profile-guided optimisation:   both 187.8 M, os 163.6 M, none 148.2 M
-per repetition (854/745/718 and 819/713/646 per message). db4c557 (before stop 29's work),
+per repetition (854/745/718 and 819/713/646 per message). The build of the day issue 18
+was filed (13a405a, stripped, so counted by the whole-process difference below, which
+moves ~3% with Python): both ~220 M per repetition, where that method gives ~191 M for
+today's build. db4c557 (before stop 29's work),
 counted by the earlier whole-process difference: both 250.8 M, os 219.6 M, none
 206.6 M (that method also counted Python's share, a few M per run).
 """
@@ -44,21 +48,14 @@ REFERENCE = {"both": 195.8e6, "os": 170.9e6, "none": 164.6e6}  # 2b96a26 (stop 2
 
 CASE = """
 import sys
-import numpy as np
+sys.path.insert(0, sys.argv[3])
+from bench_noise import noise_case  # the same parameters and noise as bench_noise.py
 from cloudnoise import simulate
-from cloudnoise.model.os_noise import parse_os_noise_spec
-from cloudnoise.profiles.registry import resolve_profile
 from cloudnoise.schedules.patterns import CollectiveSpec, generate
-from cloudnoise.simulate.noise import noise_from_profile
-from cloudnoise.simulate.params import LogGOPS
 reps, variant = int(sys.argv[1]), sys.argv[2]
-profile = resolve_profile("azure-hpc")
-noise = noise_from_profile(profile, seed=1)
-noise.os_trace = parse_os_noise_spec("periodic:frequency=1000,duration=5us").trace(
-    10 * 10**9, np.random.default_rng(1))
+params, noise = noise_case()
 sched = generate(CollectiveSpec(pattern="dissemination", ranks=16384, size=16))
-simulate(sched, params=LogGOPS.from_profile(profile), noise=noise, variant=variant, reps=reps,
-         seed=1, threads=1, ready_order="loggopsim")
+simulate(sched, params=params, noise=noise, variant=variant, reps=reps, seed=1, threads=1, ready_order="loggopsim")
 """
 
 
@@ -67,7 +64,7 @@ def count(script: Path, reps: int, variant: str, work: Path) -> int:
     out = work / f"callgrind.{variant}.{reps}"
     proc = subprocess.run(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--toggle-collect=cloudnoise::Engine::run*",
-         sys.executable, str(script), str(reps), variant],
+         sys.executable, str(script), str(reps), variant, str(Path(__file__).resolve().parent)],
         capture_output=True, text=True)
     found = re.search(r"Collected\s*:\s*(\d+)", proc.stderr)
     if proc.returncode != 0 or not found:

@@ -15,9 +15,17 @@ Under latency noise the engine processes each repetition host by host in
 time windows (src/engine/windowed_events.hpp); the results are those of the
 single global event queue, bit for bit (tests/test_windowed_processing.py).
 
-Noise: the built-in `azure-hpc` profile's latency and bandwidth models, and
-a synthetic OS noise trace of 1000 detours/s of 5 us (Fig. 8's "high
-frequency" cloud noise), 10 s long.
+Noise: the built-in `azure-hpc` profile's LogGOPS parameters and latency and
+bandwidth models as calibrated on 2026-11-25, written out below so that the
+case stays the same work when the profiles are recalibrated, and a synthetic
+OS noise trace of 1000 detours/s of 5 us (Fig. 8's "high frequency" cloud
+noise), 10 s long.
+
+Issue 18's "today 12 s" was measured on 2026-11-24 with the profile as it was
+then (latency LogNormal sigma 1.0 with two Pareto tails), a heavier case: its
+completions took ~3x longer. On 2026-11-26 the build of that day (13a405a) took
+22-24 s on that case and 15.7-16.2 s on this one, so the machine ran ~1.9x
+slower than when the issue was written.
 """
 
 from __future__ import annotations
@@ -29,20 +37,31 @@ import time
 import numpy as np
 
 from cloudnoise import simulate
+from cloudnoise.model.distributions import LogNormal, Mixture, Pareto, Uniform
 from cloudnoise.model.os_noise import parse_os_noise_spec
-from cloudnoise.profiles.registry import resolve_profile
 from cloudnoise.schedules.patterns import CollectiveSpec, generate
-from cloudnoise.simulate.noise import noise_from_profile
+from cloudnoise.simulate.noise import NoiseSetup
 from cloudnoise.simulate.params import LogGOPS
+
+# azure-hpc as calibrated on 2026-11-25 (see the top).
+PARAMS = LogGOPS(L_ps=1200000, o_ps=150000, g_ps=150000, G_fs=85179, O_fs=0, S=65535)
+LATENCY_EXCESS_NS = Mixture(
+    weights=(0.999, 0.001),
+    components=(LogNormal(mu=4.958639998977875, sigma=0.25), Pareto(scale=1052.0, alpha=1.408, max=186100.0)),
+)
+BANDWIDTH_FRACTION = Mixture(
+    weights=(0.9998, 0.0002), components=(Uniform(low=0.9914, high=1.0), Uniform(low=0.5, high=0.85))
+)
+
+
+def noise_case() -> tuple[LogGOPS, NoiseSetup]:
+    """The cases' LogGOPS parameters and noise (bench_instructions.py counts the same)."""
+    os_trace = parse_os_noise_spec("periodic:frequency=1000,duration=5us").trace(10 * 10**9, np.random.default_rng(1))
+    return PARAMS, NoiseSetup(os_trace=os_trace, latency=LATENCY_EXCESS_NS, bandwidth=BANDWIDTH_FRACTION)
 
 
 def run(name: str, spec: CollectiveSpec, reps: int, variant: str, order: str, target: str, reference: str) -> None:
-    profile = resolve_profile("azure-hpc")
-    params = LogGOPS.from_profile(profile)
-    noise = noise_from_profile(profile, seed=1)
-    noise.os_trace = parse_os_noise_spec("periodic:frequency=1000,duration=5us").trace(
-        10 * 10**9, np.random.default_rng(1)
-    )
+    params, noise = noise_case()
     t0 = time.perf_counter()
     sched = generate(spec)
     gen = time.perf_counter() - t0
