@@ -8,7 +8,7 @@ On this shared 2-core VM wall-clock figures move by 2x from one day to the next
 (bench_noise.py's first case: 9.6 s at stop 26, 19.5-20.6 s on 2026-11-26 with the
 same build), so an engine change's effect is hard to see in seconds. An instruction
 count is the same on every run: it does not see cache misses, so confirm a change
-with wall-clock ratios too (farm-bench A/B, pairs taken in turn), but it tells
+with wall-clock ratios too (paired runs of both builds taken in turn), but it tells
 whether the work per event went down.
 
 Case: bench_noise.py's first, one thread: the 16384-rank 16 B dissemination with its
