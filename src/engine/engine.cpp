@@ -183,7 +183,7 @@ void Engine::build_posted_at_zero() {
         initial_recvs_posted_ = false;
         return;
       }
-      posted_at_zero_.push(h, {sched_.peer_of(h, op), op.tag, local[k]});
+      posted_at_zero_.push(h, {peer_of(h, op), op.tag, local[k]});
     }
   }
   initial_recvs_posted_ = true;
@@ -331,10 +331,11 @@ void Engine::order_ready(uint32_t host, std::vector<uint32_t>& ops) {
 // message may carry the G its sender drew, so the receiver need not draw it
 // again. Fields are passed one by one: an Event built on the stack and read
 // back whole stalls on store forwarding.
+template <bool kWindowed>
 [[gnu::always_inline]] inline void Engine::push_event(int64_t time, uint64_t ts, uint32_t op,
                                                       uint32_t host_kind, uint32_t host,
                                                       uint32_t carried_G) {
-  if (windowed_)
+  if constexpr (kWindowed)
     windows_.push(time, static_cast<uint32_t>(ts), op, host_kind, host, carried_G);
   else
     queue_.push({time, ts, op, host_kind});
@@ -342,26 +343,33 @@ void Engine::order_ready(uint32_t host, std::vector<uint32_t>& ops) {
 
 // Queues op i of `host`, now executable, at the time its CPU (and, for a
 // send, its NIC) is next free.
+template <bool kWindowed>
 [[gnu::always_inline]] inline void Engine::enqueue_op(uint32_t host, uint32_t i) {
   ++ready_count_;
   mark_ready(i);
   const Op& op = sched_.template_op(host, i);
   const int64_t o_free = next_o(host, op.cpu);
   const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
-  push_event(t, stamp_++, i, Event::pack(host, static_cast<EventKind>(op.kind)), host, 0);
+  push_event<kWindowed>(t, stamp_++, i, Event::pack(host, static_cast<EventKind>(op.kind)), host, 0);
 }
 
 void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
   order_ready(host, ops);
-  for (const uint32_t i : ops) enqueue_op(host, i);
+  for (const uint32_t i : ops) {
+    if (windowed_)
+      enqueue_op<true>(host, i);
+    else
+      enqueue_op<false>(host, i);
+  }
 }
 
 // Inline, as it follows every event: most release nothing or one op (a
 // collective's next step), with nothing to order.
+template <bool kWindowed>
 [[gnu::always_inline]] inline void Engine::enqueue_ready() {
   if (pending_.empty()) return;
   if (pending_.size() == 1) {
-    enqueue_op(pending_.front().host, pending_.front().op);
+    enqueue_op<kWindowed>(pending_.front().host, pending_.front().op);
     pending_.clear();
     return;
   }
@@ -465,7 +473,10 @@ void Engine::process_initial() {
       const uint32_t op = sched_.rank_begin(h) + local[k];
       const auto kind = static_cast<EventKind>(sched_.template_op(h, op).kind);
       process(0, stamp + k, op, Event::pack(h, kind), 0);
-      enqueue_ready();
+      if (windowed_)
+        enqueue_ready<true>();
+      else
+        enqueue_ready<false>();
     }
     stamp += initial_count_[h];
   }
@@ -499,8 +510,8 @@ bool Engine::process_windowed(uint32_t shift) {
     check_stop();
     while (windows_.next_host()) {
       while (windows_.pop(e, time)) {
-        process_event(time, e.ts, e.op, e.host_kind, e.carried);
-        enqueue_ready();
+        process_event<true>(time, e.ts, e.op, e.host_kind, e.carried);
+        enqueue_ready<true>();
       }
     }
     if (windows_.ambiguous()) break;
@@ -527,8 +538,8 @@ RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repe
     while (!queue_.empty()) {
       poll_stop();
       const Event e = queue_.pop();
-      process_event(e.time, e.ts, e.op, e.host_kind, 0);
-      enqueue_ready();
+      process_event<false>(e.time, e.ts, e.op, e.host_kind, 0);
+      enqueue_ready<false>();
     }
   }
 
@@ -562,14 +573,19 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
 // process_event out of line, for the time-0 ops (process_initial).
 void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_kind,
                      uint32_t carried_G) {
-  process_event(t, ts, op_index, host_kind, carried_G);
+  if (windowed_)
+    process_event<true>(t, ts, op_index, host_kind, carried_G);
+  else
+    process_event<false>(t, ts, op_index, host_kind, carried_G);
 }
 
 // One event at its time `t`: an op of `h` to start, or a message of sender
 // `h` to deliver. An op that cannot start yet (its CPU or NIC is busy) is
 // queued again at the time it frees, keeping its stamp, as in LogGOPSim.
 // Inline in both event loops: a call per event saved and restored a dozen
-// registers.
+// registers. In windows every message is eager (windows_allowed_), so the
+// rendezvous paths drop out of that loop.
+template <bool kWindowed>
 [[gnu::always_inline]] inline void Engine::process_event(int64_t t, uint64_t ts, uint32_t op_index,
                                                          uint32_t host_kind, uint32_t carried_G) {
   const uint32_t h = Event::host_of(host_kind);  // the op's owner (for a message: its sender)
@@ -583,7 +599,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
         if (op.start_count) release_started(op_index, h);
         release_done(op, h);
       } else {
-        push_event(o_free, ts, op_index, host_kind, h, 0);
+        push_event<kWindowed>(o_free, ts, op_index, host_kind, h, 0);
       }
       break;
     }
@@ -608,22 +624,22 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
         // The message's first byte reaches the receiver after o + L; G is
         // charged at the receiver.
         const bool carry = bandwidth_ && G_drawn > 0 && G_drawn <= int64_t{0xFFFFFFFF};
-        push_event(time_add(t, p_.o_ps, latency), stamp_++, op_index, Event::pack(h, kEvMsg),
-                   sched_.peer_of(h, op), carry ? static_cast<uint32_t>(G_drawn) : 0);
-        if (op.amount <= p_.S) release_done(op, h);  // eager: the send is complete
+        push_event<kWindowed>(time_add(t, p_.o_ps, latency), stamp_++, op_index, Event::pack(h, kEvMsg),
+                   peer_of(h, op), carry ? static_cast<uint32_t>(G_drawn) : 0);
+        if (kWindowed || op.amount <= p_.S) release_done(op, h);  // eager: the send is complete
       } else {
-        push_event(avail, ts, op_index, host_kind, h, 0);
+        push_event<kWindowed>(avail, ts, op_index, host_kind, h, 0);
       }
       break;
     }
     case kEvRecv: {
       if (op.start_count) release_started(op_index, h);
-      const uint32_t source = sched_.peer_of(h, op);
+      const uint32_t source = peer_of(h, op);
       const MatchEntry m = unexpected_[h].take(source, op.tag);
       if (m.op != kNoMatch) {
         // Rendezvous: as in the reference, the receive's own size decides,
         // and its cpu/nic indices address the sender.
-        if (op.amount > p_.S) complete_rendezvous(m.op, m.src, op.cpu, op.nic, t);
+        if (!kWindowed && op.amount > p_.S) complete_rendezvous(m.op, m.src, op.cpu, op.nic, t);
         release_done(op, h);
       } else {
         posted_.push(h, {source, op.tag, op_index - sched_.rank_begin(h)});
@@ -633,7 +649,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
     case kEvMsg: {
       // h is the sender; the message is processed at the receiver with
       // the sender's cpu/nic indices, as in the reference.
-      const uint32_t r = sched_.peer_of(h, op);
+      const uint32_t r = peer_of(h, op);
       int64_t& o_free = next_o(r, op.cpu);
       int64_t& gr_free = next_gr(r, op.nic);
       const int64_t avail = std::max(o_free, gr_free);
@@ -650,13 +666,13 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
         gr_free = time_add(t, p_.g_ps, g_bytes);
         const MatchEntry m = posted_.take(r, h, op.tag, [&](uint32_t local) { return posted_key(r, local); });
         if (m.op != kNoMatch) {
-          if (op.amount > p_.S) complete_rendezvous(op_index, h, op.cpu, op.nic, t);
+          if (!kWindowed && op.amount > p_.S) complete_rendezvous(op_index, h, op.cpu, op.nic, t);
           release_done(sched_.stored_op(sched_.template_begin(r) + m.op), r);
         } else {
           unexpected_[r].push({h, op.tag, op_index});
         }
       } else {
-        push_event(avail, ts, op_index, host_kind, r, carried_G);
+        push_event<kWindowed>(avail, ts, op_index, host_kind, r, carried_G);
       }
       break;
     }
@@ -665,7 +681,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
 
 [[gnu::always_inline]] inline MatchEntry Engine::posted_key(uint32_t host, uint32_t local) const {
   const Op& recv = sched_.stored_op(sched_.template_begin(host) + local);
-  return {sched_.peer_of(host, recv), recv.tag, local};
+  return {peer_of(host, recv), recv.tag, local};
 }
 
 std::string Engine::describe(uint32_t i) const {

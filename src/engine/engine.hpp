@@ -131,8 +131,12 @@ class Engine {
   bool process_windowed(uint32_t shift);
   uint32_t window_shift() const;
   void process(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t carried_G);
-  void process_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t carried_G);
-  void push_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t host,
+  // The event loops' steps, compiled once per loop: the windowed loop knows
+  // where its events go and that every message is eager (windows_allowed_).
+  template <bool kWindowed>
+  [[gnu::always_inline]] void process_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t carried_G);
+  template <bool kWindowed>
+  [[gnu::always_inline]] void push_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t host,
                   uint32_t carried_G);
   void release(uint32_t host, uint32_t succ);
   void release_done(uint32_t op, uint32_t host);
@@ -140,9 +144,11 @@ class Engine {
   void release_started(uint32_t op, uint32_t host);
   void complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t);
   void order_ready(uint32_t host, std::vector<uint32_t>& ops);
-  void enqueue_ready();
+  template <bool kWindowed>
+  [[gnu::always_inline]] void enqueue_ready();
   void enqueue_several();
-  void enqueue_op(uint32_t host, uint32_t i);
+  template <bool kWindowed>
+  [[gnu::always_inline]] void enqueue_op(uint32_t host, uint32_t i);
   void enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops);
   void mark_ready(uint32_t op);
   void index_templates();
@@ -157,6 +163,9 @@ class Engine {
   std::string describe(uint32_t op) const;
   // A posted receive's {source, tag, local index}, from its rank's template.
   MatchEntry posted_key(uint32_t host, uint32_t local) const;
+  // Schedule::peer_of with the rank count held here: the schedule's is a
+  // vector's length, recomputed at every call (three per message).
+  uint32_t peer_of(uint32_t r, const Op& op) const { return Schedule::absolute_peer(r, op.peer, ranks_); }
 
   const Schedule& sched_;
   LogGOPSParams p_;

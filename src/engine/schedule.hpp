@@ -109,10 +109,13 @@ class Schedule {
     return ops_[rank_template_[r] + (i - rank_begin_[r])];
   }
   // Absolute peer of a template op of rank r.
-  uint32_t peer_of(uint32_t r, const Op& op) const {
-    if (op.peer == kAny) return kAny;
-    const uint32_t p = r + op.peer;
-    return p >= num_ranks() ? p - num_ranks() : p;
+  uint32_t peer_of(uint32_t r, const Op& op) const { return absolute_peer(r, op.peer, num_ranks()); }
+  // The same from the stored (relative) peer and the rank count: for the
+  // engine's hot path, which keeps the count at hand.
+  static uint32_t absolute_peer(uint32_t r, uint32_t relative, uint32_t ranks) {
+    if (relative == kAny) return kAny;
+    const uint32_t p = r + relative;
+    return p >= ranks ? p - ranks : p;
   }
   // Op i (global) with its absolute peer.
   Op op(uint32_t i) const { return op(rank_of(i), i); }
