@@ -18,6 +18,7 @@
 #include "engine.hpp"
 #include "goal_reader.hpp"
 #include "input_limits.hpp"
+#include "round_to_int.hpp"
 #include "schedule.hpp"
 
 namespace nb = nanobind;
@@ -323,6 +324,16 @@ NB_MODULE(_engine, m) {
       .def_rw("bandwidth_fraction", &NoiseModel::bandwidth_fraction)
       .def_rw("bandwidth_episodes", &NoiseModel::bandwidth_episodes);
 
+  m.def(
+      "round_to_int",
+      [](nb::ndarray<const double, nb::ndim<1>, nb::c_contig> values) {
+        std::vector<int64_t> out(values.shape(0));
+        for (size_t i = 0; i < out.size(); ++i) out[i] = round_to_int(values.data()[i]);
+        return to_numpy(std::move(out));
+      },
+      nb::arg("values"),
+      "For tests: the engine's rounding of drawn values to integer time units "
+      "(half away from zero, as llround); OverflowError beyond int64.");
   m.def(
       "replay_event_queue",
       [](nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> times,

@@ -1,6 +1,7 @@
 #include "engine.hpp"
 
 #include "input_limits.hpp"
+#include "round_to_int.hpp"
 #include "sim_time.hpp"
 
 #include <algorithm>
@@ -19,24 +20,6 @@ namespace {
 // signed picosecond values as unsigned reproduces that.
 int64_t unsigned_max(int64_t a, int64_t b) {
   return static_cast<uint64_t>(a) > static_cast<uint64_t>(b) ? a : b;
-}
-
-// std::llround without the libm call (two per message under network
-// noise). Below 2^52 the fraction x - trunc(x) is exact, so rounding half
-// away from zero on it gives llround's result bit for bit; larger or
-// non-finite values take the library path.
-[[gnu::always_inline]] inline int64_t round_to_int(double x) {
-  if (!(std::fabs(x) < 0x1.0p52)) [[unlikely]] {
-    // llround of a value beyond int64 (a drawn latency of 1e300, a G over
-    // a tiny bandwidth fraction) is undefined: never let it become a time.
-    if (!(std::fabs(x) < 0x1.0p63)) throw_time_overflow();
-    return std::llround(x);
-  }
-  auto t = static_cast<int64_t>(x);
-  const double frac = x - static_cast<double>(t);
-  // Branch-free: the fraction is random, a branch on it mispredicts half
-  // the time.
-  return t + static_cast<int64_t>(frac >= 0.5) - static_cast<int64_t>(frac <= -0.5);
 }
 
 uint32_t checked_record_bits(uint32_t bits) {
