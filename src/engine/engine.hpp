@@ -134,10 +134,11 @@ class Engine {
   // The event loops' steps, compiled once per loop: the windowed loop knows
   // where its events go and that every message is eager (windows_allowed_).
   template <bool kWindowed>
-  [[gnu::always_inline]] void process_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t carried_G);
+  [[gnu::always_inline]] void process_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind,
+                                            uint32_t carried_G);
   template <bool kWindowed>
-  [[gnu::always_inline]] void push_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t host,
-                  uint32_t carried_G);
+  [[gnu::always_inline]] void push_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind,
+                                         uint32_t host, uint32_t carried_G);
   void release(uint32_t host, uint32_t succ);
   void release_done(uint32_t op, uint32_t host);
   void release_done(const Op& op, uint32_t host);
