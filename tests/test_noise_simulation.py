@@ -151,6 +151,40 @@ def test_draws_from_random_bits_equal_the_quantile_of_their_uniform():
         assert table.quantile_of_bits(b) == table.quantile((b >> 11) * 2.0**-53)
 
 
+
+def _bits_of(x: float) -> int:
+    return int(np.float64(x).view(np.uint64))
+
+
+@pytest.mark.parametrize(
+    "case", ["grid", "subnormal_slopes", "negative_zero_start", "infinite_slope", "huge_slopes"]
+)
+def test_draws_in_buckets_that_start_their_segment_equal_the_quantile_of_their_uniform(case):
+    # The model's tables are grids of 1/4096 steps in the body, so most
+    # buckets start their own segment and take the short path (the low 41
+    # bits times slope * 2^-53). Bit for bit quantile(u), sign of zero and
+    # NaN included, also where that scaling would not be exact (subnormal
+    # slopes), at u = 0 (a first value of -0) and with infinite slopes.
+    rng = np.random.default_rng(11)
+    p = np.concatenate([np.arange(4000) / 4096, 1.0 - np.logspace(-13, np.log10(1 - 3999 / 4096) - 1e-3, 300)[::-1], [1.0]])
+    p = np.unique(p)
+    v = np.cumsum(rng.random(p.size)) * 1e3
+    if case == "subnormal_slopes":
+        v = np.cumsum(rng.choice([0.0, 5e-324, 1e-322, 1e-320, 1e-315], p.size))
+    elif case == "negative_zero_start":
+        v = np.concatenate([[-0.0], v[1:]])
+    elif case == "infinite_slope":
+        v = np.concatenate([[0.0, 1.7e308], np.full(p.size - 2, 1.7e308)])
+        v[3000:] = 1.79e308
+    elif case == "huge_slopes":
+        v = np.cumsum(rng.random(p.size)) * 1e300
+    table = _engine.QuantileTable(p, v)
+    top53 = [int(x) for x in rng.integers(0, 2**53, 20_000, dtype=np.int64)]
+    edges = [(k << 41) + d for k in range(4096) for d in (0, 1, (1 << 41) - 1)]
+    for t in [0, 1, 2**53 - 1, *edges, *top53]:
+        b = (t << 11) | int(rng.integers(0, 2**11))
+        assert _bits_of(table.quantile_of_bits(b)) == _bits_of(table.quantile(t * 2.0**-53)), (case, t)
+
 def test_empirical_latency_noise_reproduces_its_quantiles(tmp_path):
     # Drawn per message by the engine: the excess of many one-message runs
     # follows the samples' distribution.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace cloudnoise {
@@ -30,6 +31,24 @@ QuantileTable::QuantileTable(std::vector<double> probabilities, std::vector<doub
     // Single when no later grid point lies inside the bucket.
     const bool single = p_[i + 1] >= hi;
     bucket_[k] = {p_[i], v_[i], slope_[i], static_cast<uint32_t>(i), single ? 1u : 0u};
+  }
+  // The short path gives the long path's result bit for bit where
+  //  - the segment starts at the bucket's start and covers the bucket, so
+  //    u - p is the low 41 bits over 2^53, exactly (both are multiples of
+  //    2^-53 less than 2^-12 apart);
+  //  - slope * 2^-53 is exact (not subnormal), so low41 * (slope * 2^-53)
+  //    rounds the same real number as (low41 * 2^-53) * slope;
+  //  - in bucket 0, v_0 + 0 * slope is v_0 itself (the long path returns
+  //    v_0 at u = 0): not when v_0 is -0 or the slope infinite.
+  aligned_.resize(kBuckets);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (size_t k = 0; k < kBuckets; ++k) {
+    const Bucket& b = bucket_[k];
+    const double slope = b.slope * 0x1.0p-53;
+    const bool exact = b.slope == 0.0 || std::isinf(b.slope) || std::abs(slope) >= std::numeric_limits<double>::min();
+    const bool zero_ok = k != 0 || (std::isfinite(b.slope) && !std::signbit(b.v));
+    const bool aligned = b.single && b.p == static_cast<double>(k) / kBuckets && exact && zero_ok;
+    aligned_[k] = {b.v, aligned ? slope : nan};
   }
 }
 
