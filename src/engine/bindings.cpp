@@ -325,6 +325,23 @@ NB_MODULE(_engine, m) {
       .def_rw("bandwidth_episodes", &NoiseModel::bandwidth_episodes);
 
   m.def(
+      "drawn_gaps",
+      [](std::shared_ptr<const QuantileTable> fraction, int64_t G_fs,
+         nb::ndarray<const uint64_t, nb::ndim<1>, nb::c_contig> bits) {
+        if (!fraction) throw std::invalid_argument("drawn_gaps needs a fraction table");
+        const DrawnGapTable table(fraction, G_fs);
+        std::vector<int64_t> tabulated(bits.shape(0)), formula(bits.shape(0));
+        for (size_t i = 0; i < tabulated.size(); ++i) {
+          tabulated[i] = table.gap_fs(bits.data()[i]);
+          formula[i] = drawn_gap_fs(*fraction, bits.data()[i], G_fs);
+        }
+        return nb::make_tuple(to_numpy(std::move(tabulated)), to_numpy(std::move(formula)), table.tabulated());
+      },
+      nb::arg("fraction"), nb::arg("G_fs"), nb::arg("bits"),
+      "For tests: the G (fs/B) that bandwidth draws of these random bits give, from the engine's "
+      "per-bucket table and from the formula, and how many of the 4096 buckets the table holds.");
+
+  m.def(
       "round_to_int",
       [](nb::ndarray<const double, nb::ndim<1>, nb::c_contig> values) {
         std::vector<int64_t> out(values.shape(0));

@@ -253,9 +253,30 @@ void Engine::mark_ready(uint32_t op) { ready_bits_[op >> 6] |= uint64_t{1} << (o
 // is keyed by the send op, so the sender and the receiver agree on it
 // without storing it per op.
 [[gnu::always_inline]] inline int64_t Engine::message_G_fs(uint32_t send_op, int64_t G_fs) const {
-  const double f =
-      std::max(1e-9, bandwidth_->quantile_of_bits(bandwidth_rng_.bits(send_op)));
-  return round_to_int(static_cast<double>(G_fs) / f);
+  const uint64_t bits = bandwidth_rng_.bits(send_op);
+  for (const DrawnGapTable& t : gap_tables_)
+    if (t.base_fs() == G_fs) return t.gap_fs(bits);
+  return drawn_gap_fs(*bandwidth_, bits, G_fs);
+}
+
+// The drawn G's tables for a fraction table, one per base G (a handful at
+// most: the size classes'), built once and kept while the table is the
+// same (held, so that its address cannot come back as another table's).
+void Engine::tabulate_gaps(const std::shared_ptr<const QuantileTable>& fraction) {
+  if (!fraction || fraction == gaps_for_) return;
+  gaps_for_ = fraction;
+  std::vector<int64_t> bases;
+  if (p_.classes.empty()) bases.push_back(p_.G_fs);
+  for (const SizeClass& c : p_.classes)
+    if (std::find(bases.begin(), bases.end(), c.G_fs) == bases.end() && bases.size() < 8) bases.push_back(c.G_fs);
+  gap_tables_.clear();
+  for (const int64_t G_fs : bases) {
+    DrawnGapTable table(fraction, G_fs);
+    // A table of mostly formula buckets would only add a load to each draw:
+    // a wide fraction range, or a large G, moves G by several steps across
+    // a bucket (aws-hpc's fit: ~6 steps; azure-hpc's: at most 1).
+    if (table.tabulated() >= 2048) gap_tables_.push_back(std::move(table));
+  }
 }
 
 // Under persistent drops, a message's G at time `t`: the slower of its own
@@ -391,6 +412,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   os_ = noise.os.get();
   latency_ = noise.latency_excess_ps.get();
   bandwidth_ = noise.bandwidth_fraction.get();
+  tabulate_gaps(noise.bandwidth_fraction);
   episodes_ = noise.bandwidth_episodes.get();
   seed_ = seed;
   rep_ = repetition;

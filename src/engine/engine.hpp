@@ -18,6 +18,7 @@
 #include "match_queue.hpp"
 #include "noise/bandwidth_episodes.hpp"
 #include "noise/counter_rng.hpp"
+#include "noise/drawn_gap.hpp"
 #include "noise/os_noise_trace.hpp"
 #include "noise/quantile_table.hpp"
 #include "posted_receives.hpp"
@@ -159,6 +160,7 @@ class Engine {
   int64_t os_noise_lookup(uint32_t host, int64_t at, int64_t len);
   int64_t bytes_time(uint64_t bytes, int64_t per_byte_fs) const;
   int64_t message_G_fs(uint32_t send_op, int64_t G_fs) const;
+  void tabulate_gaps(const std::shared_ptr<const QuantileTable>& fraction);
   int64_t episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t G);
   [[noreturn]] void report_deadlock() const;
   std::string describe(uint32_t op) const;
@@ -242,6 +244,11 @@ class Engine {
   const QuantileTable* latency_ = nullptr;
   const QuantileTable* bandwidth_ = nullptr;
   const BandwidthEpisodes* episodes_ = nullptr;
+  // With bandwidth_: the drawn G tabulated for each base G a message can
+  // have (the parameters' or each size class's), kept across repetitions
+  // while the fraction table stays the same.
+  std::vector<DrawnGapTable> gap_tables_;
+  std::shared_ptr<const QuantileTable> gaps_for_;  // the fraction table gap_tables_ are of
   std::vector<int64_t> episode_offset_;  // per host, this repetition's (with episodes_)
   std::vector<BandwidthEpisodes::Span> episode_span_;  // per host, its last lookup's span
   uint64_t seed_ = 0, rep_ = 0;

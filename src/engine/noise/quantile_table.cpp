@@ -52,6 +52,10 @@ QuantileTable::QuantileTable(std::vector<double> probabilities, std::vector<doub
   }
 }
 
+bool QuantileTable::bucket_is_one_segment(size_t k) const {
+  return k < kBuckets && bucket_[k].single && std::isfinite(bucket_[k].slope);
+}
+
 double QuantileTable::search(double u, size_t i) const {
   while (i + 2 < p_.size() && p_[i + 1] <= u) ++i;
   return segment_value(i, u);

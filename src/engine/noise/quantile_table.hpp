@@ -44,6 +44,10 @@ class QuantileTable {
       return a.v + static_cast<double>(top53 & ((uint64_t{1} << 41) - 1)) * a.slope;
     return quantile_of_top53(top53);
   }
+  // Whether every draw of bucket k (a draw's top 12 bits) lies on one
+  // segment with a finite slope, so that its value never decreases as the
+  // draw's bits grow.
+  bool bucket_is_one_segment(size_t k) const;
   size_t size() const { return p_.size(); }
   // The least value a draw can give.
   double min() const { return v_.front(); }

@@ -16,6 +16,7 @@
 //   * a GOAL file written and read back (the text reader).
 // The noise is synthetic, shaped like a cloud profile's: the branches it
 // exercises do not depend on the exact numbers.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -34,25 +35,29 @@ namespace {
 
 using namespace cloudnoise;
 
+// The probabilities of a model's quantile table (model/distributions.py's
+// quantile_grid): steps of 1/4096, plus points dense in the upper tail.
+std::vector<double> table_grid() {
+  std::vector<double> p;
+  for (int i = 0; i <= 4096; ++i) p.push_back(i / 4096.0);
+  for (int i = 30; i <= 90; ++i) p.push_back(1.0 - std::pow(10.0, -i / 10.0));
+  std::sort(p.begin(), p.end());
+  p.erase(std::unique(p.begin(), p.end()), p.end());
+  return p;
+}
+
 // A heavy-tailed latency excess: 0 to ~40 us, mostly under 2 us (ps).
 std::shared_ptr<const QuantileTable> latency_excess() {
-  std::vector<double> p, v;
-  for (int i = 0; i <= 200; ++i) {
-    const double u = i / 200.0;
-    p.push_back(u);
-    v.push_back(u < 1.0 ? -1.0e6 * std::log1p(-u * 0.999999) : 40.0e6);  // ends above 5.3e6
-  }
+  std::vector<double> p = table_grid(), v;
+  for (const double u : p) v.push_back(u < 1.0 ? -1.0e6 * std::log1p(-u * 0.999999) : 40.0e6);  // ends above 5.3e6
   return std::make_shared<const QuantileTable>(std::move(p), std::move(v));
 }
 
-// Bandwidth as a fraction of peak: mostly near 1, sometimes down to 0.3.
+// Bandwidth as a fraction of peak: within 1% of it, but for rare drops to
+// 0.5-0.85 (the lowest 0.02% of draws), as the calibrated cloud fits.
 std::shared_ptr<const QuantileTable> bandwidth_fraction() {
-  std::vector<double> p, v;
-  for (int i = 0; i <= 100; ++i) {
-    const double u = i / 100.0;
-    p.push_back(u);
-    v.push_back(0.3 + 0.7 * std::sqrt(u));
-  }
+  std::vector<double> p = table_grid(), v;
+  for (const double u : p) v.push_back(u < 2e-4 ? 0.5 + 0.35 * u / 2e-4 : 0.99 + 0.01 * u);
   return std::make_shared<const QuantileTable>(std::move(p), std::move(v));
 }
 
