@@ -48,6 +48,21 @@ def test_constant_bandwidth_fraction_scales_G():
     assert r.host_end_ns.tolist() == [1500, 1500 + 2500 + 1500 + 1000 * 12]
 
 
+def test_bandwidth_fraction_scales_each_size_classs_own_G():
+    # With size classes every class has its own G, and the engine keeps a
+    # table of drawn G per class: a message pays its own class's G over the
+    # fraction. Constant 0.5 and 0.8 make each G exact: 2x and 1.25x.
+    classed = LogGOPS.parse(L=100, o=200, g=300, G=0.5, O=0, S=65535,
+                            classes=((0, 100, 0.5, 0.0), (1000, 5000, 0.1, 0.0)))
+    one = "num_ranks 2\nrank 0 {\nl1: send %db to 1 tag 0\n}\nrank 1 {\nl1: recv %db from 0 tag 0\n}\n"
+    for fraction in (0.5, 0.8):
+        noise = NoiseSetup(bandwidth=parse_distribution(f"constant:value={fraction}"))
+        for size, L, G in ((999, 100, 0.5), (1000, 5000, 0.1), (4001, 5000, 0.1)):
+            r = simulate(_engine.parse_goal((one % (size, size)).encode()), params=classed, noise=noise,
+                         variant="network", reps=3, seed=4)
+            assert r.max_end_ns.tolist() == pytest.approx([200 + L + 200 + (size - 1) * G / fraction] * 3)
+
+
 def test_single_detour_delays_a_chain_by_its_duration():
     # Trace: one 2 us detour at 5 us (the zero-length ones only bound it).
     noise = os_setup([0, 5_000, 10**9], [0, 2_000, 0], phase=0)
