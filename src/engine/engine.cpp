@@ -487,10 +487,9 @@ void Engine::process_initial() {
   }
 }
 
-// Windows as wide as possible up to the lookahead, a power of two: the
-// least time from processing an event to a message reaching another host.
-// 0 when there is none to use.
-uint32_t Engine::window_shift() const {
+// Windows as wide as the lookahead: the least time from processing an
+// event to a message reaching another host. 0 when there is none to use.
+int64_t Engine::window_width() const {
   // Without noise every host runs in lockstep: ties everywhere, with
   // chains of pushers as long as the run (see stamp_order.hpp).
   if (!windows_allowed_ || processing_ != Processing::Auto || !(os_ || latency_ || bandwidth_ || episodes_))
@@ -498,15 +497,14 @@ uint32_t Engine::window_shift() const {
   // Each window keeps its pushers' times as 32-bit offsets.
   const int64_t least_excess = latency_ ? round_to_int(latency_->min()) : 0;
   const int64_t lookahead = std::min<int64_t>(p_.o_ps + p_.min_L() + least_excess, int64_t{1} << 31);
-  if (lookahead < 2) return 0;
-  return static_cast<uint32_t>(63 - std::countl_zero(static_cast<uint64_t>(lookahead)));
+  return lookahead < 2 ? 0 : lookahead;
 }
 
 // Host by host, window after window (windowed_events.hpp); false when two
 // events' order could not be settled: the repetition must run again in
 // the global order.
-bool Engine::process_windowed(uint32_t shift) {
-  windows_.reset(ranks_, shift);
+bool Engine::process_windowed(int64_t width) {
+  windows_.reset(ranks_, width);
   windowed_ = true;
   process_initial();
   WindowedEvent e;
@@ -528,11 +526,11 @@ bool Engine::process_windowed(uint32_t shift) {
 RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
   reset(noise, seed, repetition);
   bool windowed = false;
-  const uint32_t shift = window_shift();
+  const int64_t width = window_width();
   // Stop trying after the windows failed on a quarter of 8 or more tries.
-  if (shift != 0 && (window_tries_ < 8 || 4 * window_failures_ <= window_tries_)) {
+  if (width != 0 && (window_tries_ < 8 || 4 * window_failures_ <= window_tries_)) {
     ++window_tries_;
-    windowed = process_windowed(shift);
+    windowed = process_windowed(width);
     if (!windowed) {
       ++window_failures_;
       reset(noise, seed, repetition);

@@ -129,8 +129,8 @@ class Engine {
   void reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   RunResult simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   void process_initial();
-  bool process_windowed(uint32_t shift);
-  uint32_t window_shift() const;
+  bool process_windowed(int64_t width);
+  int64_t window_width() const;
   void process(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t carried_G);
   // The event loops' steps, compiled once per loop: the windowed loop knows
   // where its events go and that every message is eager (windows_allowed_).

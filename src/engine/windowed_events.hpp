@@ -146,11 +146,11 @@ class WindowedEvents {
   explicit WindowedEvents(uint32_t record_bits = StampOrder::kDefaultRecordBits)
       : order_(record_bits) {}
 
-  // Drops every event; windows are 2^shift ps wide (at most the lookahead,
+  // Drops every event; windows are `width` ps wide (at most the lookahead,
   // and at most 2^31 ps: offsets in a window are 32-bit).
-  void reset(uint32_t hosts, uint32_t shift) {
+  void reset(uint32_t hosts, int64_t width) {
     hosts_ = hosts;
-    shift_ = shift;
+    width_ = width;
     for (EventRun& run : ring_)
       if (run.capacity() != 0) {
         run.clear();
@@ -170,13 +170,32 @@ class WindowedEvents {
     order_.reset();
   }
 
+  // The window holding `time` (>= 0). Windows are as wide as the lookahead,
+  // not a power of two below it (up to 2x wider, and fewer windows is less
+  // work per event), so finding one takes a division; but an event lands in
+  // the current window or, being a message, mostly in the next two: those
+  // take a compare.
+  [[gnu::always_inline]] uint64_t window_of(int64_t time) const {
+    if (window_end_ != 0) {  // a window is current
+      if (time >= window_end_) {
+        const int64_t ahead = time - window_end_;
+        if (ahead < width_) return window_ + 1;
+        if (ahead < 2 * width_) return window_ + 2;
+      } else if (time >= window_start_) {
+        return window_;
+      }
+    }
+    return static_cast<uint64_t>(time) / static_cast<uint64_t>(width_);
+  }
+
   // An event created while the current event is processed (or before the
   // first window). An event keeping the current event's stamp is that event
   // re-queued: it keeps its pusher too.
   [[gnu::always_inline]] void push(int64_t time, uint32_t ts, uint32_t op, uint32_t host_kind,
                                    uint32_t host, uint32_t carried) {
     const bool requeued = ts == current_ts_;
-    const auto off = static_cast<uint32_t>(time & ((int64_t{1} << shift_) - 1));
+    const uint64_t w = window_of(time);
+    const auto off = static_cast<uint32_t>(time - static_cast<int64_t>(w) * width_);
     const uint32_t pusher_off = requeued ? current_pusher_off_ : current_off_;
     const uint32_t pusher_ts = requeued ? current_pusher_ts_ : current_ts_;
     if (!requeued) order_.record(ts, pusher_off, pusher_ts);
@@ -190,7 +209,6 @@ class WindowedEvents {
         push_local({off, ts, op, host_kind, host, pusher_off, pusher_ts, carried});
       return;
     }
-    const uint64_t w = static_cast<uint64_t>(time) >> shift_;
     if (w - first_free_ < kRing) [[likely]] {
       EventRun& run = ring_[w & (kRing - 1)];
       if (run.full()) [[unlikely]]
@@ -222,8 +240,8 @@ class WindowedEvents {
     if (work_.capacity() != 0) spare_.push_back(std::move(work_));
     work_ = std::move(ring_[window_ & (kRing - 1)]);
     ring_count_ -= work_.size();
-    window_start_ = static_cast<int64_t>(window_ << shift_);
-    window_end_ = static_cast<int64_t>((window_ + 1) << shift_);
+    window_start_ = static_cast<int64_t>(window_) * width_;
+    window_end_ = window_start_ + width_;
     order_.start_window(stamp);
     group_by_host();
     next_ = group_end_ = 0;
@@ -375,7 +393,8 @@ class WindowedEvents {
     }
   }
 
-  uint32_t hosts_ = 0, shift_ = 0;
+  uint32_t hosts_ = 0;
+  int64_t width_ = 1;
   std::vector<EventRun> ring_ = std::vector<EventRun>(kRing);
   std::vector<EventRun> spare_;  // emptied buffers, for windows that start to fill
   size_t ring_count_ = 0;
