@@ -121,6 +121,12 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=100, help="cloudnoise repetitions per OS-noise run")
     ap.add_argument("--keep", type=Path, help="folder for the GOAL, binary and trace files (reused when present)")
     args = ap.parse_args()
+    if args.loggopsim is not None:
+        missing = [name for name in ("LogGOPSim-O3", "txt2bin") if not (args.loggopsim / name).is_file()]
+        if missing:
+            print(f"--loggopsim {args.loggopsim}: no {' or '.join(missing)} there; pass the folder holding both",
+                  file=sys.stderr)
+            sys.exit(2)
     print(f"machine: {os.cpu_count()} CPUs, {len(os.sched_getaffinity(0))} usable")
     with tempfile.TemporaryDirectory(prefix="cn-bench-lgs-") as tmp:
         work = args.keep or Path(tmp)
