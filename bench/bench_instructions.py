@@ -34,7 +34,9 @@ Stop 32 shortened that chain twice more (a bucket that starts its segment draws 
 its low 41 bits, quantile_table.hpp; the drawn G read from a per-bucket table,
 noise/drawn_gap.hpp): both 176.1 M, os 155.1 M, none 140.3 M (os moved with the
 profile-guided build's retrained layout), 2.3% fewer instructions for both noises
-and ~16% less wall time (paired runs). The build of the day issue 18
+and ~16% less wall time (paired runs). Windows as wide as the lookahead instead of
+the power of two below it (windowed_events.hpp) then gave ~7% less wall time for as
+many instructions: both 176.6 M, os 155.8 M, none 139.2 M. The build of the day issue 18
 was filed (13a405a, stripped, so counted by the whole-process difference below, which
 moves ~3% with Python): both ~220 M per repetition, where that method gives ~191 M for
 today's build. db4c557 (before stop 29's work),
