@@ -171,10 +171,10 @@ class WindowedEvents {
   }
 
   // The window holding `time` (>= 0). Windows are as wide as the lookahead,
-  // not a power of two below it (up to 2x wider, and fewer windows is less
-  // work per event), so finding one takes a division; but an event lands in
-  // the current window or, being a message, mostly in the next two: those
-  // take a compare.
+  // not the power of two below it (up to 2x wider: fewer, fuller windows,
+  // ~7% less time on bench_noise's case), so finding one takes a division;
+  // but an event lands in the current window or, being a message, mostly in
+  // the next two: those take a compare.
   [[gnu::always_inline]] uint64_t window_of(int64_t time) const {
     if (window_end_ != 0) {  // a window is current
       if (time >= window_end_) {

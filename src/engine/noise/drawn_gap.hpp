@@ -24,12 +24,15 @@
 
 namespace cloudnoise {
 
-// G_fs over the bandwidth fraction drawn from `bits`, rounded: the rule
-// itself, which the table reproduces bit for bit. Fractions below 1e-9
-// count as 1e-9.
+// G_fs over the bandwidth fraction drawn from `bits` (fractions below 1e-9
+// count as 1e-9), before and after rounding: the rule itself, which the
+// table reproduces bit for bit.
+[[gnu::always_inline]] inline double drawn_gap_unrounded(const QuantileTable& fraction, uint64_t bits,
+                                                         int64_t G_fs) {
+  return static_cast<double>(G_fs) / std::max(1e-9, fraction.quantile_of_bits(bits));
+}
 [[gnu::always_inline]] inline int64_t drawn_gap_fs(const QuantileTable& fraction, uint64_t bits, int64_t G_fs) {
-  const double f = std::max(1e-9, fraction.quantile_of_bits(bits));
-  return round_to_int(static_cast<double>(G_fs) / f);
+  return round_to_int(drawn_gap_unrounded(fraction, bits, G_fs));
 }
 
 class DrawnGapTable {
@@ -76,10 +79,7 @@ class DrawnGapTable {
   // G's value over the bucket before rounding, when it is in the range
   // round_to_int converts by itself (so that tabulating cannot throw where
   // no draw of the run would).
-  bool in_range(uint64_t bits) const {
-    const double f = std::max(1e-9, fraction_->quantile_of_bits(bits));
-    return static_cast<double>(G_fs_) / f < 0x1.0p52;
-  }
+  bool in_range(uint64_t bits) const { return drawn_gap_unrounded(*fraction_, bits, G_fs_) < 0x1.0p52; }
 
   Bucket tabulate(uint64_t k) const {
     if (G_fs_ < 0 || !fraction_->bucket_is_one_segment(k)) return {};
