@@ -5,9 +5,6 @@
 #include "sim_time.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <cmath>
-#include <limits>
 #include <unordered_map>
 
 
