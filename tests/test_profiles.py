@@ -22,7 +22,7 @@ from cloudnoise.model.profile import (
     load_profile,
     save_profile,
 )
-from cloudnoise.profiles.registry import DATA_DIR, builtin_names, load_builtin, resolve_profile
+from cloudnoise.profiles.registry import DATA_DIR, builtin_names, load_all_builtin, load_builtin, resolve_profile
 
 ALL = [
     "alps", "aws-hpc", "aws-hpc-metal", "aws-normal", "azure-hpc", "azure-hpc-200", "azure-normal",
@@ -330,6 +330,17 @@ def test_placement_swaps_the_network_and_keeps_the_node():
         load_builtin("azure-hpc").at("different-racks")
     with pytest.raises(CloudnoiseError, match="--placement"):
         gcp.at("next-door")
+
+
+def test_every_builtin_says_it_is_the_same_rack():
+    # The built-ins are the paper's same-rack figures (Table II's first block,
+    # or for aws-hpc, which Table II lacks, its bare-metal twin's); a result
+    # run on one must not say its placement is unknown.
+    for profile in load_all_builtin():
+        assert profile.placement_label() == "same-rack", profile.name
+        assert profile.describe_use()["placement"] == "same-rack", profile.name
+    aws = load_builtin("aws-hpc")
+    assert aws.table2 is None and aws.at("different-racks").placement_label() == "different-racks"
 
 
 def test_simulate_placement_and_the_profile_it_ran_on(run_cli):

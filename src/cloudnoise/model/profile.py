@@ -541,9 +541,14 @@ class SystemProfile:
     def placement_label(self) -> str:
         """Where this profile's nodes sit: the placement `at` chose, else the
         built-ins' same rack (the paper's Table II first block), else what a
-        campaign said about its node distance ("unknown" when it did not)."""
+        campaign said about its node distance ("unknown" when it did not).
+        A profile with a different-racks block describes the same rack at its
+        top level (`at`), whatever its Table II: aws-hpc has none (the paper
+        gives its bare-metal twin's figures) and is the same rack all the same."""
         if self.placement is not None:
             return self.placement
+        if self.different_racks is not None:
+            return "same-rack"
         t2 = self.table2
         if t2 is None or t2.provenance.kind != "published":
             if t2 is not None and t2.provenance.kind == "measured" and t2.unknown_distance is None:
