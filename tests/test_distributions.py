@@ -240,3 +240,41 @@ def test_an_overflowing_pareto_is_refused_without_a_warning(recwarn):
         check_latency_noise(parse_distribution("mixture:0.999*lognormal(median=1192,sigma=0.1)"
                                                "+0.001*pareto(scale=1e308,alpha=2)"), "test")
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_pareto_quantile_and_cdf_are_scipys_bit_for_bit():
+    """An untruncated Pareto computes ppf/cdf itself, as scipy.stats.pareto does them; the
+    numbers must be scipy's exactly, support edges, overflow and NaN included."""
+    from scipy import stats
+
+    from cloudnoise.model.distributions import Pareto
+
+    rng = np.random.default_rng(6)
+    for _ in range(200):
+        scale, alpha = float(np.exp(rng.uniform(-5, 20))), float(rng.uniform(0.05, 8))
+        ours, ref = Pareto(scale, alpha), stats.pareto(b=alpha, scale=scale)
+        p = np.concatenate([rng.uniform(0, 1, 200), [0.0, 1.0, 1e-300, 0.5, 0.99, 1 - 2**-53]])
+        with np.errstate(over="ignore", divide="ignore"):
+            assert np.array_equal(ours.quantile(p), ref.ppf(p))
+        x = np.concatenate([scale * np.exp(rng.uniform(-1, 30, 200)), [0.0, -1.0, scale, np.inf, np.nan, 1e308]])
+        with np.errstate(over="ignore"):  # scipy's own x / scale, at 1e308
+            expected = ref.cdf(x)
+        assert np.array_equal(ours.cdf(x), expected, equal_nan=True)
+    assert Pareto(2.0, 1.0).quantile(0.5) == 4.0 and Pareto(2.0, 1.0).cdf(4.0) == 0.5
+    assert Pareto(2.0, 1.0).quantile(1.0) == np.inf and Pareto(2.0, 1.0).cdf(np.inf) == 1.0
+
+
+def test_simulating_a_profile_does_not_load_scipy_stats(tmp_path):
+    # scipy.stats takes ~1.4 s to import, longer than a small simulation runs: a
+    # profile whose latency has an untruncated Pareto tail (aws-hpc) and the summary
+    # table's confidence intervals do without it.
+    import subprocess
+    import sys
+
+    code = ("import sys; from cloudnoise.cli import main; sys.argv = ['cloudnoise', 'simulate', '--pattern', "
+            "'dissemination', '--ranks', '16', '--size', '16B', '--profile', 'aws-hpc', '--reps', '5']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('scipy.stats' in sys.modules, file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert out.stderr.strip().splitlines()[-1] == "False", out.stderr
+    assert "Completion time" in out.stdout
