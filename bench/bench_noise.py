@@ -25,7 +25,9 @@ Issue 18's "today 12 s" was measured on 2026-11-24 with the profile as it was
 then (latency LogNormal sigma 1.0 with two Pareto tails), a heavier case: its
 completions took ~3x longer. On 2026-11-26 the build of that day (13a405a) took
 22-24 s on that case and 15.7-16.2 s on this one, so the machine ran ~1.9x
-slower than when the issue was written.
+slower than when the issue was written. bench_noise_vs_build.py runs this case
+against another build (the filing build, say) in turn, which is the comparison
+that holds from one day to the next.
 """
 
 from __future__ import annotations
