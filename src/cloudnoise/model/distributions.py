@@ -137,6 +137,14 @@ def _as_p(p: np.ndarray | float) -> np.ndarray:
     return arr
 
 
+def _cdf_on_support(x: np.ndarray, inside: np.ndarray, values: np.ndarray, beyond: np.ndarray) -> np.ndarray:
+    """A cdf as scipy.stats gives it: `values` inside the open support, 1 where `beyond` its
+    top, 0 below, NaN for NaN x; a scalar for a scalar x."""
+    out = np.where(inside, values, np.where(beyond, 1.0, 0.0))
+    out = np.where(np.isnan(x), np.nan, out)
+    return out if out.ndim else out[()]
+
+
 def _fmt(x: float) -> str:
     """A number as short as it can be written without visible rounding (12 significant digits)."""
     return f"{float(x):.12g}"
@@ -253,9 +261,7 @@ class LogNormal(_Base):
         inside = (x > 0) & (x < math.inf)
         with np.errstate(divide="ignore", invalid="ignore"):
             phi = ndtr(np.log(np.where(inside, x, 1.0) / math.exp(self.mu)) / self.sigma)
-        out = np.where(inside, phi, np.where(x >= math.inf, 1.0, 0.0))
-        out = np.where(np.isnan(x), np.nan, out)
-        return out if out.ndim else out[()]
+        return _cdf_on_support(x, inside, phi, x >= math.inf)
 
     def mean(self) -> float:
         exponent = self.mu + 0.5 * self.sigma**2
@@ -308,9 +314,7 @@ class Pareto(_Base):
                 y = x / self.scale
                 inside_support = (y > 1.0) & (y < math.inf)
                 tail = 1.0 - np.power(np.where(inside_support, y, 2.0), -self.alpha)
-            out = np.where(inside_support, tail, np.where(y >= math.inf, 1.0, 0.0))
-            out = np.where(np.isnan(x), np.nan, out)
-            return out if out.ndim else out[()]
+            return _cdf_on_support(x, inside_support, tail, y >= math.inf)
         inside = (1.0 - (self.scale / np.clip(x, self.scale, self.max)) ** self.alpha) / (1.0 - self._t)
         return np.where(x < self.scale, 0.0, np.where(x >= self.max, 1.0, inside))
 
