@@ -118,4 +118,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        # Ctrl-C reaches the running build too (one process group): nothing is left running.
+        print("bench_noise_vs_build: interrupted", file=sys.stderr)
+        sys.exit(130)
