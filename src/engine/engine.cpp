@@ -377,6 +377,26 @@ template <bool kWindowed>
   enqueue_several();
 }
 
+// enqueue_ready in windows: a single op released for the current host that
+// the windows would hand back next is not queued at all; it becomes `e`
+// (true), to be processed at once.
+[[gnu::always_inline]] inline bool Engine::enqueue_ready_or_take(WindowedEvent& e, int64_t& time) {
+  if (pending_.empty()) return false;
+  if (pending_.size() != 1) {
+    enqueue_several();
+    return false;
+  }
+  const uint32_t host = pending_.front().host, i = pending_.front().op;
+  pending_.clear();
+  ++ready_count_;
+  mark_ready(i);
+  const Op& op = sched_.template_op(host, i);
+  const int64_t o_free = next_o(host, op.cpu);
+  const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
+  return windows_.push_or_take(t, static_cast<uint32_t>(stamp_++), i,
+                               Event::pack(host, static_cast<EventKind>(op.kind)), host, e, time);
+}
+
 void Engine::enqueue_several() {
   // The reference visits the hosts that finished something in ascending
   // order; each host's ops keep the order in which they became ready.
@@ -510,8 +530,8 @@ bool Engine::process_windowed(int64_t width) {
     check_stop();
     while (windows_.next_host()) {
       while (windows_.pop(e, time)) {
-        process_event<true>(time, e.ts, e.op, e.host_kind, e.carried);
-        enqueue_ready<true>();
+        do process_event<true>(time, e.ts, e.op, e.host_kind, e.carried);
+        while (enqueue_ready_or_take(e, time));
       }
     }
     if (windows_.ambiguous()) break;
