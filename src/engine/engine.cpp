@@ -378,9 +378,10 @@ template <bool kWindowed>
 }
 
 // enqueue_ready in windows: a single op released for the current host that
-// the windows would hand back next is not queued at all; it becomes `e`
-// (true), to be processed at once.
-[[gnu::always_inline]] inline bool Engine::enqueue_ready_or_take(WindowedEvent& e, int64_t& time) {
+// the windows would hand back next is not queued at all; it becomes the
+// event (time, ts, op, host_kind) to process at once, and true is returned.
+[[gnu::always_inline]] inline bool Engine::enqueue_ready_or_take(int64_t& time, uint32_t& ts, uint32_t& op_index,
+                                                                 uint32_t& host_kind) {
   if (pending_.empty()) return false;
   if (pending_.size() != 1) {
     enqueue_several();
@@ -393,8 +394,14 @@ template <bool kWindowed>
   const Op& op = sched_.template_op(host, i);
   const int64_t o_free = next_o(host, op.cpu);
   const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
-  return windows_.push_or_take(t, static_cast<uint32_t>(stamp_++), i,
-                               Event::pack(host, static_cast<EventKind>(op.kind)), host, e, time);
+  const auto stamp = static_cast<uint32_t>(stamp_++);
+  const uint32_t packed = Event::pack(host, static_cast<EventKind>(op.kind));
+  if (!windows_.push_or_take(t, stamp, i, packed, host)) return false;
+  time = t;
+  ts = stamp;
+  op_index = i;
+  host_kind = packed;
+  return true;
 }
 
 void Engine::enqueue_several() {
@@ -530,8 +537,14 @@ bool Engine::process_windowed(int64_t width) {
     check_stop();
     while (windows_.next_host()) {
       while (windows_.pop(e, time)) {
-        do process_event<true>(time, e.ts, e.op, e.host_kind, e.carried);
-        while (enqueue_ready_or_take(e, time));
+        // The event's fields as values: an op taken at once (below) is
+        // processed from them, never stored as an event.
+        uint32_t ts = e.ts, op = e.op, host_kind = e.host_kind, carried = e.carried;
+        for (;;) {
+          process_event<true>(time, ts, op, host_kind, carried);
+          if (!enqueue_ready_or_take(time, ts, op, host_kind)) break;
+          carried = 0;
+        }
       }
     }
     if (windows_.ambiguous()) break;

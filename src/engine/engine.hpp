@@ -148,7 +148,7 @@ class Engine {
   void order_ready(uint32_t host, std::vector<uint32_t>& ops);
   template <bool kWindowed>
   [[gnu::always_inline]] void enqueue_ready();
-  bool enqueue_ready_or_take(WindowedEvent& e, int64_t& time);
+  bool enqueue_ready_or_take(int64_t& time, uint32_t& ts, uint32_t& op_index, uint32_t& host_kind);
   void enqueue_several();
   template <bool kWindowed>
   [[gnu::always_inline]] void enqueue_op(uint32_t host, uint32_t i);

@@ -222,19 +222,19 @@ class WindowedEvents {
 
   // push() of an event for the current host, unless pop() would return it
   // next: then it is not stored, becomes the current event as pop() would
-  // make it, and `e` and `time` hold it. That is the common case of a
+  // make it, and true is returned. That is the common case of a
   // collective's step (a message matched, the next send released at once):
-  // the event skips the local list's store and load.
+  // the event skips the local list's store and load, and a load of the
+  // whole event right after its fields were stored one by one, which
+  // stalls on store forwarding.
   [[gnu::always_inline]] bool push_or_take(int64_t time, uint32_t ts, uint32_t op, uint32_t host_kind,
-                                           uint32_t host, WindowedEvent& e, int64_t& e_time) {
+                                           uint32_t host) {
     // A new stamp, given by the current event (as push() records it).
     order_.record(ts, current_off_, current_ts_);
     const int64_t off = time - window_start_;
     if (host == host_ && local_.empty() && off >= 0 && off < width_) {
       const WindowedEvent taken{static_cast<uint32_t>(off), ts, op, host_kind, host, current_off_, current_ts_, 0};
       if (next_ >= group_end_ || !before(work_[next_], taken)) {
-        e = taken;
-        e_time = time;
         current_pusher_ts_ = current_ts_;
         current_pusher_off_ = current_off_;
         current_ts_ = ts;
