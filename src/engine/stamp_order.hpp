@@ -24,8 +24,10 @@
 // kept in a ring of the most recent stamps: 2^20 by default (8 MB; the
 // 16K-rank dissemination under dense OS noise gives 688,128 stamps, and
 // with 2^18 one repetition in ten needed one already overwritten: a
-// message held back through a long detour keeps its old stamp). A chain
-// that reaches further back cannot be followed; the comparison is then
+// message held back through a long detour keeps its old stamp). Events
+// carry no pusher of their own (they stay 24 bytes): a tie is settled from
+// the records of the two events' stamps up. A chain that reaches further
+// back cannot be followed; the comparison is then
 // reported as unsettled (ambiguous), and the engine runs the repetition
 // again through the global queue.
 #pragma once
@@ -83,10 +85,9 @@ class StampOrder {
     return w;
   }
 
-  // Whether stamp x (given by a host other than y's, at the same time as
-  // y in the same window, both at or after the first) came before y in
-  // the reference, from their pushers: x_pusher_ts, y_pusher_ts.
-  [[gnu::noinline]] bool pushers_before(uint32_t x, uint32_t y) {
+  // Whether stamp x, given by a host other than y's to an event at the
+  // same time as y's, came before y in the reference.
+  [[gnu::noinline]] bool before(uint32_t x, uint32_t y) {
     for (;;) {
       // x and y are distinct events processed at one time in one window.
       const size_t w = window_of(x);

@@ -44,12 +44,10 @@ struct WindowedEvent {
   uint32_t op;          // global op index (for a message: its send op)
   uint32_t host_kind;   // Event::pack(pusher, kind): the pusher is the owner (a message's sender)
   uint32_t host;        // where it is processed (a message's receiver)
-  uint32_t pusher_off;  // when its pusher ran, from the start of the window it ran in
-  uint32_t pusher_ts;   // the stamp of the event its pusher was processing
   uint32_t carried;     // a message's G in fs per byte as its sender drew it; 0: draw again
 };
 // Windows are written once and read once: every byte is traffic.
-static_assert(sizeof(WindowedEvent) == 32);
+static_assert(sizeof(WindowedEvent) == 24);
 
 // A growable array of events whose append is inline: a capacity check and
 // field stores. (std::vector's emplace_back of eight fields came out of
@@ -68,7 +66,6 @@ class EventRun {
   // Appends to a run that is not full.
   [[gnu::always_inline]] void append_unchecked(uint32_t time_off, uint32_t ts, uint32_t op,
                                                uint32_t host_kind, uint32_t host,
-                                               uint32_t pusher_off, uint32_t pusher_ts,
                                                uint32_t carried) {
     WindowedEvent& e = data_[size_++];
     e.time_off = time_off;
@@ -76,8 +73,6 @@ class EventRun {
     e.op = op;
     e.host_kind = host_kind;
     e.host = host;
-    e.pusher_off = pusher_off;
-    e.pusher_ts = pusher_ts;
     e.carried = carried;
   }
   void append(const WindowedEvent& e) {
@@ -85,10 +80,10 @@ class EventRun {
     data_[size_++] = e;
   }
   void append(uint32_t time_off, uint32_t ts, uint32_t op, uint32_t host_kind, uint32_t host,
-              uint32_t pusher_off, uint32_t pusher_ts, uint32_t carried) {
+              uint32_t carried) {
     if (size_ == capacity_) [[unlikely]]
       grow();
-    append_unchecked(time_off, ts, op, host_kind, host, pusher_off, pusher_ts, carried);
+    append_unchecked(time_off, ts, op, host_kind, host, carried);
   }
   // Inserts before position i.
   void insert(size_t i, const WindowedEvent& e) {
@@ -165,8 +160,8 @@ class WindowedEvents {
     window_start_ = window_end_ = 0;
     next_ = group_end_ = 0;
     host_ = kNoHost;
-    current_ts_ = current_pusher_ts_ = kNoStamp;
-    current_off_ = current_pusher_off_ = 0;
+    current_ts_ = kNoStamp;
+    current_off_ = 0;
     order_.reset();
   }
 
@@ -196,27 +191,26 @@ class WindowedEvents {
     const bool requeued = ts == current_ts_;
     const uint64_t w = window_of(time);
     const auto off = static_cast<uint32_t>(time - static_cast<int64_t>(w) * width_);
-    const uint32_t pusher_off = requeued ? current_pusher_off_ : current_off_;
-    const uint32_t pusher_ts = requeued ? current_pusher_ts_ : current_ts_;
-    if (!requeued) order_.record(ts, pusher_off, pusher_ts);
+    // A re-queued event keeps its stamp, and so its pusher's record.
+    if (!requeued) order_.record(ts, current_off_, current_ts_);
     // Built in place, field by field: an event built on the stack and
     // copied whole right away stalls on store forwarding.
     if (host == host_ && time < window_end_) {
       // Mostly the op the current event released, with nothing else queued.
       if (local_.empty())
-        local_.append(off, ts, op, host_kind, host, pusher_off, pusher_ts, carried);
+        local_.append(off, ts, op, host_kind, host, carried);
       else
-        push_local({off, ts, op, host_kind, host, pusher_off, pusher_ts, carried});
+        push_local({off, ts, op, host_kind, host, carried});
       return;
     }
     if (w - first_free_ < kRing) [[likely]] {
       EventRun& run = ring_[w & (kRing - 1)];
       if (run.full()) [[unlikely]]
         make_room(run);
-      run.append_unchecked(off, ts, op, host_kind, host, pusher_off, pusher_ts, carried);
+      run.append_unchecked(off, ts, op, host_kind, host, carried);
       ++ring_count_;
     } else {
-      push_outside({off, ts, op, host_kind, host, pusher_off, pusher_ts, carried}, w);
+      push_outside({off, ts, op, host_kind, host, carried}, w);
     }
   }
 
@@ -233,10 +227,8 @@ class WindowedEvents {
     order_.record(ts, current_off_, current_ts_);
     const int64_t off = time - window_start_;
     if (host == host_ && local_.empty() && off >= 0 && off < width_) {
-      const WindowedEvent taken{static_cast<uint32_t>(off), ts, op, host_kind, host, current_off_, current_ts_, 0};
+      const WindowedEvent taken{static_cast<uint32_t>(off), ts, op, host_kind, host, 0};
       if (next_ >= group_end_ || !before(work_[next_], taken)) {
-        current_pusher_ts_ = current_ts_;
-        current_pusher_off_ = current_off_;
         current_ts_ = ts;
         current_off_ = taken.time_off;
         return true;
@@ -303,8 +295,6 @@ class WindowedEvents {
     time = window_start_ + e.time_off;
     current_ts_ = e.ts;
     current_off_ = e.time_off;
-    current_pusher_ts_ = e.pusher_ts;
-    current_pusher_off_ = e.pusher_off;
     return true;
   }
 
@@ -332,13 +322,8 @@ class WindowedEvents {
     // Given by one host (re-queued events keep their pusher): its order is
     // the reference's.
     if (Event::host_of(a.host_kind) == Event::host_of(b.host_kind)) return a.ts < b.ts;
-    // Given in different windows, or before the first: so is their order.
-    const size_t wa = order_.window_of(a.ts);
-    if (wa != order_.window_of(b.ts) || wa == 0) return a.ts < b.ts;
-    // Two hosts gave them in one window: the one running earlier first,
-    if (a.pusher_off != b.pusher_off) return a.pusher_off < b.pusher_off;
-    // and at one time, the one whose pusher the reference ran first.
-    return order_.pushers_before(a.pusher_ts, b.pusher_ts);
+    // Otherwise by their pushers, as recorded when they were given.
+    return order_.before(a.ts, b.ts);
   }
 
   [[gnu::noinline]] void push_local(const WindowedEvent& e) {
@@ -436,9 +421,8 @@ class WindowedEvents {
   std::vector<uint32_t> count_;
   uint32_t host_ = kNoHost;
   EventRun local_;  // the current host's events pushed in this window, descending
-  // The event being processed: its stamp, offset in the window, and pusher.
+  // The event being processed: its stamp and offset in the window.
   uint32_t current_ts_ = kNoStamp, current_off_ = 0;
-  uint32_t current_pusher_ts_ = kNoStamp, current_pusher_off_ = 0;
   StampOrder order_;
 };
 
