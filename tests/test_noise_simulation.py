@@ -293,7 +293,11 @@ def test_the_tabulated_drawn_gap_is_the_formulas_bit_for_bit(G_fs):
     table = _engine.QuantileTable(np.ascontiguousarray(p), np.ascontiguousarray(v))
     switch = _switch_points(table, G_fs)
     k = np.arange(4096, dtype=np.int64)
-    low41 = [np.zeros(4096, dtype=np.int64), np.full(4096, 2**41 - 1), *(np.clip(switch + d, 0, 2**41 - 1) for d in (-1, 0, 1))]
+    # The table keeps a switch to its top 32 bits: draws 512 apart around it
+    # are decided by the table, those sharing its top bits by the formula.
+    offsets = (-1025, -513, -512, -511, -1, 0, 1, 511, 512, 513, 1024)
+    low41 = [np.zeros(4096, dtype=np.int64), np.full(4096, 2**41 - 1), np.full(4096, 2**41 - 513),
+             *(np.clip(switch + d, 0, 2**41 - 1) for d in offsets)]
     tops = np.concatenate([(k << 41) | x for x in low41]).astype(np.uint64)
     rng = np.random.default_rng(12)
     bits = np.concatenate([tops << np.uint64(11) | rng.integers(0, 2**11, tops.size).astype(np.uint64),

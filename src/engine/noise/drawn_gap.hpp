@@ -47,29 +47,34 @@ class DrawnGapTable {
 
   // drawn_gap_fs(*fraction(), bits, base_fs()), bit for bit.
   [[gnu::always_inline]] int64_t gap_fs(uint64_t bits) const {
-    const Bucket& b = bucket_[bits >> 52];
-    const uint64_t low41 = (bits >> 11) & kLowMask;
-    if (b.switch_at <= kNever) [[likely]]
-      return b.G - static_cast<int64_t>(low41 >= b.switch_at);
+    const Bucket b = bucket_[bits >> 52];
+    // The draw's low 41 bits over 2^9: where it lies against the switch.
+    const auto hi = static_cast<uint32_t>(bits >> 20);
+    if (b.G != kFormula && hi != b.switch_hi) [[likely]]
+      return int64_t{b.G} - static_cast<int64_t>(hi > b.switch_hi);
     return drawn_gap_fs(*fraction_, bits, G_fs_);
   }
 
   // How many of the 4096 buckets are tabulated (for tests and benches).
   size_t tabulated() const {
-    return static_cast<size_t>(
-        std::count_if(bucket_.begin(), bucket_.end(), [](const Bucket& b) { return b.switch_at <= kNever; }));
+    return static_cast<size_t>(std::count_if(bucket_.begin(), bucket_.end(), [](const Bucket& b) { return b.G != kFormula; }));
   }
 
  private:
   static constexpr uint64_t kBuckets = 4096;
   static constexpr uint64_t kLowMask = (uint64_t{1} << 41) - 1;
-  static constexpr uint64_t kNever = uint64_t{1} << 41;  // G never switches in the bucket
-  static constexpr uint64_t kFormula = ~uint64_t{0};     // the bucket takes the formula
+  static constexpr uint32_t kNever = 0xFFFFFFFFu;    // G never switches in the bucket
+  static constexpr uint32_t kFormula = 0xFFFFFFFFu;  // as G: the bucket takes the formula
 
-  // G at the bucket's draws below switch_at, G - 1 from there on.
+  // 8 bytes, so the table (32 KB) stays in the cache beside the rest of a
+  // run: a draw sits on every message. G at the bucket's draws before the
+  // switch, G - 1 from it on; the switch (a 41-bit draw) is kept to its
+  // top 32 bits, and the draws sharing those with it (one in 2^32) take
+  // the formula, as do the last 512 draws of a bucket that never
+  // switches, and the buckets not tabulated (G = kFormula).
   struct Bucket {
-    int64_t G = 0;
-    uint64_t switch_at = kFormula;
+    uint32_t G = kFormula;
+    uint32_t switch_hi = kNever;
   };
 
   // The draw of the bucket's `low41`-th 53-bit value (the low 11 bits of a
@@ -87,7 +92,8 @@ class DrawnGapTable {
     if (!in_range(first) || !in_range(last)) return {};
     const int64_t g_first = drawn_gap_fs(*fraction_, first, G_fs_);
     const int64_t g_last = drawn_gap_fs(*fraction_, last, G_fs_);
-    if (g_first == g_last) return {g_first, kNever};
+    if (g_first < 0 || g_first >= int64_t{kFormula}) return {};
+    if (g_first == g_last) return {static_cast<uint32_t>(g_first), kNever};
     if (g_first - g_last != 1) return {};
     // The least low41 whose G is g_last: G(lo) = g_first, G(hi) = g_last.
     uint64_t lo = 0, hi = kLowMask;
@@ -95,7 +101,7 @@ class DrawnGapTable {
       const uint64_t mid = lo + (hi - lo) / 2;
       (drawn_gap_fs(*fraction_, bits_of(k, mid), G_fs_) == g_first ? lo : hi) = mid;
     }
-    return {g_first, hi};
+    return {static_cast<uint32_t>(g_first), static_cast<uint32_t>(hi >> 9)};
   }
 
   std::shared_ptr<const QuantileTable> fraction_;  // held: the table is read through it
