@@ -342,16 +342,23 @@ template <bool kWindowed>
     queue_.push({time, ts, op, host_kind});
 }
 
-// Queues op i of `host`, now executable, at the time its CPU (and, for a
-// send, its NIC) is next free.
-template <bool kWindowed>
-[[gnu::always_inline]] inline void Engine::enqueue_op(uint32_t host, uint32_t i) {
+// Op i of `host` is now executable: counted and marked ready, and the
+// event that runs it, at the time its CPU (and, for a send, its NIC) is
+// next free, with the next stamp.
+[[gnu::always_inline]] inline Engine::ReadyEvent Engine::make_ready(uint32_t host, uint32_t i) {
   ++ready_count_;
   mark_ready(i);
   const Op& op = sched_.template_op(host, i);
   const int64_t o_free = next_o(host, op.cpu);
   const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
-  push_event<kWindowed>(t, stamp_++, i, Event::pack(host, static_cast<EventKind>(op.kind)), host, 0);
+  return {t, stamp_++, Event::pack(host, static_cast<EventKind>(op.kind))};
+}
+
+// Queues op i of `host`, now executable.
+template <bool kWindowed>
+[[gnu::always_inline]] inline void Engine::enqueue_op(uint32_t host, uint32_t i) {
+  const ReadyEvent r = make_ready(host, i);
+  push_event<kWindowed>(r.time, r.ts, i, r.host_kind, host, 0);
 }
 
 void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
@@ -389,18 +396,12 @@ template <bool kWindowed>
   }
   const uint32_t host = pending_.front().host, i = pending_.front().op;
   pending_.clear();
-  ++ready_count_;
-  mark_ready(i);
-  const Op& op = sched_.template_op(host, i);
-  const int64_t o_free = next_o(host, op.cpu);
-  const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
-  const auto stamp = static_cast<uint32_t>(stamp_++);
-  const uint32_t packed = Event::pack(host, static_cast<EventKind>(op.kind));
-  if (!windows_.push_or_take(t, stamp, i, packed, host)) return false;
-  time = t;
-  ts = stamp;
+  const ReadyEvent r = make_ready(host, i);
+  if (!windows_.push_or_take(r.time, static_cast<uint32_t>(r.ts), i, r.host_kind, host)) return false;
+  time = r.time;
+  ts = static_cast<uint32_t>(r.ts);
   op_index = i;
-  host_kind = packed;
+  host_kind = r.host_kind;
   return true;
 }
 

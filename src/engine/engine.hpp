@@ -150,6 +150,12 @@ class Engine {
   [[gnu::always_inline]] void enqueue_ready();
   bool enqueue_ready_or_take(int64_t& time, uint32_t& ts, uint32_t& op_index, uint32_t& host_kind);
   void enqueue_several();
+  struct ReadyEvent {
+    int64_t time;
+    uint64_t ts;
+    uint32_t host_kind;
+  };
+  ReadyEvent make_ready(uint32_t host, uint32_t i);
   template <bool kWindowed>
   [[gnu::always_inline]] void enqueue_op(uint32_t host, uint32_t i);
   void enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops);

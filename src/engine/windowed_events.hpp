@@ -234,7 +234,7 @@ class WindowedEvents {
         return true;
       }
     }
-    push(time, ts, op, host_kind, host, 0);
+    push(time, ts, op, host_kind, host, 0);  // records the stamp again, alike
     return false;
   }
 
