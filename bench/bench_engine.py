@@ -34,7 +34,7 @@ from pathlib import Path
 
 from cloudnoise import _engine
 from cloudnoise.schedules.patterns import CollectiveSpec, write_goal
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.params import LogGOPS
 
 PARAMS = LogGOPS.parse()  # LogGOPSim's defaults: L=2500 o=1500 g=1000 G=6 O=0 S=65535
 

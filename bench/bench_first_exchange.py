@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.params import LogGOPS
 
 
 def chained_exchanges(n: int, size: int = 16) -> str:
@@ -85,10 +85,10 @@ def period_sweep(one: Path, chain: Path, n: int, periods: list[float], reps: int
     """The first and the later exchanges against the wait before each repetition."""
     import numpy as np
 
-    from cloudnoise.measure.mpi import find_mpi
-    from cloudnoise.validate import executor
+    from cloudnoise.measurement.mpi import find_mpi
+    from cloudnoise.validation import executor
     from cloudnoise import _engine
-    from cloudnoise.validate.optable import from_schedule
+    from cloudnoise.validation.optable import from_schedule
 
     mpi = find_mpi()
     print(f"\n{'period us':>9s} {'1 exch rep':>11s} {f'{n} exch rep':>12s} {'later exch':>11s} {'late reps':>10s} "

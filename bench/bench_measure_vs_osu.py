@@ -30,8 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from cloudnoise.measure.launcher import LaunchSpec, build_command, launch_env
-from cloudnoise.measure.mpi import find_mpi
+from cloudnoise.measurement.launcher import LaunchSpec, build_command, launch_env
+from cloudnoise.measurement.mpi import find_mpi
 
 ROW = re.compile(r"^\s*(\d+)\s+([\d.]+)\s*$")
 

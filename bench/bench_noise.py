@@ -42,8 +42,8 @@ from cloudnoise import simulate
 from cloudnoise.model.distributions import LogNormal, Mixture, Pareto, Uniform
 from cloudnoise.model.os_noise import parse_os_noise_spec
 from cloudnoise.schedules.patterns import CollectiveSpec, generate
-from cloudnoise.simulate.noise import NoiseSetup
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.noise import NoiseSetup
+from cloudnoise.simulation.params import LogGOPS
 
 # azure-hpc as calibrated on 2026-11-25 (see the top).
 PARAMS = LogGOPS(L_ps=1200000, o_ps=150000, g_ps=150000, G_fs=85179, O_fs=0, S=65535)

@@ -30,7 +30,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from cloudnoise.measure.mpi import find_mpi
+from cloudnoise.measurement.mpi import find_mpi
 from cloudnoise.trace.convert import to_goal
 from cloudnoise.trace.reader import open_trace
 from cloudnoise.trace.record import recorder_library

@@ -18,7 +18,7 @@ The machine must be quiet: two busy-polling ranks on a 2-core machine leave
 no core for anything else, and any third process (a build, a test suite)
 shows up as a slower measurement or a slower validation run. The load
 average before and after each step is printed beside the results, and each
-configuration's state probes (validate/machine_state.py: core-to-core
+configuration's state probes (validation/machine_state.py: core-to-core
 latency / 1 B ping-pong one way, starred where the machine was not in the
 state the profile describes).
 
@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from cloudnoise.demo.plan import full_plan, quick_plan
-from cloudnoise.measure.experiments import Options
-from cloudnoise.validate.suite import state_cell
+from cloudnoise.measurement.experiments import Options
+from cloudnoise.validation.suite import state_cell
 
 BEFORE = {"dissemination 16B": 0.75, "dissemination 64KiB": 0.08, "binomialtreebcast 1MiB": 0.39,
           "allreduce_ring 1MiB": 0.39, "allreduce_ring 16MiB": 0.04}

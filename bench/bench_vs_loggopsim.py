@@ -40,8 +40,8 @@ from cloudnoise import simulate
 from cloudnoise.model.os_noise import write_trace
 from cloudnoise.profiles.registry import resolve_profile
 from cloudnoise.schedules.patterns import CollectiveSpec, generate, write_goal
-from cloudnoise.simulate.noise import NoiseSetup, noise_from_profile
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.noise import NoiseSetup, noise_from_profile
+from cloudnoise.simulation.params import LogGOPS
 
 PARAMS = LogGOPS.parse()  # LogGOPSim's defaults
 

@@ -23,8 +23,8 @@ from cloudnoise import simulate
 from cloudnoise.model.distributions import QuantileTable
 from cloudnoise.model.os_noise import OSNoiseTrace
 from cloudnoise.schedules.patterns import CollectiveSpec, generate
-from cloudnoise.simulate.noise import NoiseSetup
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.noise import NoiseSetup
+from cloudnoise.simulation.params import LogGOPS
 
 
 def main() -> None:

@@ -1,16 +1,16 @@
 """Samples of the cn_loggp probe's operations, generated from known LogGP(S)
 parameters: what a transport with exactly those parameters would make the
-probe record (see measure/loggp.py for the operations), with jitter,
+probe record (see measurement/loggp.py for the operations), with jitter,
 outliers and, on request, a disturbed round, late receives that cost
 more than early ones, and the core-to-core probe before every unit, with a
-round whose cores were placed differently (measure/core_latency.py)."""
+round whose cores were placed differently (measurement/core_latency.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from cloudnoise.measure.loggp import Estimate, SizeClass, predict
-from cloudnoise.measure.samples import (
+from cloudnoise.measurement.loggp import Estimate, SizeClass, predict
+from cloudnoise.measurement.samples import (
     KIND_CORE_LATENCY,
     KIND_EXCHANGE,
     KIND_ISEND_CALL,

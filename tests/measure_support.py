@@ -19,7 +19,7 @@ SRC = str(Path(cloudnoise.__file__).resolve().parents[1])
 
 def mpi_or_skip() -> None:
     """Skip (with the reason) when no MPI can be found at all."""
-    from cloudnoise.measure.mpi import find_mpi
+    from cloudnoise.measurement.mpi import find_mpi
 
     try:
         find_mpi()
@@ -57,7 +57,7 @@ def write_chunk(path: Path, kind: int, stream: int, size: int, param: int, start
     alone in a wide block, as the probes do."""
     import numpy as np
 
-    from cloudnoise.measure.chunks import HEADER, MAGIC, NARROW, WIDE
+    from cloudnoise.measurement.chunks import HEADER, MAGIC, NARROW, WIDE
 
     starts = np.asarray(starts, np.int64)
     values = np.asarray(values, np.int64)

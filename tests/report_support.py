@@ -19,9 +19,9 @@ import pyarrow.parquet as pq
 from cloudnoise.model.profile import SystemProfile
 from cloudnoise.profiles.registry import resolve_profile
 from cloudnoise.schedules.patterns import CollectiveSpec, generate
-from cloudnoise.simulate.api import simulate_variants
-from cloudnoise.simulate.noise import noise_from_profile
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.api import simulate_variants
+from cloudnoise.simulation.noise import noise_from_profile
+from cloudnoise.simulation.params import LogGOPS
 
 
 def write_sweep(
@@ -102,10 +102,10 @@ def write_simulated_sweep(root: Path, systems: list[str], nodes: list[int], reps
 
 # --- a campaign from known numbers -------------------------------------------------------------
 
-from cloudnoise.measure.campaign import Campaign  # noqa: E402
-from cloudnoise.measure.experiments import Run, Unit  # noqa: E402
-from cloudnoise.measure.runner import finalize  # noqa: E402
-from cloudnoise.measure.samples import KIND_DETOUR, KIND_RTT, RECORD  # noqa: E402
+from cloudnoise.measurement.campaign import Campaign  # noqa: E402
+from cloudnoise.measurement.experiments import Run, Unit  # noqa: E402
+from cloudnoise.measurement.runner import finalize  # noqa: E402
+from cloudnoise.measurement.samples import KIND_DETOUR, KIND_RTT, RECORD  # noqa: E402
 
 WALL0 = 1_700_000_000_000_000_000  # wall clock of monotonic time 0 in the synthetic probes
 MONO0 = 5_000_000_000  # monotonic time the synthetic measurement starts
@@ -117,7 +117,7 @@ def _write_probe(campaign: Campaign, name: str, records: list[tuple[int, int, in
     per (kind, size, param, stream) run of records, each numbered from 0."""
     from measure_support import write_chunk
 
-    from cloudnoise.measure.chunks import chunk_path
+    from cloudnoise.measurement.chunks import chunk_path
 
     prefix = campaign.prefix(name, 0, 0)
     prefix.parent.mkdir(parents=True, exist_ok=True)

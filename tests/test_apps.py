@@ -12,7 +12,7 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.schedules import compute_model
 from cloudnoise.schedules.apps import app_from, load_app, parse_app, parse_phase, resolve, split_times
 from cloudnoise.schedules.patterns import CollectiveSpec, generate, schedule_goal_text
-from cloudnoise.simulate.api import simulate
+from cloudnoise.simulation.api import simulate
 
 MS_PS = 10**9
 

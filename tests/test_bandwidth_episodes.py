@@ -18,8 +18,8 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes, EpisodeTable, parse_bandwidth_episodes
 from cloudnoise.model.distributions import parse_distribution
 from cloudnoise.model.profile import load_profile
-from cloudnoise.simulate.noise import NoiseSetup, noise_from_profile
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.noise import NoiseSetup, noise_from_profile
+from cloudnoise.simulation.params import LogGOPS
 from loggops_model import to_goal
 from random_schedules import random_schedule
 

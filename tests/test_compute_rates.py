@@ -18,8 +18,8 @@ from cloudnoise.model.profile import profile_from_dict
 from cloudnoise.profiles.registry import builtin_names, load_builtin
 from cloudnoise.schedules.apps import parse_app, resolve
 from cloudnoise.schedules.compute_model import gemm_time
-from cloudnoise.simulate.api import simulate
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.api import simulate
+from cloudnoise.simulation.params import LogGOPS
 from cloudnoise.sweep.presets import PRESETS, PRICED_100G_SYSTEMS
 
 # (sockets, cores per socket, GHz, DP flop/cycle, efficiency) -> GFLOP/s, by hand.

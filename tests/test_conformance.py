@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cloudnoise import simulate
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.params import LogGOPS
 from conftest import CONFORMANCE, conformance_vectors
 
 VECTORS = conformance_vectors()

@@ -1,6 +1,6 @@
 """The machine state of a shared-memory run: which core-to-core probes
-belong together (measure/core_latency.py), and what validate says of a run
-against its profile (validate/machine_state.py). Known answers on made-up
+belong together (measurement/core_latency.py), and what validate says of a run
+against its profile (validation/machine_state.py). Known answers on made-up
 probe values."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 
 import cloudnoise
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.measure.core_latency import STATE_FACTOR, CoreLatency, rounds_in_another_state, same_state
-from cloudnoise.simulate.params import LogGOPS
-from cloudnoise.validate.machine_state import CHANGED, DIFFERENT, SAME, UNKNOWN, machine_state, probes
+from cloudnoise.measurement.core_latency import STATE_FACTOR, CoreLatency, rounds_in_another_state, same_state
+from cloudnoise.simulation.params import LogGOPS
+from cloudnoise.validation.machine_state import CHANGED, DIFFERENT, SAME, UNKNOWN, machine_state, probes
 
 
 def test_same_state_is_within_the_factor_either_way() -> None:
@@ -106,7 +106,7 @@ def test_profile_keeps_the_core_latency(tmp_path: Path) -> None:
 
 
 def test_suite_summary_counts_the_profiles_state() -> None:
-    from cloudnoise.validate.suite import state_cell, summarize_rows
+    from cloudnoise.validation.suite import state_cell, summarize_rows
 
     ping = {"median": 400.0, "min": 390.0, "max": 410.0, "probes": 2}
     rows = [{"config": "a", "ranks": 2, "signed_error_median": 0.02, "machine_state": "same",

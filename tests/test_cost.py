@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from cloudnoise.cli import cli
-from cloudnoise.cost.model import (
+from cloudnoise.costs.model import (
     Pricing,
     cheapest,
     compare_systems,
@@ -138,7 +138,7 @@ def test_cost_money_csv_and_the_old_option_name(capsys):
 
 
 def test_sweep_cost_summary_known_answers():
-    from cloudnoise.cost.cli import sweep_summary
+    from cloudnoise.costs.cli import sweep_summary
 
     def row(system, nodes, variant, cost, inc):
         return {"system": system, "nodes": nodes, "variant": variant, "cost_usd": cost, "noise_increase": inc}
@@ -160,7 +160,7 @@ def test_config_costs_known_answers():
     system and nodes without noise, and needs no profile."""
     import numpy as np
 
-    from cloudnoise.cost.configs import config_costs
+    from cloudnoise.costs.configs import config_costs
     from cloudnoise.profiles.registry import load_builtin
 
     runtimes = {

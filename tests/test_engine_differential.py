@@ -9,7 +9,7 @@ import random
 import pytest
 
 from cloudnoise import _engine, simulate
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.params import LogGOPS
 from loggops_model import simulate as model_simulate
 from loggops_model import to_goal
 from random_schedules import random_schedule

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cloudnoise import _engine, simulate
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.params import LogGOPS
 
 PARAMS = LogGOPS.parse(L="2500", o="1500", g="1000", G="6", O="0", S="65535")
 

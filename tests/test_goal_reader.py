@@ -8,7 +8,7 @@ import gzip
 import pytest
 
 from cloudnoise import _engine, simulate
-from cloudnoise.simulate.api import load_schedule
+from cloudnoise.simulation.api import load_schedule
 from cloudnoise.errors import CloudnoiseError
 
 GOOD = """// a comment

@@ -10,8 +10,8 @@ import pytest
 from cloudnoise import _engine, simulate
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.schedules.patterns import CollectiveSpec, generate, write_goal
-from cloudnoise.simulate.api import load_schedule
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.api import load_schedule
+from cloudnoise.simulation.params import LogGOPS
 
 SPEC = CollectiveSpec(pattern="dissemination", ranks=16384, size=16)
 

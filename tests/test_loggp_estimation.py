@@ -1,4 +1,4 @@
-"""The LogGP(S) estimator (measure/loggp.py) on synthetic samples from known
+"""The LogGP(S) estimator (measurement/loggp.py) on synthetic samples from known
 parameters, and its closed-form predictions against the engine."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from cloudnoise import _engine, simulate
-from cloudnoise.measure import loggp
-from cloudnoise.measure.loggp import Estimate, SizeClass, predict
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.measurement import loggp
+from cloudnoise.measurement.loggp import Estimate, SizeClass, predict
+from cloudnoise.simulation.params import LogGOPS
 
 from loggp_synthetic import SIZES, TRUTH, samples
 
@@ -176,7 +176,7 @@ def test_size_classes_reach_the_engine():
 
 
 def test_synthetic_sizes_cover_the_probe_default():
-    from cloudnoise.measure.experiments import LOGGP_SIZES
+    from cloudnoise.measurement.experiments import LOGGP_SIZES
 
     assert SIZES == LOGGP_SIZES
 

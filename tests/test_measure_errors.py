@@ -94,7 +94,7 @@ def test_too_little_free_disk_stops_before_measuring(tmp_path):
 
 
 def test_default_campaign_folders_are_unique_within_a_second(tmp_path):
-    from cloudnoise.measure.arguments import unique_campaign_dir
+    from cloudnoise.measurement.arguments import unique_campaign_dir
 
     made = {unique_campaign_dir(tmp_path) for _ in range(5)}
     assert len(made) == 5 and all(p.is_dir() for p in made)
@@ -107,11 +107,11 @@ def test_disk_running_low_stops_cleanly_and_keeps_the_samples(tmp_path, monkeypa
     import json
 
     from cloudnoise.errors import CloudnoiseError
-    from cloudnoise.measure import diskspace
-    from cloudnoise.measure.experiments import Options
-    from cloudnoise.measure.launcher import LaunchSpec
-    from cloudnoise.measure.mpi import find_mpi
-    from cloudnoise.measure.runner import Request, execute
+    from cloudnoise.measurement import diskspace
+    from cloudnoise.measurement.experiments import Options
+    from cloudnoise.measurement.launcher import LaunchSpec
+    from cloudnoise.measurement.mpi import find_mpi
+    from cloudnoise.measurement.runner import Request, execute
 
     calls = {"n": 0}
 

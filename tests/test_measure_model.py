@@ -43,7 +43,7 @@ def test_loggp_fit_and_profile(tmp_path):
     import numpy as np
     import pyarrow.parquet as pq
 
-    from cloudnoise.measure.summaries import RELATIVE_PRECISION
+    from cloudnoise.measurement.summaries import RELATIVE_PRECISION
 
     half = np.sort(pq.read_table(camp / "latency-noise" / "samples.parquet",
                                  columns=["value_ns"]).column("value_ns").to_numpy()) / 2.0
@@ -59,7 +59,7 @@ def test_loggp_fit_and_profile(tmp_path):
     assert "distance=same-rack" in profile["labels"]
     # and the profile simulates: its classes reach the engine
     from cloudnoise.model.profile import load_profile
-    from cloudnoise.simulate.params import LogGOPS
+    from cloudnoise.simulation.params import LogGOPS
 
     params = LogGOPS.from_profile(load_profile(out))
     assert len(params.classes) == len(lg["size_classes"])
@@ -72,7 +72,7 @@ def test_profile_numbers_finer_than_the_engine_are_rounded_not_refused():
     import dataclasses
 
     from cloudnoise.profiles.registry import resolve_profile
-    from cloudnoise.simulate.params import LogGOPS
+    from cloudnoise.simulation.params import LogGOPS
 
     base = resolve_profile("daint")
     lg = dataclasses.replace(base.loggops, L=2.636524751909765e-06, o=1500.00049, g=999.9996, G=0.0999994999,
@@ -117,7 +117,7 @@ def test_model_build_needs_a_campaign(tmp_path):
 def test_placement_says_one_host_is_shared_memory_not_a_network():
     """Issue 18 item 11: a campaign whose ranks all ran on one host is labelled
     shared memory wherever it is shown, from the hosts the ranks reported."""
-    from cloudnoise.measure.placement import ONE_HOST, placement, single_host
+    from cloudnoise.measurement.placement import ONE_HOST, placement, single_host
     from cloudnoise.report.data import campaign_name
 
     one = {"hosts": ["n1"], "labels": {"distance": "same-rack", "system": "mine"}}

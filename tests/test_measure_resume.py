@@ -42,8 +42,8 @@ def _wait_for_samples(raw: Path, samples: int, timeout: float = 60.0) -> None:
 
 def _last_sample_wall_ns(exp: Path) -> int:
     """The wall-clock start of the newest sample kept, raw or converted."""
-    from cloudnoise.measure.chunks import read_chunk
-    from cloudnoise.measure.samples import read_info
+    from cloudnoise.measurement.chunks import read_chunk
+    from cloudnoise.measurement.samples import read_info
 
     last = 0
     for path in (exp / "raw").glob("*.cnk"):
@@ -166,7 +166,7 @@ def test_sigkill_stops_the_loggp_probe_too(tmp_path):
     background when it dies, as launchers that do not follow their parent do: only the
     probe's own watch of cloudnoise's pid stops it."""
     mpi_or_skip()
-    from cloudnoise.measure.mpi import find_mpi
+    from cloudnoise.measurement.mpi import find_mpi
 
     out = tmp_path / "c"
     launcher = f"sh -c '{find_mpi().mpiexec} -n {{ranks}} {{cmd}} & wait'"

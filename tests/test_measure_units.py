@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.measure import rows
-from cloudnoise.measure.campaign import Campaign
-from cloudnoise.measure.chunks import chunk_path, read_chunk
-from cloudnoise.measure.arguments import parse_labels, parse_size
-from cloudnoise.measure.experiments import Options, Run, Unit, plan
-from cloudnoise.measure.launcher import LaunchSpec, build_command
-from cloudnoise.measure.mpi import MpiInstallation
-from cloudnoise.measure.samples import KIND_RTT, RECORD, read_records
-from cloudnoise.measure.stream import Launch, Stream
+from cloudnoise.measurement import rows
+from cloudnoise.measurement.campaign import Campaign
+from cloudnoise.measurement.chunks import chunk_path, read_chunk
+from cloudnoise.measurement.arguments import parse_labels, parse_size
+from cloudnoise.measurement.experiments import Options, Run, Unit, plan
+from cloudnoise.measurement.launcher import LaunchSpec, build_command
+from cloudnoise.measurement.mpi import MpiInstallation
+from cloudnoise.measurement.samples import KIND_RTT, RECORD, read_records
+from cloudnoise.measurement.stream import Launch, Stream
 
 
 def _mpi(flavor: str) -> MpiInstallation:
@@ -94,8 +94,8 @@ def test_loggp_plan_reaches_16_MiB_with_fewer_large_iterations():
 def test_loggp_plan_and_resume_by_rounds(tmp_path):
     """loggp runs the cn_loggp probe on ranks bound to cores, in rounds; an
     interrupted run resumes from the first round not finished."""
-    from cloudnoise.measure.campaign import Campaign
-    from cloudnoise.measure.runner import loggp_argv, remaining
+    from cloudnoise.measurement.campaign import Campaign
+    from cloudnoise.measurement.runner import loggp_argv, remaining
 
     run = plan("loggp", Options(ranks=2, sizes=[1, 1024], iterations=50, rounds=4, train=6), 2)[0]
     assert run.probe == "cn_loggp" and run.extra == {"train": 6, "rounds": 4, "bind_core": True}
@@ -181,7 +181,7 @@ def test_plan_from_metadata_is_checked():
 
 
 def test_streaming_stats_merge_and_quantiles_are_exact_to_the_precision():
-    from cloudnoise.measure.summaries import RELATIVE_PRECISION, StreamStats, merged
+    from cloudnoise.measurement.summaries import RELATIVE_PRECISION, StreamStats, merged
 
     rng = np.random.default_rng(3)
     values = np.round(1000 * np.exp(rng.standard_normal(200_000))).astype(np.int64) + 1
@@ -212,7 +212,7 @@ def test_a_rank_whose_chunk_appears_late_is_converted_not_dropped(tmp_path):
 
     from measure_support import write_chunk
 
-    from cloudnoise.measure.samples import KIND_DETOUR
+    from cloudnoise.measurement.samples import KIND_DETOUR
 
     campaign = Campaign(tmp_path / "c")
     run = Run("cn_detour", "detour", 2, [Unit(0, 0, 0)], duration_s=10.0)

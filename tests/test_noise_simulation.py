@@ -12,8 +12,8 @@ import pytest
 from cloudnoise import _engine, simulate
 from cloudnoise.model.distributions import parse_distribution
 from cloudnoise.model.os_noise import OSNoiseTrace
-from cloudnoise.simulate.noise import NoiseSetup
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.noise import NoiseSetup
+from cloudnoise.simulation.params import LogGOPS
 
 PARAMS = LogGOPS.parse(L="2500", o="1500", g="1000", G="6", O="0", S="65535")
 EXAMPLE = "examples/dissemination_16.goal"

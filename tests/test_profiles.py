@@ -284,7 +284,7 @@ def test_O_rendezvous_round_trips_and_reaches_the_engine(tmp_path):
     path.write_text(json.dumps(data))
     profile = load_profile(path)
     assert profile.loggops.O_rendezvous == 0.001 and profile.to_dict()["loggops"]["O_rendezvous"] == 0.001
-    from cloudnoise.simulate.params import LogGOPS as EngineParams
+    from cloudnoise.simulation.params import LogGOPS as EngineParams
 
     params = EngineParams.from_profile(profile)
     assert params.O_fs == 50_000 and params.O_rendezvous_fs == 1_000

@@ -13,7 +13,7 @@ import pytest
 from cloudnoise import simulate
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.schedules.patterns import CollectiveSpec, generate
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.params import LogGOPS
 
 PARAMS = LogGOPS.parse()
 RING = CollectiveSpec(pattern="allreduce_ring", ranks=16, size=1024)

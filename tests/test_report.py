@@ -16,7 +16,7 @@ import matplotlib.colors
 import numpy as np
 import pytest
 
-from cloudnoise.cost.model import parse_pricing
+from cloudnoise.costs.model import parse_pricing
 from cloudnoise.report.costs import cost_rows, increase_samples
 from cloudnoise.report.data import SweepData, load_campaign, load_sweep
 from cloudnoise.report.figures.boxes import box_stats

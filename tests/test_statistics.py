@@ -1,4 +1,4 @@
-"""simulate/statistics.py's boxplot statistics against known answers: quartiles
+"""simulation/statistics.py's boxplot statistics against known answers: quartiles
 by linear interpolation, Tukey's whiskers, McGill's notch, and the mean's 95%
 interval from Student's t (the critical values are the printed tables')."""
 
@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from cloudnoise.simulate.statistics import summarize
+from cloudnoise.simulation.statistics import summarize
 
 
 def test_ten_samples_known_answers():

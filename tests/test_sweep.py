@@ -161,9 +161,9 @@ def test_a_row_is_what_simulate_gives_with_the_configurations_seed(reference):
     """The sweep adds no randomness of its own: `cloudnoise simulate --profile daint
     --seed SEED` (SEED from the row) reproduces every repetition."""
     from cloudnoise.schedules.patterns import CollectiveSpec, generate
-    from cloudnoise.simulate.api import simulate
-    from cloudnoise.simulate.noise import noise_from_profile
-    from cloudnoise.simulate.params import LogGOPS
+    from cloudnoise.simulation.api import simulate
+    from cloudnoise.simulation.noise import noise_from_profile
+    from cloudnoise.simulation.params import LogGOPS
 
     profile = resolve_profile("daint")
     seed = config_seed(7, "daint", 16)
@@ -522,8 +522,8 @@ def test_ctrl_c_says_how_to_resume(capsys, monkeypatch, tmp_path):
 
 
 def test_cost_of_a_sweep_with_an_unpriced_system(tmp_path):
-    from cloudnoise.cost.cli import sweep_costs
-    from cloudnoise.cost.model import parse_pricing
+    from cloudnoise.costs.cli import sweep_costs
+    from cloudnoise.costs.model import parse_pricing
 
     req = SweepRequest(collective_experiment("dissemination", "16B"), (system("alps"), system("daint")), (8,),
                        ("none", "both"), 4, seed=1)

@@ -21,7 +21,7 @@ from measure_support import mpi_or_skip, run
 
 import cloudnoise
 
-from cloudnoise.validate.optable import from_goal_text
+from cloudnoise.validation.optable import from_goal_text
 
 CALC_CHAIN = """num_ranks 2
 rank 0 {
@@ -124,7 +124,7 @@ def test_calc_chain_measures_its_duration(tmp_path: Path, profile: Path) -> None
     m = pq.read_table(out / "measured.parquet").to_pandas()
     assert len(m) == 2 * 20 and set(m["rank"]) == {0, 1}
     # runtime: the latest end less the earliest start and the cost of one clock read
-    from cloudnoise.measure.samples import read_info
+    from cloudnoise.measurement.samples import read_info
 
     read = round(float(read_info(out / "ranks0002" / "raw" / "exec.rank0.info")["timer_overhead_ns"]))
     g = m.groupby("rep")
@@ -232,7 +232,7 @@ def test_goal_file_ranks_cannot_change(tmp_path: Path, profile: Path) -> None:
 
 
 def test_comparison_statistics_known_answer() -> None:
-    from cloudnoise.validate.compare import compare
+    from cloudnoise.validation.compare import compare
 
     c = compare(2, np.full(11, 1000.0), {"none": np.full(11, 1100.0)}, "none")
     row = c.row()
@@ -258,7 +258,7 @@ def test_suite_one_table_with_summary(tmp_path: Path, profile: Path) -> None:
     the median and worst |error| over them; ranks on one host share rank 0's
     clock (offset 0, not a ping-pong estimate)."""
     mpi_or_skip()
-    from cloudnoise.validate.suite import SUITE
+    from cloudnoise.validation.suite import SUITE
 
     out = tmp_path / "suite"
     proc = run("validate", "--suite", "--profile", str(profile), "--reps", "5", "--warmup", "1", "--json",
@@ -293,7 +293,7 @@ def test_model_build_check_stores_the_suite_errors(tmp_path: Path) -> None:
     mpi_or_skip()
     from loggp_synthetic import samples
 
-    from cloudnoise.measure import loggp
+    from cloudnoise.measurement import loggp
     from cloudnoise.model.profile import load_profile
 
     camp = tmp_path / "camp"
@@ -314,14 +314,14 @@ def test_model_build_check_stores_the_suite_errors(tmp_path: Path) -> None:
     assert check.machine_state["configs"] == 9
     assert all(r["machine_state"] in ("same", "different", "changed") for r in check.results)
     # the profile still simulates with its separate overheads and size classes
-    from cloudnoise.simulate.params import LogGOPS
+    from cloudnoise.simulation.params import LogGOPS
 
     params = LogGOPS.from_profile(load_profile(out))
     assert params.o_r_ps is not None and len(params.classes) == 3
 
 
 def test_repetition_runtime_is_latest_end_less_earliest_start_and_one_read() -> None:
-    from cloudnoise.validate.executor import repetition_runtimes
+    from cloudnoise.validation.executor import repetition_runtimes
 
     rep = np.array([0, 0, 1, 1])
     end = np.array([500, 700, 900, 800])  # ns after the common start, per rank
@@ -335,9 +335,9 @@ def test_period_starts_a_block_on_one_schedule(tmp_path: Path) -> None:
     repetition k starts at the block's broadcast start + k x period, exactly;
     a new block starts from a new broadcast."""
     mpi_or_skip()
-    from cloudnoise.measure.mpi import find_mpi
-    from cloudnoise.validate import executor
-    from cloudnoise.validate.optable import from_goal_text
+    from cloudnoise.measurement.mpi import find_mpi
+    from cloudnoise.validation import executor
+    from cloudnoise.validation.optable import from_goal_text
 
     exchange = "num_ranks 2\nrank 0 {\nl1: send 16b to 1 tag 0\nl2: recv 16b from 1 tag 0\n}\n" \
                "rank 1 {\nl1: send 16b to 0 tag 0\nl2: recv 16b from 0 tag 0\n}\n"
@@ -358,9 +358,9 @@ def test_rep_gap_paces_each_block_by_the_last_blocks_runtimes(tmp_path: Path) ->
     previous block's runtimes (latest rank end after the common start) plus
     the gap; the warm-up repetitions form a block of their own."""
     mpi_or_skip()
-    from cloudnoise.measure.mpi import find_mpi
-    from cloudnoise.validate import executor
-    from cloudnoise.validate.optable import from_goal_text
+    from cloudnoise.measurement.mpi import find_mpi
+    from cloudnoise.validation import executor
+    from cloudnoise.validation.optable import from_goal_text
 
     exchange = "num_ranks 2\nrank 0 {\nl1: send 16b to 1 tag 0\nl2: recv 16b from 1 tag 0\n}\n" \
                "rank 1 {\nl1: send 16b to 0 tag 0\nl2: recv 16b from 0 tag 0\n}\n"
@@ -386,7 +386,7 @@ def test_rep_gap_option_is_checked_and_reported(tmp_path: Path) -> None:
     """validate --rep-gap: a time with a unit or in ns; out of range is a one-line
     error (exit 2); a paced run reports the gap and the blocks' periods."""
     from cloudnoise.errors import CloudnoiseError
-    from cloudnoise.validate.cli import parse_rep_gap
+    from cloudnoise.validation.cli import parse_rep_gap
 
     assert parse_rep_gap("2us") == 2000 and parse_rep_gap("500") == 500 and parse_rep_gap(None) is None
     for bad in ("0", "-1us", "2s", "abc"):
@@ -410,7 +410,7 @@ def test_progress_names_the_configuration_running(monkeypatch: pytest.MonkeyPatc
     and its label follows the configuration being measured."""
     import sys
 
-    from cloudnoise.validate.cli import configuration_progress
+    from cloudnoise.validation.cli import configuration_progress
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     assert not configuration_progress({"quiet": True}).enabled
@@ -462,7 +462,7 @@ def test_work_folder_keeps_what_a_failure_names_and_nothing_else(tmp_path: Path,
     names the launch log inside it)."""
     import tempfile
 
-    from cloudnoise.validate.work_folder import work_folder
+    from cloudnoise.validation.work_folder import work_folder
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     with work_folder(None, "wf-") as done:

@@ -11,7 +11,7 @@ import pytest
 
 from cloudnoise import _engine
 from cloudnoise.schedules.patterns import CollectiveSpec, generate
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.params import LogGOPS
 from loggops_model import to_goal
 from random_schedules import random_schedule
 

@@ -16,8 +16,11 @@ __all__ = ["simulate", "SimulationResult", "measure", "MeasurementResult", "load
 # name -> (module, attribute): the public API, imported on first use so
 # `import cloudnoise` (and the CLI) stay light. docs/api.md shows each.
 _API = {
-    "SimulationResult": ("cloudnoise.simulate.api", "SimulationResult"),
-    "MeasurementResult": ("cloudnoise.measure.api", "MeasurementResult"),
+    "simulate": ("cloudnoise.simulation.api", "simulate"),
+    "measure": ("cloudnoise.measurement.api", "measure"),
+    "cost": ("cloudnoise.costs.api", "cost"),
+    "SimulationResult": ("cloudnoise.simulation.api", "SimulationResult"),
+    "MeasurementResult": ("cloudnoise.measurement.api", "MeasurementResult"),
     "load_profile": ("cloudnoise.profiles.registry", "resolve_profile"),
     "build_profile": ("cloudnoise.model.build", "build_profile"),
     "CloudnoiseError": ("cloudnoise.errors", "CloudnoiseError"),
@@ -25,10 +28,6 @@ _API = {
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("simulate", "cost", "measure"):  # callable modules: cloudnoise.simulate(...), cloudnoise.measure(...)
-        import importlib
-
-        return importlib.import_module(f"cloudnoise.{name}")
     if name in _API:
         import importlib
 

@@ -19,17 +19,17 @@ from cloudnoise.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, expec
 
 # name -> (module, attribute, one-line help shown in `cloudnoise --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "simulate": ("cloudnoise.simulate.cli", "simulate", "Simulate a GOAL schedule with LogGOPS."),
+    "simulate": ("cloudnoise.simulation.cli", "simulate", "Simulate a GOAL schedule with LogGOPS."),
     "profiles": ("cloudnoise.profiles.cli", "profiles", "List and show built-in system profiles."),
-    "cost": ("cloudnoise.cost.cli", "cost", "Price runs, the cost of noise, and the cheapest system."),
+    "cost": ("cloudnoise.costs.cli", "cost", "Price runs, the cost of noise, and the cheapest system."),
     "schedule": ("cloudnoise.schedules.cli", "schedule", "Generate collective schedules (Schedgen patterns) as GOAL."),
-    "measure": ("cloudnoise.measure.cli", "measure", "Measure latency, bandwidth and noise with MPI probes."),
+    "measure": ("cloudnoise.measurement.cli", "measure", "Measure latency, bandwidth and noise with MPI probes."),
     "model": ("cloudnoise.model.cli", "model", "Build a system profile from a measurement campaign."),
     "demo": ("cloudnoise.demo.cli", "demo", "Measure this machine, simulate it beside the paper's systems at scale, price it, report."),
-    "validate": ("cloudnoise.validate.cli", "validate", "Run a schedule on real MPI and compare it with the simulation."),
+    "validate": ("cloudnoise.validation.cli", "validate", "Run a schedule on real MPI and compare it with the simulation."),
     "report": ("cloudnoise.report.cli", "report", "Write an HTML report with figures (PNG, PDF) and observations."),
     "sweep": ("cloudnoise.sweep.cli", "sweep", "Scalability sweeps: systems x nodes x noise x repetitions, on Dask."),
-    "advise": ("cloudnoise.advise.cli", "advise", "Which system, how many nodes, at what cost and risk: Pareto front, p99, deadline odds."),
+    "advise": ("cloudnoise.advice.cli", "advise", "Which system, how many nodes, at what cost and risk: Pareto front, p99, deadline odds."),
     "trace": ("cloudnoise.trace.cli", "trace", "Record an MPI application's calls; convert, show and extrapolate traces."),
     "paper": ("cloudnoise.paper.cli", "paper", "Reproduce the paper's Sec. V statements with the built-in profiles."),
 }

@@ -28,7 +28,7 @@
  * and every rank spins until that instant in its own (offset-corrected)
  * clock, then runs. A rank records its start (the clock read that ended its
  * wait) and the completion of its last op, in rank 0's clock. Python
- * (validate/executor.py) makes the repetition's runtime the latest end minus
+ * (validation/executor.py) makes the repetition's runtime the latest end minus
  * the earliest start, less the cost of one clock read (a duration between two
  * reads holds one): what the simulator reports as its max host end time (all
  * ranks start at 0 there).
@@ -50,7 +50,7 @@
  * touches the buffers) sets the first measured pace;
  * rank 0's info file has the period of every block (period_repN_ns).
  *
- * Op table (text, written by cloudnoise.validate.optable):
+ * Op table (text, written by cloudnoise.validation.optable):
  *
  *   cloudnoise-optable 1
  *   ranks P

@@ -38,10 +38,10 @@
  * passed between their cores (cn_core_latency.h; CN_KIND_CORE_LATENCY, rank
  * 0, size_bytes = the unit's size): on a VM the host can move the vCPUs in
  * the middle of a run, and every small-message time moves with it, so
- * measure/loggp.py keeps the rounds of one machine state.
+ * measurement/loggp.py keeps the rounds of one machine state.
  *
  * Every duration is taken between two clock reads and so holds the cost of
- * one (cn_timer.h measures it; measure/loggp.py subtracts it). Every
+ * one (cn_timer.h measures it; measurement/loggp.py subtracts it). Every
  * record's stream field holds its round. --rounds is the whole plan's
  * count; --first-round skips the rounds an interrupted run completed. Per
  * unit, --iterations gives the ping-pongs and exchanges of the whole run

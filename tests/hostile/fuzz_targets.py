@@ -44,8 +44,8 @@ PROFILE_DATA = Path(cloudnoise.profiles.__file__).parent / "data"
 # instrumentation.
 READER_MODULES = (
     "cloudnoise.model.profile", "cloudnoise.model.distributions", "cloudnoise.model.os_noise",
-    "cloudnoise.simulate.noise", "cloudnoise.units", "cloudnoise.schedules.apps", "cloudnoise.cost.price_file",
-    "cloudnoise.measure.campaign_files", "cloudnoise.report.data", "cloudnoise.sweep.store",
+    "cloudnoise.simulation.noise", "cloudnoise.units", "cloudnoise.schedules.apps", "cloudnoise.costs.price_file",
+    "cloudnoise.measurement.campaign_files", "cloudnoise.report.data", "cloudnoise.sweep.store",
     "cloudnoise.trace.reader", "cloudnoise.trace.convert", "cloudnoise.trace.native_format",
     "cloudnoise.trace.liballprof", "cloudnoise.input_files", "cloudnoise.limits",
 )
@@ -225,7 +225,7 @@ def profile(choices: Choices, workdir: Path) -> str:
     def read() -> None:
         import numpy as np
 
-        from cloudnoise.simulate.noise import NoiseSetup
+        from cloudnoise.simulation.noise import NoiseSetup
 
         p = load_profile(path)
         p.latency_distribution()
@@ -269,7 +269,7 @@ def native_trace(choices: Choices, workdir: Path) -> str:
 
 def os_noise_trace(choices: Choices, workdir: Path) -> str:
     """An OS-noise (selfish-detour) trace, read and charged to activities by the engine."""
-    from cloudnoise.simulate.noise import _engine_trace, load_os_noise
+    from cloudnoise.simulation.noise import _engine_trace, load_os_noise
 
     seeds = ("0\t1000\n5000\t200\n1000000\t50000\n", "# selfish\n10\t1\n20\t1\n30\t1\n")
     path = _fresh(workdir) / "os.trace"
@@ -326,7 +326,7 @@ def app_file(choices: Choices, workdir: Path) -> str:
 
 def price_file(choices: Choices, workdir: Path) -> str:
     """A price file (CSV)."""
-    from cloudnoise.cost.price_file import load_price_file
+    from cloudnoise.costs.price_file import load_price_file
 
     seeds = ("system,pricing,usd_per_node_hour,date,source\n"
              "daint,on-demand,2.5,2023-05-01,https://example.org/prices\n"
@@ -347,7 +347,7 @@ def _campaign_seed() -> dict[str, Any]:
 
 def campaign_metadata(choices: Choices, workdir: Path) -> str:
     """A campaign's metadata.json and summary.json, as `model build`, `report` and `--resume` read them."""
-    from cloudnoise.measure.campaign_files import read_experiment_summary, read_metadata, read_summary
+    from cloudnoise.measurement.campaign_files import read_experiment_summary, read_metadata, read_summary
 
     root = _fresh(workdir) / "c"
     (root / "latency").mkdir(parents=True)

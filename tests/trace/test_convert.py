@@ -10,7 +10,7 @@ import pytest
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.schedules.patterns import schedule_goal_text
-from cloudnoise.simulate.api import simulate
+from cloudnoise.simulation.api import simulate
 from cloudnoise.trace.collectives import parse_algorithms
 from cloudnoise.trace.convert import ConvertOptions, to_goal, to_schedule
 from cloudnoise.trace.reader import open_trace

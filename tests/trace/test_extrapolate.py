@@ -11,7 +11,7 @@ import pytest
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.schedules.patterns import schedule_goal_text
-from cloudnoise.simulate.api import simulate
+from cloudnoise.simulation.api import simulate
 from cloudnoise.trace.convert import to_schedule
 from cloudnoise.trace.extrapolate import ExtrapolatedTrace, dims_create
 from cloudnoise.trace.reader import open_trace

@@ -22,7 +22,7 @@ from otf2_writer import Archive, undefined_comm  # noqa: E402
 
 from cloudnoise.errors import CloudnoiseError  # noqa: E402
 from cloudnoise.schedules.patterns import schedule_goal_text  # noqa: E402
-from cloudnoise.simulate.api import simulate  # noqa: E402
+from cloudnoise.simulation.api import simulate  # noqa: E402
 from cloudnoise.trace.convert import to_schedule  # noqa: E402
 from cloudnoise.trace.reader import open_trace  # noqa: E402
 

@@ -29,7 +29,7 @@ ARGS = ["2048", "2048", "4", "2"]
 @pytest.fixture(scope="module")
 def jacobi(tmp_path_factory: pytest.TempPathFactory) -> Path:
     mpi_or_skip()
-    from cloudnoise.measure.mpi import find_mpi
+    from cloudnoise.measurement.mpi import find_mpi
 
     mpi = find_mpi()
     exe = tmp_path_factory.mktemp("jacobi") / "jacobi2d"
@@ -39,7 +39,7 @@ def jacobi(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_record_convert_simulate_within_15_percent(tmp_path: Path, jacobi: Path) -> None:
-    from cloudnoise.measure.mpi import find_mpi
+    from cloudnoise.measurement.mpi import find_mpi
 
     mpiexec = str(find_mpi().mpiexec)
     camp = tmp_path / "campaign"

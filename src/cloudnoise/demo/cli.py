@@ -15,7 +15,7 @@ from rich.console import Console
 from cloudnoise.console import stderr_console, stdout_console
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
-from cloudnoise.measure.placement import ONE_HOST, TWO_NODES_HINT
+from cloudnoise.measurement.placement import ONE_HOST, TWO_NODES_HINT
 from cloudnoise.options import json_option, out_option, quiet_option, seed_option
 from cloudnoise.sweep.progress import SweepProgress
 

@@ -69,9 +69,9 @@ Say = Callable[[str], None]
 def measure_step(step: MeasureStep, campaign: Path, mpi: Any, choice: MpiChoice) -> None:
     """One experiment into the campaign: skipped when already complete,
     resumed when an earlier demo was interrupted during it."""
-    from cloudnoise.measure.campaign import Campaign
-    from cloudnoise.measure.launcher import LaunchSpec
-    from cloudnoise.measure.runner import Request, execute
+    from cloudnoise.measurement.campaign import Campaign
+    from cloudnoise.measurement.launcher import LaunchSpec
+    from cloudnoise.measurement.runner import Request, execute
 
     existing = Campaign(campaign).experiment(step.experiment) if (campaign / "metadata.json").exists() else None
     if existing is not None and existing.get("complete"):
@@ -93,7 +93,7 @@ def measure_step(step: MeasureStep, campaign: Path, mpi: Any, choice: MpiChoice)
 
 def measure_and_model(plan: DemoPlan, out: Path, choice: MpiChoice, say: Say, result: DemoResult) -> None:
     """Measure this machine, then build its profile."""
-    from cloudnoise.measure.mpi import NO_MPI, find_mpi
+    from cloudnoise.measurement.mpi import NO_MPI, find_mpi
     from cloudnoise.model.build import build_profile
 
     try:
@@ -123,7 +123,7 @@ def machine_facts(campaign: Path, profile: dict[str, Any]) -> dict[str, Any]:
     """The measured headline: Table II figures and the LogGOPS fit."""
     import json
 
-    from cloudnoise.measure.placement import ONE_HOST, TWO_NODES_HINT, placement
+    from cloudnoise.measurement.placement import ONE_HOST, TWO_NODES_HINT, placement
 
     facts: dict[str, Any] = {}
     meta_path = campaign / "metadata.json"

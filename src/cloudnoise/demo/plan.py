@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cloudnoise.measure.experiments import Options
+from cloudnoise.measurement.experiments import Options
 
 # The paper's HPC instances and supercomputers (Fig. 14 shows the cloud HPC
 # instances and the on-premise systems). Built-in profile names.

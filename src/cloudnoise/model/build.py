@@ -30,7 +30,7 @@ noise data it names, next to it, by relative path. What comes from where:
   ``distance`` label names (never "same rack" unless the campaign says so:
   an unknown distance is kept as unknown, see below).
 * ``compute``: the DGEMM rate `measure` timed on the launching host
-  (``compute`` in the campaign's metadata, see cloudnoise.measure.dgemm),
+  (``compute`` in the campaign's metadata, see cloudnoise.measurement.dgemm),
   labelled measured; `gemm:N` phases on this profile run at it.
 
 An experiment the campaign lists but whose samples are missing or empty is
@@ -59,10 +59,10 @@ from typing import Any
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError, shown
-from cloudnoise.measure.campaign_files import read_experiment_summary, read_metadata, read_summary
-from cloudnoise.measure.placement import placement
-from cloudnoise.measure.summaries import RELATIVE_PRECISION, StreamStats
-from cloudnoise.measure.summary_reader import experiment_stats
+from cloudnoise.measurement.campaign_files import read_experiment_summary, read_metadata, read_summary
+from cloudnoise.measurement.placement import placement
+from cloudnoise.measurement.summaries import RELATIVE_PRECISION, StreamStats
+from cloudnoise.measurement.summary_reader import experiment_stats
 from cloudnoise.model.distributions import quantile_grid
 from cloudnoise.output_files import default_file_mode
 
@@ -124,7 +124,7 @@ def excess_over_median(one_way_ns: np.ndarray) -> np.ndarray:
 
 def _core_latency(fit: dict[str, Any]) -> float | None:
     """The machine state the loggp fit describes (its kept rounds' core-to-core
-    probe, measure/core_latency.py), or None for an older campaign or one host
+    probe, measurement/core_latency.py), or None for an older campaign or one host
     rank; anything but a positive number is not a probe."""
     core = fit.get("core_latency_ns")
     used = core.get("used") if isinstance(core, dict) else None
@@ -133,7 +133,7 @@ def _core_latency(fit: dict[str, Any]) -> float | None:
 
 
 def measured_loggops(fit: dict[str, Any], where: str) -> dict[str, Any]:
-    """The profile's loggops from a size-classed loggp fit (measure/loggp.py):
+    """The profile's loggops from a size-classed loggp fit (measurement/loggp.py):
     L, o, g, S as fitted; G and O of the 1 MiB class as the plain figures;
     the classes themselves, per-byte figures to whole femtoseconds (the
     engine's resolution); the provenance names the method, the spread over

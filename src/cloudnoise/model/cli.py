@@ -61,7 +61,7 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     if check:
         # The check runs the validate stage on the new profile; the stage
         # itself stores the result through the profile format's API.
-        from cloudnoise.validate.suite import check_profile, print_suite
+        from cloudnoise.validation.suite import check_profile, print_suite
 
         result = check_profile(out, reps=check_reps, mpicc=mpicc, mpiexec=mpiexec,
                                quiet=quiet or as_json or not sys.stderr.isatty())

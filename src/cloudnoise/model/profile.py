@@ -203,7 +203,7 @@ class Hardware:
     transport: str | None = None
     os: str | None = None
     # One-way time of a cache line between the first two ranks' cores while the
-    # loggp fit was measured (measure/core_latency.py): the machine state the
+    # loggp fit was measured (measurement/core_latency.py): the machine state the
     # profile describes, which validate compares with the state it runs in.
     core_latency_ns: float | None = None
 
@@ -414,7 +414,7 @@ class Check:
     worst: str
     results: tuple[dict[str, Any], ...] = ()
     # how many configurations ran in the profile's machine state and their
-    # errors (validate/suite.py summarize_rows; measure/core_latency.py)
+    # errors (validation/suite.py summarize_rows; measurement/core_latency.py)
     machine_state: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
@@ -534,7 +534,7 @@ class SystemProfile:
     def one_host(self) -> bool:
         """Built from a campaign whose ranks shared one host: its figures are shared memory,
         not a network (said wherever its results are shown)."""
-        from cloudnoise.measure.placement import ONE_HOST
+        from cloudnoise.measurement.placement import ONE_HOST
 
         return self.hardware is not None and self.hardware.network == ONE_HOST
 

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from cloudnoise import __version__
-from cloudnoise.cost.model import Pricing, parse_pricing
-from cloudnoise.cost.money import format_usd
+from cloudnoise.costs.model import Pricing, parse_pricing
+from cloudnoise.costs.money import format_usd
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.profile import SystemProfile
 from cloudnoise.report import measured
@@ -38,7 +38,7 @@ from cloudnoise.report.observations import (
     os_noise_negligible,
 )
 from cloudnoise.report.table2 import measured_row, published_rows
-from cloudnoise.simulate.statistics import summarize
+from cloudnoise.simulation.statistics import summarize
 
 
 @dataclass(frozen=True)

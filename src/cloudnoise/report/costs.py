@@ -1,6 +1,6 @@
 """Prices for simulated runs: cost per run and the cost increase due to noise.
 
-Uses the cost model of ``cloudnoise.cost.model``: a run costs runtime x nodes
+Uses the cost model of ``cloudnoise.costs.model``: a run costs runtime x nodes
 x price per node-hour; the cost increase due to noise is cost(noisy) /
 cost(noiseless) - 1, here against the noiseless *median* (paper Fig. 16-17),
 which equals the runtime increase. Systems whose profile cannot be found or
@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cloudnoise.cost.configs import ConfigCost, config_costs
-from cloudnoise.cost.model import Pricing, noise_cost_increase
+from cloudnoise.costs.configs import ConfigCost, config_costs
+from cloudnoise.costs.model import Pricing, noise_cost_increase
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.profile import SystemProfile
 from cloudnoise.report.data import SweepData
 
 if TYPE_CHECKING:
-    from cloudnoise.advise.points import AdvicePoint
+    from cloudnoise.advice.points import AdvicePoint
 
 
 def increase_samples(sweep: SweepData, system: str, nodes: int, variant: str) -> np.ndarray | None:
@@ -64,9 +64,9 @@ def advice_points_of(sweep: SweepData, pricing: Pricing) -> list[AdvicePoint]:
     figure: the noisiest variant the sweep has (both, else network, else os) against
     `none`, priced pro rata like the rest of the report (`advise` applies each
     provider's billing by default). Empty when the sweep has no noisy variant."""
-    from cloudnoise.advise.api import advice_from_runtimes
-    from cloudnoise.cost.billing import EXACT
-    from cloudnoise.cost.price_book import PriceBook
+    from cloudnoise.advice.api import advice_from_runtimes
+    from cloudnoise.costs.billing import EXACT
+    from cloudnoise.costs.price_book import PriceBook
 
     noisy = next((v for v in ("both", "network", "os") if v in sweep.variants()), None)
     if noisy is None:

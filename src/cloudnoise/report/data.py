@@ -6,7 +6,7 @@ while the run went on) and summary.json). The per-size rows and the Table II
 quantities are read from the summaries the measure stage computed;
 sample-level views (noise over time) use the measure stage's streaming
 summaries and read the Parquet a row group at a time
-(``cloudnoise.measure.summary_reader``), so the report never re-derives a
+(``cloudnoise.measurement.summary_reader``), so the report never re-derives a
 number differently nor loads an hour of samples.
 
 A sweep is what ``cloudnoise sweep`` writes: ``sweep.json`` (format
@@ -68,7 +68,7 @@ class CampaignData:
 
     def runs(self, experiment: str) -> list[Any]:
         """The experiment's planned probe launches, as the measure stage stored them."""
-        from cloudnoise.measure.experiments import Run
+        from cloudnoise.measurement.experiments import Run
 
         plan = (self.meta.get("experiments", {}).get(experiment) or {}).get("plan") or []
         return [Run.from_dict(r) for r in plan]
@@ -76,7 +76,7 @@ class CampaignData:
 
 def campaign_name(meta: dict[str, Any], root: Path) -> str:
     """A campaign's display name: its `system` label, else its directory name."""
-    from cloudnoise.measure.placement import one_host_name, single_host
+    from cloudnoise.measurement.placement import one_host_name, single_host
 
     labels = meta.get("labels") or {}
     name = labels.get("system") or root.resolve().name
@@ -89,7 +89,7 @@ def campaign_name(meta: dict[str, Any], root: Path) -> str:
 def load_campaign(root: Path) -> CampaignData:
     """Read a campaign directory (its metadata and summaries checked against their
     schemas); a directory without metadata.json is an error."""
-    from cloudnoise.measure.campaign_files import read_experiment_summary, read_metadata, read_summary
+    from cloudnoise.measurement.campaign_files import read_experiment_summary, read_metadata, read_summary
 
     root = _existing_dir(Path(root), "campaign")
     if not (root / "metadata.json").is_file():
@@ -172,7 +172,7 @@ def load_sweep(root: Path) -> SweepData:
 def _shown_systems(meta: dict[str, Any]) -> dict[str, str]:
     """Systems whose profile was measured on one host, with the name every figure and
     observation of the report gives them: `NAME (one host, shared memory)`."""
-    from cloudnoise.measure.placement import one_host_name, one_host_systems
+    from cloudnoise.measurement.placement import one_host_name, one_host_systems
 
     return {name: one_host_name(name) for name in one_host_systems(meta)}
 

@@ -10,7 +10,7 @@ largest 1% detours inside a 5-second window.
 
 Nothing here loads a whole column: the minimum and the percentile
 thresholds come from the measure stage's streaming summaries
-(``cloudnoise.measure.summary_reader``), and the Parquet is scanned a row
+(``cloudnoise.measurement.summary_reader``), and the Parquet is scanned a row
 group at a time keeping only the samples beyond the threshold. With
 concurrent pairs an iteration counts once, as its slowest pair, exactly as the
 summaries count it.
@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from cloudnoise.measure.summaries import RELATIVE_PRECISION
-from cloudnoise.measure.summary_reader import ExperimentStats, experiment_stats, iter_samples
+from cloudnoise.measurement.summaries import RELATIVE_PRECISION
+from cloudnoise.measurement.summary_reader import ExperimentStats, experiment_stats, iter_samples
 from cloudnoise.report.data import CampaignData
 
 LATENCY_TOP = 99.9  # percentile: Fig. 9-10 show the largest 0.1%

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from cloudnoise.cost.model import Pricing, cheapest, compare_systems
-from cloudnoise.cost.money import format_usd
+from cloudnoise.costs.model import Pricing, cheapest, compare_systems
+from cloudnoise.costs.money import format_usd
 from cloudnoise.report.costs import find_profile
 from cloudnoise.report.data import SweepData
 from cloudnoise.units import format_time_ps

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cloudnoise.cost.model import Pricing
-from cloudnoise.measure.placement import placement
+from cloudnoise.costs.model import Pricing
+from cloudnoise.measurement.placement import placement
 from cloudnoise.model.profile import LinkFigures, SystemProfile
 from cloudnoise.report.data import CampaignData
 

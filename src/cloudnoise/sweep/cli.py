@@ -12,7 +12,7 @@ import click
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
 from cloudnoise.options import accepts_aliases, csv_option, json_option, one_of_json_csv, out_option, profile_option, quiet_option
-from cloudnoise.simulate.api import READY_ORDERS
+from cloudnoise.simulation.api import READY_ORDERS
 from cloudnoise.sweep.presets import PRESETS
 from cloudnoise.sweep.progress import SweepProgress
 from cloudnoise.sweep.request import build_request

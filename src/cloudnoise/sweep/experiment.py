@@ -59,7 +59,7 @@ class GoalFile:
 
     def schedule(self) -> Any:
         if self._loaded is None:
-            from cloudnoise.simulate.api import load_schedule
+            from cloudnoise.simulation.api import load_schedule
 
             loaded = load_schedule(self.path)
             if file_sha256(self.path) != self.sha256:
@@ -253,7 +253,7 @@ def app_experiment(
 
 def goal_experiment(path: str | Path, name: str = "") -> Experiment:
     """A GOAL file's schedule, at its own rank count only."""
-    from cloudnoise.simulate.api import load_schedule
+    from cloudnoise.simulation.api import load_schedule
 
     p = Path(path)
     sha = file_sha256(p)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from cloudnoise.comma_lists import parse_counts, parse_items
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.options import profile_names
-from cloudnoise.simulate.api import VARIANTS
+from cloudnoise.simulation.api import VARIANTS
 from cloudnoise.sweep.presets import get_preset
 
 if TYPE_CHECKING:

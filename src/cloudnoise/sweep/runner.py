@@ -27,8 +27,8 @@ from typing import Any
 
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
 from cloudnoise.model.profile import SystemProfile
-from cloudnoise.simulate.noise import noise_from_profile
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.noise import noise_from_profile
+from cloudnoise.simulation.params import LogGOPS
 from cloudnoise.sweep.experiment import Experiment
 from cloudnoise.sweep.plan import Task, config_seed
 from cloudnoise.sweep.task import ChunkResult, ConfigSetup, PreparedNoise, TaskFailure, hold, run_chunk

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from cloudnoise.simulate.statistics import summarize
-from cloudnoise.measure.placement import TWO_NODES_HINT, one_host_name, one_host_systems
+from cloudnoise.simulation.statistics import summarize
+from cloudnoise.measurement.placement import TWO_NODES_HINT, one_host_name, one_host_systems
 from cloudnoise.sweep.store import SweepStore, by_config, load_results
 
 

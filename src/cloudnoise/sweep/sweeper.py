@@ -19,7 +19,7 @@ from typing import Any
 
 from cloudnoise import __version__
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.simulate.api import READY_ORDERS, VARIANTS
+from cloudnoise.simulation.api import READY_ORDERS, VARIANTS
 from cloudnoise.sweep.experiment import Experiment
 from cloudnoise.sweep.plan import Task, chunk_size, tasks_for
 from cloudnoise.sweep.runner import System, config_setup, dask_client, run_in_process, run_on_dask

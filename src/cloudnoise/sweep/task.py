@@ -19,9 +19,9 @@ import numpy as np
 
 from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.simulate.api import simulate
-from cloudnoise.simulate.noise import NoiseSetup
-from cloudnoise.simulate.params import LogGOPS
+from cloudnoise.simulation.api import simulate
+from cloudnoise.simulation.noise import NoiseSetup
+from cloudnoise.simulation.params import LogGOPS
 from cloudnoise.sweep.experiment import Experiment
 from cloudnoise.sweep.plan import Task
 

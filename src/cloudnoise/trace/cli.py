@@ -128,7 +128,7 @@ def lib_cmd(static: bool, mpicc: str | None) -> None:
       LD_PRELOAD=$(cloudnoise trace lib) CN_TRACE_DIR=tr mpiexec -n 4 ./app
       mpicc -o app app.o $(cloudnoise trace lib --static)   # then: trace record --no-preload
     """
-    from cloudnoise.measure.mpi import find_mpi
+    from cloudnoise.measurement.mpi import find_mpi
     from cloudnoise.trace.record import recorder_library
 
     click.echo(str(recorder_library(find_mpi(mpicc), static=static)))

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
-from cloudnoise.measure.mpi import MpiInstallation, find_mpi
-from cloudnoise.measure.probes import build_library
+from cloudnoise.measurement.mpi import MpiInstallation, find_mpi
+from cloudnoise.measurement.probes import build_library
 
 RECORDER = "cn_trace"
 

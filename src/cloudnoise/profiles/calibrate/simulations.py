@@ -92,9 +92,9 @@ class Simulator:
         with one seed a statistic of the runs carries that trace's draw of long
         detours (at 16K nodes, medians 2.1-2.45x apart between seeds for AWS);
         the fit must meet the model's statistic, not one trace's."""
-        from cloudnoise.simulate.api import simulate
-        from cloudnoise.simulate.noise import noise_from_profile
-        from cloudnoise.simulate.params import LogGOPS
+        from cloudnoise.simulation.api import simulate
+        from cloudnoise.simulation.noise import noise_from_profile
+        from cloudnoise.simulation.params import LogGOPS
 
         reps = 1 if variant == "none" else (reps or self.reps)
         fingerprint = hashlib.sha256(json.dumps(profile.to_dict(), sort_keys=True).encode()).hexdigest()

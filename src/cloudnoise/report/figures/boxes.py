@@ -1,7 +1,7 @@
 """Boxplots as the paper draws them (Fig. 14-17), from cloudnoise's own statistics.
 
 The boxes are drawn with matplotlib's ``bxp`` from
-:func:`cloudnoise.simulate.statistics.summarize` (quartiles, 1.5 IQR
+:func:`cloudnoise.simulation.statistics.summarize` (quartiles, 1.5 IQR
 whiskers, notch = median ± 1.57 IQR / sqrt(n), the mean), so the figure shows
 exactly the numbers the tables and observations use. One panel per system,
 x = node count, one box per noise variant side by side.
@@ -26,7 +26,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
 from cloudnoise.report.figures.base import VARIANT_COLORS, VARIANT_LABELS
-from cloudnoise.simulate.statistics import summarize
+from cloudnoise.simulation.statistics import summarize
 
 
 def box_stats(values: np.ndarray, label: str = "") -> dict[str, object]:

@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from cloudnoise.advise.points import AdvicePoint
+from cloudnoise.advice.points import AdvicePoint
 from cloudnoise.report.figures.base import SERIES_COLORS, panel_grid, time_unit
 
 

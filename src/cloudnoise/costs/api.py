@@ -1,0 +1,42 @@
+"""The cost stage from Python: what a run costs on a system, and what noise adds.
+
+`cloudnoise.cost(profile, nodes=..., runtime_ns=...)` is the typed face of
+`cost.model`: runtimes in nanoseconds as every other stage gives them
+(`SimulationResult.runtime_ns`), the profile by name, file or object, the
+pricing as on the command line (`on-demand`, `committed`, `spot:F`, a USD
+price per node-hour).
+"""
+
+from __future__ import annotations
+
+import os
+
+from cloudnoise.costs.model import Pricing, RunCost, cost_of_run, parse_pricing
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.profile import SystemProfile
+
+
+def cost(
+    profile: str | os.PathLike[str] | SystemProfile,
+    *,
+    nodes: int,
+    runtime_ns: float,
+    noiseless_runtime_ns: float | None = None,
+    pricing: str | Pricing = "on-demand",
+) -> RunCost:
+    """The cost of one run of `runtime_ns` on `nodes` nodes of `profile`.
+
+    With `noiseless_runtime_ns`, also the cost of the noiseless run and the
+    relative increase noise causes (`noise_increase`, 0.5 = +50%). A system
+    without a price for `pricing` is an error that says what to pass."""
+    from cloudnoise.profiles.registry import resolve_profile
+
+    system = profile if isinstance(profile, SystemProfile) else resolve_profile(profile)
+    price = pricing if isinstance(pricing, Pricing) else parse_pricing(pricing)
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+        raise CloudnoiseError(f"nodes must be a whole number >= 1, got {nodes!r}")
+    for what, value in (("runtime_ns", runtime_ns), ("noiseless_runtime_ns", noiseless_runtime_ns)):
+        if value is not None and not (value > 0 and value < float("inf")):
+            raise CloudnoiseError(f"{what} must be a positive, finite number of nanoseconds, got {value!r}")
+    base = None if noiseless_runtime_ns is None else noiseless_runtime_ns / 1e9
+    return cost_of_run(system, nodes, runtime_ns / 1e9, price, base)

@@ -1,0 +1,176 @@
+"""The cost model: what a run costs, what noise adds, which system is cheapest.
+
+cost = runtime [h] x nodes x price per node-hour (paper Sec. V-D).  Billing is
+taken as proportional to the runtime (no per-second rounding or minimum
+charge): the point is comparing systems and noise variants, as the paper does.
+How providers really bill (rounding, minimums) is `cloudnoise.costs.billing`,
+which `cloudnoise advise` applies.
+
+Pricing (`parse_pricing`):
+
+* `on-demand` or `committed` -- the profile's Table I price;
+* `spot:F` -- a fraction F of the on-demand price (e.g. `spot:0.3`);
+* a number, optionally with `USD` or `$` (`1.25`, `1.25USD`) -- that price per
+  node-hour, for any system (also those without a published price).
+
+The cost increase due to noise is cost(noisy) / cost(noiseless) - 1, which
+equals the runtime increase because nodes and price are the same.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass
+
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.limits import MAX_PRICE_PER_NODE_HOUR
+from cloudnoise.model.profile import SystemProfile
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """Which hourly price to charge."""
+
+    kind: str  # committed | on-demand | spot | fixed
+    value: float | None = None  # spot fraction, or fixed USD per node-hour
+
+    def label(self) -> str:
+        if self.kind == "spot":
+            return f"spot ({self.value:g} x on-demand)"
+        if self.kind == "fixed":
+            return f"{self.value:g} USD/node-hour"
+        return self.kind
+
+    def price_per_node_hour(self, profile: SystemProfile) -> float | None:
+        """USD per node-hour on `profile`, or None when the profile has no such price."""
+        if self.kind == "fixed":
+            return self.value
+        if self.kind == "committed":
+            return profile.prices.committed_per_node_hour
+        on_demand = profile.prices.on_demand_per_node_hour
+        if on_demand is None:
+            return None
+        return on_demand * (self.value if self.kind == "spot" else 1.0)
+
+    def require_price(self, profile: SystemProfile) -> float:
+        """Like price_per_node_hour, but a missing price is an error that says what to do."""
+        price = self.price_per_node_hour(profile)
+        if price is None:
+            raise CloudnoiseError(
+                f"{profile.name} has no published {self.kind} price (N.A. in Table I); "
+                "pass --pricing PRICE with a USD per node-hour figure"
+            )
+        return price
+
+
+_PRICE = re.compile(r"^\s*\$?\s*([0-9]*\.?[0-9]+(?:[eE][+-]?\d+)?)\s*(usd|\$)?\s*(/\s*(node-)?h(our)?)?\s*$", re.I)
+
+
+def parse_pricing(text: str) -> Pricing:
+    """A Pricing from `on-demand`, `committed`, `spot:F` or a USD price per node-hour."""
+    t = str(text).strip().lower()
+    if t in ("on-demand", "ondemand", "on_demand"):
+        return Pricing("on-demand")
+    if t == "committed":
+        return Pricing("committed")
+    if t.startswith("spot"):
+        _, sep, frac = t.partition(":")
+        try:
+            value = float(frac) if sep else math.nan
+        except ValueError:
+            value = math.nan
+        if not (0 < value <= 1):
+            raise CloudnoiseError(f"bad spot pricing {text!r}: write spot:F with F the fraction of on-demand, 0 < F <= 1")
+        return Pricing("spot", value)
+    match = _PRICE.match(t)
+    if match:
+        value = float(match.group(1))
+        if not 0 < value <= MAX_PRICE_PER_NODE_HOUR:
+            raise CloudnoiseError(
+                f"price must be positive and at most {MAX_PRICE_PER_NODE_HOUR:g} USD per node-hour, got {text!r}"
+            )
+        return Pricing("fixed", value)
+    raise CloudnoiseError(f"bad pricing {text!r}: use on-demand, committed, spot:FRACTION or a USD price per node-hour")
+
+
+def run_cost_usd(runtime_s: float, nodes: int, price_per_node_hour: float) -> float:
+    """runtime x nodes x hourly price, in USD."""
+    if runtime_s < 0 or nodes < 1 or price_per_node_hour < 0:
+        raise CloudnoiseError(f"cost needs runtime >= 0, nodes >= 1, price >= 0; got {runtime_s}, {nodes}, {price_per_node_hour}")
+    return runtime_s / 3600.0 * nodes * price_per_node_hour
+
+
+def noise_cost_increase(noisy_runtime_s: float, noiseless_runtime_s: float) -> float:
+    """Relative cost increase due to noise: noisy / noiseless - 1 (0.5 means +50%)."""
+    if not noiseless_runtime_s > 0:
+        raise CloudnoiseError(f"the noiseless runtime must be positive, got {noiseless_runtime_s}")
+    return noisy_runtime_s / noiseless_runtime_s - 1.0
+
+
+@dataclass(frozen=True)
+class RunCost:
+    """The cost of one run of a job on one system at one scale."""
+
+    system: str
+    nodes: int
+    runtime_s: float
+    pricing: str
+    price_per_node_hour: float | None
+    cost_usd: float | None
+    noiseless_runtime_s: float | None = None
+    noiseless_cost_usd: float | None = None
+    noise_increase: float | None = None  # relative, 0.5 = +50%
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def cost_of_run(
+    profile: SystemProfile,
+    nodes: int,
+    runtime_s: float,
+    pricing: Pricing,
+    noiseless_runtime_s: float | None = None,
+    require_price: bool = True,
+) -> RunCost:
+    """The cost of a run; with a noiseless runtime, also the cost increase due to noise."""
+    price = pricing.require_price(profile) if require_price else pricing.price_per_node_hour(profile)
+    cost = None if price is None else run_cost_usd(runtime_s, nodes, price)
+    base_cost = increase = None
+    if noiseless_runtime_s is not None:
+        increase = noise_cost_increase(runtime_s, noiseless_runtime_s)
+        base_cost = None if price is None else run_cost_usd(noiseless_runtime_s, nodes, price)
+    return RunCost(profile.name, nodes, runtime_s, pricing.label(), price, cost, noiseless_runtime_s, base_cost, increase)
+
+
+def costs_at_scales(
+    profile: SystemProfile,
+    runtimes_s: dict[int, float],
+    pricing: Pricing,
+    noiseless_runtimes_s: dict[int, float] | None = None,
+) -> list[RunCost]:
+    """Cost per run at each scale (nodes -> runtime), in node order."""
+    noiseless = noiseless_runtimes_s or {}
+    return [
+        cost_of_run(profile, n, runtimes_s[n], pricing, noiseless.get(n)) for n in sorted(runtimes_s)
+    ]
+
+
+def compare_systems(
+    runs: list[tuple[SystemProfile, float, float | None]], nodes: int, pricing: Pricing
+) -> list[RunCost]:
+    """Cost of the same job on several systems (profile, runtime, noiseless runtime or None).
+
+    Sorted cheapest first; systems without a price for `pricing` come last with cost None.
+    """
+    rows = [cost_of_run(p, nodes, rt, pricing, base, require_price=False) for p, rt, base in runs]
+    return sorted(rows, key=lambda r: (r.cost_usd is None, r.cost_usd if r.cost_usd is not None else 0.0, r.system))
+
+
+def cheapest(rows: list[RunCost]) -> RunCost:
+    """The cheapest priced row; an error if none has a price."""
+    priced = [r for r in rows if r.cost_usd is not None]
+    if not priced:
+        raise CloudnoiseError("none of these systems has a price for this pricing; pass --pricing PRICE")
+    return min(priced, key=lambda r: (r.cost_usd, r.system))

@@ -1,0 +1,394 @@
+"""`cloudnoise.simulate`: run a workload through the LogGOPS engine.
+
+The Python face of the engine: takes a GOAL file, a generated collective or
+an application, a profile or explicit parameters, noise variants, and runs
+repetitions on threads; returns a `SimulationResult` with numpy arrays and
+the same fields as `cloudnoise simulate --json`. The CLI is a thin layer
+over this (docs/api.md).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cloudnoise import _engine
+from cloudnoise.cores import available_cores
+from cloudnoise.errors import EXIT_STUCK, EXIT_USAGE, CloudnoiseError
+from cloudnoise.simulation.noise import NoiseSetup
+from cloudnoise.simulation.params import LogGOPS
+from cloudnoise.simulation.statistics import Summary, summarize
+from cloudnoise.simulation.variants import READY_ORDERS, VARIANTS  # noqa: F401  (re-exported)
+
+if TYPE_CHECKING:
+    from cloudnoise.model.profile import SystemProfile
+
+ParamText = str | float | int | None
+
+Schedule = _engine.Schedule
+
+
+@dataclass
+class SimulationResult:
+    """What a simulation gave: the fields of `cloudnoise simulate --json`.
+
+    Times are nanoseconds (floats only where the ps result is fractional).
+    `runtime_ns` holds one runtime per repetition: the latest end time over
+    all ranks (LogGOPSim's "maximum finishing time"); `host_end_ns` each
+    rank's end time in the first repetition. A run of several noise variants
+    is reported as its primary variant (`variant`) with every variant,
+    itself included, under `variants` (same seed: common random numbers)."""
+
+    ranks: int
+    reps: int
+    events: int
+    messages: int
+    runtime_ns: np.ndarray  # one per repetition
+    host_end_ns: np.ndarray  # one per rank, of the first repetition
+    params: LogGOPS
+    seed: int
+    engine_seconds: float
+    parse_seconds: float = 0.0
+    source: str = ""
+    ready_order: str = "program"
+    extra: dict[str, Any] = field(default_factory=dict)
+    variant: str = ""  # the noise variant ("" when no noise setup was involved)
+    variants: dict[str, SimulationResult] = field(default_factory=dict)
+    noise_sources: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def max_end_ns(self) -> np.ndarray:
+        """`runtime_ns` under LogGOPSim's name (kept for one release)."""
+        return self.runtime_ns
+
+    @property
+    def statistics(self) -> Summary:
+        """Boxplot statistics of `runtime_ns` (median, quartiles, whiskers, CIs)."""
+        return summarize(np.asarray(self.runtime_ns, dtype=np.float64))
+
+    def by_variant(self) -> dict[str, SimulationResult]:
+        """Every variant run, in the order run (just this result when one ran)."""
+        return self.variants or {self.variant or "none": self}
+
+    def to_pandas(self) -> Any:
+        """One row per (variant, repetition): `variant`, `rep`, `runtime_ns`,
+        `seed` (and an application's compute/communication columns)."""
+        from cloudnoise.simulation.results import repetitions_table
+
+        return repetitions_table(self.by_variant()).to_pandas()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract of `cloudnoise simulate --json` (valid JSON, units in the names)."""
+        out = {
+            "source": self.source,
+            "ranks": self.ranks,
+            "reps": self.reps,
+            "seed": self.seed,
+            "events": self.events,
+            "messages": self.messages,
+            "params_ns": self.params.as_ns(),
+            "runtime_ns": _ns_list(self.runtime_ns),
+            "host_end_ns": _ns_list(self.host_end_ns),
+            "ready_order": self.ready_order,
+            "parse_seconds": round(self.parse_seconds, 6),
+            "engine_seconds": round(self.engine_seconds, 6),
+            "events_per_second": round(self.events * self.reps / self.engine_seconds)
+            if self.engine_seconds > 0
+            else None,
+            **({"noise": self.variant} if self.variant else {}),
+            **self.extra,
+            "statistics": self.statistics.to_dict(),
+        }
+        if self.noise_sources:
+            out["noise_sources"] = self.noise_sources
+        out["variants"] = {
+            name: {
+                "runtime_ns": _ns_list(r.runtime_ns),
+                "statistics": r.statistics.to_dict(),
+                **{k: r.extra[k] for k in VARIANT_KEYS if k in r.extra},
+            }
+            for name, r in self.by_variant().items()
+        }
+        return out
+
+
+# Per-variant keys of an application's result (see schedules.apps.split_times).
+VARIANT_KEYS = ("compute_ns", "communication_ns", "cm_cp_ratio", "communication_median_ns", "cm_cp_ratio_median")
+
+
+def _ns_list(values: np.ndarray) -> list[int | float]:
+    return [int(v) if float(v).is_integer() else float(v) for v in values]
+
+
+def _ps_to_ns(ps: np.ndarray) -> np.ndarray:
+    if np.all(ps % 1000 == 0):
+        return ps // 1000
+    return ps / 1000.0
+
+
+def load_schedule(path: str | os.PathLike[str]) -> Schedule:
+    """Reads a GOAL file (gzip recognised by content); errors name FILE:LINE."""
+    p = Path(path)
+    if not p.exists():
+        raise CloudnoiseError(f"{p}: no such file")
+    if p.is_dir():
+        raise CloudnoiseError(f"{p}: is a directory, expected a GOAL file")
+    try:
+        if not _engine.reader_has_gzip():
+            with open(p, "rb") as f:
+                head = f.read(2)
+            if head == b"\x1f\x8b":
+                try:
+                    data = gzip.decompress(p.read_bytes())
+                except (OSError, EOFError) as err:
+                    raise CloudnoiseError(f"{p}:1: corrupt or truncated gzip data ({err})") from None
+                return _engine.parse_goal(data, str(p))
+        return _engine.read_goal(str(p))
+    except _engine.GoalError as err:
+        raise CloudnoiseError(str(err), EXIT_USAGE) from None
+    except MemoryError:
+        raise CloudnoiseError(f"{p}: not enough memory to load this schedule") from None
+
+
+def simulate(
+    schedule: Schedule | str | os.PathLike[str] | None = None,
+    *,
+    pattern: str | None = None,
+    ranks: int | None = None,
+    size: int | str | None = None,
+    nway: int = 1,
+    segmentsize: int | str = 1,
+    nb: int | str | None = None,
+    app: str | None = None,
+    iterations: int | None = None,
+    gflops: float | None = None,
+    trace: str | os.PathLike[str] | None = None,
+    algorithms: str | None = None,
+    compute_scale: float | None = None,
+    allow_unsupported: bool = False,
+    profile: str | os.PathLike[str] | SystemProfile | None = None,
+    compute_rate: Any = None,
+    params: LogGOPS | None = None,
+    L: ParamText = None,
+    o: ParamText = None,
+    g: ParamText = None,
+    G: ParamText = None,
+    O: ParamText = None,  # noqa: E741 - LogGOPS's name
+    S: ParamText = None,
+    noise: NoiseSetup | str | Sequence[str] | None = None,
+    variant: str | Sequence[str] | None = None,
+    os_noise: str | None = None,
+    latency_noise: str | None = None,
+    bandwidth_noise: str | None = None,
+    bandwidth_episodes: str | None = None,
+    reps: int = 1,
+    seed: int = 0,
+    threads: int | None = None,
+    first_rep: int = 0,
+    ready_order: str = "program",
+    progress: Callable[[int], None] | None = None,
+) -> SimulationResult:
+    """Simulates a workload with LogGOPS, with or without noise, `reps` times.
+
+    The workload is one of: `schedule` (an engine Schedule or a GOAL file,
+    gzip recognised), a generated collective (`pattern`, `ranks`, `size`,
+    and `nway`, `segmentsize`, `nb`), or an application (`app`: phases such
+    as "gemm:128 + dissemination:128KiB" or a TOML file, with `ranks`,
+    `iterations`, `gflops`), or a recorded MPI trace (`trace`: a folder of
+    `cloudnoise trace record`, liballprof or OTF2, extrapolated to `ranks`
+    when given; `algorithms`, `compute_scale`, `allow_unsupported` as in
+    `cloudnoise trace convert`).
+
+    An app's `gemm:N` phases run at `gflops`, else `compute_rate` (a
+    ComputeRate), else the profile's node rate, else DGEMM timed here.
+
+    Parameters: `params`, else `profile`'s (a built-in name, a profile file or
+    a SystemProfile), else LogGOPSim's defaults; `L`, `o`, `g`, `G`, `O`, `S`
+    override them (numbers in ns, ns/byte and bytes, or text with units:
+    "2.5us", "100Gbit/s").
+
+    Noise: the profile's, with `os_noise`, `latency_noise`, `bandwidth_noise`,
+    `bandwidth_episodes` (files or specs, as on the command line; episodes
+    "none" drops the profile's) replacing its parts; or a
+    NoiseSetup. `noise` names the variants to run ("none", "os", "network",
+    "both", or a list of them; the first is primary); without it, one run
+    with all the noise given. With a NoiseSetup as `noise`, `variant` names
+    the variants (a name or a list; default "both"). Every variant uses
+    the same seed (common random numbers); repetition r depends only on
+    (seed, r), so results do not depend on `threads` (default: the cores
+    this process may use), and repetition r of a long run equals a run of
+    that repetition alone (`first_rep=r, reps=1`).
+
+    `ready_order`: "program" (default) posts ops that become ready together
+    in program order (MPI's), which completes every correct schedule;
+    "loggopsim" reproduces LogGOPSim exactly, including its unstable sort,
+    which deadlocks on Schedgen's allreduce_ring beyond a few ranks. The two
+    agree whenever at most 16 ops become ready together.
+
+    Raises CloudnoiseError for bad input (exit status 2) and for schedules
+    that cannot complete (exit status 3).
+
+    Example: `cloudnoise.simulate(pattern="dissemination", ranks=16384,
+    size="16B", profile="aws-hpc-metal", noise=["none", "os"], reps=100,
+    seed=1).variants["os"].statistics.median`
+    """
+    from cloudnoise.simulation.inputs import schedule_input
+    from cloudnoise.simulation.setup import load_system, resolve_noise, resolve_params
+
+    system = load_system(profile) if profile is not None else None
+    if compute_rate is None and system is not None and gflops is None:
+        compute_rate = system.compute_rate()  # gemm:N at the profile's node rate
+    workload = schedule_input(
+        schedule, pattern=pattern, ranks=ranks, size=size, nway=nway, segmentsize=segmentsize, nb=nb,
+        app=app, iterations=iterations, gflops=gflops, trace=trace, algorithms=algorithms,
+        compute_scale=compute_scale, allow_unsupported=allow_unsupported, rate=compute_rate,
+    )
+    overrides = {"L": L, "o": o, "g": g, "G": G, "O": O, "S": S}
+    if params is not None and any(v is not None for v in overrides.values()):
+        raise CloudnoiseError("give either params or L/o/g/G/O/S, not both")
+    if params is None:
+        params = resolve_params(system, overrides)
+    explicit = {"os_noise": os_noise, "latency_noise": latency_noise, "bandwidth_noise": bandwidth_noise,
+                "bandwidth_episodes": bandwidth_episodes}
+    if isinstance(noise, NoiseSetup):
+        if system is not None or any(explicit.values()):
+            raise CloudnoiseError("give a NoiseSetup, or a profile and noise specs, not both")
+        setup, names = noise, None
+    else:
+        names = [noise] if isinstance(noise, str) else (list(noise) if noise is not None else None)
+        setup = resolve_noise(system, seed, **explicit) if (system is not None or any(explicit.values())) else None
+    if names is not None and variant is not None:
+        raise CloudnoiseError("give the variants as noise=[...] or as variant=, not both")
+    if names is None:
+        if variant is not None:
+            names = [variant] if isinstance(variant, str) else list(variant)
+        else:  # no variant named: all the noise given (a measured profile may carry none)
+            names = setup.default_variants() if setup is not None else ["none"]
+    if not names:
+        raise CloudnoiseError(f"no noise variant given (choose from {', '.join(VARIANTS)})")
+    if setup is not None:
+        setup.check_variants(names)
+    names = list(dict.fromkeys(names))
+    threads = available_cores() if threads is None else threads
+    results: dict[str, SimulationResult] = {}
+    for k, name in enumerate(names):
+        step = None if progress is None else (lambda done, k=k: progress(k * reps + done))
+        r = run_variant(
+            workload.schedule, params=params, noise=setup, variant=name, reps=reps, seed=seed, threads=threads,
+            first_rep=first_rep, ready_order=ready_order, progress=step,
+        )
+        r.source, r.parse_seconds = workload.source, workload.parse_seconds
+        if workload.application is not None:
+            _attach_application(r, workload.application)
+        if workload.trace_info is not None:
+            r.extra["trace"] = workload.trace_info
+        results[name] = r
+    primary = results[names[0]]
+    if setup is not None:
+        primary.noise_sources = setup.describe()
+    if len(results) > 1:
+        primary.variants = results
+    return primary
+
+
+def _attach_application(result: SimulationResult, application: Any) -> None:
+    """An application's description and its compute/communication split of every repetition."""
+    from cloudnoise.schedules.apps import split_times
+
+    result.extra["application"] = application.describe()
+    result.extra.update(split_times(application, result.runtime_ns))
+
+
+def run_variant(
+    schedule: Schedule,
+    *,
+    params: LogGOPS,
+    noise: NoiseSetup | None = None,
+    variant: str = "both",
+    reps: int = 1,
+    seed: int = 0,
+    threads: int = 1,
+    first_rep: int = 0,
+    ready_order: str = "program",
+    progress: Callable[[int], None] | None = None,
+) -> SimulationResult:
+    """One noise variant of a loaded schedule through the engine: the core of `simulate`."""
+    if reps < 1:
+        raise CloudnoiseError(f"--reps must be at least 1, got {reps}")
+    if threads < 1:
+        raise CloudnoiseError(f"--threads must be at least 1, got {threads}")
+    if seed < 0 or seed >= 2**64 or first_rep < 0:
+        raise CloudnoiseError("--seed must be an integer in [0, 2^64)")
+    if ready_order not in READY_ORDERS:
+        raise CloudnoiseError(f"unknown ready order {ready_order!r} (choose from {', '.join(READY_ORDERS)})")
+    if variant not in VARIANTS:
+        raise CloudnoiseError(f"unknown noise variant {variant!r} (choose from {', '.join(VARIANTS)})")
+    if noise is not None:
+        if variant != "both":  # "both" applies whatever noise is given
+            noise.check_variants([variant])
+        engine_noise = noise.engine_model(variant)
+    elif variant in ("none", "both"):
+        engine_noise = _engine.NoiseModel()
+    else:
+        raise CloudnoiseError(f"variant {variant!r} needs noise: give a profile or a noise source")
+    t0 = time.perf_counter()
+    try:
+        out = _engine.run(
+            schedule,
+            params.to_engine(),
+            engine_noise,
+            seed=seed,
+            first=first_rep,
+            count=reps,
+            threads=threads,
+            program_order=ready_order == "program",
+            progress=progress,
+        )
+    except _engine.DeadlockError as err:
+        hint = ""
+        if isinstance(err, _engine.ReorderedDeadlockError):
+            hint = (
+                "; LogGOPSim's unstable ordering posted receives out of program order: "
+                "try --ready-order program, which posts them in order as MPI does"
+            )
+        raise CloudnoiseError(f"{err}{hint}", EXIT_STUCK) from None
+    except OverflowError as err:
+        raise CloudnoiseError(str(err)) from None
+    engine_seconds = time.perf_counter() - t0
+    return SimulationResult(
+        ranks=schedule.num_ranks,
+        reps=reps,
+        events=int(out["events"]),
+        messages=int(out["messages"]),
+        runtime_ns=_ps_to_ns(out["max_end_ps"]),
+        host_end_ns=_ps_to_ns(out["host_end_ps"]),
+        params=params,
+        seed=seed,
+        engine_seconds=engine_seconds,
+        ready_order=ready_order,
+        variant=variant if noise is not None else "",
+    )
+
+
+def simulate_variants(
+    schedule: Schedule | str | os.PathLike[str],
+    *,
+    params: LogGOPS,
+    noise: NoiseSetup,
+    variants: list[str],
+    reps: int = 1,
+    seed: int = 0,
+    threads: int = 1,
+    ready_order: str = "program",
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, SimulationResult]:
+    """Runs each noise variant on the same seed (common random numbers): `simulate(...).by_variant()`."""
+    return simulate(schedule, params=params, noise=noise, variant=variants, reps=reps, seed=seed, threads=threads,
+                    ready_order=ready_order, progress=progress).by_variant()

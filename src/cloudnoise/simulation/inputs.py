@@ -1,0 +1,126 @@
+"""What a simulation runs: a GOAL file, a generated collective, an application or an MPI trace.
+
+One place turns the four ways of naming a workload (a file; `pattern`,
+`ranks`, `size`; an `app` spec with `ranks`, `iterations`, `gflops`; a
+recorded `trace` folder, extrapolated with `ranks`) into an engine schedule, for the Python API and every command alike, with the same
+one-line errors when they are mixed up.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from cloudnoise import _engine
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.units import parse_duration_ns, parse_size_bytes
+
+
+@dataclass
+class ScheduleInput:
+    """A schedule ready for the engine, what it is, and how long reading it took."""
+
+    schedule: _engine.Schedule
+    source: str = ""
+    application: Any = None  # cloudnoise.schedules.apps.Application for an app
+    parse_seconds: float = 0.0
+    trace_info: dict[str, Any] | None = None  # what converting a trace found (schedules.trace)
+
+
+def schedule_input(
+    schedule: _engine.Schedule | str | os.PathLike[str] | None = None,
+    *,
+    pattern: str | None = None,
+    ranks: int | None = None,
+    size: int | str | None = None,
+    nway: int = 1,
+    segmentsize: int | str = 1,
+    nb: int | str | None = None,
+    app: str | None = None,
+    iterations: int | None = None,
+    gflops: float | None = None,
+    trace: str | os.PathLike[str] | None = None,
+    algorithms: str | None = None,
+    compute_scale: float | None = None,
+    allow_unsupported: bool = False,
+    rate: Any = None,
+) -> ScheduleInput:
+    """The schedule one of the four inputs names (exactly one must be given).
+
+    `size`, `segmentsize` take bytes or text with a unit (`16B`, `128KiB`);
+    `nb` nanoseconds or a time (`5us`); `app` phase text or a TOML file;
+    `trace` a trace folder, converted with `algorithms` (default "mpich"),
+    `compute_scale` and `allow_unsupported` (see `cloudnoise trace convert`).
+    `rate` (a ComputeRate, e.g. a profile's) times an app's gemm phases
+    unless `gflops` is given."""
+    given = [name for name, v in (("a schedule or GOAL file", schedule), ("pattern", pattern), ("app", app),
+                                  ("trace", trace)) if v is not None]
+    if len(given) > 1:
+        raise CloudnoiseError(f"give one of a GOAL file, --pattern, --app or --trace, not {' and '.join(given)}")
+    if trace is not None:
+        return _trace_input(trace, ranks, algorithms, compute_scale, allow_unsupported,
+                            size=size, nb=nb, iterations=iterations, gflops=gflops)
+    if algorithms not in (None, "mpich") or compute_scale not in (None, 1.0) or allow_unsupported:
+        raise CloudnoiseError("--algorithms, --compute-scale and --allow-unsupported go with --trace")
+    if app is not None:
+        return _app_input(app, ranks, iterations, gflops, size, nb, rate)
+    for name, value in (("iterations", iterations), ("gflops", gflops)):
+        if value is not None:
+            raise CloudnoiseError(f"--{name} goes with --app")
+    if pattern is not None:
+        return _pattern_input(pattern, ranks, size, nway, segmentsize, nb)
+    if schedule is None:
+        raise CloudnoiseError("give a GOAL file, or --pattern NAME --ranks P --size SIZE, or --app SPEC --ranks P")
+    for name, value in (("ranks", ranks), ("size", size), ("nb", nb)):
+        if value is not None:
+            raise CloudnoiseError(f"--{name} goes with --pattern; a GOAL file brings its own")
+    if isinstance(schedule, _engine.Schedule):
+        return ScheduleInput(schedule)
+    from cloudnoise.simulation.api import load_schedule
+
+    t0 = time.perf_counter()
+    loaded = load_schedule(schedule)
+    return ScheduleInput(loaded, str(schedule), parse_seconds=time.perf_counter() - t0)
+
+
+def _trace_input(trace: str | os.PathLike[str], ranks: int | None, algorithms: str | None,
+                 compute_scale: float | None, allow_unsupported: bool, **others: Any) -> ScheduleInput:
+    from cloudnoise.schedules.trace import trace_schedule
+
+    for name, value in others.items():
+        if value is not None:
+            raise CloudnoiseError(f"--{name} does not go with --trace: the trace brings its own schedule")
+    t0 = time.perf_counter()
+    ts = trace_schedule(trace, ranks=ranks, algorithms=algorithms,
+                        compute_scale=1.0 if compute_scale is None else compute_scale, allow_unsupported=allow_unsupported)
+    return ScheduleInput(ts.schedule, ts.source, parse_seconds=time.perf_counter() - t0, trace_info=ts.describe())
+
+
+def _pattern_input(pattern: str, ranks: int | None, size: int | str | None, nway: int, segmentsize: int | str,
+                   nb: int | str | None) -> ScheduleInput:
+    from cloudnoise.schedules.patterns import CollectiveSpec, generate
+
+    if ranks is None or size is None:
+        raise CloudnoiseError("--pattern needs --ranks P and --size SIZE")
+    spec = CollectiveSpec(
+        pattern=pattern,
+        ranks=ranks,
+        size=parse_size_bytes(size, "--size"),
+        nway=nway,
+        segmentsize=parse_size_bytes(segmentsize, "--segmentsize"),
+        nb=None if nb is None else parse_duration_ns(nb, "--nb"),
+    )
+    return ScheduleInput(generate(spec), f"{spec.pattern} ({spec.ranks} ranks, {spec.size} B)")
+
+
+def _app_input(app: str, ranks: int | None, iterations: int | None, gflops: float | None,
+               size: int | str | None, nb: int | str | None, rate: Any = None) -> ScheduleInput:
+    from cloudnoise.schedules.apps import app_from, resolve
+
+    for name, value in (("size", size), ("nb", nb)):
+        if value is not None:
+            raise CloudnoiseError(f"--{name} goes with --pattern; with --app give it on the phase (e.g. dissemination:128KiB)")
+    application = resolve(app_from(app), ranks=ranks, iterations=iterations, gflops=gflops, rate=rate)
+    return ScheduleInput(application.generate(), application.label(), application)

@@ -1,0 +1,217 @@
+"""The noise a simulation injects, and the paper's four variants of it.
+
+Sec. V-A of the paper: OS noise from a selfish-detour trace, and per message
+a latency excess and a bandwidth drawn from distributions measured on the
+system. `NoiseSetup` gathers those sources (from files, spec strings or a
+system profile) and builds the engine's `NoiseModel` for a variant:
+
+* `none`: LogGOPS alone;
+* `os`: OS noise only;
+* `network`: latency and bandwidth noise only;
+* `both`: everything.
+
+All variants of one run use the same seed, so repetition r of every variant
+sees the same trace offsets and the same sequence of message draws (common
+random numbers): differences between variants come from the noise, not from
+the luck of the draw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cloudnoise import _engine
+from cloudnoise.errors import CloudnoiseError, shown
+
+if TYPE_CHECKING:  # the models import scipy; loaded only when noise is asked for
+    from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes, EpisodeTable
+    from cloudnoise.model.distributions import Distribution
+    from cloudnoise.model.os_noise import OSNoiseTrace
+    from cloudnoise.model.profile import SystemProfile
+
+from cloudnoise.simulation.variants import VARIANTS  # noqa: E402  (one definition)
+
+@dataclass
+class NoiseSetup:
+    """Noise sources of a simulation; any may be absent."""
+
+    os_trace: OSNoiseTrace | None = None
+    os_cosched: bool = False
+    os_phase_ns: int | None = None  # fixed trace offset for every rank, instead of drawn ones
+    latency: Distribution | None = None  # excess over L per message, ns
+    bandwidth: Distribution | None = None  # fraction of peak bandwidth, (0, 1]
+    # drops that persist in time, per sending node (model/bandwidth_episodes.py)
+    bandwidth_episodes: EpisodeTable | None = None
+    os_source: str = ""
+    latency_source: str = ""
+    bandwidth_source: str = ""
+    episodes_source: str = ""
+
+    @property
+    def has_os(self) -> bool:
+        return self.os_trace is not None
+
+    @property
+    def has_network(self) -> bool:
+        return self.latency is not None or self.bandwidth is not None or self.bandwidth_episodes is not None
+
+    def default_variants(self) -> list[str]:
+        """What to run when the user names no variant: everything given."""
+        if self.has_os and self.has_network:
+            return ["both"]
+        if self.has_os:
+            return ["os"]
+        if self.has_network:
+            return ["network"]
+        return ["none"]
+
+    def check_variants(self, variants: list[str]) -> None:
+        for v in variants:
+            if v not in VARIANTS:
+                raise CloudnoiseError(f"--noise: unknown variant {v!r} (choose from {', '.join(VARIANTS)})")
+            if v in ("os", "both") and not self.has_os:
+                raise CloudnoiseError(f"--noise {v} needs OS noise: give --os-noise FILE|SPEC or --profile")
+            if v in ("network", "both") and not self.has_network:
+                raise CloudnoiseError(
+                    f"--noise {v} needs network noise: give --latency-noise/--bandwidth-noise or --profile"
+                )
+
+    def engine_model(self, variant: str) -> _engine.NoiseModel:
+        """The engine's noise for one variant (tables converted to ps)."""
+        model = _engine.NoiseModel()
+        if variant in ("os", "both") and self.os_trace is not None:
+            model.os = _engine_trace(self.os_trace)
+            model.os_cosched = self.os_cosched
+            if self.os_phase_ns is not None:
+                model.os_phase_ps = int(self.os_phase_ns) * 1000
+        if variant in ("network", "both"):
+            if self.latency is not None:
+                p, v = self.latency.to_quantile_table()
+                model.latency_excess_ps = _engine.QuantileTable(
+                    np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(v * 1000.0, dtype=np.float64)
+                )
+            if self.bandwidth is not None:
+                p, v = self.bandwidth.to_quantile_table()
+                model.bandwidth_fraction = _engine.QuantileTable(
+                    np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(v, dtype=np.float64)
+                )
+            if self.bandwidth_episodes is not None:
+                model.bandwidth_episodes = _engine_episodes(self.bandwidth_episodes)
+        return model
+
+    def describe(self) -> dict[str, str | bool | None]:
+        return {
+            "os_noise": self.os_source or None,
+            "os_noise_cosched": self.os_cosched,
+            "os_noise_phase_ns": self.os_phase_ns,
+            "latency_noise": self.latency_source or None,
+            "bandwidth_noise": self.bandwidth_source or None,
+            "bandwidth_episodes": self.episodes_source or None,
+        }
+
+
+def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
+    """The noise a system profile describes (synthetic OS noise expanded
+    with a generator seeded from `seed`)."""
+    from cloudnoise.model.os_noise import SyntheticOSNoise
+
+    setup = NoiseSetup()
+    source = profile.os_noise_source()
+    if isinstance(source, SyntheticOSNoise):
+        try:
+            setup.os_trace = source.trace(source.representative_length_ns(), np.random.default_rng([seed, 0x05]))
+        except CloudnoiseError as err:
+            raise CloudnoiseError(f"{profile.where}: os_noise: {err}", err.exit_code) from None
+        setup.os_source = f"{profile.name}: {source.spec()}"
+    elif source is not None:
+        setup.os_trace = source
+        setup.os_source = f"{profile.name}: trace"
+    setup.latency = profile.latency_distribution()
+    if setup.latency is not None:
+        setup.latency_source = f"{profile.name}: {setup.latency.spec()}"
+    setup.bandwidth = profile.bandwidth_distribution()
+    if setup.bandwidth is not None:
+        setup.bandwidth_source = f"{profile.name}: {setup.bandwidth.spec()}"
+    episodes = profile.bandwidth_episodes()
+    if episodes is not None:
+        try:
+            setup.bandwidth_episodes = episode_table(episodes, seed)
+        except CloudnoiseError as err:
+            raise CloudnoiseError(f"{profile.where}: bandwidth_noise.episodes: {err}", err.exit_code) from None
+        setup.episodes_source = f"{profile.name}: {episodes.spec()}"
+    return setup
+
+
+def episode_table(episodes: BandwidthEpisodes, seed: int) -> EpisodeTable:
+    """The table every node reads `episodes` from, drawn with a generator seeded from `seed`."""
+    return episodes.table(np.random.default_rng([seed, 0x0E]))
+
+
+def load_bandwidth_episodes(text: str, seed: int) -> EpisodeTable:
+    """--bandwidth-episodes: a spec (`rate=..,duration=..,fraction=..`) expanded with `seed`."""
+    from cloudnoise.model.bandwidth_episodes import parse_bandwidth_episodes
+
+    try:
+        return episode_table(parse_bandwidth_episodes(text), seed)
+    except CloudnoiseError as err:
+        raise CloudnoiseError(f"--bandwidth-episodes: {err}", err.exit_code) from None
+
+
+def _engine_episodes(table: EpisodeTable) -> _engine.BandwidthEpisodes:
+    try:
+        return _engine.BandwidthEpisodes(
+            np.ascontiguousarray(table.starts_ns * 1000, dtype=np.int64),
+            np.ascontiguousarray(table.ends_ns * 1000, dtype=np.int64),
+            np.ascontiguousarray(table.fractions, dtype=np.float64),
+            int(table.period_ns) * 1000,
+        )
+    except ValueError as err:
+        raise CloudnoiseError(f"bandwidth episodes unusable: {err}") from None
+
+
+def _engine_trace(trace: OSNoiseTrace) -> _engine.OsNoiseTrace:
+    starts = np.ascontiguousarray(np.asarray(trace.starts, dtype=np.int64) * 1000)
+    durations = np.ascontiguousarray(np.asarray(trace.durations, dtype=np.int64) * 1000)
+    try:
+        return _engine.OsNoiseTrace(starts, durations)
+    except ValueError as err:
+        raise CloudnoiseError(f"OS noise trace unusable: {err}") from None
+
+
+def load_os_noise(text: str, seed: int) -> OSNoiseTrace:
+    """A trace file, or a synthetic spec (`periodic:...`, `random:...`)
+    expanded to a trace with a generator seeded from `seed`."""
+    from cloudnoise.model.os_noise import SyntheticOSNoise, parse_os_noise_spec, read_trace
+
+    try:
+        if Path(text).exists():
+            trace = read_trace(text)
+        elif text.split(":", 1)[0] in ("periodic", "random"):
+            synthetic: SyntheticOSNoise = parse_os_noise_spec(text)
+            trace = synthetic.trace(synthetic.representative_length_ns(), np.random.default_rng([seed, 0x05]))
+        else:
+            raise CloudnoiseError(
+                f"{shown(text)} is neither a trace file nor a spec "
+                "(periodic:frequency=HZ,duration=T or random:rate=PER_S,duration=DIST)"
+            )
+    except CloudnoiseError as err:
+        raise CloudnoiseError(f"--os-noise: {err}", err.exit_code) from None
+    if len(trace) < 2:
+        raise CloudnoiseError(f"--os-noise: {shown(text)}: a trace needs at least two detours")
+    return trace
+
+
+def load_distribution(text: str, what: str) -> Distribution:
+    """A samples file or a parametric spec for --latency-noise or --bandwidth-noise,
+    every value it can draw checked against that use's range."""
+    from cloudnoise.model.distributions import BANDWIDTH_NOISE, LATENCY_NOISE, parse_distribution
+
+    use = BANDWIDTH_NOISE if "bandwidth" in what else LATENCY_NOISE
+    try:
+        return parse_distribution(text, use=use)
+    except CloudnoiseError as err:
+        raise CloudnoiseError(f"{what}: {err}", err.exit_code) from None

@@ -1,0 +1,80 @@
+"""A simulation's parameters and noise: from a profile, LogGOPSim's defaults and explicit overrides.
+
+Parameters: the profile's (or LogGOPSim's defaults), then any of L, o, g, G,
+O, S given explicitly. Noise: the profile's, then an explicit OS-noise trace
+or spec and latency/bandwidth distributions replace its parts. The Python API
+and every command resolve them here, so a profile means the same everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from cloudnoise.simulation.params import DEFAULTS, LogGOPS
+from cloudnoise.units import parse_time_ps
+
+if TYPE_CHECKING:
+    from cloudnoise.model.profile import SystemProfile
+    from cloudnoise.simulation.noise import NoiseSetup
+
+ParamText = str | float | int | None
+
+
+def load_system(profile: str | os.PathLike[str] | SystemProfile) -> SystemProfile:
+    """A profile object, a built-in profile's name, or a profile file."""
+    from cloudnoise.model.profile import SystemProfile
+    from cloudnoise.profiles.registry import resolve_profile
+
+    return profile if isinstance(profile, SystemProfile) else resolve_profile(profile)
+
+
+def resolve_params(profile: SystemProfile | None, overrides: Mapping[str, ParamText]) -> LogGOPS:
+    """The profile's LogGOPS (else LogGOPSim's defaults) with the given overrides (None keeps)."""
+    given = {k: str(v) for k, v in overrides.items() if v is not None}
+    if profile is not None:
+        return LogGOPS.from_profile(profile).with_overrides(**given)
+    return LogGOPS.parse(**{k: given.get(k, DEFAULTS[k]) for k in DEFAULTS})
+
+
+def resolve_noise(
+    profile: SystemProfile | None,
+    seed: int,
+    *,
+    os_noise: str | None = None,
+    os_noise_cosched: bool = False,
+    os_noise_phase: str | int | None = None,
+    latency_noise: str | None = None,
+    bandwidth_noise: str | None = None,
+    bandwidth_episodes: str | None = None,
+) -> NoiseSetup:
+    """The profile's noise (none without one), with the parts given explicitly replaced.
+
+    `os_noise` is a selfish-detour trace file or a periodic/random spec;
+    `latency_noise` and `bandwidth_noise` are sample files or distribution specs;
+    `bandwidth_episodes` a spec of drops that persist in time, or "none" to drop the profile's."""
+    # Imported here: the noise models need scipy, which a noiseless run does without.
+    from cloudnoise.simulation.noise import (
+        NoiseSetup, load_bandwidth_episodes, load_distribution, load_os_noise, noise_from_profile,
+    )
+
+    noise = noise_from_profile(profile, seed) if profile is not None else NoiseSetup()
+    if os_noise:
+        noise.os_trace = load_os_noise(os_noise, seed)
+        noise.os_source = os_noise
+    noise.os_cosched = bool(os_noise_cosched)
+    if os_noise_phase is not None:
+        noise.os_phase_ns = parse_time_ps(os_noise_phase, "--os-noise-phase") // 1000
+    if latency_noise:
+        noise.latency = load_distribution(latency_noise, "--latency-noise")
+        noise.latency_source = latency_noise
+    if bandwidth_noise:
+        noise.bandwidth = load_distribution(bandwidth_noise, "--bandwidth-noise")
+        noise.bandwidth_source = bandwidth_noise
+    if bandwidth_episodes and bandwidth_episodes.strip().lower() == "none":
+        noise.bandwidth_episodes, noise.episodes_source = None, ""
+    elif bandwidth_episodes:
+        noise.bandwidth_episodes = load_bandwidth_episodes(bandwidth_episodes, seed)
+        noise.episodes_source = bandwidth_episodes
+    return noise
