@@ -1,0 +1,147 @@
+"""Validation on real clusters: the paper artifact's collective runs (Daint,
+GCP, Azure HPC, Oracle HPC; 4-32 nodes) against cloudnoise's simulation of
+the schedules they ran, as `cloudnoise validate --measured` compares them.
+
+For every system, every measured file: the measured median and p90 (a
+repetition's runtime is its slowest rank's), and the simulated median and
+p90 with
+
+  (a) the profile cloudnoise estimates from that system's Netgauge run
+      (`model build` on the imported campaign; the column stays empty until
+      that import exists in this tree, and says so),
+  (b) the authors' hand-tuned LogGOPS parameters
+      (profiles/authors_parameters.py, same-rack row, O = 0), without noise
+      and with the built-in profile's OS and network noise (`both`).
+
+Nothing is fitted here: the parameters are used as they are. Every point is
+printed, then per system and parameter set the median |error| of the
+medians, the share within 10 % and 15 %, and the worst point.
+
+The same comparison from the command line (the authors' Daint parameters):
+
+    cloudnoise validate --measured ../shared/paper-artifact/daint__collectives \\
+        --profile daint --L 500000ps --o 0 --g 6000000ps --G 110ps --O 0 --S 4096 --noise none,both
+
+    python bench/bench_validate_measured.py [--artifact DIR] [--reps 1000] [--systems daint,gcp,...] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from cloudnoise.profiles.authors_parameters import authors_parameters
+from cloudnoise.simulation.params import LogGOPS
+from cloudnoise.simulation.setup import load_system, resolve_noise
+from cloudnoise.validation.measured import compare_runs
+
+ROOT = Path(__file__).resolve().parents[1]
+# the artifact beside the checkout (../shared) or inside it (shared/)
+ARTIFACT = next((p for p in (ROOT / "shared" / "paper-artifact", ROOT.parent / "shared" / "paper-artifact")
+                 if p.is_dir()), ROOT.parent / "shared" / "paper-artifact")
+# system -> (built-in profile, the artifact's collective runs)
+SYSTEMS: dict[str, tuple[str, list[str]]] = {
+    "daint": ("daint", ["daint", "daint__collectives"]),
+    "gcp": ("gcp-hpc", ["gcp/2022_07_09_19_55_51.tar.xz"]),
+    "azure-hpc": ("azure-hpc", ["azure_hc44rs_collectives"]),
+    "oracle-hpc": ("oracle-hpc-metal", ["oracle-hpc/2022_08_03_14_08_02.tar.xz"]),
+}
+VARIANTS = ["none", "both"]
+
+
+def authors_loggops(profile: str) -> tuple[LogGOPS, str]:
+    """The authors' same-rack parameters as engine parameters, and as the
+    command-line overrides that give the same."""
+    a = authors_parameters(profile, "same-rack")
+    if a is None:
+        raise SystemExit(f"the authors have no parameters for {profile}")
+    params = LogGOPS(L_ps=a.L_ps, o_ps=a.o_ps, g_ps=a.g_ps, G_fs=a.G_ps_per_byte * 1000, O_fs=0, S=a.S_bytes)
+    flags = f"--L {a.L_ps}ps --o {a.o_ps}ps --g {a.g_ps}ps --G {a.G_ps_per_byte}ps --O 0 --S {a.S_bytes}"
+    return params, flags
+
+
+def run_system(name: str, artifact: Path, reps: int, seed: int) -> dict[str, Any]:
+    profile, sources = SYSTEMS[name]
+    params, flags = authors_loggops(profile)
+    noise = resolve_noise(load_system(profile), seed)
+    rows, refused = [], []
+    for source in sources:
+        result = compare_runs(artifact / source, params, noise, VARIANTS, reps, seed)
+        rows += result["results"]
+        refused += result["refused"]
+    return {"system": name, "profile": profile, "flags": flags, "noise_sources": noise.describe(),
+            "rows": rows, "refused": refused}
+
+
+def summary(errors: list[float]) -> str:
+    if not errors:
+        return "no points"
+    a = [abs(e) for e in errors]
+    return (f"median |error| {statistics.median(a):.1%}, within 10 %: {sum(x <= 0.10 for x in a)}/{len(a)}, "
+            f"within 15 %: {sum(x <= 0.15 for x in a)}/{len(a)}")
+
+
+def print_system(res: dict[str, Any]) -> None:
+    print(f"\n## {res['system']} (profile {res['profile']}; authors' parameters: {res['flags']}; "
+          f"noise of `both`: {res['noise_sources']})")
+    head = ("run", "program", "size B", "nodes", "reps", "meas med us", "meas p90 us", "(a) Netgauge profile",
+            "(b) none med", "err", "(b) none p90", "err p90", "(b) both med", "err", "(b) both p90", "err p90")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in res["rows"]:
+        v = r["variants"]
+        none, both = v["none"], v["both"]
+        m90 = r["measured_p90_us"]
+        print("| " + " | ".join([
+            r["run"], r["config"].rsplit(" ", 2)[0], str(r["size_bytes"]), str(r["ranks"]), str(r["reps"]),
+            f"{r['measured_median_us']:.4g}", f"{m90:.4g}", "-",
+            f"{none['simulated_median_us']:.4g}", f"{none['signed_error_median']:+.1%}",
+            f"{none['simulated_p90_us']:.4g}", f"{(none['simulated_p90_us'] - m90) / m90:+.1%}",
+            f"{both['simulated_median_us']:.4g}", f"{both['signed_error_median']:+.1%}",
+            f"{both['simulated_p90_us']:.4g}", f"{(both['simulated_p90_us'] - m90) / m90:+.1%}",
+        ]) + " |")
+    for line in res["refused"]:
+        print(f"not compared: {line}")
+    for variant in VARIANTS:
+        errs = [r["variants"][variant]["signed_error_median"] for r in res["rows"]]
+        worst = max(res["rows"], key=lambda r: abs(r["variants"][variant]["signed_error_median"]))
+        print(f"{res['system']}, authors' parameters, noise {variant}: {summary(errs)}; worst "
+              f"{worst['variants'][variant]['signed_error_median']:+.1%} ({worst['config']}, {worst['ranks']} nodes, "
+              f"{worst['run']})")
+    print(f"{res['system']}, (a) cloudnoise's profile from the system's Netgauge run: not computed: the Netgauge "
+          "import (issue 36) is not in this tree yet")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--artifact", type=Path, default=ARTIFACT, help="the paper artifact's folder")
+    ap.add_argument("--reps", type=int, default=1000, help="simulated repetitions per configuration")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--systems", default=",".join(SYSTEMS), help="comma list of " + ", ".join(SYSTEMS))
+    ap.add_argument("--json", type=Path, help="also write every point as JSON")
+    args = ap.parse_args()
+    results = []
+    for name in [s.strip() for s in args.systems.split(",") if s.strip()]:
+        if name not in SYSTEMS:
+            ap.error(f"unknown system {name!r}; choose from {', '.join(SYSTEMS)}")
+        t0 = time.perf_counter()
+        res = run_system(name, args.artifact.resolve(), args.reps, args.seed)
+        print_system(res)
+        print(f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
+        results.append(res)
+    everything = [r for res in results for r in res["rows"]]
+    for variant in VARIANTS:
+        print(f"\nall systems, authors' parameters, noise {variant}: "
+              f"{summary([r['variants'][variant]['signed_error_median'] for r in everything])}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
