@@ -140,6 +140,7 @@ def validate(goal_file: Path | None, **opts: Any) -> None:
         opts["timeout"] = parse_wall_seconds(opts["timeout"], "--timeout")
     opts["rep_gap_ns"] = parse_rep_gap(opts.get("rep_gap"))
     if opts.get("measured_dir") is not None:
+        opts["reps"] = opts.get("reps") or 1000
         run_measured(goal_file, opts)
         return
     if opts.get("suite"):
