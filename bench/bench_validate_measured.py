@@ -6,9 +6,13 @@ For every system, every measured file: the measured median and p90 (a
 repetition's runtime is its slowest rank's), and the simulated median and
 p90 with
 
-  (a) the profile cloudnoise estimates from that system's Netgauge run
-      (`model build` on the imported campaign; the column stays empty until
-      that import exists in this tree, and says so),
+  (a) the profile cloudnoise estimates from that system's Netgauge run (the
+      run description.csv names for the HPC instance, same rack, by day),
+      made with the commands a user runs: `cloudnoise measure import
+      netgauge RUN.tar.xz --out C` and `cloudnoise model build C -o P`,
+      simulated without noise and with the profile's own noise; the columns
+      stay empty, and the summary says why, until that import exists in this
+      tree (issue 36) or where the artifact has no Netgauge run (Oracle HPC),
   (b) the authors' hand-tuned LogGOPS parameters
       (profiles/authors_parameters.py, same-rack row, O = 0), without noise
       and with the built-in profile's OS and network noise (`both`).
@@ -51,6 +55,14 @@ SYSTEMS: dict[str, tuple[str, list[str]]] = {
     "azure-hpc": ("azure-hpc", ["azure_hc44rs_collectives"]),
     "oracle-hpc": ("oracle-hpc-metal", ["oracle-hpc/2022_08_03_14_08_02.tar.xz"]),
 }
+# the system's Netgauge run, as description.csv names it (HPC instance, same rack, day);
+# Oracle HPC's (oracle-hpc/2022_07_13_13_09_16) is not in the artifact
+NETGAUGE_RUNS: dict[str, str | None] = {
+    "daint": "daint_mc_rush_hour_same_slot_default/2022_03_30_18_14_05.tar.xz",
+    "gcp": "gcp/2022_06_08_17_01_09.tar.xz",
+    "azure-hpc": "azure_hpc44rs_azure_rush_same_rack/2022_03_18_22_04_11.tar.xz",
+    "oracle-hpc": None,
+}
 VARIANTS = ["none", "both"]
 
 
@@ -65,17 +77,57 @@ def authors_loggops(profile: str) -> tuple[LogGOPS, str]:
     return params, flags
 
 
-def run_system(name: str, artifact: Path, reps: int, seed: int) -> dict[str, Any]:
-    profile, sources = SYSTEMS[name]
-    params, flags = authors_loggops(profile)
-    noise = resolve_noise(load_system(profile), seed)
+def netgauge_profile(name: str, artifact: Path, workdir: Path) -> tuple[Path | None, str]:
+    """The profile `model build` makes from the system's Netgauge run, through
+    the commands a user runs (`measure import netgauge`, `model build`); None
+    and the reason where there is none."""
+    import importlib.util
+    import subprocess
+
+    run = NETGAUGE_RUNS[name]
+    if run is None:
+        return None, "the artifact has no Netgauge run of this system"
+    try:
+        found = importlib.util.find_spec("cloudnoise.measurement.imports.netgauge") is not None
+    except ModuleNotFoundError:  # not even the imports package
+        found = False
+    if not found:
+        return None, "the Netgauge import (issue 36) is not in this tree yet"
+    campaign, profile = workdir / f"{name}-campaign", workdir / f"{name}.json"
+    for cmd in (["measure", "import", "netgauge", str(artifact / run), "--out", str(campaign)],
+                ["model", "build", str(campaign), "-o", str(profile)]):
+        done = subprocess.run([sys.executable, "-m", "cloudnoise", *cmd], capture_output=True, text=True)
+        if done.returncode != 0:
+            return None, f"`cloudnoise {' '.join(cmd)}` failed: {done.stderr.strip()}"
+    return profile, f"model build on `measure import netgauge {run}`"
+
+
+def compare_all(sources: list[str], artifact: Path, params: LogGOPS, noise: Any, reps: int, seed: int
+                ) -> tuple[list[dict[str, Any]], list[str]]:
     rows, refused = [], []
     for source in sources:
         result = compare_runs(artifact / source, params, noise, VARIANTS, reps, seed)
         rows += result["results"]
         refused += result["refused"]
+    return rows, refused
+
+
+def run_system(name: str, artifact: Path, reps: int, seed: int, workdir: Path) -> dict[str, Any]:
+    from cloudnoise.simulation.setup import resolve_params
+
+    profile, sources = SYSTEMS[name]
+    params, flags = authors_loggops(profile)
+    noise = resolve_noise(load_system(profile), seed)
+    rows, refused = compare_all(sources, artifact, params, noise, reps, seed)
+    built, why = netgauge_profile(name, artifact, workdir)
+    if built is not None:
+        system = load_system(str(built))
+        own, _ = compare_all(sources, artifact, resolve_params(system, {}), resolve_noise(system, seed), reps, seed)
+        mine = {(r["file"], r["ranks"]): r for r in own}
+        for r in rows:
+            r["netgauge_profile"] = mine[(r["file"], r["ranks"])]["variants"]
     return {"system": name, "profile": profile, "flags": flags, "noise_sources": noise.describe(),
-            "rows": rows, "refused": refused}
+            "rows": rows, "refused": refused, "netgauge": why, "netgauge_profile": str(built) if built else None}
 
 
 def summary(errors: list[float]) -> str:
@@ -90,8 +142,8 @@ def print_system(res: dict[str, Any]) -> None:
     print(f"\n## {res['system']} (profile {res['profile']}; authors' parameters: {res['flags']}; "
           f"noise of `both`: {res['noise_sources']})")
     print("times in us; each simulated value with its error against the measured one: (sim - meas) / meas")
-    head = ("run", "program", "size B", "nodes", "reps", "meas. median", "meas. p90", "(a) Netgauge profile",
-            "(b) none: median", "(b) none: p90", "(b) both: median", "(b) both: p90")
+    head = ("run", "program", "size B", "nodes", "reps", "meas. median", "meas. p90", "(a) none: median",
+            "(a) both: median", "(a) both: p90", "(b) none: median", "(b) none: p90", "(b) both: median", "(b) both: p90")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
 
@@ -103,7 +155,7 @@ def print_system(res: dict[str, Any]) -> None:
         med, p90 = r["measured_median_us"], r["measured_p90_us"]
         print("| " + " | ".join([
             r["run"], r["config"].rsplit(" ", 2)[0], str(r["size_bytes"]), str(r["ranks"]), str(r["reps"]),
-            f"{med:.4g}", f"{p90:.4g}", "-",
+            f"{med:.4g}", f"{p90:.4g}", *netgauge_cells(r, med, p90, cell),
             cell(v["none"]["simulated_median_us"], med), cell(v["none"]["simulated_p90_us"], p90),
             cell(v["both"]["simulated_median_us"], med), cell(v["both"]["simulated_p90_us"], p90),
         ]) + " |")
@@ -121,8 +173,23 @@ def print_system(res: dict[str, Any]) -> None:
               f"pipelined ring 16 MiB; {len(fig13)} points), noise {variant}: "
               f"{summary([r['variants'][variant]['signed_error_median'] for r in fig13])}")
     run_to_run(res)
-    print(f"{res['system']}, (a) cloudnoise's profile from the system's Netgauge run: not computed: the Netgauge "
-          "import (issue 36) is not in this tree yet")
+    if res["netgauge_profile"] is None:
+        print(f"{res['system']}, (a) cloudnoise's profile from the system's Netgauge run: not computed: {res['netgauge']}")
+        return
+    for variant in VARIANTS:
+        errs = [r["netgauge_profile"][variant]["signed_error_median"] for r in res["rows"]]
+        fig = [r["netgauge_profile"][variant]["signed_error_median"] for r in res["rows"] if is_fig13(r)]
+        print(f"{res['system']}, (a) the profile from its Netgauge run ({res['netgauge']}), noise {variant}: "
+              f"{summary(errs)}; Fig. 13 configurations: {summary(fig)}")
+
+
+def netgauge_cells(row: dict[str, Any], med: float, p90: float, cell: Any) -> list[str]:
+    """Column (a): the Netgauge profile's simulated median (no noise, with its noise) and p90."""
+    v = row.get("netgauge_profile")
+    if v is None:
+        return ["-", "-", "-"]
+    return [cell(v["none"]["simulated_median_us"], med), cell(v["both"]["simulated_median_us"], med),
+            cell(v["both"]["simulated_p90_us"], p90)]
 
 
 def is_fig13(row: dict[str, Any]) -> bool:
@@ -158,15 +225,18 @@ def main() -> int:
     ap.add_argument("--systems", default=",".join(SYSTEMS), help="comma list of " + ", ".join(SYSTEMS))
     ap.add_argument("--json", type=Path, help="also write every point as JSON")
     args = ap.parse_args()
+    import tempfile
+
     results = []
-    for name in [s.strip() for s in args.systems.split(",") if s.strip()]:
-        if name not in SYSTEMS:
-            ap.error(f"unknown system {name!r}; choose from {', '.join(SYSTEMS)}")
-        t0 = time.perf_counter()
-        res = run_system(name, args.artifact.resolve(), args.reps, args.seed)
-        print_system(res)
-        print(f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
-        results.append(res)
+    with tempfile.TemporaryDirectory(prefix="bench-validate-measured-") as tmp:
+        for name in [s.strip() for s in args.systems.split(",") if s.strip()]:
+            if name not in SYSTEMS:
+                ap.error(f"unknown system {name!r}; choose from {', '.join(SYSTEMS)}")
+            t0 = time.perf_counter()
+            res = run_system(name, args.artifact.resolve(), args.reps, args.seed, Path(tmp))
+            print_system(res)
+            print(f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
+            results.append(res)
     everything = [r for res in results for r in res["rows"]]
     for variant in VARIANTS:
         print(f"\nall systems, authors' parameters, noise {variant}: "
