@@ -46,6 +46,17 @@ def launch_spec(opts: dict[str, Any]) -> Any:
     return LaunchSpec(opts.get("launcher") or "mpiexec", hosts, opts.get("hostfile"), opts.get("ppn"))
 
 
+def prepare(configs: list[Config], params: Any, opts: dict[str, Any]) -> tuple[Any, Any]:
+    """Before anything is launched: every configuration can complete (exit 3
+    otherwise), and the MPI to launch with is found (exit 4 where there is
+    none). Returns (mpi, launch spec)."""
+    from cloudnoise.measurement.mpi import find_mpi
+
+    for config in configs:
+        check_completes(config, params, opts["ready_order"])
+    return find_mpi(opts.get("mpicc"), opts.get("mpiexec")), launch_spec(opts)
+
+
 def measure_and_simulate(config: Config, params: Any, noise: Any, variants: list[str], opts: dict[str, Any],
                          mpi: Any, launch: Any, workdir: Path, warnings: list[str]) -> tuple[Any, Any, dict[str, np.ndarray]]:
     """One configuration: simulate ``opts['reps']`` repetitions per variant,
@@ -100,13 +111,9 @@ def run(configs: list[Config], params: Any, noise: Any, variants: list[str], opt
     """Measure and simulate every configuration on this machine; returns the
     JSON object `validate --json` prints (and, with ``opts['out']``, writes
     the Parquet files, the figure and summary.json there)."""
-    from cloudnoise.measurement.mpi import find_mpi
     from cloudnoise.validation import compare, figures, tables
 
-    for config in configs:
-        check_completes(config, params, opts["ready_order"])
-    mpi = find_mpi(opts.get("mpicc"), opts.get("mpiexec"))
-    launch = launch_spec(opts)
+    mpi, launch = prepare(configs, params, opts)
     out: Path | None = opts.get("out")
     warnings: list[str] = []
     comparisons, measurements, simulations = [], [], []

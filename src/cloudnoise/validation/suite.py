@@ -72,17 +72,13 @@ def run_suite(opts: dict[str, Any], params: Any, noise: Any, variants: list[str]
     the resolved LogGOPS ``params``, ``noise`` and noise ``variants`` (the
     first is reported); returns the JSON object `validate --suite --json`
     prints."""
-    from cloudnoise.measurement.mpi import find_mpi
-    from cloudnoise.validation.config import check_completes, parse_ranks
-    from cloudnoise.validation.local_run import launch_spec, measure_and_simulate
+    from cloudnoise.validation.config import parse_ranks
+    from cloudnoise.validation.local_run import measure_and_simulate, prepare
     from cloudnoise.validation.progress import configuration_progress
 
     ranks = parse_ranks(opts.get("ranks")) or [2]
     configs = suite_configs(ranks)
-    for config in configs:
-        check_completes(config, params, opts["ready_order"])
-    mpi = find_mpi(opts.get("mpicc"), opts.get("mpiexec"))
-    launch = launch_spec(opts)
+    mpi, launch = prepare(configs, params, opts)
     out: Path | None = opts.get("out")
     warnings: list[str] = []
     rows: list[dict[str, Any]] = []
