@@ -1,13 +1,11 @@
-"""`cloudnoise validate`: run a schedule on real MPI ranks, simulate the same
-schedule with a profile, and compare the two runtime distributions (the
-paper's Sec. V-A and Fig. 13).
+"""`cloudnoise validate`: the command only (options, the profile's parameters
+and noise resolved, the stage's API called, the result printed).
 
-For every configuration (a rank count of a generated pattern or application,
-or the one GOAL file): simulate once to reject schedules that cannot
-complete (exit 3, before anything is launched), execute it ``--reps`` times
-with the ``cn_goal_exec`` probe, simulate ``--reps`` repetitions with the
-profile's LogGOPS parameters and noise, and report medians and means with
-their 95 % confidence intervals and relative errors.
+The work is the stage's: runs on this machine (`local_run.py`, a GOAL file,
+--pattern or --app per rank count), the built-in suite (`suite.py`), runs
+measured elsewhere (`measured.py`, --measured DIR) and recorded traces
+(`trace.py`, --trace DIR); each compares measured and simulated runtimes with
+`compare.py` (the paper's Sec. V-A and Fig. 13).
 """
 
 from __future__ import annotations
@@ -124,7 +122,9 @@ def validate(goal_file: Path | None, **opts: Any) -> None:
 
     Every configuration is first simulated: a schedule that cannot complete
     is reported (exit 3) before anything runs. Ranks that die or hang end
-    the run with a one-line error (exit 4).
+    the run with a one-line error (exit 4). With --measured DIR nothing is
+    launched: collective runs measured elsewhere (the paper artifact's
+    per-rank CSVs) are compared with the simulation of the schedule each ran.
 
     \b
     Examples:
