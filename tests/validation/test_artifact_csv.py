@@ -156,3 +156,17 @@ def test_not_an_archive_and_no_runs_are_one_line_errors(tmp_path: Path) -> None:
         list(read_runs(tmp_path / "empty"))
     with pytest.raises(CloudnoiseError, match="no such file or folder"):
         list(read_runs(tmp_path / "absent"))
+
+
+def test_links_are_never_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "nwaydissemination_4_16.csv").write_bytes(GOOD)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "pipelinedring_4_16.csv").symlink_to(outside / "nwaydissemination_4_16.csv")
+    (runs / "elsewhere").symlink_to(outside, target_is_directory=True)
+    (runs / "binarytreebcast_4_16.csv").write_bytes(GOOD)
+    got = list(read_runs(runs))
+    assert [g.name.program for g in got if not isinstance(g, str)] == ["binarytreebcast"]
+    assert [g for g in got if isinstance(g, str)] == [f"{runs / 'pipelinedring_4_16.csv'}: a link, not read"]
