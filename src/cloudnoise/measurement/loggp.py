@@ -298,7 +298,13 @@ def _fit_O(b: np.ndarray, T_excess: np.ndarray, X: np.ndarray, isend: np.ndarray
     if C <= 0:
         return 0.0
     grid = np.linspace(0.0, C, 41)
-    best = grid[int(np.argmin([cost(O) for O in grid]))]
+    # the whole grid at once (cost(O) for each O, as one array: the size sweep of an
+    # imported table has over a hundred sizes, and a class fit is made per size range)
+    Og = grid[:, None]
+    x = o_s + np.maximum(L, b * Og) + o_r + b * C
+    e = ((x - X) / X) ** 2
+    s = ((o_s + b * Og - isend) / np.maximum(isend, 1.0)) ** 2
+    best = grid[int(np.argmin(np.nansum(e, axis=1) + np.nansum(s, axis=1)))]
     lo, hi = max(0.0, best - C / 40), min(C, best + C / 40)
     res = minimize_scalar(cost, bounds=(lo, hi), method="bounded", options={"xatol": C * 1e-6})
     return float(res.x) if cost(float(res.x)) <= cost(best) else float(best)
@@ -369,14 +375,19 @@ def size_classes(c: Curves, S: int, o_s: float, o_r: float) -> tuple[list[tuple[
     return ranges, max(worst[r] for r in ranges)
 
 
-def estimate(c: Curves, n: int, ranges: list[tuple[int, int]] | None = None) -> tuple[Estimate, list[str], float]:
+def estimate(c: Curves, n: int, ranges: list[tuple[int, int]] | None = None, S: int | None = None,
+             class_sizes: np.ndarray | None = None) -> tuple[Estimate, list[str], float]:
     """Parameters from one set of curves; with ``ranges`` the class cuts are
-    given (a round refitted on the pooled cuts). Returns (estimate, notes,
-    class tolerance reached)."""
+    given (a round refitted on the pooled cuts). ``S``: the eager limit when the
+    caller found it another way (an imported table has no send_done samples);
+    ``class_sizes``: the sizes the class cuts are chosen among (all when None;
+    the cuts are then fitted on every size). Returns (estimate, notes, class
+    tolerance reached)."""
     notes: list[str] = []
-    S, note = eager_limit(c)
-    if note:
-        notes.append(note)
+    if S is None:
+        S, note = eager_limit(c)
+        if note:
+            notes.append(note)
     # the smallest sizes together (a few ns apart in theory): one unit that
     # another process spoiled does not make the overheads
     small = np.flatnonzero(c.sizes <= SMALL_BYTES)
@@ -394,7 +405,15 @@ def estimate(c: Curves, n: int, ranges: list[tuple[int, int]] | None = None) -> 
         o_s, o_r, L = o_s * scale, o_r * scale, 0.0
     g = train1 / (n - 1)
     tol = float("nan")
-    if ranges is None:
+    if ranges is None and class_sizes is not None:
+        keep = np.isin(c.sizes, class_sizes)
+        keep[[0, -1]] = True
+        at = np.flatnonzero(keep)
+        thin, _ = size_classes(_subset(c, keep), S, o_s, o_r)
+        starts = [int(at[i]) for i, _ in thin]
+        ranges = list(zip(starts, starts[1:] + [len(c.sizes)]))
+        tol = max(_class_fit(c, i, j, o_s, o_r)[1] for i, j in ranges)
+    elif ranges is None:
         ranges, tol = size_classes(c, S, o_s, o_r)
     classes = [_class_fit(c, i, j, o_s, o_r)[0] for i, j in ranges]
     # a class starts just above the last measured size of the one before
@@ -405,6 +424,12 @@ def estimate(c: Curves, n: int, ranges: list[tuple[int, int]] | None = None) -> 
     # may round it); the smallest messages are what L means
     return Estimate(o_s=o_s, o_r=o_r, L=classes[0].L if ranges else max(L, 0.0), g=max(g, 0.0), S=S,
                     classes=classes), notes, tol
+
+
+def _subset(c: Curves, keep: np.ndarray) -> Curves:
+    """The curves at some of their sizes."""
+    return Curves(sizes=c.sizes[keep], ops={op: v[keep] for op, v in c.ops.items()}, delay=c.delay[keep],
+                  wait=c.wait[keep], send_done=c.send_done[keep])
 
 
 def _spread(values: list[float]) -> dict[str, float]:
@@ -445,11 +470,14 @@ def _score(c: Curves, pred: dict[str, np.ndarray]) -> float:
     return float(np.median(v)) if len(v) else float("nan")
 
 
-def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 0.0) -> dict[str, Any]:
+def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 0.0, S: int | None = None,
+        class_sizes: np.ndarray | None = None) -> dict[str, Any]:
     """The LogGP(S) fit of a loggp campaign's samples (see the module doc):
     parameters with their spread over rounds, per-size measured and
     predicted times and residuals, and notes. ``read_ns``: the cost of one
-    clock read (the probe's info file), taken off every measured duration."""
+    clock read (the probe's info file), taken off every measured duration.
+    ``S`` and ``class_sizes``: see `estimate` (for samples that are not the
+    cn_loggp probe's, e.g. an imported Netgauge table)."""
     sizes, rounds, tables = per_round(data, read_ns)
     if len(sizes) == 0:
         return {"per_size": [], "meaning": MEANING, "notes": ["no loggp samples"]}
@@ -484,7 +512,7 @@ def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 
                          f"and exchanges ran over {DISTURBED - 1:.0%} slower than the typical round "
                          "(another process had the cores)")
     pooled = curves(sizes, tables, kept)
-    est, fit_notes, tol = estimate(pooled, n)
+    est, fit_notes, tol = estimate(pooled, n, S=S, class_sizes=class_sizes)
     notes += fit_notes
     ranges = _ranges_of(est, sizes)
     # each kept round refitted on the pooled cuts: the spread of the estimates
@@ -493,7 +521,7 @@ def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 
         one = curves(sizes, tables, np.array([r]))
         if not np.isfinite(one.ops["pingpong"]).all():
             continue
-        per.append(estimate(one, n, ranges)[0])
+        per.append(estimate(one, n, ranges, S=est.S)[0])
     if per:
         final = Estimate(
             o_s=float(np.median([e.o_s for e in per])),
