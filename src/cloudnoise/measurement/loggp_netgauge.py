@@ -22,13 +22,18 @@ the table lacks is supplied here:
   MPICH's 8 KiB is then exact). No step seen: S is the largest size measured,
   and a note says so.
 * **Class cuts.** The table has about 128 sizes, 1 KiB apart; the class
-  partition (quadratic in the sizes) chooses its cuts among every eighth
-  size, always including three sizes either side of S, and each class is then fitted
+  partition (quadratic in the sizes) chooses its cuts among every size up
+  to 8 KiB and every eighth above, always including three sizes either side of S, and each class is then fitted
   on every size it holds. The class above S starts at S + 1.
 * **Large messages.** The table stops at 127 KiB. The importer adds, as
   ping-pongs only, the median round trips of the same run's ping-pong sweep
   (``ng_one_one_mpi_stripe1.out``, up to 16 MiB) above that, so the class
   that 1 MiB to 16 MiB messages fall in is fitted on them, not extrapolated.
+* **The first class goes through T(1).** The table jumps from 1 B to 1025 B;
+  a free line through the first class's sizes would move the time of every
+  small message by whatever that jump holds (on Azure HPC it put 1 B at
+  +37 %). The first class's L is therefore T(1) - o_s - o_r, as LogGP
+  defines it, and only its G (and O) are fitted.
 * **No exchange.** Netgauge measures no simultaneous send and receive, so
   each class's CPU share O rests on the send calls (o_s(s)) alone.
 
@@ -47,7 +52,8 @@ from cloudnoise.measurement import loggp
 
 STEP_FACTOR = 5.0  # a rendezvous step is this many times the typical change between neighbouring sizes
 MIN_SIDE = 3  # sizes needed on either side of a step (a line each)
-CUT_EVERY = 8  # class cuts are considered at every eighth size of the table
+CUT_EVERY = 8  # class cuts are considered at every eighth size of the table ...
+DENSE_BYTES = 8 * 1024 + 1  # ... and at every size up to here (the small messages' classes)
 
 
 def rendezvous_limit(sizes: np.ndarray, one_way_ns: np.ndarray) -> tuple[int, str]:
@@ -72,7 +78,7 @@ def rendezvous_limit(sizes: np.ndarray, one_way_ns: np.ndarray) -> tuple[int, st
 def class_sizes(sizes: np.ndarray, S: int, table_max: int) -> np.ndarray:
     """The sizes the class cuts are chosen among (module doc)."""
     idx = np.arange(len(sizes))
-    keep = (idx % CUT_EVERY == 0) | (sizes > table_max)
+    keep = (idx % CUT_EVERY == 0) | (sizes <= DENSE_BYTES) | (sizes > table_max)
     around = int(np.searchsorted(sizes, S, side="right"))
     keep[max(0, around - MIN_SIDE):around + MIN_SIDE] = True  # a line on either side of the forced cut
     keep[[0, -1]] = True
@@ -87,7 +93,7 @@ def fit(data: dict[str, np.ndarray], train: int, netgauge: dict[str, Any]) -> di
     table_max = int(netgauge["sizes_bytes"][1])
     dense = sizes <= table_max
     S, note = rendezvous_limit(sizes[dense], T[dense])
-    out = loggp.fit(data, train=train, S=S, class_sizes=class_sizes(sizes, S, table_max))
+    out = loggp.fit(data, train=train, S=S, class_sizes=class_sizes(sizes, S, table_max), anchor=True)
     # a class starts above the last size of the one before; the one above S starts at S + 1
     below = sizes[sizes <= S]
     for c in out.get("size_classes", []):

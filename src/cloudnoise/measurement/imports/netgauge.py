@@ -224,10 +224,8 @@ class _Importer:
             self.osnoise(m)
         elif name == "ng_loggp.out":
             self.loggp(m)
-        elif _GEMM.match(name):
-            self.gemm[int(_GEMM.match(name).group(1))] = netgauge_extras.read_gemm(m.stream, m.where)  # type: ignore[union-attr]
-        elif _HOVER.match(name):
-            self.extras.setdefault("hoverboard", {})[name] = netgauge_extras.read_hoverboard(m.stream, m.where)
+        elif _GEMM.match(name) or _HOVER.match(name):
+            self._auxiliary(m)
         elif name == "wtime_res.out":
             self.extras["mpi_wtime_resolution_ns"] = netgauge_extras.read_wtime(m.stream, m.where)
         elif name.endswith(".cmdout"):
@@ -236,6 +234,19 @@ class _Importer:
             self.not_imported[name] = "a run over a raw transport (not MPI): not read by this importer"
         else:
             self.not_imported[name] = "not a Netgauge output this importer reads"
+
+    def _auxiliary(self, m: Member) -> None:
+        """A DGEMM or hoverboard file: side results, not samples. One that does not hold its
+        table (in the artifact, a DGEMM run that failed left mpiexec's usage text) is listed
+        as not imported, with the reason, instead of refusing the whole run."""
+        gemm = _GEMM.match(m.name)
+        try:
+            if gemm:
+                self.gemm[int(gemm.group(1))] = netgauge_extras.read_gemm(m.stream, m.where)
+            else:
+                self.extras.setdefault("hoverboard", {})[m.name] = netgauge_extras.read_hoverboard(m.stream, m.where)
+        except CloudnoiseError as err:
+            self.not_imported[m.name] = f"not its table ({str(err).split(': ', 1)[-1]})"
 
     def finish(self) -> dict[str, Any]:
         if not self.runs:
