@@ -194,3 +194,89 @@ def test_same_seed_same_bits_sequential_and_windowed():
     b = run(sched, p, noise(d), seed=5, count=20, sequential=True)
     assert list(a["max_end_ps"]) == list(b["max_end_ps"])
     assert a["windowed"] > 0
+
+
+# --- a profile that selects the mode (model/switch_draws.py, model/profile.py) ---
+
+from cloudnoise import simulate  # noqa: E402
+from cloudnoise.errors import CloudnoiseError  # noqa: E402
+from cloudnoise.model.profile import (  # noqa: E402
+    Hardware, LogGOPS as ProfileLogGOPS, Prices, Provenance, RackPlacement, SystemProfile, load_profile, save_profile,
+)
+from cloudnoise.model.switch_draws import SwitchDraws as SwitchDrawsPart  # noqa: E402
+
+
+def switch_profile(tmp_path, samples: dict[str, list[int]] | None):
+    prov = Provenance("published", "test")
+    if samples is not None:
+        np.savez_compressed(tmp_path / "samples.npz", **{k: np.array(v, dtype=np.int64) for k, v in samples.items()})
+    profile = SystemProfile(
+        name="two-switch", description="test",
+        loggops=ProfileLogGOPS(prov, L=1000.0, o=100.0, g=0.0, G=0.002, O=0.0, S=65536),
+        hardware=Hardware(prov), prices=Prices(prov),
+        different_racks=RackPlacement(ProfileLogGOPS(prov, L=5000.0, o=100.0, g=0.0, G=0.004, O=0.0, S=65536)),
+        switch_draws=SwitchDrawsPart(prov, nodes_per_switch=2, samples="samples.npz" if samples else None),
+    )
+    save_profile(profile, tmp_path / "p.json")
+    return load_profile(tmp_path / "p.json")
+
+
+SAMPLES = {"same_rack_latency_ps": [10, 20, 30], "same_rack_gap_ps": [7],
+           "different_racks_latency_ps": [4, 8, 8, 100], "different_racks_gap_ps": [3]}
+
+
+def test_profile_round_trip_and_noiseless_near_for_both(tmp_path):
+    p = switch_profile(tmp_path, SAMPLES)
+    assert p.switch_draws.nodes_per_switch == 2 and p.to_dict()["switch_draws"]["samples"] == "samples.npz"
+    # Noiseless, across racks: the authors' simulator charges the near L and G
+    # to far messages too (it ignores its far options without sample files).
+    far_pair = pair(101, 0, 2, 4)
+    r = simulate(far_pair, profile=p.at("different-racks"), noise="none")
+    assert r.host_end_ns.tolist()[2] == 100 + 1000 + 100 + 100 * 0.002
+
+
+def test_profile_network_variant_draws_the_scaled_samples(tmp_path):
+    p = switch_profile(tmp_path, SAMPLES).at("different-racks")
+    # Far (0 -> 2): latency samples {4, 8, 8, 100} scaled to median 5000 ns:
+    # {2500, 5000, 5000, 62500} ns. Gap: one sample, scaled to 4 ps/B.
+    r = simulate(pair(101, 0, 2, 4), profile=p, noise="network", reps=400, seed=2)
+    lat = np.round(np.asarray(r.runtime_ns) - 200 - 100 * 0.004, 6)
+    assert set(lat.tolist()) == {2500.0, 5000.0, 62500.0}
+    # Near (0 -> 1) across racks: the same run's samples scaled to the same rack's L (1000 ns).
+    r = simulate(pair(101, 0, 1, 4), profile=p, noise="network", reps=400, seed=2)
+    lat = np.round(np.asarray(r.runtime_ns) - 200 - 100 * 0.002, 6)
+    assert set(lat.tolist()) == {500.0, 1000.0, 12500.0}
+
+
+def test_same_rack_uses_its_own_samples_for_every_message(tmp_path):
+    p = switch_profile(tmp_path, SAMPLES).at("same-rack")
+    r = simulate(pair(101, 0, 2, 4), profile=p, noise="network", reps=300, seed=4)
+    lat = np.round(np.asarray(r.runtime_ns) - 200 - 100 * 0.002, 6)
+    assert set(lat.tolist()) == {500.0, 1000.0, 1500.0}
+
+
+def test_profile_switch_draws_refuse_what_they_replace(tmp_path):
+    p = switch_profile(tmp_path, SAMPLES)
+    with pytest.raises(CloudnoiseError, match="explicit L or G"):
+        simulate(pair(8), profile=p, L="2us")
+    with pytest.raises(CloudnoiseError, match="switch draws' samples"):
+        simulate(pair(8), profile=p, latency_noise="lognormal:median=1us,sigma=0.5")
+
+
+@pytest.mark.parametrize("arrays, words", [
+    ({"colour": [1]}, "unknown array"),
+    ({"same_rack_latency_ps": [-5], "same_rack_gap_ps": [1]}, "outside"),
+])
+def test_bad_samples_files_are_one_line_errors(tmp_path, arrays, words):
+    p = switch_profile(tmp_path, arrays)
+    with pytest.raises(CloudnoiseError, match=words) as err:
+        simulate(pair(8), profile=p, noise="network")
+    assert "\n" not in str(err.value)
+
+
+def test_samples_file_that_is_not_npz(tmp_path):
+    p = switch_profile(tmp_path, SAMPLES)
+    (tmp_path / "samples.npz").write_text("not a zip")
+    with pytest.raises(CloudnoiseError, match="not a readable samples file"):
+        simulate(pair(8), profile=load_profile(tmp_path / "p.json"), noise="network")
+    assert p.switch_draws is not None
