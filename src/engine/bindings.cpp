@@ -315,6 +315,27 @@ NB_MODULE(_engine, m) {
       .def_prop_ro("period_ps", &BandwidthEpisodes::period_ps)
       .def("__len__", &BandwidthEpisodes::size);
 
+  nb::class_<SwitchDraws>(m, "SwitchDraws")
+      .def(
+          "__init__",
+          [](SwitchDraws* d, nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> near_L_ps,
+             nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> near_G_fs,
+             nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> far_L_ps,
+             nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> far_G_fs, uint32_t nodes_per_switch) {
+            new (d) SwitchDraws({to_vector(near_L_ps), to_vector(near_G_fs)}, {to_vector(far_L_ps), to_vector(far_G_fs)},
+                                nodes_per_switch);
+          },
+          nb::arg("near_L_ps"), nb::arg("near_G_fs"), nb::arg("far_L_ps"), nb::arg("far_G_fs"),
+          nb::arg("nodes_per_switch"),
+          "The paper authors' network semantics: per-message L and per-16-MiB-block G picked from the "
+          "near or far samples (rank / nodes_per_switch), rendezvous 2 L later.")
+      .def_prop_ro("nodes_per_switch", &SwitchDraws::nodes_per_switch)
+      .def_prop_ro("min_latency_ps", &SwitchDraws::min_latency_ps)
+      .def_prop_ro("random", &SwitchDraws::random)
+      .def("is_far", &SwitchDraws::is_far, nb::arg("from_rank"), nb::arg("to_rank"))
+      .def_static("blocks", &SwitchDraws::blocks, nb::arg("bytes"),
+                  "How many 16 MiB blocks (each its own G draw) a message's bytes are charged in.");
+
   nb::class_<NoiseModel>(m, "NoiseModel")
       .def(nb::init<>())
       .def_rw("os", &NoiseModel::os)
@@ -322,7 +343,8 @@ NB_MODULE(_engine, m) {
       .def_rw("os_phase_ps", &NoiseModel::os_phase_ps)
       .def_rw("latency_excess_ps", &NoiseModel::latency_excess_ps)
       .def_rw("bandwidth_fraction", &NoiseModel::bandwidth_fraction)
-      .def_rw("bandwidth_episodes", &NoiseModel::bandwidth_episodes);
+      .def_rw("bandwidth_episodes", &NoiseModel::bandwidth_episodes)
+      .def_rw("switch_draws", &NoiseModel::switch_draws);
 
   m.def(
       "drawn_gaps",

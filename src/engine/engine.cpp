@@ -439,6 +439,10 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   bandwidth_ = noise.bandwidth_fraction.get();
   tabulate_gaps(noise.bandwidth_fraction);
   episodes_ = noise.bandwidth_episodes.get();
+  switch_ = noise.switch_draws.get();
+  if (switch_ && (latency_ || bandwidth_ || episodes_))
+    throw std::invalid_argument(
+        "switch draws replace L and G: they cannot be combined with latency excess, bandwidth fractions or episodes");
   seed_ = seed;
   rep_ = repetition;
   latency_rng_ = CounterRng(seed, repetition, RngStream::Latency);
@@ -517,11 +521,14 @@ void Engine::process_initial() {
 int64_t Engine::window_width() const {
   // Without noise every host runs in lockstep: ties everywhere, with
   // chains of pushers as long as the run (see stamp_order.hpp).
-  if (!windows_allowed_ || processing_ != Processing::Auto || !(os_ || latency_ || bandwidth_ || episodes_))
+  const bool switch_random = switch_ && switch_->random();
+  if (!windows_allowed_ || processing_ != Processing::Auto ||
+      !(os_ || latency_ || bandwidth_ || episodes_ || switch_random))
     return 0;
   // Each window keeps its pushers' times as 32-bit offsets.
   const int64_t least_excess = latency_ ? round_to_int(latency_->min()) : 0;
-  const int64_t lookahead = std::min<int64_t>(p_.o_ps + p_.min_L() + least_excess, int64_t{1} << 31);
+  const int64_t least_L = switch_ ? switch_->min_latency_ps() : p_.min_L() + least_excess;
+  const int64_t lookahead = std::min<int64_t>(p_.o_ps + least_L, int64_t{1} << 31);
   return lookahead < 2 ? 0 : lookahead;
 }
 
@@ -645,15 +652,28 @@ template <bool kWindowed>
         if (op.start_count) release_started(op_index, h);
         const LogGOPSParams::Costs costs = p_.costs_for(op.amount);
         const int64_t G_base = costs.G_fs;
-        const int64_t G_drawn = bandwidth_ ? message_G_fs(op_index, G_base) : G_base;
-        const int64_t G = episodes_ ? episode_G_fs(h, t, G_base, G_drawn) : G_drawn;
+        int64_t G_drawn = G_base;
         int64_t latency = costs.L_ps;
-        // Keyed by the send op, like the bandwidth: a draw must not depend
-        // on the order in which sends are processed.
-        if (latency_)
-          latency = time_add(latency, round_to_int(latency_->quantile_of_bits(latency_rng_.bits(op_index))));
+        int64_t g_bytes;
+        if (switch_) [[unlikely]] {
+          // The authors' semantics (noise/switch_draws.hpp): L and the
+          // blocks' G from the near or far set; rendezvous 2 L later.
+          const bool far = switch_->is_far(h, peer_of(h, op));
+          latency = switch_->latency_ps(far, latency_rng_.bits(op_index));
+          if (op.amount > p_.S) latency = time_add(latency, SwitchDraws::kRendezvousExtraL * latency);
+          g_bytes = switch_->gap_time_ps(far, op.amount, bandwidth_rng_, op_index);
+          G_drawn = 0;  // nothing carried: the receiver draws the same blocks
+        } else {
+          if (bandwidth_) G_drawn = message_G_fs(op_index, G_base);
+          const int64_t G = episodes_ ? episode_G_fs(h, t, G_base, G_drawn) : G_drawn;
+          // Keyed by the send op, like the bandwidth: a draw must not depend
+          // on the order in which sends are processed.
+          if (latency_)
+            latency = time_add(latency, round_to_int(latency_->quantile_of_bits(latency_rng_.bits(op_index))));
+          g_bytes = bytes_time(op.amount, G);
+        }
         o_free = time_add(t, p_.o_ps, bytes_time(op.amount, costs.O_fs), os_noise(h, t, p_.o_ps));
-        gs_free = time_add(t, p_.g_ps, bytes_time(op.amount, G));
+        gs_free = time_add(t, p_.g_ps, g_bytes);
         ++messages_;
         // The message's first byte reaches the receiver after o + L; G is
         // charged at the receiver.
@@ -689,11 +709,16 @@ template <bool kWindowed>
       const int64_t avail = std::max(o_free, gr_free);
       if (avail <= t) {
         const LogGOPSParams::Costs costs = p_.costs_for(op.amount);
-        const int64_t G_drawn = carried_G   ? carried_G
-                                : bandwidth_ ? message_G_fs(op_index, costs.G_fs)
-                                             : costs.G_fs;
-        const int64_t G = episodes_ ? episode_G_fs(h, t, costs.G_fs, G_drawn) : G_drawn;
-        const int64_t g_bytes = bytes_time(op.amount, G);
+        int64_t g_bytes;
+        if (switch_) [[unlikely]] {
+          g_bytes = switch_->gap_time_ps(switch_->is_far(h, r), op.amount, bandwidth_rng_, op_index);
+        } else {
+          const int64_t G_drawn = carried_G   ? carried_G
+                                  : bandwidth_ ? message_G_fs(op_index, costs.G_fs)
+                                               : costs.G_fs;
+          const int64_t G = episodes_ ? episode_G_fs(h, t, costs.G_fs, G_drawn) : G_drawn;
+          g_bytes = bytes_time(op.amount, G);
+        }
         const int64_t o_r = p_.o_recv();
         const int64_t noise_ps = os_noise(r, t, o_r);
         o_free = time_add(t, o_r, noise_ps, unsigned_max(bytes_time(op.amount, costs.O_fs), g_bytes));

@@ -21,6 +21,7 @@
 #include "noise/drawn_gap.hpp"
 #include "noise/os_noise_trace.hpp"
 #include "noise/quantile_table.hpp"
+#include "noise/switch_draws.hpp"
 #include "posted_receives.hpp"
 #include "released_ops.hpp"
 #include "schedule.hpp"
@@ -45,8 +46,13 @@ struct NoiseModel {
   // Drops that persist in time, per sending host; a message's fraction is
   // the lower of its draw and its sender's episode at the send.
   std::shared_ptr<const BandwidthEpisodes> bandwidth_episodes;
+  // The paper authors' network semantics (noise/switch_draws.hpp): each
+  // message's L and G picked from near or far sample sets, G charged per
+  // 16 MiB block, rendezvous 2 L later. Replaces the parameters' L and G,
+  // so it excludes latency_excess_ps, bandwidth_fraction and episodes.
+  std::shared_ptr<const SwitchDraws> switch_draws;
 
-  bool any() const { return os || latency_excess_ps || bandwidth_fraction || bandwidth_episodes; }
+  bool any() const { return os || latency_excess_ps || bandwidth_fraction || bandwidth_episodes || switch_draws; }
 };
 
 struct RunResult {
@@ -251,6 +257,7 @@ class Engine {
   const QuantileTable* latency_ = nullptr;
   const QuantileTable* bandwidth_ = nullptr;
   const BandwidthEpisodes* episodes_ = nullptr;
+  const SwitchDraws* switch_ = nullptr;
   // With bandwidth_: the drawn G tabulated for each base G a message can
   // have (the parameters' or each size class's), kept across repetitions
   // while the fraction table stays the same.

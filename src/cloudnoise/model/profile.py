@@ -45,6 +45,7 @@ from cloudnoise.model.distributions import (
 )
 from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_noise_spec, read_trace
 from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes, parse_bandwidth_episodes
+from cloudnoise.model.switch_draws import SwitchDraws, SwitchSets, switch_sets
 from cloudnoise.output_files import write_text
 
 FORMAT = "cloudnoise-profile/1"
@@ -63,6 +64,7 @@ KEY_ORDER = (
     "bandwidth_noise",
     "os_noise",
     "different_racks",
+    "switch_draws",
     "check",
 )
 PLACEMENTS = ("same-rack", "different-racks")
@@ -160,6 +162,9 @@ def _schema() -> dict[str, Any]:
                 "properties": {"loggops": loggops, "latency_noise": {"oneOf": [{"type": "null"}, noise]},
                                "bandwidth_noise": {"oneOf": [{"type": "null"}, noise]}, "note": opt_text},
                 "additionalProperties": False}]},
+            "switch_draws": {"oneOf": [{"type": "null"}, part(
+                ["nodes_per_switch"], nodes_per_switch={"type": "integer", "minimum": 1, "maximum": 2**31},
+                samples=opt_text, note=opt_text)]},
             "check": {"oneOf": [{"type": "null"}, part(
                 [], ranks={"type": ["array", "integer", "null"]}, reps={"type": ["integer", "null"], "minimum": 1},
                 median_abs_error=opt_number(1e12), worst_abs_error=opt_number(1e12), worst=opt_text,
@@ -513,6 +518,10 @@ class SystemProfile:
     bandwidth_noise: NoiseModel | None = None
     os_noise: OSNoiseModel | None = None
     different_racks: RackPlacement | None = None
+    # The paper authors' network semantics (model/switch_draws.py): when
+    # present, every simulation of the profile charges messages as their
+    # simulator did, and its network noise is their measured samples.
+    switch_draws: SwitchDraws | None = None
     check: Check | None = None
     base_dir: Path | None = field(default=None, compare=False)  # where relative files resolve; not saved
     origin: str = field(default="", compare=False)  # the file it was read from, for error messages; not saved
@@ -520,6 +529,9 @@ class SystemProfile:
     # built-ins, None where the profile does not say (a campaign of unknown
     # node distance). Not saved: `at` sets it.
     placement: str | None = field(default=None, compare=False)
+    # The same-rack parameters, kept by `at("different-racks")`: switch draws
+    # charge messages within a switch with them. Not saved.
+    near_loggops: LogGOPS | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         for where, lat in (("latency_noise", self.latency_noise),
@@ -577,8 +589,27 @@ class SystemProfile:
             )
         return replace(
             self, loggops=dr.loggops, latency_noise=dr.latency_noise, bandwidth_noise=dr.bandwidth_noise,
-            placement="different-racks",
+            placement="different-racks", near_loggops=self.loggops,
         )
+
+    def switch_sets(self, L_ps: int, G_fs: int, with_noise: bool) -> SwitchSets | None:
+        """The engine's near and far sets under switch draws (None without
+        them), for this profile's placement: `L_ps` and `G_fs` are the
+        placement's parameters as resolved (the far ones across racks); the
+        near ones are the same rack's."""
+        sd = self.switch_draws
+        if sd is None:
+            return None
+        placement = self.placement or "same-rack"
+        near = self.near_loggops if placement == "different-racks" and self.near_loggops is not None else None
+        if G_fs % 1000:
+            raise CloudnoiseError(f"{self.where}: switch draws charge G in whole picoseconds per byte; "
+                                  f"got {G_fs / 1e6} ns/B")
+        here = (int(L_ps), int(G_fs) // 1000)
+        near_ps = here if near is None else (round(near.L * 1000), round(near.G * 1_000_000) // 1000)
+        with _naming(f"{self.where}: switch_draws"):
+            samples = sd.load_samples(self.base_dir) if with_noise else None
+            return switch_sets(sd.nodes_per_switch, near_ps, here, samples, placement, with_noise)
 
     def provenance_kinds(self) -> dict[str, str]:
         """Each part a simulation uses, labelled with its provenance kind
@@ -654,7 +685,7 @@ class SystemProfile:
         out: dict[str, Any] = {"format": FORMAT}
         for name in KEY_ORDER:
             value = getattr(self, name)
-            if value is None and name in ("compute", "different_racks"):
+            if value is None and name in ("compute", "different_racks", "switch_draws"):
                 continue  # optional parts a profile may not have
             if name == "labels":
                 value = list(value)
@@ -756,6 +787,7 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
         "bandwidth_noise": NoiseModel,
         "os_noise": OSNoiseModel,
         "different_racks": RackPlacement,
+        "switch_draws": SwitchDraws,
         "check": Check,
     }
     for key, cls in parts.items():
@@ -765,7 +797,7 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
     if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
         raise CloudnoiseError(f"{where}: labels must be a list of strings")
     body["labels"] = tuple(labels)
-    known = {f.name for f in fields(SystemProfile)} - {"base_dir", "placement"}
+    known = {f.name for f in fields(SystemProfile)} - {"base_dir", "placement", "near_loggops"}
     unknown = sorted(set(body) - known)
     if unknown:
         raise CloudnoiseError(f"{where}: unknown key {unknown[0]!r}")

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the models import scipy; loaded only when noise is asked fo
     from cloudnoise.model.distributions import Distribution
     from cloudnoise.model.os_noise import OSNoiseTrace
     from cloudnoise.model.profile import SystemProfile
+    from cloudnoise.model.switch_draws import SwitchSets
 
 from cloudnoise.simulation.variants import VARIANTS  # noqa: E402  (one definition)
 
@@ -46,10 +47,16 @@ class NoiseSetup:
     bandwidth: Distribution | None = None  # fraction of peak bandwidth, (0, 1]
     # drops that persist in time, per sending node (model/bandwidth_episodes.py)
     bandwidth_episodes: EpisodeTable | None = None
+    # The paper authors' semantics (model/switch_draws.py): near/far sets of
+    # one value each (every variant: the network itself) and the measured
+    # sets (the network-noise variants; None without samples).
+    switch_quiet: SwitchSets | None = None
+    switch_noisy: SwitchSets | None = None
     os_source: str = ""
     latency_source: str = ""
     bandwidth_source: str = ""
     episodes_source: str = ""
+    switch_source: str = ""
 
     @property
     def has_os(self) -> bool:
@@ -57,7 +64,8 @@ class NoiseSetup:
 
     @property
     def has_network(self) -> bool:
-        return self.latency is not None or self.bandwidth is not None or self.bandwidth_episodes is not None
+        return (self.latency is not None or self.bandwidth is not None or self.bandwidth_episodes is not None
+                or self.switch_noisy is not None)
 
     def default_variants(self) -> list[str]:
         """What to run when the user names no variant: everything given."""
@@ -88,6 +96,10 @@ class NoiseSetup:
             model.os_cosched = self.os_cosched
             if self.os_phase_ns is not None:
                 model.os_phase_ps = int(self.os_phase_ns) * 1000
+        sets = self.switch_noisy if variant in ("network", "both") and self.switch_noisy else self.switch_quiet
+        if sets is not None:
+            model.switch_draws = _engine.SwitchDraws(sets.near_L_ps, sets.near_G_fs, sets.far_L_ps, sets.far_G_fs,
+                                                     sets.nodes_per_switch)
         if variant in ("network", "both"):
             if self.latency is not None:
                 p, v = self.latency.to_quantile_table()
@@ -111,6 +123,7 @@ class NoiseSetup:
             "latency_noise": self.latency_source or None,
             "bandwidth_noise": self.bandwidth_source or None,
             "bandwidth_episodes": self.episodes_source or None,
+            "switch_draws": self.switch_source or None,
         }
 
 
@@ -130,6 +143,18 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
     elif source is not None:
         setup.os_trace = source
         setup.os_source = f"{profile.name}: trace"
+    if profile.switch_draws is not None:
+        # The authors' semantics replace the per-message distributions: the
+        # measured samples are the network noise (model/switch_draws.py).
+        from cloudnoise.simulation.params import LogGOPS
+
+        params = LogGOPS.from_profile(profile)
+        setup.switch_quiet = profile.switch_sets(params.L_ps, params.G_fs, with_noise=False)
+        if profile.switch_draws.samples is not None:
+            setup.switch_noisy = profile.switch_sets(params.L_ps, params.G_fs, with_noise=True)
+        setup.switch_source = (f"{profile.name}: switch draws, {profile.switch_draws.nodes_per_switch} nodes per "
+                               f"switch, {'measured samples' if setup.switch_noisy else 'no samples'}")
+        return setup
     setup.latency = profile.latency_distribution()
     if setup.latency is not None:
         setup.latency_source = f"{profile.name}: {setup.latency.spec()}"

@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulation.params import DEFAULTS, LogGOPS
 from cloudnoise.units import parse_time_ps
 
@@ -33,6 +34,11 @@ def load_system(profile: str | os.PathLike[str] | SystemProfile) -> SystemProfil
 def resolve_params(profile: SystemProfile | None, overrides: Mapping[str, ParamText]) -> LogGOPS:
     """The profile's LogGOPS (else LogGOPSim's defaults) with the given overrides (None keeps)."""
     given = {k: str(v) for k, v in overrides.items() if v is not None}
+    if profile is not None and profile.switch_draws is not None and {"L", "G"} & set(given):
+        raise CloudnoiseError(
+            f"{profile.name}: its messages draw L and G from near and far sets (switch draws, "
+            "docs/profile-format.md), which an explicit L or G cannot replace; give L and G without --profile"
+        )
     if profile is not None:
         return LogGOPS.from_profile(profile).with_overrides(**given)
     return LogGOPS.parse(**{k: given.get(k, DEFAULTS[k]) for k in DEFAULTS})
@@ -60,6 +66,12 @@ def resolve_noise(
     )
 
     noise = noise_from_profile(profile, seed) if profile is not None else NoiseSetup()
+    dropped = bool(bandwidth_episodes) and bandwidth_episodes.strip().lower() == "none"
+    if noise.switch_quiet is not None and (latency_noise or bandwidth_noise or (bandwidth_episodes and not dropped)):
+        raise CloudnoiseError(
+            f"{noise.switch_source.split(':')[0]}: its network noise is its switch draws' samples "
+            "(docs/profile-format.md); --latency-noise, --bandwidth-noise and --bandwidth-episodes go without it"
+        )
     if os_noise:
         noise.os_trace = load_os_noise(os_noise, seed)
         noise.os_source = os_noise

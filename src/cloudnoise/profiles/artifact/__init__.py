@@ -1,0 +1,1 @@
+"""The paper's systems built from the authors' published measurements (their artifact)."""
