@@ -120,14 +120,17 @@ def run_system(name: str, artifact: Path, reps: int, seed: int, workdir: Path) -
     noise = resolve_noise(load_system(profile), seed)
     rows, refused = compare_all(sources, artifact, params, noise, reps, seed)
     built, why = netgauge_profile(name, artifact, workdir)
+    own_params: dict[str, Any] | None = None
     if built is not None:
         system = load_system(str(built))
+        own_params = resolve_params(system, {}).as_ns()
         own, _ = compare_all(sources, artifact, resolve_params(system, {}), resolve_noise(system, seed), reps, seed)
         mine = {(r["file"], r["ranks"]): r for r in own}
         for r in rows:
             r["netgauge_profile"] = mine[(r["file"], r["ranks"])]["variants"]
     return {"system": name, "profile": profile, "flags": flags, "noise_sources": noise.describe(),
-            "rows": rows, "refused": refused, "netgauge": why, "netgauge_profile": str(built) if built else None}
+            "rows": rows, "refused": refused, "netgauge": why, "netgauge_profile": str(built) if built else None,
+            "netgauge_params_ns": own_params}
 
 
 def summary(errors: list[float]) -> str:
@@ -176,6 +179,7 @@ def print_system(res: dict[str, Any]) -> None:
     if res["netgauge_profile"] is None:
         print(f"{res['system']}, (a) cloudnoise's profile from the system's Netgauge run: not computed: {res['netgauge']}")
         return
+    print(f"{res['system']}, (a) the profile's LogGOPS (ns): {res['netgauge_params_ns']}")
     for variant in VARIANTS:
         errs = [r["netgauge_profile"][variant]["signed_error_median"] for r in res["rows"]]
         fig = [r["netgauge_profile"][variant]["signed_error_median"] for r in res["rows"] if is_fig13(r)]
@@ -242,6 +246,13 @@ def main() -> int:
         print(f"\nall systems, authors' parameters, noise {variant}: "
               f"{summary([r['variants'][variant]['signed_error_median'] for r in everything])}; Fig. 13 configurations: "
               f"{summary([r['variants'][variant]['signed_error_median'] for r in everything if is_fig13(r)])}")
+    with_a = [r for r in everything if r.get("netgauge_profile")]
+    for variant in VARIANTS:
+        if with_a:
+            print(f"all systems with a Netgauge run ({len(with_a)} points), (a) noise {variant}: "
+                  f"{summary([r['netgauge_profile'][variant]['signed_error_median'] for r in with_a])}; "
+                  f"(b) on the same points, noise {variant}: "
+                  f"{summary([r['variants'][variant]['signed_error_median'] for r in with_a])}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str) + "\n")
     return 0
