@@ -170,3 +170,12 @@ def test_links_are_never_followed(tmp_path: Path) -> None:
     got = list(read_runs(runs))
     assert [g.name.program for g in got if not isinstance(g, str)] == ["binarytreebcast"]
     assert [g for g in got if isinstance(g, str)] == [f"{runs / 'pipelinedring_4_16.csv'}: a link, not read"]
+
+
+def test_a_badly_named_run_is_one_line_naming_where_it_is(tmp_path: Path) -> None:
+    (tmp_path / "nwaydissemination_16.csv").write_bytes(GOOD)
+    (tmp_path / "nwaydissemination_4_16.csv").write_bytes(GOOD)
+    got = list(read_runs(tmp_path))
+    assert [g for g in got if isinstance(g, str)] == [
+        f"{tmp_path / 'nwaydissemination_16.csv'}: not a collective run's name "
+        "(PATTERN[_nocompute][_nbsend|_test]_NODES_SIZE.csv)"]

@@ -56,7 +56,10 @@ def read_runs(source: Path) -> Iterator[MeasuredRun | str]:
             with f.open_lines() as lines:
                 runtimes = artifact_csv.read_runtimes(lines, f.where, name.nodes, name.size)
         except artifact_csv.MeasuredFileError as err:
-            yield str(err) if str(err).startswith(f.where) else f"{f.where}: {err}"
+            text = str(err)
+            if text.startswith(f"{f.name}:"):  # the name's own error: say where the file is instead
+                text = f.where + text[len(f.name):]
+            yield text if text.startswith(f.where) else f"{f.where}: {text}"
             continue
         except UnicodeDecodeError:
             yield f"{f.where}: not text (UTF-8)"
