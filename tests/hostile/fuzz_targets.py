@@ -48,6 +48,7 @@ READER_MODULES = (
     "cloudnoise.measurement.campaign_files", "cloudnoise.report.data", "cloudnoise.sweep.store",
     "cloudnoise.trace.reader", "cloudnoise.trace.convert", "cloudnoise.trace.native_format",
     "cloudnoise.trace.liballprof", "cloudnoise.input_files", "cloudnoise.limits",
+    "cloudnoise.validation.artifact_csv", "cloudnoise.validation.measured_files",
 )
 
 
@@ -441,6 +442,51 @@ def otf2_archive(choices: Choices, workdir: Path) -> str:
     return outcome(lambda: to_schedule(open_trace(root)))
 
 
+MEASURED_RUN_SEEDS = (
+    "#MessageSize Rank0Time(us) Rank1Time(us) Rank2Time(us) Rank3Time(us) \n"
+    "16 4.291534 4.053116 7.867813 5.483627 \n16 9.059906 3.576279 8.821487 4.053116 \n",
+    "#MessageSize Rank0Time(us) Rank1Time(us) \n16384 21.0 20.5 \n16384 22.25 19.0 \n",
+)
+MEASURED_RUN_NAMES = ("nwaydissemination_nocompute_4_16.csv", "pipelinedring_test_2_16384.csv",
+                      "linear_alltoall_4_16.csv", "binomialtreebcast_nbsend_2_16384.csv", "x_4_16.csv")
+
+
+def measured_runs(choices: Choices, workdir: Path) -> str:
+    """Collective runs measured elsewhere (validate --measured): a per-rank CSV
+    in a folder or streamed from a .tar.xz, read and mapped to its schedule."""
+    import io
+    import tarfile
+
+    from cloudnoise.validation.artifact_schedules import UnmappedRun, run_schedule
+    from cloudnoise.validation.measured import read_runs
+
+    root = _fresh(workdir)
+    name = pick(choices, MEASURED_RUN_NAMES)
+    data = file_bytes(choices, MEASURED_RUN_SEEDS)
+    if choices.integer(0, 1):
+        source = root / "run.tar.xz"
+        with tarfile.open(source, "w:xz") as tar:
+            info = tarfile.TarInfo(f"run/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        if choices.integer(0, 2) == 0:  # a cut archive
+            whole = source.read_bytes()
+            source.write_bytes(whole[: choices.integer(0, len(whole))])
+    else:
+        source = root / "run"
+        source.mkdir()
+        (source / name).write_bytes(data)
+
+    def read() -> None:
+        items = list(read_runs(source))
+        for item in items:
+            if isinstance(item, str):
+                raise UnmappedRun(item)
+            run_schedule(item.name)
+
+    return outcome(read)
+
+
 TARGETS: dict[str, Target] = {
     t.name: t
     for t in (
@@ -455,6 +501,7 @@ TARGETS: dict[str, Target] = {
         Target("sweep", sweep_folder, "sweep.json with its results"),
         Target("liballprof", liballprof_trace, "liballprof traces, converted"),
         Target("native-trace", native_trace, "recorded traces (binary rank files), converted"),
+        Target("measured-runs", measured_runs, "collective runs measured elsewhere (validate --measured)"),
     )
 }
 # Targets that read through a C library of someone else's in this process: bench only.
