@@ -146,3 +146,19 @@ def test_no_netgauge_output_at_all(tmp_path):
     (tmp_path / "r" / "notes.txt").write_text("hello\n")
     with pytest.raises(CloudnoiseError, match="no Netgauge output found"):
         import_netgauge(tmp_path / "r", tmp_path / "camp")
+
+
+def test_salvage_imports_what_is_whole_and_says_what_it_dropped(tmp_path):
+    """The artifact has such runs (an AWS bandwidth-noise file cut inside a line, AWS OS-noise
+    files without a detour): --salvage reads them as the authors' scripts did, and says so."""
+    run = write_run(tmp_path / "r")
+    (run / "ng_netnoise_mpi_lat.out").write_text("\n".join(_lines(1000) + _lines(500)) + "\n1\t2.0")
+    (run / "ng_osnoise.out").write_text("# Benchmark Method: selfish\n# Nodename: n\n")
+    with pytest.raises(CloudnoiseError):
+        import_netgauge(run, tmp_path / "strict")
+    result = import_netgauge(run, tmp_path / "camp", salvage=True)
+    assert result.experiments["latency-noise"] == (1000 - WARMUP_DROPPED) + (500 - WARMUP_DROPPED)
+    assert "os-noise" not in result.experiments and not (tmp_path / "camp" / "os-noise").exists()
+    notes = json.loads((tmp_path / "camp" / "metadata.json").read_text())["import"]["salvaged"]
+    assert any("line 1503" in n and "cut short" in n for n in notes)
+    assert any("ng_osnoise.out" in n and "left out" in n for n in notes)

@@ -67,16 +67,19 @@ class PingPongTotals:
     span_ns: int = 0
 
 
-def read(stream: IO[bytes], where: str, totals: PingPongTotals) -> Iterator[PingPongs]:
+def read(stream: IO[bytes], where: str, totals: PingPongTotals,
+         salvaged: list[str] | None = None) -> Iterator[PingPongs]:
     """The kept samples of one file, batch by batch (see the module doc); ``totals``
-    is complete once the iterator is exhausted."""
+    is complete once the iterator is exhausted. ``salvaged``: a file cut short is
+    read as the authors' pandas read it (every whole line, the same index rule),
+    with a note here, instead of refused."""
     index = 0  # samples so far over the whole file, as the authors' pandas index
     clock = 0  # ns: start of the next sample
     run_size = -1  # the current run's size
     run_line = 0
     seen: dict[int, int] = {}  # size -> kept samples so far (the iteration index)
     last_line = 0
-    for batch in batches(stream, where, 2):
+    for batch in batches(stream, where, 2, salvaged=salvaged):
         totals.headers += len(batch.comments)
         n = len(batch.lines)
         if n == 0:
@@ -132,7 +135,11 @@ def read(stream: IO[bytes], where: str, totals: PingPongTotals) -> Iterator[Ping
     totals.span_ns = clock
     if index == 0:
         raise CloudnoiseError(f"{where}: no samples (an empty file, or headers only); the run did not measure this")
-    if index % RUN_LENGTH:
+    if index % RUN_LENGTH and salvaged is not None:
+        salvaged.append(f"{where}: line {last_line}: the file ends {index % RUN_LENGTH} samples into a "
+                        f"{RUN_LENGTH}-sample run (cut short); its samples past the warm-up are kept, as the "
+                        "authors' scripts read them")
+    elif index % RUN_LENGTH:
         raise CloudnoiseError(
             f"{where}: line {last_line}: the file ends {index % RUN_LENGTH} samples into a {RUN_LENGTH}-sample run "
             "(cut short?); use a complete copy of the run")
