@@ -50,6 +50,12 @@ def test_import_keeps_the_authors_samples_and_builds_a_profile(tmp_path, run_cli
     assert built.returncode == 0, built.stderr
     profile = json.loads((tmp_path / "p.json").read_text())
     assert {"latency_noise", "bandwidth_noise", "os_noise", "compute"} <= set(profile)
+    assert "Netgauge's own figures from the same table" in profile["loggops"]["provenance"]["source"]
+    assert "Netgauge's own" in built.stdout and "cloudnoise fit" in built.stdout
+    as_json = run_cli("model", "build", str(camp), "-o", str(tmp_path / "q.json"), "--json")
+    compared = json.loads(as_json.stdout)["compared_with_tool"]
+    # the synthetic table: o_s 0.3 us, o_r 0.4 us, L 1.0 us; Netgauge's L is the one-way 1.7 us
+    assert compared["netgauge"]["L"] == 1700.0 and compared["fit"]["L"] == 1000.0
     rep = run_cli("report", "--campaign", str(camp), "-o", str(tmp_path / "rep"), "--profile", str(tmp_path / "p.json"))
     assert rep.returncode == 0, rep.stderr
     assert (tmp_path / "rep" / "report.html").is_file()

@@ -370,8 +370,10 @@ def import_netgauge(source: str | os.PathLike[str], out: str | os.PathLike[str],
     try:
         importer = _Importer(source, tmp, dict(labels or {}), salvage)
         for m in members(source, _is_output):
+            launches = sum(len(r) for r in importer.runs.values())
             importer.member(m)
-            _release()
+            if sum(len(r) for r in importer.runs.values()) != launches:
+                _release()  # after a file of samples only: a full collection costs tens of ms
         provenance = importer.finish()
         os.chmod(tmp, 0o777 & ~current_umask())
         os.rename(tmp, out)
