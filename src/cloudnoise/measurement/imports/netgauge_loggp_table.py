@@ -119,10 +119,12 @@ def read(stream: IO[bytes], where: str) -> LogGPTable:
         raise CloudnoiseError(f"{where}: no '# size n PRTT(1,0,s) ...' header; not a Netgauge LogGP table")
     size, n = values[:, 0], values[:, 1]
     checks = [
-        ((size < 1) | (size != np.floor(size)), "size is not a whole number of bytes"),
+        ((size < 1) | (size > 2.0**40) | (size != np.floor(size)), "size is not a whole number of bytes up to 1 TiB"),
         (np.concatenate([[False], np.diff(size) <= 0]), "sizes do not increase"),
         ((n < 2) | (n != np.floor(n)) | (n != n[0]), "n is not the same whole number >= 2 on every row"),
         ((values[:, 2:5] <= 0).any(axis=1), "a round trip time is not positive"),
+        ((np.abs(np.nan_to_num(values[:, 2:])) > 1e9).any(axis=1), "a time over 1000 s"),
+        ((n > 1e6), "n over a million messages"),
     ]
     for bad, what in checks:
         if bad.any():

@@ -42,6 +42,7 @@ from cloudnoise.measurement.imports.netgauge_lines import batches
 RUN_LENGTH = 1000  # samples per Netgauge call in the paper's scripts (-c 1000)
 WARMUP_DROPPED = 21  # index % 1000 > 20 keeps samples 21..999 of each run
 MAX_SIZE = 1 << 40
+MAX_HALF_US = 1e9  # a ping-pong of over 1000 s is not a measurement
 
 
 @dataclass
@@ -86,13 +87,14 @@ def read(stream: IO[bytes], where: str, totals: PingPongTotals,
             continue
         last_line = int(batch.lines[-1])
         size_f, half_us = batch.values[:, 0], batch.values[:, 1]
-        size = size_f.astype(np.int64)
-        wrong = (size_f != size) | (size < 1) | (size > MAX_SIZE) | (half_us < 0)
+        bad_size = (size_f < 1) | (size_f > MAX_SIZE) | (size_f != np.floor(size_f))
+        wrong = bad_size | (half_us < 0) | (half_us > MAX_HALF_US)
         if wrong.any():
             i = int(np.flatnonzero(wrong)[0])
-            what = "size" if size_f[i] != size[i] or not 1 <= size[i] <= MAX_SIZE else "time"
+            what = "size" if bad_size[i] else "time"
             raise CloudnoiseError(f"{where}: line {batch.lines[i]}: {what} {batch.values[i, 0 if what == 'size' else 1]!r} "
                                   "is not a Netgauge message size in bytes and RTT/2 in us")
+        size = size_f.astype(np.int64)
         idx = index + np.arange(n, dtype=np.int64)
         pos = idx % RUN_LENGTH
         # each sample's run size: the size of its run's first sample (carried over batches)
