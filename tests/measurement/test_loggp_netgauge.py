@@ -79,3 +79,15 @@ def test_rendezvous_limit_needs_a_lasting_step():
     step = T.copy()
     step[10:] += 5000.0
     assert loggp_netgauge.rendezvous_limit(sizes, step)[0] == int(sizes[10]) - 1
+
+
+def test_a_size_written_twice_keeps_its_last_row_and_a_size_going_down_is_damage():
+    """Netgauge writes a size again with its line refitted (the artifact's March Daint runs)."""
+    lines = loggp_table(**KNOWN, S=8192, rendezvous_ns=2000.0).splitlines()
+    again = " ".join(lines[6].split()[:8] + ["9.999999", "0.000200", "1.0"])
+    table = netgauge_loggp_table.read(io.BytesIO("\n".join(lines[:7] + [again] + lines[7:]).encode() + b"\n"), "t")
+    assert len(table.sizes) == len(lines) - 3 and len(set(table.sizes.tolist())) == len(table.sizes)
+    assert table.columns["g"][3] == pytest.approx(9.999999)
+    down = "\n".join(lines[:7] + [lines[5]] + lines[7:]) + "\n"
+    with pytest.raises(Exception, match="line 8: sizes go down"):
+        netgauge_loggp_table.read(io.BytesIO(down.encode()), "t")
