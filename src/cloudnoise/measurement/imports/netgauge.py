@@ -367,6 +367,9 @@ def import_netgauge(source: str | os.PathLike[str], out: str | os.PathLike[str],
         raise CloudnoiseError(f"{source}: no such Netgauge run folder or .tar.xz")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.import-", dir=out.parent))
+    # what exists now (the interpreter, numpy, pyarrow, scipy) outlives the import: the
+    # collections after each file (_release) then scan only what the import made
+    gc.freeze()
     try:
         importer = _Importer(source, tmp, dict(labels or {}), salvage)
         for m in members(source, _is_output):
@@ -380,6 +383,8 @@ def import_netgauge(source: str | os.PathLike[str], out: str | os.PathLike[str],
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    finally:
+        gc.unfreeze()
     return ImportResult(out, dict(importer.samples), provenance)
 
 
