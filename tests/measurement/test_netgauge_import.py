@@ -168,3 +168,18 @@ def test_salvage_imports_what_is_whole_and_says_what_it_dropped(tmp_path):
     notes = json.loads((tmp_path / "camp" / "metadata.json").read_text())["import"]["salvaged"]
     assert any("line 1503" in n and "cut short" in n for n in notes)
     assert any("ng_osnoise.out" in n and "left out" in n for n in notes)
+
+
+def test_a_link_in_a_run_is_refused(tmp_path):
+    """A run folder is data: it never points elsewhere (a link to /etc/passwd is not read)."""
+    run = write_run(tmp_path / "r")
+    (run / "ng_loggp.out").unlink()
+    (run / "ng_loggp.out").symlink_to("/etc/passwd")
+    with pytest.raises(CloudnoiseError, match="a link"):
+        import_netgauge(run, tmp_path / "camp")
+    tar = tmp_path / "r.tar.xz"
+    with tarfile.open(tar, "w:xz") as t:
+        t.add(run, arcname="r")
+    with pytest.raises(CloudnoiseError, match="a link or special file"):
+        import_netgauge(tar, tmp_path / "camp")
+    assert not (tmp_path / "camp").exists()
