@@ -119,18 +119,22 @@ def test_damaged_input_is_one_line_naming_file_and_line_and_writes_nothing(tmp_p
     assert not out.exists() and list((tmp_path / "out").iterdir()) == []
 
 
-def test_a_directory_where_a_file_is_expected(tmp_path):
-    run = write_run(tmp_path / "r")
-    (run / "ng_loggp.out").unlink()
-    (run / "ng_loggp.out").mkdir()
-    with pytest.raises(CloudnoiseError, match="ng_loggp.out: is a directory"):
+def _refused_as_folder_and_tarball(tmp_path: Path, run: Path, folder_match: str, tar_match: str) -> None:
+    with pytest.raises(CloudnoiseError, match=folder_match):
         import_netgauge(run, tmp_path / "camp")
     tar = tmp_path / "r.tar.xz"
     with tarfile.open(tar, "w:xz") as t:
         t.add(run, arcname="r")
-    with pytest.raises(CloudnoiseError, match="ng_loggp.out: is a directory"):
+    with pytest.raises(CloudnoiseError, match=tar_match):
         import_netgauge(tar, tmp_path / "camp")
     assert not (tmp_path / "camp").exists()
+
+
+def test_a_directory_where_a_file_is_expected(tmp_path):
+    run = write_run(tmp_path / "r")
+    (run / "ng_loggp.out").unlink()
+    (run / "ng_loggp.out").mkdir()
+    _refused_as_folder_and_tarball(tmp_path, run, "ng_loggp.out: is a directory", "ng_loggp.out: is a directory")
 
 
 def test_not_a_tarball_and_an_existing_out(tmp_path, run_cli):
@@ -175,11 +179,4 @@ def test_a_link_in_a_run_is_refused(tmp_path):
     run = write_run(tmp_path / "r")
     (run / "ng_loggp.out").unlink()
     (run / "ng_loggp.out").symlink_to("/etc/passwd")
-    with pytest.raises(CloudnoiseError, match="a link"):
-        import_netgauge(run, tmp_path / "camp")
-    tar = tmp_path / "r.tar.xz"
-    with tarfile.open(tar, "w:xz") as t:
-        t.add(run, arcname="r")
-    with pytest.raises(CloudnoiseError, match="a link or special file"):
-        import_netgauge(tar, tmp_path / "camp")
-    assert not (tmp_path / "camp").exists()
+    _refused_as_folder_and_tarball(tmp_path, run, "a link", "a link or special file")
