@@ -49,6 +49,9 @@ READER_MODULES = (
     "cloudnoise.trace.reader", "cloudnoise.trace.convert", "cloudnoise.trace.native_format",
     "cloudnoise.trace.liballprof", "cloudnoise.input_files", "cloudnoise.limits",
     "cloudnoise.validation.artifact_csv", "cloudnoise.validation.measured_files",
+    "cloudnoise.measurement.imports.netgauge_lines", "cloudnoise.measurement.imports.netgauge_pingpong",
+    "cloudnoise.measurement.imports.netgauge_osnoise", "cloudnoise.measurement.imports.netgauge_loggp_table",
+    "cloudnoise.measurement.imports.netgauge_extras",
 )
 
 
@@ -487,6 +490,45 @@ def measured_runs(choices: Choices, workdir: Path) -> str:
     return outcome(read)
 
 
+NETGAUGE_SEEDS = {
+    "pingpong": ("#size\trtt\n" + "1\t1.430500\n" * 1000, "#size\trtt\n" + "16777216\t1800.537000\n" * 1000
+                 + "#size\trtt\n" + "16777216\t1783.132500\n" * 1000),
+    "osnoise": ("# Benchmark Method: selfish\n# Nodename: nid00460\n# Minimal cycle length [ns]: 237.973277 \n"
+                "# Threshold: [% minimal cycle length]: 900 \n# Time [ns]\tselfish duration [ns]\n0.00\t6675.25\n"
+                "9773.90\t16926.10\n# CPU overhead due to noise: 0.67%\n# Measurement period: 101.52 s\n",),
+    "loggp": ("# size n PRTT(1,0,s) PRTT(n,0,s) PRTT(n,PRTT(1,0,s),s) L o_s o_r g G lsqu(g,G)\n#\n#\n"
+              "1 10 2.622000 15.974000 38.862000 1.311000 1.404667 1.431111 -nan -nan -nan\n"
+              "1025 10 4.529000 19.550000 59.127000 1.311000 1.537444 1.669778 1.483374 0.000181 -nan\n",),
+    "gemm": ("#N\tTIME(s)\tGFLOPs/s\tTHEO_PEAK\n1024\t0.01\t200.0\t300.0\n",),
+    "hoverboard": ("# Hoverboard test (1048576 1 1000000000)\n# time(ns),sleep_time(ns),repetitions\n"
+                   "5685806,1000000000,1\n246763,1000000000,1\n",),
+}
+
+
+def netgauge_file(choices: Choices, workdir: Path) -> str:
+    """A Netgauge output file (ping-pong samples, selfish detours, LogGP table, DGEMM, hoverboard),
+    read by the import's parser for its kind."""
+    import io
+
+    from cloudnoise.measurement.imports import (
+        netgauge_extras,
+        netgauge_loggp_table,
+        netgauge_osnoise,
+        netgauge_pingpong,
+    )
+
+    kind = pick(choices, sorted(NETGAUGE_SEEDS))
+    data = io.BytesIO(file_bytes(choices, NETGAUGE_SEEDS[kind]))
+    read: dict[str, Callable[[], Any]] = {
+        "pingpong": lambda: list(netgauge_pingpong.read(data, "f", netgauge_pingpong.PingPongTotals())),
+        "osnoise": lambda: list(netgauge_osnoise.read(data, "f", [])),
+        "loggp": lambda: netgauge_loggp_table.read(data, "f").records(),
+        "gemm": lambda: netgauge_extras.read_gemm(data, "f"),
+        "hoverboard": lambda: netgauge_extras.read_hoverboard(data, "f"),
+    }
+    return outcome(read[kind])
+
+
 TARGETS: dict[str, Target] = {
     t.name: t
     for t in (
@@ -502,6 +544,7 @@ TARGETS: dict[str, Target] = {
         Target("liballprof", liballprof_trace, "liballprof traces, converted"),
         Target("native-trace", native_trace, "recorded traces (binary rank files), converted"),
         Target("measured-runs", measured_runs, "collective runs measured elsewhere (validate --measured)"),
+        Target("netgauge-file", netgauge_file, "Netgauge output files, by the import's parsers"),
     )
 }
 # Targets that read through a C library of someone else's in this process: bench only.

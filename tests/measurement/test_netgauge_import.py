@@ -50,6 +50,12 @@ def test_import_keeps_the_authors_samples_and_builds_a_profile(tmp_path, run_cli
     assert built.returncode == 0, built.stderr
     profile = json.loads((tmp_path / "p.json").read_text())
     assert {"latency_noise", "bandwidth_noise", "os_noise", "compute"} <= set(profile)
+    assert "Netgauge's own figures from the same table" in profile["loggops"]["provenance"]["source"]
+    assert "Netgauge's own" in built.stdout and "cloudnoise fit" in built.stdout
+    as_json = run_cli("model", "build", str(camp), "-o", str(tmp_path / "q.json"), "--json")
+    compared = json.loads(as_json.stdout)["compared_with_tool"]
+    # the synthetic table: o_s 0.3 us, o_r 0.4 us, L 1.0 us; Netgauge's L is the one-way 1.7 us
+    assert compared["netgauge"]["L"] == 1700.0 and compared["fit"]["L"] == 1000.0
     rep = run_cli("report", "--campaign", str(camp), "-o", str(tmp_path / "rep"), "--profile", str(tmp_path / "p.json"))
     assert rep.returncode == 0, rep.stderr
     assert (tmp_path / "rep" / "report.html").is_file()
@@ -113,18 +119,22 @@ def test_damaged_input_is_one_line_naming_file_and_line_and_writes_nothing(tmp_p
     assert not out.exists() and list((tmp_path / "out").iterdir()) == []
 
 
-def test_a_directory_where_a_file_is_expected(tmp_path):
-    run = write_run(tmp_path / "r")
-    (run / "ng_loggp.out").unlink()
-    (run / "ng_loggp.out").mkdir()
-    with pytest.raises(CloudnoiseError, match="ng_loggp.out: is a directory"):
+def _refused_as_folder_and_tarball(tmp_path: Path, run: Path, folder_match: str, tar_match: str) -> None:
+    with pytest.raises(CloudnoiseError, match=folder_match):
         import_netgauge(run, tmp_path / "camp")
     tar = tmp_path / "r.tar.xz"
     with tarfile.open(tar, "w:xz") as t:
         t.add(run, arcname="r")
-    with pytest.raises(CloudnoiseError, match="ng_loggp.out: is a directory"):
+    with pytest.raises(CloudnoiseError, match=tar_match):
         import_netgauge(tar, tmp_path / "camp")
     assert not (tmp_path / "camp").exists()
+
+
+def test_a_directory_where_a_file_is_expected(tmp_path):
+    run = write_run(tmp_path / "r")
+    (run / "ng_loggp.out").unlink()
+    (run / "ng_loggp.out").mkdir()
+    _refused_as_folder_and_tarball(tmp_path, run, "ng_loggp.out: is a directory", "ng_loggp.out: is a directory")
 
 
 def test_not_a_tarball_and_an_existing_out(tmp_path, run_cli):
@@ -146,3 +156,27 @@ def test_no_netgauge_output_at_all(tmp_path):
     (tmp_path / "r" / "notes.txt").write_text("hello\n")
     with pytest.raises(CloudnoiseError, match="no Netgauge output found"):
         import_netgauge(tmp_path / "r", tmp_path / "camp")
+
+
+def test_salvage_imports_what_is_whole_and_says_what_it_dropped(tmp_path):
+    """The artifact has such runs (an AWS bandwidth-noise file cut inside a line, AWS OS-noise
+    files without a detour): --salvage reads them as the authors' scripts did, and says so."""
+    run = write_run(tmp_path / "r")
+    (run / "ng_netnoise_mpi_lat.out").write_text("\n".join(_lines(1000) + _lines(500)) + "\n1\t2.0")
+    (run / "ng_osnoise.out").write_text("# Benchmark Method: selfish\n# Nodename: n\n")
+    with pytest.raises(CloudnoiseError):
+        import_netgauge(run, tmp_path / "strict")
+    result = import_netgauge(run, tmp_path / "camp", salvage=True)
+    assert result.experiments["latency-noise"] == (1000 - WARMUP_DROPPED) + (500 - WARMUP_DROPPED)
+    assert "os-noise" not in result.experiments and not (tmp_path / "camp" / "os-noise").exists()
+    notes = json.loads((tmp_path / "camp" / "metadata.json").read_text())["import"]["salvaged"]
+    assert any("line 1503" in n and "cut short" in n for n in notes)
+    assert any("ng_osnoise.out" in n and "left out" in n for n in notes)
+
+
+def test_a_link_in_a_run_is_refused(tmp_path):
+    """A run folder is data: it never points elsewhere (a link to /etc/passwd is not read)."""
+    run = write_run(tmp_path / "r")
+    (run / "ng_loggp.out").unlink()
+    (run / "ng_loggp.out").symlink_to("/etc/passwd")
+    _refused_as_folder_and_tarball(tmp_path, run, "a link", "a link or special file")

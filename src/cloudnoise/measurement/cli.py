@@ -154,8 +154,12 @@ def import_() -> None:
 @click.option("--label", "labels", multiple=True,
               help="KEY=VALUE recorded with the campaign: system=, instance=, "
                    "distance=same-rack|different-racks|unknown.")
+@click.option("--salvage", is_flag=True,
+              help="Import what is whole instead of refusing damaged input: a file cut short is read as the "
+                   "authors' scripts read it, a file holding nothing usable is left out; both listed under "
+                   "import.salvaged in metadata.json.")
 @click.option("--json", "as_json", is_flag=True, help="Print what was imported as one JSON object.")
-def import_netgauge_command(source: Path, out: Path, labels: tuple[str, ...], as_json: bool) -> None:
+def import_netgauge_command(source: Path, out: Path, labels: tuple[str, ...], salvage: bool, as_json: bool) -> None:
     """A Netgauge run folder, or its .tar.xz (read without unpacking), as a campaign: latency and
     bandwidth noise, connections, bidirectional, striping, OS noise, the LogGP table and DGEMM
     rates (docs/measure.md, "Importing Netgauge runs")."""
@@ -165,7 +169,7 @@ def import_netgauge_command(source: Path, out: Path, labels: tuple[str, ...], as
     from cloudnoise.measurement.imports.netgauge import import_netgauge
     from cloudnoise.measurement.imports.report import print_import
 
-    result = import_netgauge(source, out, parse_labels(labels))
+    result = import_netgauge(source, out, parse_labels(labels), salvage=salvage)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, default=str))
     else:

@@ -76,8 +76,9 @@ class ImportResult:
 
 
 class _Importer:
-    def __init__(self, source: Path, root: Path, labels: dict[str, str]) -> None:
+    def __init__(self, source: Path, root: Path, labels: dict[str, str], salvage: bool = False) -> None:
         self.source = source
+        self.salvaged: list[str] | None = [] if salvage else None
         self.campaign = Campaign(root)
         self.run = run_name(source)
         self.wall_ns, self.time_note = _start_time(self.run)
@@ -118,7 +119,7 @@ class _Importer:
             writers.append(ChunkWriter(prefix))
             placed.append((experiment, index, prefix, run))
         totals = netgauge_pingpong.PingPongTotals()
-        for batch in netgauge_pingpong.read(member.stream, member.where, totals):
+        for batch in netgauge_pingpong.read(member.stream, member.where, totals, self.salvaged):
             for w in writers:
                 w.add(KIND_RTT, batch.size, MONOTONIC_BASE_NS + batch.start_ns, batch.rtt_ns, batch.seq)
         for experiment, index, prefix, run in placed:
@@ -202,6 +203,27 @@ class _Importer:
     # --- the run ----------------------------------------------------------------------------
 
     def member(self, m: Member) -> None:
+        """Import one file; with salvage, a file that holds nothing usable is left out
+        (its launch undone) and noted, instead of refusing the run."""
+        before = {k: len(v) for k, v in self.runs.items()}
+        try:
+            self._member(m)
+        except CloudnoiseError as err:
+            if self.salvaged is None:
+                raise
+            for experiment, runs in self.runs.items():
+                for index in range(before.get(experiment, 0), len(runs)):
+                    raw = self.campaign.prefix(experiment, index, 0)
+                    for f in raw.parent.glob(raw.name + ".*"):
+                        f.unlink()
+                del runs[before.get(experiment, 0):]
+            for experiment in [k for k, v in self.runs.items() if not v]:
+                del self.runs[experiment]
+                shutil.rmtree(self.campaign.exp_dir(experiment), ignore_errors=True)
+            self.not_imported[m.name] = f"damaged, left out (--salvage): {err}"
+            self.salvaged.append(f"{m.where}: left out ({str(err).split(': ', 1)[-1]})")
+
+    def _member(self, m: Member) -> None:
         name = m.name
         conc = _CONC.match(name)
         if name == "ng_netnoise_mpi_lat.out":
@@ -268,6 +290,7 @@ class _Importer:
             "files": self.files,
             "commands": self.commands,
             "not_imported": self.not_imported,
+            **({"salvaged": self.salvaged} if self.salvaged is not None else {}),
             **self.extras,
         }
         compute = _compute(self.gemm)
@@ -331,8 +354,12 @@ def _compute(gemm: dict[int, list[dict[str, float]]]) -> dict[str, Any] | None:
 
 
 def import_netgauge(source: str | os.PathLike[str], out: str | os.PathLike[str],
-                    labels: dict[str, str] | None = None) -> ImportResult:
-    """Import one Netgauge run folder or ``.tar.xz`` into a new campaign folder ``out``."""
+                    labels: dict[str, str] | None = None, salvage: bool = False) -> ImportResult:
+    """Import one Netgauge run folder or ``.tar.xz`` into a new campaign folder ``out``.
+    ``salvage``: import what is whole instead of refusing damaged input: a file cut short
+    is read as the authors' scripts read it (every whole line), a file that holds nothing
+    usable is left out; each is listed under ``import.salvaged``. Off by default: damaged
+    input is an error."""
     source, out = Path(source), Path(out)
     if out.exists() or out.is_symlink():
         raise CloudnoiseError(f"--out {out}: already exists; an import writes a new campaign folder, choose another")
@@ -340,17 +367,24 @@ def import_netgauge(source: str | os.PathLike[str], out: str | os.PathLike[str],
         raise CloudnoiseError(f"{source}: no such Netgauge run folder or .tar.xz")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.import-", dir=out.parent))
+    # what exists now (the interpreter, numpy, pyarrow, scipy) outlives the import: the
+    # collections after each file (_release) then scan only what the import made
+    gc.freeze()
     try:
-        importer = _Importer(source, tmp, dict(labels or {}))
+        importer = _Importer(source, tmp, dict(labels or {}), salvage)
         for m in members(source, _is_output):
+            launches = sum(len(r) for r in importer.runs.values())
             importer.member(m)
-            _release()
+            if sum(len(r) for r in importer.runs.values()) != launches:
+                _release()  # after a file of samples only: a full collection costs tens of ms
         provenance = importer.finish()
         os.chmod(tmp, 0o777 & ~current_umask())
         os.rename(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    finally:
+        gc.unfreeze()
     return ImportResult(out, dict(importer.samples), provenance)
 
 

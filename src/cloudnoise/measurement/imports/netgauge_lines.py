@@ -38,17 +38,21 @@ class Batch:
 
 
 def batches(stream: IO[bytes], where: str, columns: int, sep: bytes | None = None,
-            nan_ok: tuple[int, ...] = ()) -> Iterator[Batch]:
+            nan_ok: tuple[int, ...] = (), salvaged: list[str] | None = None) -> Iterator[Batch]:
     """The file's number lines, a block at a time (``columns`` numbers each, split at
     ``sep``, whitespace when None). Blank lines are skipped; anything else that is
     not a ``#`` line must be ``columns`` finite numbers (NaN allowed in the ``nan_ok``
-    columns)."""
+    columns). ``salvaged``: where to note a cut-short last line, dropped, instead of
+    refusing the file."""
     lineno = 0
     rest = b""
     while True:
         data = stream.read(BLOCK_BYTES)
         if not data:
-            if rest.strip():
+            if rest.strip() and salvaged is not None:
+                salvaged.append(f"{where}: line {lineno + 1}: the file ends inside a line (cut short); "
+                                "that line is dropped")
+            elif rest.strip():
                 raise CloudnoiseError(f"{where}: line {lineno + 1}: the file ends inside a line (cut short?); "
                                       "use a complete copy of the run")
             return

@@ -13,7 +13,9 @@ receive overhead at size s (timed on the receiver after the message has
 arrived), ``L`` = PRTT(1,0,1) / 2 on every row, and ``g``, ``G`` the least
 squares line (PRTT(n,0,s) - PRTT(1,0,s)) / (n - 1) = g + (s - 1) G over the
 sizes up to s (so NaN on the first row, and the last row's over all sizes),
-``lsqu`` its residual.
+``lsqu`` its residual. Where that residual is large Netgauge writes the size's
+row again with the line refitted (same round trips; seen in the artifact's
+Daint runs of March): the last row of a size stands.
 
 Netgauge's own parameters, as this module reports them: L of the table, o_s
 and o_r of the 1-byte row (LogGP's o is a per-message cost), g and G of the
@@ -119,13 +121,19 @@ def read(stream: IO[bytes], where: str) -> LogGPTable:
         raise CloudnoiseError(f"{where}: no '# size n PRTT(1,0,s) ...' header; not a Netgauge LogGP table")
     size, n = values[:, 0], values[:, 1]
     checks = [
-        ((size < 1) | (size != np.floor(size)), "size is not a whole number of bytes"),
-        (np.concatenate([[False], np.diff(size) <= 0]), "sizes do not increase"),
+        ((size < 1) | (size > 2.0**40) | (size != np.floor(size)), "size is not a whole number of bytes up to 1 TiB"),
+        (np.concatenate([[False], np.diff(size) < 0]), "sizes go down"),
         ((n < 2) | (n != np.floor(n)) | (n != n[0]), "n is not the same whole number >= 2 on every row"),
         ((values[:, 2:5] <= 0).any(axis=1), "a round trip time is not positive"),
+        ((np.abs(values[:, 2:8]) > 1e9).any(axis=1), "a round trip or overhead over 1000 s"),
+        ((n > 1e6), "n over a million messages"),
     ]
     for bad, what in checks:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise CloudnoiseError(f"{where}: line {at[i]}: {what}; the table is damaged")
+    # Netgauge writes a size again when its least-squares residual was large (the same
+    # round trips, the line refitted): the last row of each size stands
+    last = np.append(size[1:] != size[:-1], True)
+    values = values[last]
     return LogGPTable({name: values[:, k] for k, name in enumerate(COLUMNS)}, header)

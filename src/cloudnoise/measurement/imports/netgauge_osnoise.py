@@ -28,6 +28,7 @@ import numpy as np
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.measurement.imports.netgauge_lines import batches
 
+MAX_NS = 3.2e16  # a year: no selfish-detour call runs longer
 _HEADER = re.compile(r"#\s*([^:]+?)\s*:\s*(.*?)\s*$")
 
 
@@ -53,7 +54,7 @@ class NoiseRun:
     def period_ns(self) -> float | None:
         text = self.facts.get("Measurement period")
         value = _number(text.split()[0]) if text else float("nan")
-        return value * 1e9 if np.isfinite(value) else None
+        return value * 1e9 if np.isfinite(value) and 0 <= value * 1e9 <= MAX_NS else None
 
     @property
     def span_ns(self) -> float:
@@ -108,11 +109,12 @@ def read(stream: IO[bytes], where: str, runs: list[NoiseRun]) -> Iterator[Detour
                                           "'# Benchmark Method' header; is this ng_osnoise.out?")
                 start, dur = values[cursor:upto, 0], values[cursor:upto, 1]
                 lines = batch.lines[cursor:upto]
-                back = np.flatnonzero((np.diff(np.concatenate([[previous_start], start])) < 0) | (dur < 0))
+                back = np.flatnonzero((np.diff(np.concatenate([[previous_start], start])) < 0) | (dur < 0)
+                                      | (start > MAX_NS) | (dur > MAX_NS))
                 if len(back):
                     k = int(back[0])
                     raise CloudnoiseError(f"{where}: line {lines[k]}: a detour that starts before the one above "
-                                          "it or lasts a negative time; the file is damaged")
+                                          "it, lasts a negative time, or lies beyond a year; the file is damaged")
                 previous_start = float(start[-1])
                 current.detours += len(start)
                 current.last_end_ns = max(current.last_end_ns, float((start + dur).max()))

@@ -42,6 +42,7 @@ from cloudnoise.measurement.imports.netgauge_lines import batches
 RUN_LENGTH = 1000  # samples per Netgauge call in the paper's scripts (-c 1000)
 WARMUP_DROPPED = 21  # index % 1000 > 20 keeps samples 21..999 of each run
 MAX_SIZE = 1 << 40
+MAX_HALF_US = 1e9  # a ping-pong of over 1000 s is not a measurement
 
 
 @dataclass
@@ -67,29 +68,33 @@ class PingPongTotals:
     span_ns: int = 0
 
 
-def read(stream: IO[bytes], where: str, totals: PingPongTotals) -> Iterator[PingPongs]:
+def read(stream: IO[bytes], where: str, totals: PingPongTotals,
+         salvaged: list[str] | None = None) -> Iterator[PingPongs]:
     """The kept samples of one file, batch by batch (see the module doc); ``totals``
-    is complete once the iterator is exhausted."""
+    is complete once the iterator is exhausted. ``salvaged``: a file cut short is
+    read as the authors' pandas read it (every whole line, the same index rule),
+    with a note here, instead of refused."""
     index = 0  # samples so far over the whole file, as the authors' pandas index
     clock = 0  # ns: start of the next sample
     run_size = -1  # the current run's size
     run_line = 0
     seen: dict[int, int] = {}  # size -> kept samples so far (the iteration index)
     last_line = 0
-    for batch in batches(stream, where, 2):
+    for batch in batches(stream, where, 2, salvaged=salvaged):
         totals.headers += len(batch.comments)
         n = len(batch.lines)
         if n == 0:
             continue
         last_line = int(batch.lines[-1])
         size_f, half_us = batch.values[:, 0], batch.values[:, 1]
-        size = size_f.astype(np.int64)
-        wrong = (size_f != size) | (size < 1) | (size > MAX_SIZE) | (half_us < 0)
+        bad_size = (size_f < 1) | (size_f > MAX_SIZE) | (size_f != np.floor(size_f))
+        wrong = bad_size | (half_us < 0) | (half_us > MAX_HALF_US)
         if wrong.any():
             i = int(np.flatnonzero(wrong)[0])
-            what = "size" if size_f[i] != size[i] or not 1 <= size[i] <= MAX_SIZE else "time"
+            what = "size" if bad_size[i] else "time"
             raise CloudnoiseError(f"{where}: line {batch.lines[i]}: {what} {batch.values[i, 0 if what == 'size' else 1]!r} "
                                   "is not a Netgauge message size in bytes and RTT/2 in us")
+        size = size_f.astype(np.int64)
         idx = index + np.arange(n, dtype=np.int64)
         pos = idx % RUN_LENGTH
         # each sample's run size: the size of its run's first sample (carried over batches)
@@ -132,7 +137,11 @@ def read(stream: IO[bytes], where: str, totals: PingPongTotals) -> Iterator[Ping
     totals.span_ns = clock
     if index == 0:
         raise CloudnoiseError(f"{where}: no samples (an empty file, or headers only); the run did not measure this")
-    if index % RUN_LENGTH:
+    if index % RUN_LENGTH and salvaged is not None:
+        salvaged.append(f"{where}: line {last_line}: the file ends {index % RUN_LENGTH} samples into a "
+                        f"{RUN_LENGTH}-sample run (cut short); its samples past the warm-up are kept, as the "
+                        "authors' scripts read them")
+    elif index % RUN_LENGTH:
         raise CloudnoiseError(
             f"{where}: line {last_line}: the file ends {index % RUN_LENGTH} samples into a {RUN_LENGTH}-sample run "
             "(cut short?); use a complete copy of the run")

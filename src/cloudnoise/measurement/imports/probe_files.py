@@ -22,7 +22,7 @@ from cloudnoise.measurement.chunks import HEADER, MAGIC, NARROW, WIDE, chunk_pat
 from cloudnoise.measurement.samples import RECORD
 
 U32 = 0xFFFFFFFF
-CHUNK_SAMPLES = 1 << 20  # samples per chunk file, as the probes cut them
+CHUNK_SAMPLES = 1 << 18  # samples per chunk file: what one conversion holds in memory (the probes cut 1 << 20)
 
 
 def write_info(prefix: Path, rank: int, facts: dict[str, object]) -> None:

@@ -26,4 +26,6 @@ def print_import(result: ImportResult) -> None:
     console.print(f"# warm-up: {p.get('warmup')}")
     for name, why in sorted((p.get("not_imported") or {}).items()):
         console.print(f"# not imported: {name}: {why}")
+    for note in p.get("salvaged") or []:
+        console.print(f"# salvaged: {note}")
     console.print(f"# campaign in {result.campaign}")
