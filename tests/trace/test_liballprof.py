@@ -34,13 +34,13 @@ MPI_Finalize:1000300.000000:-
 """
 RANK1 = """# htor's PMPI Tracer 1.0 Output File
 
-MPI_Init:-:140737488343500:140737488344604:2000000.000000
-MPI_Recv:2000005.000000:11017376:4:2,4,4:0:9:0,1,2:140737488340112:2000015.000000
-MPI_Isend:2000020.000000:6610400:2:11,8,8:0:3:0,1,2:7000004:2000021.000000
-MPI_Wait:2000030.000000:7000004:7000200:2000031.000000
-MPI_Allreduce:2000100.000000:140737488342264:140737488341160:1:11,8,8:3:0,1,2:2000110.000000
-MPI_Barrier:2000200.000000:0,1,2:2000205.000000
-MPI_Finalize:2000250.000000:-
+MPI_Init:-:140737488343500:140737488344604:1000000.000000
+MPI_Recv:1000005.000000:11017376:4:2,4,4:0:9:0,1,2:140737488340112:1000015.000000
+MPI_Isend:1000020.000000:6610400:2:11,8,8:0:3:0,1,2:7000004:1000021.000000
+MPI_Wait:1000030.000000:7000004:7000200:1000031.000000
+MPI_Allreduce:1000100.000000:140737488342264:140737488341160:1:11,8,8:3:0,1,2:1000110.000000
+MPI_Barrier:1000200.000000:0,1,2:1000205.000000
+MPI_Finalize:1000250.000000:-
 """
 
 
@@ -92,8 +92,8 @@ def test_damaged_lines_are_one_line_errors(tmp_path: Path) -> None:
     cut = RANK1.split("MPI_Barrier")[0]
     with pytest.raises(CloudnoiseError, match="rank 1: the trace ends after call 4 without MPI_Finalize"):
         to_schedule(open_trace(write(tmp_path / "b", [RANK0, cut])))
-    sub = RANK0.replace("MPI_Barrier:1000200.000000:0,0,2:", "MPI_Barrier:1000200.000000:5,0,1:")
-    with pytest.raises(CloudnoiseError, match="does not record who is in a communicator"):
+    sub = RANK0.replace("MPI_Barrier:1000200.000000:0,0,2:", "MPI_Barrier:1000200.000000:5,0,3:")
+    with pytest.raises(CloudnoiseError, match=r"call 6: MPI_Barrier on a communicator of 3 ranks \(handle 5\) that was never created"):
         list(open_trace(write(tmp_path / "c", [sub, RANK1])).calls(0))
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "pmpi-trace-rank-1.txt").write_text(RANK1)
