@@ -69,6 +69,11 @@ def _summary_lines(doc: dict[str, Any]) -> list[str]:
     lines.append(f"calls: {top}")
     if doc.get("extrapolated"):
         lines.append(f"note: {doc['extrapolated']}")
+    if doc.get("why_replicated"):
+        lines.append(f"  (not extrapolated as a regular SPMD program: {doc['why_replicated']})")
+    if doc.get("unsupported"):
+        lines.append("counted as compute, not understood: "
+                     + ", ".join(f"{k} x{v:,}" for k, v in sorted(doc["unsupported"].items())))
     for w in doc["warnings"]:
         lines.append(f"warning: {w}")
     return lines
@@ -195,9 +200,7 @@ def convert_cmd(trace_dir: Path, out: Path, ranks: int | None, algorithms: str, 
     result = to_goal(trace_, out, ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported))
     doc = {"out": str(out), **result.to_dict()}
     if trace_.format == "extrapolated":
-        from cloudnoise.trace.extrapolate import LABEL
-
-        doc["extrapolated"] = LABEL
+        doc["extrapolated"] = trace_.label
         doc["recorded_runtime_ns"] = None
     _emit(doc, as_json, [f"wrote {out}"] + _summary_lines(doc))
 
@@ -224,15 +227,17 @@ def extrapolate_cmd(trace_dir: Path, ranks: int, out: Path, algorithms: str, com
     """
     from cloudnoise.trace.collectives import parse_algorithms
     from cloudnoise.trace.convert import ConvertOptions, to_goal
-    from cloudnoise.trace.extrapolate import LABEL, ExtrapolatedTrace
+    from cloudnoise.trace.extrapolate import extrapolated
     from cloudnoise.trace.reader import open_trace
 
     base = open_trace(trace_dir)
     if ranks == base.num_ranks:
         raise CloudnoiseError(f"{trace_dir} already has {ranks} ranks; use `cloudnoise trace convert`")
-    ext = ExtrapolatedTrace(base, ranks)
+    ext = extrapolated(base, ranks)
     result = to_goal(ext, out, ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported))
-    doc = {"out": str(out), **result.to_dict(), "extrapolated": LABEL, "traced_ranks": base.num_ranks,
+    doc = {"out": str(out), **result.to_dict(), "extrapolated": ext.label, "traced_ranks": base.num_ranks,
            "grid": list(ext.grid_dims) or None}
+    if getattr(ext, "why", None):
+        doc["why_replicated"] = ext.why
     doc["recorded_runtime_ns"] = None
     _emit(doc, as_json, [f"wrote {out}: {ranks} ranks from {base.num_ranks} traced"] + _summary_lines(doc))

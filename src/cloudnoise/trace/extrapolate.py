@@ -68,10 +68,25 @@ class PeerRule:
         return rank_of(c, dims)
 
 
+def extrapolated(trace: TraceReader, ranks: int) -> Any:
+    """The N-rank program a P-rank trace stands for: as a regular SPMD
+    program where it is one, else by replication (`replicate`, N a multiple
+    of P). Either way a TraceReader whose `label` says which approximation."""
+    if ranks < 1 or ranks > 2**31 - 1:
+        raise CloudnoiseError(f"--ranks must be between 1 and 2147483647, got {ranks}")
+    try:
+        return ExtrapolatedTrace(trace, ranks)
+    except CloudnoiseError as err:
+        from cloudnoise.trace.replicate import ReplicatedTrace
+
+        return ReplicatedTrace(trace, ranks, str(err))
+
+
 class ExtrapolatedTrace:
     """The N-rank program a regular P-rank trace stands for (a TraceReader)."""
 
     format = "extrapolated"
+    label = LABEL
 
     def __init__(self, trace: TraceReader, ranks: int) -> None:
         if ranks < 1 or ranks > 2**31 - 1:
