@@ -46,17 +46,19 @@ of its array, Waitsome all of them).
 
 from __future__ import annotations
 
+import gzip
 import math
 import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.trace.events import ANY, PROC_NULL, Call, CommInfo
 from cloudnoise.trace.liballprof_comms import CREATORS, LOCAL_CREATORS, CommTable, scan_communicators
 
-RANK_FILE = re.compile(r"^(.*?)(\d+)\.(txt|dat)$")
+RANK_FILE = re.compile(r"^(.*?)(\d+)\.(txt|dat)(\.gz)?$")
 # MPICH's handle of MPI_COMM_WORLD (C and Fortran): MPICH swaps Open MPI's
 # values of MPI_ANY_SOURCE (-2 there) and MPI_PROC_NULL (-1 there).
 MPICH_WORLD = 0x44000000
@@ -173,10 +175,21 @@ def find_rank_files(folder: Path) -> dict[int, Path]:
             groups.setdefault(m.group(1) + "|" + m.group(3), {})[int(m.group(2))] = p
     for files in sorted(groups.values(), key=len, reverse=True):
         if 0 in files:
-            head = files[0].open("rb").read(200)
-            if head.startswith(b"#") or b":" in head:
+            try:
+                with _open(files[0]) as f:
+                    head = f.read(200)
+            except (OSError, EOFError, zlib.error):
+                continue
+            if head.startswith("#") or ":" in head:
                 return files
     return {}
+
+
+def _open(path: Path) -> IO[str]:
+    """A rank file as text (gzip-compressed when it ends in .gz)."""
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rt", errors="replace")
+    return path.open("r", errors="replace")
 
 
 def _us(text: str, where: str) -> float:
@@ -210,8 +223,11 @@ class LiballprofTrace:
 
     format = "liballprof"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, align_clocks: bool = True) -> None:
+        """`align_clocks=False` starts every rank at its own MPI_Init exit, ignoring
+        the clockdiff (Schedgen's time base; for comparisons only)."""
         self.path = Path(path)
+        self.align_clocks = align_clocks
         self.files = find_rank_files(self.path)
         if not self.files:
             raise CloudnoiseError(f"{self.path}: no liballprof rank files (NAME-rank-N.txt)")
@@ -225,12 +241,19 @@ class LiballprofTrace:
         init_end = [self._start(r) for r in range(self.num_ranks)]
         # the run's origin: the earliest MPI_Init exit, every clock corrected to rank 0's
         self.origin_us = min(t + d for t, d in zip(init_end, self.clockdiff_us))
+        self.init_end_us = init_end
         self._comms: CommTable | None = None
 
     def _start(self, rank: int) -> float:
         """Reads rank's header (its clockdiff) up to its MPI_Init line; returns MPI_Init's exit time."""
         path = self.files[rank]
-        with path.open("r", errors="replace") as f:
+        try:
+            return self._init_exit(path, rank)
+        except (OSError, EOFError, zlib.error) as err:
+            raise CloudnoiseError(f"{path}: rank {rank}: cannot read its header ({err}); the file is damaged") from None
+
+    def _init_exit(self, path: Path, rank: int) -> float:
+        with _open(path) as f:
             for lineno, line in enumerate(f, 1):
                 if line.startswith("#"):
                     diff = _clockdiff_us(line)
@@ -257,7 +280,7 @@ class LiballprofTrace:
 
     def describe(self) -> dict[str, Any]:
         header = []
-        with self.files[0].open("r", errors="replace") as f:
+        with _open(self.files[0]) as f:
             for line in f:
                 if not line.startswith("#"):
                     break
@@ -269,22 +292,27 @@ class LiballprofTrace:
         """(line number, call index, fields) of each call line of a rank, in order."""
         path = self.files[rank]
         index = 0
-        with path.open("r", errors="replace") as f:
-            for lineno, line in enumerate(f, 1):
-                if line[:1] == "#":
-                    continue
-                line = line.strip()
-                if not line:
-                    continue
-                yield lineno, index, line.split(":")
-                index += 1
+        lineno = 0
+        try:
+            with _open(path) as f:
+                for lineno, line in enumerate(f, 1):
+                    if line[:1] == "#":
+                        continue
+                    line = line.strip()
+                    if not line:
+                        continue
+                    yield lineno, index, line.split(":")
+                    index += 1
+        except (OSError, EOFError, zlib.error) as err:
+            raise CloudnoiseError(f"{path}: rank {rank}: cannot read after line {lineno} ({err}); the file is damaged "
+                                  "or cut short") from None
 
     def calls(self, rank: int) -> Iterator[Call]:
         path = self.files[rank]
         table = self.comms
         rank_comms = table.for_rank(rank)
         mpich = table.mpich
-        offset = self.origin_us - self.clockdiff_us[rank]
+        offset = self.origin_us - self.clockdiff_us[rank] if self.align_clocks else self.init_end_us[rank]
         pending: set[int] = set()
         finalized = False
         index = -1
