@@ -12,7 +12,7 @@ import pytest
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.schedules.patterns import schedule_goal_text
 from cloudnoise.simulation.api import simulate
-from cloudnoise.trace.convert import to_schedule
+from cloudnoise.trace.convert import ConvertOptions, to_schedule
 from cloudnoise.trace.reader import open_trace
 
 # Rank 0 sends 4 ints (16 B) to rank 1 with tag 9, then receives 2 doubles
@@ -108,3 +108,54 @@ def test_unknown_call_is_reported(tmp_path: Path) -> None:
                         "MPI_Barrier:1000200.000000:0,0,2:1000205.000000\nMPI_Win_fence:1000206.000000:0:77:1000207.000000\n")
     with pytest.raises(CloudnoiseError, match=r"call 7 \(MPI_Win_fence\).*--allow-unsupported"):
         to_schedule(open_trace(write(tmp_path / "lap", [odd, RANK1])))
+
+
+def _pingpong(start_us: float, variant: str = "collprof", skew_us: float = 0.0, extra: bool = False) -> list[str]:
+    """Two ranks exchange 8 doubles; rank 1's clock runs skew_us ahead of rank 0's (its clockdiff says so)."""
+    from liballprof_writer import RankWriter
+
+    texts = []
+    for r in range(2):
+        w = RankWriter(r, 2, variant=variant, start_us=start_us + (skew_us if r else 0.0) + 3.0 * r,
+                       clockdiff_us=-skew_us if r else 0.0)
+        if extra:
+            # calls real tracers emit that move no data, and one the reader does not know
+            w.call("MPI_Errhandler_create", 4198400, 140737488343200)
+            w.call("MPI_Errhandler_set", w.world, 1)
+            w.call("MPI_Attr_get", w.world, 1, 140737488343100, 140737488343104)
+            w.call("MPI_Wtime")
+            w.call("MPI_Type_vector", 4, 1, 8, "11,8,8", 140737488343000)
+            w.call("MPI_Type_commit", 140737488343000)
+            w.call("MPI_Win_fence", 0, 77)
+            w.call("MPI_Win_fence", 0, 77)
+        if r == 0:
+            w.send(8, 1, 4, w.world)
+            w.recv(8, 1, 5, w.world)
+        else:
+            w.recv(8, 0, 4, w.world)
+            w.send(8, 0, 5, w.world)
+        texts.append(w.finalize())
+    return texts
+
+
+@pytest.mark.parametrize("variant", ["collprof", "htor"])
+def test_absolute_and_relative_times_convert_alike(tmp_path: Path, variant: str) -> None:
+    """Wall-clock microseconds (as real tracers stamp) and times near 0 give the same schedule; a rank
+    whose clock runs ahead is brought back by its header's clockdiff (us for collprof, s for htor's)."""
+    absolute = to_schedule(open_trace(write(tmp_path / "a", _pingpong(1237666046950106.0, variant))))
+    relative = to_schedule(open_trace(write(tmp_path / "r", _pingpong(1000.0, variant))))
+    skewed = to_schedule(open_trace(write(tmp_path / "s", _pingpong(1237666046950106.0, variant, skew_us=2500.0))))
+    texts = [schedule_goal_text(s) for s, _ in (absolute, relative, skewed)]
+    assert texts[0] == texts[1] == texts[2]
+    assert absolute[1].finalize_ns == relative[1].finalize_ns == skewed[1].finalize_ns
+    # rank 1 left MPI_Init 3 us after rank 0: that is its first calc (3 us + the writer's 10 us gap)
+    assert texts[0].split("rank 1 {\n")[1].split("\n")[0].endswith(": calc 13000")
+
+
+def test_calls_that_move_no_data_are_compute_and_unknown_ones_are_named(tmp_path: Path) -> None:
+    folder = write(tmp_path / "x", _pingpong(1237666046950106.0, extra=True))
+    with pytest.raises(CloudnoiseError, match=r"call 7 \(MPI_Win_fence\): MPI_Win_fence was recorded but cannot be converted.*--allow-unsupported"):
+        to_schedule(open_trace(folder))
+    _, conv = to_schedule(open_trace(folder), ConvertOptions(allow_unsupported=True))
+    assert dict(conv.unsupported) == {"MPI_Win_fence": 4}
+    assert conv.calls_by_name["MPI_Errhandler_set"] == 2 and conv.calls_by_name["MPI_Type_commit"] == 2
