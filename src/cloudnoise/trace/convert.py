@@ -244,6 +244,7 @@ class _RankConverter:
         self.persistent: dict[int, Call] = {}
         self.call: Call | None = None
         self.folded_tags = False
+        self.tag_base: dict[tuple, int] = {}  # communicator key -> its code in a message tag
 
     # -- errors
     def fail(self, what: str, todo: str) -> CloudnoiseError:
@@ -276,14 +277,25 @@ class _RankConverter:
                 f"rank {self.rank}: message tags above {1 << TAG_BITS} are folded to their low 24 bits; "
                 "messages whose tags differ only above that could match each other in the simulation"
             )
-        return (comm_code(info.key) << TAG_BITS) | (tag & ((1 << TAG_BITS) - 1))
+        base = self.tag_base.get(info.key)
+        if base is None:
+            base = self.tag_base[info.key] = comm_code(info.key) << TAG_BITS
+        return base | (tag & ((1 << TAG_BITS) - 1))
 
     def compute_until(self, t_ns: int) -> None:
         gap = t_ns - self.last_exit
         if gap > 0:
-            ns = max(1, round(gap * self.opt.compute_scale))
-            c = self.ops.op(CALC, ns * 1000, 0, 0)
-            self.ops.wait(c, self.cur)
+            ns = round(gap * self.opt.compute_scale) or 1
+            ops = self.ops
+            ops.kinds.append(CALC)
+            ops.amounts.append(ns * 1000)
+            ops.peers.append(0)
+            ops.tags.append(0)
+            c = len(ops.kinds) - 1
+            if self.cur is not None:
+                ops.efrom.append(c)
+                ops.eto.append(self.cur)
+                ops.estart.append(0)
             self.cur = c
             self.compute_ns += ns
 
@@ -493,8 +505,10 @@ class _RankConverter:
                     self.cur = exit_op
             else:
                 raise self.fail(f"unknown call kind {kind!r}", "this is a bug in the reader: report it")
-            self.mpi_ns += max(0, c.t_exit_ns - c.t_entry_ns)
-            self.last_exit = max(self.last_exit, c.t_exit_ns)
+            if c.t_exit_ns > c.t_entry_ns:
+                self.mpi_ns += c.t_exit_ns - c.t_entry_ns
+            if c.t_exit_ns > self.last_exit:
+                self.last_exit = c.t_exit_ns
         self.call = None
         if self.finalize_ns is None:
             raise self.fail("the trace has no MPI_Finalize", "the application did not finish: record a run that reaches MPI_Finalize")

@@ -56,7 +56,7 @@ from typing import IO, Any
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.trace.events import ANY, PROC_NULL, Call, CommInfo
-from cloudnoise.trace.liballprof_comms import CREATORS, LOCAL_CREATORS, CommTable, scan_communicators
+from cloudnoise.trace.liballprof_comms import CREATORS, LOCAL_CREATORS, CommError, CommTable, scan_communicators
 
 RANK_FILE = re.compile(r"^(.*?)(\d+)\.(txt|dat)(\.gz)?$")
 # MPICH's handle of MPI_COMM_WORLD (C and Fortran): MPICH swaps Open MPI's
@@ -159,6 +159,15 @@ COMM_FIELD.update({name: 2 for name in (
     "MPI_Errhandler_get", "MPI_Cart_coords", "MPI_Cart_rank", "MPI_Cart_shift", "MPI_Cart_get", "MPI_Cartdim_get",
     "MPI_Topo_test", "MPI_Comm_get_name", "MPI_Comm_set_name", "MPI_Comm_test_inter", "MPI_Cart_map",
 )})
+
+
+# The point-to-point calls read on the fast path: (fields, kind, count, type, peer, tag, comm, request or 0)
+P2P_FIELDS: dict[str, tuple[int, str, int, int, int, int, int, int]] = {
+    name: (NFIELDS[name], KIND[name], POSITIONS[name]["count"], POSITIONS[name]["type"], POSITIONS[name]["peer"],
+           POSITIONS[name]["tag"], POSITIONS[name]["comm"], POSITIONS[name].get("request", 0))
+    for name in SIGNATURES if KIND.get(name) in ("send", "recv", "isend", "irecv")
+}
+UNKNOWN_STATUS = (ANY, ANY, 0)  # liballprof does not record what arrived: the posted values are used
 
 
 def is_local(name: str) -> bool:
@@ -309,66 +318,103 @@ class LiballprofTrace:
 
     def calls(self, rank: int) -> Iterator[Call]:
         path = self.files[rank]
-        table = self.comms
-        rank_comms = table.for_rank(rank)
-        mpich = table.mpich
+        rank_comms = self.comms.for_rank(rank)
+        mpich = self.comms.mpich
         offset = self.origin_us - self.clockdiff_us[rank] if self.align_clocks else self.init_end_us[rank]
         pending: set[int] = set()
         finalized = False
         index = -1
+        lineno = 0
         dtype: dict[str, int] = {}
-        for lineno, index, fields in self.lines(rank):
-            name = fields[0]
-            where = f"{path}:{lineno}: rank {rank}, call {index}"
-            if len(fields) < 3 or not name.startswith("MPI_"):
-                raise CloudnoiseError(f"{where}: not a liballprof call line; the file is damaged or not a liballprof trace")
-            rank_comms.at(index)
-            if index == 0:
-                if name not in ("MPI_Init", "MPI_Init_thread"):
-                    raise CloudnoiseError(f"{where}: {name} before MPI_Init; the file is damaged")
-                t = round((_us(fields[-1], where) - offset) * 1000)
-                yield Call(0, name, "init", t, t)
-                continue
-            try:
-                t0 = round((float(fields[1]) - offset) * 1000)
-                t1 = t0 if fields[-1] == "-" else round((float(fields[-1]) - offset) * 1000)
-                if not (-MAX_US * 1000 < t0 <= t1 < MAX_US * 1000):
-                    raise ValueError
-            except (ValueError, OverflowError):
-                bad = fields[1] if not _finite(fields[1]) or fields[-1] == "-" else fields[-1]
-                _us(bad, where)
-                raise CloudnoiseError(
-                    f"{where}: times {fields[1]!r} to {fields[-1]!r} are not a call of this run (more than three years "
-                    "from its start, or ending before they begin); the file is damaged"
-                ) from None
-            if name == "MPI_Finalize":
-                finalized = True
-                yield Call(index, name, "finalize", t0, t0)
-                continue
-            kind = KIND.get(name) or ("coll" if name in SIGNATURES else None)
-            if kind is None:
-                yield Call(index, name, "local" if is_local(name) else "unsupported", t0, t1)
-                continue
-            if len(fields) != NFIELDS[name]:
-                raise CloudnoiseError(f"{where}: {name} has {len(fields) - 3} arguments, liballprof writes "
-                                      f"{NFIELDS[name] - 3}; the file is damaged")
-            try:
-                yield self._call(name, kind, index, t0, t1, fields, pending, rank_comms, dtype, mpich, where)
-            except (ValueError, IndexError):
-                raise CloudnoiseError(f"{where}: {name}: an argument is malformed ({':'.join(fields[2:-1])[:80]!r}); "
-                                      "the file is damaged") from None
+        comm_id = rank_comms.id_of
+        kinds = KIND
+        fast = P2P_FIELDS
+        limit = MAX_US * 1000
+        try:
+            for lineno, index, fields in self.lines(rank):
+                name = fields[0]
+                if index == rank_comms.next_at:
+                    rank_comms.at(index)
+                try:
+                    t0 = round((float(fields[1]) - offset) * 1000)
+                    end = fields[-1]
+                    t1 = t0 if end == "-" else round((float(end) - offset) * 1000)
+                    if not (-limit < t0 <= t1 < limit):
+                        raise ValueError
+                except (ValueError, OverflowError, IndexError):
+                    if index == 0 and len(fields) > 2:
+                        t0 = t1 = round((_us(fields[-1], _where(path, lineno, rank, index)) - offset) * 1000)
+                    else:
+                        self._bad_times(fields, _where(path, lineno, rank, index))
+                if index == 0:
+                    if name not in ("MPI_Init", "MPI_Init_thread"):
+                        raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {name[:40]} before MPI_Init; the file is damaged")
+                    yield Call(0, name, "init", t1, t1)
+                    continue
+                pos = fast.get(name)
+                if pos is not None and len(fields) == pos[0]:
+                    # the bulk of a trace: point-to-point calls on the fast path
+                    _, kind, icount, itype, ipeer, itag, icomm, ireq = pos
+                    size = dtype.get(fields[itype])
+                    if size is None:
+                        size = _size(fields[itype], dtype)
+                    peer = int(fields[ipeer])
+                    if mpich and peer < 0:
+                        peer = _peer(peer, True)
+                    c = Call(index, name, kind, t0, t1, comm_id(fields[icomm], name), peer, int(fields[itag]),
+                             int(fields[icount]) * size)
+                    if ireq:
+                        c.request = req = int(fields[ireq])
+                        pending.add(req)
+                    elif kind == "recv":
+                        c.status = UNKNOWN_STATUS
+                    yield c
+                    continue
+                if len(fields) < 3 or not name.startswith("MPI_"):
+                    raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: not a liballprof call line; the file is "
+                                          "damaged or not a liballprof trace")
+                if name == "MPI_Finalize":
+                    finalized = True
+                    yield Call(index, name, "finalize", t0, t0)
+                    continue
+                kind = kinds.get(name) or ("coll" if name in SIGNATURES else None)
+                if kind is None:
+                    yield Call(index, name, "local" if is_local(name) else "unsupported", t0, t1)
+                    continue
+                if len(fields) != NFIELDS[name]:
+                    raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {name} has {len(fields) - 3} arguments, "
+                                          f"liballprof writes {NFIELDS[name] - 3}; the file is damaged")
+                yield self._call(name, kind, index, t0, t1, fields, pending, rank_comms, dtype, mpich)
+        except (ValueError, IndexError):
+            raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {fields[0][:40]}: an argument is malformed "
+                                  f"({':'.join(fields[2:-1])[:80]!r}); the file is damaged") from None
+        except CommError as err:
+            why = rank_comms.origin(index) if err.handle is not None else ""
+            raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {err}{why}") from None
         if not finalized:
             raise CloudnoiseError(
                 f"{path}: rank {rank}: the trace ends after call {index} without MPI_Finalize (the application stopped "
                 "early or the file was cut short); trace the run again"
             )
 
+    @staticmethod
+    def _bad_times(fields: list[str], where: str) -> None:
+        if len(fields) < 3:
+            raise CloudnoiseError(f"{where}: not a liballprof call line; the file is damaged or not a liballprof trace")
+        for text in (fields[1], fields[-1]):
+            if text != "-":
+                _us(text, where)
+        raise CloudnoiseError(
+            f"{where}: times {fields[1]!r} to {fields[-1]!r} are not a call of this run (more than three years "
+            "from its start, or ending before they begin); the file is damaged"
+        )
+
     def _call(self, name: str, kind: str, index: int, t0: int, t1: int, f: list[str], pending: set[int],
-              comms: Any, dtype: dict[str, int], mpich: bool, where: str) -> Call:
+              comms: Any, dtype: dict[str, int], mpich: bool) -> Call:
         pos = POSITIONS[name]
         c = Call(index, name, kind, t0, t1)
         if "comm" in pos:
-            c.comm = comms.id_of(f[pos["comm"]], where, name)
+            c.comm = comms.id_of(f[pos["comm"]], name)
         if kind == "comm_create":
             c.comm_info = comms.created(index)
             return c
@@ -424,11 +470,8 @@ class LiballprofTrace:
         return c
 
 
-def _finite(text: str) -> bool:
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False
+def _where(path: Path, lineno: int, rank: int, index: int) -> str:
+    return f"{path}:{lineno}: rank {rank}, call {index}"
 
 
 def _peer(value: int, mpich: bool) -> int:

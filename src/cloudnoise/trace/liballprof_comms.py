@@ -55,6 +55,15 @@ LOCAL_CREATORS = {
 WORLD, SELF = 0, 1
 
 
+class CommError(CloudnoiseError):
+    """A call on a communicator the trace does not place (the reader adds where, and
+    for a handle never created, what may have made it: `RankComms.origin`)."""
+
+    def __init__(self, message: str, handle: int | None = None) -> None:
+        super().__init__(message)
+        self.handle = handle
+
+
 def _field(text: str) -> tuple[int, int, int]:
     h, r, s = text.split(",")
     return int(h), int(r), int(s)
@@ -121,7 +130,7 @@ class RankComms:
             self.next_bind += 1
             self.next_at = self.binds[self.next_bind][0] if self.next_bind < len(self.binds) else -1
 
-    def id_of(self, text: str, where: str, name: str) -> int:
+    def id_of(self, text: str, name: str) -> int:
         """The converter's id of the communicator a `HANDLE,RANK,SIZE` field names."""
         cid = self.cache.get(text)
         if cid is not None:
@@ -135,22 +144,23 @@ class RankComms:
             elif s == 1 and r == 0:
                 cid = SELF
             else:
-                raise CloudnoiseError(f"{where}: {name} on a communicator of {s} ranks (handle {h}) {self._origin(h)}")
+                raise CommError(f"{name} on a communicator of {s} ranks (handle {h}) ", h)
         if cid >= 2:
             c = self.scan.creations[cid - 2]
             if c.info is None:
-                raise CloudnoiseError(f"{where}: {name} on the communicator made by {c.name} at call {c.index}: "
+                raise CommError(f"{name} on the communicator made by {c.name} at call {c.index}: "
                                       f"{c.error or 'its members are not in the trace'}")
             if (c.info.rank, c.info.size) != (r, s):
-                raise CloudnoiseError(f"{where}: {name}: this rank is rank {r} of {s} there, but {c.name} at call "
+                raise CommError(f"{name}: this rank is rank {r} of {s} there, but {c.name} at call "
                                       f"{c.index} made it rank {c.info.rank} of {c.info.size}; the file is damaged")
         elif cid == WORLD and (r, s) != (self.rank, p):
-            raise CloudnoiseError(f"{where}: {name}: rank {r} of {s} on MPI_COMM_WORLD, which has {p} ranks; the file is damaged")
+            raise CommError(f"{name}: rank {r} of {s} on MPI_COMM_WORLD, which has {p} ranks; the file is damaged")
         self.cache[text] = cid
         return cid
 
-    def _origin(self, handle: int) -> str:
-        before = [(i, n) for i, n in self.scan.opaque if i < self.index]
+    def origin(self, index: int) -> str:
+        """Why a handle first used at call `index` is unknown."""
+        before = [(i, n) for i, n in self.scan.opaque if i < index]
         if before:
             i, n = before[-1]
             return (f"that no constructor the reader follows made; it may come from {n} at call {i}, whose members "
