@@ -15,7 +15,7 @@ from cloudnoise.schedules.patterns import schedule_goal_text
 from cloudnoise.trace.convert import to_schedule
 from cloudnoise.trace.extrapolate import extrapolated
 from cloudnoise.trace.reader import open_trace
-from liballprof_writer import RankWriter, write
+from liballprof_writer import DOUBLE, RankWriter, write
 
 
 def p2p(text: str) -> dict[int, list[tuple[str, int, int]]]:
@@ -181,3 +181,40 @@ def test_extrapolating_a_split_trace_replicates_the_split_per_copy(tmp_path: Pat
     msgs = p2p(schedule_goal_text(schedule))
     assert msgs[4] == [("send", 8, 5)] and msgs[5] == [("recv", 8, 4)] and msgs[2] == [("send", 8, 3)]
     assert conv.ranks == 6 and "replication" in ext.label
+
+
+def _split_program(tmp_path: Path, color, name: str = "t") -> Path:
+    """6 ranks split MPI_COMM_WORLD by color(rank) (key = rank), allreduce there and send to the next rank of it."""
+    ranks = []
+    for r in range(6):
+        w = RankWriter(r, 6)
+        w.call("MPI_Comm_split", w.world, color(r), r, 140737488343400)
+        group = [q for q in range(6) if color(q) == color(r)]
+        me = group.index(r)
+        sub = w.comm(w.new_handle(), me, len(group))
+        w.allreduce(1, sub)
+        w.call("MPI_Sendrecv", 1, 2, DOUBLE, (me + 1) % len(group), 6, 2, 2, DOUBLE, (me - 1) % len(group), 6, sub, 3)
+        ranks.append(w.finalize())
+    return write(tmp_path / name, ranks)
+
+
+@pytest.mark.parametrize("color, groups", [
+    (lambda r: r % 2, lambda n: [list(range(c, n, 2)) for c in range(2)]),          # every 2nd rank: 2 groups of n / 2
+    (lambda r: 0, lambda n: [list(range(n))]),                                      # all: a copy of MPI_COMM_WORLD
+    (lambda r: r // 3, lambda n: [list(range(g, g + 3)) for g in range(0, n, 3)]),  # blocks of 3
+])
+def test_extrapolating_a_split_follows_its_rule(tmp_path: Path, color, groups) -> None:
+    trace = open_trace(_split_program(tmp_path, color))
+    ext = extrapolated(trace, 12)
+    assert "replication" not in ext.label
+    text = schedule_goal_text(to_schedule(ext)[0])
+    msgs = p2p(text)
+    for g in groups(12):
+        for i, r in enumerate(g):
+            assert ("send", 16, g[(i + 1) % len(g)]) in msgs[r] and ("recv", 16, g[(i - 1) % len(g)]) in msgs[r]
+
+
+def test_extrapolating_a_split_without_a_rule_is_refused_naming_it(tmp_path: Path) -> None:
+    trace = open_trace(_split_program(tmp_path, lambda r: int(r in (0, 4, 5))))
+    with pytest.raises(CloudnoiseError, match=r"call 1 \(MPI_Comm_split\): its groups .* follow no rule"):
+        extrapolated(trace, 16)

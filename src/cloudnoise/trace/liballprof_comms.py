@@ -291,6 +291,11 @@ def _parent(scan: _RankScan, k: int, c: Creation, world: CommInfo, rank: int) ->
     return False
 
 
+def _identity(mem: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """None for members that are world ranks 0..n-1 in order (MPI_COMM_WORLD's order)."""
+    return None if mem is not None and mem == tuple(range(len(mem))) else mem
+
+
 def _resolve_group(gid: tuple, members: list[tuple[int, Creation, CommInfo]]) -> None:
     """One constructor call made by the members of one parent communicator."""
     first = members[0][1]
@@ -322,7 +327,7 @@ def _resolve_group(gid: tuple, members: list[tuple[int, Creation, CommInfo]]) ->
             mem = tuple(wr[pr] for pr in order)
             for i, pr in enumerate(order):
                 c = by_prank[pr][1]
-                c.info = CommInfo(0, gid + ("split", color), len(order), i, mem)
+                c.info = CommInfo(0, gid + ("split", color), len(order), i, _identity(mem))
     elif name == "MPI_Cart_create":
         sizes = {c.size for _, c, _ in members if c.handle is not None}
         size = sizes.pop() if len(sizes) == 1 else parent.size
@@ -334,7 +339,7 @@ def _resolve_group(gid: tuple, members: list[tuple[int, Creation, CommInfo]]) ->
         mem = tuple(wr[:size])
         for _, c, _ in members:
             if c.prank < size:
-                c.info = CommInfo(0, gid + ("cart",), size, c.prank, mem, dims, (0,) * len(dims))
+                c.info = CommInfo(0, gid + ("cart",), size, c.prank, _identity(mem), dims, (0,) * len(dims))
     elif name == "MPI_Cart_sub":
         _cart_sub(gid, members, parent, wr)
     elif name == "MPI_Comm_create":
