@@ -200,7 +200,7 @@ def convert_cmd(trace_dir: Path, out: Path, ranks: int | None, algorithms: str, 
     result = to_goal(trace_, out, ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported))
     doc = {"out": str(out), **result.to_dict()}
     if trace_.format == "extrapolated":
-        doc["extrapolated"] = trace_.label
+        doc["extrapolated"] = getattr(trace_, "label", "")
         doc["recorded_runtime_ns"] = None
     _emit(doc, as_json, [f"wrote {out}"] + _summary_lines(doc))
 

@@ -168,15 +168,16 @@ class ExtrapolatedTrace:
         last_exit = [0] * p
         clock = 0
         while True:
-            row = [next(s, None) for s in streams]
-            if all(c is None for c in row):
+            maybe = [next(s, None) for s in streams]
+            if all(c is None for c in maybe):
                 break
-            first = next(c for c in row if c is not None)
-            for r, c in enumerate(row):
-                if c is None or c.name != first.name:
-                    got = "nothing (its trace ended)" if c is None else c.name
+            first = next(c for c in maybe if c is not None)
+            for r, m in enumerate(maybe):
+                if m is None or m.name != first.name:
+                    got = "nothing (its trace ended)" if m is None else m.name
                     raise self._refuse(first.index, first.name, f"rank {r} makes {got} there",
                                        "the ranks do not run the same sequence of MPI calls (not a regular SPMD trace)")
+            row: list[Call] = [c for c in maybe if c is not None]
             c0 = row[0]
             gaps = [c.t_entry_ns - last_exit[r] for r, c in enumerate(row)]
             durs = [c.t_exit_ns - c.t_entry_ns for c in row]

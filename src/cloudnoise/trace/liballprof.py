@@ -377,14 +377,14 @@ class LiballprofTrace:
                     finalized = True
                     yield Call(index, name, "finalize", t0, t0)
                     continue
-                kind = kinds.get(name) or ("coll" if name in SIGNATURES else None)
-                if kind is None:
+                what = kinds.get(name) or ("coll" if name in SIGNATURES else None)
+                if what is None:
                     yield Call(index, name, "local" if is_local(name) else "unsupported", t0, t1)
                     continue
                 if len(fields) != NFIELDS[name]:
                     raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {name} has {len(fields) - 3} arguments, "
                                           f"liballprof writes {NFIELDS[name] - 3}; the file is damaged")
-                yield self._call(name, kind, index, t0, t1, fields, pending, rank_comms, dtype, mpich)
+                yield self._call(name, what, index, t0, t1, fields, pending, rank_comms, dtype, mpich)
         except (ValueError, IndexError):
             raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {fields[0][:40]}: an argument is malformed "
                                   f"({':'.join(fields[2:-1])[:80]!r}); the file is damaged") from None

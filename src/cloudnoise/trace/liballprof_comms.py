@@ -262,7 +262,7 @@ def _resolve(table: CommTable) -> None:
                 parent = _parent(scan, k, c, world, r)
                 if parent is None:
                     break  # wait for the parent (constructors are resolved in each rank's order)
-                if parent is False:
+                if parent is _UNKNOWN:
                     c.error = "its parent communicator is not one the reader knows"
                     done.add((r, k))
                     continue
@@ -277,7 +277,12 @@ def _resolve(table: CommTable) -> None:
             progress = True
 
 
-def _parent(scan: _RankScan, k: int, c: Creation, world: CommInfo, rank: int) -> CommInfo | None | bool:
+# A parent communicator the reader does not know (its constructor could not be placed).
+_UNKNOWN = CommInfo(-1, ("unknown",), 0, 0)
+
+
+def _parent(scan: _RankScan, k: int, c: Creation, world: CommInfo, rank: int) -> CommInfo | None:
+    """The parent of creation k on this rank: None while it is unresolved, _UNKNOWN if it never will be."""
     if c.parent == scan.world:
         return CommInfo(WORLD, world.key, world.size, rank)
     for j in range(k - 1, -1, -1):
@@ -285,10 +290,10 @@ def _parent(scan: _RankScan, k: int, c: Creation, world: CommInfo, rank: int) ->
         if prev.handle == c.parent and prev.index < c.index:
             if prev.info is None and prev.error is None:
                 return None
-            return prev.info if prev.info is not None else False
+            return prev.info if prev.info is not None else _UNKNOWN
     if c.psize == world.size and c.prank == rank:
         return CommInfo(WORLD, world.key, world.size, rank)
-    return False
+    return _UNKNOWN
 
 
 def _identity(mem: tuple[int, ...] | None) -> tuple[int, ...] | None:
