@@ -159,3 +159,11 @@ def test_calls_that_move_no_data_are_compute_and_unknown_ones_are_named(tmp_path
     _, conv = to_schedule(open_trace(folder), ConvertOptions(allow_unsupported=True))
     assert dict(conv.unsupported) == {"MPI_Win_fence": 4}
     assert conv.calls_by_name["MPI_Errhandler_set"] == 2 and conv.calls_by_name["MPI_Type_commit"] == 2
+
+
+def test_show_names_each_call_not_understood_once_with_its_count(tmp_path: Path, run_cli) -> None:
+    folder = write(tmp_path / "x", _pingpong(1237666046950106.0, extra=True))
+    proc = run_cli("trace", "show", folder)
+    assert proc.returncode == 0, proc.stderr
+    assert "not understood: MPI_Win_fence x4" in proc.stdout and proc.stdout.count("MPI_Win_fence x") == 1
+    assert run_cli("trace", "convert", folder, "-o", tmp_path / "x.goal").returncode == 2

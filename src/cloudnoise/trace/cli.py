@@ -164,9 +164,12 @@ def show_cmd(trace_dir: Path, algorithms: str, compute_scale: float, allow_unsup
         def add_rank(self, *args: Any) -> None:
             pass
 
-    result = convert(trace_, _Discard(), ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported))
+    # calls not understood are listed with their counts here, not stopped at (convert stops at the first)
+    result = convert(trace_, _Discard(), ConvertOptions(parse_algorithms(algorithms), compute_scale, True))
     doc = {**trace_.describe(), **result.to_dict()}
     lines = [f"{trace_dir}: {trace_.format} trace, {trace_.num_ranks} ranks"] + _summary_lines(doc)
+    if result.unsupported and not allow_unsupported:
+        lines.append("  (convert and simulate refuse these unless --allow-unsupported counts their time as compute)")
     _emit(doc, as_json, lines)
 
 
