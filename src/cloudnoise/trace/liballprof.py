@@ -119,13 +119,14 @@ LOCAL_PREFIXES = (
     "MPI_Error_", "MPI_Buffer_", "MPI_Pack", "MPI_Unpack", "MPI_Test", "MPI_Cart", "MPI_Graph",
     "MPI_Topo_", "MPI_Add_error", "MPI_Comm_get_", "MPI_Comm_set_", "MPI_Comm_create_errhandler",
     "MPI_Comm_create_keyval", "MPI_Comm_free", "MPI_Comm_delete_attr", "MPI_Comm_compare",
-    "MPI_Comm_test_inter", "MPI_Comm_remote_", "MPI_Get_", "MPI_Register_datarep", "MPI_Status_set_",
+    "MPI_Comm_test_inter", "MPI_Comm_remote_", "MPI_Register_datarep", "MPI_Status_set_",
     "MPI_Request_get_status", "MPI_Grequest_", "MPI_Win_create_keyval", "MPI_Win_free_keyval",
 )
 LOCAL = {
     "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_group", "MPI_Iprobe", "MPI_Probe", "MPI_Wtime", "MPI_Wtick",
     "MPI_Initialized", "MPI_Finalized", "MPI_Abort", "MPI_Pcontrol", "MPI_Dims_create", "MPI_Address",
-    "MPI_Query_thread", "MPI_Is_thread_main", "MPI_Cancel", "MPI_Request_free",
+    "MPI_Query_thread", "MPI_Is_thread_main", "MPI_Cancel", "MPI_Request_free", "MPI_Get_count", "MPI_Get_elements",
+    "MPI_Get_elements_x", "MPI_Get_processor_name", "MPI_Get_version", "MPI_Get_library_version", "MPI_Get_address",
 } | LOCAL_CREATORS
 KIND = {
     "MPI_Init": "init", "MPI_Init_thread": "init", "MPI_Finalize": "finalize",
@@ -330,8 +331,14 @@ class LiballprofTrace:
         kinds = KIND
         fast = P2P_FIELDS
         limit = MAX_US * 1000
+        f = _open(path)
         try:
-            for lineno, index, fields in self.lines(rank):
+            for line in f:
+                lineno += 1
+                if line[:1] == "#" or not line.strip():
+                    continue
+                index += 1
+                fields = line.rstrip().split(":")
                 name = fields[0]
                 if index == rank_comms.next_at:
                     rank_comms.at(index)
@@ -391,6 +398,11 @@ class LiballprofTrace:
         except CommError as err:
             why = rank_comms.origin(index) if err.handle is not None else ""
             raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {err}{why}") from None
+        except (OSError, EOFError, zlib.error) as err:
+            raise CloudnoiseError(f"{path}: rank {rank}: cannot read after line {lineno} ({err}); the file is damaged "
+                                  "or cut short") from None
+        finally:
+            f.close()
         if not finalized:
             raise CloudnoiseError(
                 f"{path}: rank {rank}: the trace ends after call {index} without MPI_Finalize (the application stopped "
