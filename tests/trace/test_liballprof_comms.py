@@ -18,9 +18,9 @@ from cloudnoise.trace.reader import open_trace
 from liballprof_writer import DOUBLE, RankWriter, write
 
 
-def p2p(text: str) -> dict[int, list[tuple[str, int, int]]]:
-    """{rank: [(send|recv, bytes, world peer)]} of user messages (collective tags have bit 30 set)."""
-    out: dict[int, list[tuple[str, int, int]]] = {}
+def messages(text: str) -> dict[int, list[tuple[str, int, int, int]]]:
+    """{rank: [(send|recv, bytes, world peer, tag)]} of a GOAL text."""
+    out: dict[int, list[tuple[str, int, int, int]]] = {}
     rank = -1
     for line in text.splitlines():
         m = re.match(r"rank (\d+) \{", line)
@@ -29,25 +29,19 @@ def p2p(text: str) -> dict[int, list[tuple[str, int, int]]]:
             out[rank] = []
             continue
         m = re.search(r"(send|recv) (\d+)b (?:to|from) (\d+) tag (\d+)", line)
-        if m and not int(m.group(4)) & (1 << 30):
-            out[rank].append((m.group(1), int(m.group(2)), int(m.group(3))))
+        if m:
+            out[rank].append((m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))))
     return out
+
+
+def p2p(text: str) -> dict[int, list[tuple[str, int, int]]]:
+    """{rank: [(send|recv, bytes, world peer)]} of user messages (collective tags have bit 30 set)."""
+    return {r: [(k, b, p) for k, b, p, t in ms if not t & (1 << 30)] for r, ms in messages(text).items()}
 
 
 def coll_peers(text: str) -> dict[int, set[int]]:
     """{rank: world ranks it exchanges collective messages with}."""
-    out: dict[int, set[int]] = {}
-    rank = -1
-    for line in text.splitlines():
-        m = re.match(r"rank (\d+) \{", line)
-        if m:
-            rank = int(m.group(1))
-            out[rank] = set()
-            continue
-        m = re.search(r"(?:send|recv) \d+b (?:to|from) (\d+) tag (\d+)", line)
-        if m and int(m.group(2)) & (1 << 30):
-            out[rank].add(int(m.group(1)))
-    return out
+    return {r: {p for _, _, p, t in ms if t & (1 << 30)} for r, ms in messages(text).items()}
 
 
 def convert_text(folder: Path) -> str:
