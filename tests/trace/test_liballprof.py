@@ -167,3 +167,28 @@ def test_show_names_each_call_not_understood_once_with_its_count(tmp_path: Path,
     assert proc.returncode == 0, proc.stderr
     assert "not understood: MPI_Win_fence x4" in proc.stdout and proc.stdout.count("MPI_Win_fence x") == 1
     assert run_cli("trace", "convert", folder, "-o", tmp_path / "x.goal").returncode == 2
+
+
+@pytest.mark.parametrize("mpich", [False, True])
+def test_any_source_receives_become_any_source_receives(tmp_path: Path, mpich: bool) -> None:
+    """liballprof does not record whose message an MPI_ANY_SOURCE receive took (-1 in Open MPI, -2 in
+    MPICH): it is simulated as an any-source receive, as Schedgen writes it."""
+    from liballprof_writer import RankWriter
+
+    any_source = -2 if mpich else -1
+    texts = []
+    for r in range(3):
+        w = RankWriter(r, 3, mpich=mpich)
+        if r == 0:
+            w.recv(1, any_source, 5, w.world)
+            w.recv(1, any_source, 5, w.world)
+        else:
+            w.send(1, 0, 5, w.world)
+        texts.append(w.finalize())
+    schedule, conv = to_schedule(open_trace(write(tmp_path / "a", texts)))
+    text = schedule_goal_text(schedule)
+    assert text.count("recv 8b from -1 tag 5") == 2 and "MPI_ANY_SOURCE" in conv.warnings[0]
+    assert simulate(schedule, L=1000, o=100, g=0, G=0, O=0).runtime_ns[0] > 0
+    lonely = [texts[0], texts[1], texts[1].replace("MPI_Send", "MPI_Wtime")]
+    with pytest.raises(CloudnoiseError, match=r"rank 0, call \d+: 1 receive\(s\) from MPI_ANY_SOURCE"):
+        to_schedule(open_trace(write(tmp_path / "b", lonely)))

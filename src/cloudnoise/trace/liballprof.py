@@ -39,7 +39,7 @@ that move no data (MPI_Comm_rank, MPI_Wtime, MPI_Type_*, MPI_Errhandler_*,
 MPI_Attr_*, Test*, Probe, ...) are local work; any other MPI call is named
 as unsupported (counted, and counted as compute with --allow-unsupported).
 What the format cannot say: which rank an MPI_ANY_SOURCE receive matched
-(refused when it matters), which requests a Test, Waitany or Waitsome
+(the converter posts it as an any-source receive), which requests a Test, Waitany or Waitsome
 completed (Test* are compute; Waitany completes the oldest pending request
 of its array, Waitsome all of them).
 """
