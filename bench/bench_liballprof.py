@@ -8,7 +8,8 @@ runs a 1-D halo exchange (MPI_Irecv x2, MPI_Isend x2, MPI_Waitall over 4-byte re
 Wtime, an MPI_Allreduce every 10 steps) until it has made --calls calls.
 Then `cloudnoise trace convert` runs on it in a fresh process: the figures
 are its calls per second (reading, matching and writing the GOAL file, the
-interpreter's start not counted) and its peak RSS. With --schedgen DIR,
+interpreter's start not counted), in wall-clock and in CPU time (the
+process's own, which a loaded machine disturbs less), and its peak RSS. With --schedgen DIR,
 Schedgen converts the same files (`schedgen -p trace`, whole process) for a
 figure from the same machine at the same time.
 
@@ -32,10 +33,11 @@ CHILD = """
 import json, resource, sys, time
 from cloudnoise.trace.convert import to_goal
 from cloudnoise.trace.reader import open_trace
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 res = to_goal(open_trace(sys.argv[1]), sys.argv[2])
-wall = time.perf_counter() - t0
-print(json.dumps({"calls": res.calls, "seconds": wall, "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+print(json.dumps({"calls": res.calls, "seconds": wall, "cpu_seconds": cpu,
+                  "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
 
 
@@ -74,8 +76,8 @@ def main() -> None:
     ap.add_argument("--ranks", type=int, default=4)
     ap.add_argument("--schedgen", type=Path, help="folder with schedgen, for the same-machine reference")
     args = ap.parse_args()
-    print("| calls (all ranks) | cloudnoise calls/s | peak RSS (MiB) | Schedgen calls/s |")
-    print("|---:|---:|---:|---:|")
+    print("| calls (all ranks) | cloudnoise calls/s (wall) | cloudnoise calls/s (CPU time) | peak RSS (MiB) | Schedgen calls/s (wall) |")
+    print("|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory(prefix="cn-bench-lap-") as tmp:
         for per_rank in (int(x) for x in args.calls.split(",")):
             folder = Path(tmp) / f"t{per_rank}"
@@ -97,7 +99,8 @@ def main() -> None:
                 if "sends" not in out.stdout:  # Schedgen stops early (exit 0) on what it cannot read
                     sys.exit(f"schedgen did not convert the trace: {(out.stdout + out.stderr).strip()[-300:]}")
                 sg = f"{doc['calls'] / wall:,.0f}"
-            print(f"| {doc['calls']:,} | {doc['calls'] / doc['seconds']:,.0f} | {doc['peak_rss_kib'] / 1024:,.0f} | {sg} |")
+            print(f"| {doc['calls']:,} | {doc['calls'] / doc['seconds']:,.0f} | {doc['calls'] / doc['cpu_seconds']:,.0f} | "
+                  f"{doc['peak_rss_kib'] / 1024:,.0f} | {sg} |")
 
 
 if __name__ == "__main__":
