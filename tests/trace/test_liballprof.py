@@ -192,3 +192,15 @@ def test_any_source_receives_become_any_source_receives(tmp_path: Path, mpich: b
     lonely = [texts[0], texts[1], texts[1].replace("MPI_Send", "MPI_Wtime")]
     with pytest.raises(CloudnoiseError, match=r"rank 0, call \d+: 1 receive\(s\) from MPI_ANY_SOURCE"):
         to_schedule(open_trace(write(tmp_path / "b", lonely)))
+
+
+def test_rank_files_that_all_claim_one_rank_are_damage(tmp_path: Path) -> None:
+    """The Schedgen sample `bcast/` is one rank's file copied four times (every file says rank 0)."""
+    from liballprof_writer import RankWriter
+
+    w = RankWriter(0, 2)
+    w.bcast(3, 0, w.world)
+    text = w.finalize()
+    with pytest.raises(CloudnoiseError, match=r"rank 1, call 1: MPI_Bcast on a communicator of all 2 ranks where this "
+                                              r"rank is rank 0, but the file is rank 1's"):
+        to_schedule(open_trace(write(tmp_path / "c", [text, text])))

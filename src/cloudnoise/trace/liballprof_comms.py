@@ -143,6 +143,9 @@ class RankComms:
                 cid = WORLD  # MPI_COMM_WORLD, or a copy of it made by a call the trace does not show
             elif s == 1 and r == 0:
                 cid = SELF
+            elif s == p:
+                raise CommError(f"{name} on a communicator of all {p} ranks where this rank is rank {r}, but the file is "
+                                f"rank {self.rank}'s: the rank files were renamed, or copied from one rank; the trace is damaged")
             else:
                 raise CommError(f"{name} on a communicator of {s} ranks (handle {h}) ", h)
         if cid >= 2:
