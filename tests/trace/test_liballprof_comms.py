@@ -212,3 +212,19 @@ def test_extrapolating_a_split_without_a_rule_is_refused_naming_it(tmp_path: Pat
     trace = open_trace(_split_program(tmp_path, lambda r: int(r in (0, 4, 5))))
     with pytest.raises(CloudnoiseError, match=r"call 1 \(MPI_Comm_split\): its groups .* follow no rule"):
         extrapolated(trace, 16)
+
+
+@pytest.mark.parametrize("line, says", [
+    ("MPI_Comm_split:{t}:{w}:0:x:140737488343400:{t}", "malformed"),
+    ("MPI_Cart_create:{t}:{w}:1000000000:1:2:0:140737488343400:{t}", "1000000000 dimensions"),
+    ("MPI_Comm_split:{t}:7,{r}9,2:0:0:140737488343400:{t}", "damaged"),
+])
+def test_damaged_constructor_arguments_are_one_line_errors(tmp_path: Path, line: str, says: str) -> None:
+    ranks = []
+    for r in range(2):
+        w = RankWriter(r, 2)
+        w.lines.append(line.format(t=f"{w.t + 1:.6f}", w=w.world, r=r))
+        w.barrier(w.comm(w.new_handle(), r, 2))
+        ranks.append(w.finalize())
+    with pytest.raises(CloudnoiseError, match=says):
+        to_schedule(open_trace(write(tmp_path / "t", ranks)))

@@ -53,6 +53,7 @@ LOCAL_CREATORS = {
     "MPI_Comm_spawn", "MPI_Comm_spawn_multiple", "MPI_Comm_accept", "MPI_Comm_connect", "MPI_Comm_join",
 }
 WORLD, SELF = 0, 1
+MAX_DIMS = 8  # dimensions of a Cartesian grid (MPI_Cart_sub tries every subset of them)
 
 
 class CommError(CloudnoiseError):
@@ -232,8 +233,8 @@ def _scan_rank(trace: Any, rank: int, comm_pos: dict[str, int]) -> _RankScan:
                 scan.creations.append(c)
                 pending.append(len(scan.creations) - 1)
         except (ValueError, IndexError):
-            raise CloudnoiseError(f"{path}:{lineno}: rank {rank}, call {index}: {name}: the communicator argument "
-                                  f"{fields[pos] if pos < len(fields) else ''!r} is not HANDLE,RANK,SIZE; the file is damaged") from None
+            raise CloudnoiseError(f"{path}:{lineno}: rank {rank}, call {index}: {name}: an argument is malformed "
+                                  f"({':'.join(fields[2:-1])[:80]!r}); the file is damaged") from None
     return scan
 
 
@@ -316,7 +317,7 @@ def _resolve_group(gid: tuple, members: list[tuple[int, Creation, CommInfo]]) ->
             c.error = err + "; the trace is inconsistent"
         return
     by_prank = {c.prank: (r, c) for r, c, _ in members}
-    if len(by_prank) != len(members):
+    if len(by_prank) != len(members) or not all(0 <= pr < parent.size for pr in by_prank):
         for _, c, _ in members:
             c.error = "two ranks claim the same rank of the parent; the file is damaged"
         return
@@ -342,6 +343,10 @@ def _resolve_group(gid: tuple, members: list[tuple[int, Creation, CommInfo]]) ->
         if len(sizes) > 0:
             for _, c, _ in members:
                 c.error = "its ranks show different sizes for it; the file is damaged"
+            return
+        if not 1 <= first.ndims <= MAX_DIMS:
+            for _, c, _ in members:
+                c.error = f"a grid of {first.ndims} dimensions (the reader takes 1 to {MAX_DIMS}); the file is damaged"
             return
         dims = dims_create(size, first.ndims)
         mem = tuple(wr[:size])
