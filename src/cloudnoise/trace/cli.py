@@ -220,8 +220,12 @@ def extrapolate_cmd(trace_dir: Path, ranks: int, out: Path, algorithms: str, com
     approximation, labelled so: every rank repeats the traced call sequence
     (median compute between calls, traced message sizes: weak scaling),
     neighbours placed by the traced rank offsets or Cartesian displacements
-    on the new grid, collectives on all ranks. Refused, naming the call,
-    when the trace is not regular.
+    on the new grid, sub-communicators by the rule the trace shows,
+    collectives on all ranks. A trace that is not such a program (ranks
+    making different calls, as a wavefront code) is replicated instead:
+    --ranks / P copies of the traced ranks, collectives on all (Schedgen's
+    --traces-extr), labelled so. A sub-communicator whose rule the trace does
+    not show is refused, naming the call that made it.
 
     \b
     Examples:
