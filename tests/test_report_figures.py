@@ -178,3 +178,19 @@ def test_size_axis_labels_fit_any_panel(top, width):
         labels = [t.label1 for t in ax.xaxis._update_ticks() if t.label1.get_text()]
         assert len(labels) >= (2 if width < 3 else 5) and all(re.fullmatch(r"\d+(B|KiB|MiB|GiB)", t.get_text()) for t in labels)
         assert not _overlaps(labels, renderer), [t.get_text() for t in labels]
+
+
+def test_no_text_runs_off_its_figure(built):
+    """Titles, axis labels and legends stay inside the figure (a long campaign name
+    cut a panel's title at its edge). Tick labels are left out: the last one of an
+    axis ending at the figure's edge may overhang it by a few pixels."""
+    from matplotlib.axis import Tick
+
+    for name, (fig, _) in built.figures.items():
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        edge = fig.bbox.padded(1)
+        ticks = {id(label) for tick in fig.findobj(Tick) for label in (tick.label1, tick.label2)}
+        for text in (t for t in _texts(fig) if id(t) not in ticks):
+            box = text.get_window_extent(renderer)
+            assert edge.containsx(box.x0) and edge.containsx(box.x1), f"{name}: {text.get_text()!r} cut at the edge"

@@ -57,6 +57,15 @@ def panel_grid(count: int, width: float = 4.6, height: float = 3.4, max_cols: in
     return fig, axes[:count]
 
 
+def panel_title(ax: Axes, *lines: str, width: int = 44) -> None:
+    """A panel's title, each part on its own line(s) of at most `width` characters:
+    a long campaign name (`this-machine (one host, shared memory)`) and the
+    figures after it would otherwise run past the panel and be cut at its edge."""
+    import textwrap
+
+    ax.set_title("\n".join(textwrap.fill(line, width) for line in lines), fontsize=10)
+
+
 def format_bytes(size: int) -> str:
     """A byte count as a short label: 512B, 64KiB, 16MiB (binary prefixes, as the paper)."""
     for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):

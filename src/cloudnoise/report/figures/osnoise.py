@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from cloudnoise.report.figures.base import SERIES_COLORS, panel_grid, plain_log_labels
+from cloudnoise.report.figures.base import SERIES_COLORS, panel_grid, panel_title, plain_log_labels
 from cloudnoise.report.measured import NoiseSeries
 
 
@@ -21,6 +21,6 @@ def os_detours_figure(series: list[NoiseSeries]) -> Figure:
         ax.set_xlim(0, max(s.span_s, 1e-9))
         ax.set_xlabel("Time (s)")
         ax.set_ylabel("Detour duration (µs)")
-        ax.set_title(f"{s.campaign}: top {s.shown_percent:g}% of {s.total_samples:,} detours\nin the first {s.span_s:.3g} s", fontsize=10)
+        panel_title(ax, f"{s.campaign}:", f"top {s.shown_percent:g}% of {s.total_samples:,} detours in the first {s.span_s:.3g} s")
         ax.grid(True, alpha=0.3)
     return fig
