@@ -163,3 +163,13 @@ def test_advise_gives_what_the_command_prints(run_cli):
     ours = json.loads(json.dumps(advice.to_dict()))
     assert ours["points"] == printed["points"] and len(ours["points"]) == 2
     assert ours["recommendation"] == printed["recommendation"]
+
+
+def test_version_is_the_installed_distributions():
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        expected = version("cloudnoise")
+    except PackageNotFoundError:
+        expected = "0.0.0+src"
+    assert cloudnoise.__version__ == expected and "__version__" in cloudnoise.__all__

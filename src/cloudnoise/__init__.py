@@ -10,24 +10,21 @@ called, and the result classes load on first use.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
-
 from cloudnoise import _old_stage_names
 from cloudnoise.api import advise, build_profile, cost, load_profile, measure, simulate
 from cloudnoise.errors import CloudnoiseError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; type checkers read it as True
 if TYPE_CHECKING:
+    from typing import Any
+
     from cloudnoise.advice.api import Advice
     from cloudnoise.costs.model import RunCost
     from cloudnoise.measurement.api import MeasurementResult
     from cloudnoise.model.profile import SystemProfile
     from cloudnoise.simulation.result import SimulationResult
 
-try:
-    __version__ = version("cloudnoise")
-except PackageNotFoundError:  # running from a source tree
-    __version__ = "0.0.0+src"
+    __version__: str
 
 __all__ = [
     "simulate", "SimulationResult", "measure", "MeasurementResult", "cost", "RunCost", "advise", "Advice",
@@ -49,6 +46,15 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return getattr(importlib.import_module(_CLASSES[name]), name)
+    if name == "__version__":  # read on first use: importlib.metadata is most of an eager import's time
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("cloudnoise")
+        except PackageNotFoundError:  # running from a source tree
+            found = "0.0.0+src"
+        globals()["__version__"] = found
+        return found
     raise AttributeError(f"module 'cloudnoise' has no attribute {name!r}")
 
 

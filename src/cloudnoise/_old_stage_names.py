@@ -19,12 +19,11 @@ import importlib
 import sys
 import types
 import warnings
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
 from importlib.machinery import ModuleSpec
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; type checkers read it as True
 if TYPE_CHECKING:
-    from importlib.abc import Loader
+    from collections.abc import Sequence
 
 #: old stage package -> new one
 RENAMED = {
@@ -77,7 +76,7 @@ class _OldPathFinder:
         new = new_name(self.package, fullname)
         if new is None:
             return None
-        return ModuleSpec(fullname, cast("Loader", _Alias(new)), is_package=True)
+        return ModuleSpec(fullname, _Alias(new), is_package=True)  # type: ignore[arg-type]  # a Loader by its methods
 
 
 class _Package(types.ModuleType):
