@@ -6,6 +6,7 @@ simulator only ever receives a Schedule.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ def open_for(path: str | Path, ranks: int | None) -> TraceReader:
     return trace
 
 
-def trace_schedule(path: str | Path, *, ranks: int | None = None, algorithms: str | None = None,
+def trace_schedule(path: str | os.PathLike[str], *, ranks: int | None = None, algorithms: str | None = None,
                    compute_scale: float = 1.0, allow_unsupported: bool = False) -> TraceSchedule:
     """Converts the trace at `path` (extrapolated to `ranks` if given) into a Schedule."""
     trace = open_for(path, ranks)
