@@ -133,6 +133,29 @@ class BandwidthEpisodes:
 
     def __len__(self) -> int: ...
 
+class SwitchDraws:
+    def __init__(self, near_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], near_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], nodes_per_switch: int) -> None:
+        """
+        The paper authors' network semantics: per-message L and per-16-MiB-block G picked from the near or far samples (rank / nodes_per_switch), rendezvous 2 L later.
+        """
+
+    @property
+    def nodes_per_switch(self) -> int: ...
+
+    @property
+    def min_latency_ps(self) -> int: ...
+
+    @property
+    def random(self) -> bool: ...
+
+    def is_far(self, from_rank: int, to_rank: int) -> bool: ...
+
+    @staticmethod
+    def blocks(bytes: int) -> int:
+        """
+        How many 16 MiB blocks (each its own G draw) a message's bytes are charged in.
+        """
+
 class NoiseModel:
     def __init__(self) -> None: ...
 
@@ -171,6 +194,12 @@ class NoiseModel:
 
     @bandwidth_episodes.setter
     def bandwidth_episodes(self, arg: BandwidthEpisodes, /) -> None: ...
+
+    @property
+    def switch_draws(self) -> SwitchDraws: ...
+
+    @switch_draws.setter
+    def switch_draws(self, arg: SwitchDraws, /) -> None: ...
 
 def drawn_gaps(fraction: QuantileTable, G_fs: int, bits: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', writable=False)]) -> tuple:
     """
