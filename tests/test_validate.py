@@ -386,7 +386,7 @@ def test_rep_gap_option_is_checked_and_reported(tmp_path: Path) -> None:
     """validate --rep-gap: a time with a unit or in ns; out of range is a one-line
     error (exit 2); a paced run reports the gap and the blocks' periods."""
     from cloudnoise.errors import CloudnoiseError
-    from cloudnoise.validation.cli import parse_rep_gap
+    from cloudnoise.validation.api import parse_rep_gap
 
     assert parse_rep_gap("2us") == 2000 and parse_rep_gap("500") == 500 and parse_rep_gap(None) is None
     for bad in ("0", "-1us", "2s", "abc"):
