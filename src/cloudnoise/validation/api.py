@@ -159,7 +159,7 @@ def configurations(goal_file: Path | None, opts: dict[str, Any]) -> list[Config]
     sources = sum(x is not None for x in (goal_file, opts.get("pattern"), opts.get("app")))
     if sources != 1:
         raise CloudnoiseError("give one of a GOAL file, --pattern NAME --size SIZE, or --app SPEC")
-    workload = {k: opts.get(k) for k in ("pattern", "size", "nb", "app", "iterations", "gflops")}
+    workload: dict[str, Any] = {k: opts.get(k) for k in ("pattern", "size", "nb", "app", "iterations", "gflops")}
     workload.update(nway=opts["nway"], segmentsize=opts["segmentsize"])
     if goal_file is not None:
         for name in ("size", "nb", "iterations", "gflops"):
