@@ -85,7 +85,7 @@ def validate(goal_file: Path | None, **opts: Any) -> None:
     elif result.kind == "measured":
         from cloudnoise.validation import measured
 
-        measured.emit(result.summary, False)
+        measured.print_table(result.summary)
     elif result.kind == "suite":
         from cloudnoise.validation import suite
 
