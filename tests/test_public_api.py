@@ -15,11 +15,12 @@ import pytest
 import cloudnoise
 import cloudnoise.api as public
 
-PUBLIC = ["simulate", "measure", "cost", "advise", "load_profile", "build_profile"]
+PUBLIC = ["simulate", "measure", "validate", "cost", "advise", "load_profile", "build_profile"]
 # Each public function and the stage function it forwards to.
 STAGES = {
     "simulate": "cloudnoise.simulation.api",
     "measure": "cloudnoise.measurement.api",
+    "validate": "cloudnoise.validation.api",
     "cost": "cloudnoise.costs.api",
     "advise": "cloudnoise.advice.api",
 }
@@ -33,6 +34,16 @@ def test_simulate_names_its_parameters():
                  "L", "o", "g", "G", "O", "S", "os_noise", "latency_noise", "bandwidth_noise", "threads"):
         assert name in params, name
     assert params["reps"].default == 1 and params["seed"].default == 0
+
+
+def test_validate_names_its_parameters():
+    params = inspect.signature(cloudnoise.validate).parameters
+    for name in ("goal_file", "pattern", "size", "ranks", "app", "suite", "trace", "measured", "profile",
+                 "L", "o", "g", "G", "O", "S", "noise", "reps", "warmup", "rep_gap", "seed", "ready_order",
+                 "mpicc", "launcher", "hosts", "timeout", "out"):
+        assert name in params, name
+    assert params["seed"].default == 0 and params["warmup"].default == 20 and params["suite"].default is False
+    assert params["reps"].default is None  # the command's: 1000, or 300 with the suite
 
 
 @pytest.mark.parametrize("name", PUBLIC)
@@ -85,8 +96,9 @@ def test_result_classes_are_exported():
     from cloudnoise.measurement.api import MeasurementResult
     from cloudnoise.model.profile import SystemProfile
     from cloudnoise.simulation.result import SimulationResult
+    from cloudnoise.validation.api import ValidationResult
 
-    for cls in (Advice, RunCost, MeasurementResult, SystemProfile, SimulationResult):
+    for cls in (Advice, RunCost, MeasurementResult, SystemProfile, SimulationResult, ValidationResult):
         assert getattr(cloudnoise, cls.__name__) is cls and cls.__name__ in cloudnoise.__all__
     assert set(PUBLIC) <= set(cloudnoise.__all__) and set(cloudnoise.__all__) <= set(dir(cloudnoise))
 

@@ -172,6 +172,20 @@ def test_json_contract_dissemination(tmp_path: Path, profile: Path) -> None:
     assert row["machine_state"] in ("same", "different", "changed")
 
 
+def test_validate_api_runs_here_and_prints_nothing(profile: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """cloudnoise.validate(pattern=..., ranks=[2]): the command's run on this machine, returned, not printed."""
+    mpi_or_skip()
+    result = cloudnoise.validate(pattern="dissemination", size="16B", ranks=[2], reps=20, warmup=2,
+                                 profile=profile, timeout="2min")
+    assert capfd.readouterr().out == ""
+    assert result.kind == "run" and [r["ranks"] for r in result.rows] == [2]
+    row = result.rows[0]
+    # the same LogGOPS answer as the command's (test_json_contract_dissemination)
+    assert row["simulated_median_us"] == pytest.approx((300 + 300 + 15 * 0.05 + 300) / 1000)
+    assert row["measured_median_us"] > 0 and result.summary["reps"] == 20 and result.summary["warmup"] == 2
+    assert result.to_dict()["results"] == result.rows
+
+
 def test_a_run_in_another_machine_state_says_so(tmp_path: Path, profile: Path) -> None:
     """A profile measured with its cores 1 ms apart (no real machine): the
     run's probes read far less, so the row says the state differs and why."""
@@ -386,7 +400,7 @@ def test_rep_gap_option_is_checked_and_reported(tmp_path: Path) -> None:
     """validate --rep-gap: a time with a unit or in ns; out of range is a one-line
     error (exit 2); a paced run reports the gap and the blocks' periods."""
     from cloudnoise.errors import CloudnoiseError
-    from cloudnoise.validation.cli import parse_rep_gap
+    from cloudnoise.validation.api import parse_rep_gap
 
     assert parse_rep_gap("2us") == 2000 and parse_rep_gap("500") == 500 and parse_rep_gap(None) is None
     for bad in ("0", "-1us", "2s", "abc"):

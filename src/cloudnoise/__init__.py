@@ -2,7 +2,8 @@
 tightly coupled jobs at scale with a LogGOPS engine, and price the result.
 
 The public API (docs/api.md) is plain functions with their parameters:
-`simulate`, `measure`, `cost`, `advise`, `load_profile`, `build_profile`
+`simulate`, `measure`, `validate`, `cost`, `advise`, `load_profile`,
+`build_profile`
 (defined in `cloudnoise.api`), and the classes they return. Importing the
 package loads none of the stages: each function imports its stage when
 called, and the result classes load on first use.
@@ -11,7 +12,7 @@ called, and the result classes load on first use.
 from __future__ import annotations
 
 from cloudnoise import _old_stage_names
-from cloudnoise.api import advise, build_profile, cost, load_profile, measure, simulate
+from cloudnoise.api import advise, build_profile, cost, load_profile, measure, simulate, validate
 from cloudnoise.errors import CloudnoiseError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; type checkers read it as True
@@ -23,11 +24,12 @@ if TYPE_CHECKING:
     from cloudnoise.measurement.api import MeasurementResult
     from cloudnoise.model.profile import SystemProfile
     from cloudnoise.simulation.result import SimulationResult
+    from cloudnoise.validation.api import ValidationResult
 
     __version__: str
 
 __all__ = [
-    "simulate", "SimulationResult", "measure", "MeasurementResult", "cost", "RunCost", "advise", "Advice",
+    "simulate", "SimulationResult", "measure", "MeasurementResult", "validate", "ValidationResult", "cost", "RunCost", "advise", "Advice",
     "load_profile", "build_profile", "SystemProfile", "CloudnoiseError", "__version__",
 ]
 
@@ -38,6 +40,7 @@ _CLASSES = {
     "RunCost": "cloudnoise.costs.model",
     "Advice": "cloudnoise.advice.api",
     "SystemProfile": "cloudnoise.model.profile",
+    "ValidationResult": "cloudnoise.validation.api",
 }
 
 

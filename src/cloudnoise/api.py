@@ -1,7 +1,7 @@
 """The public Python API: every stage as a plain function with its parameters.
 
-`cloudnoise.simulate`, `measure`, `cost`, `advise`, `load_profile` and
-`build_profile` are these functions (`cloudnoise/__init__.py` exports
+`cloudnoise.simulate`, `measure`, `validate`, `cost`, `advise`,
+`load_profile` and `build_profile` are these functions (`cloudnoise/__init__.py` exports
 them), so `help()`, `inspect.signature`, IDEs and type checkers see their
 parameters and result classes. Each forwards to its stage's
 implementation, imported inside the function: `import cloudnoise` loads no
@@ -29,8 +29,9 @@ if TYPE_CHECKING:  # the result classes; imported at run time only when a functi
     from cloudnoise.simulation.noise import NoiseSetup
     from cloudnoise.simulation.params import LogGOPS
     from cloudnoise.simulation.result import SimulationResult
+    from cloudnoise.validation.api import ValidationResult
 
-__all__ = ["simulate", "measure", "cost", "advise", "load_profile", "build_profile"]
+__all__ = ["simulate", "measure", "validate", "cost", "advise", "load_profile", "build_profile"]
 
 #: A LogGOPS parameter as `simulate` takes it: a number (ns, ns/byte or bytes) or text with a unit.
 ParamText = str | float | int | None
@@ -191,6 +192,103 @@ def measure(
         connections=connections, intervals=intervals, detours=detours, per_core=per_core, slice=slice, train=train,
         rounds=rounds, labels=labels, resume=resume, mpicc=mpicc, mpiexec=mpiexec, launcher=launcher, hosts=hosts,
         hostfile=hostfile, ppn=ppn, timeout=timeout, min_free=min_free, quiet=quiet,
+    )
+
+
+def validate(
+    goal_file: PathLike | None = None,
+    *,
+    pattern: str | None = None,
+    size: str | int | None = None,
+    nway: int = 1,
+    segmentsize: str | int = "1",
+    nb: str | int | None = None,
+    app: str | None = None,
+    iterations: int | None = None,
+    gflops: float | None = None,
+    ranks: str | Sequence[int] | None = None,
+    measured: PathLike | None = None,
+    suite: bool = False,
+    trace: PathLike | None = None,
+    algorithms: str = "mpich",
+    compute_scale: float = 1.0,
+    profile: PathLike | None = None,
+    L: ParamText = None,
+    o: ParamText = None,
+    g: ParamText = None,
+    G: ParamText = None,
+    O: ParamText = None,  # noqa: E741 - LogGOPS's name
+    S: ParamText = None,
+    noise: str | Sequence[str] | None = None,
+    reps: int | None = None,
+    warmup: int = 20,
+    rep_gap: str | int | None = None,
+    ready_order: str = "program",
+    seed: int = 0,
+    mpicc: str | None = None,
+    mpiexec: str | None = None,
+    launcher: str = "mpiexec",
+    hosts: str | Sequence[str] | None = None,
+    hostfile: PathLike | None = None,
+    ppn: int | None = None,
+    timeout: float | str | None = None,
+    out: PathLike | None = None,
+    quiet: bool = True,
+) -> ValidationResult:
+    """Compares measured runtimes with their LogGOPS simulation, as `cloudnoise validate` does.
+
+    The measured side is one of:
+
+    - run here on real MPI ranks: a GOAL file `goal_file`, a generated
+      collective `pattern` with `size` ("16B", "16MiB"; `nway`,
+      `segmentsize`, `nb` as for `simulate`) at each of `ranks` ([2, 4, 8]
+      or "2,4,8"), or an application `app` with `ranks`, `iterations`,
+      `gflops`; `reps` measured repetitions (default 1000) after `warmup`,
+      paced `rep_gap` apart ("2us"; default: from a start broadcast);
+      launched with `mpicc`, `mpiexec`, `launcher` ("srun", or a template
+      "mpirun -np {ranks} {cmd}"), `hosts`, `hostfile`, `ppn`, stopped
+      after `timeout` (seconds or "30m"; default: from the simulated runtime);
+    - `suite=True`: the built-in suite (9 collectives, 16 B to 16 MiB;
+      `ranks` default 2, `reps` default 300);
+    - `measured`: runs measured elsewhere (a folder of the paper artifact's
+      PATTERN[_nocompute][_nbsend|_test]_NODES_SIZE.csv files, a run's
+      .tar.xz, or a folder of them); nothing is launched, `reps` is the
+      simulated repetitions;
+    - `trace`: a recorded trace folder, its runtime (first MPI_Init exit to
+      last MPI_Finalize entry) against its simulation (`algorithms`,
+      `compute_scale` as in `cloudnoise trace convert`).
+
+    The simulated side uses `profile` (a built-in name or a profile file)
+    or the LogGOPS parameters `L`, `o`, `g`, `G`, `O`, `S` (numbers in ns,
+    ns/byte and bytes, or text with units), which override the profile's;
+    one of them is required. `noise` names the simulated variants ("none",
+    "os", "network", "both" or a list, the first reported at the top;
+    default: the profile's noise), drawn from `seed`; `ready_order` as for
+    `simulate`. `out` keeps the measured and simulated repetitions,
+    summary.json and figures. `quiet=False` draws a progress bar on a
+    terminal. Nothing is printed.
+
+    Returns a ValidationResult: `kind` ("run", "suite", "measured" or
+    "trace"), `rows` (one per configuration: measured and simulated
+    medians, signed error, ...), `summary` and `to_dict()` (what `cloudnoise
+    validate --json` prints).
+
+    Raises CloudnoiseError with the command's one-line message: bad input
+    (`exit_code` 2, before anything runs), a schedule that cannot complete
+    (3), a missing MPI or ranks that die or hang (4).
+
+    Example: `cloudnoise.validate(measured="daint__collectives/2022_03_30_00_54_29.tar.xz",
+    profile="daint", noise="none").rows`
+    """
+    from cloudnoise.validation.api import validate as run
+
+    return run(
+        goal_file, pattern=pattern, size=size, nway=nway, segmentsize=segmentsize, nb=nb, app=app,
+        iterations=iterations, gflops=gflops, ranks=ranks, measured=measured, suite=suite, trace=trace,
+        algorithms=algorithms, compute_scale=compute_scale, profile=profile, L=L, o=o, g=g, G=G, O=O, S=S,
+        noise=noise, reps=reps, warmup=warmup, rep_gap=rep_gap, ready_order=ready_order, seed=seed, mpicc=mpicc,
+        mpiexec=mpiexec, launcher=launcher, hosts=hosts, hostfile=hostfile, ppn=ppn, timeout=timeout, out=out,
+        quiet=quiet,
     )
 
 

@@ -210,6 +210,25 @@ def test_cli_show_convert_simulate_validate(tmp_path: Path) -> None:
     assert json.loads(proc.stdout)["recorded_runtime_ns"] == 1000
 
 
+
+def test_validate_api_on_a_trace_is_what_the_command_prints(tmp_path: Path) -> None:
+    """cloudnoise.validate(trace=...): a row per noise variant, the summary `validate --trace --json` prints."""
+    import cloudnoise
+
+    archive = nonblocking(tmp_path / "nb")
+    proc = run("validate", "--trace", str(archive), "--profile", "aws-hpc", "--reps", "2", "--noise", "none,os", "--json")
+    assert proc.returncode == 0, proc.stderr
+    printed = json.loads(proc.stdout)
+    result = cloudnoise.validate(trace=archive, profile="aws-hpc", reps=2, noise=["none", "os"])
+    ours = json.loads(json.dumps(result.to_dict(), default=str))
+    for summary in (ours, printed):  # how long the conversion took here and there
+        del summary["conversion"]["calls_per_second"], summary["conversion"]["convert_seconds"]
+    assert result.kind == "trace" and ours == printed
+    assert [r["noise"] for r in result.rows] == ["none", "os"]
+    assert result.rows[0]["simulated_median_ns"] == printed["variants"]["none"]["simulated_median_ns"]
+    assert result.summary["recorded_runtime_ns"] == 1000
+
+
 # -- bad input: one line naming the rank and what to do, exit status 2
 
 

@@ -77,3 +77,50 @@ def test_nothing_comparable_is_an_error_not_an_empty_table(run_cli, tmp_path: Pa
     assert res.returncode == 2 and "no such file or folder" in res.stderr
     res = run_cli("validate", "--measured", tmp_path)
     assert res.returncode == 2 and "needs --profile" in res.stderr
+
+
+def _api_params() -> dict[str, str]:
+    """PARAMS as cloudnoise.validate's keywords."""
+    return {PARAMS[i].lstrip("-"): PARAMS[i + 1] for i in range(0, len(PARAMS), 2)}
+
+
+def test_the_api_returns_the_rows_the_command_prints(run_cli, runs: Path, capsys) -> None:
+    """cloudnoise.validate(measured=...) and `validate --measured ... --json`: the same rows and summary,
+    and the API prints nothing."""
+    import cloudnoise
+
+    res = run_cli("validate", "--measured", runs, *PARAMS, "--noise", "none", "--reps", "3", "--json")
+    assert res.returncode == 0, res.stderr
+    printed = json.loads(res.stdout)
+    result = cloudnoise.validate(measured=runs, **_api_params(), noise="none", reps=3)
+    assert capsys.readouterr().out == ""
+    assert isinstance(result, cloudnoise.ValidationResult) and result.kind == "measured"
+    ours = json.loads(json.dumps(result.to_dict(), default=str))
+    assert ours == printed
+    assert result.rows == result.summary["results"] and len(result.rows) == 2
+    row = {r["config"]: r for r in result.rows}["nwaydissemination_nocompute 16 B"]
+    assert row["simulated_median_us"] == pytest.approx(2.4) and row["measured_median_us"] == pytest.approx(2.5)
+
+
+@pytest.mark.parametrize("cli_extra, api_extra", [
+    (["--ranks", "4"], {"ranks": [4]}),
+    (["--pattern", "dissemination", "--size", "16B"], {"pattern": "dissemination", "size": "16B"}),
+    (["--rep-gap", "5s"], {"rep_gap": "5s"}),
+])
+def test_the_api_raises_the_commands_one_line_error(run_cli, runs: Path, cli_extra: list[str],
+                                                    api_extra: dict[str, object]) -> None:
+    import cloudnoise
+
+    res = run_cli("validate", "--measured", runs, *PARAMS, *cli_extra)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1
+    with pytest.raises(cloudnoise.CloudnoiseError) as raised:
+        cloudnoise.validate(measured=runs, **_api_params(), **api_extra)
+    assert raised.value.exit_code == 2
+    assert str(raised.value) in res.stderr
+
+
+def test_the_api_without_a_model_says_what_to_give(runs: Path) -> None:
+    import cloudnoise
+
+    with pytest.raises(cloudnoise.CloudnoiseError, match="--measured needs --profile"):
+        cloudnoise.validate(measured=runs)

@@ -26,6 +26,7 @@ from cloudnoise.options import (
 )
 from cloudnoise.simulation import app_cli
 from cloudnoise.simulation.api import VARIANTS
+from cloudnoise.simulation.setup import parse_variants, resolve_setup  # noqa: F401  (the commands' option dicts)
 from cloudnoise.simulation.result import SimulationResult
 from cloudnoise.simulation.api import simulate as run_simulation
 from cloudnoise.simulation.params import DEFAULTS, LogGOPS
@@ -199,47 +200,6 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
         if used:
             kinds = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in used["provenance"].items())
             stdout_console().print(f"profile {used['name']} ({used['placement']}): {kinds}")
-
-
-def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
-    """The command line's parameters and noise (see simulate.setup): the
-    profile's, then explicit flags."""
-    from cloudnoise.simulation.setup import load_system, resolve_noise, resolve_params
-
-    system = load_system(opts["profile"]) if opts.get("profile") else None
-    if system is not None:
-        if opts.get("placement"):
-            system = system.at(opts["placement"])
-        opts["profile_used"] = system.describe_use()
-        opts["compute_rate"] = system.compute_rate()
-        # the machine state the profile was measured in (validate compares its own run with it)
-        opts["profile_core_latency_ns"] = system.hardware.core_latency_ns if system.hardware else None
-    elif opts.get("placement"):
-        raise CloudnoiseError("--placement goes with --profile")
-    params = resolve_params(system, {k: opts.get(f"{k}_") for k in PARAM_HELP})
-    noise = resolve_noise(
-        system, opts["seed"], os_noise=opts.get("os_noise"), os_noise_cosched=bool(opts.get("os_noise_cosched")),
-        os_noise_phase=opts.get("os_noise_phase"), latency_noise=opts.get("latency_noise"),
-        bandwidth_noise=opts.get("bandwidth_noise"), bandwidth_episodes=opts.get("bandwidth_episodes"),
-    )
-    return params, noise
-
-
-def parse_variants(text: str | None, noise: NoiseSetup) -> tuple[list[str], str]:
-    """The variants to run and the primary one (reported at the JSON's top level).
-
-    Named variants run in the order given, the first is primary. Without
-    --noise, all the noise given is primary and the noiseless baseline runs
-    beside it (same seed), so the summary shows what noise adds."""
-    if not text:
-        primary = noise.default_variants()[0]
-        return (["none", primary] if primary != "none" else ["none"]), primary
-    variants = [v.strip() for v in text.split(",") if v.strip()]
-    if not variants:
-        raise CloudnoiseError(f"--noise: no variant in {text!r} (choose from {', '.join(VARIANTS)})")
-    noise.check_variants(variants)
-    variants = list(dict.fromkeys(variants))
-    return variants, variants[0]
 
 
 STAT_COLUMNS = ("n", "median", "median_ci_low", "median_ci_high", "q1", "q3", "mean", "min", "max")

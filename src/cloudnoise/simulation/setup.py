@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulation.params import DEFAULTS, LogGOPS
+from cloudnoise.simulation.variants import VARIANTS
 from cloudnoise.units import parse_time_ps
 
 if TYPE_CHECKING:
@@ -90,3 +91,44 @@ def resolve_noise(
         noise.bandwidth_episodes = load_bandwidth_episodes(bandwidth_episodes, seed)
         noise.episodes_source = bandwidth_episodes
     return noise
+
+
+def resolve_setup(opts: dict[str, Any]) -> tuple[LogGOPS, NoiseSetup]:
+    """The parameters and noise of a command's options (`profile`, `placement`,
+    `L_` ... `S_`, `seed`, the noise options): the profile's, then the explicit
+    ones. Records what the profile brings in ``opts`` (`profile_used`,
+    `compute_rate`, `profile_core_latency_ns`)."""
+    system = load_system(opts["profile"]) if opts.get("profile") else None
+    if system is not None:
+        if opts.get("placement"):
+            system = system.at(opts["placement"])
+        opts["profile_used"] = system.describe_use()
+        opts["compute_rate"] = system.compute_rate()
+        # the machine state the profile was measured in (validate compares its own run with it)
+        opts["profile_core_latency_ns"] = system.hardware.core_latency_ns if system.hardware else None
+    elif opts.get("placement"):
+        raise CloudnoiseError("--placement goes with --profile")
+    params = resolve_params(system, {k: opts.get(f"{k}_") for k in DEFAULTS})
+    noise = resolve_noise(
+        system, opts["seed"], os_noise=opts.get("os_noise"), os_noise_cosched=bool(opts.get("os_noise_cosched")),
+        os_noise_phase=opts.get("os_noise_phase"), latency_noise=opts.get("latency_noise"),
+        bandwidth_noise=opts.get("bandwidth_noise"), bandwidth_episodes=opts.get("bandwidth_episodes"),
+    )
+    return params, noise
+
+
+def parse_variants(text: str | None, noise: NoiseSetup) -> tuple[list[str], str]:
+    """The variants to run and the primary one (reported at the JSON's top level).
+
+    Named variants run in the order given, the first is primary. Without
+    --noise, all the noise given is primary and the noiseless baseline runs
+    beside it (same seed), so the summary shows what noise adds."""
+    if not text:
+        primary = noise.default_variants()[0]
+        return (["none", primary] if primary != "none" else ["none"]), primary
+    variants = [v.strip() for v in text.split(",") if v.strip()]
+    if not variants:
+        raise CloudnoiseError(f"--noise: no variant in {text!r} (choose from {', '.join(VARIANTS)})")
+    noise.check_variants(variants)
+    variants = list(dict.fromkeys(variants))
+    return variants, variants[0]

@@ -1,5 +1,5 @@
-"""`cloudnoise validate`: the command only (options, the profile's parameters
-and noise resolved, the stage's API called, the result printed).
+"""`cloudnoise validate`: the command only (options parsed, the stage's API
+`validation/api.py` called, the result printed).
 
 The work is the stage's: runs on this machine (`local_run.py`, a GOAL file,
 --pattern or --app per rank count), the built-in suite (`suite.py`), runs
@@ -11,75 +11,15 @@ measured elsewhere (`measured.py`, --measured DIR) and recorded traces
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from cloudnoise.errors import CloudnoiseError
 from cloudnoise.options import quiet_option
 from cloudnoise.simulation import app_cli
-from cloudnoise.simulation.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
-from cloudnoise.units import parse_duration_ns, parse_wall_seconds
-from cloudnoise.validation.config import Config, check_completes, parse_ranks
-
-
-def configurations(goal_file: Path | None, opts: dict[str, Any]) -> list[Config]:
-    """The schedules to validate: one GOAL file, or a pattern/app per rank count."""
-    from cloudnoise.simulation.inputs import schedule_input
-
-    ranks = parse_ranks(opts.get("ranks"))
-    sources = sum(x is not None for x in (goal_file, opts.get("pattern"), opts.get("app")))
-    if sources != 1:
-        raise CloudnoiseError("give one of a GOAL file, --pattern NAME --size SIZE, or --app SPEC")
-    workload = {k: opts.get(k) for k in ("pattern", "size", "nb", "app", "iterations", "gflops")}
-    workload.update(nway=opts["nway"], segmentsize=opts["segmentsize"])
-    if goal_file is not None:
-        for name in ("size", "nb", "iterations", "gflops"):
-            if opts.get(name) is not None:
-                raise CloudnoiseError(f"--{name} goes with --pattern or --app; a GOAL file brings its own")
-        schedule = schedule_input(goal_file).schedule
-        if ranks and ranks != [schedule.num_ranks]:
-            raise CloudnoiseError(f"{goal_file} has {schedule.num_ranks} ranks; --ranks cannot change that")
-        return [Config(schedule.num_ranks, str(goal_file), schedule)]
-    if not ranks:
-        raise CloudnoiseError("--pattern and --app need --ranks, e.g. --ranks 2,4,8")
-    if opts.get("pattern") is not None and opts.get("size") is None:
-        raise CloudnoiseError("--pattern needs --size SIZE (e.g. 16B, 16MiB)")
-    configs = []
-    for p in ranks:
-        made = schedule_input(ranks=p, **workload)
-        label = f"{opts['pattern']} {opts['size']}" if opts.get("pattern") is not None else made.source
-        configs.append(Config(p, label, made.schedule))
-    return configs
-
-
-def resolved_model(opts: dict[str, Any], what: str) -> tuple[Any, Any, list[str]]:
-    """The profile's (or the explicit) LogGOPS parameters and noise, and the
-    noise variants to compare with: the profile's noise unless --noise names
-    variants. Sets opts['profile_core_latency_ns'] (the state the profile describes)."""
-    if not opts.get("profile") and all(opts.get(f"{k}_") is None for k in PARAM_HELP):
-        raise CloudnoiseError(f"{what} needs --profile NAME|FILE (or the LogGOPS parameters --L --o --g --G --O --S)")
-    setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
-    params, noise = resolve_setup(setup_opts)
-    opts["profile_core_latency_ns"] = setup_opts.get("profile_core_latency_ns")
-    variants = parse_variants(opts["variants"], noise)[0] if opts.get("variants") else noise.default_variants()
-    return params, noise, variants
-
-
-MAX_REP_GAP_NS = 1_000_000_000  # cn_goal_exec's own bound (1 s)
-
-
-def parse_rep_gap(text: str | None) -> int | None:
-    """--rep-gap TIME -> ns (None: off). Above 0 and at most 1 s."""
-    if text is None:
-        return None
-    ns = parse_duration_ns(text, "--rep-gap")
-    if not 0 < ns <= MAX_REP_GAP_NS:
-        raise CloudnoiseError(f"--rep-gap: {text} is outside 1 ns to 1 s; e.g. --rep-gap 2us")
-    return ns
+from cloudnoise.simulation.cli import loggops_options
 
 
 @click.command("validate")
@@ -136,88 +76,24 @@ def validate(goal_file: Path | None, **opts: Any) -> None:
       cloudnoise validate --suite --profile here.json --rep-gap 1us
       cloudnoise validate --measured daint__collectives/2022_03_30_00_54_29.tar.xz --profile daint --noise none
     """
-    if opts.get("timeout") is not None:
-        opts["timeout"] = parse_wall_seconds(opts["timeout"], "--timeout")
-    opts["rep_gap_ns"] = parse_rep_gap(opts.get("rep_gap"))
-    if opts.get("measured_dir") is not None:
-        opts["reps"] = opts.get("reps") or 1000
-        run_measured(goal_file, opts)
-        return
-    if opts.get("suite"):
+    from cloudnoise.validation import api
+
+    result = api.run(goal_file, opts)
+    if opts["as_json"]:
+        json.dump(result.summary, sys.stdout, default=str)
+        sys.stdout.write("\n")
+    elif result.kind == "measured":
+        from cloudnoise.validation import measured
+
+        measured.print_table(result.summary)
+    elif result.kind == "suite":
         from cloudnoise.validation import suite
 
-        if goal_file is not None or opts.get("pattern") or opts.get("app"):
-            raise CloudnoiseError("--suite brings its own collectives; drop the GOAL file, --pattern or --app")
-        opts["reps"] = opts.get("reps") or suite.DEFAULT_REPS
-        params, noise, variants = resolved_model(opts, "--suite")
-        suite.emit(suite.run_suite(opts, params, noise, variants), bool(opts.get("as_json")))
-        return
-    opts["reps"] = opts.get("reps") or 1000
-    if opts.get("trace_dir") is not None:
-        run_trace_validation(goal_file, opts)
-        return
-    run_validation(goal_file, opts)
-
-
-def run_measured(goal_file: Path | None, opts: dict[str, Any]) -> None:
-    """validate --measured DIR: runs measured elsewhere against their simulation."""
-    from cloudnoise.validation import measured
-    from cloudnoise.validation.progress import configuration_progress
-
-    if goal_file is not None or opts.get("pattern") or opts.get("app") or opts.get("suite") or opts.get("trace_dir"):
-        raise CloudnoiseError("--measured DIR brings its own runs; drop the GOAL file, --pattern, --app, --suite or --trace")
-    if opts.get("ranks") or opts.get("rep_gap_ns"):
-        raise CloudnoiseError("--ranks and --rep-gap do not go with --measured: the runs have their own")
-    params, noise, variants = resolved_model(opts, "--measured")
-    with configuration_progress(opts) as bar:
-        result = measured.compare_runs(opts["measured_dir"], params, noise, variants, opts["reps"], opts["seed"],
-                                       opts["ready_order"], keep=opts.get("out") is not None, progress=bar)
-    result["profile"] = opts.get("profile")
-    if opts.get("out") is not None:
-        measured.write_outputs(result, opts["out"])
-    measured.emit(result, bool(opts.get("as_json")))
-
-
-def run_trace_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, Any]:
-    """validate --trace: the recorded runtime against the simulated one.
-
-    The recorded compute already holds this machine's OS noise, so the
-    default variant is `none` (and `network` too when the profile has
-    network noise); --noise chooses otherwise."""
-    from cloudnoise.schedules.trace import trace_schedule
-    from cloudnoise.validation import trace as trace_validation
-
-    if goal_file is not None or opts.get("pattern") is not None or opts.get("app") is not None:
-        raise CloudnoiseError("give either --trace DIR or a schedule to run, not both")
-    if opts.get("ranks"):
-        raise CloudnoiseError("--ranks does not go with validate --trace: the recorded run has its own rank count")
-    if opts.get("rep_gap_ns"):
-        raise CloudnoiseError("--rep-gap does not go with validate --trace: nothing is launched, the trace has its own timing")
-    if not opts.get("profile") and all(opts.get(f"{k}_") is None for k in PARAM_HELP):
-        raise CloudnoiseError("--profile NAME|FILE is required (or give the LogGOPS parameters --L --o --g --G --O --S)")
-    setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
-    params, noise = resolve_setup(setup_opts)
-    if opts.get("variants"):
-        variants = parse_variants(opts["variants"], noise)[0]
+        suite.print_suite(result.summary)
+    elif result.kind == "trace":
+        print_trace_table(result.summary)
     else:
-        variants = ["none"] + (["network"] if noise.latency is not None or noise.bandwidth is not None else [])
-    ts = trace_schedule(opts["trace_dir"], algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale", 1.0))
-    check_completes(Config(ts.conversion.ranks, ts.source, ts.schedule), params, opts["ready_order"])
-    result = trace_validation.compare(ts, params, noise, variants, opts["reps"], opts["seed"], opts["ready_order"])
-    result["profile"] = opts.get("profile")
-    result["params_ns"] = params.as_ns()
-    if opts.get("out") is not None:
-        out: Path = opts["out"]
-        out.mkdir(parents=True, exist_ok=True)
-        tmp = out / ".summary.json.tmp"
-        tmp.write_text(json.dumps(result, indent=2, default=str) + "\n")
-        os.replace(tmp, out / "summary.json")
-    if opts["as_json"]:
-        json.dump(result, sys.stdout, default=str)
-        sys.stdout.write("\n")
-    else:
-        print_trace_table(result)
-    return result
+        print_table(result.summary)
 
 
 def print_trace_table(result: dict[str, Any]) -> None:
@@ -243,20 +119,6 @@ def print_trace_table(result: dict[str, Any]) -> None:
     )
     for w in result["conversion"]["warnings"]:
         console.print(f"[yellow]warning:[/] {w}")
-
-
-def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, Any]:
-    """The whole command; returns (and prints) the JSON object."""
-    from cloudnoise.validation import local_run
-
-    params, noise, variants = resolved_model(opts, "validate")
-    result = local_run.run(configurations(goal_file, opts), params, noise, variants, opts)
-    if opts["as_json"]:
-        json.dump(result, sys.stdout, default=str)
-        sys.stdout.write("\n")
-    else:
-        print_table(result)
-    return result
 
 
 def print_table(result: dict[str, Any]) -> None:

@@ -14,7 +14,6 @@ median and worst |error|, and one line per file that could not be used.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -164,13 +163,8 @@ def write_outputs(result: dict[str, Any], out: Path) -> None:
     tmp.replace(out / "summary.json")
 
 
-def emit(result: dict[str, Any], as_json: bool) -> None:
-    """The JSON object, or the verdict table, its summary and the refused files."""
-    result.pop("_samples", None)
-    if as_json:
-        json.dump(result, sys.stdout, default=str)
-        sys.stdout.write("\n")
-        return
+def print_table(result: dict[str, Any]) -> None:
+    """The verdict table, its summary and the refused files."""
     from rich.table import Table
 
     from cloudnoise.console import stdout_console

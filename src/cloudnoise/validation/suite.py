@@ -16,7 +16,6 @@ Each configuration is measured and simulated as `cloudnoise validate` does
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -201,14 +200,6 @@ def state_cell(row: dict[str, Any]) -> str:
 
 def fmt_ns(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f} ns"
-
-
-def emit(result: dict[str, Any], as_json: bool) -> None:
-    if as_json:
-        json.dump(result, sys.stdout, default=str)
-        sys.stdout.write("\n")
-    else:
-        print_suite(result)
 
 
 def check_profile(profile_path: Path, reps: int = CHECK_REPS, mpicc: str | None = None,
