@@ -5,14 +5,13 @@ on the real artifact (where the machine has it)."""
 from __future__ import annotations
 
 import filecmp
-import io
 import os
-import tarfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from archives import tar_xz
 from cloudnoise import simulate
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.profile import load_profile
@@ -26,13 +25,8 @@ ARTIFACT = Path(os.environ.get("CLOUDNOISE_SHARED", REPO.parent / "shared")) / "
 
 def write_run(path: Path, files: dict[str, bytes]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:xz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(f"{path.name.removesuffix('.tar.xz')}/{name}")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    path.write_bytes(buf.getvalue() + b"\0" * 100_001)  # padded past the size a network run has
+    # padded past the size a network run has
+    path.write_bytes(tar_xz(files, path.name.removesuffix(".tar.xz")) + b"\0" * 100_001)
 
 
 def noise_file(size: int, rtts_us: list[float]) -> bytes:
@@ -56,14 +50,9 @@ def fake_artifact(root: Path) -> None:
         "ng_netnoise_mpi_bw.out": noise_file(16777216, bw), "ng_osnoise.out": b""})
     gemm = "#N\tTIME(s)\tGFLOPs/s\tTHEO_PEAK\n" + "".join(f"8192\t0.9\t{g}\t1209.6\n" for g in (1190, 1200, 1195))
     small = "#N\tTIME(s)\tGFLOPs/s\tTHEO_PEAK\n128\t0.00001\t400\t1209.6\n"
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:xz") as tar:
-        for name, text in (("gemm_daint_8192.dat", gemm), ("gemm_daint_128.dat", small)):
-            info = tarfile.TarInfo(name)
-            info.size = len(text)
-            tar.addfile(info, io.BytesIO(text.encode()))
     (root / "compute").mkdir()
-    (root / "compute" / "gemm_daint.tar.xz").write_bytes(buf.getvalue())
+    (root / "compute" / "gemm_daint.tar.xz").write_bytes(
+        tar_xz({"gemm_daint_8192.dat": gemm.encode(), "gemm_daint_128.dat": small.encode()}))
 
 
 def test_runs_named_or_substituted(tmp_path):

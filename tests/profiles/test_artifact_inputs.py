@@ -5,13 +5,12 @@ slow reference written from their lookup's rule."""
 
 from __future__ import annotations
 
-import io
 import lzma
-import tarfile
 
 import numpy as np
 import pytest
 
+from archives import tar_xz
 from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.profiles.artifact.authors_inputs import (
@@ -133,19 +132,9 @@ def test_a_sorted_trace_is_kept_as_it_is():
     assert es.tolist() == a.tolist() and ed.tolist() == d.tolist()
 
 
-def tar_xz(files: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:xz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(f"2022_01_01_00_00_00/{name}")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
-
-
 def test_members_read_from_the_archive(tmp_path):
     path = tmp_path / "run.tar.xz"
-    path.write_bytes(tar_xz({"a.out": b"1", "b.out": b"2", "c.out": b"3"}))
+    path.write_bytes(tar_xz({"a.out": b"1", "b.out": b"2", "c.out": b"3"}, "2022_01_01_00_00_00"))
     assert read_members(path, ("a.out", "c.out")) == {"a.out": b"1", "c.out": b"3"}
     with pytest.raises(CloudnoiseError, match="has no z.out"):
         read_members(path, ("z.out",))
