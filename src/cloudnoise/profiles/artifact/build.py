@@ -134,10 +134,11 @@ def build_one(name: str, text: SystemProfile, artifact: Path, out: Path) -> tupl
         rL, rG = far.L_ps / near.L_ps, far.G_ps_per_byte / near.G_ps_per_byte
         why = (f"reconstructed: the same rack's parameters with L x {rL:.4g} and G x {rG:.4g}, the ratios of the "
                f"authors' different-racks to same-rack rows ({SOURCE}); no network run of {name} in {ARTIFACT}")
-        dr = replace(lg, provenance=Provenance("reconstructed", why), L=float(f"{lg.L * rL:.6g}"),
-                     G=float(f"{lg.G * rG:.6g}"), size_classes=())
+        far_lg = replace(lg, provenance=Provenance("reconstructed", why), L=float(f"{lg.L * rL:.6g}"),
+                         G=float(f"{lg.G * rG:.6g}"), size_classes=())
         note = "no network run in the stored artifact: the text's noise at both placements"
-        profile = replace(text, different_racks=RackPlacement(dr, text.latency_noise, text.bandwidth_noise, note=note))
+        profile = replace(text, different_racks=RackPlacement(far_lg, text.latency_noise, text.bandwidth_noise,
+                                                              note=note))
         built.parts["loggops"] = "text: same rack; different racks scaled by the authors' far/near ratios"
         built.parts["noise"] = "text: " + note
         return profile, built
