@@ -390,7 +390,7 @@ def test_errors(tmp_path: Path, inputs: dict[str, Path], run_report: Runner) -> 
     _one_line_error(run_report("--sweep", tmp_path / "bad", "-o", tmp_path / "r"), "unknown format")
     (tmp_path / "file").write_text("x")
     _one_line_error(run_report("--campaign", inputs["campaign"], "-o", tmp_path / "file" / "r"), "cannot write the report")
-    _one_line_error(run_report("--profile", "daint", "--pricing", "cheap", "-o", tmp_path / "r"), "bad pricing")
+    _one_line_error(run_report("--profile", "daint", "--pricing", "cheap", "-o", tmp_path / "r"), "--pricing cheap")
     _one_line_error(run_report("--profile", "dain", "-o", tmp_path / "r"), "did you mean 'daint'")
 
 

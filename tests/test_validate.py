@@ -410,7 +410,7 @@ def test_progress_names_the_configuration_running(monkeypatch: pytest.MonkeyPatc
     and its label follows the configuration being measured."""
     import sys
 
-    from cloudnoise.validation.cli import configuration_progress
+    from cloudnoise.validation.progress import configuration_progress
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     assert not configuration_progress({"quiet": True}).enabled

@@ -48,6 +48,10 @@ READER_MODULES = (
     "cloudnoise.measurement.campaign_files", "cloudnoise.report.data", "cloudnoise.sweep.store",
     "cloudnoise.trace.reader", "cloudnoise.trace.convert", "cloudnoise.trace.native_format",
     "cloudnoise.trace.liballprof", "cloudnoise.input_files", "cloudnoise.limits",
+    "cloudnoise.validation.artifact_csv", "cloudnoise.validation.measured_files",
+    "cloudnoise.measurement.imports.netgauge_lines", "cloudnoise.measurement.imports.netgauge_pingpong",
+    "cloudnoise.measurement.imports.netgauge_osnoise", "cloudnoise.measurement.imports.netgauge_loggp_table",
+    "cloudnoise.measurement.imports.netgauge_extras",
 )
 
 
@@ -441,6 +445,90 @@ def otf2_archive(choices: Choices, workdir: Path) -> str:
     return outcome(lambda: to_schedule(open_trace(root)))
 
 
+MEASURED_RUN_SEEDS = (
+    "#MessageSize Rank0Time(us) Rank1Time(us) Rank2Time(us) Rank3Time(us) \n"
+    "16 4.291534 4.053116 7.867813 5.483627 \n16 9.059906 3.576279 8.821487 4.053116 \n",
+    "#MessageSize Rank0Time(us) Rank1Time(us) \n16384 21.0 20.5 \n16384 22.25 19.0 \n",
+)
+MEASURED_RUN_NAMES = ("nwaydissemination_nocompute_4_16.csv", "pipelinedring_test_2_16384.csv",
+                      "linear_alltoall_4_16.csv", "binomialtreebcast_nbsend_2_16384.csv", "x_4_16.csv")
+
+
+def measured_runs(choices: Choices, workdir: Path) -> str:
+    """Collective runs measured elsewhere (validate --measured): a per-rank CSV
+    in a folder or streamed from a .tar.xz, read and mapped to its schedule."""
+    import io
+    import tarfile
+
+    from cloudnoise.validation.artifact_schedules import UnmappedRun, run_schedule
+    from cloudnoise.validation.measured import read_runs
+
+    root = _fresh(workdir)
+    name = pick(choices, MEASURED_RUN_NAMES)
+    data = file_bytes(choices, MEASURED_RUN_SEEDS)
+    if choices.integer(0, 1):
+        source = root / "run.tar.xz"
+        with tarfile.open(source, "w:xz") as tar:
+            info = tarfile.TarInfo(f"run/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        if choices.integer(0, 2) == 0:  # a cut archive
+            whole = source.read_bytes()
+            source.write_bytes(whole[: choices.integer(0, len(whole))])
+    else:
+        source = root / "run"
+        source.mkdir()
+        (source / name).write_bytes(data)
+
+    def read() -> None:
+        items = list(read_runs(source))
+        for item in items:
+            if isinstance(item, str):
+                raise UnmappedRun(item)
+            run_schedule(item.name)
+
+    return outcome(read)
+
+
+NETGAUGE_SEEDS = {
+    "pingpong": ("#size\trtt\n" + "1\t1.430500\n" * 1000, "#size\trtt\n" + "16777216\t1800.537000\n" * 1000
+                 + "#size\trtt\n" + "16777216\t1783.132500\n" * 1000),
+    "osnoise": ("# Benchmark Method: selfish\n# Nodename: nid00460\n# Minimal cycle length [ns]: 237.973277 \n"
+                "# Threshold: [% minimal cycle length]: 900 \n# Time [ns]\tselfish duration [ns]\n0.00\t6675.25\n"
+                "9773.90\t16926.10\n# CPU overhead due to noise: 0.67%\n# Measurement period: 101.52 s\n",),
+    "loggp": ("# size n PRTT(1,0,s) PRTT(n,0,s) PRTT(n,PRTT(1,0,s),s) L o_s o_r g G lsqu(g,G)\n#\n#\n"
+              "1 10 2.622000 15.974000 38.862000 1.311000 1.404667 1.431111 -nan -nan -nan\n"
+              "1025 10 4.529000 19.550000 59.127000 1.311000 1.537444 1.669778 1.483374 0.000181 -nan\n",),
+    "gemm": ("#N\tTIME(s)\tGFLOPs/s\tTHEO_PEAK\n1024\t0.01\t200.0\t300.0\n",),
+    "hoverboard": ("# Hoverboard test (1048576 1 1000000000)\n# time(ns),sleep_time(ns),repetitions\n"
+                   "5685806,1000000000,1\n246763,1000000000,1\n",),
+}
+
+
+def netgauge_file(choices: Choices, workdir: Path) -> str:
+    """A Netgauge output file (ping-pong samples, selfish detours, LogGP table, DGEMM, hoverboard),
+    read by the import's parser for its kind."""
+    import io
+
+    from cloudnoise.measurement.imports import (
+        netgauge_extras,
+        netgauge_loggp_table,
+        netgauge_osnoise,
+        netgauge_pingpong,
+    )
+
+    kind = pick(choices, sorted(NETGAUGE_SEEDS))
+    data = io.BytesIO(file_bytes(choices, NETGAUGE_SEEDS[kind]))
+    read: dict[str, Callable[[], Any]] = {
+        "pingpong": lambda: list(netgauge_pingpong.read(data, "f", netgauge_pingpong.PingPongTotals())),
+        "osnoise": lambda: list(netgauge_osnoise.read(data, "f", [])),
+        "loggp": lambda: netgauge_loggp_table.read(data, "f").records(),
+        "gemm": lambda: netgauge_extras.read_gemm(data, "f"),
+        "hoverboard": lambda: netgauge_extras.read_hoverboard(data, "f"),
+    }
+    return outcome(read[kind])
+
+
 TARGETS: dict[str, Target] = {
     t.name: t
     for t in (
@@ -455,6 +543,8 @@ TARGETS: dict[str, Target] = {
         Target("sweep", sweep_folder, "sweep.json with its results"),
         Target("liballprof", liballprof_trace, "liballprof traces, converted"),
         Target("native-trace", native_trace, "recorded traces (binary rank files), converted"),
+        Target("measured-runs", measured_runs, "collective runs measured elsewhere (validate --measured)"),
+        Target("netgauge-file", netgauge_file, "Netgauge output files, by the import's parsers"),
     )
 }
 # Targets that read through a C library of someone else's in this process: bench only.

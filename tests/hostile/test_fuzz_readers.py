@@ -16,7 +16,7 @@ from fuzz_targets import TARGETS, Choices
 # ran ~2x slower than its best, the former 4000 inputs took 12-27 s per reader and the
 # whole suite 13m37s of its 15 minutes. bench/bench_fuzz.py runs millions.
 EXAMPLES = 2500
-SLOWER = {"profile": 750, "noise-samples": 1500, "sweep": 1800, "campaign": 1800}
+SLOWER = {"profile": 750, "noise-samples": 1500, "sweep": 1800, "campaign": 1800, "measured-runs": 1000}
 
 
 class HypothesisChoices(Choices):

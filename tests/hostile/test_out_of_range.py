@@ -121,3 +121,44 @@ def test_the_engine_and_python_agree_on_the_limits():
     assert _engine.MAX_MESSAGE_BYTES == limits.MAX_SIZE_BYTES
     assert _engine.MAX_RANKS == limits.MAX_RANKS
     assert _engine.MIN_EPISODE_FRACTION == limits.MIN_EPISODE_FRACTION
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--app", "gemm:1000000", "--ranks", "4", "--gflops", "1"), ("--app gemm:1000000", "1 GFLOP/s", "2e+09 s", "--gflops")),
+        (("--app", "compute:20h", "--iterations", "100", "--ranks", "4"), ("--app", "100 iterations", "--iterations")),
+    ],
+    ids=["gemm-beyond-int64-ps", "compute-times-iterations"],
+)
+def test_app_compute_beyond_the_time_range(tmp_path, args, says):
+    """Issue 40: a gemm phase of 2e9 s (2e21 ps, beyond int64) was an internal TypeError."""
+    box = sandbox(tmp_path)
+    refused_without_side_effects(box, "simulate", *args, says=says)
+
+
+@pytest.mark.parametrize("price", ["1e400", "-3", "0", "spot:2"])
+def test_pricing_beyond_range_names_the_option(tmp_path, price):
+    box = sandbox(tmp_path)
+    refused_without_side_effects(box, "cost", "--profile", "daint", "--nodes", "64", "--runtime", "1.5s",
+                                 "--pricing", price, says=f"--pricing {price}")
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "says"),
+    [
+        ("lat.txt", "120\n130\n-5\n140\n", ("p.json: latency_noise", "lat.txt:3", "-5", "negative")),
+        ("lat.csv", "latency_ns\n" + "100\n" * 5000 + "-0.25\n" + "100\n" * 5000,
+         ("p.json: latency_noise", "lat.csv:5002", "-0.25", "negative")),
+    ],
+    ids=["text", "csv-one-in-10001"],
+)
+def test_profile_latency_samples_file_with_negative_values(tmp_path, name, content, says):
+    """Issue 40: a profile's samples file is checked value by value, so the message
+    names the offending sample and its file, not a draw of the distribution made from it."""
+    box = sandbox(tmp_path)
+    doc = json.loads((PROFILES / "daint.json").read_text())
+    doc["latency_noise"] = {"provenance": {"kind": "measured", "source": "a test"}, "samples": name}
+    (box.work / name).write_text(content)
+    (box.work / "p.json").write_text(json.dumps(doc))
+    refused_without_side_effects(box, *SIM, "--profile", "p.json", says=says)

@@ -13,7 +13,8 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.schedules.patterns import schedule_goal_text
 from cloudnoise.simulation.api import simulate
 from cloudnoise.trace.convert import to_schedule
-from cloudnoise.trace.extrapolate import ExtrapolatedTrace, dims_create
+from cloudnoise.trace.extrapolate import ExtrapolatedTrace
+from cloudnoise.trace.grid import dims_create
 from cloudnoise.trace.reader import open_trace
 
 from native_writer import cart, coll, finalize, irecv, send, waitall, write_trace

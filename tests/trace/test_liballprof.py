@@ -12,7 +12,7 @@ import pytest
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.schedules.patterns import schedule_goal_text
 from cloudnoise.simulation.api import simulate
-from cloudnoise.trace.convert import to_schedule
+from cloudnoise.trace.convert import ConvertOptions, to_schedule
 from cloudnoise.trace.reader import open_trace
 
 # Rank 0 sends 4 ints (16 B) to rank 1 with tag 9, then receives 2 doubles
@@ -34,13 +34,13 @@ MPI_Finalize:1000300.000000:-
 """
 RANK1 = """# htor's PMPI Tracer 1.0 Output File
 
-MPI_Init:-:140737488343500:140737488344604:2000000.000000
-MPI_Recv:2000005.000000:11017376:4:2,4,4:0:9:0,1,2:140737488340112:2000015.000000
-MPI_Isend:2000020.000000:6610400:2:11,8,8:0:3:0,1,2:7000004:2000021.000000
-MPI_Wait:2000030.000000:7000004:7000200:2000031.000000
-MPI_Allreduce:2000100.000000:140737488342264:140737488341160:1:11,8,8:3:0,1,2:2000110.000000
-MPI_Barrier:2000200.000000:0,1,2:2000205.000000
-MPI_Finalize:2000250.000000:-
+MPI_Init:-:140737488343500:140737488344604:1000000.000000
+MPI_Recv:1000005.000000:11017376:4:2,4,4:0:9:0,1,2:140737488340112:1000015.000000
+MPI_Isend:1000020.000000:6610400:2:11,8,8:0:3:0,1,2:7000004:1000021.000000
+MPI_Wait:1000030.000000:7000004:7000200:1000031.000000
+MPI_Allreduce:1000100.000000:140737488342264:140737488341160:1:11,8,8:3:0,1,2:1000110.000000
+MPI_Barrier:1000200.000000:0,1,2:1000205.000000
+MPI_Finalize:1000250.000000:-
 """
 
 
@@ -92,8 +92,8 @@ def test_damaged_lines_are_one_line_errors(tmp_path: Path) -> None:
     cut = RANK1.split("MPI_Barrier")[0]
     with pytest.raises(CloudnoiseError, match="rank 1: the trace ends after call 4 without MPI_Finalize"):
         to_schedule(open_trace(write(tmp_path / "b", [RANK0, cut])))
-    sub = RANK0.replace("MPI_Barrier:1000200.000000:0,0,2:", "MPI_Barrier:1000200.000000:5,0,1:")
-    with pytest.raises(CloudnoiseError, match="does not record who is in a communicator"):
+    sub = RANK0.replace("MPI_Barrier:1000200.000000:0,0,2:", "MPI_Barrier:1000200.000000:5,0,3:")
+    with pytest.raises(CloudnoiseError, match=r"call 6: MPI_Barrier on a communicator of 3 ranks \(handle 5\) that was never created"):
         list(open_trace(write(tmp_path / "c", [sub, RANK1])).calls(0))
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "pmpi-trace-rank-1.txt").write_text(RANK1)
@@ -108,3 +108,99 @@ def test_unknown_call_is_reported(tmp_path: Path) -> None:
                         "MPI_Barrier:1000200.000000:0,0,2:1000205.000000\nMPI_Win_fence:1000206.000000:0:77:1000207.000000\n")
     with pytest.raises(CloudnoiseError, match=r"call 7 \(MPI_Win_fence\).*--allow-unsupported"):
         to_schedule(open_trace(write(tmp_path / "lap", [odd, RANK1])))
+
+
+def _pingpong(start_us: float, variant: str = "collprof", skew_us: float = 0.0, extra: bool = False) -> list[str]:
+    """Two ranks exchange 8 doubles; rank 1's clock runs skew_us ahead of rank 0's (its clockdiff says so)."""
+    from liballprof_writer import RankWriter
+
+    texts = []
+    for r in range(2):
+        w = RankWriter(r, 2, variant=variant, start_us=start_us + (skew_us if r else 0.0) + 3.0 * r,
+                       clockdiff_us=-skew_us if r else 0.0)
+        if extra:
+            # calls real tracers emit that move no data, and one the reader does not know
+            w.call("MPI_Errhandler_create", 4198400, 140737488343200)
+            w.call("MPI_Errhandler_set", w.world, 1)
+            w.call("MPI_Attr_get", w.world, 1, 140737488343100, 140737488343104)
+            w.call("MPI_Wtime")
+            w.call("MPI_Type_vector", 4, 1, 8, "11,8,8", 140737488343000)
+            w.call("MPI_Type_commit", 140737488343000)
+            w.call("MPI_Win_fence", 0, 77)
+            w.call("MPI_Win_fence", 0, 77)
+        if r == 0:
+            w.send(8, 1, 4, w.world)
+            w.recv(8, 1, 5, w.world)
+        else:
+            w.recv(8, 0, 4, w.world)
+            w.send(8, 0, 5, w.world)
+        texts.append(w.finalize())
+    return texts
+
+
+@pytest.mark.parametrize("variant", ["collprof", "htor"])
+def test_absolute_and_relative_times_convert_alike(tmp_path: Path, variant: str) -> None:
+    """Wall-clock microseconds (as real tracers stamp) and times near 0 give the same schedule; a rank
+    whose clock runs ahead is brought back by its header's clockdiff (us for collprof, s for htor's)."""
+    absolute = to_schedule(open_trace(write(tmp_path / "a", _pingpong(1237666046950106.0, variant))))
+    relative = to_schedule(open_trace(write(tmp_path / "r", _pingpong(1000.0, variant))))
+    skewed = to_schedule(open_trace(write(tmp_path / "s", _pingpong(1237666046950106.0, variant, skew_us=2500.0))))
+    texts = [schedule_goal_text(s) for s, _ in (absolute, relative, skewed)]
+    assert texts[0] == texts[1] == texts[2]
+    assert absolute[1].finalize_ns == relative[1].finalize_ns == skewed[1].finalize_ns
+    # rank 1 left MPI_Init 3 us after rank 0: that is its first calc (3 us + the writer's 10 us gap)
+    assert texts[0].split("rank 1 {\n")[1].split("\n")[0].endswith(": calc 13000")
+
+
+def test_calls_that_move_no_data_are_compute_and_unknown_ones_are_named(tmp_path: Path) -> None:
+    folder = write(tmp_path / "x", _pingpong(1237666046950106.0, extra=True))
+    with pytest.raises(CloudnoiseError, match=r"call 7 \(MPI_Win_fence\): MPI_Win_fence was recorded but cannot be converted.*--allow-unsupported"):
+        to_schedule(open_trace(folder))
+    _, conv = to_schedule(open_trace(folder), ConvertOptions(allow_unsupported=True))
+    assert dict(conv.unsupported) == {"MPI_Win_fence": 4}
+    assert conv.calls_by_name["MPI_Errhandler_set"] == 2 and conv.calls_by_name["MPI_Type_commit"] == 2
+
+
+def test_show_names_each_call_not_understood_once_with_its_count(tmp_path: Path, run_cli) -> None:
+    folder = write(tmp_path / "x", _pingpong(1237666046950106.0, extra=True))
+    proc = run_cli("trace", "show", folder)
+    assert proc.returncode == 0, proc.stderr
+    assert "not understood: MPI_Win_fence x4" in proc.stdout and proc.stdout.count("MPI_Win_fence x") == 1
+    assert run_cli("trace", "convert", folder, "-o", tmp_path / "x.goal").returncode == 2
+
+
+@pytest.mark.parametrize("mpich", [False, True])
+def test_any_source_receives_become_any_source_receives(tmp_path: Path, mpich: bool) -> None:
+    """liballprof does not record whose message an MPI_ANY_SOURCE receive took (-1 in Open MPI, -2 in
+    MPICH): it is simulated as an any-source receive, as Schedgen writes it."""
+    from liballprof_writer import RankWriter
+
+    any_source = -2 if mpich else -1
+    texts = []
+    for r in range(3):
+        w = RankWriter(r, 3, mpich=mpich)
+        if r == 0:
+            w.recv(1, any_source, 5, w.world)
+            w.recv(1, any_source, 5, w.world)
+        else:
+            w.send(1, 0, 5, w.world)
+        texts.append(w.finalize())
+    schedule, conv = to_schedule(open_trace(write(tmp_path / "a", texts)))
+    text = schedule_goal_text(schedule)
+    assert text.count("recv 8b from -1 tag 5") == 2 and "MPI_ANY_SOURCE" in conv.warnings[0]
+    assert simulate(schedule, L=1000, o=100, g=0, G=0, O=0).runtime_ns[0] > 0
+    lonely = [texts[0], texts[1], texts[1].replace("MPI_Send", "MPI_Wtime")]
+    with pytest.raises(CloudnoiseError, match=r"rank 0, call \d+: 1 receive\(s\) from MPI_ANY_SOURCE"):
+        to_schedule(open_trace(write(tmp_path / "b", lonely)))
+
+
+def test_rank_files_that_all_claim_one_rank_are_damage(tmp_path: Path) -> None:
+    """The Schedgen sample `bcast/` is one rank's file copied four times (every file says rank 0)."""
+    from liballprof_writer import RankWriter
+
+    w = RankWriter(0, 2)
+    w.bcast(3, 0, w.world)
+    text = w.finalize()
+    with pytest.raises(CloudnoiseError, match=r"rank 1, call 1: MPI_Bcast on a communicator of all 2 ranks where this "
+                                              r"rank is rank 0, but the file is rank 1's"):
+        to_schedule(open_trace(write(tmp_path / "c", [text, text])))

@@ -22,4 +22,4 @@ def __getattr__(name: str) -> Any:
         from cloudnoise.advice import api
 
         return getattr(api, name)
-    raise AttributeError(f"module 'cloudnoise.advise' has no attribute {name!r}")
+    raise AttributeError(f"module 'cloudnoise.advice' has no attribute {name!r}")

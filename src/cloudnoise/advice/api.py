@@ -13,16 +13,21 @@
 2. prices every system (`cost.price_book`), builds the advice points
    (`points`), the front (`front`) and the recommendation (`recommend`).
 
+`advise(workload, profiles=..., nodes=...)` builds the request from plain
+values (the public `cloudnoise.advise`).
+
 `advice_from_runtimes` is step 2 alone, for results already in memory (the
 report's figure uses it).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -207,7 +212,7 @@ def _needed(runtimes: Mapping[tuple[str, int, str], np.ndarray], request: Advise
 
 def run_advice(
     request: AdviseRequest,
-    sweep_dir: str | Path | None = None,
+    sweep_dir: str | os.PathLike[str] | None = None,
     *,
     in_process: bool = False,
     scheduler: str | None = None,
@@ -273,3 +278,65 @@ def _cells(request: AdviseRequest) -> set[tuple[str, int]]:
 def _kept(folder: Path, what: str, temporary: bool) -> str:
     where = "kept in" if temporary else "saved in"
     return f"{what}; the finished simulations are {where} {folder}: rerun with --sweep {folder} to continue"
+
+
+def priced_builtin_systems(prices: PriceBook) -> tuple[System, ...]:
+    """Every built-in system with a price of the kind `prices` asks for (advise's default systems)."""
+    from cloudnoise.profiles.registry import builtin_names
+    from cloudnoise.sweep.request import system_from
+
+    systems = tuple(s for s in (system_from(n) for n in builtin_names()) if prices.quote(s.profile) is not None)
+    if not systems:
+        raise CloudnoiseError(f"no built-in system has a {prices.label()} price; give --profile NAMES or --pricing PRICE")
+    return systems
+
+
+def advise(
+    workload: str | os.PathLike[str],
+    *,
+    profiles: Sequence[str | os.PathLike[str]] | None = None,
+    nodes: Sequence[int] | None = None,
+    reps: int = DEFAULT_REPS,
+    seed: int = 0,
+    noise: str = "both",
+    pricing: str = "on-demand",
+    billing: str = "provider",
+    gflops: float | None = None,
+    scaling: str | None = None,
+    deadline: float | str | None = None,
+    budget_usd: float | None = None,
+    confidence: float = 0.99,
+    ready_order: str = "program",
+    sweep_dir: str | os.PathLike[str] | None = None,
+) -> Advice:
+    """`cloudnoise.advise`: the request from plain values, run in this process
+    (parameters: cloudnoise/api.py). A trace's converted schedule goes into
+    `sweep_dir`, else into a temporary folder that lives as long as the run."""
+    from cloudnoise.advice.workload import WorkloadOptions, resolve_workload
+    from cloudnoise.costs.price_book import price_book
+    from cloudnoise.sweep.request import system_from
+    from cloudnoise.units import parse_time_ps
+
+    book = price_book(pricing, None, billing)
+    with contextlib.ExitStack() as stack:
+        scratch = (Path(sweep_dir) / "workload" if sweep_dir is not None
+                   else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cloudnoise-advise-"))))
+        chosen = resolve_workload(os.fspath(workload), WorkloadOptions(gflops=gflops, scaling=scaling, scratch=scratch))
+        systems = (tuple(system_from(os.fspath(p)) for p in profiles) if profiles is not None
+                   else priced_builtin_systems(book))
+        request = AdviseRequest(
+            workload=chosen,
+            systems=systems,
+            nodes=tuple(nodes) if nodes is not None else
+            ((chosen.fixed_nodes,) if chosen.fixed_nodes is not None else DEFAULT_NODES),
+            reps=reps,
+            seed=seed,
+            noise=noise,
+            ready_order=ready_order,
+            prices=book,
+            deadline_ns=None if deadline is None else parse_time_ps(deadline, "deadline", default_unit="ns") / 1000,
+            budget_usd=budget_usd,
+            confidence=confidence,
+            gflops=gflops,
+        )
+        return run_advice(request, sweep_dir, in_process=True)

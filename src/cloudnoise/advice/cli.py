@@ -122,7 +122,7 @@ def run_command(opts: dict[str, Any]) -> None:
 
 
 def _advise(opts: dict[str, Any], book: Any, old: dict[str, Any] | None, scratch: Path) -> None:
-    from cloudnoise.advice.api import AdviseRequest, run_advice
+    from cloudnoise.advice.api import AdviseRequest, priced_builtin_systems, run_advice
     from cloudnoise.advice.workload import WorkloadOptions, resolve_workload, with_stored_compute, workload_of_sweep
     from cloudnoise.comma_lists import parse_scales
     from cloudnoise.sweep.progress import SweepProgress
@@ -145,12 +145,7 @@ def _advise(opts: dict[str, Any], book: Any, old: dict[str, Any] | None, scratch
     elif old is not None:
         systems = tuple(system_from((old.get("profiles", {}).get(n) or {}).get("source", n)) for n in old["systems"])
     else:
-        from cloudnoise.profiles.registry import builtin_names
-
-        every = [system_from(n) for n in builtin_names()]
-        systems = tuple(s for s in every if book.quote(s.profile) is not None)
-        if not systems:
-            raise CloudnoiseError(f"no built-in system has a {book.label()} price; give --profile NAMES or --pricing PRICE")
+        systems = priced_builtin_systems(book)
 
     if opts["nodes"]:
         nodes = tuple(parse_scales(opts["nodes"], "--nodes"))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.limits import MAX_PRICE_PER_NODE_HOUR
@@ -51,7 +52,8 @@ class Pricing:
         on_demand = profile.prices.on_demand_per_node_hour
         if on_demand is None:
             return None
-        return on_demand * (self.value if self.kind == "spot" else 1.0)
+        fraction = self.value if self.kind == "spot" and self.value is not None else 1.0
+        return on_demand * fraction
 
     def require_price(self, profile: SystemProfile) -> float:
         """Like price_per_node_hour, but a missing price is an error that says what to do."""
@@ -81,17 +83,17 @@ def parse_pricing(text: str) -> Pricing:
         except ValueError:
             value = math.nan
         if not (0 < value <= 1):
-            raise CloudnoiseError(f"bad spot pricing {text!r}: write spot:F with F the fraction of on-demand, 0 < F <= 1")
+            raise CloudnoiseError(f"--pricing {text}: write spot:F with F the fraction of on-demand, 0 < F <= 1")
         return Pricing("spot", value)
     match = _PRICE.match(t)
     if match:
         value = float(match.group(1))
         if not 0 < value <= MAX_PRICE_PER_NODE_HOUR:
             raise CloudnoiseError(
-                f"price must be positive and at most {MAX_PRICE_PER_NODE_HOUR:g} USD per node-hour, got {text!r}"
+                f"--pricing {text}: a price must be positive and at most {MAX_PRICE_PER_NODE_HOUR:g} USD per node-hour"
             )
         return Pricing("fixed", value)
-    raise CloudnoiseError(f"bad pricing {text!r}: use on-demand, committed, spot:FRACTION or a USD price per node-hour")
+    raise CloudnoiseError(f"--pricing {text}: use on-demand, committed, spot:FRACTION or a USD price per node-hour")
 
 
 def run_cost_usd(runtime_s: float, nodes: int, price_per_node_hour: float) -> float:
@@ -122,7 +124,7 @@ class RunCost:
     noiseless_cost_usd: float | None = None
     noise_increase: float | None = None  # relative, 0.5 = +50%
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 

@@ -7,6 +7,7 @@ both end here, so `cloudnoise measure latency --sizes 1MB` and
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -104,7 +105,7 @@ def hosts_in(hosts: str | Iterable[str] | None) -> list[str]:
     return [h.strip() for h in _items(hosts) if str(h).strip()]  # type: ignore[union-attr]
 
 
-def hostfile_hosts(path: str | Path) -> int:
+def hostfile_hosts(path: str | os.PathLike[str]) -> int:
     """How many hosts a hostfile names (blank lines and comments skipped)."""
     try:
         lines = Path(path).read_text().splitlines()

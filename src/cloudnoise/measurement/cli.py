@@ -139,3 +139,38 @@ _command("loggp", "Estimate LogGP(S) parameters (L, o_s, o_r, g, S and L, G, O p
     click.option("--rounds", type=click.IntRange(1, 1000), help=f"Repetitions of the whole size sweep, each a short estimate "
                                             f"(default {LOGGP_ROUNDS})."),
 ])
+
+
+@measure.group("import")
+def import_() -> None:
+    """Turn measurements made with other tools into a campaign (`model build`, `report` read it as one
+    measured here)."""
+
+
+@import_.command("netgauge")
+@click.argument("source", type=click.Path(path_type=Path))
+@click.option("--out", "-o", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="The campaign folder to create (must not exist).")
+@click.option("--label", "labels", multiple=True,
+              help="KEY=VALUE recorded with the campaign: system=, instance=, "
+                   "distance=same-rack|different-racks|unknown.")
+@click.option("--salvage", is_flag=True,
+              help="Import what is whole instead of refusing damaged input: a file cut short is read as the "
+                   "authors' scripts read it, a file holding nothing usable is left out; both listed under "
+                   "import.salvaged in metadata.json.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was imported as one JSON object.")
+def import_netgauge_command(source: Path, out: Path, labels: tuple[str, ...], salvage: bool, as_json: bool) -> None:
+    """A Netgauge run folder, or its .tar.xz (read without unpacking), as a campaign: latency and
+    bandwidth noise, connections, bidirectional, striping, OS noise, the LogGP table and DGEMM
+    rates (docs/measure.md, "Importing Netgauge runs")."""
+    import json
+
+    from cloudnoise.measurement.arguments import parse_labels
+    from cloudnoise.measurement.imports.netgauge import import_netgauge
+    from cloudnoise.measurement.imports.report import print_import
+
+    result = import_netgauge(source, out, parse_labels(labels), salvage=salvage)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), indent=2, default=str))
+    else:
+        print_import(result)

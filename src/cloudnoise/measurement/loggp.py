@@ -298,13 +298,20 @@ def _fit_O(b: np.ndarray, T_excess: np.ndarray, X: np.ndarray, isend: np.ndarray
     if C <= 0:
         return 0.0
     grid = np.linspace(0.0, C, 41)
-    best = grid[int(np.argmin([cost(O) for O in grid]))]
+    # the whole grid at once (cost(O) for each O, as one array: the size sweep of an
+    # imported table has over a hundred sizes, and a class fit is made per size range)
+    Og = grid[:, None]
+    x = o_s + np.maximum(L, b * Og) + o_r + b * C
+    e = ((x - X) / X) ** 2
+    s = ((o_s + b * Og - isend) / np.maximum(isend, 1.0)) ** 2
+    best = grid[int(np.argmin(np.nansum(e, axis=1) + np.nansum(s, axis=1)))]
     lo, hi = max(0.0, best - C / 40), min(C, best + C / 40)
     res = minimize_scalar(cost, bounds=(lo, hi), method="bounded", options={"xatol": C * 1e-6})
     return float(res.x) if cost(float(res.x)) <= cost(best) else float(best)
 
 
-def _class_fit(c: Curves, i: int, j: int, o_s: float, o_r: float) -> tuple[SizeClass, float, np.ndarray]:
+def _class_fit(c: Curves, i: int, j: int, o_s: float, o_r: float,
+               latency: float | None = None) -> tuple[SizeClass, float, np.ndarray]:
     """Class over sizes[i:j], its worst relative miss of T and the exchange,
     and every miss."""
     b = c.sizes[i:j].astype(float) - 1.0
@@ -312,7 +319,7 @@ def _class_fit(c: Curves, i: int, j: int, o_s: float, o_r: float) -> tuple[SizeC
     ok = np.isfinite(T) & (T > 0)
     if not ok.any():  # nothing measured in this range: a flat class, no evidence against it
         return SizeClass(int(c.sizes[i]), 0.0, 0.0, 0.0), 0.0, np.zeros(0)
-    L, C = _fit_line(b[ok], T[ok], o_s + o_r)
+    L, C = _fit_line(b[ok], T[ok], o_s + o_r, latency)
     O = _fit_O(b, T, X, c.ops["isend"][i:j], o_s, o_r, L, C)
     t_pred = o_s + L + o_r + b * C
     x_pred = o_s + np.maximum(L, b * O) + o_r + b * C
@@ -322,25 +329,32 @@ def _class_fit(c: Curves, i: int, j: int, o_s: float, o_r: float) -> tuple[SizeC
     return SizeClass(int(c.sizes[i]), L, C, O), float(miss.max()) if len(miss) else 0.0, miss
 
 
-def _fit_line(b: np.ndarray, T: np.ndarray, floor: float) -> tuple[float, float]:
+def _fit_line(b: np.ndarray, T: np.ndarray, floor: float, latency: float | None = None) -> tuple[float, float]:
     """Least squares T = floor + L + b C with L, C >= 0, weighted by 1/T
-    (relative residuals)."""
+    (relative residuals); with ``latency`` given, L is that and only C is fitted."""
     from scipy.optimize import lsq_linear
 
     w = 1.0 / np.maximum(T, 1e-9)
+    if latency is not None:
+        bw = b * w
+        denom = float(np.dot(bw, bw))
+        C = float(np.dot(bw, (T - floor - latency) * w)) / denom if denom > 0 else 0.0
+        return float(latency), max(C, 0.0)
     A = np.column_stack([np.ones_like(b), b]) * w[:, None]
     res = lsq_linear(A, (T - floor) * w, bounds=([0.0, 0.0], [np.inf, np.inf]))
     return float(res.x[0]), float(res.x[1])
 
 
-def size_classes(c: Curves, S: int, o_s: float, o_r: float) -> tuple[list[tuple[int, int]], float]:
+def size_classes(c: Curves, S: int, o_s: float, o_r: float,
+                 latency: float | None = None) -> tuple[list[tuple[int, int]], float]:
     """Contiguous classes (index ranges) cut at S, each of at least
     MIN_CLASS_SIZES sizes, by optimal partitioning: the least sum over
     classes of their squared relative misses of T and the exchange (each
     capped at MISS_CAP: a size another process spoiled costs the same in any
     class, so it does not choose the cuts) plus CLASS_PENALTY per class (a
     new class must cut that much: a few sizes brought from beyond
-    CLASS_TOLERANCE to their line). Returns (ranges, the largest miss)."""
+    CLASS_TOLERANCE to their line). ``latency``: the first class's L, given
+    (`estimate`'s ``anchor``). Returns (ranges, the largest miss)."""
     n = len(c.sizes)
     cut = int(np.searchsorted(c.sizes, S, side="right")) if 0 < S < c.sizes[-1] else None
     if cut is not None and min(cut, n - cut) < MIN_CLASS_SIZES:
@@ -351,7 +365,7 @@ def size_classes(c: Curves, S: int, o_s: float, o_r: float) -> tuple[list[tuple[
     for i in range(n):
         for j in range(i + minimum, n + 1):
             if cut is None or not i < cut < j:
-                misses = _class_fit(c, i, j, o_s, o_r)[2]
+                misses = _class_fit(c, i, j, o_s, o_r, latency if i == 0 else None)[2]
                 cost[(i, j)] = float(np.sum(np.minimum(misses, MISS_CAP) ** 2))
                 worst[(i, j)] = float(misses.max()) if len(misses) else 0.0
     best: list[tuple[float, list[tuple[int, int]]] | None] = [None] * (n + 1)
@@ -369,14 +383,21 @@ def size_classes(c: Curves, S: int, o_s: float, o_r: float) -> tuple[list[tuple[
     return ranges, max(worst[r] for r in ranges)
 
 
-def estimate(c: Curves, n: int, ranges: list[tuple[int, int]] | None = None) -> tuple[Estimate, list[str], float]:
+def estimate(c: Curves, n: int, ranges: list[tuple[int, int]] | None = None, S: int | None = None,
+             class_sizes: np.ndarray | None = None, anchor: bool = False) -> tuple[Estimate, list[str], float]:
     """Parameters from one set of curves; with ``ranges`` the class cuts are
-    given (a round refitted on the pooled cuts). Returns (estimate, notes,
-    class tolerance reached)."""
+    given (a round refitted on the pooled cuts). ``S``: the eager limit when the
+    caller found it another way (an imported table has no send_done samples);
+    ``class_sizes``: the sizes the class cuts are chosen among (all when None;
+    the cuts are then fitted on every size). ``anchor``: the first class's line
+    goes through the smallest size's time (its L is T(1) - o_s - o_r), for
+    sweeps with no sizes between 1 B and the next class's. Returns (estimate,
+    notes, class tolerance reached)."""
     notes: list[str] = []
-    S, note = eager_limit(c)
-    if note:
-        notes.append(note)
+    if S is None:
+        S, note = eager_limit(c)
+        if note:
+            notes.append(note)
     # the smallest sizes together (a few ns apart in theory): one unit that
     # another process spoiled does not make the overheads
     small = np.flatnonzero(c.sizes <= SMALL_BYTES)
@@ -394,9 +415,18 @@ def estimate(c: Curves, n: int, ranges: list[tuple[int, int]] | None = None) -> 
         o_s, o_r, L = o_s * scale, o_r * scale, 0.0
     g = train1 / (n - 1)
     tol = float("nan")
-    if ranges is None:
-        ranges, tol = size_classes(c, S, o_s, o_r)
-    classes = [_class_fit(c, i, j, o_s, o_r)[0] for i, j in ranges]
+    first_L = max(L, 0.0) if anchor else None
+    if ranges is None and class_sizes is not None:
+        keep = np.isin(c.sizes, class_sizes)
+        keep[[0, -1]] = True
+        at = np.flatnonzero(keep)
+        thin, _ = size_classes(_subset(c, keep), S, o_s, o_r, first_L)
+        starts = [int(at[i]) for i, _ in thin]
+        ranges = list(zip(starts, starts[1:] + [len(c.sizes)]))
+        tol = max(_class_fit(c, i, j, o_s, o_r, first_L if i == 0 else None)[1] for i, j in ranges)
+    elif ranges is None:
+        ranges, tol = size_classes(c, S, o_s, o_r, first_L)
+    classes = [_class_fit(c, i, j, o_s, o_r, first_L if k == 0 else None)[0] for k, (i, j) in enumerate(ranges)]
     # a class starts just above the last measured size of the one before
     for k in range(1, len(classes)):
         classes[k].min_bytes = int(c.sizes[ranges[k - 1][1] - 1]) + 1
@@ -405,6 +435,12 @@ def estimate(c: Curves, n: int, ranges: list[tuple[int, int]] | None = None) -> 
     # may round it); the smallest messages are what L means
     return Estimate(o_s=o_s, o_r=o_r, L=classes[0].L if ranges else max(L, 0.0), g=max(g, 0.0), S=S,
                     classes=classes), notes, tol
+
+
+def _subset(c: Curves, keep: np.ndarray) -> Curves:
+    """The curves at some of their sizes."""
+    return Curves(sizes=c.sizes[keep], ops={op: v[keep] for op, v in c.ops.items()}, delay=c.delay[keep],
+                  wait=c.wait[keep], send_done=c.send_done[keep])
 
 
 def _spread(values: list[float]) -> dict[str, float]:
@@ -445,11 +481,14 @@ def _score(c: Curves, pred: dict[str, np.ndarray]) -> float:
     return float(np.median(v)) if len(v) else float("nan")
 
 
-def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 0.0) -> dict[str, Any]:
+def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 0.0, S: int | None = None,
+        class_sizes: np.ndarray | None = None, anchor: bool = False) -> dict[str, Any]:
     """The LogGP(S) fit of a loggp campaign's samples (see the module doc):
     parameters with their spread over rounds, per-size measured and
     predicted times and residuals, and notes. ``read_ns``: the cost of one
-    clock read (the probe's info file), taken off every measured duration."""
+    clock read (the probe's info file), taken off every measured duration.
+    ``S``, ``class_sizes`` and ``anchor``: see `estimate` (for samples that are not
+    the cn_loggp probe's, e.g. an imported Netgauge table)."""
     sizes, rounds, tables = per_round(data, read_ns)
     if len(sizes) == 0:
         return {"per_size": [], "meaning": MEANING, "notes": ["no loggp samples"]}
@@ -484,7 +523,7 @@ def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 
                          f"and exchanges ran over {DISTURBED - 1:.0%} slower than the typical round "
                          "(another process had the cores)")
     pooled = curves(sizes, tables, kept)
-    est, fit_notes, tol = estimate(pooled, n)
+    est, fit_notes, tol = estimate(pooled, n, S=S, class_sizes=class_sizes, anchor=anchor)
     notes += fit_notes
     ranges = _ranges_of(est, sizes)
     # each kept round refitted on the pooled cuts: the spread of the estimates
@@ -493,7 +532,7 @@ def fit(data: dict[str, np.ndarray], train: int | None = None, read_ns: float = 
         one = curves(sizes, tables, np.array([r]))
         if not np.isfinite(one.ops["pingpong"]).all():
             continue
-        per.append(estimate(one, n, ranges)[0])
+        per.append(estimate(one, n, ranges, S=est.S, anchor=anchor)[0])
     if per:
         final = Estimate(
             o_s=float(np.median([e.o_s for e in per])),

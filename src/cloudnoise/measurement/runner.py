@@ -19,7 +19,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -410,10 +410,12 @@ def _update_campaign_facts(campaign: Campaign, name: str) -> None:
         campaign.meta["timer"] = timer
 
 
-def finalize(campaign: Campaign, name: str, runs: list[Run], stream: Stream | None = None) -> dict[str, Any]:
+def finalize(campaign: Campaign, name: str, runs: list[Run], stream: Stream | None = None,
+             loggp_fit: Callable[[dict[str, np.ndarray]], dict[str, Any]] | None = None) -> dict[str, Any]:
     """Compute the experiment's summary from its streaming state (ping-pong and
     detour runs) or its raw records (loggp, written to samples.parquet); returns it
-    (also written to <experiment>/summary.json)."""
+    (also written to <experiment>/summary.json). ``loggp_fit``: the estimator for
+    loggp records that are not the cn_loggp probe's (an imported table)."""
     _update_campaign_facts(campaign, name)
     exp_dir = campaign.exp_dir(name)
     summary: dict[str, Any] = {"experiment": name, "campaign": str(campaign.root)}
@@ -442,8 +444,11 @@ def finalize(campaign: Campaign, name: str, runs: list[Run], stream: Stream | No
         data = tables.collect(campaign, name, runs)
         tables.write_parquet(data, exp_dir / "samples.parquet", name)
         summary["samples"] = int(len(data["value_ns"]))
-        fit = loggp.fit(data, train=next((r.extra.get("train") for r in runs if r.mode == "loggp"), None),
-                        read_ns=_timer_read_ns(campaign, name))
+        if loggp_fit is not None:
+            fit = loggp_fit(data)
+        else:
+            fit = loggp.fit(data, train=next((r.extra.get("train") for r in runs if r.mode == "loggp"), None),
+                            read_ns=_timer_read_ns(campaign, name))
         summary["loggp"] = fit
         summary["results"] = fit.get("per_size", [])
     write_json(exp_dir / "summary.json", summary)

@@ -64,7 +64,7 @@ def is_streamed(run: Run) -> bool:
     return run.mode in ("pingpong", "bidir", "detour")
 
 
-def _release_memory() -> None:
+def release_memory() -> None:
     """Give the chunk's freed arrays back to the system (glibc keeps freed heap memory,
     so a long run's resident size would otherwise ratchet up to its largest chunk's)."""
     try:
@@ -258,7 +258,7 @@ class Stream:
         self.save()
         for path in files.values():
             path.unlink(missing_ok=True)
-        _release_memory()
+        release_memory()
         return n
 
     def _slices(self, launch: Launch, parts: list[tuple[int, ChunkSamples, int, str]]

@@ -96,6 +96,25 @@ class StreamStats:
         m = self.mean
         return math.sqrt(max(0.0, self.sumsq / self.count - m * m))
 
+    def _at_percentiles(self, ps: tuple[float, ...]) -> dict[float, float]:
+        """The histogram's value at each percentile, as `HdrHistogram.get_percentile_to_value_dict`
+        computes it (the first bucket whose running count reaches the target count; its
+        highest equivalent value, the lowest for p = 0), from one cumulative sum of the
+        counts instead of a Python loop over every bucket (a few ms per call, and the
+        summaries of a large campaign ask for hundreds)."""
+        h = self.hist
+        n = min(h.counts_len, h.encoder.payload.counts_len)
+        cum = np.cumsum(np.ctypeslib.as_array(h.counts)[:n], dtype=np.int64)
+        out: dict[float, float] = {}
+        for p in sorted(set(ps)):
+            if p > 100:
+                break
+            index = int(np.searchsorted(cum, h.get_target_count_at_percentile(p), side="left"))
+            if index < n:
+                value = h.get_value_from_index(index)
+                out[p] = h.get_highest_equivalent_value(value) if p else h.get_lowest_equivalent_value(value)
+        return out
+
     def percentile(self, p: float) -> float:
         """The p-th percentile (see the module docstring: within RELATIVE_PRECISION above the exact one);
         p = 0 and p = 100 give the exact minimum and maximum."""
@@ -105,10 +124,10 @@ class StreamStats:
             return float(self.min)
         if p >= 100:
             return float(self.max)
-        return float(min(max(self.hist.get_value_at_percentile(p), self.min), self.max))
+        return float(min(max(self._at_percentiles((p,)).get(p, 0), self.min), self.max))
 
     def percentiles(self, ps: tuple[float, ...] = PERCENTILES) -> dict[str, float]:
-        got = self.hist.get_percentile_to_value_dict(list(ps)) if self.count else {}
+        got = self._at_percentiles(tuple(ps)) if self.count else {}
         return {f"p{p:g}": float(min(max(got.get(p, math.nan), self.min), self.max)) for p in ps}
 
     def quantiles(self, probabilities: np.ndarray) -> np.ndarray:

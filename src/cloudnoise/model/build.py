@@ -155,20 +155,53 @@ def measured_loggops(fit: dict[str, Any], where: str) -> dict[str, Any]:
          "O": round(float(c["O"]), 6)}
         for c in fit["size_classes"]
     ]
+    method = fit.get("method") or (
+        "Netgauge-style parametrised round trips with polled non-blocking calls "
+        f"({fit.get('rounds', '?')} rounds, used {len(fit.get('rounds_used', []))})")
     return {
         "provenance": _measured(
-            f"{where}: loggp fit, Netgauge-style parametrised round trips with polled non-blocking calls "
-            f"({fit.get('rounds', '?')} rounds, used {len(fit.get('rounds_used', []))}); o_s {fit['o_s']:.4g} ns "
+            f"{where}: loggp fit, {method}; o_s {fit['o_s']:.4g} ns "
             f"(IQR {iqr('o_s')}), o_r {fit['o_r']:.4g} ns (IQR {iqr('o_r')}), one o = their mean; "
             f"L IQR {iqr('L')} ns, g IQR {iqr('g')} ns; {len(classes)} size classes "
             f"(their lines miss T and the exchange by {fit.get('class_max_miss', float('nan')):.1%} at most); G and O below are the 1 MiB "
             f"class's{misses}; "
             + ("separate o_s/o_r predict better than one o: the engine charges o_s to sends and o_r to "
-               "receives (cloudnoise's extension)" if split else "separate o_s/o_r predict no better than one o")),
+               "receives (cloudnoise's extension)" if split else "separate o_s/o_r predict no better than one o")
+            + tool_figures(fit)),
         "L": float(fit["L"]), "o": float(fit["o"]), "g": float(fit["g"]),
         "G": round(float(fit["G"]), 6), "O": round(float(fit["O"]), 6), "S": int(fit["S"]),
         "size_classes": classes,
         **({"o_s": float(fit["o_s"]), "o_r": float(fit["o_r"])} if split else {}),
+    }
+
+
+def tool_figures(fit: dict[str, Any]) -> str:
+    """The measuring tool's own LogGP figures beside the fit (an imported Netgauge table), as text."""
+    own = fit.get("netgauge")
+    if not isinstance(own, dict):
+        return ""
+
+    def f(key: str, unit: str) -> str:
+        v = own.get(key)
+        return f"{key} {v:.4g} {unit}" if isinstance(v, (int, float)) else f"{key} n/a"
+
+    return ("; Netgauge's own figures from the same table: " + ", ".join(
+        [f("L", "ns"), f("o_s", "ns"), f("o_r", "ns"), f("g", "ns"), f("G", "ns/B")])
+        + " (docs/measure.md, 'Importing Netgauge runs', says where and why they differ)")
+
+
+def compared_with_tool(fit: dict[str, Any], loggops: dict[str, Any]) -> dict[str, Any] | None:
+    """Netgauge's own L, o_s, o_r, g, G beside the fit's and the profile's (ns, ns/B), for
+    `model build` to show; None when the fit is not from an imported table."""
+    own = fit.get("netgauge")
+    if not isinstance(own, dict):
+        return None
+    keys = ("L", "o", "o_s", "o_r", "g", "G", "S")
+    return {
+        "netgauge": {k: own.get(k) for k in keys if k in own},
+        "fit": {k: fit.get(k) for k in keys},
+        "profile": {k: loggops.get(k, loggops.get("o") if k in ("o_s", "o_r") else None) for k in keys},
+        "how": own.get("how"),
     }
 
 
@@ -371,6 +404,7 @@ def build_profile(
     if compute.get("gflops"):
         profile["compute"] = {
             "provenance": _measured(
+                f"{where}: {compute['source']}" if isinstance(compute.get("source"), str) else
                 f"{where}: DGEMM {compute.get('dgemm_n')}x{compute.get('dgemm_n')} timed on {meta.get('launch_host', 'the launching host')} "
                 f"({compute.get('cpu', 'CPU unknown')}) with numpy's BLAS ({compute.get('blas', '?')}), "
                 f"{compute.get('threads', '1')} thread(s) per rank, median of 5 samples, {compute.get('measured_at', '')}"),
@@ -392,6 +426,9 @@ def build_profile(
     files[out.name] = lambda path: path.write_text(text, encoding="utf-8")
     _write_all(out.parent, files, out.name)
     profile["missing"] = missing
+    tool = compared_with_tool(fit, loggops)
+    if tool is not None:
+        profile["compared_with_tool"] = tool
     return profile
 
 

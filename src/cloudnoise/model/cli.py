@@ -56,8 +56,14 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
         click.echo(f"cloudnoise: warning: left out of the profile: {part}", err=True)
     parts = [k for k in ("loggops", "latency_noise", "bandwidth_noise", "os_noise") if k in profile]
     doc: dict = {"out": str(out), "name": profile.get("name"), "parts": parts}
+    if profile.get("compared_with_tool"):
+        doc["compared_with_tool"] = profile["compared_with_tool"]
     if not as_json:
         click.echo(f"wrote {out} ({', '.join(parts)}; LogGOPS {profile['loggops']['provenance']['kind']})")
+        if profile.get("compared_with_tool"):
+            from cloudnoise.model.tool_table import print_compared
+
+            print_compared(profile["compared_with_tool"])
     if check:
         # The check runs the validate stage on the new profile; the stage
         # itself stores the result through the profile format's API.

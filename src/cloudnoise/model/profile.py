@@ -36,7 +36,10 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.compute import ComputeRate, PeakFlops, peak_times_efficiency
 from cloudnoise.input_files import check_schema, file_beside, read_json
 from cloudnoise.model.distributions import (
+    BANDWIDTH_NOISE,
+    LATENCY_NOISE,
     Distribution,
+    NoiseUse,
     QuantileTable,
     check_bandwidth_noise,
     check_latency_noise,
@@ -458,11 +461,13 @@ class NoiseModel:
             except CloudnoiseError as err:
                 raise CloudnoiseError(f"episodes: {err}", err.exit_code) from None
 
-    def distribution(self, base_dir: Path | None = None) -> Distribution:
+    def distribution(self, base_dir: Path | None = None, use: NoiseUse | None = None) -> Distribution:
+        """The distribution; with `use`, a samples file's first value outside its
+        range is refused with its file and line (not only as a draw of the result)."""
         if self.spec is not None:
             return parse_distribution(self.spec, base_dir, confine=base_dir is not None)
         if self.samples is not None:
-            return load_empirical(_file(base_dir, self.samples, "samples"), column=self.column)
+            return load_empirical(_file(base_dir, self.samples, "samples"), column=self.column, use=use)
         q = self.quantiles or {}
         if set(q) != {"p", "v"}:
             raise CloudnoiseError("an embedded quantile table needs exactly the keys p and v")
@@ -635,7 +640,7 @@ class SystemProfile:
         if self.latency_noise is None:
             return None
         with _naming(f"{self.where}: latency_noise"):
-            dist = self.latency_noise.distribution(self.base_dir)
+            dist = self.latency_noise.distribution(self.base_dir, LATENCY_NOISE)
         return check_latency_noise(dist, f"{self.where}: latency_noise")
 
     def bandwidth_distribution(self) -> Distribution | None:
@@ -643,7 +648,7 @@ class SystemProfile:
         if self.bandwidth_noise is None:
             return None
         with _naming(f"{self.where}: bandwidth_noise"):
-            dist = self.bandwidth_noise.distribution(self.base_dir)
+            dist = self.bandwidth_noise.distribution(self.base_dir, BANDWIDTH_NOISE)
         return check_bandwidth_noise(dist, f"{self.where}: bandwidth_noise")
 
     def bandwidth_episodes(self) -> BandwidthEpisodes | None:

@@ -11,6 +11,7 @@ build` wrote).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from cloudnoise.errors import CloudnoiseError
@@ -37,7 +38,7 @@ def load_builtin(name: str) -> SystemProfile:
     return load_profile(path)
 
 
-def resolve_profile(name_or_path: str | Path) -> SystemProfile:
+def resolve_profile(name_or_path: str | os.PathLike[str]) -> SystemProfile:
     """A built-in profile by name, or a profile file by path (anything with a / or ending in .json)."""
     text = str(name_or_path)
     if text.endswith(".json") or "/" in text or Path(text).is_file():

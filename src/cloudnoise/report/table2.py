@@ -29,6 +29,11 @@ class Table2Row:
     def measured(self) -> bool:
         return self.source.startswith("measured")
 
+    @property
+    def figures(self) -> tuple[float | None, float | None, float | None, float | None]:
+        """The four Table II quantities: latency min and mean, bandwidth max and mean."""
+        return self.min_latency_us, self.mean_latency_us, self.max_bandwidth_gbps, self.mean_bandwidth_gbps
+
 
 def _instance(profile: SystemProfile) -> str:
     return profile.hardware.instance_type or profile.hardware.cpu or "—"

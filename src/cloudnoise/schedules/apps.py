@@ -408,7 +408,26 @@ def resolve(
             CollectiveSpec(phase.pattern, ranks, phase.size, phase.nway, phase.segmentsize, phase.nb_ns)
             compute.append(None)
     app = Application(spec=spec, ranks=ranks, iterations=iterations, compute=compute)
+    _check_compute_fits(app)
     return app
+
+
+def _check_compute_fits(app: Application) -> None:
+    """Each compute phase, and all of them over the iterations, within one
+    simulated time (limits.MAX_TIME_PS): the engine keeps times in int64 ps."""
+    where = f"{app.spec.source}: " if app.spec.source.endswith(".toml") else "--app "
+    longest = limits.MAX_TIME_PS / 1e12
+    for phase, c in zip(app.spec.phases, app.compute):
+        if c is not None and c.ps > limits.MAX_TIME_PS:
+            rate = f" at {c.gflops:g} GFLOP/s" if c.gflops else ""
+            hint = "give a smaller N or a higher --gflops" if phase.kind == "gemm" else "give a shorter time"
+            raise CloudnoiseError(f"{where}{phase.text}{rate} takes {c.seconds:.3g} s, longer than one simulated time "
+                                  f"may last ({longest:g} s): {hint}")
+    total_s = app.iterations * app.compute_ps_per_iteration / 1e12
+    if total_s > longest:
+        raise CloudnoiseError(f"{where}{app.iterations} iterations of {app.compute_ps_per_iteration / 1e12:.3g} s of "
+                              f"compute take {total_s:.3g} s, longer than one simulated time may last ({longest:g} s): "
+                              "give fewer --iterations or shorter phases")
 
 
 def split_times(app: Application, max_end_ns: np.ndarray) -> dict[str, Any]:

@@ -6,6 +6,7 @@ simulator only ever receives a Schedule.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,13 +24,12 @@ class TraceSchedule:
     conversion: Conversion
     source: str
     extrapolated: bool
+    label: str = ""
 
     def describe(self) -> dict[str, Any]:
         out = {"trace": self.source, **self.conversion.to_dict()}
         if self.extrapolated:
-            from cloudnoise.trace.extrapolate import LABEL
-
-            out["extrapolated"] = LABEL
+            out["extrapolated"] = self.label
             out["recorded_runtime_ns"] = None  # the trace's runtime is for its own rank count
         return out
 
@@ -38,17 +38,17 @@ def open_for(path: str | Path, ranks: int | None) -> TraceReader:
     """The trace, or its extrapolation to `ranks` when that differs from the traced count."""
     trace = open_trace(path)
     if ranks is not None and ranks != trace.num_ranks:
-        from cloudnoise.trace.extrapolate import ExtrapolatedTrace
+        from cloudnoise.trace.extrapolate import extrapolated
 
-        return ExtrapolatedTrace(trace, ranks)
+        return extrapolated(trace, ranks)
     return trace
 
 
-def trace_schedule(path: str | Path, *, ranks: int | None = None, algorithms: str | None = None,
+def trace_schedule(path: str | os.PathLike[str], *, ranks: int | None = None, algorithms: str | None = None,
                    compute_scale: float = 1.0, allow_unsupported: bool = False) -> TraceSchedule:
     """Converts the trace at `path` (extrapolated to `ranks` if given) into a Schedule."""
     trace = open_for(path, ranks)
     options = ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported)
     schedule, conversion = to_schedule(trace, options)
     label = f"trace {path} ({trace.num_ranks} ranks{', extrapolated' if trace.format == 'extrapolated' else ''})"
-    return TraceSchedule(schedule, conversion, label, trace.format == "extrapolated")
+    return TraceSchedule(schedule, conversion, label, trace.format == "extrapolated", getattr(trace, "label", ""))

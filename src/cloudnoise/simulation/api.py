@@ -9,11 +9,9 @@ over this (docs/api.md).
 
 from __future__ import annotations
 
-import gzip
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,10 +19,11 @@ import numpy as np
 
 from cloudnoise import _engine
 from cloudnoise.cores import available_cores
-from cloudnoise.errors import EXIT_STUCK, EXIT_USAGE, CloudnoiseError
+from cloudnoise.errors import EXIT_STUCK, CloudnoiseError
 from cloudnoise.simulation.noise import NoiseSetup
 from cloudnoise.simulation.params import LogGOPS
-from cloudnoise.simulation.statistics import Summary, summarize
+from cloudnoise.simulation.inputs import load_schedule  # noqa: F401  (re-exported)
+from cloudnoise.simulation.result import SimulationResult
 from cloudnoise.simulation.variants import READY_ORDERS, VARIANTS  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:
@@ -35,126 +34,10 @@ ParamText = str | float | int | None
 Schedule = _engine.Schedule
 
 
-@dataclass
-class SimulationResult:
-    """What a simulation gave: the fields of `cloudnoise simulate --json`.
-
-    Times are nanoseconds (floats only where the ps result is fractional).
-    `runtime_ns` holds one runtime per repetition: the latest end time over
-    all ranks (LogGOPSim's "maximum finishing time"); `host_end_ns` each
-    rank's end time in the first repetition. A run of several noise variants
-    is reported as its primary variant (`variant`) with every variant,
-    itself included, under `variants` (same seed: common random numbers)."""
-
-    ranks: int
-    reps: int
-    events: int
-    messages: int
-    runtime_ns: np.ndarray  # one per repetition
-    host_end_ns: np.ndarray  # one per rank, of the first repetition
-    params: LogGOPS
-    seed: int
-    engine_seconds: float
-    parse_seconds: float = 0.0
-    source: str = ""
-    ready_order: str = "program"
-    extra: dict[str, Any] = field(default_factory=dict)
-    variant: str = ""  # the noise variant ("" when no noise setup was involved)
-    variants: dict[str, SimulationResult] = field(default_factory=dict)
-    noise_sources: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def max_end_ns(self) -> np.ndarray:
-        """`runtime_ns` under LogGOPSim's name (kept for one release)."""
-        return self.runtime_ns
-
-    @property
-    def statistics(self) -> Summary:
-        """Boxplot statistics of `runtime_ns` (median, quartiles, whiskers, CIs)."""
-        return summarize(np.asarray(self.runtime_ns, dtype=np.float64))
-
-    def by_variant(self) -> dict[str, SimulationResult]:
-        """Every variant run, in the order run (just this result when one ran)."""
-        return self.variants or {self.variant or "none": self}
-
-    def to_pandas(self) -> Any:
-        """One row per (variant, repetition): `variant`, `rep`, `runtime_ns`,
-        `seed` (and an application's compute/communication columns)."""
-        from cloudnoise.simulation.results import repetitions_table
-
-        return repetitions_table(self.by_variant()).to_pandas()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON contract of `cloudnoise simulate --json` (valid JSON, units in the names)."""
-        out = {
-            "source": self.source,
-            "ranks": self.ranks,
-            "reps": self.reps,
-            "seed": self.seed,
-            "events": self.events,
-            "messages": self.messages,
-            "params_ns": self.params.as_ns(),
-            "runtime_ns": _ns_list(self.runtime_ns),
-            "host_end_ns": _ns_list(self.host_end_ns),
-            "ready_order": self.ready_order,
-            "parse_seconds": round(self.parse_seconds, 6),
-            "engine_seconds": round(self.engine_seconds, 6),
-            "events_per_second": round(self.events * self.reps / self.engine_seconds)
-            if self.engine_seconds > 0
-            else None,
-            **({"noise": self.variant} if self.variant else {}),
-            **self.extra,
-            "statistics": self.statistics.to_dict(),
-        }
-        if self.noise_sources:
-            out["noise_sources"] = self.noise_sources
-        out["variants"] = {
-            name: {
-                "runtime_ns": _ns_list(r.runtime_ns),
-                "statistics": r.statistics.to_dict(),
-                **{k: r.extra[k] for k in VARIANT_KEYS if k in r.extra},
-            }
-            for name, r in self.by_variant().items()
-        }
-        return out
-
-
-# Per-variant keys of an application's result (see schedules.apps.split_times).
-VARIANT_KEYS = ("compute_ns", "communication_ns", "cm_cp_ratio", "communication_median_ns", "cm_cp_ratio_median")
-
-
-def _ns_list(values: np.ndarray) -> list[int | float]:
-    return [int(v) if float(v).is_integer() else float(v) for v in values]
-
-
 def _ps_to_ns(ps: np.ndarray) -> np.ndarray:
     if np.all(ps % 1000 == 0):
         return ps // 1000
     return ps / 1000.0
-
-
-def load_schedule(path: str | os.PathLike[str]) -> Schedule:
-    """Reads a GOAL file (gzip recognised by content); errors name FILE:LINE."""
-    p = Path(path)
-    if not p.exists():
-        raise CloudnoiseError(f"{p}: no such file")
-    if p.is_dir():
-        raise CloudnoiseError(f"{p}: is a directory, expected a GOAL file")
-    try:
-        if not _engine.reader_has_gzip():
-            with open(p, "rb") as f:
-                head = f.read(2)
-            if head == b"\x1f\x8b":
-                try:
-                    data = gzip.decompress(p.read_bytes())
-                except (OSError, EOFError) as err:
-                    raise CloudnoiseError(f"{p}:1: corrupt or truncated gzip data ({err})") from None
-                return _engine.parse_goal(data, str(p))
-        return _engine.read_goal(str(p))
-    except _engine.GoalError as err:
-        raise CloudnoiseError(str(err), EXIT_USAGE) from None
-    except MemoryError:
-        raise CloudnoiseError(f"{p}: not enough memory to load this schedule") from None
 
 
 def simulate(
@@ -255,15 +138,19 @@ def simulate(
         raise CloudnoiseError("give either params or L/o/g/G/O/S, not both")
     if params is None:
         params = resolve_params(system, overrides)
-    explicit = {"os_noise": os_noise, "latency_noise": latency_noise, "bandwidth_noise": bandwidth_noise,
-                "bandwidth_episodes": bandwidth_episodes}
+    explicit = (os_noise, latency_noise, bandwidth_noise, bandwidth_episodes)
+    setup: NoiseSetup | None
+    names: list[str] | None
     if isinstance(noise, NoiseSetup):
-        if system is not None or any(explicit.values()):
+        if system is not None or any(explicit):
             raise CloudnoiseError("give a NoiseSetup, or a profile and noise specs, not both")
         setup, names = noise, None
     else:
         names = [noise] if isinstance(noise, str) else (list(noise) if noise is not None else None)
-        setup = resolve_noise(system, seed, **explicit) if (system is not None or any(explicit.values())) else None
+        setup = None
+        if system is not None or any(explicit):
+            setup = resolve_noise(system, seed, os_noise=os_noise, latency_noise=latency_noise,
+                                  bandwidth_noise=bandwidth_noise, bandwidth_episodes=bandwidth_episodes)
     if names is not None and variant is not None:
         raise CloudnoiseError("give the variants as noise=[...] or as variant=, not both")
     if names is None:

@@ -25,7 +25,8 @@ from cloudnoise.options import (
     threads_option,
 )
 from cloudnoise.simulation import app_cli
-from cloudnoise.simulation.api import VARIANTS, SimulationResult
+from cloudnoise.simulation.api import VARIANTS
+from cloudnoise.simulation.result import SimulationResult
 from cloudnoise.simulation.api import simulate as run_simulation
 from cloudnoise.simulation.params import DEFAULTS, LogGOPS
 from cloudnoise.simulation.progress import RepetitionProgress
@@ -158,7 +159,7 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
     """Resolve the workload, parameters and noise, run every variant, print and save the results."""
     one_of_json_csv(opts["as_json"], opts["as_csv"])
     if opts.get("out") is not None:
-        from cloudnoise.simulation.results import check_out
+        from cloudnoise.simulation.repetitions_file import check_out
 
         check_out(opts["out"])  # before the simulation, not after it
     params, noise = resolve_setup(opts)
@@ -181,7 +182,7 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
     ran = result.by_variant()
     results = {v: ran[v] for v in variants}  # shown in the order asked (the baseline first)
     if opts.get("out"):
-        from cloudnoise.simulation.results import write_repetitions  # pyarrow, only when asked
+        from cloudnoise.simulation.repetitions_file import write_repetitions  # pyarrow, only when asked
 
         write_repetitions(opts["out"], results)
     if opts["as_json"]:

@@ -8,13 +8,15 @@ one-line errors when they are mixed up.
 
 from __future__ import annotations
 
+import gzip
 import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cloudnoise import _engine
-from cloudnoise.errors import CloudnoiseError
+from cloudnoise.errors import EXIT_USAGE, CloudnoiseError
 from cloudnoise.units import parse_duration_ns, parse_size_bytes
 
 
@@ -73,13 +75,11 @@ def schedule_input(
         return _pattern_input(pattern, ranks, size, nway, segmentsize, nb)
     if schedule is None:
         raise CloudnoiseError("give a GOAL file, or --pattern NAME --ranks P --size SIZE, or --app SPEC --ranks P")
-    for name, value in (("ranks", ranks), ("size", size), ("nb", nb)):
-        if value is not None:
+    for name, given_value in (("ranks", ranks), ("size", size), ("nb", nb)):
+        if given_value is not None:
             raise CloudnoiseError(f"--{name} goes with --pattern; a GOAL file brings its own")
     if isinstance(schedule, _engine.Schedule):
         return ScheduleInput(schedule)
-    from cloudnoise.simulation.api import load_schedule
-
     t0 = time.perf_counter()
     loaded = load_schedule(schedule)
     return ScheduleInput(loaded, str(schedule), parse_seconds=time.perf_counter() - t0)
@@ -124,3 +124,27 @@ def _app_input(app: str, ranks: int | None, iterations: int | None, gflops: floa
             raise CloudnoiseError(f"--{name} goes with --pattern; with --app give it on the phase (e.g. dissemination:128KiB)")
     application = resolve(app_from(app), ranks=ranks, iterations=iterations, gflops=gflops, rate=rate)
     return ScheduleInput(application.generate(), application.label(), application)
+
+
+def load_schedule(path: str | os.PathLike[str]) -> _engine.Schedule:
+    """Reads a GOAL file (gzip recognised by content); errors name FILE:LINE."""
+    p = Path(path)
+    if not p.exists():
+        raise CloudnoiseError(f"{p}: no such file")
+    if p.is_dir():
+        raise CloudnoiseError(f"{p}: is a directory, expected a GOAL file")
+    try:
+        if not _engine.reader_has_gzip():
+            with open(p, "rb") as f:
+                head = f.read(2)
+            if head == b"\x1f\x8b":
+                try:
+                    data = gzip.decompress(p.read_bytes())
+                except (OSError, EOFError) as err:
+                    raise CloudnoiseError(f"{p}:1: corrupt or truncated gzip data ({err})") from None
+                return _engine.parse_goal(data, str(p))
+        return _engine.read_goal(str(p))
+    except _engine.GoalError as err:
+        raise CloudnoiseError(str(err), EXIT_USAGE) from None
+    except MemoryError:
+        raise CloudnoiseError(f"{p}: not enough memory to load this schedule") from None

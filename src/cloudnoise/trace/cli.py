@@ -69,6 +69,11 @@ def _summary_lines(doc: dict[str, Any]) -> list[str]:
     lines.append(f"calls: {top}")
     if doc.get("extrapolated"):
         lines.append(f"note: {doc['extrapolated']}")
+    if doc.get("why_replicated"):
+        lines.append(f"  (not extrapolated as a regular SPMD program: {doc['why_replicated']})")
+    if doc.get("unsupported"):
+        lines.append("counted as compute, not understood: "
+                     + ", ".join(f"{k} x{v:,}" for k, v in sorted(doc["unsupported"].items())))
     for w in doc["warnings"]:
         lines.append(f"warning: {w}")
     return lines
@@ -159,9 +164,12 @@ def show_cmd(trace_dir: Path, algorithms: str, compute_scale: float, allow_unsup
         def add_rank(self, *args: Any) -> None:
             pass
 
-    result = convert(trace_, _Discard(), ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported))
+    # calls not understood are listed with their counts here, not stopped at (convert stops at the first)
+    result = convert(trace_, _Discard(), ConvertOptions(parse_algorithms(algorithms), compute_scale, True))
     doc = {**trace_.describe(), **result.to_dict()}
     lines = [f"{trace_dir}: {trace_.format} trace, {trace_.num_ranks} ranks"] + _summary_lines(doc)
+    if result.unsupported and not allow_unsupported:
+        lines.append("  (convert and simulate refuse these unless --allow-unsupported counts their time as compute)")
     _emit(doc, as_json, lines)
 
 
@@ -195,9 +203,7 @@ def convert_cmd(trace_dir: Path, out: Path, ranks: int | None, algorithms: str, 
     result = to_goal(trace_, out, ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported))
     doc = {"out": str(out), **result.to_dict()}
     if trace_.format == "extrapolated":
-        from cloudnoise.trace.extrapolate import LABEL
-
-        doc["extrapolated"] = LABEL
+        doc["extrapolated"] = getattr(trace_, "label", "")
         doc["recorded_runtime_ns"] = None
     _emit(doc, as_json, [f"wrote {out}"] + _summary_lines(doc))
 
@@ -214,8 +220,12 @@ def extrapolate_cmd(trace_dir: Path, ranks: int, out: Path, algorithms: str, com
     approximation, labelled so: every rank repeats the traced call sequence
     (median compute between calls, traced message sizes: weak scaling),
     neighbours placed by the traced rank offsets or Cartesian displacements
-    on the new grid, collectives on all ranks. Refused, naming the call,
-    when the trace is not regular.
+    on the new grid, sub-communicators by the rule the trace shows,
+    collectives on all ranks. A trace that is not such a program (ranks
+    making different calls, as a wavefront code) is replicated instead:
+    --ranks / P copies of the traced ranks, collectives on all (Schedgen's
+    --traces-extr), labelled so. A sub-communicator whose rule the trace does
+    not show is refused, naming the call that made it.
 
     \b
     Examples:
@@ -224,15 +234,17 @@ def extrapolate_cmd(trace_dir: Path, ranks: int, out: Path, algorithms: str, com
     """
     from cloudnoise.trace.collectives import parse_algorithms
     from cloudnoise.trace.convert import ConvertOptions, to_goal
-    from cloudnoise.trace.extrapolate import LABEL, ExtrapolatedTrace
+    from cloudnoise.trace.extrapolate import extrapolated
     from cloudnoise.trace.reader import open_trace
 
     base = open_trace(trace_dir)
     if ranks == base.num_ranks:
         raise CloudnoiseError(f"{trace_dir} already has {ranks} ranks; use `cloudnoise trace convert`")
-    ext = ExtrapolatedTrace(base, ranks)
+    ext = extrapolated(base, ranks)
     result = to_goal(ext, out, ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported))
-    doc = {"out": str(out), **result.to_dict(), "extrapolated": LABEL, "traced_ranks": base.num_ranks,
+    doc = {"out": str(out), **result.to_dict(), "extrapolated": ext.label, "traced_ranks": base.num_ranks,
            "grid": list(ext.grid_dims) or None}
+    if getattr(ext, "why", None):
+        doc["why_replicated"] = ext.why
     doc["recorded_runtime_ns"] = None
     _emit(doc, as_json, [f"wrote {out}: {ranks} ranks from {base.num_ranks} traced"] + _summary_lines(doc))

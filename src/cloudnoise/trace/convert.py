@@ -173,6 +173,32 @@ class _Matching:
     def __init__(self) -> None:
         self.channels: dict[tuple[int, int, int], list[int]] = {}
         self.colls: dict[tuple, dict[int, list[int]]] = {}
+        self.wild: dict[tuple[int, int], list[int]] = {}  # (receiver, tag) -> [any-source receives, rank, call]
+
+    def wildcard(self, dst: int, tag: int, rank: int, index: int) -> None:
+        entry = self.wild.get((dst, tag))
+        if entry is None:
+            self.wild[(dst, tag)] = [1, rank, index]
+        else:
+            entry[0] += 1
+            entry[2] = index
+
+    def _absorb_wildcards(self) -> None:
+        """Messages no named receive takes go to the any-source receives of their receiver and tag."""
+        if not self.wild:
+            return
+        for (src, dst, tag), entry in self.channels.items():
+            w = self.wild.get((dst, tag))
+            if w is not None and entry[0] > 0 and w[0] > 0:
+                taken = min(entry[0], w[0])
+                entry[0] -= taken
+                w[0] -= taken
+        for (dst, tag), (left, rank, index) in self.wild.items():
+            if left > 0:
+                raise CloudnoiseError(
+                    f"rank {rank}, call {index}: {left} receive(s) from MPI_ANY_SOURCE (tag {tag & ((1 << TAG_BITS) - 1)}) "
+                    "that no rank sends to; the trace is incomplete or inconsistent: record the run again"
+                )
 
     def message(self, src: int, dst: int, tag: int, delta: int, rank: int, index: int, name: str) -> None:
         # [balance, rank and call of the latest send, of the latest receive]: MPI matches
@@ -196,6 +222,10 @@ class _Matching:
             entry[1] = index
 
     def check(self, source: str) -> None:
+        try:
+            self._absorb_wildcards()
+        except CloudnoiseError as err:
+            raise CloudnoiseError(f"{source}: {err}") from None
         for (src, dst, tag), (balance, srank, sindex, rrank, rindex) in self.channels.items():
             if balance > 0:
                 raise CloudnoiseError(
@@ -244,6 +274,8 @@ class _RankConverter:
         self.persistent: dict[int, Call] = {}
         self.call: Call | None = None
         self.folded_tags = False
+        self.tag_base: dict[tuple, int] = {}  # communicator key -> its code in a message tag
+        self.wildcards = 0
 
     # -- errors
     def fail(self, what: str, todo: str) -> CloudnoiseError:
@@ -276,14 +308,25 @@ class _RankConverter:
                 f"rank {self.rank}: message tags above {1 << TAG_BITS} are folded to their low 24 bits; "
                 "messages whose tags differ only above that could match each other in the simulation"
             )
-        return (comm_code(info.key) << TAG_BITS) | (tag & ((1 << TAG_BITS) - 1))
+        base = self.tag_base.get(info.key)
+        if base is None:
+            base = self.tag_base[info.key] = comm_code(info.key) << TAG_BITS
+        return base | (tag & ((1 << TAG_BITS) - 1))
 
     def compute_until(self, t_ns: int) -> None:
         gap = t_ns - self.last_exit
         if gap > 0:
-            ns = max(1, round(gap * self.opt.compute_scale))
-            c = self.ops.op(CALC, ns * 1000, 0, 0)
-            self.ops.wait(c, self.cur)
+            ns = round(gap * self.opt.compute_scale) or 1
+            ops = self.ops
+            ops.kinds.append(CALC)
+            ops.amounts.append(ns * 1000)
+            ops.peers.append(0)
+            ops.tags.append(0)
+            c = len(ops.kinds) - 1
+            if self.cur is not None:
+                ops.efrom.append(c)
+                ops.eto.append(self.cur)
+                ops.estart.append(0)
             self.cur = c
             self.compute_ns += ns
 
@@ -317,10 +360,24 @@ class _RankConverter:
             src = psrc
         if tag < 0:
             tag = ptag
-        if src < 0 or tag < 0:
-            raise self.fail("a receive with a wildcard source or tag that never completed", "its match is unknown: the trace cannot be converted")
+        if tag < 0:
+            raise self.fail("a receive with a wildcard tag whose message the trace does not name",
+                            "its match is unknown: the trace cannot be converted")
         if nbytes <= 0 and pbytes > 0 and status == (ANY, ANY, 0):
             nbytes = pbytes
+        if src < 0:
+            # MPI_ANY_SOURCE, and the trace does not say whose message came (liballprof):
+            # an any-source receive, as posted, matched by the simulation
+            goal_tag = self.p2p_tag(info, tag)
+            r = self.ops.op(RECV, nbytes, ANY_PEER, goal_tag)
+            self.ops.wait(r, after)
+            self.match.wildcard(self.rank, goal_tag, self.rank, self.call.index)
+            if not self.wildcards:
+                self.result.warnings.append(
+                    f"rank {self.rank}: receives from MPI_ANY_SOURCE whose sender the trace does not name (first at call "
+                    f"{self.call.index}) are simulated as any-source receives")
+            self.wildcards += 1
+            return r
         world_src = self.world_peer(info, src)
         goal_tag = self.p2p_tag(info, tag)
         r = self.ops.op(RECV, nbytes, world_src, goal_tag)
@@ -493,8 +550,10 @@ class _RankConverter:
                     self.cur = exit_op
             else:
                 raise self.fail(f"unknown call kind {kind!r}", "this is a bug in the reader: report it")
-            self.mpi_ns += max(0, c.t_exit_ns - c.t_entry_ns)
-            self.last_exit = max(self.last_exit, c.t_exit_ns)
+            if c.t_exit_ns > c.t_entry_ns:
+                self.mpi_ns += c.t_exit_ns - c.t_entry_ns
+            if c.t_exit_ns > self.last_exit:
+                self.last_exit = c.t_exit_ns
         self.call = None
         if self.finalize_ns is None:
             raise self.fail("the trace has no MPI_Finalize", "the application did not finish: record a run that reaches MPI_Finalize")

@@ -1,47 +1,72 @@
 """Reader of liballprof traces (the PMPI tracer that ships with LogGOPSim,
 read by Schedgen): one text file per rank, e.g. pmpi-trace-rank-3.txt.
 
-The format, as its tracer writes it: `#` lines are a header (tracer
-version, date, host, clock differences); then one line per MPI call,
-fields separated by `:`,
+The format, as the tracer's generator (liballprof's gencode.py) writes it:
+`#` lines are a header, in one of two variants,
+
+    # collprof 0.9 output file              # htor's PMPI Tracer 1 Output File
+    # Sat Mar 21 16:07:26 2009               # time: ...
+    # host: odin071.cs.indiana.edu          # hostname: ... / # uname: ...
+    # Init clockdiff: 0.000000              # clockdiff: 0.000012 s (relative to rank 0)
+
+then one line per MPI call, fields separated by `:`,
 
     NAME:T_START:ARG:ARG:...:T_END
 
-with times in microseconds (`-` for MPI_Init's start and MPI_Finalize's
-end), and the call's arguments in the order of its C prototype, each
-printed by type: a pointer (buffers, statuses, requests, request arrays)
-as its address; an int as itself; a datatype as `ID,SIZE,EXTENT`; a
-communicator as `HANDLE,RANK,SIZE`; a count array (sendcounts, recvcounts,
-displs, sdispls, rdispls) as two fields, its address and then
-`C0,C1,...`; an MPI_Op as its id. A request is named by the address of the
-application's MPI_Request variable; MPI_Waitall gives the address of the
-array, so its requests are at BASE + i * sizeof(MPI_Request) (4 bytes in
-MPICH, 8 in Open MPI: the reader takes the size that names pending
-requests).
+with times in microseconds of MPI_Wtime (real tracers stamp absolute
+wall-clock times, ~1.2e15 us; files written by hand often start near 0),
+`-` for MPI_Init's start and MPI_Finalize's end, and every argument of the
+call's C prototype printed by type: a pointer (buffers, statuses, output
+arguments such as a new communicator, request variables and arrays) as its
+address; an int as itself; a datatype as `ID,SIZE,EXTENT`; a communicator
+as `HANDLE,RANK,SIZE` (the caller's rank in it and its size); a count array
+(sendcounts, recvcounts, displs, sdispls, rdispls) as two fields, its
+address and then `C0,C1,...`; an MPI_Op, group, info or errhandler as its
+handle. A request is named by the address of the application's MPI_Request
+variable; MPI_Waitall gives the address of the array, so its requests are
+at BASE + i * sizeof(MPI_Request) (4 bytes in MPICH and Fortran, 8 in Open
+MPI's C binding: the reader takes the size that names pending requests).
 
-What it cannot say, and what the reader does about it: which rank an
-MPI_ANY_SOURCE receive matched (refused when it matters), which requests a
-Test completed (Test* count as compute), and who is in a communicator:
-only communicators of every rank are converted (as MPI_COMM_WORLD).
-Lines of calls the reader does not know are reported as unsupported.
+Time: every rank's clock is corrected by its header's clockdiff (seconds,
+relative to rank 0) and the run's origin is the earliest MPI_Init exit over
+all ranks, so times are nanoseconds from that origin; a rank that left
+MPI_Init later starts that much later (the difference is its first calc).
+
+Calls: point-to-point, wait and collective calls are parsed by their
+prototype; communicator constructors (MPI_Comm_dup/split/create,
+MPI_Cart_create/sub) are resolved across ranks by `liballprof_comms`; calls
+that move no data (MPI_Comm_rank, MPI_Wtime, MPI_Type_*, MPI_Errhandler_*,
+MPI_Attr_*, Test*, Probe, ...) are local work; any other MPI call is named
+as unsupported (counted, and counted as compute with --allow-unsupported).
+What the format cannot say: which rank an MPI_ANY_SOURCE receive matched
+(the converter posts it as an any-source receive), which requests a Test, Waitany or Waitsome
+completed (Test* are compute; Waitany completes the oldest pending request
+of its array, Waitsome all of them).
 """
 
 from __future__ import annotations
 
+import gzip
 import math
-
 import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.trace.events import Call
+from cloudnoise.trace.events import ANY, PROC_NULL, Call, CommInfo
+from cloudnoise.trace.liballprof_comms import CREATORS, LOCAL_CREATORS, CommError, CommTable, scan_communicators
 
-RANK_FILE = re.compile(r"^(.*?)(\d+)\.(txt|dat)$")
+RANK_FILE = re.compile(r"^(.*?)(\d+)\.(txt|dat)(\.gz)?$")
+# MPICH's handle of MPI_COMM_WORLD (C and Fortran): MPICH swaps Open MPI's
+# values of MPI_ANY_SOURCE (-2 there) and MPI_PROC_NULL (-1 there).
+MPICH_WORLD = 0x44000000
+# Times further than this from the run's origin (over three years) are damage.
+MAX_US = 1e14
 
 # Arguments of each call in prototype order: p pointer, i int, d datatype,
-# c communicator, v count array (two fields), o op. Names matter below.
+# c communicator, v count array (two fields), o op/handle. Names matter below.
 SIGNATURES: dict[str, str] = {
     "MPI_Init": "p:argc p:argv",
     "MPI_Init_thread": "p:argc p:argv i:required p:provided",
@@ -56,9 +81,20 @@ SIGNATURES: dict[str, str] = {
     "MPI_Issend": "p:buf i:count d:type i:peer i:tag c:comm p:request",
     "MPI_Irsend": "p:buf i:count d:type i:peer i:tag c:comm p:request",
     "MPI_Irecv": "p:buf i:count d:type i:peer i:tag c:comm p:request",
+    "MPI_Send_init": "p:buf i:count d:type i:peer i:tag c:comm p:request",
+    "MPI_Bsend_init": "p:buf i:count d:type i:peer i:tag c:comm p:request",
+    "MPI_Ssend_init": "p:buf i:count d:type i:peer i:tag c:comm p:request",
+    "MPI_Rsend_init": "p:buf i:count d:type i:peer i:tag c:comm p:request",
+    "MPI_Recv_init": "p:buf i:count d:type i:peer i:tag c:comm p:request",
+    "MPI_Start": "p:request",
+    "MPI_Startall": "i:count p:requests",
+    "MPI_Request_free": "p:request",
     "MPI_Wait": "p:request p:status",
     "MPI_Waitall": "i:count p:requests p:statuses",
+    "MPI_Waitany": "i:count p:requests p:index p:status",
+    "MPI_Waitsome": "i:count p:requests p:outcount p:indices p:statuses",
     "MPI_Sendrecv": "p:sbuf i:count d:type i:peer i:tag p:rbuf i:rcount d:rtype i:rpeer i:rtag c:comm p:status",
+    "MPI_Sendrecv_replace": "p:buf i:count d:type i:peer i:tag i:rpeer i:rtag c:comm p:status",
     "MPI_Barrier": "c:comm",
     "MPI_Bcast": "p:buf i:count d:type i:root c:comm",
     "MPI_Reduce": "p:sbuf p:rbuf i:count d:type o:op i:root c:comm",
@@ -74,25 +110,70 @@ SIGNATURES: dict[str, str] = {
     "MPI_Scatterv": "p:sbuf v:scounts v:displs d:type p:rbuf i:rcount d:rtype i:root c:comm",
     "MPI_Alltoallv": "p:sbuf v:scounts v:sdispls d:type p:rbuf v:rcounts v:rdispls d:rtype c:comm",
     "MPI_Reduce_scatter": "p:sbuf p:rbuf v:rcounts d:type o:op c:comm",
+    **CREATORS,
 }
-# Calls with no communication: their time is compute (liballprof does not
-# say what a Test completed, so Test* count here too, as in Schedgen).
+# Calls that move no data: their time is compute (liballprof does not say
+# what a Test completed, so Test* count here too, as in Schedgen).
+LOCAL_PREFIXES = (
+    "MPI_Type_", "MPI_Group_", "MPI_Errhandler_", "MPI_Attr_", "MPI_Keyval_", "MPI_Info_", "MPI_Op_",
+    "MPI_Error_", "MPI_Buffer_", "MPI_Pack", "MPI_Unpack", "MPI_Test", "MPI_Cart", "MPI_Graph",
+    "MPI_Topo_", "MPI_Add_error", "MPI_Comm_get_", "MPI_Comm_set_", "MPI_Comm_create_errhandler",
+    "MPI_Comm_create_keyval", "MPI_Comm_free", "MPI_Comm_delete_attr", "MPI_Comm_compare",
+    "MPI_Comm_test_inter", "MPI_Comm_remote_", "MPI_Register_datarep", "MPI_Status_set_",
+    "MPI_Request_get_status", "MPI_Grequest_", "MPI_Win_create_keyval", "MPI_Win_free_keyval",
+)
 LOCAL = {
-    "MPI_Comm_rank", "MPI_Comm_size", "MPI_Get_count", "MPI_Iprobe", "MPI_Probe", "MPI_Test", "MPI_Testall",
-    "MPI_Testany", "MPI_Testsome", "MPI_Wtime", "MPI_Type_commit", "MPI_Type_free", "MPI_Type_contiguous",
-    "MPI_Type_vector", "MPI_Type_size", "MPI_Type_extent", "MPI_Comm_group", "MPI_Group_free", "MPI_Get_processor_name",
-    "MPI_Initialized", "MPI_Finalized", "MPI_Abort", "MPI_Errhandler_set", "MPI_Comm_set_errhandler",
-    "MPI_Pcontrol", "MPI_Get_elements", "MPI_Dims_create", "MPI_Cart_coords", "MPI_Cart_rank", "MPI_Cart_shift",
-    "MPI_Cart_get", "MPI_Comm_dup", "MPI_Comm_split", "MPI_Comm_free", "MPI_Cart_create", "MPI_Comm_create",
-    "MPI_Op_create", "MPI_Op_free", "MPI_Buffer_attach", "MPI_Buffer_detach",
-}
+    "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_group", "MPI_Iprobe", "MPI_Probe", "MPI_Wtime", "MPI_Wtick",
+    "MPI_Initialized", "MPI_Finalized", "MPI_Abort", "MPI_Pcontrol", "MPI_Dims_create", "MPI_Address",
+    "MPI_Query_thread", "MPI_Is_thread_main", "MPI_Cancel", "MPI_Request_free", "MPI_Get_count", "MPI_Get_elements",
+    "MPI_Get_elements_x", "MPI_Get_processor_name", "MPI_Get_version", "MPI_Get_library_version", "MPI_Get_address",
+} | LOCAL_CREATORS
 KIND = {
     "MPI_Init": "init", "MPI_Init_thread": "init", "MPI_Finalize": "finalize",
     "MPI_Send": "send", "MPI_Bsend": "send", "MPI_Ssend": "send", "MPI_Rsend": "send", "MPI_Recv": "recv",
     "MPI_Isend": "isend", "MPI_Ibsend": "isend", "MPI_Issend": "isend", "MPI_Irsend": "isend", "MPI_Irecv": "irecv",
-    "MPI_Wait": "complete", "MPI_Waitall": "complete", "MPI_Sendrecv": "sendrecv",
+    "MPI_Send_init": "send_init", "MPI_Bsend_init": "send_init", "MPI_Ssend_init": "send_init",
+    "MPI_Rsend_init": "send_init", "MPI_Recv_init": "recv_init", "MPI_Start": "start", "MPI_Startall": "start",
+    "MPI_Wait": "complete", "MPI_Waitall": "complete", "MPI_Waitany": "complete", "MPI_Waitsome": "complete",
+    "MPI_Sendrecv": "sendrecv", "MPI_Sendrecv_replace": "sendrecv",
+    **{name: "comm_create" for name in CREATORS},
 }
-PARSED = {name: [tuple(a.split(":")) for a in sig.split()] for name, sig in SIGNATURES.items()}
+# name -> {argument: field index}, and the number of fields of its line
+POSITIONS: dict[str, dict[str, int]] = {}
+NFIELDS: dict[str, int] = {}
+TYPES: dict[str, list[tuple[str, str, int]]] = {}
+for _name, _sig in SIGNATURES.items():
+    _pos, _types, _k = {}, [], 2
+    for _a in _sig.split():
+        _t, _n = _a.split(":")
+        if _t == "v":
+            _k += 1  # the array's address, then its values
+        _pos[_n] = _k
+        _types.append((_t, _n, _k))
+        _k += 1
+    POSITIONS[_name], TYPES[_name], NFIELDS[_name] = _pos, _types, _k + 1
+# where each call that names a communicator has it (the local calls' first argument)
+COMM_FIELD: dict[str, int] = {name: pos["comm"] for name, pos in POSITIONS.items() if "comm" in pos}
+COMM_FIELD.update({name: 2 for name in (
+    "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_group", "MPI_Comm_get_attr", "MPI_Comm_set_attr", "MPI_Attr_get",
+    "MPI_Attr_put", "MPI_Attr_delete", "MPI_Comm_set_errhandler", "MPI_Comm_get_errhandler", "MPI_Errhandler_set",
+    "MPI_Errhandler_get", "MPI_Cart_coords", "MPI_Cart_rank", "MPI_Cart_shift", "MPI_Cart_get", "MPI_Cartdim_get",
+    "MPI_Topo_test", "MPI_Comm_get_name", "MPI_Comm_set_name", "MPI_Comm_test_inter", "MPI_Cart_map",
+)})
+
+
+# The point-to-point calls read on the fast path: (fields, kind, count, type, peer, tag, comm, request or 0)
+P2P_FIELDS: dict[str, tuple[int, str, int, int, int, int, int, int]] = {
+    name: (NFIELDS[name], KIND[name], POSITIONS[name]["count"], POSITIONS[name]["type"], POSITIONS[name]["peer"],
+           POSITIONS[name]["tag"], POSITIONS[name]["comm"], POSITIONS[name].get("request", 0))
+    for name in SIGNATURES if KIND.get(name) in ("send", "recv", "isend", "irecv")
+}
+UNKNOWN_STATUS = (ANY, ANY, 0)  # liballprof does not record what arrived: the posted values are used
+
+
+def is_local(name: str) -> bool:
+    """A call that moves no data (its time is compute)."""
+    return name in LOCAL or (name not in SIGNATURES and name.startswith(LOCAL_PREFIXES))
 
 
 def find_rank_files(folder: Path) -> dict[int, Path]:
@@ -104,10 +185,21 @@ def find_rank_files(folder: Path) -> dict[int, Path]:
             groups.setdefault(m.group(1) + "|" + m.group(3), {})[int(m.group(2))] = p
     for files in sorted(groups.values(), key=len, reverse=True):
         if 0 in files:
-            head = files[0].open("rb").read(200)
-            if head.startswith(b"#") or b":" in head:
+            try:
+                with _open(files[0]) as f:
+                    head = f.read(200)
+            except (OSError, EOFError, zlib.error):
+                continue
+            if head.startswith("#") or ":" in head:
                 return files
     return {}
+
+
+def _open(path: Path) -> IO[str]:
+    """A rank file as text (gzip-compressed when it ends in .gz)."""
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rt", errors="replace")
+    return path.open("r", errors="replace")
 
 
 def _us(text: str, where: str) -> float:
@@ -115,10 +207,25 @@ def _us(text: str, where: str) -> float:
         value = float(text)
     except ValueError:
         raise CloudnoiseError(f"{where}: time {text!r} is not a number; the file is not a liballprof trace or is damaged") from None
-    # 'nan' and 'inf' are floats to Python, never times (and 10^14 us is over three years)
-    if not (math.isfinite(value) and abs(value) <= 1e14):
+    if not math.isfinite(value):  # 'nan' and 'inf' are floats to Python, never times
         raise CloudnoiseError(f"{where}: time {text!r} is not a finite time in microseconds; the file is damaged")
     return value
+
+
+def _clockdiff_us(line: str) -> float | None:
+    """The clock difference to rank 0 a header line states, in microseconds:
+    rank 0's clock = this rank's + diff (liballprof's sync: diff = t_0 - t_r).
+    htor's variant writes seconds (`# clockdiff: 0.000012 s (relative to rank 0)`),
+    collprof's microseconds (`# Init clockdiff: -1856.565475`)."""
+    m = re.match(r"#\s*(?:Init )?clockdiff:\s*(\S+)(\s+s\b)?", line)
+    if not m:
+        return None
+    try:
+        value = float(m.group(1))
+    except ValueError:
+        return None
+    value *= 1e6 if m.group(2) else 1.0
+    return value if math.isfinite(value) and abs(value) < 1e12 else None
 
 
 class LiballprofTrace:
@@ -126,8 +233,11 @@ class LiballprofTrace:
 
     format = "liballprof"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, align_clocks: bool = True) -> None:
+        """`align_clocks=False` starts every rank at its own MPI_Init exit, ignoring
+        the clockdiff (Schedgen's time base; for comparisons only)."""
         self.path = Path(path)
+        self.align_clocks = align_clocks
         self.files = find_rank_files(self.path)
         if not self.files:
             raise CloudnoiseError(f"{self.path}: no liballprof rank files (NAME-rank-N.txt)")
@@ -137,128 +247,281 @@ class LiballprofTrace:
             raise CloudnoiseError(
                 f"{self.path}: rank {missing[0]}'s file is missing ({len(missing)} of {self.num_ranks} ranks); copy every rank's file"
             )
+        self.clockdiff_us = [0.0] * self.num_ranks
+        init_end = [self._start(r) for r in range(self.num_ranks)]
+        # the run's origin: the earliest MPI_Init exit, every clock corrected to rank 0's
+        self.origin_us = min(t + d for t, d in zip(init_end, self.clockdiff_us))
+        self.init_end_us = init_end
+        self._comms: CommTable | None = None
+
+    def _start(self, rank: int) -> float:
+        """Reads rank's header (its clockdiff) up to its MPI_Init line; returns MPI_Init's exit time."""
+        path = self.files[rank]
+        try:
+            return self._init_exit(path, rank)
+        except (OSError, EOFError, zlib.error) as err:
+            raise CloudnoiseError(f"{path}: rank {rank}: cannot read its header ({err}); the file is damaged") from None
+
+    def _init_exit(self, path: Path, rank: int) -> float:
+        with _open(path) as f:
+            for lineno, line in enumerate(f, 1):
+                if line.startswith("#"):
+                    diff = _clockdiff_us(line)
+                    if diff is not None:
+                        self.clockdiff_us[rank] = diff
+                    continue
+                line = line.strip()
+                if not line:
+                    continue
+                fields = line.split(":")
+                where = f"{path}:{lineno}: rank {rank}, call 0"
+                if fields[0] not in ("MPI_Init", "MPI_Init_thread") or len(fields) < 3:
+                    raise CloudnoiseError(f"{where}: the first call is {fields[0][:40]!r}, not MPI_Init; the file is damaged "
+                                          "or not a liballprof trace")
+                return _us(fields[-1], where)
+        raise CloudnoiseError(f"{path}: rank {rank}: no MPI_Init line; the file is empty, damaged or not a liballprof trace")
+
+    @property
+    def comms(self) -> CommTable:
+        """The communicators of the run, resolved across ranks (read once, on first use)."""
+        if self._comms is None:
+            self._comms = scan_communicators(self, COMM_FIELD)
+        return self._comms
 
     def describe(self) -> dict[str, Any]:
         header = []
-        with self.files[0].open("r", errors="replace") as f:
+        with _open(self.files[0]) as f:
             for line in f:
                 if not line.startswith("#"):
                     break
                 header.append(line[1:].strip())
-        return {"format": self.format, "path": str(self.path), "ranks": self.num_ranks, "header": header}
+        return {"format": self.format, "path": str(self.path), "ranks": self.num_ranks, "header": header,
+                "origin_us": self.origin_us}
+
+    def lines(self, rank: int) -> Iterator[tuple[int, int, list[str]]]:
+        """(line number, call index, fields) of each call line of a rank, in order."""
+        path = self.files[rank]
+        index = 0
+        lineno = 0
+        try:
+            with _open(path) as f:
+                for lineno, line in enumerate(f, 1):
+                    if line[:1] == "#":
+                        continue
+                    line = line.strip()
+                    if not line:
+                        continue
+                    yield lineno, index, line.split(":")
+                    index += 1
+        except (OSError, EOFError, zlib.error) as err:
+            raise CloudnoiseError(f"{path}: rank {rank}: cannot read after line {lineno} ({err}); the file is damaged "
+                                  "or cut short") from None
 
     def calls(self, rank: int) -> Iterator[Call]:
         path = self.files[rank]
-        origin: float | None = None
+        rank_comms = self.comms.for_rank(rank)
+        mpich = self.comms.mpich
+        offset = self.origin_us - self.clockdiff_us[rank] if self.align_clocks else self.init_end_us[rank]
         pending: set[int] = set()
-        index = 0
         finalized = False
-        with path.open("r", errors="replace") as f:
-            for lineno, line in enumerate(f, 1):
-                line = line.strip()
-                if not line or line.startswith("#"):
+        index = -1
+        lineno = 0
+        dtype: dict[str, int] = {}
+        comm_id = rank_comms.id_of
+        kinds = KIND
+        fast = P2P_FIELDS
+        limit = MAX_US * 1000
+        f = _open(path)
+        try:
+            for line in f:
+                lineno += 1
+                if line[:1] == "#" or not line.strip():
                     continue
-                where = f"{path}:{lineno}: rank {rank}, call {index}"
-                fields = line.split(":")
+                index += 1
+                fields = line.rstrip().split(":")
                 name = fields[0]
-                if len(fields) < 3 or not name.startswith("MPI_"):
-                    raise CloudnoiseError(f"{where}: not a liballprof call line; the file is damaged or not a liballprof trace")
-                t0s, t1s = fields[1], fields[-1]
-                args = fields[2:-1]
-                if name in ("MPI_Init", "MPI_Init_thread"):
-                    origin = _us(t1s, where)
-                    yield Call(index, name, "init", 0, 0)
-                    index += 1
+                if index == rank_comms.next_at:
+                    rank_comms.at(index)
+                try:
+                    t0 = round((float(fields[1]) - offset) * 1000)
+                    end = fields[-1]
+                    t1 = t0 if end == "-" else round((float(end) - offset) * 1000)
+                    if not (-limit < t0 <= t1 < limit):
+                        raise ValueError
+                except (ValueError, OverflowError, IndexError):
+                    if index == 0 and len(fields) > 2:
+                        t0 = t1 = round((_us(fields[-1], _where(path, lineno, rank, index)) - offset) * 1000)
+                    else:
+                        self._bad_times(fields, _where(path, lineno, rank, index))
+                if index == 0:
+                    if name not in ("MPI_Init", "MPI_Init_thread"):
+                        raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {name[:40]} before MPI_Init; the file is damaged")
+                    yield Call(0, name, "init", t1, t1)
                     continue
-                if origin is None:
-                    raise CloudnoiseError(f"{where}: {name} before MPI_Init; the file is damaged")
-                t0 = round((_us(t0s, where) - origin) * 1000)
-                t1 = t0 if t1s == "-" else round((_us(t1s, where) - origin) * 1000)
+                pos = fast.get(name)
+                if pos is not None and len(fields) == pos[0]:
+                    # the bulk of a trace: point-to-point calls on the fast path
+                    _, kind, icount, itype, ipeer, itag, icomm, ireq = pos
+                    size = dtype.get(fields[itype])
+                    if size is None:
+                        size = _size(fields[itype], dtype)
+                    peer = int(fields[ipeer])
+                    if mpich and peer < 0:
+                        peer = _peer(peer, True)
+                    c = Call(index, name, kind, t0, t1, comm_id(fields[icomm], name), peer, int(fields[itag]),
+                             int(fields[icount]) * size)
+                    if ireq:
+                        c.request = req = int(fields[ireq])
+                        pending.add(req)
+                    elif kind == "recv":
+                        c.status = UNKNOWN_STATUS
+                    yield c
+                    continue
+                if len(fields) < 3 or not name.startswith("MPI_"):
+                    raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: not a liballprof call line; the file is "
+                                          "damaged or not a liballprof trace")
                 if name == "MPI_Finalize":
                     finalized = True
                     yield Call(index, name, "finalize", t0, t0)
-                    index += 1
                     continue
-                if name in LOCAL:
-                    yield Call(index, name, "local", t0, t1)
-                elif name in PARSED:
-                    yield self._call(name, index, t0, t1, args, where, pending)
-                else:
-                    yield Call(index, name, "unsupported", t0, t1)
-                index += 1
+                what = kinds.get(name) or ("coll" if name in SIGNATURES else None)
+                if what is None:
+                    yield Call(index, name, "local" if is_local(name) else "unsupported", t0, t1)
+                    continue
+                if len(fields) != NFIELDS[name]:
+                    raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {name} has {len(fields) - 3} arguments, "
+                                          f"liballprof writes {NFIELDS[name] - 3}; the file is damaged")
+                yield self._call(name, what, index, t0, t1, fields, pending, rank_comms, dtype, mpich)
+        except (ValueError, IndexError):
+            raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {fields[0][:40]}: an argument is malformed "
+                                  f"({':'.join(fields[2:-1])[:80]!r}); the file is damaged") from None
+        except CommError as err:
+            why = rank_comms.origin(index) if err.handle is not None else ""
+            raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {err}{why}") from None
+        except (OSError, EOFError, zlib.error) as err:
+            raise CloudnoiseError(f"{path}: rank {rank}: cannot read after line {lineno} ({err}); the file is damaged "
+                                  "or cut short") from None
+        finally:
+            f.close()
         if not finalized:
             raise CloudnoiseError(
-                f"{path}: rank {rank}: the trace ends after call {index - 1} without MPI_Finalize (the application stopped "
+                f"{path}: rank {rank}: the trace ends after call {index} without MPI_Finalize (the application stopped "
                 "early or the file was cut short); trace the run again"
             )
 
-    def _call(self, name: str, index: int, t0: int, t1: int, args: list[str], where: str, pending: set[int]) -> Call:
-        spec = PARSED[name]
-        want = sum(2 if t == "v" else 1 for t, _ in spec)
-        if len(args) != want:
-            raise CloudnoiseError(f"{where}: {name} has {len(args)} arguments, liballprof writes {want}; the file is damaged")
-        vals: dict[str, Any] = {}
-        size: dict[str, int] = {}
-        k = 0
-        try:
-            for typ, arg in spec:
-                text = args[k]
-                if typ in ("p", "i", "o"):
-                    vals[arg] = int(text)
-                elif typ == "d":
-                    parts = text.split(",")
-                    size[arg] = int(parts[1]) if len(parts) > 1 else 0
-                elif typ == "c":
-                    handle, crank, csize = (int(x) for x in text.split(","))
-                    vals[arg] = csize
-                elif typ == "v":
-                    k += 1
-                    vals[arg] = tuple(int(x) for x in args[k].split(",") if x != "")
-                k += 1
-        except (ValueError, IndexError):
-            raise CloudnoiseError(f"{where}: {name}: argument {k + 1} ({args[k] if k < len(args) else ''!r}) is malformed; the file is damaged") from None
-        if vals.get("comm", self.num_ranks) != self.num_ranks:
-            raise CloudnoiseError(
-                f"{where}: {name} on a communicator of {vals['comm']} ranks: liballprof does not record who is in a "
-                "communicator, so only calls on communicators of every rank can be converted"
-            )
-        kind = KIND.get(name, "coll")
-        c = Call(index, name, kind, t0, t1, comm=0)
-        tsize = size.get("type", 0)
-        if kind in ("send", "recv", "isend", "irecv", "sendrecv"):
-            c.peer, c.tag, c.bytes = vals["peer"], vals["tag"], vals["count"] * tsize
+    @staticmethod
+    def _bad_times(fields: list[str], where: str) -> None:
+        if len(fields) < 3:
+            raise CloudnoiseError(f"{where}: not a liballprof call line; the file is damaged or not a liballprof trace")
+        for text in (fields[1], fields[-1]):
+            if text != "-":
+                _us(text, where)
+        raise CloudnoiseError(
+            f"{where}: times {fields[1]!r} to {fields[-1]!r} are not a call of this run (more than three years "
+            "from its start, or ending before they begin); the file is damaged"
+        )
+
+    def _call(self, name: str, kind: str, index: int, t0: int, t1: int, f: list[str], pending: set[int],
+              comms: Any, dtype: dict[str, int], mpich: bool) -> Call:
+        pos = POSITIONS[name]
+        c = Call(index, name, kind, t0, t1)
+        if "comm" in pos:
+            c.comm = comms.id_of(f[pos["comm"]], name)
+        if kind == "comm_create":
+            c.comm_info = comms.created(index)
+            return c
+        if kind in ("send", "recv", "isend", "irecv", "sendrecv", "send_init", "recv_init"):
+            c.peer = _peer(int(f[pos["peer"]]), mpich)
+            c.tag = int(f[pos["tag"]])
+            c.bytes = int(f[pos["count"]]) * _size(f[pos["type"]], dtype)
             if kind == "sendrecv":
-                c.recv_peer, c.recv_tag, c.recv_bytes = vals["rpeer"], vals["rtag"], vals["rcount"] * size.get("rtype", 0)
+                c.recv_peer = _peer(int(f[pos["rpeer"]]), mpich)
+                c.recv_tag = int(f[pos["rtag"]])
+                c.recv_bytes = int(f[pos["rcount"]]) * _size(f[pos["rtype"]], dtype) if "rcount" in pos else c.bytes
             if kind in ("recv", "sendrecv"):
-                c.status = (-1, -1, 0)  # liballprof does not record what arrived: the posted values are used
-            if kind in ("isend", "irecv"):
-                c.request = vals["request"]
+                c.status = (ANY, ANY, 0)  # liballprof does not record what arrived: the posted values are used
+            elif kind != "send":  # non-blocking, or persistent (its MPI_Start names the same variable)
+                c.request = int(f[pos["request"]])
                 pending.add(c.request)
-        elif kind == "complete":
+            return c
+        if kind == "start":
+            c.requests = _array(int(f[pos["requests"]]), int(f[pos["count"]]), pending) if "count" in pos else [int(f[pos["request"]])]
+            pending.update(c.requests)
+            return c
+        if kind == "complete":
             if name == "MPI_Wait":
-                reqs = [vals["request"]] if vals["request"] in pending else []
+                reqs = [int(f[pos["request"]])]
+                reqs = reqs if reqs[0] in pending else []
             else:
-                count, base = vals["count"], vals["requests"]
-                best: list[int] = []
-                for step in (4, 8):
-                    cand = [base + i * step for i in range(count) if base + i * step in pending]
-                    if len(cand) > len(best):
-                        best = cand
-                reqs = best
+                reqs = _array(int(f[pos["requests"]]), int(f[pos["count"]]), pending)
+                if name == "MPI_Waitany":
+                    reqs = reqs[:1]
             for r in reqs:
                 pending.discard(r)
             c.completions = [(r, -1, -1, 0) for r in reqs]
-        else:
-            c.root = vals.get("root", -1)
-            if "count" in vals:
-                c.bytes = vals["count"] * tsize
-            c.recv_bytes = vals.get("rcount", 0) * size.get("rtype", 0) or c.bytes
-            if "rcounts" in vals and "scounts" in vals:
-                c.vec = tuple(x * tsize for x in vals["scounts"]) + tuple(x * size.get("rtype", 0) for x in vals["rcounts"])
-            elif "rcounts" in vals:
-                c.vec = tuple(x * size.get("rtype", size.get("type", 0)) for x in vals["rcounts"])
-            elif "scounts" in vals:
-                c.vec = tuple(x * tsize for x in vals["scounts"])
-            if c.vec is not None and not any(c.vec):
-                c.vec = None
+            return c
+        # a collective
+        c.kind = "coll"
+        if "root" in pos:
+            c.root = int(f[pos["root"]])
+        tsize = _size(f[pos["type"]], dtype) if "type" in pos else 0
+        rsize = _size(f[pos["rtype"]], dtype) if "rtype" in pos else tsize
+        if "count" in pos:
+            c.bytes = int(f[pos["count"]]) * tsize
+        c.recv_bytes = (int(f[pos["rcount"]]) * rsize if "rcount" in pos else 0) or c.bytes
+        scounts = _counts(f[pos["scounts"]]) if "scounts" in pos else None
+        rcounts = _counts(f[pos["rcounts"]]) if "rcounts" in pos else None
+        if scounts is not None and rcounts is not None:
+            c.vec = tuple(x * tsize for x in scounts) + tuple(x * rsize for x in rcounts)
+        elif rcounts is not None:
+            c.vec = tuple(x * rsize for x in rcounts)
+        elif scounts is not None:
+            c.vec = tuple(x * tsize for x in scounts)
+        if c.vec is not None and not any(c.vec):
+            c.vec = None
         return c
+
+
+def _where(path: Path, lineno: int, rank: int, index: int) -> str:
+    return f"{path}:{lineno}: rank {rank}, call {index}"
+
+
+def _peer(value: int, mpich: bool) -> int:
+    """A source/destination in the events' convention (ANY -1, PROC_NULL -2)."""
+    if mpich and value in (-1, -2):
+        return PROC_NULL if value == -1 else ANY
+    return value
+
+
+def _size(field: str, cache: dict[str, int]) -> int:
+    """A datatype's size in bytes from its `ID,SIZE,EXTENT` field."""
+    size = cache.get(field)
+    if size is None:
+        parts = field.split(",")
+        size = int(parts[1]) if len(parts) > 1 else 0
+        if size < 0:
+            raise ValueError(field)
+        cache[field] = size
+    return size
+
+
+def _counts(field: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in field.split(",") if x != "")
+
+
+def _array(base: int, count: int, pending: set[int] | None) -> list[int]:
+    """The request addresses of an array of `count` requests at `base`: the
+    element size (4 or 8 bytes) that names the most pending requests."""
+    if count < 0 or count > 1 << 24:
+        raise ValueError(count)
+    if pending is None:
+        return [base + i * 4 for i in range(count)]
+    best: list[int] = []
+    for step in (4, 8):
+        cand = [base + i * step for i in range(count) if base + i * step in pending]
+        if len(cand) > len(best):
+            best = cand
+    return best
+
+
+__all__ = ["LiballprofTrace", "find_rank_files", "CommInfo", "PROC_NULL"]

@@ -1,13 +1,11 @@
-"""`cloudnoise validate`: run a schedule on real MPI ranks, simulate the same
-schedule with a profile, and compare the two runtime distributions (the
-paper's Sec. V-A and Fig. 13).
+"""`cloudnoise validate`: the command only (options, the profile's parameters
+and noise resolved, the stage's API called, the result printed).
 
-For every configuration (a rank count of a generated pattern or application,
-or the one GOAL file): simulate once to reject schedules that cannot
-complete (exit 3, before anything is launched), execute it ``--reps`` times
-with the ``cn_goal_exec`` probe, simulate ``--reps`` repetitions with the
-profile's LogGOPS parameters and noise, and report medians and means with
-their 95 % confidence intervals and relative errors.
+The work is the stage's: runs on this machine (`local_run.py`, a GOAL file,
+--pattern or --app per rank count), the built-in suite (`suite.py`), runs
+measured elsewhere (`measured.py`, --measured DIR) and recorded traces
+(`trace.py`, --trace DIR); each compares measured and simulated runtimes with
+`compare.py` (the paper's Sec. V-A and Fig. 13).
 """
 
 from __future__ import annotations
@@ -15,55 +13,17 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 
-from cloudnoise.comma_lists import parse_counts
-from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.options import quiet_option
 from cloudnoise.simulation import app_cli
 from cloudnoise.simulation.cli import PARAM_HELP, loggops_options, parse_variants, resolve_setup
 from cloudnoise.units import parse_duration_ns, parse_wall_seconds
-from cloudnoise.validation.machine_state import machine_state
-from cloudnoise.validation.machine_state import probes as state_probes
-from cloudnoise.validation.work_folder import work_folder
-
-
-@dataclass
-class Config:
-    """One configuration to validate: its label, rank count and schedule."""
-
-    ranks: int
-    label: str
-    schedule: Any
-
-
-def configuration_progress(opts: dict[str, Any]) -> Any:
-    """A progress bar over the configurations (stderr, on a terminal, not with --quiet or --json)."""
-    from cloudnoise.sweep.progress import SweepProgress
-
-    return SweepProgress(enabled=not (opts.get("quiet") or opts.get("as_json")) and sys.stderr.isatty(),
-                         description="validating")
-
-
-def load_average() -> float | None:
-    """The 1-minute load average (None where the OS does not say)."""
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
-
-
-def parse_ranks(text: str | None) -> list[int]:
-    """'2,4,8' -> [2, 4, 8]."""
-    if not text:
-        return []
-    return list(dict.fromkeys(parse_counts(text, "--ranks")))
+from cloudnoise.validation.config import Config, check_completes, parse_ranks
 
 
 def configurations(goal_file: Path | None, opts: dict[str, Any]) -> list[Config]:
@@ -96,33 +56,17 @@ def configurations(goal_file: Path | None, opts: dict[str, Any]) -> list[Config]
     return configs
 
 
-def _simulate(config: Config, params: Any, noise: Any, variants: list[str], reps: int, seed: int,
-              ready_order: str) -> dict[str, np.ndarray]:
-    from cloudnoise.simulation.api import simulate
-
-    return {
-        v: np.asarray(
-            simulate(config.schedule, params=params, noise=noise, variant=v, reps=reps, seed=seed,
-                     ready_order=ready_order).runtime_ns,
-            dtype=np.float64,
-        )
-        for v in variants
-    }
-
-
-def _check_completes(config: Config, params: Any, ready_order: str) -> None:
-    """Deadlocks are found by the engine before anything is launched (exit 3)."""
-    from cloudnoise.errors import EXIT_STUCK
-    from cloudnoise.simulation.api import simulate
-
-    try:
-        simulate(config.schedule, params=params, reps=1, ready_order=ready_order)
-    except CloudnoiseError as err:
-        if err.exit_code == EXIT_STUCK:
-            raise CloudnoiseError(
-                f"{config.label} on {config.ranks} ranks cannot complete, nothing was launched: {err}", EXIT_STUCK
-            ) from None
-        raise
+def resolved_model(opts: dict[str, Any], what: str) -> tuple[Any, Any, list[str]]:
+    """The profile's (or the explicit) LogGOPS parameters and noise, and the
+    noise variants to compare with: the profile's noise unless --noise names
+    variants. Sets opts['profile_core_latency_ns'] (the state the profile describes)."""
+    if not opts.get("profile") and all(opts.get(f"{k}_") is None for k in PARAM_HELP):
+        raise CloudnoiseError(f"{what} needs --profile NAME|FILE (or the LogGOPS parameters --L --o --g --G --O --S)")
+    setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
+    params, noise = resolve_setup(setup_opts)
+    opts["profile_core_latency_ns"] = setup_opts.get("profile_core_latency_ns")
+    variants = parse_variants(opts["variants"], noise)[0] if opts.get("variants") else noise.default_variants()
+    return params, noise, variants
 
 
 MAX_REP_GAP_NS = 1_000_000_000  # cn_goal_exec's own bound (1 s)
@@ -138,12 +82,6 @@ def parse_rep_gap(text: str | None) -> int | None:
     return ns
 
 
-def _timeout(sim_ns: np.ndarray, reps: int, warmup: int, ranks: int) -> float:
-    """A generous wall-clock limit for one launch: startup plus 50x the simulated work."""
-    per_rep_s = float(np.max(sim_ns)) / 1e9 if len(sim_ns) else 0.0
-    return 60.0 + 2.0 * ranks + 50.0 * (reps + warmup) * (per_rep_s + 50e-6)
-
-
 @click.command("validate")
 @click.argument("goal_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--pattern", metavar="NAME", help="Validate a generated collective (see `cloudnoise schedule list`).")
@@ -153,6 +91,7 @@ def _timeout(sim_ns: np.ndarray, reps: int, warmup: int, ranks: int) -> float:
 @click.option("--nb", metavar="T", help="Non-blocking variant: every rank starts with an independent calc of T.")
 @app_cli.app_options
 @click.option("--ranks", metavar="LIST", help="Rank counts to validate, comma-separated: 2,4,8 (pattern/app).")
+@click.option("--measured", "measured_dir", metavar="DIR", type=click.Path(path_type=Path), help="Compare collective runs measured elsewhere (a folder of the paper artifact's PATTERN[_nocompute][_nbsend|_test]_NODES_SIZE.csv files, a run's .tar.xz, or a folder of them) with their simulation; nothing is launched. --reps is then the simulated repetitions.")
 @click.option("--suite", is_flag=True, help="Run the built-in suite (9 collectives, 16 B to 16 MiB; `--ranks` default 2) as one table with the median and worst |error|.")
 @click.option("--reps", type=click.IntRange(min=1), help="Measured (and simulated) repetitions per configuration.  [default: 1000; 300 with --suite]")
 @click.option("--warmup", default=20, show_default=True, type=click.IntRange(min=0), help="Executed repetitions discarded before measuring.")
@@ -183,7 +122,9 @@ def validate(goal_file: Path | None, **opts: Any) -> None:
 
     Every configuration is first simulated: a schedule that cannot complete
     is reported (exit 3) before anything runs. Ranks that die or hang end
-    the run with a one-line error (exit 4).
+    the run with a one-line error (exit 4). With --measured DIR nothing is
+    launched: collective runs measured elsewhere (the paper artifact's
+    per-rank CSVs) are compared with the simulation of the schedule each ran.
 
     \b
     Examples:
@@ -193,23 +134,48 @@ def validate(goal_file: Path | None, **opts: Any) -> None:
       cloudnoise validate --trace jac --profile here.json --reps 20
       cloudnoise validate --suite --profile here.json
       cloudnoise validate --suite --profile here.json --rep-gap 1us
+      cloudnoise validate --measured daint__collectives/2022_03_30_00_54_29.tar.xz --profile daint --noise none
     """
     if opts.get("timeout") is not None:
         opts["timeout"] = parse_wall_seconds(opts["timeout"], "--timeout")
     opts["rep_gap_ns"] = parse_rep_gap(opts.get("rep_gap"))
+    if opts.get("measured_dir") is not None:
+        opts["reps"] = opts.get("reps") or 1000
+        run_measured(goal_file, opts)
+        return
     if opts.get("suite"):
         from cloudnoise.validation import suite
 
         if goal_file is not None or opts.get("pattern") or opts.get("app"):
             raise CloudnoiseError("--suite brings its own collectives; drop the GOAL file, --pattern or --app")
         opts["reps"] = opts.get("reps") or suite.DEFAULT_REPS
-        suite.emit(suite.run_suite(opts), bool(opts.get("as_json")))
+        params, noise, variants = resolved_model(opts, "--suite")
+        suite.emit(suite.run_suite(opts, params, noise, variants), bool(opts.get("as_json")))
         return
     opts["reps"] = opts.get("reps") or 1000
     if opts.get("trace_dir") is not None:
         run_trace_validation(goal_file, opts)
         return
     run_validation(goal_file, opts)
+
+
+def run_measured(goal_file: Path | None, opts: dict[str, Any]) -> None:
+    """validate --measured DIR: runs measured elsewhere against their simulation."""
+    from cloudnoise.validation import measured
+    from cloudnoise.validation.progress import configuration_progress
+
+    if goal_file is not None or opts.get("pattern") or opts.get("app") or opts.get("suite") or opts.get("trace_dir"):
+        raise CloudnoiseError("--measured DIR brings its own runs; drop the GOAL file, --pattern, --app, --suite or --trace")
+    if opts.get("ranks") or opts.get("rep_gap_ns"):
+        raise CloudnoiseError("--ranks and --rep-gap do not go with --measured: the runs have their own")
+    params, noise, variants = resolved_model(opts, "--measured")
+    with configuration_progress(opts) as bar:
+        result = measured.compare_runs(opts["measured_dir"], params, noise, variants, opts["reps"], opts["seed"],
+                                       opts["ready_order"], keep=opts.get("out") is not None, progress=bar)
+    result["profile"] = opts.get("profile")
+    if opts.get("out") is not None:
+        measured.write_outputs(result, opts["out"])
+    measured.emit(result, bool(opts.get("as_json")))
 
 
 def run_trace_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, Any]:
@@ -236,7 +202,7 @@ def run_trace_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[s
     else:
         variants = ["none"] + (["network"] if noise.latency is not None or noise.bandwidth is not None else [])
     ts = trace_schedule(opts["trace_dir"], algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale", 1.0))
-    _check_completes(Config(ts.conversion.ranks, ts.source, ts.schedule), params, opts["ready_order"])
+    check_completes(Config(ts.conversion.ranks, ts.source, ts.schedule), params, opts["ready_order"])
     result = trace_validation.compare(ts, params, noise, variants, opts["reps"], opts["seed"], opts["ready_order"])
     result["profile"] = opts.get("profile")
     result["params_ns"] = params.as_ns()
@@ -279,120 +245,12 @@ def print_trace_table(result: dict[str, Any]) -> None:
         console.print(f"[yellow]warning:[/] {w}")
 
 
-def measure_and_simulate(config: Config, params: Any, noise: Any, variants: list[str], opts: dict[str, Any],
-                         mpi: Any, launch: Any, workdir: Path, warnings: list[str]) -> tuple[Any, Any, dict[str, np.ndarray]]:
-    """One configuration: simulate ``opts['reps']`` repetitions per variant,
-    run as many on MPI ranks, compare. Appends what the launch should warn
-    about to ``warnings``. Returns (comparison, measurement, simulated)."""
-    from cloudnoise.validation import compare, executor, optable
-
-    table = optable.from_schedule(config.schedule)
-    if table.extra_cpus:
-        warnings.append(f"{config.ranks} ranks: calcs on several cpus run one after another on one core")
-    hosts = launch.hosts
-    cores = available_cores()
-    per_host = opts.get("ppn") or -(-config.ranks // max(1, len(hosts)))
-    oversubscribed = per_host > cores
-    if oversubscribed:
-        warnings.append(
-            f"{config.ranks} ranks: {per_host} ranks per host on {cores} cores: cores are oversubscribed; "
-            "busy-polling ranks share cores, which the LogGOPS model does not cover"
-        )
-    load = load_average()
-    if not hosts and not oversubscribed and load is not None and load + config.ranks > cores + 0.5:
-        warnings.append(
-            f"{config.ranks} ranks: the machine was busy before the launch (load average {load:.1f} "
-            f"on {cores} cores): other processes compete with the ranks for cores, which the model does not cover"
-        )
-    sim = _simulate(config, params, noise, variants, opts["reps"], opts["seed"], opts["ready_order"])
-    req = executor.ExecRequest(
-        table=table,
-        reps=opts["reps"],
-        warmup=opts["warmup"],
-        workdir=workdir,
-        launch=launch,
-        yield_cpu=oversubscribed,
-        gap_us=opts["rep_gap_ns"] / 1000.0 if opts.get("rep_gap_ns") else None,
-        timeout_s=opts.get("timeout") or _timeout(sim[variants[0]], opts["reps"], opts["warmup"], config.ranks),
-    )
-    measured = executor.run(req, mpi, crash_rank=opts.get("inject_crash"))
-    comparison = compare.compare(config.ranks, measured.runtime_ns, sim, variants[0], oversubscribed,
-                                 measured.late_reps())
-    comparison.load_average = load
-    comparison.rep_gap_ns = opts.get("rep_gap_ns")
-    comparison.period_ns = [float(x) for x in measured.period_ns]
-    core, ping = state_probes(measured.core_latency_ns, opts.get("profile_core_latency_ns"),
-                              measured.pingpong_ref_ns, params.one_byte_ps() / 1000.0)
-    comparison.machine_state = machine_state([core, ping])
-    comparison.core_latency_ns, comparison.pingpong_ref_ns = core.summary(), ping.summary()
-    comparison.notes += [n for n in (core.note(), ping.note()) if n]
-    return comparison, measured, sim
-
-
 def run_validation(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, Any]:
     """The whole command; returns (and prints) the JSON object."""
-    from cloudnoise.measurement.launcher import LaunchSpec
-    from cloudnoise.measurement.mpi import find_mpi
-    from cloudnoise.validation import compare, figures, tables
+    from cloudnoise.validation import local_run
 
-    if not opts.get("profile") and all(opts.get(f"{k}_") is None for k in PARAM_HELP):
-        raise CloudnoiseError("--profile NAME|FILE is required (or give the LogGOPS parameters --L --o --g --G --O --S)")
-    setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
-    params, noise = resolve_setup(setup_opts)
-    opts["profile_core_latency_ns"] = setup_opts.get("profile_core_latency_ns")  # the state the profile describes
-    # validate compares one simulation with the measurement: the profile's noise unless --noise names variants
-    variants = parse_variants(opts["variants"], noise)[0] if opts.get("variants") else noise.default_variants()
-    configs = configurations(goal_file, opts)
-    for config in configs:
-        _check_completes(config, params, opts["ready_order"])
-    mpi = find_mpi(opts.get("mpicc"), opts.get("mpiexec"))
-    hosts = [h for h in (opts.get("hosts") or "").split(",") if h.strip()]
-    launch = LaunchSpec(opts.get("launcher") or "mpiexec", hosts, opts.get("hostfile"), opts.get("ppn"))
-    cores = available_cores()
-
-    out: Path | None = opts.get("out")
-    warnings: list[str] = []
-    comparisons, measurements, simulations = [], [], []
-    with work_folder(out, "cloudnoise-validate-") as workroot:
-        with configuration_progress(opts) as bar:
-            for k, config in enumerate(configs):
-                bar.update(k, len(configs), f"{config.label} on {config.ranks} ranks")
-                comparison, measured, sim = measure_and_simulate(
-                    config, params, noise, variants, opts, mpi, launch, workroot / f"ranks{config.ranks:04d}",
-                    warnings)
-                comparisons.append(comparison)
-                measurements.append(measured)
-                simulations.append(sim)
-        result: dict[str, Any] = {
-            "source": configs[0].label,
-            "profile": opts.get("profile"),
-            "params_ns": params.as_ns(),
-            "noise": variants[0],
-            "noise_variants": variants,
-            "noise_sources": noise.describe(),
-            "ready_order": opts["ready_order"],
-            "reps": opts["reps"],
-            "warmup": opts["warmup"],
-            "seed": opts["seed"],
-            "cores": cores,
-            "mpi": mpi.as_dict(),
-            "hosts": sorted(set(h for m in measurements for h in m.host)),
-            "paper_bound": compare.PAPER_BOUND,
-            "results": [c.row() for c in comparisons],
-            "warnings": warnings,
-            "out": str(out) if out else None,
-        }
-        if out is not None:
-            tables.write_measured(out / "measured.parquet", measurements)
-            tables.write_simulated(out / "simulated.parquet", [c.ranks for c in configs], simulations)
-            files = figures.boxplot_pairs(
-                [(c.ranks, m.runtime_ns, s[variants[0]]) for c, m, s in zip(configs, measurements, simulations)],
-                f"{configs[0].label}: measured vs simulated ({variants[0]} noise)",
-                out / "validation",
-                variants[0],
-            )
-            result["figures"] = [str(f) for f in files]
-            (out / "summary.json").write_text(json.dumps(result, indent=2, default=str) + "\n")
+    params, noise, variants = resolved_model(opts, "validate")
+    result = local_run.run(configurations(goal_file, opts), params, noise, variants, opts)
     if opts["as_json"]:
         json.dump(result, sys.stdout, default=str)
         sys.stdout.write("\n")

@@ -40,6 +40,9 @@ class Comparison:
     # paced runs (validate --rep-gap): the gap asked for and the period of each block after the first
     rep_gap_ns: int | None = None
     period_ns: list[float] = field(default_factory=list)
+    # the 90th percentiles (ns): how the tail of each side compares
+    measured_p90: float = float("nan")
+    simulated_p90: dict[str, float] = field(default_factory=dict)
 
     def errors(self, variant: str) -> dict[str, float]:
         """Relative and signed errors of median and mean for one variant."""
@@ -49,6 +52,8 @@ class Comparison:
             "relative_error_mean": abs(s.mean - m.mean) / m.mean if m.mean else float("nan"),
             "signed_error_median": (s.median - m.median) / m.median if m.median else float("nan"),
             "signed_error_mean": (s.mean - m.mean) / m.mean if m.mean else float("nan"),
+            "signed_error_p90": (self.simulated_p90.get(variant, float("nan")) - self.measured_p90) / self.measured_p90
+            if self.measured_p90 else float("nan"),
         }
 
     def row(self) -> dict[str, Any]:
@@ -68,6 +73,8 @@ class Comparison:
             "simulated_median_ci_us": [us(s.median_ci_low), us(s.median_ci_high)],
             "simulated_mean_us": us(s.mean),
             "simulated_mean_ci_us": [us(s.mean_ci_low), us(s.mean_ci_high)],
+            "measured_p90_us": us(self.measured_p90),
+            "simulated_p90_us": us(self.simulated_p90.get(self.primary, float("nan"))),
             **err,
             "within_paper_bound": bool(err["relative_error_median"] <= PAPER_BOUND),
             "oversubscribed": self.oversubscribed,
@@ -82,6 +89,7 @@ class Comparison:
                 name: {
                     "simulated_median_us": us(v.median),
                     "simulated_mean_us": us(v.mean),
+                    "simulated_p90_us": us(self.simulated_p90.get(name, float("nan"))),
                     **self.errors(name),
                 }
                 for name, v in self.simulated.items()
@@ -117,4 +125,11 @@ def compare(
         oversubscribed=oversubscribed,
         late_reps=late_reps,
         notes=notes,
+        measured_p90=p90(measured_ns),
+        simulated_p90={k: p90(v) for k, v in simulated_ns.items()},
     )
+
+
+def p90(values: np.ndarray) -> float:
+    """The 90th percentile (numpy's linear interpolation)."""
+    return float(np.percentile(np.asarray(values, dtype=np.float64), 90))

@@ -9,7 +9,7 @@ allreduces). The sizes are fixed here, before any profile is measured: the
 suite is held out from the fit, never tuned to it.
 
 Each configuration is measured and simulated as `cloudnoise validate` does
-(`cli.measure_and_simulate`); the summary is the median and the worst
+(`local_run.measure_and_simulate`); the summary is the median and the worst
 |error| of the medians, the paper's measure (Sec. V-A).
 """
 
@@ -57,7 +57,7 @@ def suite_configs(ranks: list[int]) -> list[Any]:
     """Every suite entry at every rank count, as validate configurations."""
     from cloudnoise.schedules.patterns import CollectiveSpec, generate
     from cloudnoise.units import parse_size_bytes
-    from cloudnoise.validation.cli import Config
+    from cloudnoise.validation.config import Config
 
     configs = []
     for entry in SUITE:
@@ -67,38 +67,28 @@ def suite_configs(ranks: list[int]) -> list[Any]:
     return configs
 
 
-def run_suite(opts: dict[str, Any]) -> dict[str, Any]:
-    """Measure and simulate the suite with ``opts`` (validate's options);
-    returns the JSON object `validate --suite --json` prints."""
-    from cloudnoise.measurement.launcher import LaunchSpec
-    from cloudnoise.measurement.mpi import find_mpi
-    from cloudnoise.simulation.cli import PARAM_HELP, parse_variants, resolve_setup
-    from cloudnoise.validation import cli
+def run_suite(opts: dict[str, Any], params: Any, noise: Any, variants: list[str]) -> dict[str, Any]:
+    """Measure and simulate the suite with ``opts`` (validate's options) and
+    the resolved LogGOPS ``params``, ``noise`` and noise ``variants`` (the
+    first is reported); returns the JSON object `validate --suite --json`
+    prints."""
+    from cloudnoise.validation.config import parse_ranks
+    from cloudnoise.validation.local_run import measure_and_simulate, prepare
+    from cloudnoise.validation.progress import configuration_progress
 
-    if not opts.get("profile") and all(opts.get(f"{k}_") is None for k in PARAM_HELP):
-        raise CloudnoiseError("--suite needs --profile NAME|FILE (or the LogGOPS parameters --L --o --g --G --O --S)")
-    ranks = cli.parse_ranks(opts.get("ranks")) or [2]
-    setup_opts = {**opts, "os_noise": None, "latency_noise": None, "bandwidth_noise": None}
-    params, noise = resolve_setup(setup_opts)
-    opts["profile_core_latency_ns"] = setup_opts.get("profile_core_latency_ns")  # the state the profile describes
-    # one simulation beside the measurement: the profile's noise unless --noise names variants
-    variants = parse_variants(opts["variants"], noise)[0] if opts.get("variants") else noise.default_variants()
+    ranks = parse_ranks(opts.get("ranks")) or [2]
     configs = suite_configs(ranks)
-    for config in configs:
-        cli._check_completes(config, params, opts["ready_order"])
-    mpi = find_mpi(opts.get("mpicc"), opts.get("mpiexec"))
-    hosts = [h for h in (opts.get("hosts") or "").split(",") if h.strip()]
-    launch = LaunchSpec(opts.get("launcher") or "mpiexec", hosts, opts.get("hostfile"), opts.get("ppn"))
+    mpi, launch = prepare(configs, params, opts)
     out: Path | None = opts.get("out")
     warnings: list[str] = []
     rows: list[dict[str, Any]] = []
     with work_folder(out, "cloudnoise-suite-") as workroot:
-        with cli.configuration_progress(opts) as bar:
+        with configuration_progress(opts) as bar:
             for k, config in enumerate(configs):
                 bar.update(k, len(configs), f"suite: {config.label} on {config.ranks} ranks")
                 workdir = workroot / f"{k:02d}-{config.label.replace(' ', '-')}-ranks{config.ranks:04d}"
-                comparison, _, _ = cli.measure_and_simulate(config, params, noise, variants, opts, mpi, launch,
-                                                             workdir, warnings)
+                comparison, _, _ = measure_and_simulate(config, params, noise, variants, opts, mpi, launch,
+                                                        workdir, warnings)
                 row = comparison.row()
                 rows.append({"config": config.label,
                              **{k: v for k, v in row.items() if k not in ("measured_ns", "simulated_ns")}})
@@ -238,7 +228,12 @@ def check_profile(profile_path: Path, reps: int = CHECK_REPS, mpicc: str | None 
         "quiet": quiet, "as_json": False,
         **{f"{k}_": None for k in "LogGOS"},
     }
-    result = run_suite(opts)
+    from cloudnoise.simulation.setup import load_system, resolve_noise, resolve_params
+
+    system = load_system(str(profile_path))
+    opts["profile_core_latency_ns"] = system.hardware.core_latency_ns if system.hardware else None
+    noise = resolve_noise(system, opts["seed"])
+    result = run_suite(opts, resolve_params(system, {}), noise, noise.default_variants())
     try:
         load = os.getloadavg()[0]
     except OSError:

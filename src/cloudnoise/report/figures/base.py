@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import Locator
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.output_files import atomic_write
@@ -56,6 +57,15 @@ def panel_grid(count: int, width: float = 4.6, height: float = 3.4, max_cols: in
     return fig, axes[:count]
 
 
+def panel_title(ax: Axes, *lines: str, width: int = 44) -> None:
+    """A panel's title, each part on its own line(s) of at most `width` characters:
+    a long campaign name (`this-machine (one host, shared memory)`) and the
+    figures after it would otherwise run past the panel and be cut at its edge."""
+    import textwrap
+
+    ax.set_title("\n".join(textwrap.fill(line, width) for line in lines), fontsize=10)
+
+
 def format_bytes(size: int) -> str:
     """A byte count as a short label: 512B, 64KiB, 16MiB (binary prefixes, as the paper)."""
     for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
@@ -81,13 +91,34 @@ def plain_log_labels(ax: Axes, axis: str = "y") -> None:
     target.set_minor_formatter(FuncFormatter(minor) if target.get_scale() == "log" else NullFormatter())
 
 
-def size_ticks(ax: Axes, sizes: np.ndarray, max_ticks: int = 8) -> None:
-    """Power-of-two byte ticks on a log2 x axis, at most `max_ticks`, labelled 1B, 64KiB, 16MiB."""
+class PowerOfTwoSizes(Locator):
+    """Power-of-two byte ticks from 2^lo to 2^hi, every 2nd, 4th, ... power as
+    the axis needs: as many as fit its length when drawn (the panel's width is
+    known only then), so labels such as 256KiB never run into each other."""
+
+    def __init__(self, lo: int, hi: int) -> None:
+        self.lo, self.hi = lo, hi
+
+    def __call__(self) -> list[float]:
+        widest = max(len(format_bytes(2**k)) for k in range(self.lo, self.hi + 1))
+        # get_tick_space() counts labels about 3 font-sizes wide (5 characters); ours
+        # are `widest` characters, and a gap of 2 keeps them apart.
+        fit = max(2, int(self.axis.get_tick_space() * 5 / (widest + 2))) if self.axis is not None else 8
+        step = max(1, math.ceil((self.hi - self.lo + 1) / fit))
+        return [2.0**k for k in range(self.lo, self.hi + 1, step)]
+
+    def tick_values(self, vmin: float, vmax: float) -> list[float]:
+        return self()
+
+
+def size_ticks(ax: Axes, sizes: np.ndarray) -> None:
+    """Power-of-two byte ticks on a log2 x axis, labelled 1B, 64KiB, 16MiB, as many as fit."""
+    from matplotlib.ticker import FuncFormatter
+
     lo = int(np.floor(np.log2(max(1.0, float(np.min(sizes))))))
     hi = int(np.ceil(np.log2(max(1.0, float(np.max(sizes))))))
-    step = max(1, int(np.ceil((hi - lo + 1) / max_ticks)))
-    ticks = [2.0**k for k in range(lo, hi + 1, step)]
-    ax.set_xticks(ticks, [format_bytes(int(t)) for t in ticks])
+    ax.xaxis.set_major_locator(PowerOfTwoSizes(lo, hi))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_bytes(int(round(v)))))
     ax.minorticks_off()
 
 
@@ -101,14 +132,31 @@ def time_unit(values_ns: Sequence[float] | np.ndarray) -> tuple[str, float]:
     return "ns", 1.0
 
 
-def plain_text(fig: Figure) -> None:
-    """Every text of the figure as plain text, never mathtext: labels come from
-    system names, campaign labels and profiles, where a `$` is a character (a
-    name like `x$^$` would otherwise stop matplotlib with a parse error)."""
-    from matplotlib.text import Text
+def escape_math(text: str) -> str:
+    """`text` shown as written: every `$` escaped, so matplotlib never reads it as mathtext."""
+    return text.replace("$", "\\$")
 
+
+def plain_text(fig: Figure) -> None:
+    """Every text we wrote into the figure shown as written: labels come from
+    system names, campaign labels and profiles, where a `$` is a character (a
+    name like `x$^$` would otherwise be typeset, or stop matplotlib with a
+    parse error). Only our texts are escaped: the tick labels matplotlib's own
+    formatters make (a log axis's `$\\mathdefault{10^{3}}$`) stay mathtext, and
+    fixed tick labels (system names on a categorical axis) are escaped in place."""
+    from matplotlib.axis import Tick
+    from matplotlib.text import Text
+    from matplotlib.ticker import FixedFormatter
+
+    ticks = {id(label) for tick in fig.findobj(Tick) for label in (tick.label1, tick.label2)}
     for text in fig.findobj(Text):
-        text.set_parse_math(False)
+        if id(text) not in ticks and "$" in text.get_text():
+            text.set_text(escape_math(text.get_text()))
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for formatter in (axis.get_major_formatter(), axis.get_minor_formatter()):
+                if isinstance(formatter, FixedFormatter):
+                    formatter.seq = [escape_math(str(s)) for s in formatter.seq]
 
 
 def save(fig: Figure, outdir: Path, name: str, title: str, caption: str, wide: bool = False) -> SavedFigure:

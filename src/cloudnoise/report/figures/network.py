@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from cloudnoise.report.figures.base import SERIES_COLORS, format_bytes, panel_grid, plain_log_labels, size_ticks
+from cloudnoise.report.figures.base import (
+    SERIES_COLORS,
+    format_bytes,
+    panel_grid,
+    panel_title,
+    plain_log_labels,
+    size_ticks,
+)
 from cloudnoise.report.measured import NoiseSeries, SizeCurve, SliceSeries
 
 
@@ -54,8 +61,8 @@ def latency_noise_figure(series: list[NoiseSeries]) -> Figure:
         ax.set_xlim(0, max(s.span_s, 1e-9))
         ax.set_xlabel("Time (s)")
         ax.set_ylabel("Latency / minimum latency")
-        ax.set_title(f"{s.campaign}: min {s.base:.3g} µs ({format_bytes(s.size_bytes)})\n"
-                     f"{shown('top', s)} of {s.total_samples:,} samples", fontsize=10)
+        panel_title(ax, f"{s.campaign}:", f"min {s.base:.3g} µs ({format_bytes(s.size_bytes)}), "
+                    f"{shown('top', s)} of {s.total_samples:,} samples")
         ax.grid(True, alpha=0.3)
     return fig
 
@@ -69,8 +76,8 @@ def bandwidth_noise_figure(series: list[NoiseSeries]) -> Figure:
         ax.set_xlim(0, max(s.span_s, 1e-9))
         ax.set_xlabel("Time (s)")
         ax.set_ylabel("Bandwidth / maximum bandwidth")
-        ax.set_title(f"{s.campaign}: max {s.base:.4g} Gb/s ({format_bytes(s.size_bytes)})\n"
-                     f"{shown('bottom', s)} of {s.total_samples:,} samples", fontsize=10)
+        panel_title(ax, f"{s.campaign}:", f"max {s.base:.4g} Gb/s ({format_bytes(s.size_bytes)}), "
+                    f"{shown('bottom', s)} of {s.total_samples:,} samples")
         ax.grid(True, alpha=0.3)
     return fig
 
@@ -87,7 +94,7 @@ def latency_slices_figure(series: list[SliceSeries]) -> Figure:
         ax.set_yscale("log")
         ax.set_xlabel(f"Slice start ({unit} since the run began)")
         ax.set_ylabel("Latency, RTT/2 (µs)")
-        ax.set_title(f"{s.campaign}: {len(s.start_s)} slices of {s.slice_s:g} s", fontsize=10)
+        panel_title(ax, f"{s.campaign}:", f"{len(s.start_s)} slices of {s.slice_s:g} s")
         ax.legend(fontsize=8)
         ax.grid(True, alpha=0.3)
     return fig

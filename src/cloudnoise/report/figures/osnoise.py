@@ -1,10 +1,10 @@
-"""OS detours over a 5-second window (paper Fig. 8)."""
+"""OS detours over the first seconds of a run (paper Fig. 8 shows a 5-second window)."""
 
 from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from cloudnoise.report.figures.base import SERIES_COLORS, panel_grid, plain_log_labels
+from cloudnoise.report.figures.base import SERIES_COLORS, panel_grid, panel_title, plain_log_labels
 from cloudnoise.report.measured import NoiseSeries
 
 
@@ -21,6 +21,6 @@ def os_detours_figure(series: list[NoiseSeries]) -> Figure:
         ax.set_xlim(0, max(s.span_s, 1e-9))
         ax.set_xlabel("Time (s)")
         ax.set_ylabel("Detour duration (µs)")
-        ax.set_title(f"{s.campaign}: top 1% of {s.total_samples:,} detours\nin a {s.span_s:.3g}-s window", fontsize=10)
+        panel_title(ax, f"{s.campaign}:", f"top {s.shown_percent:g}% of {s.total_samples:,} detours in the first {s.span_s:.3g} s")
         ax.grid(True, alpha=0.3)
     return fig

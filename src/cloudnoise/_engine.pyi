@@ -1,0 +1,288 @@
+"""cloudnoise's C++ LogGOPS engine"""
+
+from collections.abc import Callable, Sequence
+from typing import Annotated
+
+import numpy
+from numpy.typing import NDArray
+
+
+class GoalError(ValueError):
+    pass
+
+class DeadlockError(RuntimeError):
+    pass
+
+class ReorderedDeadlockError(DeadlockError):
+    pass
+
+class ScheduleError(ValueError):
+    pass
+
+class Schedule:
+    @property
+    def num_ranks(self) -> int: ...
+
+    @property
+    def num_ops(self) -> int: ...
+
+    @property
+    def num_cpus(self) -> int: ...
+
+    @property
+    def num_nics(self) -> int: ...
+
+    @property
+    def num_templates(self) -> int: ...
+
+    @property
+    def memory_bytes(self) -> int: ...
+
+def read_goal(path: str) -> Schedule:
+    """Read a GOAL text file (.gz inflated) into a Schedule."""
+
+def parse_goal(text: bytes, name: str = '<text>') -> Schedule:
+    """Parse GOAL text (bytes) into a Schedule."""
+
+def reader_has_gzip() -> bool: ...
+
+MAX_TIME_PS: int = 100000000000000000
+
+MAX_MESSAGE_BYTES: int = 9007199254740992
+
+MAX_RANKS: int = 536870911
+
+MIN_EPISODE_FRACTION: float = 0.001
+
+class LogGOPSParams:
+    def __init__(self, L_ps: int, o_ps: int, g_ps: int, G_fs: int, O_fs: int, S: int, O_rendezvous_fs: int = -1, classes: Sequence[tuple[int, int, int, int]] = [], o_r_ps: int = -1) -> None:
+        """
+        LogGOPS parameters. cloudnoise's extensions: `classes`, (min_bytes, L_ps, G_fs, O_fs) per size class (empty: LogGOPSim); `o_r_ps`, the receive overhead when it differs from the send overhead o_ps (-1: o for both)
+        """
+
+    @property
+    def L_ps(self) -> int: ...
+
+    @property
+    def o_ps(self) -> int: ...
+
+    @property
+    def g_ps(self) -> int: ...
+
+    @property
+    def G_fs(self) -> int: ...
+
+    @property
+    def O_fs(self) -> int: ...
+
+    @property
+    def S(self) -> int: ...
+
+    @property
+    def O_rendezvous_fs(self) -> int: ...
+
+    @property
+    def o_r_ps(self) -> int: ...
+
+    @property
+    def classes(self) -> list[tuple[int, int, int, int]]: ...
+
+class OsNoiseTrace:
+    def __init__(self, starts_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], durations_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)]) -> None: ...
+
+    def noise(self, start_ps: int, len_ps: int) -> int:
+        """Noise charged to one activity."""
+
+    def noise_many(self, starts_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], lens_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)]) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]:
+        """
+        Noise of successive activities of one rank (as the engine charges them).
+        """
+
+    def quiet_span(self, start_ps: int, len_ps: int) -> tuple:
+        """
+        (lo, hi, end): the starts that the engine charges max(0, end - start) without a lookup, for activities of this length, after one at `start` (lo > hi: none).
+        """
+
+    @property
+    def span_ps(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+class QuantileTable:
+    def __init__(self, probabilities: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', writable=False)], values: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', writable=False)]) -> None: ...
+
+    def quantile(self, u: float) -> float: ...
+
+    def quantile_of_bits(self, bits: int) -> float:
+        """
+        quantile(u) for the uniform u that 64 random bits give (their top 53 over 2^53), as the engine draws it.
+        """
+
+    def __len__(self) -> int: ...
+
+class BandwidthEpisodes:
+    def __init__(self, starts_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], ends_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], fractions: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', writable=False)], period_ps: int) -> None: ...
+
+    def fraction_at(self, at_ps: int) -> float:
+        """
+        The bandwidth fraction at a position (wrapped by the period): 1 outside an episode.
+        """
+
+    @property
+    def period_ps(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+class SwitchDraws:
+    def __init__(self, near_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], near_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], nodes_per_switch: int) -> None:
+        """
+        The paper authors' network semantics: per-message L and per-16-MiB-block G picked from the near or far samples (rank / nodes_per_switch), rendezvous 2 L later.
+        """
+
+    @property
+    def nodes_per_switch(self) -> int: ...
+
+    @property
+    def min_latency_ps(self) -> int: ...
+
+    @property
+    def random(self) -> bool: ...
+
+    def is_far(self, from_rank: int, to_rank: int) -> bool: ...
+
+    @staticmethod
+    def blocks(bytes: int) -> int:
+        """
+        How many 16 MiB blocks (each its own G draw) a message's bytes are charged in.
+        """
+
+class NoiseModel:
+    def __init__(self) -> None: ...
+
+    @property
+    def os(self) -> OsNoiseTrace: ...
+
+    @os.setter
+    def os(self, arg: OsNoiseTrace, /) -> None: ...
+
+    @property
+    def os_cosched(self) -> bool: ...
+
+    @os_cosched.setter
+    def os_cosched(self, arg: bool, /) -> None: ...
+
+    @property
+    def os_phase_ps(self) -> int: ...
+
+    @os_phase_ps.setter
+    def os_phase_ps(self, arg: int, /) -> None: ...
+
+    @property
+    def latency_excess_ps(self) -> QuantileTable: ...
+
+    @latency_excess_ps.setter
+    def latency_excess_ps(self, arg: QuantileTable, /) -> None: ...
+
+    @property
+    def bandwidth_fraction(self) -> QuantileTable: ...
+
+    @bandwidth_fraction.setter
+    def bandwidth_fraction(self, arg: QuantileTable, /) -> None: ...
+
+    @property
+    def bandwidth_episodes(self) -> BandwidthEpisodes: ...
+
+    @bandwidth_episodes.setter
+    def bandwidth_episodes(self, arg: BandwidthEpisodes, /) -> None: ...
+
+    @property
+    def switch_draws(self) -> SwitchDraws: ...
+
+    @switch_draws.setter
+    def switch_draws(self, arg: SwitchDraws, /) -> None: ...
+
+def drawn_gaps(fraction: QuantileTable, G_fs: int, bits: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', writable=False)]) -> tuple:
+    """
+    For tests: the G (fs/B) that bandwidth draws of these random bits give, from the engine's per-bucket table and from the formula, and how many of the 4096 buckets the table holds.
+    """
+
+def round_to_int(values: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', writable=False)]) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]:
+    """
+    For tests: the engine's rounding of drawn values to integer time units (half away from zero, as llround); OverflowError beyond int64.
+    """
+
+def replay_event_queue(times: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], stamps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], passes: int = 1) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]:
+    """
+    For tests: push (time, stamp) where time >= 0, pop where time is -1, on the engine's event queue (cleared and replayed `passes` times, as an engine's repetitions reuse it); returns the stamps popped.
+    """
+
+def run(schedule: Schedule, params: LogGOPSParams, noise: NoiseModel, seed: int = 0, first: int = 0, count: int = 1, threads: int = 1, program_order: bool = False, sequential: bool = False, progress: Callable[[int], None] | None = None, stamp_record_bits: int = 20) -> dict:
+    """
+    Simulate repetitions [first, first+count); returns max_end_ps per repetition, host_end_ps of the first, events, messages, and how many repetitions were processed host by host in windows (`windowed`). `sequential` forces one global event queue throughout; the results are the same bit for bit. `stamp_record_bits` is for tests: fewer remembered stamps make the windows give up (and the repetition run again in the global order) more often.
+    """
+
+def patterns() -> list[tuple[str, str]]:
+    """The Schedgen patterns this engine generates, as (name, description)."""
+
+def generate(pattern: str, ranks: int, size: int, nway: int = 1, segmentsize: int = 1, nb: int | None = None) -> Schedule:
+    """
+    Generates a Schedgen collective as a Schedule (size in bytes, nb in ns).
+    """
+
+def generate_goal(pattern: str, ranks: int, size: int, path: str, nway: int = 1, segmentsize: int = 1, nb: int | None = None) -> None:
+    """
+    Writes the collective as GOAL text identical to Schedgen's (gzip if path ends in .gz).
+    """
+
+def generate_goal_text(pattern: str, ranks: int, size: int, nway: int = 1, segmentsize: int = 1, nb: int | None = None) -> str:
+    """The collective as GOAL text identical to Schedgen's, as a string."""
+
+def count_schedule(pattern: str, ranks: int, size: int, nway: int = 1, segmentsize: int = 1, nb: int | None = None) -> dict:
+    """Counts a collective's ops, edges and bytes without storing it."""
+
+def write_goal(schedule: Schedule, path: str) -> None:
+    """
+    Writes a Schedule as GOAL text (gzip if path ends in .gz): each rank's ops, then its edges grouped by the op they wait for.
+    """
+
+def goal_text(schedule: Schedule) -> str:
+    """A Schedule as GOAL text (same layout as write_goal)."""
+
+def generate_application(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None]]) -> Schedule:
+    """
+    An application (iterations x phases) as a Schedule. Each phase is a tuple ("compute", "", picoseconds, 0, 0, None) or ("collective", pattern, size, nway, segmentsize, nb_ns); see application.hpp for how phases are joined.
+    """
+
+def application_goal_text(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None]]) -> str:
+    """The application as GOAL text, as a string."""
+
+def write_application_goal(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None]], path: str) -> None:
+    """Writes the application as GOAL text (gzip if path ends in .gz)."""
+
+def count_application(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None]]) -> dict:
+    """Counts an application's ops, edges and bytes without storing it."""
+
+def collective_rank_ops(pattern: str, ranks: int, size: int, rank: int, nway: int = 1, segmentsize: int = 1) -> tuple[list[int], list[int], list[int], list[int], list[tuple[int, int, int]]]:
+    """
+    One rank's ops of a Schedgen collective, exactly as generate() emits them: (kinds, amounts, peers, tags, edges), kinds 1 send / 2 recv / 3 calc, peers absolute in 0..ranks-1, edges (a, b, start): op a waits for op b to finish (start=0) or start (1).
+    """
+
+class ScheduleAssembler:
+    def __init__(self, ranks: int) -> None: ...
+
+    def add_rank(self, rank: int, kinds: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)], amounts: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], peers: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], tags: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], edge_from: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], edge_to: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], edge_start: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> None:
+        """
+        Adds the next rank: its ops (kind 1/2/3, bytes or picoseconds, absolute peer, tag) and edges (edge_from waits for edge_to; start=1 for irequires).
+        """
+
+    def finish(self) -> Schedule:
+        """The Schedule (every rank must have been added)."""
+
+class GoalAssembler:
+    def __init__(self, path: str, ranks: int) -> None: ...
+
+    def add_rank(self, rank: int, kinds: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)], amounts: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], peers: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], tags: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], edge_from: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], edge_to: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], edge_start: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> None:
+        """Writes the next rank's block of GOAL text."""
+
+    def close(self) -> None:
+        """Flushes and closes the file (raises on a write error)."""

@@ -1,0 +1,175 @@
+"""The public API is plain functions whose parameters every tool can see,
+`import cloudnoise` stays light, and the stage paths before the rename still import."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import pydoc
+import subprocess
+import sys
+
+import pytest
+
+import cloudnoise
+import cloudnoise.api as public
+
+PUBLIC = ["simulate", "measure", "cost", "advise", "load_profile", "build_profile"]
+# Each public function and the stage function it forwards to.
+STAGES = {
+    "simulate": "cloudnoise.simulation.api",
+    "measure": "cloudnoise.measurement.api",
+    "cost": "cloudnoise.costs.api",
+    "advise": "cloudnoise.advice.api",
+}
+# Stage parameters the public functions leave out: internal objects and test hooks.
+STAGE_ONLY = {"simulate": {"compute_rate"}, "measure": {"inject_detour"}}
+
+
+def test_simulate_names_its_parameters():
+    params = inspect.signature(cloudnoise.simulate).parameters
+    for name in ("schedule", "pattern", "ranks", "size", "profile", "noise", "reps", "seed", "app", "trace",
+                 "L", "o", "g", "G", "O", "S", "os_noise", "latency_noise", "bandwidth_noise", "threads"):
+        assert name in params, name
+    assert params["reps"].default == 1 and params["seed"].default == 0
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_every_public_function_is_plain_with_a_full_signature(name):
+    f = getattr(cloudnoise, name)
+    assert inspect.isfunction(f) and f is getattr(public, name)
+    sig = inspect.signature(f)
+    kinds = {p.kind for p in sig.parameters.values()}
+    assert inspect.Parameter.VAR_POSITIONAL not in kinds and inspect.Parameter.VAR_KEYWORD not in kinds
+    assert sig.return_annotation is not inspect.Signature.empty
+    assert all(p.annotation is not inspect.Parameter.empty for p in sig.parameters.values())
+    doc = pydoc.render_doc(f, renderer=pydoc.plaintext)  # what help() shows
+    first = next(iter(sig.parameters))
+    assert f"{name}({first}" in doc and "Returns" in doc
+
+
+@pytest.mark.parametrize("name", sorted(STAGES))
+def test_public_parameters_are_the_stages(name):
+    ours = inspect.signature(getattr(public, name)).parameters
+    stage = inspect.signature(getattr(importlib.import_module(STAGES[name]), name)).parameters
+    assert set(stage) - set(ours) == STAGE_ONLY.get(name, set())
+    for p in ours.values():
+        assert (p.kind, p.default) == (stage[p.name].kind, stage[p.name].default), p.name
+
+
+@pytest.mark.parametrize("name", sorted(STAGES))
+def test_public_functions_forward_every_argument(name, monkeypatch):
+    """Each argument reaches the stage function unchanged (a distinct marker each)."""
+    seen: dict[str, object] = {}
+
+    def stage(*args, **kwargs):
+        seen.update(zip(["first"], args))
+        seen.update(kwargs)
+        return "result"
+
+    monkeypatch.setattr(importlib.import_module(STAGES[name]), name, stage)
+    params = list(inspect.signature(getattr(public, name)).parameters.values())
+    markers = {p.name: object() for p in params}
+    args = [markers[p.name] for p in params if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+    kwargs = {p.name: markers[p.name] for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    assert getattr(public, name)(*args, **kwargs) == "result"
+    first = params[0].name
+    assert seen.pop("first", seen.pop(first, None)) is markers[first]
+    assert seen == {k: v for k, v in markers.items() if k != first}
+
+
+def test_result_classes_are_exported():
+    from cloudnoise.advice.api import Advice
+    from cloudnoise.costs.model import RunCost
+    from cloudnoise.measurement.api import MeasurementResult
+    from cloudnoise.model.profile import SystemProfile
+    from cloudnoise.simulation.result import SimulationResult
+
+    for cls in (Advice, RunCost, MeasurementResult, SystemProfile, SimulationResult):
+        assert getattr(cloudnoise, cls.__name__) is cls and cls.__name__ in cloudnoise.__all__
+    assert set(PUBLIC) <= set(cloudnoise.__all__) and set(cloudnoise.__all__) <= set(dir(cloudnoise))
+
+
+def test_load_and_build_profile_return_profiles(tmp_path):
+    daint = cloudnoise.load_profile("daint")
+    assert isinstance(daint, cloudnoise.SystemProfile) and daint.name == "daint"
+    with pytest.raises(cloudnoise.CloudnoiseError, match="did you mean"):
+        cloudnoise.load_profile("dain")
+
+
+def _fresh(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+
+
+def test_import_cloudnoise_loads_no_stage():
+    run = _fresh("import sys, json, cloudnoise; print(json.dumps(sorted(sys.modules)))")
+    assert run.returncode == 0, run.stderr
+    loaded = set(json.loads(run.stdout))
+    heavy = {"numpy", "pyarrow", "scipy", "matplotlib", "click", "rich", "cloudnoise._engine"}
+    assert not heavy & loaded
+    ours = {m for m in loaded if m.startswith("cloudnoise")}
+    assert ours == {"cloudnoise", "cloudnoise.api", "cloudnoise.errors", "cloudnoise._old_stage_names"}
+
+
+def test_old_stage_paths_import_with_a_deprecation_warning():
+    run = _fresh(
+        "import warnings, json\n"
+        "warnings.simplefilter('always')\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    import cloudnoise\n"
+        "    from cloudnoise.simulate.api import simulate as old_simulate\n"
+        "    from cloudnoise.cost import model as old_model\n"
+        "    import cloudnoise.measure.api\n"
+        "    import cloudnoise.validate.compare\n"
+        "    from cloudnoise.advise.front import pareto_front\n"
+        "import cloudnoise.simulation.api, cloudnoise.costs.model, cloudnoise.api\n"
+        "print(json.dumps({\n"
+        "  'same_simulate': old_simulate is cloudnoise.simulation.api.simulate,\n"
+        "  'same_model': old_model is cloudnoise.costs.model,\n"
+        "  'spec_kept': cloudnoise.simulation.api.__spec__.name,\n"
+        "  'public_kept': [getattr(cloudnoise, n) is getattr(cloudnoise.api, n) for n in ('simulate', 'cost', 'measure')],\n"
+        "  'warnings': sorted({str(w.message).split(' is now')[0] for w in caught if w.category is DeprecationWarning}),\n"
+        "}))\n"
+    )
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got["same_simulate"] and got["same_model"] and got["spec_kept"] == "cloudnoise.simulation.api"
+    assert got["public_kept"] == [True, True, True]
+    assert {"cloudnoise.simulate.api", "cloudnoise.cost", "cloudnoise.measure.api", "cloudnoise.validate.compare",
+            "cloudnoise.advise.front"} <= set(got["warnings"])
+
+
+def test_new_paths_import_without_a_warning():
+    run = _fresh("import warnings; warnings.simplefilter('error')\n"
+                 "import cloudnoise, cloudnoise.simulation.api, cloudnoise.costs.model, cloudnoise.advice.front")
+    assert run.returncode == 0, run.stderr
+
+
+def test_py_typed_ships():
+    from importlib.resources import files
+
+    assert files("cloudnoise").joinpath("py.typed").is_file()
+
+
+def test_advise_gives_what_the_command_prints(run_cli):
+    """cloudnoise.advise and `cloudnoise advise --json` on the same request: the same points."""
+    args = dict(profiles=["daint"], nodes=[16, 64], reps=20, seed=2, deadline="20us")
+    advice = cloudnoise.advise("dissemination:16B", **args)
+    proc = run_cli("advise", "dissemination:16B", "--profile", "daint", "--nodes", "16,64", "--reps", "20", "--seed", "2",
+                   "--deadline", "20us", "--in-process", "--json", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    printed = json.loads(proc.stdout)
+    ours = json.loads(json.dumps(advice.to_dict()))
+    assert ours["points"] == printed["points"] and len(ours["points"]) == 2
+    assert ours["recommendation"] == printed["recommendation"]
+
+
+def test_version_is_the_installed_distributions():
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        expected = version("cloudnoise")
+    except PackageNotFoundError:
+        expected = "0.0.0+src"
+    assert cloudnoise.__version__ == expected and "__version__" in cloudnoise.__all__

@@ -1,0 +1,196 @@
+"""Every figure of a report reads as drawn (issue 40, item 6): no raw TeX in any text
+(a log axis's `$\\mathdefault{10^{3}}$` printed as it is spelt), no tick labels running
+into each other, a caption whose window and share agree with its panels, and the
+machine of a report's campaign listed once in Table II.
+
+The report is built from a known campaign (every measured figure: sizes, latency,
+bandwidth and OS noise), a profile built from that campaign (as `cloudnoise demo`
+does), and a small simulated sweep (scalability, cost, front): the figures the quick
+demo draws, from data a test can make in seconds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import pytest
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from cloudnoise.report.figures import base
+from report_support import write_known_campaign, write_simulated_sweep, write_sweep
+
+EVERY_FIGURE = {"latency-bandwidth-vs-size", "latency-noise", "bandwidth-noise", "os-detours",
+                "scalability-dissemination-16b", "cost-increase-dissemination-16b", "front-dissemination-16b"}
+
+
+@dataclass
+class Built:
+    report: Any  # cloudnoise.report.build.Report
+    figures: dict[str, tuple[Figure, str]]  # name -> (figure as saved, caption)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The report, and every figure it saved with its caption."""
+    from cloudnoise.model.build import build_profile
+    from cloudnoise.report.build import ReportOptions, build_report
+
+    root = tmp_path_factory.mktemp("figures")
+    campaign = write_known_campaign(root / "campaign")
+    build_profile(campaign, root / "here.json", name="this-machine")
+    sweep = write_simulated_sweep(root / "sweep", ["aws-hpc", "daint"], [4, 16, 64], reps=30)
+    saved: dict[str, tuple[Figure, str]] = {}
+    real_save = base.save
+
+    def keep(fig: Figure, outdir: Path, name: str, title: str, caption: str, wide: bool = False) -> base.SavedFigure:
+        out = real_save(fig, outdir, name, title, caption, wide)  # escapes texts as for users, then draws
+        saved[name] = (fig, caption)
+        return out
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(base, "save", keep)
+    try:
+        report = build_report(ReportOptions(root / "out", campaigns=(campaign,), sweeps=(sweep,),
+                                            profiles=(str(root / "here.json"), "daint", "aws-hpc")))
+    finally:
+        mp.undo()
+    return Built(report, saved)
+
+
+def _texts(fig: Figure) -> list[Text]:
+    fig.canvas.draw()
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+
+
+def _shown(text: Text) -> tuple[str, bool]:
+    """What matplotlib draws for `text`: the string, and whether it is typeset as math."""
+    return text._preprocess_math(text.get_text())  # the step Text.draw takes
+
+
+def test_the_report_draws_every_figure(built):
+    assert EVERY_FIGURE <= set(built.figures)
+
+
+def test_no_text_shows_raw_tex(built):
+    for name, (fig, _) in built.figures.items():
+        for text in _texts(fig):
+            shown, math = _shown(text)
+            if not math:
+                assert "$" not in shown and "\\mathdefault" not in shown, f"{name}: {shown!r} drawn as raw TeX"
+
+
+def test_log_axes_are_typeset(built):
+    """The figures with log axes (sizes, noise) draw their powers as math, not as text."""
+    fig = built.figures["latency-bandwidth-vs-size"][0]
+    powers = [t for t in _texts(fig) if "\\mathdefault" in t.get_text()]
+    assert powers and all(_shown(t)[1] for t in powers)
+
+
+def _overlaps(labels: list[Text], renderer) -> list[tuple[str, str]]:
+    boxes = [(t.get_text(), t.get_window_extent(renderer).shrunk(0.98, 0.98)) for t in labels]
+    return [(a, b) for (a, ba), (b, bb) in combinations(boxes, 2) if ba.overlaps(bb)]
+
+
+def test_no_tick_labels_overlap(built):
+    for name, (fig, _) in built.figures.items():
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        for ax in fig.axes:
+            if not ax.get_visible():
+                continue
+            for axis in (ax.xaxis, ax.yaxis):
+                ticks = axis._update_ticks()  # the ticks drawn: inside the view limits
+                labels = [t.label1 for t in ticks if t.label1.get_visible() and t.label1.get_text()]
+                assert not _overlaps(labels, renderer), f"{name}: overlapping tick labels {_overlaps(labels, renderer)}"
+
+
+def test_os_detour_caption_matches_its_panels(built):
+    fig, caption = built.figures["os-detours"]
+    window = re.search(r"first ([\d.]+) s", caption)
+    share = re.search(r"largest ([\d.]+)%", caption)
+    assert window and share, caption
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert panels
+    for ax in panels:
+        title = ax.get_title()
+        assert f"first {window.group(1)} s" in title and f"top {share.group(1)}%" in title, (caption, title)
+        assert ax.get_xlim()[1] == pytest.approx(float(window.group(1)), rel=1e-3), (caption, ax.get_xlim())
+
+
+def test_noise_captions_give_the_share_their_panels_show(built):
+    for name, word in (("latency-noise", "top"), ("bandwidth-noise", "bottom")):
+        fig, caption = built.figures[name]
+        share = re.search(r"(?:largest|smallest) ([\d.]+)%", caption)
+        assert share, caption
+        for ax in (a for a in fig.axes if a.get_visible()):
+            assert f"{word} {share.group(1)}%" in ax.get_title(), (caption, ax.get_title())
+
+
+def test_this_machine_is_listed_once_in_table_ii(built):
+    table = next(s for s in built.report.sections if s.key == "table2").tables[0]
+    measured = [row for row, cls in zip(table.rows, table.row_classes) if cls == "measured"]
+    assert len(measured) == 1, measured
+    assert "daint" in {row[0] for row in table.rows}  # the published rows stay
+
+
+def _curve(name: str, top: int):  # type: ignore[no-untyped-def]
+    """A size curve from 1 B to `top` bytes: latency 1 us + size / 10 GB/s."""
+    import numpy as np
+
+    from cloudnoise.report.measured import SizeCurve
+
+    sizes = 2.0 ** np.arange(0, int(np.log2(top)) + 1)
+    lat = 1 + sizes / 1e4
+    return SizeCurve(name, "latency", sizes, lat, lat, lat * 2, lat * 3, sizes / lat / 1e3, sizes / lat / 2e3)
+
+
+def test_a_dollar_in_a_name_is_a_character():
+    """A campaign named with `$` signs: its legend entries read as written, and the
+    log axes are still typeset (the guard used to turn math off for the whole figure)."""
+    from cloudnoise.report.figures.network import size_figure
+
+    name = "x$^$y $5"
+    fig = size_figure([_curve(name, 2**20)])
+    base.plain_text(fig)
+    shown = [_shown(t) for t in _texts(fig)]
+    assert f"{name} median" in {s for s, math in shown if not math}, shown
+    assert any(math and "mathdefault" in s for s, math in shown), "the log axes lost their typeset powers"
+
+
+@pytest.mark.parametrize("top", [2**24, 2**30])
+@pytest.mark.parametrize("width", [2.5, 5.6])
+def test_size_axis_labels_fit_any_panel(top, width):
+    """Issue 40: the size axis read `32KiB256KiB2MiB`; on a narrow or a wide panel, 1 B up
+    to 16 MiB or 1 GiB, the labels stand apart and are byte sizes."""
+    from cloudnoise.report.figures.network import size_figure
+
+    fig = size_figure([_curve("c", top)])
+    fig.set_size_inches(2 * width, 4)
+    base.plain_text(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        labels = [t.label1 for t in ax.xaxis._update_ticks() if t.label1.get_text()]
+        assert len(labels) >= (2 if width < 3 else 5) and all(re.fullmatch(r"\d+(B|KiB|MiB|GiB)", t.get_text()) for t in labels)
+        assert not _overlaps(labels, renderer), [t.get_text() for t in labels]
+
+
+def test_no_text_runs_off_its_figure(built):
+    """Titles, axis labels and legends stay inside the figure (a long campaign name
+    cut a panel's title at its edge). Tick labels are left out: the last one of an
+    axis ending at the figure's edge may overhang it by a few pixels."""
+    from matplotlib.axis import Tick
+
+    for name, (fig, _) in built.figures.items():
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        edge = fig.bbox.padded(1)
+        ticks = {id(label) for tick in fig.findobj(Tick) for label in (tick.label1, tick.label2)}
+        for text in (t for t in _texts(fig) if id(t) not in ticks):
+            box = text.get_window_extent(renderer)
+            assert edge.containsx(box.x0) and edge.containsx(box.x1), f"{name}: {text.get_text()!r} cut at the edge"

@@ -1,0 +1,79 @@
+"""`cloudnoise validate --measured DIR`: runs measured elsewhere against the
+simulation of their schedules, with known measured times and a LogGOPS case
+worked out by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+PARAMS = ["--L", "1000", "--o", "100", "--g", "0", "--G", "0", "--O", "0", "--S", "65535"]
+
+
+def write_run(path: Path, rows: list[list[float]], size: int = 16) -> None:
+    head = "#MessageSize " + "".join(f"Rank{r}Time(us) " for r in range(len(rows[0])))
+    path.write_text(head + "\n" + "".join(f"{size} " + "".join(f"{t:f} " for t in row) + "\n" for row in rows))
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    folder = tmp_path / "2022_05_10_21_34_00"
+    folder.mkdir()
+    # slowest ranks: 2.0, 3.0, 2.5 us -> median 2.5 us, p90 2.9 us
+    write_run(folder / "nwaydissemination_nocompute_4_16.csv",
+              [[1.0, 2.0, 0.5, 1.5], [3.0, 1.0, 1.0, 1.0], [2.5, 2.5, 2.5, 2.5]])
+    write_run(folder / "nwaydissemination_nocompute_test_4_16.csv", [[2.4, 2.0, 1.0, 1.0]])
+    (folder / "pipelinedring_4_16.csv").write_text("#MessageSize Rank0Time(us) \n16 1.0\n")  # damaged
+    write_run(folder / "pipelinedring_32_16.csv", [[1.0] * 32])  # no schedule: a segment of 0 B
+    return tmp_path
+
+
+def test_measured_runs_are_compared_with_their_schedules(run_cli, runs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    res = run_cli("validate", "--measured", runs, *PARAMS, "--noise", "none", "--reps", "3", "--json", "--out", out)
+    assert res.returncode == 0, res.stderr
+    result = json.loads(res.stdout)
+    rows = {r["config"]: r for r in result["results"]}
+    assert set(rows) == {"nwaydissemination_nocompute 16 B", "nwaydissemination_nocompute_test 16 B"}
+    row = rows["nwaydissemination_nocompute 16 B"]
+    # two rounds of o + L + o = 1200 ns each
+    assert row["simulated_median_us"] == pytest.approx(2.4) and row["simulated_p90_us"] == pytest.approx(2.4)
+    assert row["measured_median_us"] == pytest.approx(2.5) and row["measured_p90_us"] == pytest.approx(2.9)
+    assert row["signed_error_median"] == pytest.approx(-0.04) and row["within_paper_bound"] is True
+    assert row["signed_error_p90"] == pytest.approx((2.4 - 2.9) / 2.9)
+    assert (row["ranks"], row["reps"], row["run"], row["variant"]) == (4, 3, "2022_05_10_21_34_00", "nocompute")
+    assert rows["nwaydissemination_nocompute_test 16 B"]["measured_median_us"] == pytest.approx(2.4)
+    assert result["median_abs_error"] == pytest.approx(0.02)
+    assert result["worst_abs_error"] == pytest.approx(0.04)
+    assert len(result["refused"]) == 2
+    assert any("pipelinedring_4_16.csv:1: the header has 1 ranks" in line for line in result["refused"])
+    assert any("pipelinedring_32_16.csv: 16 B over 32 nodes is a segment of 0 B" in line for line in result["refused"])
+    assert json.loads((out / "summary.json").read_text())["results"] == result["results"]
+    assert [Path(f).suffix for f in result["figures"]] == [".png", ".pdf", ".png", ".pdf"]
+    assert all(Path(f).is_file() for f in result["figures"])
+
+
+def test_the_table_names_what_was_not_compared(run_cli, runs: Path) -> None:
+    res = run_cli("validate", "--measured", runs, *PARAMS, "--noise", "none")  # 1000 simulated repetitions
+    assert res.returncode == 0, res.stderr
+    assert "1000 simulated repetitions" in res.stdout.replace("\n", " ")
+    assert "nwaydissemination_nocompute 16 B" in res.stdout and "-4.0%" in res.stdout
+    assert res.stdout.count("not compared:") == 2
+
+
+@pytest.mark.parametrize("extra", [["--pattern", "dissemination", "--size", "16B"], ["--suite"], ["--ranks", "4"]])
+def test_measured_refuses_a_second_workload(run_cli, runs: Path, extra: list[str]) -> None:
+    res = run_cli("validate", "--measured", runs, *PARAMS, *extra)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1 and "--measured" in res.stderr
+
+
+def test_nothing_comparable_is_an_error_not_an_empty_table(run_cli, tmp_path: Path) -> None:
+    (tmp_path / "nwaydissemination_4_16.csv").write_text("")
+    res = run_cli("validate", "--measured", tmp_path, *PARAMS)
+    assert res.returncode == 2 and "could be compared" in res.stderr and res.stderr.count("\n") == 1
+    res = run_cli("validate", "--measured", tmp_path / "absent", *PARAMS)
+    assert res.returncode == 2 and "no such file or folder" in res.stderr
+    res = run_cli("validate", "--measured", tmp_path)
+    assert res.returncode == 2 and "needs --profile" in res.stderr
