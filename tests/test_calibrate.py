@@ -83,8 +83,11 @@ def test_record_reproduces_the_built_in_files_through_the_cli(tmp_path, run_cli)
                   "--compare", "--json")
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["differ_from_builtin"] == []
-    (tmp_path / "daint.json").write_text((tmp_path / "daint.json").read_text().replace("1.19", "1.20"))
-    assert not filecmp.cmp(tmp_path / "daint.json", DATA_DIR / "daint.json", shallow=False)
+    (tmp_path / "aws-hpc.json").write_text((tmp_path / "aws-hpc.json").read_text().replace("\"cores\": 36", "\"cores\": 37"))
+    assert not filecmp.cmp(tmp_path / "aws-hpc.json", DATA_DIR / "aws-hpc.json", shallow=False)
+    res = run_cli("profiles", "calibrate", "--from-record", DATA_DIR / "calibration.json", "--out", tmp_path / "x",
+                  "--compare", "--json")
+    assert json.loads(res.stdout)["differ_from_builtin"] == []
 
 
 def test_calibration_record_cites_every_target_and_keeps_the_held_out_out():

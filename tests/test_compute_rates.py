@@ -15,12 +15,20 @@ import pytest
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.compute import ComputeRate, PeakFlops, peak_times_efficiency, round_sig
 from cloudnoise.model.profile import profile_from_dict
-from cloudnoise.profiles.registry import builtin_names, load_builtin
+from cloudnoise.profiles.registry import DATA_DIR, builtin_names, load_builtin
 from cloudnoise.schedules.apps import parse_app, resolve
 from cloudnoise.schedules.compute_model import gemm_time
 from cloudnoise.simulation.api import simulate
 from cloudnoise.simulation.params import LogGOPS
 from cloudnoise.sweep.presets import PRESETS, PRICED_100G_SYSTEMS
+
+def _text(name: str):
+    """The text-based profile (peak x efficiency), which the built-ins with
+    DGEMM data in the artifact replace with the measured rate."""
+    from cloudnoise.profiles.calibrate.assemble import build_profile, read_params
+
+    return build_profile(name, read_params(DATA_DIR / "calibration.json")[name])
+
 
 # (sockets, cores per socket, GHz, DP flop/cycle, efficiency) -> GFLOP/s, by hand.
 HAND = {
@@ -49,31 +57,37 @@ def test_peak_times_efficiency_known_answers():
 @pytest.mark.parametrize("name", sorted(HAND))
 def test_builtin_rates_are_table_one_peak_times_the_stated_efficiency(name):
     peak, eff, rate = HAND[name]
-    c = load_builtin(name).compute
+    c = _text(name).compute
     assert c is not None
     assert c.peak.flops().gflops == pytest.approx(peak)
     assert c.efficiency.value == eff
     assert c.gflops == pytest.approx(rate)
     assert c.peak.provenance.kind == "published" and c.efficiency.provenance.kind == "reconstructed"
-    assert c.efficiency.blas == ("BLIS" if "AMD" in load_builtin(name).hardware.cpu else "MKL")
+    assert c.efficiency.blas == ("BLIS" if "AMD" in _text(name).hardware.cpu else "MKL")
 
 
 def test_every_builtin_has_a_compute_rate_with_its_source():
     for name in builtin_names():
         rate = load_builtin(name).compute_rate()
         assert isinstance(rate, ComputeRate) and rate.gflops > 0
-        assert rate.kind in ("reconstructed", "calibrated") and name in rate.source
+        assert rate.kind in ("reconstructed", "calibrated", "measured") and name in rate.source
+        # DGEMM runs in the artifact (profiles build); Alps's and Oracle HPC's reach 1-3% of the
+        # node's peak (one or a few cores), and the text's rate stays.
+        if name not in ("aws-hpc", "oracle-normal", "alps", "oracle-hpc-metal"):
+            assert rate.kind == "measured" and "DGEMM repetitions at N = 8192" in rate.source
+        else:
+            assert rate.kind in ("reconstructed", "calibrated")
 
 
 def test_a_profile_whose_rate_is_not_peak_times_efficiency_is_refused():
-    data = load_builtin("daint").to_dict()
+    data = _text("daint").to_dict()
     data["compute"]["gflops"] = 1000.0
     with pytest.raises(CloudnoiseError, match="not peak x efficiency"):
         profile_from_dict(data)
 
 
 def test_gemm_precedence_given_then_profile_then_this_machine(tmp_path):
-    rate = load_builtin("daint").compute_rate()
+    rate = _text("daint").compute_rate()
     t = gemm_time(128, rate=rate, directory=tmp_path)
     assert t.method == "profile" and t.gflops == 907.2 and t.rate_kind == "reconstructed"
     assert t.seconds == pytest.approx(2 * 128**3 / 907.2e9)
@@ -112,7 +126,11 @@ def test_model_build_gives_a_campaign_its_measured_dgemm_rate(tmp_path):
 
 
 def _comm_share(system: str, app_text: str, nodes: int) -> float:
-    profile = load_builtin(system)
+    # The text-based profiles (Table I peak x efficiency, Table II's G): with
+    # the built-ins from the artifact (the authors' G, measured DGEMM rates)
+    # AWS HPC and GCP HPC spend 23-30% and 38-45% of the Fig. 17 workload
+    # communicating, against the paper's "less than 20%" (docs/paper.md).
+    profile = _text(system)
     app = resolve(parse_app(app_text), ranks=nodes, rate=profile.compute_rate())
     r = simulate(app.generate(), params=LogGOPS.from_profile(profile), ready_order="program")
     runtime = float(np.asarray(r.max_end_ns)[0])

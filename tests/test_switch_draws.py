@@ -280,3 +280,28 @@ def test_samples_file_that_is_not_npz(tmp_path):
     with pytest.raises(CloudnoiseError, match="not a readable samples file"):
         simulate(pair(8), profile=load_profile(tmp_path / "p.json"), noise="network")
     assert p.switch_draws is not None
+
+
+def test_pickled_arrays_are_refused_not_loaded(tmp_path):
+    # An object array needs pickle to load; a samples file is data, so it is refused.
+    p = switch_profile(tmp_path, SAMPLES)
+    np.savez(tmp_path / "samples.npz", same_rack_latency_ps=np.array([{"a": 1}], dtype=object),
+             same_rack_gap_ps=np.array([1]))
+    with pytest.raises(CloudnoiseError, match="not a readable samples file") as err:
+        simulate(pair(8), profile=load_profile(tmp_path / "p.json"), noise="network")
+    assert "\n" not in str(err.value) and p.switch_draws is not None
+
+
+@pytest.mark.parametrize("arrays, words", [
+    ({"starts_ns": [0, 10]}, "exactly starts_ns and durations_ns"),
+    ({"starts_ns": [0, 10], "durations_ns": [1]}, "same length"),
+    ({"starts_ns": [0, 10], "durations_ns": [1, -1]}, ">= 0"),
+    ({"starts_ns": [0.5, 10], "durations_ns": [1, 1]}, "integer array"),
+])
+def test_bad_npz_os_traces_are_one_line_errors(tmp_path, arrays, words):
+    from cloudnoise.model.os_noise import read_trace
+
+    np.savez(tmp_path / "t.npz", **{k: np.array(v) for k, v in arrays.items()})
+    with pytest.raises(CloudnoiseError, match=words) as err:
+        read_trace(tmp_path / "t.npz")
+    assert "\n" not in str(err.value)

@@ -109,8 +109,11 @@ def test_utf16_and_binary_files(tmp_path, name, content, args, says):
         (lambda d: d.update(name=None), "name"),
         (lambda d: d.clear(), "p.json"),
         # found by bench_fuzz.py: a samples file name with a NUL was a ValueError from the OS
-        (lambda d: d["latency_noise"].update(spec="lat\u0000.txt"), "NUL"),
-        (lambda d: d["latency_noise"].update(spec="../../etc/hostname"), "outside the folder"),
+        # (the OS trace dropped: the sandbox holds only p.json)
+        (lambda d: d.update(os_noise=None) or d["switch_draws"].update(samples="lat\u0000.npz"), "NUL"),
+        (lambda d: d.update(os_noise=None) or d["switch_draws"].update(samples="../../etc/hostname"),
+         "outside the folder"),
+        (lambda d: d["switch_draws"].update(nodes_per_switch=0), "nodes_per_switch"),
     ],
 )
 def test_profile_json_of_the_wrong_types(tmp_path, change, says):

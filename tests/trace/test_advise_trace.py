@@ -31,16 +31,18 @@ def test_a_trace_is_advised_at_its_rank_count(tmp_path: Path) -> None:
         [recv(1_000, 4_000, 0, 1024), send(5_000, 6_000, 0, 1024), finalize(10_000)],
     ])
     runs = tmp_path / "runs"
-    code, out = _advise(trace, "--profile", "daint", "--reps", "5", "--in-process", "--sweep", runs, "--json")
+    # aws-hpc: the text reconstruction, whose noise only adds (the data-built
+    # profiles draw L around its median, below it half the time)
+    code, out = _advise(trace, "--profile", "aws-hpc", "--reps", "5", "--in-process", "--sweep", runs, "--json")
     assert code == 0, out
     doc = json.loads(out)
     assert doc["nodes"] == [2] and doc["workload"]["kind"] == "goal"
     assert "MPI trace pp (2 ranks, 8 MPI calls)" in doc["workload"]["description"]
     assert list((runs / "workload").glob("trace-pp.goal.gz"))
-    # two messages of 1 KiB in turn: at least two of Daint's latencies (L > 1 us) end to end
-    assert all(p["noiseless_runtime_ns"] > 2_000 for p in doc["points"])
+    # two messages of 1 KiB in turn: at least two of AWS HPC's latencies (L = 13.4 us) end to end
+    assert all(p["noiseless_runtime_ns"] > 2 * 13_000 for p in doc["points"])
     assert all(p["runtime_p50_ns"] >= p["noiseless_runtime_ns"] for p in doc["points"])
     # the same advice again, from the folder: nothing new to simulate, the same numbers
-    code2, out2 = _advise(trace, "--profile", "daint", "--reps", "5", "--in-process", "--sweep", runs, "--json")
+    code2, out2 = _advise(trace, "--profile", "aws-hpc", "--reps", "5", "--in-process", "--sweep", runs, "--json")
     assert code2 == 0, out2
     assert json.loads(out2)["points"] == doc["points"]

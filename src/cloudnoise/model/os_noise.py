@@ -84,8 +84,12 @@ class OSNoiseTrace:
 
 def read_trace(path: str | Path) -> OSNoiseTrace:
     """Read a selfish-detour trace, line by line; garbage is reported as
-    `FILE:LINE: what is wrong`, and every value is checked against the limits."""
+    `FILE:LINE: what is wrong`, and every value is checked against the limits.
+    A `.npz` file holds the same as two integer arrays, `starts_ns` and
+    `durations_ns` (compact: the built-in profiles' measured traces)."""
     p = check_file(path, "OS noise trace (start<TAB>duration lines in ns)")
+    if p.suffix == ".npz":
+        return _read_npz_trace(p)
     starts = array("q")
     durations = array("q")
     total = 0
@@ -316,3 +320,34 @@ def parse_os_noise_spec(spec: str) -> SyntheticOSNoise:
         raise CloudnoiseError(f"in {spec!r}: periodic OS noise needs a fixed duration such as 25us")
     phase = parse_time_ps(params.get("phase", "0"), "phase") / 1000.0
     return SyntheticOSNoise(kind, rate, duration, phase, str(spec).strip())
+
+
+def _read_npz_trace(path: Path) -> OSNoiseTrace:
+    """A trace stored as NumPy arrays starts_ns and durations_ns (read without pickles)."""
+    import zipfile
+
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if sorted(z.files) != ["durations_ns", "starts_ns"]:
+                raise CloudnoiseError(f"{path}: an OS noise trace .npz holds exactly starts_ns and durations_ns")
+            starts, durations = z["starts_ns"], z["durations_ns"]
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
+        raise CloudnoiseError(f"{path}: not a readable OS noise trace (.npz): {err}") from None
+    for name, a in (("starts_ns", starts), ("durations_ns", durations)):
+        if a.ndim != 1 or a.dtype.kind not in "iu" or a.size > limits.MAX_SYNTHETIC_DETOURS:
+            raise CloudnoiseError(f"{path}: {name} must be a 1-D integer array of at most {limits.MAX_SYNTHETIC_DETOURS} detours")
+    if starts.size != durations.size or starts.size < 2:
+        raise CloudnoiseError(f"{path}: starts_ns and durations_ns need the same length, at least 2")
+    if starts.min() < 0 or durations.min() < 0:
+        raise CloudnoiseError(f"{path}: detour starts and durations must be >= 0")
+    if starts.size and (int(starts.max()) > limits.MAX_TIME_NS or int(durations.sum()) > limits.MAX_TIME_NS):
+        raise CloudnoiseError(f"{path}: the trace is longer than {limits.MAX_TIME_NS:.3g} ns, the limit of one simulated time")
+    return OSNoiseTrace(starts.astype(np.int64), durations.astype(np.int64))
+
+
+def write_npz_trace(path: str | Path, trace: OSNoiseTrace) -> None:
+    """Write a trace as `.npz` (see read_trace); the same trace gives the same bytes."""
+    from cloudnoise.output_files import write_npz
+
+    write_npz(path, {"starts_ns": np.asarray(trace.starts, dtype=np.int64),
+                     "durations_ns": np.asarray(trace.durations, dtype=np.int64)})

@@ -620,7 +620,7 @@ class SystemProfile:
         """Each part a simulation uses, labelled with its provenance kind
         (published, reconstructed, calibrated, measured)."""
         out = {"loggops": self.loggops.provenance.kind}
-        for part in ("latency_noise", "bandwidth_noise", "os_noise", "compute"):
+        for part in ("latency_noise", "bandwidth_noise", "os_noise", "compute", "switch_draws"):
             value = getattr(self, part)
             if value is not None:
                 out[part] = value.provenance.kind

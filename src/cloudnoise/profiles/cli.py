@@ -207,10 +207,16 @@ def _noise_table(con: Console, p, title: str, os_noise: bool = True) -> None:
         if episodes is not None:
             t.add_row("bandwidth drops in time", p.bandwidth_noise.episodes,
                       f"{100 * episodes.time_share():.3g}% of the time", p.bandwidth_noise.provenance.kind)
+    sd = p.switch_draws
+    if sd is not None:
+        t.add_row("network (switch draws)",
+                  f"L and G per message from near/far sets, {sd.nodes_per_switch} nodes per switch"
+                  + (f", samples {sd.samples}" if sd.samples else ", no samples"), "", sd.provenance.kind)
     if os_noise and p.os_noise is not None:
         t.add_row("OS", p.os_noise.synthetic or f"trace {p.os_noise.trace}", "", p.os_noise.provenance.kind)
     con.print(t)
     for label, part in (("latency", p.latency_noise), ("bandwidth", p.bandwidth_noise),
+                        ("network (switch draws, docs/profile-format.md)", sd),
                         ("OS", p.os_noise if os_noise else None)):
         if part is not None:
             con.print(f"{label} noise - " + _prov(part.provenance))
@@ -222,6 +228,60 @@ def _model_text(model) -> str:
     if model.samples is not None:
         return f"samples {model.samples}" + (f" [{model.column}]" if model.column else "")
     return f"quantile table ({len(model.quantiles['p'])} points)"
+
+
+@profiles.command("build")
+@click.option("--artifact", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path),
+              help="The paper's artifact data folder (the authors' cloud_noise_data: description.csv and runs).")
+@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("cloudnoise-profiles"),
+              show_default=True, help="Folder for the profile files and their .npz samples.")
+@click.option("--record", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Calibration record for the parts without data [default: the built-in data/calibration.json].")
+@click.option("--compare", is_flag=True, help="Then compare the written files with the built-in ones (exit 1 if any differs).")
+@click.option("--json", "as_json", is_flag=True, help="Print what each profile was built from as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+def build_cmd(artifact: Path, out: Path, record: Path | None, compare: bool, as_json: bool, quiet: bool) -> None:
+    """Build the paper's systems from the authors' measurements.
+
+    Every built-in profile of a paper system from its artifact run(s): the
+    authors' LogGOPS parameters at both placements and nodes per switch,
+    their latency and bandwidth samples, the system's OS-noise trace and
+    DGEMM rate, simulated with the authors' semantics (docs/profile-format.md,
+    Switch draws). What has no data stays the text-based reconstruction
+    (`profiles calibrate`). The built-in files are this command's output:
+    `--compare` checks that, bit for bit (about a minute).
+
+    \b
+    Examples:
+      cloudnoise profiles build --artifact ../shared/paper-artifact --out /tmp/p --compare
+    """
+    import filecmp
+    import sys
+
+    from cloudnoise.profiles.artifact.build import build_profiles, default_record
+    from cloudnoise.profiles.registry import DATA_DIR
+
+    say = (lambda m: None) if (quiet or as_json) else (lambda m: click.echo(m, err=True))
+    done = build_profiles(artifact, out, record or default_record(), log=say)
+    differ: list[str] = []
+    if compare:
+        names = sorted(p.name for p in DATA_DIR.iterdir() if p.suffix in (".json", ".npz") and p.name != "calibration.json")
+        written = sorted(p.name for p in out.iterdir() if p.suffix in (".json", ".npz"))
+        for name in sorted(set(names) | set(written)):
+            if not (out / name).exists() or not (DATA_DIR / name).exists() or \
+                    not filecmp.cmp(out / name, DATA_DIR / name, shallow=False):
+                differ.append(name)
+    if as_json:
+        click.echo(json.dumps({"out": str(out), "profiles": {b.name: b.parts for b in done},
+                               **({"differ_from_builtin": differ} if compare else {})}))
+    else:
+        for b in done:
+            click.echo(f"{b.name}: " + "; ".join(f"{k} from {v.split(':', 1)[0]}" for k, v in b.parts.items()))
+        click.echo(f"written to {out}")
+        if compare:
+            click.echo("identical to the built-in files" if not differ else "differ from the built-in files: " + ", ".join(differ))
+    if differ:
+        sys.exit(1)
 
 
 @profiles.command("calibrate")
@@ -252,7 +312,9 @@ def calibrate_cmd(out: Path, seed: int | None, fit_reps: int | None, check_reps:
 
     Deterministic: the same options give the same files bit for bit. The
     built-in files were made with the defaults (about 5 minutes on 2 cores);
-    `cloudnoise profiles calibrate --out DIR --compare` checks that.
+    `cloudnoise profiles calibrate --out DIR --compare` checks that for the
+    profiles the text alone makes (the systems the authors did not simulate);
+    the others are `cloudnoise profiles build`'s, which starts from these.
 
     \b
     Examples:
@@ -281,9 +343,13 @@ def calibrate_cmd(out: Path, seed: int | None, fit_reps: int | None, check_reps:
                    "disagree": [t["id"] for t in rec["targets"] if not t["agrees"]]}
     differ: list[str] = []
     if compare:
-        names = sorted(p.name for p in DATA_DIR.glob("*.json"))
-        if record is not None:
-            names = [n for n in names if n != "calibration.json"]
+        # The built-ins the text alone makes; the others are `profiles build`'s
+        # (the artifact's data over this text-based base).
+        from cloudnoise.profiles.artifact.build import text_only_names
+
+        names = sorted(f"{n}.json" for n in text_only_names())
+        if record is None:
+            names.append("calibration.json")
         for name in names:
             if not (out / name).exists() or not filecmp.cmp(out / name, DATA_DIR / name, shallow=False):
                 differ.append(name)

@@ -67,7 +67,7 @@ def resolve_noise(
     )
 
     noise = noise_from_profile(profile, seed) if profile is not None else NoiseSetup()
-    dropped = bool(bandwidth_episodes) and bandwidth_episodes.strip().lower() == "none"
+    dropped = bandwidth_episodes is not None and bandwidth_episodes.strip().lower() == "none"
     if noise.switch_quiet is not None and (latency_noise or bandwidth_noise or (bandwidth_episodes and not dropped)):
         raise CloudnoiseError(
             f"{noise.switch_source.split(':')[0]}: its network noise is its switch draws' samples "

@@ -72,17 +72,35 @@ def read_description(artifact: Path) -> dict[tuple[str, str, str, str], str]:
 
 def choose_run(artifact: Path, profile: str, placement: str, time_of_day: str = "Day") -> RunChoice:
     """The network run for a system and placement: the one named, else the
-    newest stored run of the same folder (the Day row, as the authors simulated)."""
+    newest stored run of its folder, else of the folders the same system and
+    placement's other rows name (a run without network data is skipped by
+    the caller through `candidates`)."""
+    found = candidates(artifact, profile, placement, time_of_day)
+    named = found[0]
+    runs = found[1]
+    if not runs:
+        return RunChoice(named, None, False)
+    return RunChoice(named, runs[0], named is None or runs[0] != artifact / f"{named}.tar.xz")
+
+
+def candidates(artifact: Path, profile: str, placement: str, time_of_day: str = "Day"
+               ) -> tuple[str | None, list[Path]]:
+    """The run description.csv names, and the stored archives to try in order:
+    that run, then the newest runs of its folder, then of the folders the
+    system's other rows at this placement name."""
     provider, instance = SYSTEMS[profile]
-    named = read_description(artifact).get((provider, instance, PLACEMENT_NAMES[placement], time_of_day))
-    if named is None:
-        return RunChoice(None, None, False)
-    archive = artifact / f"{named}.tar.xz"
-    if archive.is_file():
-        return RunChoice(named, archive, False)
-    folder = archive.parent
-    stored = sorted(p for p in folder.glob("*.tar.xz") if _is_network_run(p)) if folder.is_dir() else []
-    return RunChoice(named, stored[-1] if stored else None, bool(stored))
+    rows = read_description(artifact)
+    named = rows.get((provider, instance, PLACEMENT_NAMES[placement], time_of_day))
+    folders = [] if named is None else [(artifact / named).parent]
+    folders += [(artifact / run).parent for (p, i, pl, _), run in sorted(rows.items())
+                if (p, i, pl) == (provider, instance, PLACEMENT_NAMES[placement])]
+    out: list[Path] = []
+    if named is not None and (artifact / f"{named}.tar.xz").is_file():
+        out.append(artifact / f"{named}.tar.xz")
+    for folder in dict.fromkeys(folders):
+        if folder.is_dir():
+            out += [p for p in sorted(folder.glob("*.tar.xz"), reverse=True) if p not in out and _is_network_run(p)]
+    return named, out
 
 
 def _is_network_run(archive: Path) -> bool:
