@@ -366,6 +366,10 @@ template <bool kWindowed>
   const Op& op = sched_.template_op(host, i);
   const int64_t o_free = next_o(host, op.cpu);
   const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
+  // The send's draws (keyed by the op, as in process_event) read sample
+  // sets too large for the cache: start their loads now.
+  if (switch_ && op.kind == OpKind::Send) [[unlikely]]
+    switch_->prefetch(switch_->is_far(host, peer_of(host, op)), latency_rng_.bits(i), bandwidth_rng_.bits(i));
   return {t, stamp_++, Event::pack(host, static_cast<EventKind>(op.kind))};
 }
 
