@@ -218,8 +218,8 @@ def test_runs_without_a_usable_lookahead_or_with_rendezvous_use_the_global_order
 # its sender's send as an event of the sender (windowed_events.hpp).
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_random_rendezvous_schedules_match_the_global_order(seed):
+def random_rendezvous_case(seed: int):
+    """A random schedule with eager and rendezvous messages, and parameters."""
     rng = random.Random(11000 + seed)
     P = rng.choice([2, 3, 5, 8, 13])
     S = rng.choice([64, 4096])
@@ -229,6 +229,12 @@ def test_random_rendezvous_schedules_match_the_global_order(seed):
         L=rng.choice(["300", "2500"]), o=rng.choice(["10", "1500"]), g=rng.choice(["6", "1000"]),
         G=rng.choice(["0", "0.5", "6"]), O=rng.choice(["0", "1"]), S=str(S),
     )
+    return sched, params
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_rendezvous_schedules_match_the_global_order(seed):
+    sched, params = random_rendezvous_case(seed)
     latency = stepped_latency() if seed % 2 else continuous_latency()
     both_ways(sched, params, noise_model(latency, os_noise=seed % 3 != 0), reps=12, seed=seed,
               program_order=seed % 4 == 0, rendezvous_windows=True)
@@ -241,15 +247,7 @@ def test_tied_descendants_of_a_match_settle_as_the_global_order(seed):
     # host: the windows cannot tell it and run such repetitions again. On
     # seeds 71, 150 and 219 (found by a sweep of 400) ordering them by
     # provisional stamp instead gives other results.
-    rng = random.Random(11000 + seed)
-    P = rng.choice([2, 3, 5, 8, 13])
-    S = rng.choice([64, 4096])
-    ranks, requires, irequires = random_schedule(rng, P, rng.randrange(5, 80), S, sizes=[0, 8, 100, 5000, 70000], cpus=1)
-    sched = _engine.parse_goal(to_goal(ranks, requires, irequires).encode())
-    params = LogGOPS.parse(
-        L=rng.choice(["300", "2500"]), o=rng.choice(["10", "1500"]), g=rng.choice(["6", "1000"]),
-        G=rng.choice(["0", "0.5", "6"]), O=rng.choice(["0", "1"]), S=str(S),
-    )
+    sched, params = random_rendezvous_case(seed)
     both_ways(sched, params, noise_model(stepped_latency(), os_noise=seed % 3 != 0), reps=12, seed=seed,
               program_order=seed % 4 == 0, rendezvous_windows=True)
 
