@@ -242,15 +242,16 @@ void Engine::complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu,
   gs_free = std::max(gs_free, t);
 }
 
-// A match at `here` completing `sender`'s rendezvous send: at once in the
+// A match at `here` (by an event owned by `owner`: the receive, or the
+// message's sender) completing `sender`'s rendezvous send: at once in the
 // global order or at the sender itself; in windows, as an event of the
 // sender (windowed_events.hpp).
 template <bool kWindowed>
 void Engine::complete_rendezvous_at(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t,
-                                    uint32_t here) {
+                                    uint32_t here, uint32_t owner) {
   if (kWindowed) windows_.rendezvous_matched(sender, here);
   if (kWindowed && sender != here)
-    windows_.complete_rendezvous(sender, send_op, nic);
+    windows_.complete_rendezvous(sender, send_op, nic, owner);
   else
     complete_rendezvous(send_op, sender, cpu, nic, t);
 }
@@ -366,10 +367,6 @@ template <bool kWindowed>
   const Op& op = sched_.template_op(host, i);
   const int64_t o_free = next_o(host, op.cpu);
   const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
-  // The send's draws (keyed by the op, as in process_event) read sample
-  // sets too large for the cache: start their loads now.
-  if (switch_ && op.kind == OpKind::Send) [[unlikely]]
-    switch_->prefetch(switch_->is_far(host, peer_of(host, op)), latency_rng_.bits(i), bandwidth_rng_.bits(i));
   return {t, stamp_++, Event::pack(host, static_cast<EventKind>(op.kind))};
 }
 
@@ -377,6 +374,13 @@ template <bool kWindowed>
 template <bool kWindowed>
 [[gnu::always_inline]] inline void Engine::enqueue_op(uint32_t host, uint32_t i) {
   const ReadyEvent r = make_ready(host, i);
+  // In the global queue a send mostly waits for its NIC: its draws (keyed
+  // by the op, as in process_event) read sample sets too large for the
+  // cache, so their loads start now. (In windows it is mostly taken at once.)
+  if (!kWindowed && switch_ && Event::kind_of(r.host_kind) == kEvSend) [[unlikely]] {
+    const Op& op = sched_.template_op(host, i);
+    switch_->prefetch(switch_->is_far(host, peer_of(host, op)), latency_rng_.bits(i), bandwidth_rng_.bits(i));
+  }
   push_event<kWindowed>(r.time, r.ts, i, r.host_kind, host, 0);
 }
 
@@ -559,16 +563,26 @@ bool Engine::process_windowed(int64_t width) {
   windows_.reset(ranks_, width, rendezvous_);
   windowed_ = true;
   process_initial();
+  if (rendezvous_)
+    process_windows<true>();
+  else
+    process_windows<false>();
+  windowed_ = false;
+  return !windows_.ambiguous();
+}
+
+template <bool kRendezvous>
+void Engine::process_windows() {
   WindowedEvent e;
   int64_t time;
   while (windows_.next_window(static_cast<uint32_t>(stamp_))) {
     check_stop();
-    while (windows_.next_host()) {
+    while (kRendezvous ? windows_.next_host_tracked() : windows_.next_host()) {
       while (windows_.pop(e, time)) {
         // The event's fields as values: an op taken at once (below) is
         // processed from them, never stored as an event.
         uint32_t ts = e.ts, op = e.op, host_kind = e.host_kind, carried = e.carried;
-        if (Event::kind_of(host_kind) == kEvRendezvousDone) [[unlikely]] {
+        if (kRendezvous && Event::kind_of(host_kind) == kEvRendezvousDone) [[unlikely]] {
           // Another host's match completed this host's send (e.op); the
           // stamps it gives are the sender's part of that match's.
           windows_.mark_completion_part();
@@ -577,7 +591,7 @@ bool Engine::process_windowed(int64_t width) {
           carried = 0;
         }
         for (;;) {
-          process_event<true>(time, ts, op, host_kind, carried);
+          process_event<true, kRendezvous>(time, ts, op, host_kind, carried);
           if (!enqueue_ready_or_take(time, ts, op, host_kind)) break;
           carried = 0;
         }
@@ -585,8 +599,6 @@ bool Engine::process_windowed(int64_t width) {
     }
     if (windows_.ambiguous()) break;
   }
-  windowed_ = false;
-  return !windows_.ambiguous();
 }
 
 RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
@@ -654,7 +666,7 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
 // Inline in both event loops: a call per event saved and restored a dozen
 // registers. In windows a rendezvous completion at another host becomes
 // that host's event (complete_rendezvous_at).
-template <bool kWindowed>
+template <bool kWindowed, bool kRendezvous>
 [[gnu::always_inline]] inline void Engine::process_event(int64_t t, uint64_t ts, uint32_t op_index,
                                                          uint32_t host_kind, uint32_t carried_G) {
   const uint32_t h = Event::host_of(host_kind);  // the op's owner (for a message: its sender)
@@ -710,7 +722,7 @@ template <bool kWindowed>
         const uint32_t receiver = peer_of(h, op);
         push_event<kWindowed>(arrival, stamp_++, op_index, Event::pack(h, kEvMsg), receiver,
                               carry ? static_cast<uint32_t>(G_drawn) : 0);
-        if (op.amount <= p_.S)
+        if (!kRendezvous || op.amount <= p_.S)
           release_done(op, h);  // eager: the send is complete
         else if (kWindowed)
           windows_.rendezvous_sent(h, receiver, arrival);
@@ -726,7 +738,7 @@ template <bool kWindowed>
       if (m.op != kNoMatch) {
         // Rendezvous: as in the reference, the receive's own size decides,
         // and its cpu/nic indices address the sender.
-        if (op.amount > p_.S) complete_rendezvous_at<kWindowed>(m.op, m.src, op.cpu, op.nic, t, h);
+        if (kRendezvous && op.amount > p_.S) complete_rendezvous_at<kWindowed>(m.op, m.src, op.cpu, op.nic, t, h, h);
         release_done(op, h);
       } else {
         posted_.push(h, {source, op.tag, op_index - sched_.rank_begin(h)});
@@ -758,7 +770,7 @@ template <bool kWindowed>
         gr_free = time_add(t, p_.g_ps, g_bytes);
         const MatchEntry m = posted_.take(r, h, op.tag, [&](uint32_t local) { return posted_key(r, local); });
         if (m.op != kNoMatch) {
-          if (op.amount > p_.S) complete_rendezvous_at<kWindowed>(op_index, h, op.cpu, op.nic, t, r);
+          if (kRendezvous && op.amount > p_.S) complete_rendezvous_at<kWindowed>(op_index, h, op.cpu, op.nic, t, r, h);
           release_done(sched_.stored_op(sched_.template_begin(r) + m.op), r);
         } else {
           unexpected_[r].push({h, op.tag, op_index});

@@ -162,7 +162,7 @@ class WindowedEvents {
     track_visits_ = rendezvous;
     if (rendezvous) {
       visited_.assign(hosts, kNone);
-      last_.resize(hosts);
+      last_off_.resize(hosts);
       injected_count_.assign(hosts, 0);
       outstanding_.resize(size_t{hosts} * kOutstanding);
       outstanding_count_.assign(hosts, 0);
@@ -255,7 +255,6 @@ class WindowedEvents {
       if (next_ >= group_end_ || !before(work_[next_], taken)) {
         current_ts_ = ts;
         current_off_ = taken.time_off;
-        current_hk_ = host_kind;
         return true;
       }
     }
@@ -295,14 +294,10 @@ class WindowedEvents {
 
   // Moves to the window's next host with events; false at the window's end.
   // After the window's own hosts come the senders with completions left.
+  // Without rendezvous (reset's `rendezvous` false); with, next_host_tracked.
   bool next_host() {
-    if (track_visits_ && host_ != kNoHost) {
-      visited_[host_] = window_;
-      last_[host_] = {current_off_ & ~StampOrder::kCompletionPart, current_ts_, 0, current_hk_, host_, 0};
-    }
     host_ = kNoHost;
     current_ts_ = kNoStamp;
-    if (track_visits_) return next_host_tracked();
     if (group_end_ >= work_.size()) return false;
     next_ = group_end_;
     host_ = work_[next_].host;
@@ -311,136 +306,16 @@ class WindowedEvents {
     return true;
   }
 
-  // A rendezvous message of `sender` reaches `receiver` at `arrival`: until
-  // it is matched, the receiver may complete its send at any time from then
-  // on. Kept per receiver: how many are unmatched, the earliest arrival
-  // among them (earliest since the count was last 0: an earlier bound only
-  // defers the sender more often).
-  void rendezvous_sent(uint32_t sender, uint32_t receiver, int64_t arrival) {
-    uint8_t& n = outstanding_count_[sender];
-    if (n == kUntracked) return;
-    Outstanding* o = &outstanding_[size_t{sender} * kOutstanding];
-    for (uint8_t k = 0; k < n; ++k)
-      if (o[k].receiver == receiver) {
-        ++o[k].count;
-        o[k].arrival = std::min(o[k].arrival, arrival);
-        return;
-      }
-    if (n == kOutstanding) {  // more receivers than are tracked: the sender waits for no one
-      n = kUntracked;
-      return;
-    }
-    o[n++] = {receiver, 1, arrival};
-  }
-
-  // One of them was matched at `receiver` (its completion placed or done).
-  void rendezvous_matched(uint32_t sender, uint32_t receiver) {
-    uint8_t& n = outstanding_count_[sender];
-    if (n == kUntracked) return;
-    Outstanding* o = &outstanding_[size_t{sender} * kOutstanding];
-    for (uint8_t k = 0; k < n; ++k)
-      if (o[k].receiver == receiver) {
-        if (--o[k].count == 0) o[k] = o[--n];
-        return;
-      }
-  }
-
-  // The event being processed (at time t, at the current host) matched a
-  // rendezvous message of `sender`: its send op `send_op` completes at t,
-  // through the NIC `nic` (see the top).
-  void complete_rendezvous(uint32_t sender, uint32_t send_op, uint32_t nic) {
-    const WindowedEvent done{current_off_ & ~StampOrder::kCompletionPart, current_ts_, send_op,
-                             Event::pack(Event::host_of(current_hk_), kEvRendezvousDone), sender, nic};
-    if (host_ == kNoHost || sender == host_ ||
-        (visited_[sender] == window_ && !before(last_[sender], done))) {
-      order_.set_ambiguous();
-      return;
-    }
-    injected_.push_back(done);
-    ++injected_count_[sender];
-  }
-
-  // The current event is a rendezvous completion: the stamps it gives are
-  // the sender's part of its pusher's (StampOrder::kCompletionPart).
-  void mark_completion_part() { current_off_ |= StampOrder::kCompletionPart; }
-
-  // The current host's next event in LogGOPSim's order, and its time; false
-  // when it has none left in this window. Pushes from here on are its
-  // children.
-  [[gnu::always_inline]] bool pop(WindowedEvent& e, int64_t& time) {
-    const bool from_window = next_ < group_end_;
-    if (local_.empty()) {
-      if (!from_window) return false;
-      e = work_[next_++];
-    } else if (from_window && before(work_[next_], local_.back())) {
-      e = work_[next_++];
-    } else {
-      e = local_.back();
-      local_.pop_back();
-    }
-    time = window_start_ + e.time_off;
-    current_ts_ = e.ts;
-    current_off_ = e.time_off;
-    current_hk_ = e.host_kind;
-    return true;
-  }
-
-  // Two events of one host at one time whose order could not be settled
-  // (see the top): the run must be processed again in the global order.
-  bool ambiguous() const { return order_.ambiguous(); }
-
- private:
-  static constexpr uint64_t kRing = 4096;  // windows held in order; later ones wait in far_
-  static constexpr uint64_t kNone = ~uint64_t{0};
-  static constexpr uint32_t kNoStamp = 0xFFFFFFFFu;
-
-  struct FarEvent {
-    uint64_t window;
-    WindowedEvent e;
-  };
-
-  // Pop order of two events of one host in one window.
-  bool before(const WindowedEvent& a, const WindowedEvent& b) {
-    return a.time_off < b.time_off || (a.time_off == b.time_off && stamp_before(a, b));
-  }
-
-  // Equal times: which of the two LogGOPSim's stamps put first.
-  bool stamp_before(const WindowedEvent& a, const WindowedEvent& b) {
-    // Given by one host (re-queued events keep their pusher): its order is
-    // the reference's.
-    if (Event::host_of(a.host_kind) == Event::host_of(b.host_kind)) return a.ts < b.ts;
-    // Otherwise by their pushers, as recorded when they were given.
-    return order_.before(a.ts, b.ts);
-  }
-
-  struct Outstanding {
-    uint32_t receiver, count;
-    int64_t arrival;
-  };
-  static constexpr uint8_t kOutstanding = 4;  // tracked per host
-  static constexpr uint8_t kUntracked = 0xFF;
-  struct Deferred {
-    uint32_t host;
-    size_t begin, end;  // its events in work_
-  };
-
-  // A host the given host should be visited after in this window: the
-  // receiver of one of its rendezvous messages, arrived by the window's
-  // end and unmatched, that is not visited yet. kNoHost: none.
-  uint32_t waits_on(uint32_t host) const {
-    const uint8_t n = outstanding_count_[host];
-    if (n == kUntracked) return kNoHost;
-    const Outstanding* o = &outstanding_[size_t{host} * kOutstanding];
-    for (size_t k = 0; k < n; ++k)
-      if (o[k].arrival < window_end_ && visited_[o[k].receiver] != window_ && o[k].receiver != host)
-        return o[k].receiver;
-    return kNoHost;
-  }
-
   // next_host with rendezvous: the window's hosts in descending order, but
   // a sender waiting on a receiver (waits_on) after it; then the senders
   // with completions left (see the top).
   [[gnu::noinline]] bool next_host_tracked() {
+    if (host_ != kNoHost) {
+      visited_[host_] = window_;
+      last_off_[host_] = current_off_ & ~StampOrder::kCompletionPart;
+    }
+    host_ = kNoHost;
+    current_ts_ = kNoStamp;
     // Descending: a sender mostly sends to higher ranks (rings,
     // dissemination, trees), so its receivers come first.
     while (scan_ != 0) {
@@ -495,6 +370,133 @@ class WindowedEvents {
       return visit(taken.host, taken.begin, taken.end);
     }
     return visit(injected_[candidate].host, work_.size(), work_.size());
+  }
+
+  // A rendezvous message of `sender` reaches `receiver` at `arrival`: until
+  // it is matched, the receiver may complete its send at any time from then
+  // on. Kept per receiver: how many are unmatched, the earliest arrival
+  // among them (earliest since the count was last 0: an earlier bound only
+  // defers the sender more often).
+  void rendezvous_sent(uint32_t sender, uint32_t receiver, int64_t arrival) {
+    uint8_t& n = outstanding_count_[sender];
+    if (n == kUntracked) return;
+    Outstanding* o = &outstanding_[size_t{sender} * kOutstanding];
+    for (uint8_t k = 0; k < n; ++k)
+      if (o[k].receiver == receiver) {
+        ++o[k].count;
+        o[k].arrival = std::min(o[k].arrival, arrival);
+        return;
+      }
+    if (n == kOutstanding) {  // more receivers than are tracked: the sender waits for no one
+      n = kUntracked;
+      return;
+    }
+    o[n++] = {receiver, 1, arrival};
+  }
+
+  // One of them was matched at `receiver` (its completion placed or done).
+  void rendezvous_matched(uint32_t sender, uint32_t receiver) {
+    uint8_t& n = outstanding_count_[sender];
+    if (n == kUntracked) return;
+    Outstanding* o = &outstanding_[size_t{sender} * kOutstanding];
+    for (uint8_t k = 0; k < n; ++k)
+      if (o[k].receiver == receiver) {
+        if (--o[k].count == 0) o[k] = o[--n];
+        return;
+      }
+  }
+
+  // The event being processed (at time t, at the current host; its owner
+  // `owner`) matched a rendezvous message of `sender`: its send op
+  // `send_op` completes at t, through the NIC `nic` (see the top). A sender
+  // visited already must have processed nothing at t or later (a tie at t
+  // is not settled here: rare, and the repetition runs again).
+  void complete_rendezvous(uint32_t sender, uint32_t send_op, uint32_t nic, uint32_t owner) {
+    const WindowedEvent done{current_off_ & ~StampOrder::kCompletionPart, current_ts_, send_op,
+                             Event::pack(owner, kEvRendezvousDone), sender, nic};
+    if (host_ == kNoHost || sender == host_ ||
+        (visited_[sender] == window_ && last_off_[sender] >= done.time_off)) {
+      order_.set_ambiguous();
+      return;
+    }
+    injected_.push_back(done);
+    ++injected_count_[sender];
+  }
+
+  // The current event is a rendezvous completion: the stamps it gives are
+  // the sender's part of its pusher's (StampOrder::kCompletionPart).
+  void mark_completion_part() { current_off_ |= StampOrder::kCompletionPart; }
+
+  // The current host's next event in LogGOPSim's order, and its time; false
+  // when it has none left in this window. Pushes from here on are its
+  // children.
+  [[gnu::always_inline]] bool pop(WindowedEvent& e, int64_t& time) {
+    const bool from_window = next_ < group_end_;
+    if (local_.empty()) {
+      if (!from_window) return false;
+      e = work_[next_++];
+    } else if (from_window && before(work_[next_], local_.back())) {
+      e = work_[next_++];
+    } else {
+      e = local_.back();
+      local_.pop_back();
+    }
+    time = window_start_ + e.time_off;
+    current_ts_ = e.ts;
+    current_off_ = e.time_off;
+    return true;
+  }
+
+  // Two events of one host at one time whose order could not be settled
+  // (see the top): the run must be processed again in the global order.
+  bool ambiguous() const { return order_.ambiguous(); }
+
+ private:
+  static constexpr uint64_t kRing = 4096;  // windows held in order; later ones wait in far_
+  static constexpr uint64_t kNone = ~uint64_t{0};
+  static constexpr uint32_t kNoStamp = 0xFFFFFFFFu;
+
+  struct FarEvent {
+    uint64_t window;
+    WindowedEvent e;
+  };
+
+  // Pop order of two events of one host in one window.
+  bool before(const WindowedEvent& a, const WindowedEvent& b) {
+    return a.time_off < b.time_off || (a.time_off == b.time_off && stamp_before(a, b));
+  }
+
+  // Equal times: which of the two LogGOPSim's stamps put first.
+  bool stamp_before(const WindowedEvent& a, const WindowedEvent& b) {
+    // Given by one host (re-queued events keep their pusher): its order is
+    // the reference's.
+    if (Event::host_of(a.host_kind) == Event::host_of(b.host_kind)) return a.ts < b.ts;
+    // Otherwise by their pushers, as recorded when they were given.
+    return order_.before(a.ts, b.ts);
+  }
+
+  struct Outstanding {
+    uint32_t receiver, count;
+    int64_t arrival;
+  };
+  static constexpr uint8_t kOutstanding = 4;  // tracked per host
+  static constexpr uint8_t kUntracked = 0xFF;
+  struct Deferred {
+    uint32_t host;
+    size_t begin, end;  // its events in work_
+  };
+
+  // A host the given host should be visited after in this window: the
+  // receiver of one of its rendezvous messages, arrived by the window's
+  // end and unmatched, that is not visited yet. kNoHost: none.
+  uint32_t waits_on(uint32_t host) const {
+    const uint8_t n = outstanding_count_[host];
+    if (n == kUntracked) return kNoHost;
+    const Outstanding* o = &outstanding_[size_t{host} * kOutstanding];
+    for (size_t k = 0; k < n; ++k)
+      if (o[k].arrival < window_end_ && visited_[o[k].receiver] != window_ && o[k].receiver != host)
+        return o[k].receiver;
+    return kNoHost;
   }
 
   // Whether the host waits on one (waits_on) with events left to process
@@ -628,14 +630,15 @@ class WindowedEvents {
   std::vector<uint32_t> count_;
   uint32_t host_ = kNoHost;
   EventRun local_;  // the current host's events pushed in this window, descending
-  // The event being processed: its stamp, offset in the window (with
-  // StampOrder::kCompletionPart for a completion) and owner and kind.
-  uint32_t current_ts_ = kNoStamp, current_off_ = 0, current_hk_ = 0;
-  // With rendezvous: per host, the window of its last visit and the last
-  // event it processed there; completions waiting for their senders.
+  // The event being processed: its stamp and offset in the window (with
+  // StampOrder::kCompletionPart for a completion).
+  uint32_t current_ts_ = kNoStamp, current_off_ = 0;
+  // With rendezvous: per host, the window of its last visit and the offset
+  // of the last event it processed there; completions waiting for their
+  // senders.
   bool track_visits_ = false;
   std::vector<uint64_t> visited_;
-  std::vector<WindowedEvent> last_;
+  std::vector<uint32_t> last_off_;
   std::vector<WindowedEvent> injected_;
   std::vector<uint32_t> injected_count_;
   // Per host, its unmatched rendezvous messages by receiver (kOutstanding
