@@ -48,6 +48,7 @@ from bench_vs_authors import make_inputs, run_authors, schedule_files  # noqa: E
 from bench_vs_loggopsim import os_noise_only  # noqa: E402
 
 from cloudnoise import _engine  # noqa: E402
+from cloudnoise.errors import CloudnoiseError  # noqa: E402
 from cloudnoise.schedules.patterns import CollectiveSpec, generate  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -65,7 +66,10 @@ def load() -> str:
 
 
 def ring(work: Path, artifact: Path, reps: int, authors: Path | None, authors_reps: int) -> None:
-    inputs = make_inputs(artifact, "daint", "different-racks", work)
+    try:
+        inputs = make_inputs(artifact, "daint", "different-racks", work)
+    except CloudnoiseError as err:
+        sys.exit(f"{err} (--artifact, or set CLOUDNOISE_SHARED)")
     model = inputs.models["net"]
     t0 = time.perf_counter()
     sched = generate(CollectiveSpec("pipelinedring", 1024, 512 * MiB, segmentsize=512 * MiB // 1024))
