@@ -403,21 +403,26 @@ NB_MODULE(_engine, m) {
       "run",
       [](const Schedule& sched, const LogGOPSParams& params, const NoiseModel& noise,
          uint64_t seed, uint64_t first, uint64_t count, unsigned threads, bool program_order,
-         bool sequential, std::function<void(uint64_t)> progress, uint32_t stamp_record_bits) {
+         bool sequential, bool rendezvous_windows, std::function<void(uint64_t)> progress,
+         uint32_t stamp_record_bits) {
         return run_repetitions(sched, params, noise, seed, first, count, threads,
                                program_order ? ReadyOrder::Program : ReadyOrder::LogGOPSim,
-                               sequential ? Processing::Sequential : Processing::Auto,
+                               sequential           ? Processing::Sequential
+                               : rendezvous_windows ? Processing::WindowedRendezvous
+                                                    : Processing::Auto,
                                stamp_record_bits, &progress);
       },
       nb::arg("schedule"), nb::arg("params"), nb::arg("noise"), nb::arg("seed") = 0,
       nb::arg("first") = 0, nb::arg("count") = 1, nb::arg("threads") = 1,
       nb::arg("program_order") = false, nb::arg("sequential") = false,
-      nb::arg("progress") = nb::none(),
+      nb::arg("rendezvous_windows") = false, nb::arg("progress") = nb::none(),
       nb::arg("stamp_record_bits") = StampOrder::kDefaultRecordBits,
       "Simulate repetitions [first, first+count); returns max_end_ps per repetition, "
       "host_end_ps of the first, events, messages, and how many repetitions were "
       "processed host by host in windows (`windowed`). `sequential` forces one global "
-      "event queue throughout; the results are the same bit for bit. "
+      "event queue throughout; `rendezvous_windows` takes schedules with rendezvous "
+      "messages into windows too (slower on the cases measured; for tests and benchmarks). "
+      "The results are the same bit for bit either way. "
       "`stamp_record_bits` is for tests: fewer remembered stamps make the windows give up "
       "(and the repetition run again in the global order) more often.");
 

@@ -66,9 +66,11 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   // released it; on an idle second CPU it can be (at that CPU's free time),
   // and its message could then reach another host inside the window.
   windows_allowed_ = ncpu_ == 1 && 2 * static_cast<uint64_t>(sched_.num_ops()) < (uint64_t{1} << 32);
-  for (uint32_t t = 0; t < sched_.num_template_ops() && windows_allowed_; ++t) {
+  // Rendezvous completions cross hosts without lookahead: the windows then
+  // track hosts' visits to place them (windowed_events.hpp).
+  for (uint32_t t = 0; t < sched_.num_template_ops() && !rendezvous_; ++t) {
     const Op& op = sched_.stored_op(t);
-    if (op.kind != OpKind::Calc && op.amount > p_.S) windows_allowed_ = false;
+    if (op.kind != OpKind::Calc && op.amount > p_.S) rendezvous_ = true;
   }
 }
 
@@ -240,6 +242,20 @@ void Engine::complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu,
   gs_free = std::max(gs_free, t);
 }
 
+// A match at `here` (by an event owned by `owner`: the receive, or the
+// message's sender) completing `sender`'s rendezvous send: at once in the
+// global order or at the sender itself; in windows, as an event of the
+// sender (windowed_events.hpp).
+template <bool kWindowed>
+void Engine::complete_rendezvous_at(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t,
+                                    uint32_t here, uint32_t owner) {
+  if (kWindowed) windows_.rendezvous_matched(sender, here);
+  if (kWindowed && sender != here)
+    windows_.complete_rendezvous(sender, send_op, nic, owner);
+  else
+    complete_rendezvous(send_op, sender, cpu, nic, t);
+}
+
 void Engine::release_started(uint32_t op, uint32_t host) {
   for (const uint32_t succ : sched_.start_successors(host, op)) release(host, succ);
 }
@@ -358,6 +374,13 @@ template <bool kWindowed>
 template <bool kWindowed>
 [[gnu::always_inline]] inline void Engine::enqueue_op(uint32_t host, uint32_t i) {
   const ReadyEvent r = make_ready(host, i);
+  // In the global queue a send mostly waits for its NIC: its draws (keyed
+  // by the op, as in process_event) read sample sets too large for the
+  // cache, so their loads start now. (In windows it is mostly taken at once.)
+  if (!kWindowed && switch_ && Event::kind_of(r.host_kind) == kEvSend) [[unlikely]] {
+    const Op& op = sched_.template_op(host, i);
+    switch_->prefetch(switch_->is_far(host, peer_of(host, op)), latency_rng_.bits(i), bandwidth_rng_.bits(i));
+  }
   push_event<kWindowed>(r.time, r.ts, i, r.host_kind, host, 0);
 }
 
@@ -522,8 +545,9 @@ int64_t Engine::window_width() const {
   // Without noise every host runs in lockstep: ties everywhere, with
   // chains of pushers as long as the run (see stamp_order.hpp).
   const bool switch_random = switch_ && switch_->random();
-  if (!windows_allowed_ || processing_ != Processing::Auto ||
-      !(os_ || latency_ || bandwidth_ || episodes_ || switch_random))
+  const bool wanted = processing_ == Processing::WindowedRendezvous ||
+                      (processing_ == Processing::Auto && !rendezvous_);
+  if (!windows_allowed_ || !wanted || !(os_ || latency_ || bandwidth_ || episodes_ || switch_random))
     return 0;
   // Each window keeps its pushers' times as 32-bit offsets.
   const int64_t least_excess = latency_ ? round_to_int(latency_->min()) : 0;
@@ -536,20 +560,38 @@ int64_t Engine::window_width() const {
 // events' order could not be settled: the repetition must run again in
 // the global order.
 bool Engine::process_windowed(int64_t width) {
-  windows_.reset(ranks_, width);
+  windows_.reset(ranks_, width, rendezvous_);
   windowed_ = true;
   process_initial();
+  if (rendezvous_)
+    process_windows<true>();
+  else
+    process_windows<false>();
+  windowed_ = false;
+  return !windows_.ambiguous();
+}
+
+template <bool kRendezvous>
+void Engine::process_windows() {
   WindowedEvent e;
   int64_t time;
   while (windows_.next_window(static_cast<uint32_t>(stamp_))) {
     check_stop();
-    while (windows_.next_host()) {
+    while (kRendezvous ? windows_.next_host_tracked() : windows_.next_host()) {
       while (windows_.pop(e, time)) {
         // The event's fields as values: an op taken at once (below) is
         // processed from them, never stored as an event.
         uint32_t ts = e.ts, op = e.op, host_kind = e.host_kind, carried = e.carried;
+        if (kRendezvous && Event::kind_of(host_kind) == kEvRendezvousDone) [[unlikely]] {
+          // Another host's match completed this host's send (e.op); the
+          // stamps it gives are the sender's part of that match's.
+          windows_.mark_completion_part();
+          complete_rendezvous(op, e.host, 0, static_cast<uint8_t>(carried), time);
+          if (!enqueue_ready_or_take(time, ts, op, host_kind)) continue;
+          carried = 0;
+        }
         for (;;) {
-          process_event<true>(time, ts, op, host_kind, carried);
+          process_event<true, kRendezvous>(time, ts, op, host_kind, carried);
           if (!enqueue_ready_or_take(time, ts, op, host_kind)) break;
           carried = 0;
         }
@@ -557,8 +599,6 @@ bool Engine::process_windowed(int64_t width) {
     }
     if (windows_.ambiguous()) break;
   }
-  windowed_ = false;
-  return !windows_.ambiguous();
 }
 
 RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
@@ -624,9 +664,9 @@ void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_ki
 // `h` to deliver. An op that cannot start yet (its CPU or NIC is busy) is
 // queued again at the time it frees, keeping its stamp, as in LogGOPSim.
 // Inline in both event loops: a call per event saved and restored a dozen
-// registers. In windows every message is eager (windows_allowed_), so the
-// rendezvous paths drop out of that loop.
-template <bool kWindowed>
+// registers. In windows a rendezvous completion at another host becomes
+// that host's event (complete_rendezvous_at).
+template <bool kWindowed, bool kRendezvous>
 [[gnu::always_inline]] inline void Engine::process_event(int64_t t, uint64_t ts, uint32_t op_index,
                                                          uint32_t host_kind, uint32_t carried_G) {
   const uint32_t h = Event::host_of(host_kind);  // the op's owner (for a message: its sender)
@@ -678,9 +718,14 @@ template <bool kWindowed>
         // The message's first byte reaches the receiver after o + L; G is
         // charged at the receiver.
         const bool carry = bandwidth_ && G_drawn > 0 && G_drawn <= int64_t{0xFFFFFFFF};
-        push_event<kWindowed>(time_add(t, p_.o_ps, latency), stamp_++, op_index, Event::pack(h, kEvMsg),
-                   peer_of(h, op), carry ? static_cast<uint32_t>(G_drawn) : 0);
-        if (kWindowed || op.amount <= p_.S) release_done(op, h);  // eager: the send is complete
+        const int64_t arrival = time_add(t, p_.o_ps, latency);
+        const uint32_t receiver = peer_of(h, op);
+        push_event<kWindowed>(arrival, stamp_++, op_index, Event::pack(h, kEvMsg), receiver,
+                              carry ? static_cast<uint32_t>(G_drawn) : 0);
+        if (!kRendezvous || op.amount <= p_.S)
+          release_done(op, h);  // eager: the send is complete
+        else if (kWindowed)
+          windows_.rendezvous_sent(h, receiver, arrival);
       } else {
         push_event<kWindowed>(avail, ts, op_index, host_kind, h, 0);
       }
@@ -693,7 +738,7 @@ template <bool kWindowed>
       if (m.op != kNoMatch) {
         // Rendezvous: as in the reference, the receive's own size decides,
         // and its cpu/nic indices address the sender.
-        if (!kWindowed && op.amount > p_.S) complete_rendezvous(m.op, m.src, op.cpu, op.nic, t);
+        if (kRendezvous && op.amount > p_.S) complete_rendezvous_at<kWindowed>(m.op, m.src, op.cpu, op.nic, t, h, h);
         release_done(op, h);
       } else {
         posted_.push(h, {source, op.tag, op_index - sched_.rank_begin(h)});
@@ -725,7 +770,7 @@ template <bool kWindowed>
         gr_free = time_add(t, p_.g_ps, g_bytes);
         const MatchEntry m = posted_.take(r, h, op.tag, [&](uint32_t local) { return posted_key(r, local); });
         if (m.op != kNoMatch) {
-          if (!kWindowed && op.amount > p_.S) complete_rendezvous(op_index, h, op.cpu, op.nic, t);
+          if (kRendezvous && op.amount > p_.S) complete_rendezvous_at<kWindowed>(op_index, h, op.cpu, op.nic, t, r, h);
           release_done(sched_.stored_op(sched_.template_begin(r) + m.op), r);
         } else {
           unexpected_[r].push({h, op.tag, op_index});
@@ -735,6 +780,8 @@ template <bool kWindowed>
       }
       break;
     }
+    case kEvRendezvousDone:  // windows only, handled by process_windowed
+      break;
   }
 }
 

@@ -101,12 +101,19 @@ enum class ReadyOrder {
 // How a run's events are processed. Both give the same results, bit for bit.
 enum class Processing {
   // Host by host in time windows (windowed_events.hpp) where that is exact
-  // and pays: one CPU per host, eager messages only, under some noise.
+  // and pays: one CPU per host, under some noise.
   // Otherwise, and for a repetition whose order the windows cannot settle,
   // as Sequential.
   Auto,
   // One global event queue in LogGOPSim's order.
   Sequential,
+  // As Auto, and schedules with rendezvous messages in windows too (their
+  // completions placed as events of the senders: windowed_events.hpp).
+  // Measured slower than the global queue on the paper's 512 MiB ring
+  // (~1.2-1.4x the CPU time at 1,024 ranks, where every host's state stays
+  // in cache either way), and mostly unsettled on dissemination, whose last
+  // round's pairs complete each other's sends: for tests and benchmarks.
+  WindowedRendezvous,
 };
 
 // One engine per thread; run() may be called many times (repetitions).
@@ -136,11 +143,15 @@ class Engine {
   RunResult simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   void process_initial();
   bool process_windowed(int64_t width);
+  template <bool kRendezvous>
+  void process_windows();
   int64_t window_width() const;
   void process(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t carried_G);
   // The event loops' steps, compiled once per loop: the windowed loop knows
-  // where its events go and that every message is eager (windows_allowed_).
-  template <bool kWindowed>
+  // where its events go, and whether the schedule has rendezvous messages
+  // (without, their paths drop out: bench_noise's case ran 3.7% more
+  // instructions with them).
+  template <bool kWindowed, bool kRendezvous = true>
   [[gnu::always_inline]] void process_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind,
                                             uint32_t carried_G);
   template <bool kWindowed>
@@ -151,6 +162,9 @@ class Engine {
   void release_done(const Op& op, uint32_t host);
   void release_started(uint32_t op, uint32_t host);
   void complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t);
+  template <bool kWindowed>
+  void complete_rendezvous_at(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t,
+                              uint32_t here, uint32_t owner);
   void order_ready(uint32_t host, std::vector<uint32_t>& ops);
   template <bool kWindowed>
   [[gnu::always_inline]] void enqueue_ready();
@@ -187,9 +201,11 @@ class Engine {
   LogGOPSParams p_;
   ReadyOrder order_;
   Processing processing_;
-  // Whether the schedule allows windows at all: one CPU per host, no
-  // rendezvous message, provisional stamps within 32 bits.
+  // Whether the schedule allows windows at all: one CPU per host,
+  // provisional stamps within 32 bits; and whether it has rendezvous
+  // messages, whose completions the windows must place.
   bool windows_allowed_ = false;
+  bool rendezvous_ = false;
   uint32_t ranks_, ncpu_, nnic_;
 
   // Per-host state in one block per host, so an event touches one cache

@@ -6,7 +6,10 @@
 
 namespace cloudnoise {
 
-enum EventKind : uint32_t { kEvSend = 1, kEvRecv = 2, kEvCalc = 3, kEvMsg = 4 };
+// kEvRendezvousDone exists only in windows (windowed_events.hpp): a
+// receiver's match completing another host's rendezvous send, processed at
+// the sender in its place in the order.
+enum EventKind : uint32_t { kEvSend = 1, kEvRecv = 2, kEvCalc = 3, kEvMsg = 4, kEvRendezvousDone = 5 };
 
 struct Event {
   int64_t time;        // picoseconds

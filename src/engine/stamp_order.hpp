@@ -42,6 +42,10 @@ namespace cloudnoise {
 class StampOrder {
  public:
   static constexpr uint32_t kDefaultRecordBits = 20;
+  // Set in a record's pusher_off (window offsets are below 2^31) for a
+  // stamp given at a sender as part of its pusher's rendezvous completion
+  // (windowed_events.hpp): the pusher itself was processed at the receiver.
+  static constexpr uint32_t kCompletionPart = 0x80000000u;
 
   explicit StampOrder(uint32_t record_bits = kDefaultRecordBits)
       : mask_((uint32_t{1} << record_bits) - 1),
@@ -97,8 +101,15 @@ class StampOrder {
         return x < y;
       }
       const Record rx = records_[x & mask_], ry = records_[y & mask_];
-      if (rx.pusher_ts == ry.pusher_ts) return x < y;  // one pusher gave both, in this order
-      if (rx.pusher_off != ry.pusher_off) return rx.pusher_off < ry.pusher_off;
+      if (rx.pusher_ts == ry.pusher_ts) {
+        // One pusher gave both, in this order; unless one was given at a
+        // sender its rendezvous completion (the reference gave both hosts'
+        // ops in ascending host order, which the records do not hold).
+        if ((rx.pusher_off ^ ry.pusher_off) & kCompletionPart) ambiguous_ = true;
+        return x < y;
+      }
+      const uint32_t off_x = rx.pusher_off & ~kCompletionPart, off_y = ry.pusher_off & ~kCompletionPart;
+      if (off_x != off_y) return off_x < off_y;
       x = rx.pusher_ts;
       y = ry.pusher_ts;
     }
@@ -106,6 +117,8 @@ class StampOrder {
 
   // Two stamps' order could not be followed back (see the top).
   bool ambiguous() const { return ambiguous_; }
+  // The windows found an order they cannot settle (windowed_events.hpp).
+  void set_ambiguous() { ambiguous_ = true; }
 
  private:
   static constexpr uint32_t kBlockShift = 8;

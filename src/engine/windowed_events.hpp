@@ -10,13 +10,25 @@
 // A message sent at time t reaches its receiver no earlier than
 // t + o + L + (least latency excess): the lookahead. Cut time into windows
 // no longer than that, and nothing processed in a window creates an event
-// for another host in the same window (rendezvous, where a receiver's match
-// completes the sender's send at once, has no lookahead; such runs are not
-// processed here). So a window's events can be taken host by host, each
-// host's in the global order restricted to it, and every host sees exactly
-// the events, in the order, that LogGOPSim's single queue gives it. An op
-// released for the current host inside the window is served from a short
-// local list without touching the window store.
+// for another host in the same window but one: a rendezvous completion. So a
+// window's events can be taken host by host, each host's in the global
+// order restricted to it, and every host sees exactly the events, in the
+// order, that LogGOPSim's single queue gives it. An op released for the
+// current host inside the window is served from a short local list without
+// touching the window store.
+//
+// Rendezvous. A receiver's match at time t completes its sender's send at
+// once: the sender's CPU and NIC are held to t, and the send's successors
+// are released, with stamps given by the matching event. No lookahead
+// covers that, so the completion becomes an event of its own for the
+// sender (kEvRendezvousDone) at t, ordered as the matching event (its
+// stamp and owner). A sender not yet visited in the window finds it among
+// its events; a sender visited already is visited again after the
+// window's hosts, which is exact when everything it processed in the window
+// came before the completion. Otherwise, or when two stamps the matching
+// event gave at both hosts must be ordered (the reference gave them in
+// ascending host order, which no record holds), the window is ambiguous and
+// the repetition runs again in the global order.
 //
 // Stamps. LogGOPSim breaks ties between equal times by insertion stamp, a
 // global counter. Here stamps are given in host-major order instead
@@ -142,10 +154,22 @@ class WindowedEvents {
       : order_(record_bits) {}
 
   // Drops every event; windows are `width` ps wide (at most the lookahead,
-  // and at most 2^31 ps: offsets in a window are 32-bit).
-  void reset(uint32_t hosts, int64_t width) {
+  // and at most 2^31 ps: offsets in a window are 32-bit). With
+  // `rendezvous`, hosts' visits are tracked for completions (see the top).
+  void reset(uint32_t hosts, int64_t width, bool rendezvous = false) {
     hosts_ = hosts;
     width_ = width;
+    track_visits_ = rendezvous;
+    if (rendezvous) {
+      visited_.assign(hosts, kNone);
+      last_off_.resize(hosts);
+      injected_count_.assign(hosts, 0);
+      outstanding_.resize(size_t{hosts} * kOutstanding);
+      outstanding_count_.assign(hosts, 0);
+      deferred_index_.assign(hosts, kNoHost);
+    }
+    injected_.clear();
+    deferred_.clear();
     for (EventRun& run : ring_)
       if (run.capacity() != 0) {
         run.clear();
@@ -241,7 +265,8 @@ class WindowedEvents {
   // Moves to the next window holding events, `stamp` being the first stamp
   // its processing will give; false when no event is left.
   bool next_window(uint32_t stamp) {
-    if (host_ != kNoHost || next_ < work_.size() || !local_.empty())
+    if (host_ != kNoHost || (track_visits_ ? scan_ != 0 || !deferred_.empty() : next_ < work_.size()) ||
+        !local_.empty() || !injected_.empty())
       throw std::logic_error("windowed events: a window was left unfinished");
     if (ring_count_ == 0) {
       if (far_.empty()) return false;
@@ -263,10 +288,13 @@ class WindowedEvents {
     order_.start_window(stamp);
     group_by_host();
     next_ = group_end_ = 0;
+    scan_ = work_.size();
     return true;
   }
 
   // Moves to the window's next host with events; false at the window's end.
+  // After the window's own hosts come the senders with completions left.
+  // Without rendezvous (reset's `rendezvous` false); with, next_host_tracked.
   bool next_host() {
     host_ = kNoHost;
     current_ts_ = kNoStamp;
@@ -277,6 +305,127 @@ class WindowedEvents {
     while (group_end_ < work_.size() && work_[group_end_].host == host_) ++group_end_;
     return true;
   }
+
+  // next_host with rendezvous: the window's hosts in descending order, but
+  // a sender waiting on a receiver (waits_on) after it; then the senders
+  // with completions left (see the top).
+  [[gnu::noinline]] bool next_host_tracked() {
+    if (host_ != kNoHost) {
+      visited_[host_] = window_;
+      last_off_[host_] = current_off_ & ~StampOrder::kCompletionPart;
+    }
+    host_ = kNoHost;
+    current_ts_ = kNoStamp;
+    // Descending: a sender mostly sends to higher ranks (rings,
+    // dissemination, trees), so its receivers come first.
+    while (scan_ != 0) {
+      const size_t end = scan_;
+      const uint32_t host = work_[end - 1].host;
+      size_t begin = end - 1;
+      while (begin > 0 && work_[begin - 1].host == host) --begin;
+      scan_ = begin;
+      if (waits_on(host) != kNoHost) {
+        deferred_index_[host] = static_cast<uint32_t>(deferred_.size());
+        deferred_.push_back({host, begin, end});
+        continue;
+      }
+      return visit(host, begin, end);
+    }
+    // Then the deferred hosts and the hosts with completions only, each
+    // after the hosts it waits on that still have events to process (a
+    // cycle is cut anywhere: the completions' check catches what that gets
+    // wrong).
+    size_t candidate = kNone;
+    bool from_deferred = false;
+    for (size_t i = deferred_.size(); i-- > 0;) {
+      const uint32_t host = deferred_[i].host;
+      if (host == kNoHost) continue;
+      if (candidate == kNone) candidate = i, from_deferred = true;
+      if (!waits_on_pending(host)) {
+        candidate = i;
+        from_deferred = true;
+        goto chosen;
+      }
+    }
+    for (size_t i = injected_.size(); i-- > 0;) {
+      const uint32_t host = injected_[i].host;
+      if (deferred_index_[host] != kNoHost) continue;  // visited with its events
+      if (candidate == kNone) candidate = i, from_deferred = false;
+      if (!waits_on_pending(host)) {
+        candidate = i;
+        from_deferred = false;
+        goto chosen;
+      }
+    }
+    if (candidate == kNone) {
+      deferred_.clear();
+      return false;
+    }
+  chosen:
+    if (from_deferred) {
+      Deferred& d = deferred_[candidate];
+      const Deferred taken = d;
+      d.host = kNoHost;
+      deferred_index_[taken.host] = kNoHost;
+      return visit(taken.host, taken.begin, taken.end);
+    }
+    return visit(injected_[candidate].host, work_.size(), work_.size());
+  }
+
+  // A rendezvous message of `sender` reaches `receiver` at `arrival`: until
+  // it is matched, the receiver may complete its send at any time from then
+  // on. Kept per receiver: how many are unmatched, the earliest arrival
+  // among them (earliest since the count was last 0: an earlier bound only
+  // defers the sender more often).
+  void rendezvous_sent(uint32_t sender, uint32_t receiver, int64_t arrival) {
+    uint8_t& n = outstanding_count_[sender];
+    if (n == kUntracked) return;
+    Outstanding* o = &outstanding_[size_t{sender} * kOutstanding];
+    for (uint8_t k = 0; k < n; ++k)
+      if (o[k].receiver == receiver) {
+        ++o[k].count;
+        o[k].arrival = std::min(o[k].arrival, arrival);
+        return;
+      }
+    if (n == kOutstanding) {  // more receivers than are tracked: the sender waits for no one
+      n = kUntracked;
+      return;
+    }
+    o[n++] = {receiver, 1, arrival};
+  }
+
+  // One of them was matched at `receiver` (its completion placed or done).
+  void rendezvous_matched(uint32_t sender, uint32_t receiver) {
+    uint8_t& n = outstanding_count_[sender];
+    if (n == kUntracked) return;
+    Outstanding* o = &outstanding_[size_t{sender} * kOutstanding];
+    for (uint8_t k = 0; k < n; ++k)
+      if (o[k].receiver == receiver) {
+        if (--o[k].count == 0) o[k] = o[--n];
+        return;
+      }
+  }
+
+  // The event being processed (at time t, at the current host; its owner
+  // `owner`) matched a rendezvous message of `sender`: its send op
+  // `send_op` completes at t, through the NIC `nic` (see the top). A sender
+  // visited already must have processed nothing at t or later (a tie at t
+  // is not settled here: rare, and the repetition runs again).
+  void complete_rendezvous(uint32_t sender, uint32_t send_op, uint32_t nic, uint32_t owner) {
+    const WindowedEvent done{current_off_ & ~StampOrder::kCompletionPart, current_ts_, send_op,
+                             Event::pack(owner, kEvRendezvousDone), sender, nic};
+    if (host_ == kNoHost || sender == host_ ||
+        (visited_[sender] == window_ && last_off_[sender] >= done.time_off)) {
+      order_.set_ambiguous();
+      return;
+    }
+    injected_.push_back(done);
+    ++injected_count_[sender];
+  }
+
+  // The current event is a rendezvous completion: the stamps it gives are
+  // the sender's part of its pusher's (StampOrder::kCompletionPart).
+  void mark_completion_part() { current_off_ |= StampOrder::kCompletionPart; }
 
   // The current host's next event in LogGOPSim's order, and its time; false
   // when it has none left in this window. Pushes from here on are its
@@ -324,6 +473,66 @@ class WindowedEvents {
     if (Event::host_of(a.host_kind) == Event::host_of(b.host_kind)) return a.ts < b.ts;
     // Otherwise by their pushers, as recorded when they were given.
     return order_.before(a.ts, b.ts);
+  }
+
+  struct Outstanding {
+    uint32_t receiver, count;
+    int64_t arrival;
+  };
+  static constexpr uint8_t kOutstanding = 4;  // tracked per host
+  static constexpr uint8_t kUntracked = 0xFF;
+  struct Deferred {
+    uint32_t host;
+    size_t begin, end;  // its events in work_
+  };
+
+  // A host the given host should be visited after in this window: the
+  // receiver of one of its rendezvous messages, arrived by the window's
+  // end and unmatched, that is not visited yet. kNoHost: none.
+  uint32_t waits_on(uint32_t host) const {
+    const uint8_t n = outstanding_count_[host];
+    if (n == kUntracked) return kNoHost;
+    const Outstanding* o = &outstanding_[size_t{host} * kOutstanding];
+    for (size_t k = 0; k < n; ++k)
+      if (o[k].arrival < window_end_ && visited_[o[k].receiver] != window_ && o[k].receiver != host)
+        return o[k].receiver;
+    return kNoHost;
+  }
+
+  // Whether the host waits on one (waits_on) with events left to process
+  // in this window.
+  bool waits_on_pending(uint32_t host) const {
+    const uint8_t n = outstanding_count_[host];
+    if (n == kUntracked) return false;
+    const Outstanding* o = &outstanding_[size_t{host} * kOutstanding];
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t r = o[k].receiver;
+      if (o[k].arrival < window_end_ && visited_[r] != window_ && r != host &&
+          (deferred_index_[r] != kNoHost || injected_count_[r] != 0))
+        return true;
+    }
+    return false;
+  }
+
+  bool visit(uint32_t host, size_t begin, size_t end) {
+    host_ = host;
+    next_ = begin;
+    group_end_ = end;
+    if (injected_count_[host] != 0) take_injected();
+    return true;
+  }
+
+  // The current host's completions, into its local list.
+  [[gnu::noinline]] void take_injected() {
+    size_t keep = 0;
+    for (const WindowedEvent& e : injected_) {
+      if (e.host == host_)
+        push_local(e);
+      else
+        injected_[keep++] = e;
+    }
+    injected_.resize(keep);
+    injected_count_[host_] = 0;
   }
 
   [[gnu::noinline]] void push_local(const WindowedEvent& e) {
@@ -421,8 +630,24 @@ class WindowedEvents {
   std::vector<uint32_t> count_;
   uint32_t host_ = kNoHost;
   EventRun local_;  // the current host's events pushed in this window, descending
-  // The event being processed: its stamp and offset in the window.
+  // The event being processed: its stamp and offset in the window (with
+  // StampOrder::kCompletionPart for a completion).
   uint32_t current_ts_ = kNoStamp, current_off_ = 0;
+  // With rendezvous: per host, the window of its last visit and the offset
+  // of the last event it processed there; completions waiting for their
+  // senders.
+  bool track_visits_ = false;
+  std::vector<uint64_t> visited_;
+  std::vector<uint32_t> last_off_;
+  std::vector<WindowedEvent> injected_;
+  std::vector<uint32_t> injected_count_;
+  // Per host, its unmatched rendezvous messages by receiver (kOutstanding
+  // receivers each) and how many receivers; the hosts deferred in this window (host kNoHost once visited).
+  std::vector<Outstanding> outstanding_;
+  std::vector<uint8_t> outstanding_count_;
+  std::vector<Deferred> deferred_;
+  std::vector<uint32_t> deferred_index_;
+  size_t scan_ = 0;  // with rendezvous: where the last unvisited host's events end in work_
   StampOrder order_;
 };
 

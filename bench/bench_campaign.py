@@ -1,0 +1,145 @@
+"""The paper's simulation campaign, timed in one run on one machine (issue 39), with ratios.
+
+    python bench/bench_campaign.py                                   # cloudnoise only
+    python bench/bench_campaign.py --authors DIR --loggopsim DIR2    # beside both reference simulators
+    python bench/bench_campaign.py --paper-reps 0                    # skip the whole `paper` run
+
+Cases:
+
+* The 1,024-node 512 MiB pipelined ring (512 KiB segments, every message a
+  rendezvous) under network noise, per repetition, on the paper authors'
+  inputs for Daint across racks (their parameters, their latency/bandwidth
+  samples in the switch-draws semantics; bench_vs_authors.make_inputs).
+  cloudnoise runs --reps repetitions on one thread, through the global
+  queue (what `simulate` does) and through the windows with rendezvous
+  (`rendezvous_windows`), and checks both give the same runtimes. With
+  --authors DIR (their modified LogGOPSim, which this script does not build:
+  `make` in the artifact's simulations/LogGOPSim with CXXFLAGS=-O3), their
+  simulator runs --authors-reps repetitions, one process each, on the same
+  schedule converted by their txt2bin (conversion not timed).
+* The 16,384-rank 16 B dissemination under OS noise, per repetition, beside
+  public LogGOPSim -O3 (bench_vs_loggopsim.os_noise_only; --loggopsim DIR).
+* `cloudnoise paper --reps N` from an empty folder: wall time and the peak
+  resident memory of its processes (the largest one's, from getrusage).
+
+Targets (issue 39): ring >= 30 M events/s, <= 0.1 s per repetition and >= 50x
+the authors' simulator; dissemination >= 50x LogGOPSim; paper --reps 1000
+<= 15 minutes and <= 1 GB. The machine is shared: the load average is printed
+beside every figure, and CPU seconds beside wall seconds for our own runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_vs_authors import make_inputs, run_authors, schedule_files  # noqa: E402
+from bench_vs_loggopsim import os_noise_only  # noqa: E402
+
+from cloudnoise import _engine  # noqa: E402
+from cloudnoise.errors import CloudnoiseError  # noqa: E402
+from cloudnoise.schedules.patterns import CollectiveSpec, generate  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+MiB = 1 << 20
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def ring(work: Path, artifact: Path, reps: int, authors: Path | None, authors_reps: int) -> None:
+    try:
+        inputs = make_inputs(artifact, "daint", "different-racks", work)
+    except CloudnoiseError as err:
+        sys.exit(f"{err} (--artifact, or set CLOUDNOISE_SHARED)")
+    model = inputs.models["net"]
+    t0 = time.perf_counter()
+    sched = generate(CollectiveSpec("pipelinedring", 1024, 512 * MiB, segmentsize=512 * MiB // 1024))
+    print(f"\n1,024-node 512 MiB pipelined ring, Daint across racks, network noise (the authors' inputs: "
+          f"{inputs.run}); schedule generated in {time.perf_counter() - t0:.1f} s")
+    results = {}
+    for name, kw in (("global queue (simulate's default)", {}), ("windows with rendezvous", {"rendezvous_windows": True})):
+        t0, c0 = time.perf_counter(), time.process_time()
+        out = _engine.run(sched, inputs.params, model, seed=1, count=reps, threads=1, program_order=True, **kw)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        results[name] = (out, wall / reps, cpu / reps)
+        print(f"  cloudnoise, {name}: {wall / reps:.3f} s/repetition wall, {cpu / reps:.3f} s CPU, "
+              f"{out['events'] / (cpu / reps) / 1e6:.1f} M events/CPU-s ({out['events']:,} events; "
+              f"{out['windowed']} of {reps} in windows; {load()})")
+    (a, a_wall, a_cpu), (b, _, _) = results.values()
+    same = a["max_end_ps"].tolist() == b["max_end_ps"].tolist() and a["host_end_ps"].tolist() == b["host_end_ps"].tolist()
+    print(f"  both give the same runtimes: {same}; median {np.median(a['max_end_ps']) / 1e9:.3f} ms")
+    print("  target: >= 30 M events/s, <= 0.1 s per repetition, >= 50x the authors' simulator")
+    if authors is None:
+        print("  the authors' simulator: not run (pass --authors DIR)")
+        return
+    _, binary = schedule_files("pipelinedring", 1024, work, authors / "txt2bin")
+    walls, cpus = [], []
+    for seed in range(authors_reps):
+        t0, c0 = time.perf_counter(), children_cpu()
+        run_authors(authors / "LogGOPSim", binary, inputs.flags["net"], seed + 1)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(children_cpu() - c0)
+    wall, cpu = statistics.median(walls), statistics.median(cpus)
+    print(f"  the authors' simulator: {wall:.2f} s/repetition wall, {cpu:.2f} s CPU (median of {authors_reps}, "
+          f"one process each, reading its schedule included; {load()})")
+    print(f"  ratio, cloudnoise (global queue) faster per repetition: {cpu / a_cpu:.1f}x in CPU time, "
+          f"{wall / a_wall:.1f}x in wall time")
+
+
+def paper(reps: int, work: Path) -> None:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(f"\ncloudnoise paper --reps {reps} (from an empty folder; {load()})", flush=True)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "cloudnoise", "paper", "--reps", str(reps), "--json",
+                           "--out", str(work / "paper")], capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        print(f"  failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")
+        return
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    peak_mib = max(peak, before) / 1024
+    print(f"  {wall:.0f} s wall ({wall / 900:.2f}x the 15-minute target); peak RSS of its largest process "
+          f"{peak_mib:.0f} MiB ({peak_mib / 1024:.2f}x the 1 GB target); {load()}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--authors", type=Path, help="folder with the authors' LogGOPSim (-O3) and txt2bin")
+    ap.add_argument("--authors-reps", type=int, default=2)
+    ap.add_argument("--loggopsim", type=Path, help="folder with public LogGOPSim -O3 and txt2bin")
+    ap.add_argument("--artifact", type=Path,
+                    default=Path(os.environ.get("CLOUDNOISE_SHARED", REPO.parent / "shared")) / "paper-artifact")
+    ap.add_argument("--reps", type=int, default=4, help="cloudnoise repetitions of the ring")
+    ap.add_argument("--diss-reps", type=int, default=200)
+    ap.add_argument("--paper-reps", type=int, default=1000, help="0: skip the paper run")
+    opts = ap.parse_args()
+    print(f"cores {len(os.sched_getaffinity(0))}; {load()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        ring(work, opts.artifact, opts.reps, opts.authors, opts.authors_reps)
+        os_noise_only(work, opts.diss_reps, 3, opts.loggopsim)
+        if opts.paper_reps:
+            paper(opts.paper_reps, work)
+
+
+if __name__ == "__main__":
+    main()
