@@ -216,9 +216,9 @@ def replay_event_queue(times: Annotated[NDArray[numpy.int64], dict(shape=(None,)
     For tests: push (time, stamp) where time >= 0, pop where time is -1, on the engine's event queue (cleared and replayed `passes` times, as an engine's repetitions reuse it); returns the stamps popped.
     """
 
-def run(schedule: Schedule, params: LogGOPSParams, noise: NoiseModel, seed: int = 0, first: int = 0, count: int = 1, threads: int = 1, program_order: bool = False, sequential: bool = False, progress: Callable[[int], None] | None = None, stamp_record_bits: int = 20) -> dict:
+def run(schedule: Schedule, params: LogGOPSParams, noise: NoiseModel, seed: int = 0, first: int = 0, count: int = 1, threads: int = 1, program_order: bool = False, sequential: bool = False, rendezvous_windows: bool = False, progress: Callable[[int], None] | None = None, stamp_record_bits: int = 20) -> dict:
     """
-    Simulate repetitions [first, first+count); returns max_end_ps per repetition, host_end_ps of the first, events, messages, and how many repetitions were processed host by host in windows (`windowed`). `sequential` forces one global event queue throughout; the results are the same bit for bit. `stamp_record_bits` is for tests: fewer remembered stamps make the windows give up (and the repetition run again in the global order) more often.
+    Simulate repetitions [first, first+count); returns max_end_ps per repetition, host_end_ps of the first, events, messages, and how many repetitions were processed host by host in windows (`windowed`). `sequential` forces one global event queue throughout; `rendezvous_windows` takes schedules with rendezvous messages into windows too (slower on the cases measured; for tests and benchmarks). The results are the same bit for bit either way. `stamp_record_bits` is for tests: fewer remembered stamps make the windows give up (and the repetition run again in the global order) more often.
     """
 
 def patterns() -> list[tuple[str, str]]:
