@@ -155,9 +155,11 @@ def test_pricing_beyond_range_names_the_option(tmp_path, price):
 )
 def test_profile_latency_samples_file_with_negative_values(tmp_path, name, content, says):
     """Issue 40: a profile's samples file is checked value by value, so the message
-    names the offending sample and its file, not a draw of the distribution made from it."""
+    names the offending sample and its file, not a draw of the distribution made from it.
+    aws-hpc: a profile whose every part is in its JSON (daint's OS trace and switch-draw
+    samples are files beside it, which a copied JSON does not carry)."""
     box = sandbox(tmp_path)
-    doc = json.loads((PROFILES / "daint.json").read_text())
+    doc = json.loads((PROFILES / "aws-hpc.json").read_text())
     doc["latency_noise"] = {"provenance": {"kind": "measured", "source": "a test"}, "samples": name}
     (box.work / name).write_text(content)
     (box.work / "p.json").write_text(json.dumps(doc))
