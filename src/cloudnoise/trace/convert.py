@@ -454,6 +454,21 @@ class _RankConverter:
     def run(self) -> None:
         result = self.result
         n = 0
+        # The bulk of a trace is Isend/Irecv/Wait*: they take the inlined fast
+        # paths below (the same ops as compute_until/send/start_request/complete/
+        # join); anything unusual (errors, warnings, wildcards) goes to those methods.
+        ops = self.ops
+        add_kind, add_amount, add_peer, add_tag = ops.kinds.append, ops.amounts.append, ops.peers.append, ops.tags.append
+        add_from, add_to, add_start = ops.efrom.append, ops.eto.append, ops.estart.append
+        kinds_arr = ops.kinds
+        scale = self.opt.compute_scale
+        comms_get = self.comms.get
+        tag_base_get = self.tag_base.get
+        channels = self.match.channels
+        pending = self.pending
+        rank = self.rank
+        tag_limit = 1 << TAG_BITS
+        by_name = result.calls_by_name
         for c in self.trace.calls(self.rank):
             n += 1
             if self.finalize_ns is not None:
@@ -464,8 +479,101 @@ class _RankConverter:
                 # (a damaged count: the generators and the engine take at most 2^53 bytes a message)
                 raise self.fail("a byte count is negative or larger than 2^53 (the limit of one message)",
                                 "the trace is damaged; record it again")
-            result.calls_by_name[c.name] += 1
+            by_name[c.name] += 1
             kind = c.kind
+            if (kind == "isend" or kind == "irecv" or kind == "complete") and c.peer != PROC_NULL:
+                t_entry = c.t_entry_ns
+                if kind == "complete":
+                    done = c.completions
+                    if not done:
+                        continue  # a Test that found nothing: its time is compute (polling)
+                gap = t_entry - self.last_exit
+                if gap > 0:  # compute_until
+                    ns = round(gap * scale) or 1
+                    add_kind(CALC)
+                    add_amount(ns * 1000)
+                    add_peer(0)
+                    add_tag(0)
+                    op = len(kinds_arr) - 1
+                    if self.cur is not None:
+                        add_from(op)
+                        add_to(self.cur)
+                        add_start(0)
+                    self.cur = op
+                    self.compute_ns += ns
+                if kind == "isend":
+                    info = comms_get(c.comm) or self.comm(c.comm)
+                    peer = c.peer
+                    dst = peer if info.members is None and 0 <= peer < info.size else self.world_peer(info, peer)
+                    tag = c.tag
+                    base = tag_base_get(info.key) if 0 <= tag < tag_limit else None
+                    goal_tag = base | tag if base is not None else self.p2p_tag(info, tag)
+                    s = len(kinds_arr)
+                    add_kind(SEND)
+                    add_amount(c.bytes)
+                    add_peer(dst)
+                    add_tag(goal_tag)
+                    if self.cur is not None:
+                        add_from(s)
+                        add_to(self.cur)
+                        add_start(0)
+                    entry = channels.get((rank, dst, goal_tag))
+                    if entry is None:
+                        entry = channels[(rank, dst, goal_tag)] = [0, -1, -1, -1, -1]
+                    entry[0] += 1
+                    entry[1], entry[2] = rank, c.index
+                    queue = pending.get(c.request)
+                    if queue is None:
+                        pending[c.request] = [("op", s)]
+                    else:
+                        queue.append(("op", s))
+                elif kind == "irecv":
+                    if c.comm not in self.comms:
+                        self.comm(c.comm)
+                    queue = pending.get(c.request)
+                    if queue is None:
+                        pending[c.request] = [("recv", self.cur, c)]
+                    else:
+                        queue.append(("recv", self.cur, c))
+                else:
+                    joined = []
+                    for req, src, tag, nb in done:
+                        queue = pending.get(req)
+                        if queue:
+                            entry = queue.pop(0)
+                            if not queue:
+                                del pending[req]
+                            if entry[0] == "op":
+                                o = entry[1]
+                            else:
+                                posted = entry[2]
+                                o = self.recv(self.comm(posted.comm), (src, tag, nb), (posted.peer, posted.tag, posted.bytes),
+                                              entry[1])
+                        else:
+                            o = self.complete(req, src, tag, nb)
+                        if o is not None:
+                            joined.append(o)
+                    if joined:  # join
+                        j = len(kinds_arr)
+                        add_kind(CALC)
+                        add_amount(0)
+                        add_peer(0)
+                        add_tag(0)
+                        if self.cur is not None:
+                            add_from(j)
+                            add_to(self.cur)
+                            add_start(0)
+                        for o in joined:
+                            add_from(j)
+                            add_to(o)
+                            add_start(0)
+                        self.cur = j
+                t_exit = c.t_exit_ns
+                if t_exit > t_entry:
+                    self.mpi_ns += t_exit - t_entry
+                if t_exit > self.last_exit:
+                    self.last_exit = t_exit
+                continue
             if kind == "init":
                 continue
             if kind == "finalize":
