@@ -547,8 +547,29 @@ class _RankConverter:
                                 o = entry[1]
                             else:
                                 posted = entry[2]
-                                o = self.recv(self.comm(posted.comm), (src, tag, nb), (posted.peer, posted.tag, posted.bytes),
-                                              entry[1])
+                                info = comms_get(posted.comm)
+                                psrc, ptag = posted.peer, posted.tag
+                                base = tag_base_get(info.key) if info is not None and 0 <= ptag < tag_limit else None
+                                if (src == ANY and tag == ANY and nb == 0 and base is not None and info.members is None
+                                        and 0 <= psrc < info.size):
+                                    # recv() of a completed Irecv whose status is unknown (liballprof): as posted
+                                    o = len(kinds_arr)
+                                    goal_tag = base | ptag
+                                    add_kind(RECV)
+                                    add_amount(posted.bytes)
+                                    add_peer(psrc)
+                                    add_tag(goal_tag)
+                                    if entry[1] is not None:
+                                        add_from(o)
+                                        add_to(entry[1])
+                                        add_start(0)
+                                    chan = channels.get((psrc, rank, goal_tag))
+                                    if chan is None:
+                                        chan = channels[(psrc, rank, goal_tag)] = [0, -1, -1, -1, -1]
+                                    chan[0] -= 1
+                                    chan[3], chan[4] = rank, c.index
+                                else:
+                                        o = self.recv(self.comm(posted.comm), (src, tag, nb), (psrc, ptag, posted.bytes), entry[1])
                         else:
                             o = self.complete(req, src, tag, nb)
                         if o is not None:

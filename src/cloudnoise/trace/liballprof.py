@@ -516,8 +516,10 @@ def _array(base: int, count: int, pending: set[int] | None) -> list[int]:
         raise ValueError(count)
     if pending is None:
         return [base + i * 4 for i in range(count)]
-    best: list[int] = []
-    for step in (4, 8):
+    best: list[int] = [base + i * 4 for i in range(count) if base + i * 4 in pending]
+    if len(best) == count:
+        return best  # every 4-byte slot names a pending request: 8 bytes cannot name more
+    for step in (8,):
         cand = [base + i * step for i in range(count) if base + i * step in pending]
         if len(cand) > len(best):
             best = cand
