@@ -331,14 +331,17 @@ class LiballprofTrace:
         kinds = KIND
         fast = P2P_FIELDS
         limit = MAX_US * 1000
+        comm_cache = rank_comms.cache  # text -> id, as id_of fills it (cleared, never replaced)
+        other_kind: dict[str, str] = {}  # name -> kind of calls off the fast path, as below
         f = _open(path)
         try:
             for line in f:
                 lineno += 1
-                if line[:1] == "#" or not line.strip():
+                line = line.rstrip()
+                if not line or line[0] == "#":
                     continue
                 index += 1
-                fields = line.rstrip().split(":")
+                fields = line.split(":")
                 name = fields[0]
                 if index == rank_comms.next_at:
                     rank_comms.at(index)
@@ -368,8 +371,10 @@ class LiballprofTrace:
                     peer = int(fields[ipeer])
                     if mpich and peer < 0:
                         peer = _peer(peer, True)
-                    c = Call(index, name, kind, t0, t1, comm_id(fields[icomm], name), peer, int(fields[itag]),
-                             int(fields[icount]) * size)
+                    cid = comm_cache.get(fields[icomm])
+                    if cid is None:
+                        cid = comm_id(fields[icomm], name)
+                    c = Call(index, name, kind, t0, t1, cid, peer, int(fields[itag]), int(fields[icount]) * size)
                     if ireq:
                         c.request = req = int(fields[ireq])
                         pending.add(req)
@@ -384,9 +389,13 @@ class LiballprofTrace:
                     finalized = True
                     yield Call(index, name, "finalize", t0, t0)
                     continue
-                what = kinds.get(name) or ("coll" if name in SIGNATURES else None)
+                what = other_kind.get(name)
                 if what is None:
-                    yield Call(index, name, "local" if is_local(name) else "unsupported", t0, t1)
+                    what = kinds.get(name) or ("coll" if name in SIGNATURES else "local" if is_local(name) else "unsupported")
+                    if len(other_kind) < 4096:  # (a damaged file may name any number of calls)
+                        other_kind[name] = what
+                if what == "local" or what == "unsupported":
+                    yield Call(index, name, what, t0, t1)
                     continue
                 if len(fields) != NFIELDS[name]:
                     raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {name} has {len(fields) - 3} arguments, "
