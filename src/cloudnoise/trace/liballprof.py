@@ -298,8 +298,9 @@ class LiballprofTrace:
         return {"format": self.format, "path": str(self.path), "ranks": self.num_ranks, "header": header,
                 "origin_us": self.origin_us}
 
-    def lines(self, rank: int) -> Iterator[tuple[int, int, list[str]]]:
-        """(line number, call index, fields) of each call line of a rank, in order."""
+    def lines(self, rank: int) -> Iterator[tuple[int, int, str]]:
+        """(line number, call index, stripped line) of each call line of a rank, in order
+        (the caller splits only the lines it needs)."""
         path = self.files[rank]
         index = 0
         lineno = 0
@@ -311,7 +312,7 @@ class LiballprofTrace:
                     line = line.strip()
                     if not line:
                         continue
-                    yield lineno, index, line.split(":")
+                    yield lineno, index, line
                     index += 1
         except (OSError, EOFError, zlib.error) as err:
             raise CloudnoiseError(f"{path}: rank {rank}: cannot read after line {lineno} ({err}); the file is damaged "
