@@ -168,6 +168,7 @@ P2P_FIELDS: dict[str, tuple[int, str, int, int, int, int, int, int]] = {
            POSITIONS[name]["tag"], POSITIONS[name]["comm"], POSITIONS[name].get("request", 0))
     for name in SIGNATURES if KIND.get(name) in ("send", "recv", "isend", "irecv")
 }
+WAITALL_FIELDS, WAITALL_COUNT, WAITALL_REQUESTS = NFIELDS["MPI_Waitall"], POSITIONS["MPI_Waitall"]["count"], POSITIONS["MPI_Waitall"]["requests"]
 UNKNOWN_STATUS = (ANY, ANY, 0)  # liballprof does not record what arrived: the posted values are used
 
 
@@ -381,6 +382,14 @@ class LiballprofTrace:
                         pending.add(req)
                     elif kind == "recv":
                         c.status = UNKNOWN_STATUS
+                    yield c
+                    continue
+                if name == "MPI_Waitall" and len(fields) == WAITALL_FIELDS:
+                    # the other bulk of a trace, as _call reads it
+                    reqs = _array(int(fields[WAITALL_REQUESTS]), int(fields[WAITALL_COUNT]), pending)
+                    pending.difference_update(reqs)
+                    c = Call(index, name, "complete", t0, t1)
+                    c.completions = [(r, -1, -1, 0) for r in reqs]
                     yield c
                     continue
                 if len(fields) < 3 or not name.startswith("MPI_"):
