@@ -487,6 +487,7 @@ class _RankConverter:
                     done = c.completions
                     if not done:
                         continue  # a Test that found nothing: its time is compute (polling)
+                cur = self.cur  # (a local in the fast path: no method called below reads self.cur)
                 gap = t_entry - self.last_exit
                 if gap > 0:  # compute_until
                     ns = round(gap * scale) or 1
@@ -495,11 +496,11 @@ class _RankConverter:
                     add_peer(0)
                     add_tag(0)
                     op = len(kinds_arr) - 1
-                    if self.cur is not None:
+                    if cur is not None:
                         add_from(op)
-                        add_to(self.cur)
+                        add_to(cur)
                         add_start(0)
-                    self.cur = op
+                    cur = op
                     self.compute_ns += ns
                 if kind == "isend":
                     info = comms_get(c.comm) or self.comm(c.comm)
@@ -513,9 +514,9 @@ class _RankConverter:
                     add_amount(c.bytes)
                     add_peer(dst)
                     add_tag(goal_tag)
-                    if self.cur is not None:
+                    if cur is not None:
                         add_from(s)
-                        add_to(self.cur)
+                        add_to(cur)
                         add_start(0)
                     entry = channels.get((rank, dst, goal_tag))
                     if entry is None:
@@ -532,9 +533,9 @@ class _RankConverter:
                         self.comm(c.comm)
                     queue = pending.get(c.request)
                     if queue is None:
-                        pending[c.request] = [("recv", self.cur, c)]
+                        pending[c.request] = [("recv", cur, c)]
                     else:
-                        queue.append(("recv", self.cur, c))
+                        queue.append(("recv", cur, c))
                 else:
                     joined = []
                     for req, src, tag, nb in done:
@@ -580,15 +581,16 @@ class _RankConverter:
                         add_amount(0)
                         add_peer(0)
                         add_tag(0)
-                        if self.cur is not None:
+                        if cur is not None:
                             add_from(j)
-                            add_to(self.cur)
+                            add_to(cur)
                             add_start(0)
                         for o in joined:
                             add_from(j)
                             add_to(o)
                             add_start(0)
-                        self.cur = j
+                        cur = j
+                self.cur = cur
                 t_exit = c.t_exit_ns
                 if t_exit > t_entry:
                     self.mpi_ns += t_exit - t_entry
