@@ -469,12 +469,13 @@ class _RankConverter:
         rank = self.rank
         tag_limit = 1 << TAG_BITS
         by_name = result.calls_by_name
+        max_bytes = MAX_SIZE_BYTES
         for c in self.trace.calls(self.rank):
             n += 1
             if self.finalize_ns is not None:
                 continue  # nothing after MPI_Finalize counts; the stream is read to its end record
             self.call = c
-            if not (0 <= c.bytes <= MAX_SIZE_BYTES and 0 <= c.recv_bytes <= MAX_SIZE_BYTES) or (
+            if not (0 <= c.bytes <= max_bytes and 0 <= c.recv_bytes <= max_bytes) or (
                     c.vec is not None and not all(0 <= v <= MAX_SIZE_BYTES for v in c.vec)):
                 # (a damaged count: the generators and the engine take at most 2^53 bytes a message)
                 raise self.fail("a byte count is negative or larger than 2^53 (the limit of one message)",

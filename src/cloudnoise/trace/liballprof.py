@@ -334,6 +334,7 @@ class LiballprofTrace:
         fast = P2P_FIELDS
         limit = MAX_US * 1000
         comm_cache = rank_comms.cache  # text -> id, as id_of fills it (cleared, never replaced)
+        next_at = rank_comms.next_at  # the call index of the next communicator binding
         other_kind: dict[str, str] = {}  # name -> kind of calls off the fast path, as below
         f = _open(path)
         try:
@@ -345,8 +346,9 @@ class LiballprofTrace:
                 index += 1
                 fields = line.split(":")
                 name = fields[0]
-                if index == rank_comms.next_at:
+                if index == next_at:
                     rank_comms.at(index)
+                    next_at = rank_comms.next_at
                 try:
                     t0 = round((float(fields[1]) - offset) * 1000)
                     end = fields[-1]
