@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import time
+import zlib
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
@@ -123,12 +124,14 @@ class Conversion:
 
 
 def comm_code(key: tuple) -> int:
-    """0 for MPI_COMM_WORLD, 1..62 for any other communicator (same on every member)."""
+    """0 for MPI_COMM_WORLD, 1..62 for any other communicator (same on every
+    member, and in every run: Python's hash() of a string changes from process
+    to process, so parts that are not ints are hashed by their CRC-32)."""
     if key == ("world",):
         return 0
     h = 0
     for part in key:
-        h = (h * 1000003 + (hash(part) if not isinstance(part, int) else part)) & 0xFFFFFFFF
+        h = (h * 1000003 + (part if isinstance(part, int) else zlib.crc32(repr(part).encode()))) & 0xFFFFFFFF
     return 1 + h % COMM_CODES
 
 
