@@ -55,7 +55,8 @@ from cloudnoise.trace.reader import TraceReader
 ANY_PEER = 0xFFFFFFFF
 TAG_BITS = 24
 COLL_FLAG = 1 << 30
-COMM_CODES = 62  # codes 1..62 for communicators other than MPI_COMM_WORLD
+COMM_CODES = 62
+FAST_KINDS = frozenset(("send", "recv", "isend", "irecv", "complete"))  # the inlined paths of _RankConverter.run  # codes 1..62 for communicators other than MPI_COMM_WORLD
 
 
 @dataclass(frozen=True)
@@ -388,6 +389,32 @@ class _RankConverter:
         self.match.message(world_src, self.rank, goal_tag, -1, self.rank, self.call.index, self.call.name)
         return r
 
+    def recv_as_posted(self, comm: int, psrc: int, ptag: int, pbytes: int, after: int | None) -> int | None:
+        """recv(comm, (ANY, ANY, 0), (psrc, ptag, pbytes), after): a receive whose
+        status the trace does not record, inlined for the bulk of them (a named
+        source in a communicator ordered as the world, a tag already coded)."""
+        info = self.comms.get(comm)
+        base = self.tag_base.get(info.key) if info is not None and 0 <= ptag < 1 << TAG_BITS else None
+        if base is None or info.members is not None or not 0 <= psrc < info.size:
+            return self.recv(self.comm(comm), (ANY, ANY, 0), (psrc, ptag, pbytes), after)
+        ops = self.ops
+        r = len(ops.kinds)
+        goal_tag = base | ptag
+        ops.kinds.append(RECV)
+        ops.amounts.append(pbytes)
+        ops.peers.append(psrc)
+        ops.tags.append(goal_tag)
+        if after is not None:
+            ops.efrom.append(r)
+            ops.eto.append(after)
+            ops.estart.append(0)
+        entry = self.match.channels.get((psrc, self.rank, goal_tag))
+        if entry is None:
+            entry = self.match.channels[(psrc, self.rank, goal_tag)] = [0, -1, -1, -1, -1]
+        entry[0] -= 1
+        entry[3], entry[4] = self.rank, self.call.index
+        return r
+
     def collective(self, c: Call, after: int | None) -> int | None:
         """Emits a collective's ops on this rank; returns its exit handle."""
         info = self.comm(c.comm)
@@ -485,7 +512,7 @@ class _RankConverter:
                                 "the trace is damaged; record it again")
             by_name[c.name] += 1
             kind = c.kind
-            if (kind == "isend" or kind == "irecv" or kind == "complete") and c.peer != PROC_NULL:
+            if kind in FAST_KINDS and c.peer != PROC_NULL:
                 t_entry = c.t_entry_ns
                 if kind == "complete":
                     done = c.completions
@@ -506,7 +533,7 @@ class _RankConverter:
                         add_start(0)
                     cur = op
                     self.compute_ns += ns
-                if kind == "isend":
+                if kind == "isend" or kind == "send":
                     info = comms_get(c.comm) or self.comm(c.comm)
                     peer = c.peer
                     dst = peer if info.members is None and 0 <= peer < info.size else self.world_peer(info, peer)
@@ -527,11 +554,24 @@ class _RankConverter:
                         entry = channels[(rank, dst, goal_tag)] = [0, -1, -1, -1, -1]
                     entry[0] += 1
                     entry[1], entry[2] = rank, c.index
-                    queue = pending.get(c.request)
-                    if queue is None:
-                        pending[c.request] = [("op", s)]
+                    if kind == "send":
+                        cur = s
                     else:
-                        queue.append(("op", s))
+                        queue = pending.get(c.request)
+                        if queue is None:
+                            pending[c.request] = [("op", s)]
+                        else:
+                            queue.append(("op", s))
+                elif kind == "recv":
+                    st = c.status
+                    if st is None or st == (ANY, ANY, 0):
+                        if c.comm not in self.comms:
+                            self.comm(c.comm)
+                        r = self.recv_as_posted(c.comm, c.peer, c.tag, c.bytes, cur)
+                    else:
+                        r = self.recv(self.comm(c.comm), st, (c.peer, c.tag, c.bytes), cur)
+                    if r is not None:
+                        cur = r
                 elif kind == "irecv":
                     if c.comm not in self.comms:
                         self.comm(c.comm)
@@ -552,29 +592,11 @@ class _RankConverter:
                                 o = entry[1]
                             else:
                                 posted = entry[2]
-                                info = comms_get(posted.comm)
-                                psrc, ptag = posted.peer, posted.tag
-                                base = tag_base_get(info.key) if info is not None and 0 <= ptag < tag_limit else None
-                                if (src == ANY and tag == ANY and nb == 0 and base is not None and info.members is None
-                                        and 0 <= psrc < info.size):
-                                    # recv() of a completed Irecv whose status is unknown (liballprof): as posted
-                                    o = len(kinds_arr)
-                                    goal_tag = base | ptag
-                                    add_kind(RECV)
-                                    add_amount(posted.bytes)
-                                    add_peer(psrc)
-                                    add_tag(goal_tag)
-                                    if entry[1] is not None:
-                                        add_from(o)
-                                        add_to(entry[1])
-                                        add_start(0)
-                                    chan = channels.get((psrc, rank, goal_tag))
-                                    if chan is None:
-                                        chan = channels[(psrc, rank, goal_tag)] = [0, -1, -1, -1, -1]
-                                    chan[0] -= 1
-                                    chan[3], chan[4] = rank, c.index
+                                if src == ANY and tag == ANY and nb == 0:
+                                    o = self.recv_as_posted(posted.comm, posted.peer, posted.tag, posted.bytes, entry[1])
                                 else:
-                                        o = self.recv(self.comm(posted.comm), (src, tag, nb), (psrc, ptag, posted.bytes), entry[1])
+                                    o = self.recv(self.comm(posted.comm), (src, tag, nb), (posted.peer, posted.tag, posted.bytes),
+                                                  entry[1])
                         else:
                             o = self.complete(req, src, tag, nb)
                         if o is not None:
