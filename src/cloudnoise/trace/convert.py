@@ -395,7 +395,7 @@ class _RankConverter:
         source in a communicator ordered as the world, a tag already coded)."""
         info = self.comms.get(comm)
         base = self.tag_base.get(info.key) if info is not None and 0 <= ptag < 1 << TAG_BITS else None
-        if base is None or info.members is not None or not 0 <= psrc < info.size:
+        if info is None or base is None or info.members is not None or not 0 <= psrc < info.size:
             return self.recv(self.comm(comm), (ANY, ANY, 0), (psrc, ptag, pbytes), after)
         ops = self.ops
         r = len(ops.kinds)
@@ -412,7 +412,7 @@ class _RankConverter:
         if entry is None:
             entry = self.match.channels[(psrc, self.rank, goal_tag)] = [0, -1, -1, -1, -1]
         entry[0] -= 1
-        entry[3], entry[4] = self.rank, self.call.index
+        entry[3], entry[4] = self.rank, self.call.index if self.call is not None else -1
         return r
 
     def collective(self, c: Call, after: int | None) -> int | None:
@@ -487,10 +487,10 @@ class _RankConverter:
         # The bulk of a trace is Isend/Irecv/Wait*: they take the inlined fast
         # paths below (the same ops as compute_until/send/start_request/complete/
         # join); anything unusual (errors, warnings, wildcards) goes to those methods.
-        ops = self.ops
-        add_kind, add_amount, add_peer, add_tag = ops.kinds.append, ops.amounts.append, ops.peers.append, ops.tags.append
-        add_from, add_to, add_start = ops.efrom.append, ops.eto.append, ops.estart.append
-        kinds_arr = ops.kinds
+        rops = self.ops
+        add_kind, add_amount, add_peer, add_tag = rops.kinds.append, rops.amounts.append, rops.peers.append, rops.tags.append
+        add_from, add_to, add_start = rops.efrom.append, rops.eto.append, rops.estart.append
+        kinds_arr = rops.kinds
         scale = self.opt.compute_scale
         comms_get = self.comms.get
         tag_base_get = self.tag_base.get
@@ -540,38 +540,38 @@ class _RankConverter:
                     tag = c.tag
                     base = tag_base_get(info.key) if 0 <= tag < tag_limit else None
                     goal_tag = base | tag if base is not None else self.p2p_tag(info, tag)
-                    s = len(kinds_arr)
+                    sop = len(kinds_arr)
                     add_kind(SEND)
                     add_amount(c.bytes)
                     add_peer(dst)
                     add_tag(goal_tag)
                     if cur is not None:
-                        add_from(s)
+                        add_from(sop)
                         add_to(cur)
                         add_start(0)
-                    entry = channels.get((rank, dst, goal_tag))
-                    if entry is None:
-                        entry = channels[(rank, dst, goal_tag)] = [0, -1, -1, -1, -1]
-                    entry[0] += 1
-                    entry[1], entry[2] = rank, c.index
+                    chan = channels.get((rank, dst, goal_tag))
+                    if chan is None:
+                        chan = channels[(rank, dst, goal_tag)] = [0, -1, -1, -1, -1]
+                    chan[0] += 1
+                    chan[1], chan[2] = rank, c.index
                     if kind == "send":
-                        cur = s
+                        cur = sop
                     else:
                         queue = pending.get(c.request)
                         if queue is None:
-                            pending[c.request] = [("op", s)]
+                            pending[c.request] = [("op", sop)]
                         else:
-                            queue.append(("op", s))
+                            queue.append(("op", sop))
                 elif kind == "recv":
                     st = c.status
                     if st is None or st == (ANY, ANY, 0):
                         if c.comm not in self.comms:
                             self.comm(c.comm)
-                        r = self.recv_as_posted(c.comm, c.peer, c.tag, c.bytes, cur)
+                        rop = self.recv_as_posted(c.comm, c.peer, c.tag, c.bytes, cur)
                     else:
-                        r = self.recv(self.comm(c.comm), st, (c.peer, c.tag, c.bytes), cur)
-                    if r is not None:
-                        cur = r
+                        rop = self.recv(self.comm(c.comm), st, (c.peer, c.tag, c.bytes), cur)
+                    if rop is not None:
+                        cur = rop
                 elif kind == "irecv":
                     if c.comm not in self.comms:
                         self.comm(c.comm)
@@ -582,21 +582,21 @@ class _RankConverter:
                         queue.append(("recv", cur, c))
                 else:
                     joined = []
-                    for req, src, tag, nb in done:
+                    for req, src, tag, nb in c.completions or ():
                         queue = pending.get(req)
                         if queue:
-                            entry = queue.pop(0)
+                            waiting = queue.pop(0)
                             if not queue:
                                 del pending[req]
-                            if entry[0] == "op":
-                                o = entry[1]
+                            if waiting[0] == "op":
+                                o = waiting[1]
                             else:
-                                posted = entry[2]
+                                posted = waiting[2]
                                 if src == ANY and tag == ANY and nb == 0:
-                                    o = self.recv_as_posted(posted.comm, posted.peer, posted.tag, posted.bytes, entry[1])
+                                    o = self.recv_as_posted(posted.comm, posted.peer, posted.tag, posted.bytes, waiting[1])
                                 else:
                                     o = self.recv(self.comm(posted.comm), (src, tag, nb), (posted.peer, posted.tag, posted.bytes),
-                                                  entry[1])
+                                                  waiting[1])
                         else:
                             o = self.complete(req, src, tag, nb)
                         if o is not None:

@@ -65,8 +65,9 @@ class ReplicatedTrace:
         spanning = {0}  # comm ids whose ranks are world ranks (shifted into the copy)
         for c in self.base.calls(base_rank):
             if c.kind == "comm_create" and c.comm_info is not None:
+                info = self._comm(c.comm_info, rank, shift, copy, spanning)
                 c = c.copy()
-                c.comm_info = self._comm(c.comm_info, rank, shift, copy, spanning)
+                c.comm_info = info
             elif c.kind in P2P and c.comm in spanning and shift:
                 c = c.copy()
                 if c.peer >= 0:
@@ -75,8 +76,9 @@ class ReplicatedTrace:
                     c.recv_peer += shift
             elif c.kind == "complete" and c.completions and shift:
                 # the converter takes the source that arrived; liballprof's are unknown (-1), others shift
+                done = [(q, s + shift if s >= 0 else s, t, b) for q, s, t, b in c.completions]
                 c = c.copy()
-                c.completions = [(q, s + shift if s >= 0 else s, t, b) for q, s, t, b in c.completions]
+                c.completions = done
             elif c.kind == "coll" and c.vec is not None and c.comm in spanning and self.copies > 1:
                 raise CloudnoiseError(f"{self.path}: rank {base_rank}, call {c.index} ({c.name}): a v-collective on all "
                                       "ranks: its per-rank counts for more ranks are unknown; such a trace cannot be replicated")
