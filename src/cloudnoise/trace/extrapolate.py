@@ -373,7 +373,7 @@ class ExtrapolatedTrace:
     def calls(self, rank: int) -> Iterator[Call]:
         n, dims, periods = self.num_ranks, self.grid_dims, self.grid_periods
         for call, rule, recv_rule in self.template:
-            c = replace(call)
+            c = call.copy()
             if c.kind == "comm_create" and c.comm_info is None and call.comm_info is None:
                 sub = self._sub_created(call)
                 if sub is not None:

@@ -168,6 +168,7 @@ P2P_FIELDS: dict[str, tuple[int, str, int, int, int, int, int, int]] = {
            POSITIONS[name]["tag"], POSITIONS[name]["comm"], POSITIONS[name].get("request", 0))
     for name in SIGNATURES if KIND.get(name) in ("send", "recv", "isend", "irecv")
 }
+WAITALL_FIELDS, WAITALL_COUNT, WAITALL_REQUESTS = NFIELDS["MPI_Waitall"], POSITIONS["MPI_Waitall"]["count"], POSITIONS["MPI_Waitall"]["requests"]
 UNKNOWN_STATUS = (ANY, ANY, 0)  # liballprof does not record what arrived: the posted values are used
 
 
@@ -298,8 +299,9 @@ class LiballprofTrace:
         return {"format": self.format, "path": str(self.path), "ranks": self.num_ranks, "header": header,
                 "origin_us": self.origin_us}
 
-    def lines(self, rank: int) -> Iterator[tuple[int, int, list[str]]]:
-        """(line number, call index, fields) of each call line of a rank, in order."""
+    def lines(self, rank: int) -> Iterator[tuple[int, int, str]]:
+        """(line number, call index, stripped line) of each call line of a rank, in order
+        (the caller splits only the lines it needs)."""
         path = self.files[rank]
         index = 0
         lineno = 0
@@ -311,7 +313,7 @@ class LiballprofTrace:
                     line = line.strip()
                     if not line:
                         continue
-                    yield lineno, index, line.split(":")
+                    yield lineno, index, line
                     index += 1
         except (OSError, EOFError, zlib.error) as err:
             raise CloudnoiseError(f"{path}: rank {rank}: cannot read after line {lineno} ({err}); the file is damaged "
@@ -331,17 +333,22 @@ class LiballprofTrace:
         kinds = KIND
         fast = P2P_FIELDS
         limit = MAX_US * 1000
+        comm_cache = rank_comms.cache  # text -> id, as id_of fills it (cleared, never replaced)
+        next_at = rank_comms.next_at  # the call index of the next communicator binding
+        other_kind: dict[str, str] = {}  # name -> kind of calls off the fast path, as below
         f = _open(path)
         try:
             for line in f:
                 lineno += 1
-                if line[:1] == "#" or not line.strip():
+                line = line.rstrip()
+                if not line or line[0] == "#":
                     continue
                 index += 1
-                fields = line.rstrip().split(":")
+                fields = line.split(":")
                 name = fields[0]
-                if index == rank_comms.next_at:
+                if index == next_at:
                     rank_comms.at(index)
+                    next_at = rank_comms.next_at
                 try:
                     t0 = round((float(fields[1]) - offset) * 1000)
                     end = fields[-1]
@@ -368,13 +375,23 @@ class LiballprofTrace:
                     peer = int(fields[ipeer])
                     if mpich and peer < 0:
                         peer = _peer(peer, True)
-                    c = Call(index, name, kind, t0, t1, comm_id(fields[icomm], name), peer, int(fields[itag]),
-                             int(fields[icount]) * size)
+                    cid = comm_cache.get(fields[icomm])
+                    if cid is None:
+                        cid = comm_id(fields[icomm], name)
+                    c = Call(index, name, kind, t0, t1, cid, peer, int(fields[itag]), int(fields[icount]) * size)
                     if ireq:
                         c.request = req = int(fields[ireq])
                         pending.add(req)
                     elif kind == "recv":
                         c.status = UNKNOWN_STATUS
+                    yield c
+                    continue
+                if name == "MPI_Waitall" and len(fields) == WAITALL_FIELDS:
+                    # the other bulk of a trace, as _call reads it
+                    reqs = _array(int(fields[WAITALL_REQUESTS]), int(fields[WAITALL_COUNT]), pending)
+                    pending.difference_update(reqs)
+                    c = Call(index, name, "complete", t0, t1)
+                    c.completions = [(r, -1, -1, 0) for r in reqs]
                     yield c
                     continue
                 if len(fields) < 3 or not name.startswith("MPI_"):
@@ -384,9 +401,13 @@ class LiballprofTrace:
                     finalized = True
                     yield Call(index, name, "finalize", t0, t0)
                     continue
-                what = kinds.get(name) or ("coll" if name in SIGNATURES else None)
+                what = other_kind.get(name)
                 if what is None:
-                    yield Call(index, name, "local" if is_local(name) else "unsupported", t0, t1)
+                    what = kinds.get(name) or ("coll" if name in SIGNATURES else "local" if is_local(name) else "unsupported")
+                    if len(other_kind) < 4096:  # (a damaged file may name any number of calls)
+                        other_kind[name] = what
+                if what == "local" or what == "unsupported":
+                    yield Call(index, name, what, t0, t1)
                     continue
                 if len(fields) != NFIELDS[name]:
                     raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {name} has {len(fields) - 3} arguments, "
@@ -516,8 +537,10 @@ def _array(base: int, count: int, pending: set[int] | None) -> list[int]:
         raise ValueError(count)
     if pending is None:
         return [base + i * 4 for i in range(count)]
-    best: list[int] = []
-    for step in (4, 8):
+    best: list[int] = [base + i * 4 for i in range(count) if base + i * 4 in pending]
+    if len(best) == count:
+        return best  # every 4-byte slot names a pending request: 8 bytes cannot name more
+    for step in (8,):
         cand = [base + i * step for i in range(count) if base + i * step in pending]
         if len(cand) > len(best):
             best = cand

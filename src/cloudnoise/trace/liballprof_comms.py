@@ -202,14 +202,15 @@ def _scan_rank(trace: Any, rank: int, comm_pos: dict[str, int]) -> _RankScan:
     seen: dict[int, tuple[int, int]] = {}  # handle -> (rank, size) as last bound
     p = trace.num_ranks
     path = trace.files[rank]
-    for lineno, index, fields in trace.lines(rank):
-        name = fields[0]
+    for lineno, index, line in trace.lines(rank):
+        name = line.partition(":")[0]
         if name in LOCAL_CREATORS:
             scan.opaque.append((index, name))
             continue
         pos = comm_pos.get(name)
         if pos is None or (not pending and scan.world is not None and name not in CREATORS):
             continue
+        fields = line.split(":")
         try:
             h, r, s = _field(fields[pos])
             if h in seen and seen[h] != (r, s) or h not in seen:

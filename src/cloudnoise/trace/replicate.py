@@ -20,7 +20,6 @@ multiple of P. Memory: one traced rank's call stream at a time.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -66,16 +65,20 @@ class ReplicatedTrace:
         spanning = {0}  # comm ids whose ranks are world ranks (shifted into the copy)
         for c in self.base.calls(base_rank):
             if c.kind == "comm_create" and c.comm_info is not None:
-                c = replace(c, comm_info=self._comm(c.comm_info, rank, shift, copy, spanning))
+                info = self._comm(c.comm_info, rank, shift, copy, spanning)
+                c = c.copy()
+                c.comm_info = info
             elif c.kind in P2P and c.comm in spanning and shift:
-                c = replace(c)
+                c = c.copy()
                 if c.peer >= 0:
                     c.peer += shift
                 if c.kind == "sendrecv" and c.recv_peer >= 0:
                     c.recv_peer += shift
             elif c.kind == "complete" and c.completions and shift:
                 # the converter takes the source that arrived; liballprof's are unknown (-1), others shift
-                c = replace(c, completions=[(q, s + shift if s >= 0 else s, t, b) for q, s, t, b in c.completions])
+                done = [(q, s + shift if s >= 0 else s, t, b) for q, s, t, b in c.completions]
+                c = c.copy()
+                c.completions = done
             elif c.kind == "coll" and c.vec is not None and c.comm in spanning and self.copies > 1:
                 raise CloudnoiseError(f"{self.path}: rank {base_rank}, call {c.index} ({c.name}): a v-collective on all "
                                       "ranks: its per-rank counts for more ranks are unknown; such a trace cannot be replicated")
