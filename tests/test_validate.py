@@ -78,7 +78,7 @@ def profile(tmp_path: Path) -> Path:
     """A built-in profile with round LogGOPS parameters and no noise models."""
     src = Path(cloudnoise.__file__).parent / "profiles" / "data" / "daint.json"
     data = json.loads(src.read_text())
-    for key in ("latency_noise", "bandwidth_noise", "os_noise"):
+    for key in ("latency_noise", "bandwidth_noise", "os_noise", "switch_draws"):
         data.pop(key, None)
     data["name"] = "test"
     data["loggops"].update({"L": 300, "o": 300, "g": 400, "G": 0.05, "O": 0.05, "S": 4096})
