@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 
 import click
@@ -83,6 +84,10 @@ def main(argv: list[str] | None = None) -> None:
     is a bug: one line naming it and the file holding its traceback, exit 1.
     """
     args = list(sys.argv[1:] if argv is None else argv)
+    # `kill` stops every command as Ctrl-C does: what a command writes through a
+    # temporary folder (an import, a profile build, a measurement's chunks) is
+    # cleaned up or kept by the same except-paths, instead of dying mid-write.
+    signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
         cli.main(args=args, prog_name="cloudnoise", standalone_mode=False)
         sys.stdout.flush()  # here, not at exit, where a closed reader would cost a traceback
@@ -110,6 +115,10 @@ def main(argv: list[str] | None = None) -> None:
             f"(a bug in cloudnoise; {where}; please report it)",
             EXIT_INTERNAL,
         )
+
+
+def _terminate_as_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _one_line(text: str) -> str:

@@ -41,3 +41,27 @@ def test_ctrl_c_stops_a_noisy_simulation(tmp_path):
     assert "terminate called" not in err and "Traceback" not in err
     assert not (box.work / "runs.parquet").exists()  # nothing half-written
     assert [p.name for p in box.work.iterdir()] == []
+
+
+def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path):
+    """`kill` (SIGTERM) is an interrupt for every command, not only `measure`: one line,
+    exit 130, nothing half-written (it ended with status 143 and no word, and an import
+    left its temporary folder beside --out)."""
+    box = sandbox(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cloudnoise", "simulate", "--pattern", "dissemination", "--ranks", "16384",
+         "--size", "16B", "--profile", "azure-hpc", "--noise", "both", "--reps", "10000", "--threads", "2",
+         "--out", "runs.parquet"],
+        cwd=box.work, env=box.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(2.0)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    lines = [line for line in err.splitlines() if line.startswith("cloudnoise:")]
+    assert lines == ["cloudnoise: interrupted; what was already written is kept"], err
+    assert "Traceback" not in err
+    assert [p.name for p in box.work.iterdir()] == []
