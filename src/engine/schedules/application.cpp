@@ -5,27 +5,21 @@
 #include <limits>
 #include <string>
 
+#include "op_count.hpp"
 #include "patterns.hpp"
 
 namespace cloudnoise {
 
 namespace {
 
-constexpr uint64_t kMaxOps = std::numeric_limits<uint32_t>::max() - 1;
 // Tags stay below 2^31 so GOAL text written from an application still reads
 // into tools that hold tags in a signed int (LogGOPSim).
 constexpr uint64_t kMaxTag = std::numeric_limits<int32_t>::max();
 constexpr uint32_t kNone = patterns::kNone;
 
-uint64_t mul_sat(uint64_t a, uint64_t b) {
-  if (a != 0 && b > std::numeric_limits<uint64_t>::max() / a)
-    return std::numeric_limits<uint64_t>::max();
-  return a * b;
-}
-uint64_t add_sat(uint64_t a, uint64_t b) {
-  return b > std::numeric_limits<uint64_t>::max() - a ? std::numeric_limits<uint64_t>::max()
-                                                      : a + b;
-}
+using op_count::add_sat;
+using op_count::kMaxOps;
+using op_count::mul_sat;
 
 // The pattern spec of a collective phase, sized to the application.
 PatternSpec phase_pattern(const ApplicationSpec& app, const PhaseSpec& phase) {

@@ -18,11 +18,13 @@
 
 #include "goal_writer.hpp"
 #include "patterns.hpp"
+#include "schedule_errors.hpp"
 #include "schedule.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
 using namespace cloudnoise;
+using cloudnoise::bindings::checked;
 
 namespace {
 
@@ -138,15 +140,6 @@ class GoalAssembler {
   std::unique_ptr<GoalFile> file_;
   std::unique_ptr<GoalTextWriter> writer_;
 };
-
-template <class F>
-auto checked(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const ScheduleError& err) {
-    throw nb::value_error(err.what());
-  }
-}
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "../input_limits.hpp"
+#include "op_count.hpp"
 #include "op_sink.hpp"
 #include "rounds.hpp"
 #include "schedule.hpp"
@@ -40,20 +41,10 @@ constexpr std::array<PatternInfo, 15> kPatterns{{
      "5 dissemination allreduces, each starting after the previous one completes"},
 }};
 
-// a * b, saturating at the uint64 maximum.
-uint64_t mul_sat(uint64_t a, uint64_t b) {
-  if (a != 0 && b > std::numeric_limits<uint64_t>::max() / a)
-    return std::numeric_limits<uint64_t>::max();
-  return a * b;
-}
+using op_count::add_sat;
+using op_count::kMaxOps;
+using op_count::mul_sat;
 
-uint64_t add_sat(uint64_t a, uint64_t b) {
-  return b > std::numeric_limits<uint64_t>::max() - a ? std::numeric_limits<uint64_t>::max()
-                                                      : a + b;
-}
-
-// The engine indexes ops with 32-bit integers (one value kept as a marker).
-constexpr uint64_t kMaxOps = std::numeric_limits<uint32_t>::max() - 1;
 // Sizes up to 2^50 bytes keep byte*1000 picosecond products within 64 bits.
 constexpr uint64_t kMaxSize = uint64_t{1} << 50;
 constexpr uint64_t kMaxNbNs = static_cast<uint64_t>(limits::kMaxTimeNs);

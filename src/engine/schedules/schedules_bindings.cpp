@@ -15,10 +15,12 @@
 #include "application.hpp"
 #include "generate.hpp"
 #include "goal_writer.hpp"
+#include "schedule_errors.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
 using namespace cloudnoise;
+using cloudnoise::bindings::checked;
 
 namespace {
 
@@ -78,16 +80,6 @@ nb::dict counts_dict(const ScheduleCounts& c) {
   d["bytes_sent"] = c.bytes_sent;
   d["max_rank_ops"] = c.max_rank_ops;
   return d;
-}
-
-// Runs f, turning ScheduleError into ValueError.
-template <class F>
-auto checked(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const ScheduleError& err) {
-    throw nb::value_error(err.what());
-  }
 }
 
 }  // namespace
