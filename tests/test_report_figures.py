@@ -17,6 +17,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -194,3 +195,33 @@ def test_no_text_runs_off_its_figure(built):
         for text in (t for t in _texts(fig) if id(t) not in ticks):
             box = text.get_window_extent(renderer)
             assert edge.containsx(box.x0) and edge.containsx(box.x1), f"{name}: {text.get_text()!r} cut at the edge"
+
+
+def test_a_panel_with_far_outliers_and_means_keeps_its_note_inside(tmp_path):
+    """The cost and scalability panels clip far outliers and say so in the title: with
+    outliers and means both above the axis, the note is two clauses long and ran past
+    the right edge of the last panel in a row (the quick demo's Fig. 16 cost panel)."""
+    from cloudnoise.report.data import load_sweep
+    from cloudnoise.report.figures.cost import cost_increase_figure
+    from cloudnoise.report.figures.scalability import scalability_figure
+    from report_support import write_sweep
+
+    rng = np.random.default_rng(0)
+    runtimes: dict[tuple[str, int, str], np.ndarray] = {}
+    for system in ("aws-hpc", "daint", "azure-hpc-with-a-long-name"):
+        for nodes in (16, 64, 256):
+            base_ns = 10_000.0 * nodes
+            runtimes[(system, nodes, "none")] = np.full(40, base_ns)
+            for variant in ("os", "network", "both"):
+                body = base_ns * (1.0 + 0.05 * rng.random(40))
+                body[:4] = base_ns * 80.0  # far outliers that also lift the mean far above the boxes
+                runtimes[(system, nodes, variant)] = body
+    sweep = load_sweep(write_sweep(tmp_path / "sweep", runtimes))
+    for fig in (cost_increase_figure(sweep), scalability_figure(sweep)):
+        notes = [t for t in _texts(fig) if "above the axis" in t.get_text()]
+        assert notes and all("mean" in t.get_text() and "outlier" in t.get_text() for t in notes)
+        renderer = fig.canvas.get_renderer()
+        edge = fig.bbox.padded(1)
+        for text in notes:
+            box = text.get_window_extent(renderer)
+            assert edge.containsx(box.x0) and edge.containsx(box.x1), f"{text.get_text()!r} cut at the edge"

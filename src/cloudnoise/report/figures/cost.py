@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 
 from cloudnoise.report.costs import increase_samples
 from cloudnoise.report.data import SweepData
-from cloudnoise.report.figures.base import panel_grid
+from cloudnoise.report.figures.base import panel_grid, panel_title
 from cloudnoise.report.figures.boxes import clip_outliers, grouped_boxes
 
 
@@ -30,7 +30,7 @@ def cost_increase_figure(sweep: SweepData) -> Figure:
         ax.axhline(0, color="#333", lw=0.8)
         note = clip_outliers(ax, drawn, "%")
         ax.set_ylabel("Cost increase due to noise (%)")
-        ax.set_title(system + (f"\n({note})" if note else ""), fontsize=10)
+        panel_title(ax, system, *([f"({note})"] if note else []))
     fig.legend(handles=handles, loc="outside lower center", ncols=max(1, len(handles)), fontsize=9)
     fig.suptitle(f"Cost increase over the noiseless median: {sweep.title}", fontsize=11)
     return fig

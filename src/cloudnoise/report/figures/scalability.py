@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from cloudnoise.report.data import SweepData
-from cloudnoise.report.figures.base import panel_grid, plain_log_labels, time_unit
+from cloudnoise.report.figures.base import panel_grid, panel_title, plain_log_labels, time_unit
 from cloudnoise.report.figures.boxes import clip_outliers, grouped_boxes
 
 
@@ -41,7 +41,7 @@ def scalability_figure(sweep: SweepData, log_y: bool = False) -> Figure:
         else:
             note = clip_outliers(ax, drawn, f" {unit}")
         ax.set_ylabel(f"Runtime ({unit}{', log scale' if log_y else ''})")
-        ax.set_title(system + (f"\n({note})" if note else ""), fontsize=10)
+        panel_title(ax, system, *([f"({note})"] if note else []))
     fig.legend(handles=handles, loc="outside lower center", ncols=max(1, len(handles)), fontsize=9)
     fig.suptitle(f"Scalability: {sweep.title}", fontsize=11)
     return fig
