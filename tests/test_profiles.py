@@ -141,7 +141,9 @@ def test_noise_models_are_labelled_and_keep_table_ii(name):
 def test_fitted_models_are_labelled_calibrated():
     assert text_profile("aws-hpc-metal").latency_noise.provenance.kind == "calibrated"
     assert "fig14-aws-network-50" in text_profile("aws-hpc-metal").latency_noise.provenance.source
-    assert text_profile("daint").os_noise.provenance.kind == "calibrated"
+    assert text_profile("oracle-hpc-metal").os_noise.provenance.kind == "calibrated"
+    # Daint's noise comes from its measurements: its text model is no longer fitted (issue 36)
+    assert text_profile("daint").os_noise.provenance.kind == "reconstructed"
     assert text_profile("deep-est").bandwidth_noise.provenance.kind == "reconstructed"
 
 

@@ -19,7 +19,6 @@ from cloudnoise.profiles.paper import TABLE_II
 
 def conflicts(params: dict[str, SystemParams]) -> list[dict[str, Any]]:
     aws, gcp, oracle = params["aws-hpc-metal"].os, params["gcp-hpc"].os, params["oracle-hpc-metal"].latency
-    daint = params["daint"].latency
     out = [
         {
             "id": "oracle-normal-bandwidth",
@@ -117,18 +116,6 @@ def conflicts(params: dict[str, SystemParams]) -> list[dict[str, Any]]:
             "choice": "the spike weight from Sec. V-B (mean and outliers), the 59 ms median from Sec. IV-B; Table "
                       f"II's mean latency (1.72 us vs 1.66 us min) still holds: the spikes add "
                       f"{fam.spike_mean(oracle):.3g} ns of its 60 ns",
-        },
-        {
-            "id": "daint-tail-growth",
-            "statements": ["fig14-daint-network-almost-4x", "obs8-1k-up-to-2x"],
-            "numbers": "Sec. V-B: network noise makes Daint's 16K-node dissemination almost 4x slower; Obs. 8: noise "
-                       "raises the median up to 2x at 1K nodes. The largest tail draw of a run grows "
-                       f"(229,376 / 10,240)^(1/a) from 1K to 16K nodes: {22.4 ** 0.5:.2g}x at the prior a = 2, with "
-                       "which the 16K fit gave 2.44x at 1K. Both hold only with a = "
-                       f"{daint.tail_alpha:g} (the lower end of the fit's search, 1.05: a heavier tail would have "
-                       f"no finite mean) and x_t = {daint.tail_scale_ns:g} ns",
-            "choice": "both kept, at the heaviest tail the fit allows; the 1K statement is met inside its band "
-                      "(<= 2.4x) but above its 2x aim (see obs8-1k-up-to-2x and the fit's 'achieved')",
         },
     ]
     for c in out:
