@@ -206,3 +206,26 @@ def test_report_shows_the_paper_table_and_refuses_a_malformed_result(tmp_path, r
     (folder / "paper.json").write_text("{")
     res = run_cli("report", "--paper", folder, "-o", tmp_path / "r3")
     assert res.returncode == 2 and "not readable as JSON" in res.stderr
+
+
+def test_a_disagreeing_row_shows_the_cause_of_the_profile_it_reads():
+    """The text-model causes (Table II means, fitted OS detours) were stale for the
+    systems now built from the authors' data (issue 36): a row reading such a system
+    names it and the data; a row reading only text-built systems keeps its text cause."""
+    from cloudnoise.paper.causes import TEXT_CAUSES, causes_for, data_built_systems
+    from cloudnoise.paper.statements import ALL
+
+    built = data_built_systems()
+    assert {"daint", "alps", "azure-hpc"} <= built and not {"oracle-hpc-metal", "aws-hpc", "oracle-normal"} & built
+    by_id = {s.id: s for s in ALL}
+    causes = causes_for(ALL, built)
+    assert causes["fig14-daint-network-almost-4x"].startswith("daint: built from the authors' own measurements")
+    assert "fitted" not in causes["fig14-daint-network-almost-4x"]
+    assert causes["fig14-oracle-mean-10ms"] == TEXT_CAUSES["fig14-oracle-mean-10ms"]
+    mixed = causes["fig16-64-lowest-10"]  # Oracle (text) among data-built systems
+    assert "oracle-hpc-metal (reconstructed from the text)" in mixed and TEXT_CAUSES["fig16-64-lowest-10"] in mixed
+    # nothing stale reaches a row whose systems are all data-built
+    for sid, text in causes.items():
+        systems = {c.system for c in by_id[sid].measure.needs()}
+        if systems <= built:
+            assert sid not in TEXT_CAUSES or TEXT_CAUSES[sid] not in text, sid

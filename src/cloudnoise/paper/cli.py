@@ -60,7 +60,7 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
       cloudnoise paper --only held-out --json
       cloudnoise paper --statement fig17-gcp-15-at-4,fig15-gcp-outliers-5x --reps 200
     """
-    from cloudnoise.paper.causes import CAUSES
+    from cloudnoise.paper.causes import causes_for
     from cloudnoise.paper.reproduce import reproduce, to_json
     from cloudnoise.paper.statements import ALL
     from cloudnoise.paper.table import print_table, to_csv
@@ -87,7 +87,8 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
     try:
         with bar:
             run = reproduce(statements, out, reps=reps, seed=seed, in_process=in_process,
-                            workers=workers or _cores(), scheduler=scheduler, progress=bar.update, causes=CAUSES)
+                            workers=workers or _cores(), scheduler=scheduler, progress=bar.update,
+                            causes=causes_for(statements))
     except KeyboardInterrupt:
         raise CloudnoiseError(
             f"interrupted; finished work is kept in {out}: rerun the same command to continue", EXIT_INTERRUPTED
