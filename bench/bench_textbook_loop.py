@@ -49,7 +49,7 @@ import tempfile
 import time
 from pathlib import Path
 
-FLOOR_CPP = r"""
+LOOP_CPP = r"""
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -118,14 +118,14 @@ int main(int argc, char** argv) {
 """
 
 
-def build_floor(work: Path) -> Path:
-    src, exe = work / "floor.cpp", work / "floor"
-    src.write_text(FLOOR_CPP)
+def build_loop(work: Path) -> Path:
+    src, exe = work / "loop.cpp", work / "loop"
+    src.write_text(LOOP_CPP)
     subprocess.run(["g++", "-O3", "-march=native", "-std=c++17", "-o", str(exe), str(src)], check=True)
     return exe
 
 
-def floor_ns_per_message(exe: Path, ranks: int, reps: int, noise: bool) -> float:
+def loop_ns_per_message(exe: Path, ranks: int, reps: int, noise: bool) -> float:
     out = subprocess.run([str(exe), str(ranks), str(reps), "1" if noise else "0"], capture_output=True, text=True,
                          check=True).stdout.split()
     messages, seconds = int(out[0]), float(out[1])
@@ -164,13 +164,13 @@ def main() -> None:
     print(f"{opts.ranks}-rank 16 B dissemination, {opts.reps} repetitions per run, one thread, CPU ns per message; "
           f"load {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
-        exe = build_floor(Path(tmp))
+        exe = build_loop(Path(tmp))
         rows: dict[str, list[float]] = {k: [] for k in ("loop none", "engine none", "loop noise", "engine network")}
         print("pair   loop none  engine none   loop noise  engine network")
         for i in range(opts.pairs):
-            rows["loop none"].append(floor_ns_per_message(exe, opts.ranks, opts.reps, False))
+            rows["loop none"].append(loop_ns_per_message(exe, opts.ranks, opts.reps, False))
             rows["engine none"].append(engine_ns_per_message(opts.ranks, opts.reps, "none"))
-            rows["loop noise"].append(floor_ns_per_message(exe, opts.ranks, opts.reps, True))
+            rows["loop noise"].append(loop_ns_per_message(exe, opts.ranks, opts.reps, True))
             rows["engine network"].append(engine_ns_per_message(opts.ranks, opts.reps, "network"))
             print(f"{i + 1:>4}  " + "  ".join(f"{rows[k][-1]:>10.1f}" for k in rows))
     med = {k: statistics.median(v) for k, v in rows.items()}
