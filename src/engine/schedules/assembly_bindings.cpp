@@ -4,12 +4,18 @@
 // arrays and build a Schedule or stream GOAL text (gzip for .gz). The
 // converter decides what the ops are; these only store or print them, so
 // a converted trace and a generated collective go through the same
-// ScheduleBuilder and GoalTextWriter.
+// ScheduleBuilder and GoalTextWriter. Also the C++ converter of one
+// liballprof rank (traces/liballprof_rank.hpp), with the Python converter's
+// hooks as callables, and RankOps, where it puts a rank's ops (flat memory)
+// for an assembler's add_rank_ops.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
+
+#include <span>
 
 #include <memory>
 #include <string>
@@ -20,6 +26,8 @@
 #include "patterns.hpp"
 #include "schedule_errors.hpp"
 #include "schedule.hpp"
+#include "traces/liballprof_rank.hpp"
+#include "traces/rank_op_store.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -107,12 +115,41 @@ void feed(Out& out, const RankColumns& c) {
   }
 }
 
+// Feeds a RankOps store (all its ops, then all its edges, as feed() does).
+template <class Out>
+void feed_store(Out& out, const traces::RankOpStore& s) {
+  s.op_column().for_each_chunk([&](std::span<const traces::StoredOp> ops) {
+    for (const traces::StoredOp& o : ops) {
+      switch (static_cast<OpKind>(o.kind)) {
+        case OpKind::Send: out.send(o.amount, o.peer, o.tag); break;
+        case OpKind::Recv: out.recv(o.amount, o.peer, o.tag); break;
+        case OpKind::Calc: out.calc(o.amount); break;
+        default: throw ScheduleError("op kind must be 1 (send), 2 (recv) or 3 (calc)", 0);
+      }
+    }
+  });
+  const uint64_t n = s.ops();
+  s.edge_column().for_each_chunk([&](std::span<const traces::StoredEdge> edges) {
+    for (const traces::StoredEdge& e : edges) {
+      if (e.from >= n || e.to >= n) throw ScheduleError("an edge names an op the rank does not have", 0);
+      if (e.start)
+        out.requires_start(e.from, e.to);
+      else
+        out.requires_done(e.from, e.to);
+    }
+  });
+}
+
 class ScheduleAssembler {
  public:
   explicit ScheduleAssembler(uint32_t ranks) : builder_(ranks) {}
   void add_rank(uint32_t rank, const RankColumns& c) {
     builder_.begin_rank(rank);
     feed(builder_, c);
+  }
+  void add_rank_ops(uint32_t rank, const traces::RankOpStore& s) {
+    builder_.begin_rank(rank);
+    feed_store(builder_, s);
   }
   Schedule finish() { return builder_.finish(); }
 
@@ -131,6 +168,11 @@ class GoalAssembler {
     feed(*writer_, c);
     writer_->end_rank();
   }
+  void add_rank_ops(uint32_t rank, const traces::RankOpStore& s) {
+    writer_->begin_rank(rank);
+    feed_store(*writer_, s);
+    writer_->end_rank();
+  }
   void close() {
     writer_->flush();
     file_->close();
@@ -140,6 +182,62 @@ class GoalAssembler {
   std::unique_ptr<GoalFile> file_;
   std::unique_ptr<GoalTextWriter> writer_;
 };
+
+// The Python hooks of convert_liballprof_rank as the C++ converter calls them.
+traces::LiballprofHooks liballprof_hooks(nb::callable plan, nb::callable comm_id, nb::callable comm_at,
+                                         nb::callable comm_desc, nb::callable comm_create,
+                                         nb::callable collective) {
+  traces::LiballprofHooks h;
+  h.plan = [plan](std::string_view name) {
+    auto t = nb::cast<std::vector<int64_t>>(plan(nb::str(name.data(), name.size())));
+    if (t.size() != 9) throw nb::value_error("plan() must return 9 ints");
+    traces::CallPlan p;
+    p.cls = static_cast<uint8_t>(t[0]);
+    p.sub = static_cast<uint8_t>(t[1]);
+    p.nfields = static_cast<uint32_t>(t[2]);
+    uint32_t* pos[] = {&p.count, &p.type, &p.peer, &p.tag, &p.comm, &p.request};
+    for (int i = 0; i < 6; ++i) {
+      if (t[3 + i] < 0 || (t[3 + i] > 0 && t[3 + i] >= t[2]))
+        throw nb::value_error("plan(): a field position outside the line");
+      *pos[i] = static_cast<uint32_t>(t[3 + i]);
+    }
+    return p;
+  };
+  h.comm_id = [comm_id](std::string_view text, std::string_view name) {
+    return nb::cast<int64_t>(comm_id(nb::str(text.data(), text.size()), nb::str(name.data(), name.size())));
+  };
+  h.comm_at = [comm_at](int64_t index) { comm_at(index); };
+  h.comm_desc = [comm_desc](int64_t cid, traces::CommDesc& out) {
+    nb::object r = comm_desc(cid);
+    if (r.is_none()) return false;
+    auto t = nb::cast<std::tuple<uint32_t, std::vector<uint32_t>, uint32_t>>(r);
+    out.size = std::get<0>(t);
+    out.members = std::move(std::get<1>(t));
+    out.tag_base = std::get<2>(t);
+    if (!out.members.empty() && out.members.size() != out.size)
+      throw nb::value_error("comm_desc(): members must list every rank");
+    return true;
+  };
+  h.comm_create = [comm_create](std::string_view line, int64_t index, int64_t t0, int64_t t1) {
+    return nb::cast<bool>(comm_create(nb::str(line.data(), line.size()), index, t0, t1));
+  };
+  h.collective = [collective](std::string_view line, int64_t index, int64_t t0, int64_t t1, int64_t cur,
+                              uint64_t base) {
+    traces::HookOps out;
+    nb::object r = collective(nb::str(line.data(), line.size()), index, t0, t1, cur, base);
+    if (r.is_none()) return out;
+    auto t = nb::cast<std::tuple<int64_t, Column<uint8_t>, Column<uint64_t>, Column<uint32_t>, Column<uint32_t>,
+                                 Column<uint32_t>, Column<uint32_t>, Column<uint8_t>>>(r);
+    const RankColumns c = columns(std::get<1>(t), std::get<2>(t), std::get<3>(t), std::get<4>(t),
+                                  std::get<5>(t), std::get<6>(t), std::get<7>(t));
+    out.ok = true;
+    out.exit = std::get<0>(t);
+    for (size_t i = 0; i < c.ops; ++i) out.ops.push_back({c.amounts[i], c.peers[i], c.tags[i], c.kinds[i]});
+    for (size_t k = 0; k < c.edges; ++k) out.edges.push_back({c.edge_from[k], c.edge_to[k], c.edge_start[k]});
+    return out;
+  };
+  return h;
+}
 
 }  // namespace
 
@@ -168,6 +266,47 @@ void bind_assembly(nb::module_& m) {
       "amounts, peers, tags, edges), kinds 1 send / 2 recv / 3 calc, peers absolute in "
       "0..ranks-1, edges (a, b, start): op a waits for op b to finish (start=0) or start (1).");
 
+  nb::class_<traces::RankOpStore>(m, "RankOps",
+                                  "One rank's ops and edges from convert_liballprof_rank; older chunks "
+                                  "wait in a temporary file, so memory stays flat in the rank's length.")
+      .def(nb::init<>())
+      .def_prop_ro("ops", &traces::RankOpStore::ops, "Ops stored.")
+      .def_prop_ro("edges", &traces::RankOpStore::edges, "Edges stored.");
+
+  m.def(
+      "convert_liballprof_rank",
+      [](traces::RankOpStore& ops, const std::string& path, uint32_t rank, double offset_us, double compute_scale,
+         bool mpich, bool allow_unsupported, uint64_t max_bytes, std::vector<int64_t> bind_indices,
+         nb::callable plan, nb::callable comm_id, nb::callable comm_at, nb::callable comm_desc,
+         nb::callable comm_create, nb::callable collective) {
+        traces::LiballprofRankSetup setup;
+        setup.path = path;
+        setup.rank = rank;
+        setup.offset_us = offset_us;
+        setup.compute_scale = compute_scale;
+        setup.mpich = mpich;
+        setup.allow_unsupported = allow_unsupported;
+        setup.max_bytes = max_bytes;
+        setup.bind_indices = std::move(bind_indices);
+        const traces::LiballprofHooks hooks =
+            liballprof_hooks(plan, comm_id, comm_at, comm_desc, comm_create, collective);
+        traces::LiballprofRankResult r = traces::convert_liballprof_rank(setup, hooks, ops);
+        std::vector<std::tuple<uint32_t, uint32_t, uint32_t, int64_t, int64_t, int64_t>> channels;
+        channels.reserve(r.channels.size());
+        for (const traces::ChannelCount& c : r.channels)
+          channels.emplace_back(c.src, c.dst, c.tag, c.balance, c.send_index, c.recv_index);
+        return std::make_tuple(r.converted, r.fallback, r.calls, r.finalize_ns, r.compute_ns, r.mpi_ns,
+                               r.by_name, r.unsupported, channels);
+      },
+      "ops"_a, "path"_a, "rank"_a, "offset_us"_a, "compute_scale"_a, "mpich"_a, "allow_unsupported"_a,
+      "max_bytes"_a, "bind_indices"_a, "plan"_a, "comm_id"_a, "comm_at"_a, "comm_desc"_a, "comm_create"_a,
+      "collective"_a,
+      "Converts one liballprof rank file into `ops` (cleared first), as the Python converter does, "
+      "calling the hooks for what needs the other ranks. Returns (converted, why_not, calls, "
+      "finalize_ns, compute_ns, mpi_ns, [(name, count)], [(unsupported name, count)], [(src, dst, "
+      "tag, balance, latest send call or -1, latest receive call or -1)]); converted is False "
+      "(and `ops` empty) for anything it leaves to the Python converter: damage, warnings, rare calls.");
+
   nb::class_<ScheduleAssembler>(m, "ScheduleAssembler")
       .def(nb::init<uint32_t>(), "ranks"_a)
       .def(
@@ -183,6 +322,12 @@ void bind_assembly(nb::module_& m) {
           "edge_start"_a,
           "Adds the next rank: its ops (kind 1/2/3, bytes or picoseconds, absolute peer, tag) "
           "and edges (edge_from waits for edge_to; start=1 for irequires).")
+      .def(
+          "add_rank_ops",
+          [](ScheduleAssembler& a, uint32_t rank, const traces::RankOpStore& ops) {
+            checked([&] { a.add_rank_ops(rank, ops); });
+          },
+          "rank"_a, "ops"_a, "Adds the next rank from a RankOps store.")
       .def("finish", [](ScheduleAssembler& a) { return checked([&] { return a.finish(); }); },
            "The Schedule (every rank must have been added).");
 
@@ -200,6 +345,15 @@ void bind_assembly(nb::module_& m) {
           },
           "rank"_a, "kinds"_a, "amounts"_a, "peers"_a, "tags"_a, "edge_from"_a, "edge_to"_a,
           "edge_start"_a, "Writes the next rank's block of GOAL text.")
+      .def(
+          "add_rank_ops",
+          [](GoalAssembler& a, uint32_t rank, const traces::RankOpStore& ops) {
+            checked([&] {
+              nb::gil_scoped_release release;
+              a.add_rank_ops(rank, ops);
+            });
+          },
+          "rank"_a, "ops"_a, "Writes the next rank's block of GOAL text from a RankOps store.")
       .def("close", [](GoalAssembler& a) { checked([&] { a.close(); }); },
            "Flushes and closes the file (raises on a write error).");
 }
