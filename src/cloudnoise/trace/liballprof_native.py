@@ -19,6 +19,7 @@ Nothing is merged into the run's counts until the rank is complete.
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 from cloudnoise import _engine
@@ -82,14 +83,20 @@ class _Hooks:
         except (CommError, ValueError, IndexError):
             return -1
 
-    def comm_desc(self, cid: int) -> tuple[int, list[int], int] | None:
+    def plan(self, name: str) -> tuple[int, ...]:
+        return plan(name)
+
+    def comm_at(self, index: int) -> None:
+        self.comms.at(index)
+
+    def comm_desc(self, cid: int) -> tuple[int, bytes, int] | None:
         info = self.rc.comms.get(cid)
         if info is None:
             return None
         base = self.rc.tag_base.get(info.key)
         if base is None:
             base = self.rc.tag_base[info.key] = comm_code(info.key) << TAG_BITS
-        return info.size, list(info.members) if info.members is not None else [], base
+        return info.size, array("I", info.members).tobytes() if info.members is not None else b"", base
 
     def _call(self, line: str, kind: str, index: int, t0: int, t1: int) -> Any:
         fields = line.split(":")
@@ -119,7 +126,9 @@ class _Hooks:
             exit_op = rc.collective(c, cur if cur >= 0 else None)
         except CloudnoiseError:
             return None
-        return (-1 if exit_op is None else exit_op, *rc.ops.columns())
+        o = rc.ops
+        return (-1 if exit_op is None else exit_op, o.kinds.tobytes(), o.amounts.tobytes(), o.peers.tobytes(),
+                o.tags.tobytes(), o.efrom.tobytes(), o.eto.tobytes(), o.estart.tobytes())
 
 
 def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: _Matching, result: Conversion,
@@ -133,8 +142,7 @@ def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: _Matc
     ops = _engine.RankOps()
     done, _why, calls, finalize_ns, compute_ns, mpi_ns, by_name, unsupported, channels = _engine.convert_liballprof_rank(
         ops, str(trace.files[rank]), rank, offset, options.compute_scale, hooks.mpich, options.allow_unsupported,
-        MAX_SIZE_BYTES, [index for index, _, _ in hooks.comms.binds], plan, hooks.comm_id, hooks.comms.at,
-        hooks.comm_desc, hooks.comm_create, hooks.collective)
+        MAX_SIZE_BYTES, [index for index, _, _ in hooks.comms.binds], hooks)
     if not done:
         return False
     try:

@@ -10,11 +10,11 @@
 // for an assembler's add_rank_ops.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
-#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstring>
 #include <span>
 
 #include <memory>
@@ -183,60 +183,90 @@ class GoalAssembler {
   std::unique_ptr<GoalTextWriter> writer_;
 };
 
-// The Python hooks of convert_liballprof_rank as the C++ converter calls them.
-traces::LiballprofHooks liballprof_hooks(nb::callable plan, nb::callable comm_id, nb::callable comm_at,
-                                         nb::callable comm_desc, nb::callable comm_create,
-                                         nb::callable collective) {
-  traces::LiballprofHooks h;
-  h.plan = [plan](std::string_view name) {
-    auto t = nb::cast<std::vector<int64_t>>(plan(nb::str(name.data(), name.size())));
+// A bytes object as a vector of T (the hooks hand arrays over as
+// array.tobytes(): plain casts, cheaper to compile than typed containers).
+template <class T>
+std::vector<T> lap_from_bytes(const nb::handle& b) {
+  const nb::bytes bytes = nb::borrow<nb::bytes>(b);
+  if (bytes.size() % sizeof(T)) throw nb::value_error("a hook returned an array of the wrong item size");
+  std::vector<T> out(bytes.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), bytes.c_str(), bytes.size());
+  return out;
+}
+
+int64_t lap_int(const nb::handle& h) { return nb::cast<int64_t>(h); }
+
+// The Python hooks object of convert_liballprof_rank (liballprof_native._Hooks)
+// as the C++ converter calls it: methods by name, results as ints, tuples and bytes.
+class PyLapHooks final : public traces::LiballprofHooks {
+ public:
+  explicit PyLapHooks(nb::object py) : py_(std::move(py)) {}
+
+  traces::CallPlan plan(std::string_view name) override {
+    nb::tuple t = nb::borrow<nb::tuple>(py_.attr("plan")(nb::str(name.data(), name.size())));
     if (t.size() != 9) throw nb::value_error("plan() must return 9 ints");
     traces::CallPlan p;
-    p.cls = static_cast<uint8_t>(t[0]);
-    p.sub = static_cast<uint8_t>(t[1]);
-    p.nfields = static_cast<uint32_t>(t[2]);
+    p.cls = static_cast<uint8_t>(lap_int(t[0]));
+    p.sub = static_cast<uint8_t>(lap_int(t[1]));
+    const int64_t nfields = lap_int(t[2]);
+    p.nfields = static_cast<uint32_t>(nfields);
     uint32_t* pos[] = {&p.count, &p.type, &p.peer, &p.tag, &p.comm, &p.request};
-    for (int i = 0; i < 6; ++i) {
-      if (t[3 + i] < 0 || (t[3 + i] > 0 && t[3 + i] >= t[2]))
-        throw nb::value_error("plan(): a field position outside the line");
-      *pos[i] = static_cast<uint32_t>(t[3 + i]);
+    for (size_t i = 0; i < 6; ++i) {
+      const int64_t v = lap_int(t[3 + i]);
+      if (v < 0 || (v > 0 && v >= nfields)) throw nb::value_error("plan(): a field position outside the line");
+      *pos[i] = static_cast<uint32_t>(v);
     }
     return p;
-  };
-  h.comm_id = [comm_id](std::string_view text, std::string_view name) {
-    return nb::cast<int64_t>(comm_id(nb::str(text.data(), text.size()), nb::str(name.data(), name.size())));
-  };
-  h.comm_at = [comm_at](int64_t index) { comm_at(index); };
-  h.comm_desc = [comm_desc](int64_t cid, traces::CommDesc& out) {
-    nb::object r = comm_desc(cid);
+  }
+  int64_t comm_id(std::string_view text, std::string_view name) override {
+    return lap_int(py_.attr("comm_id")(nb::str(text.data(), text.size()), nb::str(name.data(), name.size())));
+  }
+  void comm_at(int64_t index) override { py_.attr("comm_at")(index); }
+  bool comm_desc(int64_t cid, traces::CommDesc& out) override {
+    nb::object r = py_.attr("comm_desc")(cid);
     if (r.is_none()) return false;
-    auto t = nb::cast<std::tuple<uint32_t, std::vector<uint32_t>, uint32_t>>(r);
-    out.size = std::get<0>(t);
-    out.members = std::move(std::get<1>(t));
-    out.tag_base = std::get<2>(t);
+    nb::tuple t = nb::borrow<nb::tuple>(r);
+    out.size = static_cast<uint32_t>(lap_int(t[0]));
+    out.members = lap_from_bytes<uint32_t>(t[1]);
+    out.tag_base = static_cast<uint32_t>(lap_int(t[2]));
     if (!out.members.empty() && out.members.size() != out.size)
       throw nb::value_error("comm_desc(): members must list every rank");
     return true;
-  };
-  h.comm_create = [comm_create](std::string_view line, int64_t index, int64_t t0, int64_t t1) {
-    return nb::cast<bool>(comm_create(nb::str(line.data(), line.size()), index, t0, t1));
-  };
-  h.collective = [collective](std::string_view line, int64_t index, int64_t t0, int64_t t1, int64_t cur,
-                              uint64_t base) {
+  }
+  bool comm_create(std::string_view line, int64_t index, int64_t t0, int64_t t1) override {
+    return nb::cast<bool>(py_.attr("comm_create")(nb::str(line.data(), line.size()), index, t0, t1));
+  }
+  traces::HookOps collective(std::string_view line, int64_t index, int64_t t0, int64_t t1, int64_t cur,
+                             uint64_t base) override {
     traces::HookOps out;
-    nb::object r = collective(nb::str(line.data(), line.size()), index, t0, t1, cur, base);
+    nb::object r = py_.attr("collective")(nb::str(line.data(), line.size()), index, t0, t1, cur, base);
     if (r.is_none()) return out;
-    auto t = nb::cast<std::tuple<int64_t, Column<uint8_t>, Column<uint64_t>, Column<uint32_t>, Column<uint32_t>,
-                                 Column<uint32_t>, Column<uint32_t>, Column<uint8_t>>>(r);
-    const RankColumns c = columns(std::get<1>(t), std::get<2>(t), std::get<3>(t), std::get<4>(t),
-                                  std::get<5>(t), std::get<6>(t), std::get<7>(t));
+    nb::tuple t = nb::borrow<nb::tuple>(r);
+    const auto kinds = lap_from_bytes<uint8_t>(t[1]);
+    const auto amounts = lap_from_bytes<uint64_t>(t[2]);
+    const auto peers = lap_from_bytes<uint32_t>(t[3]);
+    const auto tags = lap_from_bytes<uint32_t>(t[4]);
+    const auto efrom = lap_from_bytes<uint32_t>(t[5]);
+    const auto eto = lap_from_bytes<uint32_t>(t[6]);
+    const auto estart = lap_from_bytes<uint8_t>(t[7]);
+    if (amounts.size() != kinds.size() || peers.size() != kinds.size() || tags.size() != kinds.size() ||
+        eto.size() != efrom.size() || estart.size() != efrom.size())
+      throw nb::value_error("collective(): columns of different lengths");
     out.ok = true;
-    out.exit = std::get<0>(t);
-    for (size_t i = 0; i < c.ops; ++i) out.ops.push_back({c.amounts[i], c.peers[i], c.tags[i], c.kinds[i]});
-    for (size_t k = 0; k < c.edges; ++k) out.edges.push_back({c.edge_from[k], c.edge_to[k], c.edge_start[k]});
+    out.exit = lap_int(t[0]);
+    for (size_t i = 0; i < kinds.size(); ++i) out.ops.push_back({amounts[i], peers[i], tags[i], kinds[i]});
+    for (size_t k = 0; k < efrom.size(); ++k) out.edges.push_back({efrom[k], eto[k], estart[k]});
     return out;
-  };
-  return h;
+  }
+
+ private:
+  nb::object py_;
+};
+
+nb::list lap_counts(const std::vector<std::pair<std::string, int64_t>>& counts) {
+  nb::list l;
+  for (const auto& [name, n] : counts) l.append(nb::make_tuple(nb::str(name.data(), name.size()), n));
+  return l;
 }
 
 }  // namespace
@@ -277,8 +307,7 @@ void bind_assembly(nb::module_& m) {
       "convert_liballprof_rank",
       [](traces::RankOpStore& ops, const std::string& path, uint32_t rank, double offset_us, double compute_scale,
          bool mpich, bool allow_unsupported, uint64_t max_bytes, std::vector<int64_t> bind_indices,
-         nb::callable plan, nb::callable comm_id, nb::callable comm_at, nb::callable comm_desc,
-         nb::callable comm_create, nb::callable collective) {
+         nb::object hooks) {
         traces::LiballprofRankSetup setup;
         setup.path = path;
         setup.rank = rank;
@@ -288,21 +317,19 @@ void bind_assembly(nb::module_& m) {
         setup.allow_unsupported = allow_unsupported;
         setup.max_bytes = max_bytes;
         setup.bind_indices = std::move(bind_indices);
-        const traces::LiballprofHooks hooks =
-            liballprof_hooks(plan, comm_id, comm_at, comm_desc, comm_create, collective);
-        traces::LiballprofRankResult r = traces::convert_liballprof_rank(setup, hooks, ops);
-        std::vector<std::tuple<uint32_t, uint32_t, uint32_t, int64_t, int64_t, int64_t>> channels;
-        channels.reserve(r.channels.size());
+        PyLapHooks h(std::move(hooks));
+        const traces::LiballprofRankResult r = traces::convert_liballprof_rank(setup, h, ops);
+        nb::list channels;
         for (const traces::ChannelCount& c : r.channels)
-          channels.emplace_back(c.src, c.dst, c.tag, c.balance, c.send_index, c.recv_index);
-        return std::make_tuple(r.converted, r.fallback, r.calls, r.finalize_ns, r.compute_ns, r.mpi_ns,
-                               r.by_name, r.unsupported, channels);
+          channels.append(nb::make_tuple(c.src, c.dst, c.tag, c.balance, c.send_index, c.recv_index));
+        return nb::make_tuple(r.converted, nb::str(r.fallback.c_str()), r.calls, r.finalize_ns, r.compute_ns,
+                              r.mpi_ns, lap_counts(r.by_name), lap_counts(r.unsupported), channels);
       },
       "ops"_a, "path"_a, "rank"_a, "offset_us"_a, "compute_scale"_a, "mpich"_a, "allow_unsupported"_a,
-      "max_bytes"_a, "bind_indices"_a, "plan"_a, "comm_id"_a, "comm_at"_a, "comm_desc"_a, "comm_create"_a,
-      "collective"_a,
+      "max_bytes"_a, "bind_indices"_a, "hooks"_a,
       "Converts one liballprof rank file into `ops` (cleared first), as the Python converter does, "
-      "calling the hooks for what needs the other ranks. Returns (converted, why_not, calls, "
+      "calling `hooks` (methods plan, comm_id, comm_at, comm_desc, comm_create, collective: "
+      "liballprof_native._Hooks) for what needs the other ranks. Returns (converted, why_not, calls, "
       "finalize_ns, compute_ns, mpi_ns, [(name, count)], [(unsupported name, count)], [(src, dst, "
       "tag, balance, latest send call or -1, latest receive call or -1)]); converted is False "
       "(and `ops` empty) for anything it leaves to the Python converter: damage, warnings, rare calls.");

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <stdexcept>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "line_source.hpp"
 
@@ -24,7 +23,7 @@ constexpr uint8_t kLapSend = 1, kLapRecv = 2, kLapCalc = 3;
 struct LapFallback {
   const char* why;
 };
-[[noreturn]] void lap_fall(const char* why) { throw LapFallback{why}; }
+[[noreturn, gnu::noinline, gnu::cold]] void lap_fall(const char* why) { throw LapFallback{why}; }
 
 // An int as Python's int() reads it; anything it might read otherwise falls back.
 int64_t lap_int(std::string_view s) {
@@ -57,22 +56,19 @@ bool lap_space(char c) {  // what Python's str.rstrip() strips, in ASCII
          (c >= '\x1c' && c <= '\x1f');
 }
 
-struct LapHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
+// One map type only (each instantiation costs compile time, issue 40):
+// int -> slot; texts are looked up by their hash, and the slot's text is
+// compared (a collision of two texts hands the rank to Python).
+using LapIntMap = std::unordered_map<int64_t, uint32_t>;
 
-struct LapChannelKey {
-  uint32_t src, dst, tag;
-  bool operator==(const LapChannelKey&) const = default;
-};
-struct LapChannelHash {
-  size_t operator()(const LapChannelKey& k) const {
-    return ((uint64_t{k.src} << 32 | k.dst) * 0x9E3779B97F4A7C15ull) ^ (uint64_t{k.tag} * 0xC2B2AE3D27D4EB4Full);
-  }
-};
+int64_t lap_hash(std::string_view s) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return static_cast<int64_t>(h);
+}
 
 struct LapName {
+  std::string text;
   CallPlan plan;
   size_t by_name = 0;              // its slot in result.by_name
   int64_t unsupported = -1;        // its slot in result.unsupported, once counted
@@ -87,7 +83,7 @@ struct LapPending {
 
 class LapConverter {
  public:
-  LapConverter(const LiballprofRankSetup& s, const LiballprofHooks& h, RankOpStore& ops,
+  LapConverter(const LiballprofRankSetup& s, LiballprofHooks& h, RankOpStore& ops,
                LiballprofRankResult& r)
       : setup_(s), hooks_(h), ops_(ops), res_(r) {}
 
@@ -95,6 +91,7 @@ class LapConverter {
 
  private:
   LapName& name_entry(std::string_view name);
+  std::vector<LapPending>& queue(int64_t req);
   int64_t time_ns(std::string_view field) const;
   int64_t comm_id(std::string_view text, std::string_view name);
   const CommDesc& comm(int64_t cid);
@@ -110,33 +107,59 @@ class LapConverter {
   void collective(std::string_view line, int64_t t0, int64_t t1);
 
   const LiballprofRankSetup& setup_;
-  const LiballprofHooks& hooks_;
+  LiballprofHooks& hooks_;
   RankOpStore& ops_;
   LiballprofRankResult& res_;
   std::vector<std::string_view> f_;  // the fields of the current line
   int64_t index_ = -1;
   int64_t cur_ = -1, last_exit_ = 0;
   bool finalized_ = false;
-  std::unordered_map<std::string, LapName, LapHash, std::equal_to<>> names_;
-  std::unordered_map<std::string, int64_t, LapHash, std::equal_to<>> comm_ids_;
+  LapIntMap name_slot_;             // hash of a call name -> names_
+  std::vector<LapName> names_;
+  LapIntMap comm_slot_;             // hash of a `HANDLE,RANK,SIZE` text -> comm_texts_/comm_ids_
+  std::vector<std::string> comm_texts_;
+  std::vector<uint32_t> comm_ids_;
   std::vector<CommDesc> descs_;
   std::vector<uint8_t> known_;
-  std::unordered_set<int64_t> reader_pending_;  // the reader's requests (for Wait* arrays)
-  std::unordered_map<int64_t, std::vector<LapPending>> pending_;
-  std::unordered_map<LapChannelKey, size_t, LapChannelHash> channel_slot_;
+  LapIntMap reader_pending_;        // the reader's requests (for Wait* arrays; values unused)
+  LapIntMap pending_;               // request -> queues_ (the converter's, oldest first)
+  std::vector<std::vector<LapPending>> queues_;
+  std::vector<uint32_t> free_queues_;
+  LapIntMap channel_slot_;          // (peer, tag, direction) -> res_.channels
   std::vector<int64_t> reqs_;
   std::vector<int64_t> joined_;
 };
 
 LapName& LapConverter::name_entry(std::string_view name) {
-  auto it = names_.find(name);
-  if (it != names_.end()) return it->second;
+  const int64_t h = lap_hash(name);
+  auto it = name_slot_.find(h);
+  if (it != name_slot_.end()) {
+    if (names_[it->second].text != name) lap_fall("two call names with one hash");
+    return names_[it->second];
+  }
   if (names_.size() >= kLapMaxNames) lap_fall("too many call names");
   LapName e;
+  e.text = name;
   e.plan = hooks_.plan(name);
   e.by_name = res_.by_name.size();
   res_.by_name.emplace_back(std::string(name), 0);
-  return names_.emplace(std::string(name), e).first->second;
+  name_slot_.emplace(h, static_cast<uint32_t>(names_.size()));
+  names_.push_back(std::move(e));
+  return names_.back();
+}
+
+std::vector<LapPending>& LapConverter::queue(int64_t req) {
+  auto [it, added] = pending_.try_emplace(req, 0);
+  if (added) {
+    if (free_queues_.empty()) {
+      it->second = static_cast<uint32_t>(queues_.size());
+      queues_.emplace_back();
+    } else {
+      it->second = free_queues_.back();
+      free_queues_.pop_back();
+    }
+  }
+  return queues_[it->second];
 }
 
 int64_t LapConverter::time_ns(std::string_view field) const {
@@ -147,11 +170,17 @@ int64_t LapConverter::time_ns(std::string_view field) const {
 }
 
 int64_t LapConverter::comm_id(std::string_view text, std::string_view name) {
-  auto it = comm_ids_.find(text);
-  if (it != comm_ids_.end()) return it->second;
+  const int64_t h = lap_hash(text);
+  auto it = comm_slot_.find(h);
+  if (it != comm_slot_.end()) {
+    if (comm_texts_[it->second] != text) lap_fall("two communicator texts with one hash");
+    return comm_ids_[it->second];
+  }
   const int64_t cid = hooks_.comm_id(text, name);
-  if (cid < 0) lap_fall("a communicator the Python reader refuses");
-  comm_ids_.emplace(std::string(text), cid);
+  if (cid < 0 || cid > (int64_t{1} << 24)) lap_fall("a communicator the Python reader refuses");
+  comm_slot_.emplace(h, static_cast<uint32_t>(comm_texts_.size()));
+  comm_texts_.emplace_back(text);
+  comm_ids_.push_back(static_cast<uint32_t>(cid));
   return cid;
 }
 
@@ -198,7 +227,10 @@ void LapConverter::account(int64_t t0, int64_t t1) {
 }
 
 void LapConverter::channel(uint32_t src, uint32_t dst, uint32_t tag, int delta) {
-  auto [it, added] = channel_slot_.try_emplace(LapChannelKey{src, dst, tag}, res_.channels.size());
+  // one end is this rank; tags are below 2^31 (convert.py's tag layout)
+  const bool sent = src == setup_.rank;
+  const int64_t key = static_cast<int64_t>(uint64_t{sent ? dst : src} << 32 | uint64_t{tag} << 1 | sent);
+  auto [it, added] = channel_slot_.try_emplace(key, static_cast<uint32_t>(res_.channels.size()));
   if (added) res_.channels.push_back(ChannelCount{src, dst, tag});
   ChannelCount& c = res_.channels[it->second];
   c.balance += delta;
@@ -232,7 +264,7 @@ void LapConverter::p2p(const CallPlan& p, int64_t t0, int64_t t1) {
   int64_t req = 0;
   if (nonblocking) {
     req = lap_int(f_[p.request]);
-    reader_pending_.insert(req);
+    reader_pending_.try_emplace(req, 1);
   }
   if (peer == kLapProcNull) {  // no communication; its time stays compute (convert.py)
     if (nonblocking) {
@@ -240,7 +272,7 @@ void LapConverter::p2p(const CallPlan& p, int64_t t0, int64_t t1) {
       LapPending e;
       e.recv = p.sub == CallPlan::Irecv;
       e.after = cur_, e.cid = cid, e.peer = peer, e.tag = tag, e.bytes = bytes;
-      pending_[req].push_back(e);
+      queue(req).push_back(e);
     }
     return;
   }
@@ -257,7 +289,7 @@ void LapConverter::p2p(const CallPlan& p, int64_t t0, int64_t t1) {
     } else {
       LapPending e;
       e.op = s;
-      pending_[req].push_back(e);
+      queue(req).push_back(e);
     }
   } else if (p.sub == CallPlan::Recv) {
     const int64_t r = recv_posted(cid, peer, tag, bytes, cur_);
@@ -267,7 +299,7 @@ void LapConverter::p2p(const CallPlan& p, int64_t t0, int64_t t1) {
     LapPending e;
     e.recv = true;
     e.after = cur_, e.cid = cid, e.peer = peer, e.tag = tag, e.bytes = bytes;
-    pending_[req].push_back(e);
+    queue(req).push_back(e);
   }
   account(t0, t1);
 }
@@ -305,10 +337,14 @@ void LapConverter::wait(const CallPlan& p, int64_t t0, int64_t t1) {
   joined_.clear();
   for (int64_t r : reqs_) {
     auto it = pending_.find(r);
-    if (it == pending_.end() || it->second.empty()) lap_fall("a request the converter never started");
-    const LapPending e = it->second.front();
-    it->second.erase(it->second.begin());
-    if (it->second.empty()) pending_.erase(it);
+    if (it == pending_.end()) lap_fall("a request the converter never started");
+    std::vector<LapPending>& q = queues_[it->second];
+    const LapPending e = q.front();
+    q.erase(q.begin());
+    if (q.empty()) {
+      free_queues_.push_back(it->second);
+      pending_.erase(it);
+    }
     const int64_t o = e.recv ? recv_posted(e.cid, e.peer, e.tag, e.bytes, e.after) : e.op;
     if (o >= 0) joined_.push_back(o);
   }
@@ -354,6 +390,8 @@ void LapConverter::run() {
     }
     if (next_bind < setup_.bind_indices.size() && setup_.bind_indices[next_bind] == index_) {
       hooks_.comm_at(index_);
+      comm_slot_.clear();
+      comm_texts_.clear();
       comm_ids_.clear();
       while (next_bind < setup_.bind_indices.size() && setup_.bind_indices[next_bind] == index_) ++next_bind;
     }
@@ -411,15 +449,15 @@ void LapConverter::run() {
   }
   if (src.failed()) lap_fall("the file cannot be read to its end");
   if (!finalized_) lap_fall("no MPI_Finalize");
-  for (const auto& [req, queue] : pending_)
-    for (const LapPending& e : queue)
+  for (const auto& [req, slot] : pending_)
+    for (const LapPending& e : queues_[slot])
       if (e.recv) lap_fall("a receive that never completes");
   res_.calls = index_ + 1;
 }
 
 }  // namespace
 
-LiballprofRankResult convert_liballprof_rank(const LiballprofRankSetup& setup, const LiballprofHooks& hooks,
+LiballprofRankResult convert_liballprof_rank(const LiballprofRankSetup& setup, LiballprofHooks& hooks,
                                              RankOpStore& ops) {
   LiballprofRankResult res;
   ops.clear();

@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -52,20 +51,25 @@ struct HookOps {
   std::vector<StoredEdge> edges;
 };
 
-struct LiballprofHooks {
-  std::function<CallPlan(std::string_view name)> plan;
+// What the converter asks of its caller (the Python converter, through the
+// bindings). A plain interface rather than std::function members: fewer
+// templates to compile (install time, issue 40).
+class LiballprofHooks {
+ public:
+  virtual ~LiballprofHooks() = default;
+  virtual CallPlan plan(std::string_view name) = 0;
   // The converter's id of a `HANDLE,RANK,SIZE` field (-1: an error; fall back).
-  std::function<int64_t(std::string_view text, std::string_view name)> comm_id;
+  virtual int64_t comm_id(std::string_view text, std::string_view name) = 0;
   // Call `index` is next, and communicator bindings change there.
-  std::function<void(int64_t index)> comm_at;
+  virtual void comm_at(int64_t index) = 0;
   // The communicator `cid` as the converter knows it (false: unknown).
-  std::function<bool(int64_t cid, CommDesc& out)> comm_desc;
+  virtual bool comm_desc(int64_t cid, CommDesc& out) = 0;
   // A communicator constructor at call `index` (false: fall back).
-  std::function<bool(std::string_view line, int64_t index, int64_t t0, int64_t t1)> comm_create;
+  virtual bool comm_create(std::string_view line, int64_t index, int64_t t0, int64_t t1) = 0;
   // A collective at call `index` after op `cur` (-1: none); its ops are
   // numbered from `base`.
-  std::function<HookOps(std::string_view line, int64_t index, int64_t t0, int64_t t1, int64_t cur,
-                        uint64_t base)> collective;
+  virtual HookOps collective(std::string_view line, int64_t index, int64_t t0, int64_t t1, int64_t cur,
+                             uint64_t base) = 0;
 };
 
 struct LiballprofRankSetup {
@@ -94,7 +98,7 @@ struct LiballprofRankResult {
 };
 
 // Converts the rank into `ops` (cleared first).
-LiballprofRankResult convert_liballprof_rank(const LiballprofRankSetup& setup, const LiballprofHooks& hooks,
+LiballprofRankResult convert_liballprof_rank(const LiballprofRankSetup& setup, LiballprofHooks& hooks,
                                              RankOpStore& ops);
 
 }  // namespace cloudnoise::traces
