@@ -1,6 +1,6 @@
 """Conversion speed and memory of a liballprof trace (issue 38, item 4).
 
-    PYTHONPATH=src python bench/bench_liballprof.py [--calls 100000,400000] [--ranks 4] [--schedgen DIR]
+    PYTHONPATH=src python bench/bench_liballprof.py [--calls 100000,400000] [--ranks 4] [--python] [--schedgen DIR]
 
 For each size, writes a trace in liballprof's real format (absolute
 wall-clock microseconds, collprof's header, Open MPI handles): every rank
@@ -9,12 +9,19 @@ Wtime, an MPI_Allreduce every 10 steps) until it has made --calls calls.
 Then `cloudnoise trace convert` runs on it in a fresh process: the figures
 are its calls per second (reading, matching and writing the GOAL file, the
 interpreter's start not counted), in wall-clock and in CPU time (the
-process's own, which a loaded machine disturbs less), and its peak RSS. With --schedgen DIR,
+process's own, which a loaded machine disturbs less), and its peak RSS
+(its own VmHWM). The C++ converter (liballprof_native) is what
+`trace convert` uses; --python also runs the Python converter alone
+(`native=False`, the reference) on the same files. With --schedgen DIR,
 Schedgen converts the same files (`schedgen -p trace`, whole process) for a
 figure from the same machine at the same time.
 
 Reference figures: >= 200,000 calls/s is the target; Schedgen converts
 about 67,000 calls/s (a 4-rank MILC trace, on the development machine).
+Measured (docs/traces.md, `--calls 25000,100000,400000 --python`, load 6.5
+to 6.8 on the shared 2-core machine): C++ 563,000 to 675,000 calls/s of CPU
+time, peak RSS 34 to 37 MiB at 25,000 to 400,000 calls a rank (flat);
+the Python converter alone 114,000 to 142,000 calls/s, 32 to 63 MiB.
 The machine is shared: quote figures taken at the same time.
 """
 
