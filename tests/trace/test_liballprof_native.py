@@ -208,3 +208,24 @@ def test_a_long_rank_spills_its_ops_and_reads_them_back_in_order(tmp_path: Path)
 def test_rank_ops_store_starts_empty() -> None:
     ops = _engine.RankOps()
     assert ops.ops == 0 and ops.edges == 0
+
+
+def test_random_damage_gives_the_python_converters_result(tmp_path: Path) -> None:
+    """Seeded single-character damage anywhere in a rank file: the C++ converter converts
+    it exactly as Python does, or hands the rank back (the same error or result)."""
+    import random
+
+    rng = random.Random(38)
+    texts = halo(3, 3)
+    alphabet = "0123456789:,-.#eE_+ \tMPI_x\r\n"
+    for k in range(60):
+        text = texts[1]
+        at = rng.randrange(len(text))
+        how = rng.randrange(3)
+        c = rng.choice(alphabet)
+        damaged = text[:at] + c + text[at + 1:] if how == 0 else text[:at] + text[at + 1:] if how == 1 else text[:at] + c + text[at:]
+        folder = tmp_path / f"t{k}"
+        folder.mkdir()
+        for r, t in enumerate((texts[0], damaged, texts[2])):
+            (folder / f"pmpi-trace-rank-{r}.txt").write_bytes(t.encode())
+        both(folder, tmp_path)
