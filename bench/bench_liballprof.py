@@ -1,6 +1,6 @@
 """Conversion speed and memory of a liballprof trace (issue 38, item 4).
 
-    PYTHONPATH=src python bench/bench_liballprof.py [--calls 100000,400000] [--ranks 4] [--schedgen DIR]
+    PYTHONPATH=src python bench/bench_liballprof.py [--calls 100000,400000] [--ranks 4] [--python] [--schedgen DIR]
 
 For each size, writes a trace in liballprof's real format (absolute
 wall-clock microseconds, collprof's header, Open MPI handles): every rank
@@ -9,12 +9,19 @@ Wtime, an MPI_Allreduce every 10 steps) until it has made --calls calls.
 Then `cloudnoise trace convert` runs on it in a fresh process: the figures
 are its calls per second (reading, matching and writing the GOAL file, the
 interpreter's start not counted), in wall-clock and in CPU time (the
-process's own, which a loaded machine disturbs less), and its peak RSS. With --schedgen DIR,
+process's own, which a loaded machine disturbs less), and its peak RSS
+(its own VmHWM). The C++ converter (liballprof_native) is what
+`trace convert` uses; --python also runs the Python converter alone
+(`native=False`, the reference) on the same files. With --schedgen DIR,
 Schedgen converts the same files (`schedgen -p trace`, whole process) for a
 figure from the same machine at the same time.
 
 Reference figures: >= 200,000 calls/s is the target; Schedgen converts
 about 67,000 calls/s (a 4-rank MILC trace, on the development machine).
+Measured (docs/traces.md, `--calls 25000,100000,400000 --python`, load 6.5
+to 6.8 on the shared 2-core machine): C++ 563,000 to 675,000 calls/s of CPU
+time, peak RSS 34 to 37 MiB at 25,000 to 400,000 calls a rank (flat);
+the Python converter alone 114,000 to 142,000 calls/s, 32 to 63 MiB.
 The machine is shared: quote figures taken at the same time.
 """
 
@@ -29,15 +36,22 @@ import time
 from pathlib import Path
 
 BASE = 1300050894308309.0
+# Peak RSS is the child's own VmHWM: getrusage's ru_maxrss can keep the
+# high-water mark of the forked copy of this (parent) process, which holds
+# the trace it just wrote, from before the exec.
 CHILD = """
 import json, resource, sys, time
 from cloudnoise.trace.convert import to_goal
 from cloudnoise.trace.reader import open_trace
 t0, c0 = time.perf_counter(), time.process_time()
-res = to_goal(open_trace(sys.argv[1]), sys.argv[2])
+res = to_goal(open_trace(sys.argv[1]), sys.argv[2], native=sys.argv[3] == "1")
 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-print(json.dumps({"calls": res.calls, "seconds": wall, "cpu_seconds": cpu,
-                  "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+try:
+    peak = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"calls": res.calls, "seconds": wall, "cpu_seconds": cpu, "peak_rss_kib": peak,
+                  "native_ranks": res.native_ranks}))
 """
 
 
@@ -75,20 +89,27 @@ def main() -> None:
     ap.add_argument("--calls", default="100000,400000", help="calls per rank, comma-separated sizes")
     ap.add_argument("--ranks", type=int, default=4)
     ap.add_argument("--schedgen", type=Path, help="folder with schedgen, for the same-machine reference")
+    ap.add_argument("--python", action="store_true",
+                    help="also convert with the Python converter alone (the reference; its speed before the C++ one)")
     args = ap.parse_args()
-    print("| calls (all ranks) | cloudnoise calls/s (wall) | cloudnoise calls/s (CPU time) | peak RSS (MiB) | Schedgen calls/s (wall) |")
-    print("|---:|---:|---:|---:|---:|")
+    print("| calls (all ranks) | converter | cloudnoise calls/s (wall) | cloudnoise calls/s (CPU time) | peak RSS (MiB) "
+          "| Schedgen calls/s (wall) |")
+    print("|---:|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory(prefix="cn-bench-lap-") as tmp:
         for per_rank in (int(x) for x in args.calls.split(",")):
             folder = Path(tmp) / f"t{per_rank}"
             folder.mkdir()
             for r in range(args.ranks):
                 write_rank(folder / f"pmpi-trace-rank-{r}.txt", r, args.ranks, per_rank)
-            proc = subprocess.run([sys.executable, "-c", CHILD, str(folder), str(Path(tmp) / "out.goal")],
-                                  capture_output=True, text=True)
-            if proc.returncode != 0:
-                sys.exit(proc.stderr.strip()[-400:])
-            doc = json.loads(proc.stdout)
+            for native in ((True, False) if args.python else (True,)):
+                proc = subprocess.run([sys.executable, "-c", CHILD, str(folder), str(Path(tmp) / "out.goal"),
+                                       "1" if native else "0"], capture_output=True, text=True)
+                if proc.returncode != 0:
+                    sys.exit(proc.stderr.strip()[-400:])
+                doc = json.loads(proc.stdout)
+                which = f"C++ ({doc['native_ranks']} of {args.ranks} ranks)" if native else "Python"
+                print(f"| {doc['calls']:,} | {which} | {doc['calls'] / doc['seconds']:,.0f} | "
+                      f"{doc['calls'] / doc['cpu_seconds']:,.0f} | {doc['peak_rss_kib'] / 1024:,.0f} | - |")
             sg = "-"
             if args.schedgen is not None:
                 t0 = time.perf_counter()
@@ -99,8 +120,7 @@ def main() -> None:
                 if "sends" not in out.stdout:  # Schedgen stops early (exit 0) on what it cannot read
                     sys.exit(f"schedgen did not convert the trace: {(out.stdout + out.stderr).strip()[-300:]}")
                 sg = f"{doc['calls'] / wall:,.0f}"
-            print(f"| {doc['calls']:,} | {doc['calls'] / doc['seconds']:,.0f} | {doc['calls'] / doc['cpu_seconds']:,.0f} | "
-                  f"{doc['peak_rss_kib'] / 1024:,.0f} | {sg} |")
+                print(f"| {doc['calls']:,} | Schedgen | - | - | - | {sg} |")
 
 
 if __name__ == "__main__":

@@ -267,6 +267,26 @@ def collective_rank_ops(pattern: str, ranks: int, size: int, rank: int, nway: in
     One rank's ops of a Schedgen collective, exactly as generate() emits them: (kinds, amounts, peers, tags, edges), kinds 1 send / 2 recv / 3 calc, peers absolute in 0..ranks-1, edges (a, b, start): op a waits for op b to finish (start=0) or start (1).
     """
 
+class RankOps:
+    """
+    One rank's ops and edges from convert_liballprof_rank; older chunks wait in a temporary file, so memory stays flat in the rank's length.
+    """
+
+    def __init__(self) -> None: ...
+
+    @property
+    def ops(self) -> int:
+        """Ops stored."""
+
+    @property
+    def edges(self) -> int:
+        """Edges stored."""
+
+def convert_liballprof_rank(ops: RankOps, path: str, rank: int, offset_us: float, compute_scale: float, mpich: bool, allow_unsupported: bool, max_bytes: int, bind_indices: Sequence[int], hooks: object) -> tuple:
+    """
+    Converts one liballprof rank file into `ops` (cleared first), as the Python converter does, calling `hooks` (methods plan, comm_id, comm_at, comm_desc, comm_create, collective: liballprof_native._Hooks) for what needs the other ranks. Returns (converted, why_not, calls, finalize_ns, compute_ns, mpi_ns, [(name, count)], [(unsupported name, count)], [(src, dst, tag, balance, latest send call or -1, latest receive call or -1)]); converted is False (and `ops` empty) for anything it leaves to the Python converter: damage, warnings, rare calls.
+    """
+
 class ScheduleAssembler:
     def __init__(self, ranks: int) -> None: ...
 
@@ -274,6 +294,9 @@ class ScheduleAssembler:
         """
         Adds the next rank: its ops (kind 1/2/3, bytes or picoseconds, absolute peer, tag) and edges (edge_from waits for edge_to; start=1 for irequires).
         """
+
+    def add_rank_ops(self, rank: int, ops: RankOps) -> None:
+        """Adds the next rank from a RankOps store."""
 
     def finish(self) -> Schedule:
         """The Schedule (every rank must have been added)."""
@@ -283,6 +306,9 @@ class GoalAssembler:
 
     def add_rank(self, rank: int, kinds: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)], amounts: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], peers: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], tags: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], edge_from: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], edge_to: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], edge_start: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> None:
         """Writes the next rank's block of GOAL text."""
+
+    def add_rank_ops(self, rank: int, ops: RankOps) -> None:
+        """Writes the next rank's block of GOAL text from a RankOps store."""
 
     def close(self) -> None:
         """Flushes and closes the file (raises on a write error)."""
