@@ -51,3 +51,13 @@ def test_a_liballprof_time_of_nan(tmp_path):
     rank0 = box.work / "t" / "pmpi-trace-rank-0.txt"
     rank0.write_text(rank0.read_text().replace("MPI_Send:1000010.000000", "MPI_Send:nan"))
     refused_without_side_effects(box, "trace", "convert", "t", "-o", "x.goal", says=("'nan'", "damaged"))
+
+
+def test_a_liballprof_init_ending_beyond_any_time(tmp_path):
+    """Was: OverflowError rounding MPI_Init's end (its start is '-', so the end alone is
+    read: 1e306 us is finite, x 1000 ps is not) - found reading the C++ converter's fallbacks."""
+    box = sandbox(tmp_path)
+    _liballprof(box.work / "t", "1")
+    rank0 = box.work / "t" / "pmpi-trace-rank-0.txt"
+    rank0.write_text(rank0.read_text().replace("MPI_Init:-:1:2:1000000.000000", "MPI_Init:-:1:2:1e306"))
+    refused_without_side_effects(box, "trace", "convert", "t", "-o", "x.goal", says=("'1e306'", "damaged"))

@@ -357,7 +357,11 @@ class LiballprofTrace:
                         raise ValueError
                 except (ValueError, OverflowError, IndexError):
                     if index == 0 and len(fields) > 2:
-                        t0 = t1 = round((_us(fields[-1], _where(path, lineno, rank, index)) - offset) * 1000)
+                        # MPI_Init's start may be unreadable ('-'); its end must be a time of the run
+                        init_ps = (_us(fields[-1], _where(path, lineno, rank, index)) - offset) * 1000
+                        if not -limit < init_ps < limit:
+                            self._bad_times(fields, _where(path, lineno, rank, index))
+                        t0 = t1 = round(init_ps)
                     else:
                         self._bad_times(fields, _where(path, lineno, rank, index))
                 if index == 0:
