@@ -204,3 +204,41 @@ def test_rank_files_that_all_claim_one_rank_are_damage(tmp_path: Path) -> None:
     with pytest.raises(CloudnoiseError, match=r"rank 1, call 1: MPI_Bcast on a communicator of all 2 ranks where this "
                                               r"rank is rank 0, but the file is rank 1's"):
         to_schedule(open_trace(write(tmp_path / "c", [text, text])))
+
+
+FREED0 = """# htor's PMPI Tracer 1.0 Output File
+
+MPI_Init:-:1:2:1000000.000000
+MPI_Isend:1000010.000000:6610272:4:2,4,4:1:1:0,0,2:500:1000011.000000
+MPI_Request_free:1000012.000000:500:1000013.000000
+MPI_Isend:1000020.000000:6610272:262144:2,4,4:1:2:0,0,2:500:1000021.000000
+MPI_Wait:1000030.000000:500:7000200:1000400.000000
+MPI_Send:1000500.000000:6610272:4:2,4,4:1:4:0,0,2:1000501.000000
+MPI_Finalize:1000600.000000:-
+"""
+FREED1 = """# htor's PMPI Tracer 1.0 Output File
+
+MPI_Init:-:1:2:1000000.000000
+MPI_Irecv:1000005.000000:6610272:4:2,4,4:0:4:0,1,2:600:1000006.000000
+MPI_Request_free:1000007.000000:600:1000008.000000
+MPI_Recv:1000010.000000:6610272:4:2,4,4:0:1:0,1,2:1:1000015.000000
+MPI_Recv:1000020.000000:6610272:262144:2,4,4:0:2:0,1,2:1:1000390.000000
+MPI_Finalize:1000600.000000:-
+"""
+
+
+def test_a_freed_request_goes_on_and_its_handle_is_reused(tmp_path: Path) -> None:
+    """MPI_Request_free was read as a collective (an internal error, KeyError): the freed
+    Isend still sends, the Wait on the reused handle waits for the second Isend (1 MiB,
+    tag 2), and a freed Irecv is the posted receive, with no warning."""
+    schedule, conv = to_schedule(open_trace(write(tmp_path / "lap", [FREED0, FREED1])))
+    text = schedule_goal_text(schedule)
+    rank0 = text.split("rank 0 {")[1].split("}")[0]
+    labels = {line.split(":")[1].strip(): line.split(":")[0] for line in rank0.splitlines() if ": " in line}
+    small, big = labels["send 16b to 1 tag 1"], labels["send 1048576b to 1 tag 2"]
+    wait_join = labels["calc 0"]
+    assert f"{wait_join} requires {big}" in rank0 and f"{wait_join} requires {small}" not in rank0
+    assert "recv 16b from 0 tag 4" in text.split("rank 1 {")[1]
+    assert conv.calls_by_name["MPI_Request_free"] == 2 and not conv.warnings
+    r = simulate(schedule, L=1000, o=100, g=0, G=0, O=0, ready_order="program")
+    assert r.runtime_ns[0] > 0

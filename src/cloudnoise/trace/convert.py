@@ -484,6 +484,13 @@ class _RankConverter:
         _, after, posted = entry
         return self.recv(self.comm(posted.comm), (src, tag, nbytes), (posted.peer, posted.tag, posted.bytes), after)
 
+    def free_receive(self, posted: Call, after: int) -> bool:
+        """A receive nobody waits for, as it was posted; False (left out) for a wildcard one."""
+        if posted.peer >= 0 and posted.tag >= 0:
+            self.recv(self.comm(posted.comm), (ANY, ANY, 0), (posted.peer, posted.tag, posted.bytes), after)
+            return True
+        return False
+
     # -- the loop
     def run(self) -> None:
         result = self.result
@@ -692,8 +699,14 @@ class _RankConverter:
                         raise self.fail(f"MPI_Start of request {req:#x}, which no *_init call created", "the trace is damaged: record the run again")
                     self.start_request(template, req)
             elif kind == "request_free":
+                # MPI_Request_free: the operation still happens, nobody waits for it, and
+                # the handle may come back from the next Isend: its entry leaves now. A
+                # freed receive is simulated as posted (liballprof does not say what came).
                 for req in c.requests or []:
                     self.persistent.pop(req, None)
+                    for entry in self.pending.pop(req, []):
+                        if entry[0] == "recv":
+                            self.free_receive(entry[2], entry[1])
                 continue
             elif kind == "sendrecv":
                 self.compute_until(c.t_entry_ns)
@@ -722,8 +735,7 @@ class _RankConverter:
             if entry[0] == "recv":
                 posted = entry[2]
                 self.call = posted
-                if posted.peer >= 0 and posted.tag >= 0:
-                    self.recv(self.comm(posted.comm), (ANY, ANY, 0), (posted.peer, posted.tag, posted.bytes), entry[1])
+                if self.free_receive(posted, entry[1]):
                     result.warnings.append(f"rank {self.rank}: a receive posted at call {posted.index} never completed; simulated as the posted receive")
                 else:
                     result.warnings.append(f"rank {self.rank}: a wildcard receive posted at call {posted.index} never completed; left out")

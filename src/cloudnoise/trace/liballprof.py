@@ -125,7 +125,7 @@ LOCAL_PREFIXES = (
 LOCAL = {
     "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_group", "MPI_Iprobe", "MPI_Probe", "MPI_Wtime", "MPI_Wtick",
     "MPI_Initialized", "MPI_Finalized", "MPI_Abort", "MPI_Pcontrol", "MPI_Dims_create", "MPI_Address",
-    "MPI_Query_thread", "MPI_Is_thread_main", "MPI_Cancel", "MPI_Request_free", "MPI_Get_count", "MPI_Get_elements",
+    "MPI_Query_thread", "MPI_Is_thread_main", "MPI_Cancel", "MPI_Get_count", "MPI_Get_elements",
     "MPI_Get_elements_x", "MPI_Get_processor_name", "MPI_Get_version", "MPI_Get_library_version", "MPI_Get_address",
 } | LOCAL_CREATORS
 KIND = {
@@ -135,7 +135,7 @@ KIND = {
     "MPI_Send_init": "send_init", "MPI_Bsend_init": "send_init", "MPI_Ssend_init": "send_init",
     "MPI_Rsend_init": "send_init", "MPI_Recv_init": "recv_init", "MPI_Start": "start", "MPI_Startall": "start",
     "MPI_Wait": "complete", "MPI_Waitall": "complete", "MPI_Waitany": "complete", "MPI_Waitsome": "complete",
-    "MPI_Sendrecv": "sendrecv", "MPI_Sendrecv_replace": "sendrecv",
+    "MPI_Sendrecv": "sendrecv", "MPI_Sendrecv_replace": "sendrecv", "MPI_Request_free": "request_free",
     **{name: "comm_create" for name in CREATORS},
 }
 # name -> {argument: field index}, and the number of fields of its line
@@ -472,6 +472,10 @@ class LiballprofTrace:
         if kind == "start":
             c.requests = _array(int(f[pos["requests"]]), int(f[pos["count"]]), pending) if "count" in pos else [int(f[pos["request"]])]
             pending.update(c.requests)
+            return c
+        if kind == "request_free":  # the request's operation goes on; its handle may be reused at once
+            c.requests = [int(f[pos["request"]])]
+            pending.discard(c.requests[0])
             return c
         if kind == "complete":
             if name == "MPI_Wait":
