@@ -26,6 +26,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 FINISH = re.compile(r"Maximum finishing time at host \d+: (\d+)")
 
@@ -38,7 +39,7 @@ def decompress(bundle: Path) -> None:
             subprocess.run(["zstd", "-q", "-d", "--long=31", str(packed), "-o", str(plain)], check=True)
 
 
-def run_one(sim: Path, bundle: Path, task: dict) -> int:
+def run_one(sim: Path, bundle: Path, task: dict[str, Any]) -> int:
     """One run of their simulator; its maximum finishing time in ps."""
     cmd = [str(sim), "-f", task["schedule"], *task["flags"], "--batchmode", "--seed", str(task["seed"])]
     out = subprocess.run(cmd, cwd=bundle, capture_output=True, text=True, check=True).stdout
@@ -69,7 +70,7 @@ def main() -> None:
     lock = threading.Lock()
     skipped = 0
 
-    def work(task: dict) -> None:
+    def work(task: dict[str, Any]) -> None:
         nonlocal skipped
         if a.deadline is not None and time.monotonic() - t0 > a.deadline:
             skipped += 1

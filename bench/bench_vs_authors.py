@@ -52,6 +52,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -137,7 +138,7 @@ def make_inputs(artifact: Path, system: str, placement: str, bundle: Path) -> In
         alt = network_run(artifact, system, other)
         trace = alt.os_trace_ps if alt is not None else None
         why += f"; its ng_osnoise.out is empty: OS noise from {alt.provenance if alt else 'none'}"
-    files = []
+    files: list[Path] = []
     sets = {"near": (near.L_ps, near.G_ps_per_byte)}
     if placement == "different-racks":
         sets["far"] = (here.L_ps, here.G_ps_per_byte)
@@ -196,6 +197,16 @@ def schedule_files(pattern: str, nodes: int, work: Path, bundle: Path, txt2bin: 
     return goal, binary
 
 
+def run_authors(sim: Path, binary: Path, flags: list[str], seed: int, bundle: Path) -> int:
+    """One run of their simulator in BUNDLE (the flags' paths are relative to it); its finishing time in ps."""
+    out = subprocess.run([str(sim), "-f", str(binary.resolve()), *flags, "--batchmode", "--seed", str(seed)],
+                         cwd=bundle, capture_output=True, text=True, check=True).stdout
+    m = re.search(r"Maximum finishing time at host \d+: (\d+)", out)
+    if m is None:
+        sys.exit(f"their simulator printed no finishing time: {out[-300:]}")
+    return int(m.group(1))
+
+
 def pack(path: Path) -> None:
     """PATH -> PATH.zst (removing PATH) where it is larger than PACK_ABOVE, for carrying the bundle."""
     if path.exists() and path.stat().st_size > PACK_ABOVE:
@@ -249,7 +260,7 @@ def _ints(text: str) -> list[int]:
     return [int(n) for n in text.split(",") if n]
 
 
-def tasks(cases: list[Case], bundle: Path, reps: int) -> list[dict]:
+def tasks(cases: list[Case], bundle: Path, reps: int) -> list[dict[str, Any]]:
     """One entry per run of their simulator (seeds from a fixed generator)."""
     seeds = np.random.default_rng(777)
     out = []
@@ -273,7 +284,7 @@ def read_theirs(path: Path) -> dict[str, int]:
     return {r["key"]: int(r["ps"]) for r in map(json.loads, path.read_text().splitlines()) if r}
 
 
-def compare(cases: list[Case], theirs: dict[str, int], work: Path, bundle: Path, a: argparse.Namespace) -> list[dict]:
+def compare(cases: list[Case], theirs: dict[str, int], work: Path, bundle: Path, a: argparse.Namespace) -> list[dict[str, Any]]:
     """cloudnoise on every case their results cover; one row per case."""
     rng = np.random.default_rng(12345)
     rows = []
@@ -287,7 +298,7 @@ def compare(cases: list[Case], theirs: dict[str, int], work: Path, bundle: Path,
         sched = _engine.parse_goal(goal.read_bytes(), str(goal))
         base_ours = int(_engine.run(sched, inp.params, inp.models["none"], seed=1, first=0, count=1,
                                     program_order=False)["max_end_ps"][0])
-        row = {"system": c.system, "pattern": c.pattern, "nodes": c.nodes, "theirs_ps": base_theirs,
+        row: dict[str, Any] = {"system": c.system, "pattern": c.pattern, "nodes": c.nodes, "theirs_ps": base_theirs,
                "ours_ps": base_ours, "diff": base_ours / base_theirs - 1, "variants": {}}
         print(f"{c.system:16} {c.pattern:28} {c.nodes:6} none   theirs {base_theirs / 1e6:12.3f} us  ours "
               f"{base_ours / 1e6:12.3f} us  diff {100 * row['diff']:+.3f}%", file=sys.stderr, flush=True)
@@ -298,7 +309,7 @@ def compare(cases: list[Case], theirs: dict[str, int], work: Path, bundle: Path,
                 continue
             ours = np.asarray(_engine.run(sched, inp.params, inp.models[variant], seed=1, first=0, count=a.reps,
                                           threads=a.jobs, program_order=False)["max_end_ps"], dtype=np.float64)
-            stats = {"reps_theirs": int(t_runs.size), "reps_ours": int(ours.size)}
+            stats: dict[str, Any] = {"reps_theirs": int(t_runs.size), "reps_ours": int(ours.size)}
             for q, name in ((0.5, "median"), (0.9, "p90")):
                 t, o = np.quantile(t_runs, q), np.quantile(ours, q)
                 se = (boot_se(t_runs, q, rng) ** 2 + boot_se(ours, q, rng) ** 2) ** 0.5
@@ -313,7 +324,7 @@ def compare(cases: list[Case], theirs: dict[str, int], work: Path, bundle: Path,
     return rows
 
 
-def markdown(rows: list[dict]) -> str:
+def markdown(rows: list[dict[str, Any]]) -> str:
     """The docs/paper.md table: one line per case, cells theirs / ours."""
     out = ["| system | schedule | nodes | noiseless us: theirs / ours (diff) | os: median, p90 slowdown theirs / "
            "ours (z) | net | os+net |", "|---|---|---:|---|---|---|---|"]
@@ -335,7 +346,7 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
-def summary(rows: list[dict]) -> str:
+def summary(rows: list[dict[str, Any]]) -> str:
     diffs = [abs(r["diff"]) for r in rows]
     zs = [(r["system"], r["pattern"], r["nodes"], v, name, s[name]["z"]) for r in rows
           for v, s in r["variants"].items() for name in ("median", "p90")]
