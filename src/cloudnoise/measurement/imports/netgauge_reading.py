@@ -25,15 +25,11 @@ def run_files(source: Path, names: tuple[str, ...]) -> dict[str, bytes]:
     that stops once all are found. A name the run lacks is an error naming it."""
     wanted = set(names)
     out: dict[str, bytes] = {}
-    stream = members(Path(source), lambda name: name in wanted)
-    try:
-        for member in stream:
-            if member.name in wanted and member.name not in out:
-                out[member.name] = member.stream.read()
-                if len(out) == len(wanted):
-                    break
-    finally:
-        stream.close()
+    for member in members(Path(source), lambda name: name in wanted):
+        if member.name in wanted and member.name not in out:
+            out[member.name] = member.stream.read()
+            if len(out) == len(wanted):
+                break  # the generator, dropped here, closes the archive
     missing = [n for n in names if n not in out]
     if missing:
         raise CloudnoiseError(f"{source}: the run has no {', '.join(missing)}")
