@@ -91,11 +91,11 @@ def ring(work: Path, artifact: Path, reps: int, authors: Path | None, authors_re
     if authors is None:
         print("  the authors' simulator: not run (pass --authors DIR)")
         return
-    _, binary = schedule_files("pipelinedring", 1024, work, authors / "txt2bin")
+    _, binary = schedule_files("pipelinedring", 1024, work, work, authors / "txt2bin")
     walls, cpus = [], []
     for seed in range(authors_reps):
         t0, c0 = time.perf_counter(), children_cpu()
-        run_authors(authors / "LogGOPSim", binary, inputs.flags["net"], seed + 1)
+        run_authors(authors / "LogGOPSim", binary, inputs.flags["net"], seed + 1, work)
         walls.append(time.perf_counter() - t0)
         cpus.append(children_cpu() - c0)
     wall, cpu = statistics.median(walls), statistics.median(cpus)

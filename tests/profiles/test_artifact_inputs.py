@@ -13,8 +13,9 @@ import pytest
 from archives import tar_xz
 from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.measurement.imports.netgauge_reading import run_files
 from cloudnoise.profiles.artifact.authors_inputs import (
-    effective_trace, gap_ps_per_byte, latency_ps, os_trace_ps, read_members, serving_stretches,
+    effective_trace, gap_ps_per_byte, latency_ps, os_trace_ps, serving_stretches,
 )
 
 
@@ -53,7 +54,7 @@ def test_a_row_cut_short_is_dropped_as_their_script_drops_it():
 @pytest.mark.parametrize("data, words", [
     (b"", "no rows"),
     (b"#size\trtt\n", "no rows"),
-    (b"#size\trtt\n1\tabc\n", "not a table"),
+    (b"#size\trtt\n1\tabc\n", "line 2: .* is not 2 numbers"),
     (b"#size\trtt\n" + b"1\t-1\n" * 30, "positive"),
 ])
 def test_damaged_files_are_one_line_errors(data, words):
@@ -135,9 +136,9 @@ def test_a_sorted_trace_is_kept_as_it_is():
 def test_members_read_from_the_archive(tmp_path):
     path = tmp_path / "run.tar.xz"
     path.write_bytes(tar_xz({"a.out": b"1", "b.out": b"2", "c.out": b"3"}, "2022_01_01_00_00_00"))
-    assert read_members(path, ("a.out", "c.out")) == {"a.out": b"1", "c.out": b"3"}
+    assert run_files(path, ("a.out", "c.out")) == {"a.out": b"1", "c.out": b"3"}
     with pytest.raises(CloudnoiseError, match="has no z.out"):
-        read_members(path, ("z.out",))
+        run_files(path, ("z.out",))
     path.write_bytes(lzma.compress(b"not a tar")[:20])
-    with pytest.raises(CloudnoiseError, match="not a readable run archive"):
-        read_members(path, ("a.out",))
+    with pytest.raises(CloudnoiseError, match="not a Netgauge run folder nor a readable .tar.xz"):
+        run_files(path, ("a.out",))

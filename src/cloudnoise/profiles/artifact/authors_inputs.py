@@ -16,20 +16,17 @@ their `simulations/simulate.py` made them (read for the facts, not copied):
   gives what that search actually reads, as one sorted trace.
 
 The readers take the file's bytes (read from the run's .tar.xz without
-unpacking it to disk) and hold numbers in NumPy arrays only.
+unpacking it to disk: measurement.imports.netgauge_reading.run_files) and
+parse them with the measure stage's Netgauge reader (number_rows there), so
+a run is parsed one way in cloudnoise; they hold numbers in NumPy arrays only.
 """
 
 from __future__ import annotations
 
-import io
-import lzma
-import re
-import tarfile
-from pathlib import Path
-
 import numpy as np
 
-from cloudnoise.errors import CloudnoiseError, shown
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.measurement.imports.netgauge_reading import number_rows
 
 WARMUP = 20  # Netgauge's warm-up rows per run of 1000
 PER_RUN = 1000
@@ -38,40 +35,14 @@ BANDWIDTH_FILE = "ng_netnoise_mpi_bw.out"
 OS_NOISE_FILE = "ng_osnoise.out"
 
 
-def read_members(archive: Path, names: tuple[str, ...]) -> dict[str, bytes]:
-    """The named files of a run archive (by base name), read in one pass over the stream."""
-    out: dict[str, bytes] = {}
-    try:
-        with tarfile.open(archive, mode="r|xz") as tar:
-            for member in tar:
-                base = member.name.rsplit("/", 1)[-1]
-                if member.isfile() and base in names and base not in out:
-                    fh = tar.extractfile(member)
-                    if fh is not None:
-                        out[base] = fh.read()
-                if len(out) == len(names):
-                    break
-    except (OSError, tarfile.TarError, lzma.LZMAError, EOFError) as err:
-        raise CloudnoiseError(f"{shown(archive)}: not a readable run archive (.tar.xz): {err}") from None
-    missing = [n for n in names if n not in out]
-    if missing:
-        raise CloudnoiseError(f"{shown(archive)}: the run has no {', '.join(missing)}")
-    return out
-
-
-def _table(data: bytes, where: str, columns: int) -> np.ndarray:
-    if not any(line.strip() and not line.lstrip().startswith(b"#") for line in data.splitlines()):
+def _table(data: bytes, where: str) -> np.ndarray:
+    """The file's rows of two numbers, read by the measure stage's Netgauge reader
+    (cloudnoise.measurement.imports.netgauge_reading): NaN kept (their script drops
+    those rows after counting positions), a last row cut short dropped (pandas reads
+    it as a NaN row, after every position that counts)."""
+    rows = number_rows(data, where, 2, nan_ok=(0, 1), cut_short_ok=True)
+    if rows.shape[0] == 0:
         raise CloudnoiseError(f"{where}: the file holds no rows")
-    if columns == 2:
-        # A row cut short (a run stopped mid-line) is a missing value, as
-        # pandas' read_csv in the authors' script reads it: NaN, dropped later.
-        data = re.sub(rb"(?m)^([^#\t\r\n]+?)\r?$", rb"\1\tnan", data)
-    try:
-        rows = np.loadtxt(io.BytesIO(data), comments="#", delimiter="\t", ndmin=2, dtype=np.float64)
-    except ValueError as err:
-        raise CloudnoiseError(f"{where}: not a table of {columns} tab-separated numbers: {err}") from None
-    if rows.shape[0] == 0 or rows.shape[1] != columns:
-        raise CloudnoiseError(f"{where}: expected rows of {columns} tab-separated numbers")
     return rows
 
 
@@ -89,19 +60,19 @@ def _kept(rows: np.ndarray, where: str) -> np.ndarray:
 
 def latency_ps(data: bytes, where: str = LATENCY_FILE) -> np.ndarray:
     """Round trips in whole ps (the authors' latency samples before scaling)."""
-    kept = _kept(_table(data, where, 2), where)
+    kept = _kept(_table(data, where), where)
     return (kept[:, 1] * 1000000).astype(np.int64)
 
 
 def gap_ps_per_byte(data: bytes, where: str = BANDWIDTH_FILE) -> np.ndarray:
     """Round trip over size in whole ps per byte (the authors' bandwidth samples before scaling)."""
-    kept = _kept(_table(data, where, 2), where)
+    kept = _kept(_table(data, where), where)
     return ((kept[:, 1] * 1000000).astype(np.int64) / kept[:, 0]).astype(np.int64)
 
 
 def os_trace_ps(data: bytes, where: str = OS_NOISE_FILE) -> tuple[np.ndarray, np.ndarray]:
     """Every detour row in file order: (starts, durations) in whole ps."""
-    rows = _table(data, where, 2)
+    rows = _table(data, where)
     if np.isnan(rows).any() or (rows < 0).any():
         raise CloudnoiseError(f"{where}: detour starts and durations must be numbers >= 0")
     return (rows[:, 0] * 1000).astype(np.int64), (rows[:, 1] * 1000).astype(np.int64)

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.measurement.imports.netgauge_reading import run_files
 from cloudnoise.model.os_noise import OSNoiseTrace, write_npz_trace
 from cloudnoise.model.profile import (
     Compute, LogGOPS, OSNoiseModel, Provenance, RackPlacement, SystemProfile, save_profile,
@@ -42,7 +43,6 @@ from cloudnoise.model.switch_draws import SwitchDraws
 from cloudnoise.output_files import write_npz
 from cloudnoise.profiles.artifact.authors_inputs import (
     BANDWIDTH_FILE, LATENCY_FILE, OS_NOISE_FILE, effective_trace, gap_ps_per_byte, latency_ps, os_trace_ps,
-    read_members,
 )
 from cloudnoise.profiles.artifact.compute import compute_rate
 from cloudnoise.profiles.artifact.runs import candidates
@@ -78,7 +78,7 @@ def network_run(artifact: Path, name: str, placement: str) -> NetworkRun | None:
     named, archives = candidates(artifact, name, placement)
     for archive in archives:
         try:
-            files = read_members(archive, (LATENCY_FILE, BANDWIDTH_FILE, OS_NOISE_FILE))
+            files = run_files(archive, (LATENCY_FILE, BANDWIDTH_FILE, OS_NOISE_FILE))
         except CloudnoiseError:
             continue  # a run without network data (a collectives run, say)
         where = archive.relative_to(artifact).as_posix()
