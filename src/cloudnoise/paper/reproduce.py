@@ -83,6 +83,27 @@ def grid_cost(grid: Grid, reps: int) -> float:
     return float(ops) * len(grid.systems) * weight * reps
 
 
+def request_for(grid: Grid, reps: int, seed: int) -> Any:
+    """The SweepRequest of one grid: the preset's workload and ready order,
+    the built-in profiles as written (the paper's placement)."""
+    from cloudnoise.sweep.experiment import app_experiment, collective_experiment
+    from cloudnoise.sweep.presets import get_preset
+    from cloudnoise.sweep.request import system_from
+    from cloudnoise.sweep.sweeper import SweepRequest
+
+    w = WORKLOADS[grid.workload]
+    preset = get_preset(w.preset)
+    if w.kind == "collective":
+        pattern, size = w.spec.split(":")
+        experiment = collective_experiment(pattern, size, name=preset.name, figure=preset.figure)
+    else:
+        experiment = app_experiment(w.spec, name=preset.name, figure=preset.figure)
+    return SweepRequest(
+        experiment=experiment, systems=tuple(system_from(s) for s in grid.systems), nodes=(grid.nodes,),
+        variants=grid.variants, reps=reps, seed=seed, ready_order=preset.ready_order,
+    )
+
+
 @dataclass
 class SweepRuns:
     """`Runs` over the grids' sweep folders (see profiles.calibrate.statements)."""
@@ -152,11 +173,9 @@ def reproduce(
 ) -> PaperRun:
     """Runs (or continues) every grid the statements need into `out`, then checks them."""
     from cloudnoise.profiles.calibrate.targets import WORKLOADS as W
-    from cloudnoise.sweep.experiment import app_experiment, collective_experiment
     from cloudnoise.sweep.presets import get_preset
-    from cloudnoise.sweep.request import system_from
     from cloudnoise.sweep.runner import dask_client
-    from cloudnoise.sweep.sweeper import SweepRequest, run_sweep
+    from cloudnoise.sweep.sweeper import run_sweep
 
     grids = plan(statements)
     costs = [grid_cost(g, reps) for g in grids]
@@ -168,17 +187,8 @@ def reproduce(
     def run_all(client: Any) -> None:
         nonlocal finished, reps_run
         for grid, cost in zip(grids, costs):
-            w = W[grid.workload]
-            preset = get_preset(w.preset)
-            if w.kind == "collective":
-                pattern, size = w.spec.split(":")
-                experiment = collective_experiment(pattern, size, name=preset.name, figure=preset.figure)
-            else:
-                experiment = app_experiment(w.spec, name=preset.name, figure=preset.figure)
-            request = SweepRequest(
-                experiment=experiment, systems=tuple(system_from(s) for s in grid.systems), nodes=(grid.nodes,),
-                variants=grid.variants, reps=reps, seed=seed, ready_order=preset.ready_order,
-            )
+            request = request_for(grid, reps, seed)
+            preset = get_preset(W[grid.workload].preset)
             label = f"{preset.figure}: {grid.workload} on {grid.nodes} nodes"
 
             def step(done: int, of: int, cost: float = cost, label: str = label) -> None:

@@ -174,16 +174,29 @@ class SweepOutcome:
         raise CloudnoiseError(f"{first.message}{more}; every other cell of the sweep is saved", first.exit_code)
 
 
-def plan_tasks(request: SweepRequest, done: dict[tuple[str, int, str], set[int]], chunk: int | None = None) -> list[Task]:
-    """Tasks for every repetition of the grid not yet saved, in grid order."""
+def plan_tasks(
+    request: SweepRequest,
+    done: dict[tuple[str, int, str], set[int]],
+    chunk: int | None = None,
+    alike: set[tuple[str, int, str]] | frozenset[tuple[str, int, str]] = frozenset(),
+) -> list[Task]:
+    """Tasks for every repetition of the grid not yet saved, in grid order.
+    A cell in `alike` (its noise draws nothing: every repetition is the same,
+    simulated once, see task.run_chunk) is one task unless `chunk` is given."""
     sizes = {n: chunk or chunk_size(request.experiment.ops_per_rep(n), request.reps) for n in request.nodes}
     tasks: list[Task] = []
     for system in request.systems:
         for nodes in request.nodes:
-            size = sizes[nodes]
             for variant in request.variants:
-                tasks += tasks_for(system.name, nodes, variant, request.reps, size, done.get((system.name, nodes, variant), ()))
+                cell = (system.name, nodes, variant)
+                size = request.reps if chunk is None and cell in alike else sizes[nodes]
+                tasks += tasks_for(system.name, nodes, variant, request.reps, size, done.get(cell, ()))
     return tasks
+
+
+def alike_cells(setups: dict[tuple[str, int], ConfigSetup], variants: tuple[str, ...]) -> set[tuple[str, int, str]]:
+    """The (system, nodes, variant) cells whose repetitions are all the same (no noise drawn)."""
+    return {(s, n, v) for (s, n), setup in setups.items() for v in variants if not setup.noise.draws(v)}
 
 
 def _check_noise(setup: ConfigSetup, variants: tuple[str, ...]) -> None:
@@ -240,7 +253,7 @@ def run_sweep(
             _check_noise(setup, request.variants)
             setups[(system.name, nodes)] = setup
     done = store.done(kind)
-    tasks = plan_tasks(request, done, chunk)
+    tasks = plan_tasks(request, done, chunk, alike_cells(setups, request.variants))
     total = len(request.systems) * len(request.nodes) * len(request.variants) * request.reps
     todo = sum(t.reps for t in tasks)
     store.write_meta(meta)
