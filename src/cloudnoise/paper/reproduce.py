@@ -232,7 +232,7 @@ def reproduce(
             run_groups_in_process(make_setup, order, save, fail)
         else:
             with dask_client(scheduler, workers) as client:
-                run_groups_on_dask(client, make_setup, order, save, fail, window=workers + 1)
+                run_groups_on_dask(client, make_setup, order, save, fail, queue=4 * workers)
     outcomes_ = [sw.finish(time.perf_counter() - t0) for sw in sweeps]
     reps_run = sum(o.reps_run for o in outcomes_)
     for o in outcomes_:

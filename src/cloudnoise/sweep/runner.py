@@ -238,13 +238,17 @@ def run_groups_on_dask(
     groups: list[tuple[Hashable, list[Task]]],
     on_result: Callable[[Hashable, ChunkResult], None],
     on_failure: Callable[[Hashable, TaskFailure], None] | None = None,
-    window: int = 3,
+    window: int = 8,
+    queue: int = 8,
 ) -> None:
     """Runs groups of tasks, each group one configuration's, in the order given,
-    with at most `window` configurations in flight: a group's setup is made
-    (`make_setup(key)`) and shipped when the group starts and dropped when its
-    last task ends, so memory holds `window` setups whatever the number of
-    groups (a paper setup carries 5-40 MB of noise). Within the window the
+    with at most `window` configurations in flight, and groups started while
+    fewer than `queue` tasks are in flight (many small groups at the end keep
+    the workers fed): a group's setup is made
+    (`make_setup(key)`) and sent to every worker when the group starts and
+    dropped when its last task ends, so memory holds `window` setups whatever the number of
+    groups (a paper setup carries 5-40 MB of noise; 8 of them are at most
+    about 320 MB in each worker). Within the window the
     scheduler starts tasks in the order given (Dask priorities), so the
     workers take the largest first and the small groups at the end fill every
     worker to the last task. `on_result(key, result)` sees each as it ends."""
@@ -258,32 +262,36 @@ def run_groups_on_dask(
     pending = deque(groups)
     active: dict[Hashable, list[Any]] = {}  # key -> [setup future, tasks left]
     keys: dict[str, Hashable] = {}
-    live: list[Any] = []
+    inflight: dict[str, Any] = {}  # key -> future, until its result is delivered
     with quiet_dask():
         done = as_completed(loop=client.loop)
 
         def start() -> None:
             nonlocal rank
             cfg, group = pending.popleft()
-            n = len(active) + len(pending)
-            h = client.submit(hold, make_setup(cfg), key=f"cloudnoise-setup-{token}-{n}-{rank}", pure=False,
-                              priority=total - rank + 1)
+            # On every worker: a group's tasks then run wherever a worker is free (a setup
+            # held by one worker draws its group's tasks to it, and the others wait).
+            h = client.scatter(make_setup(cfg), broadcast=True, hash=False)
             active[cfg] = [h, len(group)]
             for t in group:
                 f = client.submit(run_chunk, h, t, key=f"cloudnoise-{token}-{rank}-{t.key}", retries=TASK_RETRIES,
                                   pure=False, priority=total - rank)
                 rank += 1
                 keys[f.key] = cfg
-                live.append(f)
+                inflight[f.key] = f
                 done.add(f)
 
-        try:
-            while pending and len(active) < window:
+        def fill() -> None:
+            while pending and (not active or len(active) < window and sum(e[1] for e in active.values()) < queue):
                 start()
+
+        try:
+            fill()
             for future in done:
                 if future.status == "error":
                     raise _task_error(future)
                 cfg = keys.pop(future.key)
+                inflight.pop(future.key, None)
                 _deliver(future.result(), lambda r, cfg=cfg: on_result(cfg, r),
                          None if on_failure is None else (lambda f, cfg=cfg: on_failure(cfg, f)))
                 future.release()
@@ -292,10 +300,9 @@ def run_groups_on_dask(
                 if entry[1] == 0:
                     entry[0].release()
                     del active[cfg]
-                    while pending and len(active) < window:
-                        start()
+                fill()
         finally:
-            client.cancel(live + [e[0] for e in active.values()])
+            client.cancel(list(inflight.values()) + [e[0] for e in active.values()])
 
 
 def run_groups_in_process(
