@@ -16,6 +16,7 @@ the rerun gives the same numbers.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -23,7 +24,7 @@ import uuid
 import warnings
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
 from cloudnoise.model.profile import SystemProfile
@@ -38,6 +39,7 @@ from cloudnoise.sweep.task import ChunkResult, ConfigSetup, PreparedNoise, TaskF
 TASK_RETRIES = 2
 DASK_LOGGERS = ("distributed", "dask", "tornado", "asyncio", "bokeh")
 
+K = TypeVar("K", bound=Hashable)  # what names a configuration's setup
 OnResult = Callable[[ChunkResult], None]
 OnFailure = Callable[[TaskFailure], None]
 
@@ -189,10 +191,10 @@ def run_on_dask(
 
 def run_jobs_on_dask(
     client: Any,
-    setups: dict[Hashable, ConfigSetup],
-    jobs: list[tuple[Hashable, Task]],
-    on_result: Callable[[Hashable, ChunkResult], None],
-    on_failure: Callable[[Hashable, TaskFailure], None] | None = None,
+    setups: dict[K, ConfigSetup],
+    jobs: list[tuple[K, Task]],
+    on_result: Callable[[K, ChunkResult], None],
+    on_failure: Callable[[K, TaskFailure], None] | None = None,
 ) -> None:
     """`run_on_dask` with each job naming its setup's key (a setup is shipped
     once; the callbacks get the key with the result)."""
@@ -204,11 +206,11 @@ def run_jobs_on_dask(
             cfg: client.submit(hold, setup, key=f"cloudnoise-setup-{token}-{i}", pure=False)
             for i, (cfg, setup) in enumerate(setups.items())
         }
-        by_config: dict[Hashable, list[Task]] = {}
+        by_config: dict[K, list[Task]] = {}
         for cfg, t in jobs:  # grid order is kept: tasks come grouped by configuration
             by_config.setdefault(cfg, []).append(t)
         futures = []
-        keys: dict[str, Hashable] = {}
+        keys: dict[str, K] = {}
         for cfg, group in by_config.items():
             fs = client.map(
                 run_chunk,
@@ -225,8 +227,8 @@ def run_jobs_on_dask(
                 if future.status == "error":
                     raise _task_error(future)
                 cfg = keys[future.key]
-                _deliver(future.result(), lambda r, cfg=cfg: on_result(cfg, r),
-                         None if on_failure is None else (lambda f, cfg=cfg: on_failure(cfg, f)))
+                _deliver(future.result(), functools.partial(on_result, cfg),
+                         None if on_failure is None else functools.partial(on_failure, cfg))
                 future.release()
         finally:
             client.cancel(futures + list(held.values()))
@@ -234,10 +236,10 @@ def run_jobs_on_dask(
 
 def run_groups_on_dask(
     client: Any,
-    make_setup: Callable[[Hashable], ConfigSetup],
-    groups: list[tuple[Hashable, list[Task]]],
-    on_result: Callable[[Hashable, ChunkResult], None],
-    on_failure: Callable[[Hashable, TaskFailure], None] | None = None,
+    make_setup: Callable[[K], ConfigSetup],
+    groups: list[tuple[K, list[Task]]],
+    on_result: Callable[[K, ChunkResult], None],
+    on_failure: Callable[[K, TaskFailure], None] | None = None,
     window: int = 8,
     queue: int = 8,
 ) -> None:
@@ -260,8 +262,8 @@ def run_groups_on_dask(
     rank = 0
     total = sum(len(g) for _, g in groups)
     pending = deque(groups)
-    active: dict[Hashable, list[Any]] = {}  # key -> [setup future, tasks left]
-    keys: dict[str, Hashable] = {}
+    active: dict[K, list[Any]] = {}  # key -> [setup future, tasks left]
+    keys: dict[str, K] = {}
     inflight: dict[str, Any] = {}  # key -> future, until its result is delivered
     with quiet_dask():
         done = as_completed(loop=client.loop)
@@ -292,8 +294,8 @@ def run_groups_on_dask(
                     raise _task_error(future)
                 cfg = keys.pop(future.key)
                 inflight.pop(future.key, None)
-                _deliver(future.result(), lambda r, cfg=cfg: on_result(cfg, r),
-                         None if on_failure is None else (lambda f, cfg=cfg: on_failure(cfg, f)))
+                _deliver(future.result(), functools.partial(on_result, cfg),
+                         None if on_failure is None else functools.partial(on_failure, cfg))
                 future.release()
                 entry = active[cfg]
                 entry[1] -= 1
@@ -306,17 +308,17 @@ def run_groups_on_dask(
 
 
 def run_groups_in_process(
-    make_setup: Callable[[Hashable], ConfigSetup],
-    groups: list[tuple[Hashable, list[Task]]],
-    on_result: Callable[[Hashable, ChunkResult], None],
-    on_failure: Callable[[Hashable, TaskFailure], None] | None = None,
+    make_setup: Callable[[K], ConfigSetup],
+    groups: list[tuple[K, list[Task]]],
+    on_result: Callable[[K, ChunkResult], None],
+    on_failure: Callable[[K, TaskFailure], None] | None = None,
 ) -> None:
     """`run_groups_on_dask` here, one group after the other (one setup in memory)."""
     for cfg, group in groups:
         setup = make_setup(cfg)
         for task in group:
-            _deliver(run_chunk(setup, task), lambda r, cfg=cfg: on_result(cfg, r),
-                     None if on_failure is None else (lambda f, cfg=cfg: on_failure(cfg, f)))
+            _deliver(run_chunk(setup, task), functools.partial(on_result, cfg),
+                     None if on_failure is None else functools.partial(on_failure, cfg))
 
 
 def _task_error(future: Any) -> CloudnoiseError:
