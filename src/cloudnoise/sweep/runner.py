@@ -261,6 +261,7 @@ def run_groups_on_dask(
     token = uuid.uuid4().hex[:12]
     rank = 0
     total = sum(len(g) for _, g in groups)
+    workers = max(1, len(client.nthreads()))
     pending = deque(groups)
     active: dict[K, list[Any]] = {}  # key -> [setup future, tasks left]
     keys: dict[str, K] = {}
@@ -271,9 +272,14 @@ def run_groups_on_dask(
         def start() -> None:
             nonlocal rank
             cfg, group = pending.popleft()
-            # On every worker: a group's tasks then run wherever a worker is free (a setup
-            # held by one worker draws its group's tasks to it, and the others wait).
-            h = client.scatter(make_setup(cfg), broadcast=True, hash=False)
+            # A group of several tasks per worker gets its setup on every worker: its tasks then
+            # run wherever a worker is free (a setup held by one draws the group's tasks to it
+            # while the others wait); a small group's one copy goes where its tasks run.
+            if len(group) >= 2 * workers:
+                h = client.scatter(make_setup(cfg), broadcast=True, hash=False)
+            else:
+                h = client.submit(hold, make_setup(cfg), key=f"cloudnoise-setup-{token}-{rank}", pure=False,
+                                  priority=total - rank + 1)
             active[cfg] = [h, len(group)]
             for t in group:
                 f = client.submit(run_chunk, h, t, key=f"cloudnoise-{token}-{rank}-{t.key}", retries=TASK_RETRIES,

@@ -21,7 +21,7 @@ from cloudnoise import __version__
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulation.api import READY_ORDERS, VARIANTS
 from cloudnoise.sweep.experiment import Experiment
-from cloudnoise.sweep.plan import Task, chunk_size, tasks_for
+from cloudnoise.sweep.plan import TARGET_OPS_PER_TASK, Task, chunk_size, tasks_for
 from cloudnoise.sweep.runner import System, config_setup, dask_client, run_in_process, run_on_dask
 from cloudnoise.sweep.store import FORMAT, SweepStore
 from cloudnoise.sweep.task import ChunkResult, ConfigSetup, TaskFailure
@@ -179,11 +179,13 @@ def plan_tasks(
     done: dict[tuple[str, int, str], set[int]],
     chunk: int | None = None,
     alike: set[tuple[str, int, str]] | frozenset[tuple[str, int, str]] = frozenset(),
+    target_ops: int = TARGET_OPS_PER_TASK,
 ) -> list[Task]:
-    """Tasks for every repetition of the grid not yet saved, in grid order.
+    """Tasks for every repetition of the grid not yet saved, in grid order,
+    each about `target_ops` simulated operations (see plan.chunk_size).
     A cell in `alike` (its noise draws nothing: every repetition is the same,
     simulated once, see task.run_chunk) is one task unless `chunk` is given."""
-    sizes = {n: chunk or chunk_size(request.experiment.ops_per_rep(n), request.reps) for n in request.nodes}
+    sizes = {n: chunk or chunk_size(request.experiment.ops_per_rep(n), request.reps, target_ops) for n in request.nodes}
     tasks: list[Task] = []
     for system in request.systems:
         for nodes in request.nodes:
@@ -317,9 +319,12 @@ class PreparedSweep:
                             list(failed.values()))
 
 
-def prepare_sweep(request: SweepRequest, out: str | Path, chunk: int | None = None) -> PreparedSweep:
+def prepare_sweep(
+    request: SweepRequest, out: str | Path, chunk: int | None = None, target_ops: int = TARGET_OPS_PER_TASK
+) -> PreparedSweep:
     """Checks the request against what `out` holds, writes sweep.json (not yet
-    complete) and plans the tasks of every repetition not yet saved."""
+    complete) and plans the tasks of every repetition not yet saved (`chunk`
+    repetitions each, or about `target_ops` operations)."""
     request.check()
     store = SweepStore(out)
     experiments = {s.name: request.experiment_for(s) for s in request.systems}
@@ -339,7 +344,7 @@ def prepare_sweep(request: SweepRequest, out: str | Path, chunk: int | None = No
             _check_noise(setup, request.variants)
             setups[(system.name, nodes)] = setup
     done = store.done(kind)
-    tasks = plan_tasks(request, done, chunk, alike_cells(setups, request.variants))
+    tasks = plan_tasks(request, done, chunk, alike_cells(setups, request.variants), target_ops)
     total = len(request.systems) * len(request.nodes) * len(request.variants) * request.reps
     todo = sum(t.reps for t in tasks)
     store.write_meta(meta)
