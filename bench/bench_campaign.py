@@ -3,6 +3,8 @@
     python bench/bench_campaign.py                                   # cloudnoise only
     python bench/bench_campaign.py --authors DIR --loggopsim DIR2    # beside both reference simulators
     python bench/bench_campaign.py --paper-reps 0                    # skip the whole `paper` run
+    python bench/bench_campaign.py --cases                           # CPU per case of paper --reps 1000, extrapolated
+    python bench/bench_campaign.py --paper-only                      # only the whole `paper --reps 1000` run
 
 Cases:
 
@@ -19,8 +21,17 @@ Cases:
   schedule converted by their txt2bin (conversion not timed).
 * The 16,384-rank 16 B dissemination under OS noise, per repetition, beside
   public LogGOPSim -O3 (bench_vs_loggopsim.os_noise_only; --loggopsim DIR).
-* `cloudnoise paper --reps N` from an empty folder: wall time and the peak
-  resident memory of its processes (the largest one's, from getrusage).
+* `cloudnoise paper --reps N` from an empty folder: wall time, CPU seconds
+  of all its processes, and the peak resident memory of its processes (the
+  largest one's, from getrusage).
+* `--cases`: the campaign's CPU per case without running it: for every
+  configuration `paper` simulates (sweep grid, system, variant) it times the
+  setup and a few repetitions on one thread (about --case-cpu CPU seconds
+  each), and extrapolates each to --paper-reps repetitions as the campaign
+  runs them (a cell whose noise draws nothing is simulated once): CPU
+  seconds per grid and in all, events per CPU second, and the wall time on
+  the cores of this machine if both stay busy. CPU time, so it holds on a
+  shared machine too (within the cache contention other load causes).
 
 Targets (issue 39): ring >= 30 M events/s, <= 0.1 s per repetition and >= 50x
 the authors' simulator; dissemination >= 50x LogGOPSim; paper --reps 1000
@@ -105,8 +116,67 @@ def ring(work: Path, artifact: Path, reps: int, authors: Path | None, authors_re
           f"{wall / a_wall:.1f}x in wall time")
 
 
+def cases(reps: int, case_cpu: float, cores: int) -> None:
+    """CPU per case of `paper --reps REPS`, measured on a few repetitions each and extrapolated."""
+    from collections import defaultdict
+
+    from cloudnoise.paper.reproduce import plan, request_for
+    from cloudnoise.paper.statements import ALL
+    from cloudnoise.simulation.api import run_variant
+    from cloudnoise.sweep.runner import config_setup
+
+    print(f"\nCPU per case of `cloudnoise paper --reps {reps}`, each case timed on about {case_cpu:g} CPU s of "
+          f"repetitions on one thread and extrapolated ({load()})")
+    grids = plan(ALL)
+    per_grid: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0])  # CPU, events, setup CPU, cells
+    noisy_rep: dict[str, list[float]] = defaultdict(list)
+    total_setup = 0.0
+    for grid in grids:
+        req = request_for(grid, reps, 0)
+        for system in req.systems:
+            c0 = time.process_time()
+            setup = config_setup(req.experiment_for(system), system, grid.nodes, 0, req.ready_order)
+            sched = setup.experiment.schedule(grid.nodes)
+            models = [setup.noise.engine_model(v) for v in grid.variants]
+            c_setup = time.process_time() - c0
+            total_setup += c_setup
+            g = per_grid[grid.folder]
+            g[2] += c_setup
+            for v, _ in zip(grid.variants, models):
+                kw = dict(params=setup.params, noise=setup.noise, variant=v, seed=setup.seed,
+                          ready_order=setup.ready_order, threads=1)
+                c0 = time.process_time()
+                r = run_variant(sched, reps=1, **kw)
+                one = time.process_time() - c0
+                k = 1 if not setup.noise.draws(v) else max(1, min(50, int(case_cpu / max(one, 1e-4)) - 1))
+                per = one
+                if k > 1:
+                    c0 = time.process_time()
+                    run_variant(sched, reps=k, first_rep=1, **kw)
+                    per = (time.process_time() - c0) / k
+                runs = reps if setup.noise.draws(v) else 1
+                g[0] += per * runs
+                g[1] += r.events * runs
+                g[3] += 1
+                if v != "none":
+                    noisy_rep[grid.folder].append(per)
+    print(f"  {'sweep grid':36} {'cells':>5} {'noisy s/rep':>17} {'CPU s':>8} {'share':>6} {'M ev/s':>7}")
+    total = sum(g[0] for g in per_grid.values())
+    for name, (cpu, events, _, cells) in sorted(per_grid.items(), key=lambda kv: -kv[1][0]):
+        nr = noisy_rep.get(name)
+        rng = f"{min(nr):.4f}-{max(nr):.4f}" if nr else "-"
+        print(f"  {name:36} {cells:5d} {rng:>17} {cpu:8.1f} {cpu / total:6.1%} {events / cpu / 1e6 if cpu else 0:7.1f}")
+    print(f"  simulation: {total:.0f} CPU s at --reps {reps}; setups {total_setup:.1f} CPU s (made twice by the "
+          f"campaign: planning and running)")
+    wall = (total + 2 * total_setup) / cores
+    print(f"  on {cores} cores kept busy: >= {wall:.0f} s wall ({wall / 60:.1f} min; target 15 min: "
+          f"{wall / 900:.2f}x); the engine would have to be {total / (cores * 900 - 2 * total_setup):.2f}x "
+          f"faster on these cases to fit in 15 min with no other overhead")
+
+
 def paper(reps: int, work: Path) -> None:
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    cpu0 = children_cpu()
     print(f"\ncloudnoise paper --reps {reps} (from an empty folder; {load()})", flush=True)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "cloudnoise", "paper", "--reps", str(reps), "--json",
@@ -117,8 +187,9 @@ def paper(reps: int, work: Path) -> None:
         return
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     peak_mib = max(peak, before) / 1024
-    print(f"  {wall:.0f} s wall ({wall / 900:.2f}x the 15-minute target); peak RSS of its largest process "
-          f"{peak_mib:.0f} MiB ({peak_mib / 1024:.2f}x the 1 GB target); {load()}")
+    cpu = children_cpu() - cpu0
+    print(f"  {wall:.0f} s wall ({wall / 900:.2f}x the 15-minute target), {cpu:.0f} CPU s in all its processes; "
+          f"peak RSS of its largest process {peak_mib:.0f} MiB ({peak_mib / 1024:.2f}x the 1 GB target); {load()}")
 
 
 def main() -> None:
@@ -131,12 +202,22 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=4, help="cloudnoise repetitions of the ring")
     ap.add_argument("--diss-reps", type=int, default=200)
     ap.add_argument("--paper-reps", type=int, default=1000, help="0: skip the paper run")
+    ap.add_argument("--cases", action="store_true",
+                    help="only the CPU per case of paper --paper-reps, extrapolated (no reference simulators)")
+    ap.add_argument("--case-cpu", type=float, default=1.0, help="CPU seconds of repetitions timed per case")
+    ap.add_argument("--paper-only", action="store_true",
+                    help="only the whole `paper --paper-reps` run (no reference simulators, no artifact needed)")
     opts = ap.parse_args()
-    print(f"cores {len(os.sched_getaffinity(0))}; {load()}")
+    cores = len(os.sched_getaffinity(0))
+    print(f"cores {cores}; {load()}")
+    if opts.cases:
+        cases(opts.paper_reps or 1000, opts.case_cpu, cores)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        ring(work, opts.artifact, opts.reps, opts.authors, opts.authors_reps)
-        os_noise_only(work, opts.diss_reps, 3, opts.loggopsim)
+        if not opts.paper_only:
+            ring(work, opts.artifact, opts.reps, opts.authors, opts.authors_reps)
+            os_noise_only(work, opts.diss_reps, 3, opts.loggopsim)
         if opts.paper_reps:
             paper(opts.paper_reps, work)
 

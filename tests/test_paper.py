@@ -160,6 +160,44 @@ def test_reproduce_known_answers_resume_and_extend(tmp_path):
     assert to_csv(data).splitlines()[0].startswith("statement,figure,role,paper,allowed,ours,agrees")
 
 
+def test_the_campaign_gives_each_sweeps_own_results_bit_for_bit(tmp_path):
+    """`reproduce` runs the tasks of all its sweeps together, largest first (in
+    this process and on Dask): every sweep folder holds what `run_sweep` of
+    that grid alone gives (the code path before), row for row, bit for bit."""
+    from cloudnoise.paper.reproduce import campaign_groups, request_for
+    from cloudnoise.sweep.store import load_results
+    from cloudnoise.sweep.sweeper import prepare_sweep, run_sweep
+
+    ids = {"fig15-gcp-outliers-5x", "fig17-gcp-15-at-4", "fig14-aws-os-2x"}
+    statements = [s for s in ALL if s.id in ids]
+    grids = plan(statements)
+    assert len(grids) >= 3 and {v for g in grids for v in g.variants} == {"none", "os", "network", "both"}
+    run = reproduce(statements, tmp_path / "together", reps=3, seed=5, in_process=True)
+    dask = reproduce(statements, tmp_path / "dask", reps=3, seed=5, workers=2)
+    assert [o.value for o in dask.outcomes] == [o.value for o in run.outcomes]
+    for g in grids:
+        run_sweep(request_for(g, 3, 5), tmp_path / "alone" / g.folder, in_process=True)
+        alone = load_results(tmp_path / "alone" / g.folder).sort_by([("system", "ascending"), ("variant", "ascending"), ("rep", "ascending")])
+        for folder in ("together", "dask"):
+            got = load_results(tmp_path / folder / g.folder).sort_by([("system", "ascending"), ("variant", "ascending"), ("rep", "ascending")])
+            assert got.to_pylist() == alone.to_pylist(), (folder, g.folder)
+    # largest first; a noiseless cell is one task of one simulated repetition
+    sweeps = [prepare_sweep(request_for(g, 40, 5), tmp_path / "order" / g.folder) for g in grids]
+    groups = campaign_groups(grids, sweeps)
+    costs = [c for _, _, c in groups]
+    assert costs == sorted(costs, reverse=True)
+    assert sum(len(ts) for _, ts, _ in groups) == sum(len(s.tasks) for s in sweeps)
+    for _, ts, c in groups:
+        assert [tc for _, tc in ts] == sorted((tc for _, tc in ts), reverse=True) and c == sum(tc for _, tc in ts)
+    assert all(t.reps == 40 for _, ts, _ in groups for t, _ in ts if t.variant == "none")
+    # a setup made again after drop_setups is the one planned with
+    sw = sweeps[0]
+    (system, nodes), planned = next(iter(sw.setups.items()))
+    sw.drop_setups()
+    again = sw.setup(system, nodes)
+    assert (again.seed, again.params, again.ready_order) == (planned.seed, planned.params, planned.ready_order)
+
+
 def test_cli_json_one_statement_and_errors(tmp_path, run_cli):
     runner = CliRunner()
     out = tmp_path / "p"

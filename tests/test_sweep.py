@@ -173,6 +173,45 @@ def test_a_row_is_what_simulate_gives_with_the_configurations_seed(reference):
     assert [x["runtime_ns"] for x in rows] == [float(v) for v in r.runtime_ns]
 
 
+def test_a_variant_that_draws_nothing_is_simulated_once_with_the_same_bits(reference):
+    """The noiseless cells are one task each whose runtime is simulated once and
+    repeated: every row equals what the engine gives when it simulates each
+    repetition (the code path before the shortcut), and `draws` says exactly
+    which engine models hold something random."""
+    from cloudnoise.schedules.patterns import CollectiveSpec, generate
+    from cloudnoise.simulation.api import run_variant
+    from cloudnoise.simulation.noise import noise_from_profile
+    from cloudnoise.simulation.params import LogGOPS
+    from cloudnoise.sweep.runner import config_setup
+    from cloudnoise.sweep.sweeper import alike_cells, plan_tasks
+
+    for name in ("daint", "azure-hpc", "oracle-hpc-metal", "aws-hpc-metal"):
+        profile = resolve_profile(name)
+        noise = noise_from_profile(profile, 1)
+        for v in VARIANTS:
+            if v in ("os", "both") and not noise.has_os or v in ("network", "both") and not noise.has_network:
+                continue
+            m = noise.engine_model(v)
+            random = any(x is not None for x in (m.os, m.latency_excess_ps, m.bandwidth_fraction, m.bandwidth_episodes))
+            random = random or (m.switch_draws is not None and m.switch_draws.random)
+            assert noise.draws(v) == random == (v != "none"), (name, v)
+    for name in ("azure-hpc", "daint"):
+        profile = resolve_profile(name)
+        for nodes in (4, 16):
+            seed = config_seed(7, name, nodes)
+            each = run_variant(generate(CollectiveSpec("dissemination", nodes, 16)), params=LogGOPS.from_profile(profile),
+                               noise=noise_from_profile(profile, seed), variant="none", reps=20, seed=seed)
+            rows = [x["runtime_ns"] for x in reference.to_pylist() if (x["system"], x["nodes"], x["variant"]) == (name, nodes, "none")]
+            assert rows == [float(v) for v in each.runtime_ns]
+    req = small_request()
+    setups = {(s.name, n): config_setup(req.experiment_for(s), s, n, req.seed, req.ready_order)
+              for s in req.systems for n in req.nodes}
+    alike = alike_cells(setups, req.variants)
+    assert alike == {(s.name, n, "none") for s in req.systems for n in req.nodes}
+    tasks = plan_tasks(req, {}, None, alike)
+    assert [(t.first_rep, t.reps) for t in tasks if t.variant == "none"] == [(0, 20)] * 4
+
+
 def test_prepared_noise_builds_each_model_once_and_pickles_without_it():
     import pickle
 

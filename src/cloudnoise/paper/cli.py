@@ -50,8 +50,11 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
     rerunning the same command continues an interrupted run, a larger
     --reps extends it. `cloudnoise report --paper OUT` shows the table.
 
-    About 14 G simulated operations with --reps 200 (bench/bench_paper.py
-    gives the time on this machine).
+    The sweeps' tasks run together, the largest first, on every core; a
+    noiseless cell is simulated once (its repetitions are alike). --reps
+    1000 needs about 2,900-3,900 CPU seconds of simulation (measured on a
+    2-core machine: 24-33 minutes; bench/bench_campaign.py --cases and
+    --paper-only, docs/paper.md).
 
     \b
     Examples:

@@ -26,8 +26,13 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.paper.table import FORMAT
 from cloudnoise.profiles.calibrate.statements import Config, Outcome, Statement, check, needs_of
 from cloudnoise.profiles.calibrate.targets import HPC, WORKLOADS
+from cloudnoise.sweep.plan import REP_OVERHEAD_OPS
 
 VARIANT_ORDER = ("none", "os", "network", "both")
+# Operations per task in the campaign: 4x a sweep's (sweep.plan), 1,158 tasks at --reps 1000
+# instead of 4,318, each still a few seconds (the client's work per task, ~25 ms CPU measured at
+# --reps 100, was ~4% of the campaign); chunking changes no number.
+CAMPAIGN_OPS_PER_TASK = 20_000_000
 
 
 @dataclass(frozen=True)
@@ -67,20 +72,59 @@ def plan(statements: tuple[Statement, ...] | list[Statement]) -> list[Grid]:
     return grids
 
 
-def grid_cost(grid: Grid, reps: int) -> float:
-    """Work of a grid, in simulated operations (for the ETA): a noiseless
-    repetition is one run (its repetitions are alike but still simulated)."""
+def request_for(grid: Grid, reps: int, seed: int) -> Any:
+    """The SweepRequest of one grid: the preset's workload and ready order,
+    the built-in profiles as written (the paper's placement)."""
     from cloudnoise.sweep.experiment import app_experiment, collective_experiment
+    from cloudnoise.sweep.presets import get_preset
+    from cloudnoise.sweep.request import system_from
+    from cloudnoise.sweep.sweeper import SweepRequest
 
     w = WORKLOADS[grid.workload]
+    preset = get_preset(w.preset)
     if w.kind == "collective":
         pattern, size = w.spec.split(":")
-        ops = collective_experiment(pattern, size).ops_per_rep(grid.nodes)
+        experiment = collective_experiment(pattern, size, name=preset.name, figure=preset.figure)
     else:
-        ops = app_experiment(w.spec, gflops=1.0).ops_per_rep(grid.nodes)
-    # noise makes a repetition a few times slower (windowed or not); weigh it
-    weight = sum(1.0 if v == "none" else 3.0 for v in grid.variants)
-    return float(ops) * len(grid.systems) * weight * reps
+        experiment = app_experiment(w.spec, name=preset.name, figure=preset.figure)
+    return SweepRequest(
+        experiment=experiment, systems=tuple(system_from(s) for s in grid.systems), nodes=(grid.nodes,),
+        variants=grid.variants, reps=reps, seed=seed, ready_order=preset.ready_order,
+    )
+
+
+def task_cost(ops_per_rep: int, task: Any, alike: bool) -> float:
+    """A task's work in simulated operations (for the order and the ETA): a
+    noisy repetition weighs about 3 noiseless ones (measured: 2-7x on the
+    paper's cases, bench/bench_campaign.py --cases); a cell whose repetitions
+    are alike is simulated once."""
+    reps = 1 if alike else task.reps
+    return float(ops_per_rep + REP_OVERHEAD_OPS) * reps * (1.0 if task.variant == "none" else 3.0)
+
+
+Key = tuple[int, str, int]  # (sweep index, system, nodes): one configuration of the campaign
+
+
+def campaign_groups(grids: list[Grid], sweeps: list[Any]) -> list[tuple[Key, list[tuple[Any, float]], float]]:
+    """Every configuration's tasks (sweep index, system, nodes) with their cost,
+    the largest configuration first, each one's tasks largest first: the
+    longest work starts first and the short configurations fill the end, so
+    no worker waits idle at the tail of a sweep or of the campaign (longest
+    processing time first). Ties keep the plan's order."""
+    from cloudnoise.sweep.sweeper import alike_cells
+
+    groups: dict[Key, list[tuple[Any, float]]] = {}
+    for i, (grid, sweep) in enumerate(zip(grids, sweeps)):
+        ops = {n: sweep.request.experiment.ops_per_rep(n) for n in sweep.request.nodes}
+        alike = alike_cells(sweep.setups, sweep.request.variants)
+        for t in sweep.tasks:
+            cost = task_cost(ops[t.nodes], t, (t.system, t.nodes, t.variant) in alike)
+            groups.setdefault((i, t.system, t.nodes), []).append((t, cost))
+    out = []
+    for key, tasks in groups.items():
+        tasks.sort(key=lambda tc: -tc[1])
+        out.append((key, tasks, sum(c for _, c in tasks)))
+    return sorted(out, key=lambda g: -g[2])
 
 
 @dataclass
@@ -152,49 +196,51 @@ def reproduce(
 ) -> PaperRun:
     """Runs (or continues) every grid the statements need into `out`, then checks them."""
     from cloudnoise.profiles.calibrate.targets import WORKLOADS as W
-    from cloudnoise.sweep.experiment import app_experiment, collective_experiment
     from cloudnoise.sweep.presets import get_preset
-    from cloudnoise.sweep.request import system_from
-    from cloudnoise.sweep.runner import dask_client
-    from cloudnoise.sweep.sweeper import SweepRequest, run_sweep
+    from cloudnoise.sweep.runner import dask_client, run_groups_in_process, run_groups_on_dask
+    from cloudnoise.sweep.sweeper import prepare_sweep
 
     grids = plan(statements)
-    costs = [grid_cost(g, reps) for g in grids]
-    total = sum(costs)
-    finished = 0.0
-    reps_run = 0
     t0 = time.perf_counter()
-
-    def run_all(client: Any) -> None:
-        nonlocal finished, reps_run
-        for grid, cost in zip(grids, costs):
-            w = W[grid.workload]
-            preset = get_preset(w.preset)
-            if w.kind == "collective":
-                pattern, size = w.spec.split(":")
-                experiment = collective_experiment(pattern, size, name=preset.name, figure=preset.figure)
-            else:
-                experiment = app_experiment(w.spec, name=preset.name, figure=preset.figure)
-            request = SweepRequest(
-                experiment=experiment, systems=tuple(system_from(s) for s in grid.systems), nodes=(grid.nodes,),
-                variants=grid.variants, reps=reps, seed=seed, ready_order=preset.ready_order,
-            )
-            label = f"{preset.figure}: {grid.workload} on {grid.nodes} nodes"
-
-            def step(done: int, of: int, cost: float = cost, label: str = label) -> None:
-                if progress is not None:
-                    progress(finished + cost * done / max(of, 1), total, label)
-
-            outcome = run_sweep(request, out / grid.folder, in_process=client is None, client=client, progress=step)
-            reps_run += outcome.reps_run
-            finished += cost
-
     out.mkdir(parents=True, exist_ok=True)
-    if in_process:
-        run_all(None)
-    else:
-        with dask_client(scheduler, workers) as client:
-            run_all(client)
+    sweeps = []
+    groups: list[tuple[Key, list[tuple[Any, float]], float]] = []
+    for i, g in enumerate(grids):  # one sweep's setups in memory at a time
+        sweeps.append(prepare_sweep(request_for(g, reps, seed), out / g.folder, target_ops=CAMPAIGN_OPS_PER_TASK))
+        groups += [((i, k[1], k[2]), ts, c) for k, ts, c in campaign_groups([g], [sweeps[-1]])]
+        sweeps[-1].drop_setups()
+    groups.sort(key=lambda g: -g[2])
+    task_costs = {(key[0], t): c for key, ts, _ in groups for t, c in ts}
+    total = sum(c for _, _, c in groups)
+    done = 0.0
+    labels = [f"{get_preset(W[g.workload].preset).figure}: {g.workload} on {g.nodes} nodes" for g in grids]
+    if progress is not None:
+        progress(0.0, total, "paper")
+
+    def save(key: Key, result: Any) -> None:
+        nonlocal done
+        sweeps[key[0]].save(result)
+        done += task_costs[(key[0], result.task)]
+        if progress is not None:
+            progress(done, total, labels[key[0]])
+
+    def fail(key: Key, failure: Any) -> None:
+        sweeps[key[0]].fail(failure)
+
+    def make_setup(key: Key) -> Any:
+        return sweeps[key[0]].setup(key[1], key[2])
+
+    order = [(key, [t for t, _ in ts]) for key, ts, _ in groups]
+    if order:
+        if in_process:
+            run_groups_in_process(make_setup, order, save, fail)
+        else:
+            with dask_client(scheduler, workers) as client:
+                run_groups_on_dask(client, make_setup, order, save, fail, queue=4 * workers)
+    outcomes_ = [sw.finish(time.perf_counter() - t0) for sw in sweeps]
+    reps_run = sum(o.reps_run for o in outcomes_)
+    for o in outcomes_:
+        o.raise_failures()
     runs = SweepRuns(out, grids)
     outcomes = [check(s, runs, causes) for s in statements]
     return PaperRun(outcomes, grids, reps, seed, time.perf_counter() - t0, reps_run)

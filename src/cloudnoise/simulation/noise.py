@@ -77,6 +77,22 @@ class NoiseSetup:
             return ["network"]
         return ["none"]
 
+    def draws(self, variant: str) -> bool:
+        """Whether the engine's model for `variant` draws anything at random
+        (an OS-noise offset, a latency, a bandwidth, an episode offset, a
+        switch sample from a set of more than one). A model that draws
+        nothing gives every repetition the same result, whatever the seed
+        and the repetition: the engine is deterministic (the same rules as
+        `engine_model`, without building the model)."""
+        if variant in ("os", "both") and self.os_trace is not None:
+            return True
+        sets = self.switch_noisy if variant in ("network", "both") and self.switch_noisy else self.switch_quiet
+        if sets is not None and sets.random:
+            return True
+        return variant in ("network", "both") and (
+            self.latency is not None or self.bandwidth is not None or self.bandwidth_episodes is not None
+        )
+
     def check_variants(self, variants: list[str]) -> None:
         for v in variants:
             if v not in VARIANTS:

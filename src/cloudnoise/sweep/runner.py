@@ -16,14 +16,15 @@ the rerun gives the same numbers.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
 import uuid
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
 from cloudnoise.model.profile import SystemProfile
@@ -38,6 +39,7 @@ from cloudnoise.sweep.task import ChunkResult, ConfigSetup, PreparedNoise, TaskF
 TASK_RETRIES = 2
 DASK_LOGGERS = ("distributed", "dask", "tornado", "asyncio", "bokeh")
 
+K = TypeVar("K", bound=Hashable)  # what names a configuration's setup
 OnResult = Callable[[ChunkResult], None]
 OnFailure = Callable[[TaskFailure], None]
 
@@ -182,6 +184,20 @@ def run_on_dask(
     goes to `on_failure` and the rest goes on; without `on_failure` it cancels
     the rest and becomes a CloudnoiseError. A task that kept killing its
     workers or raised on every retry always ends the run."""
+    jobs = [((t.system, t.nodes), t) for t in tasks]
+    run_jobs_on_dask(client, setups, jobs, lambda _key, r: on_result(r),
+                     None if on_failure is None else (lambda _key, f: on_failure(f)))
+
+
+def run_jobs_on_dask(
+    client: Any,
+    setups: dict[K, ConfigSetup],
+    jobs: list[tuple[K, Task]],
+    on_result: Callable[[K, ChunkResult], None],
+    on_failure: Callable[[K, TaskFailure], None] | None = None,
+) -> None:
+    """`run_on_dask` with each job naming its setup's key (a setup is shipped
+    once; the callbacks get the key with the result)."""
     from distributed import as_completed
 
     token = uuid.uuid4().hex[:12]  # keys unique on a scheduler shared with other clients
@@ -190,12 +206,13 @@ def run_on_dask(
             cfg: client.submit(hold, setup, key=f"cloudnoise-setup-{token}-{i}", pure=False)
             for i, (cfg, setup) in enumerate(setups.items())
         }
-        by_config: dict[tuple[str, int], list[Task]] = {}
-        for t in tasks:  # grid order is kept: tasks come grouped by configuration
-            by_config.setdefault((t.system, t.nodes), []).append(t)
+        by_config: dict[K, list[Task]] = {}
+        for cfg, t in jobs:  # grid order is kept: tasks come grouped by configuration
+            by_config.setdefault(cfg, []).append(t)
         futures = []
+        keys: dict[str, K] = {}
         for cfg, group in by_config.items():
-            futures += client.map(
+            fs = client.map(
                 run_chunk,
                 [held[cfg]] * len(group),
                 group,
@@ -203,14 +220,111 @@ def run_on_dask(
                 retries=TASK_RETRIES,
                 pure=False,
             )
+            futures += fs
+            keys.update({f.key: cfg for f in fs})
         try:
             for future in as_completed(futures, loop=client.loop):
                 if future.status == "error":
                     raise _task_error(future)
-                _deliver(future.result(), on_result, on_failure)
+                cfg = keys[future.key]
+                _deliver(future.result(), functools.partial(on_result, cfg),
+                         None if on_failure is None else functools.partial(on_failure, cfg))
                 future.release()
         finally:
             client.cancel(futures + list(held.values()))
+
+
+def run_groups_on_dask(
+    client: Any,
+    make_setup: Callable[[K], ConfigSetup],
+    groups: list[tuple[K, list[Task]]],
+    on_result: Callable[[K, ChunkResult], None],
+    on_failure: Callable[[K, TaskFailure], None] | None = None,
+    window: int = 8,
+    queue: int = 8,
+) -> None:
+    """Runs groups of tasks, each group one configuration's, in the order given,
+    with at most `window` configurations in flight, and groups started while
+    fewer than `queue` tasks are in flight (many small groups at the end keep
+    the workers fed): a group's setup is made
+    (`make_setup(key)`) and sent to every worker when the group starts and
+    dropped when its last task ends, so memory holds `window` setups whatever the number of
+    groups (a paper setup carries 5-40 MB of noise; 8 of them are at most
+    about 320 MB in each worker). Within the window the
+    scheduler starts tasks in the order given (Dask priorities), so the
+    workers take the largest first and the small groups at the end fill every
+    worker to the last task. `on_result(key, result)` sees each as it ends."""
+    from collections import deque
+
+    from distributed import as_completed
+
+    token = uuid.uuid4().hex[:12]
+    rank = 0
+    total = sum(len(g) for _, g in groups)
+    workers = max(1, len(client.nthreads()))
+    pending = deque(groups)
+    active: dict[K, list[Any]] = {}  # key -> [setup future, tasks left]
+    keys: dict[str, K] = {}
+    inflight: dict[str, Any] = {}  # key -> future, until its result is delivered
+    with quiet_dask():
+        done = as_completed(loop=client.loop)
+
+        def start() -> None:
+            nonlocal rank
+            cfg, group = pending.popleft()
+            # A group of several tasks per worker gets its setup on every worker: its tasks then
+            # run wherever a worker is free (a setup held by one draws the group's tasks to it
+            # while the others wait); a small group's one copy goes where its tasks run.
+            if len(group) >= 2 * workers:
+                h = client.scatter(make_setup(cfg), broadcast=True, hash=False)
+            else:
+                h = client.submit(hold, make_setup(cfg), key=f"cloudnoise-setup-{token}-{rank}", pure=False,
+                                  priority=total - rank + 1)
+            active[cfg] = [h, len(group)]
+            for t in group:
+                f = client.submit(run_chunk, h, t, key=f"cloudnoise-{token}-{rank}-{t.key}", retries=TASK_RETRIES,
+                                  pure=False, priority=total - rank)
+                rank += 1
+                keys[f.key] = cfg
+                inflight[f.key] = f
+                done.add(f)
+
+        def fill() -> None:
+            while pending and (not active or len(active) < window and sum(e[1] for e in active.values()) < queue):
+                start()
+
+        try:
+            fill()
+            for future in done:
+                if future.status == "error":
+                    raise _task_error(future)
+                cfg = keys.pop(future.key)
+                inflight.pop(future.key, None)
+                _deliver(future.result(), functools.partial(on_result, cfg),
+                         None if on_failure is None else functools.partial(on_failure, cfg))
+                future.release()
+                entry = active[cfg]
+                entry[1] -= 1
+                if entry[1] == 0:
+                    entry[0].release()
+                    del active[cfg]
+                fill()
+        finally:
+            client.cancel(list(inflight.values()) + [e[0] for e in active.values()])
+
+
+def run_groups_in_process(
+    make_setup: Callable[[K], ConfigSetup],
+    groups: list[tuple[K, list[Task]]],
+    on_result: Callable[[K, ChunkResult], None],
+    on_failure: Callable[[K, TaskFailure], None] | None = None,
+) -> None:
+    """`run_groups_on_dask` here, one group after the other (one setup in memory)."""
+    for cfg, group in groups:
+        setup = make_setup(cfg)
+        for task in group:
+            _deliver(run_chunk(setup, task), functools.partial(on_result, cfg),
+                     None if on_failure is None else functools.partial(on_failure, cfg))
 
 
 def _task_error(future: Any) -> CloudnoiseError:

@@ -21,7 +21,7 @@ from cloudnoise import __version__
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulation.api import READY_ORDERS, VARIANTS
 from cloudnoise.sweep.experiment import Experiment
-from cloudnoise.sweep.plan import Task, chunk_size, tasks_for
+from cloudnoise.sweep.plan import TARGET_OPS_PER_TASK, Task, chunk_size, tasks_for
 from cloudnoise.sweep.runner import System, config_setup, dask_client, run_in_process, run_on_dask
 from cloudnoise.sweep.store import FORMAT, SweepStore
 from cloudnoise.sweep.task import ChunkResult, ConfigSetup, TaskFailure
@@ -174,16 +174,31 @@ class SweepOutcome:
         raise CloudnoiseError(f"{first.message}{more}; every other cell of the sweep is saved", first.exit_code)
 
 
-def plan_tasks(request: SweepRequest, done: dict[tuple[str, int, str], set[int]], chunk: int | None = None) -> list[Task]:
-    """Tasks for every repetition of the grid not yet saved, in grid order."""
-    sizes = {n: chunk or chunk_size(request.experiment.ops_per_rep(n), request.reps) for n in request.nodes}
+def plan_tasks(
+    request: SweepRequest,
+    done: dict[tuple[str, int, str], set[int]],
+    chunk: int | None = None,
+    alike: set[tuple[str, int, str]] | frozenset[tuple[str, int, str]] = frozenset(),
+    target_ops: int = TARGET_OPS_PER_TASK,
+) -> list[Task]:
+    """Tasks for every repetition of the grid not yet saved, in grid order,
+    each about `target_ops` simulated operations (see plan.chunk_size).
+    A cell in `alike` (its noise draws nothing: every repetition is the same,
+    simulated once, see task.run_chunk) is one task unless `chunk` is given."""
+    sizes = {n: chunk or chunk_size(request.experiment.ops_per_rep(n), request.reps, target_ops) for n in request.nodes}
     tasks: list[Task] = []
     for system in request.systems:
         for nodes in request.nodes:
-            size = sizes[nodes]
             for variant in request.variants:
-                tasks += tasks_for(system.name, nodes, variant, request.reps, size, done.get((system.name, nodes, variant), ()))
+                cell = (system.name, nodes, variant)
+                size = request.reps if chunk is None and cell in alike else sizes[nodes]
+                tasks += tasks_for(system.name, nodes, variant, request.reps, size, done.get(cell, ()))
     return tasks
+
+
+def alike_cells(setups: dict[tuple[str, int], ConfigSetup], variants: tuple[str, ...]) -> set[tuple[str, int, str]]:
+    """The (system, nodes, variant) cells whose repetitions are all the same (no noise drawn)."""
+    return {(s, n, v) for (s, n), setup in setups.items() for v in variants if not setup.noise.draws(v)}
 
 
 def _check_noise(setup: ConfigSetup, variants: tuple[str, ...]) -> None:
@@ -221,6 +236,95 @@ def run_sweep(
     `workers` processes runs the tasks. `chunk` fixes repetitions per task
     (default: sized by the schedule). `progress(done, total)` counts
     repetitions; `on_result` sees each saved task (tests use it)."""
+    prepared = prepare_sweep(request, out, chunk)
+    if progress is not None:
+        progress(prepared.finished, prepared.total)
+
+    def save(result: ChunkResult) -> None:
+        prepared.save(result)
+        if on_result is not None:
+            on_result(result)
+        if progress is not None:
+            progress(prepared.finished, prepared.total)
+
+    t0 = time.perf_counter()
+    tasks, setups = prepared.tasks, prepared.setups
+    if tasks:
+        if in_process:
+            run_in_process(setups, tasks, save, prepared.fail)
+        elif client is not None:
+            run_on_dask(client, setups, tasks, save, prepared.fail)
+        else:
+            with dask_client(scheduler, workers, threads_per_worker, connect_timeout) as c:
+                run_on_dask(c, setups, tasks, save, prepared.fail)
+    return prepared.finish(time.perf_counter() - t0)
+
+
+@dataclass
+class PreparedSweep:
+    """A sweep ready to run: its folder's sweep.json written, the tasks of the
+    repetitions not yet saved, and the setups they need (`prepare_sweep`).
+    `save` and `fail` take each task's outcome as it ends; `finish` merges
+    the parts and marks the sweep complete. `run_sweep` is prepare, run,
+    finish; `cloudnoise paper` prepares all its sweeps and runs their tasks
+    together."""
+
+    request: SweepRequest
+    store: SweepStore
+    meta: dict[str, Any]
+    setups: dict[tuple[str, int], ConfigSetup]
+    tasks: list[Task]
+    total: int
+    todo: int
+    finished: int
+    experiments: dict[str, Experiment] = field(default_factory=dict)
+    failed: dict[tuple[str, int, str], FailedCell] = field(default_factory=dict)
+
+    def setup(self, system: str, nodes: int) -> ConfigSetup:
+        """The setup of one configuration: the one planned with, or (after
+        `drop_setups`) made again, the same (config_setup is deterministic)."""
+        held = self.setups.get((system, nodes))
+        if held is not None:
+            return held
+        sys_ = next(s for s in self.request.systems if s.name == system)
+        return config_setup(self.experiments[system], sys_, nodes, self.request.seed, self.request.ready_order)
+
+    def drop_setups(self) -> None:
+        """Frees the setups (their noise: 5-40 MB each on the paper's systems)."""
+        self.setups = {}
+
+    def save(self, result: ChunkResult) -> None:
+        """A finished task's part file, written now (an interrupted sweep keeps it)."""
+        self.store.write_part(result, self.request.experiment.kind)
+        self.finished += result.task.reps
+
+    def fail(self, failure: TaskFailure) -> None:
+        # A cell's chunks fail alike (the schedule deadlocks in every repetition): keep the first word of it.
+        t = failure.task
+        self.failed.setdefault((t.system, t.nodes, t.variant),
+                               FailedCell(t.system, t.nodes, t.variant, failure.message, failure.exit_code))
+
+    def finish(self, seconds: float) -> SweepOutcome:
+        """Merges the parts into results.parquet and writes the finished sweep.json."""
+        request, store, meta, failed = self.request, self.store, self.meta, self.failed
+        table = store.merge(meta)
+        missing = sum(request.reps - len(done_now) for done_now in _done_per_cell(store, request, failed))
+        if table.num_rows + missing != self.total:
+            raise CloudnoiseError(f"{store.dir}: merged {table.num_rows} rows, expected {self.total - missing}; rerun with --resume")
+        meta["finished"] = _now()
+        meta["complete"] = not failed
+        meta["failed"] = [f.to_dict() for f in failed.values()]
+        store.write_meta(meta)
+        return SweepOutcome(meta, len(self.tasks), self.todo, self.total, self.total - self.todo, seconds,
+                            list(failed.values()))
+
+
+def prepare_sweep(
+    request: SweepRequest, out: str | Path, chunk: int | None = None, target_ops: int = TARGET_OPS_PER_TASK
+) -> PreparedSweep:
+    """Checks the request against what `out` holds, writes sweep.json (not yet
+    complete) and plans the tasks of every repetition not yet saved (`chunk`
+    repetitions each, or about `target_ops` operations)."""
     request.check()
     store = SweepStore(out)
     experiments = {s.name: request.experiment_for(s) for s in request.systems}
@@ -240,51 +344,13 @@ def run_sweep(
             _check_noise(setup, request.variants)
             setups[(system.name, nodes)] = setup
     done = store.done(kind)
-    tasks = plan_tasks(request, done, chunk)
+    tasks = plan_tasks(request, done, chunk, alike_cells(setups, request.variants), target_ops)
     total = len(request.systems) * len(request.nodes) * len(request.variants) * request.reps
     todo = sum(t.reps for t in tasks)
     store.write_meta(meta)
-    finished = total - todo
-    if progress is not None:
-        progress(finished, total)
-
-    def save(result: ChunkResult) -> None:
-        nonlocal finished
-        store.write_part(result, kind)
-        finished += result.task.reps
-        if on_result is not None:
-            on_result(result)
-        if progress is not None:
-            progress(finished, total)
-
-    failed: dict[tuple[str, int, str], FailedCell] = {}
-
-    def fail(failure: TaskFailure) -> None:
-        # A cell's chunks fail alike (the schedule deadlocks in every repetition): keep the first word of it.
-        t = failure.task
-        failed.setdefault((t.system, t.nodes, t.variant), FailedCell(t.system, t.nodes, t.variant, failure.message, failure.exit_code))
-
     needed = {(t.system, t.nodes) for t in tasks}
     setups = {k: v for k, v in setups.items() if k in needed}
-    t0 = time.perf_counter()
-    if tasks:
-        if in_process:
-            run_in_process(setups, tasks, save, fail)
-        elif client is not None:
-            run_on_dask(client, setups, tasks, save, fail)
-        else:
-            with dask_client(scheduler, workers, threads_per_worker, connect_timeout) as c:
-                run_on_dask(c, setups, tasks, save, fail)
-    seconds = time.perf_counter() - t0
-    table = store.merge(meta)
-    missing = sum(request.reps - len(done_now) for done_now in _done_per_cell(store, request, failed))
-    if table.num_rows + missing != total:
-        raise CloudnoiseError(f"{store.dir}: merged {table.num_rows} rows, expected {total - missing}; rerun with --resume")
-    meta["finished"] = _now()
-    meta["complete"] = not failed
-    meta["failed"] = [f.to_dict() for f in failed.values()]
-    store.write_meta(meta)
-    return SweepOutcome(meta, len(tasks), todo, total, total - todo, seconds, list(failed.values()))
+    return PreparedSweep(request, store, meta, setups, tasks, total, todo, total - todo, experiments)
 
 
 def _done_per_cell(store: SweepStore, request: SweepRequest, failed: dict[tuple[str, int, str], FailedCell]) -> list[set[int]]:

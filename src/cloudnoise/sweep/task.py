@@ -86,12 +86,18 @@ class TaskFailure:
 
 
 def run_chunk(setup: ConfigSetup, task: Task) -> ChunkResult | TaskFailure:
-    """Simulates the task's repetitions; repetition r depends only on (setup.seed, r)."""
+    """Simulates the task's repetitions; repetition r depends only on (setup.seed, r).
+
+    A variant whose noise draws nothing (`NoiseSetup.draws`: the noiseless
+    one, or one whose noise is a single value) gives every repetition the
+    same runtime, bit for bit: the first repetition is simulated once and
+    repeated (tests/test_sweep.py compares it with simulating each)."""
+    once = not setup.noise.draws(task.variant)
     try:
         result = simulate(
             setup.experiment.schedule(setup.nodes),
             params=setup.params,
-            reps=task.reps,
+            reps=1 if once else task.reps,
             seed=setup.seed,
             first_rep=task.first_rep,
             noise=setup.noise,
@@ -102,6 +108,8 @@ def run_chunk(setup: ConfigSetup, task: Task) -> ChunkResult | TaskFailure:
         where = f"{task.system}, {task.nodes} nodes, {task.variant} noise, repetitions {task.first_rep}+{task.reps}"
         return TaskFailure(task, f"{where}: {err}", err.exit_code)
     runtime = np.asarray(result.runtime_ns, dtype=np.float64)
+    if once:
+        runtime = np.repeat(runtime, task.reps)
     compute = setup.experiment.compute_ns_at(setup.nodes) if setup.experiment.kind == "app" else None
     return ChunkResult(task=task, seed=setup.seed, runtime_ns=runtime, compute_ns=compute)
 
