@@ -229,3 +229,17 @@ def test_random_damage_gives_the_python_converters_result(tmp_path: Path) -> Non
         for r, t in enumerate((texts[0], damaged, texts[2])):
             (folder / f"pmpi-trace-rank-{r}.txt").write_bytes(t.encode())
         both(folder, tmp_path)
+
+
+def test_a_full_temporary_folder_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The op store spills a long rank to a temporary file; when /tmp is full the C++ side
+    throws (RuntimeError in Python), which must reach the user as one line, not a crash."""
+    from cloudnoise.trace import liballprof_native
+
+    def full(*_args: object) -> None:
+        raise RuntimeError("cannot write a rank's ops to a temporary file (disk full?)")
+
+    monkeypatch.setattr(liballprof_native._engine, "convert_liballprof_rank", full)
+    with pytest.raises(CloudnoiseError, match=r"rank 0: cannot write .* free space in /tmp"):
+        to_goal(open_trace(write(tmp_path / "t", halo(2, 2))), tmp_path / "x.goal")
+

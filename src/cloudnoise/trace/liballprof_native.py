@@ -140,15 +140,22 @@ def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: _Matc
     hooks = _Hooks(trace, rank, options, result)
     offset = trace.origin_us - trace.clockdiff_us[rank] if trace.align_clocks else trace.init_end_us[rank]
     ops = _engine.RankOps()
-    done, _why, calls, finalize_ns, compute_ns, mpi_ns, by_name, unsupported, channels = _engine.convert_liballprof_rank(
-        ops, str(trace.files[rank]), rank, offset, options.compute_scale, hooks.mpich, options.allow_unsupported,
-        MAX_SIZE_BYTES, [index for index, _, _ in hooks.comms.binds], hooks)
-    if not done:
-        return False
     try:
+        done, _why, calls, finalize_ns, compute_ns, mpi_ns, by_name, unsupported, channels = (
+            _engine.convert_liballprof_rank(
+                ops, str(trace.files[rank]), rank, offset, options.compute_scale, hooks.mpich,
+                options.allow_unsupported, MAX_SIZE_BYTES, [index for index, _, _ in hooks.comms.binds], hooks))
+        if not done:
+            return False
         sink.add_rank_ops(rank, ops)
     except ValueError as err:
         raise CloudnoiseError(f"{trace.path}: rank {rank}: {err}") from None
+    except RuntimeError as err:
+        # the op store's temporary file (rank_op_store.cpp): a full or unwritable /tmp
+        if "temporary file" not in str(err):
+            raise
+        raise CloudnoiseError(f"{trace.path}: rank {rank}: {err}; free space in /tmp (where a long rank's ops "
+                              "wait) and run again") from None
     result.calls += calls
     result.native_ranks += 1
     for name, n in by_name:
