@@ -141,6 +141,29 @@ def test_latency_picked_uniformly_from_the_samples():
     assert all(abs(c / 3000 - 1 / 3) < 0.03 for c in counts)
 
 
+def test_each_position_keeps_its_sample_whatever_the_set_is_stored_as():
+    # The engine stores a set as one- or two-byte codes into its distinct
+    # values (up to 256 / 65,536 of them), else raw. Position i holds
+    # 1000 + perm(i) ns, so a message's latency names the position drawn;
+    # for the same repetition the draw is floor(u * n) of one uniform u, so
+    # the positions drawn from sets of 200, 1,000 and 70,000 samples (one of
+    # each storage) must all fall in the interval the largest one gives.
+    p = params(S=10**9)
+    rng = np.random.default_rng(5)
+    drawn = {}
+    for n in (200, 1000, 70_000):
+        perm = rng.permutation(n)
+        inverse = np.argsort(perm)
+        r = run(pair(1), p, noise(draws(1000 + perm, [0])), seed=11, count=400)
+        value = np.asarray(r["max_end_ps"]) // 1000 - 3000 - 1000
+        drawn[n] = inverse[value]
+    big = drawn[70_000]
+    for n in (200, 1000):
+        lo, hi = (big * n) // 70_000, ((big + 1) * n - 1) // 70_000
+        assert np.all((drawn[n] >= lo) & (drawn[n] <= hi))
+    assert len(set(drawn[200].tolist())) > 100  # the draws do vary
+
+
 def test_sender_and_receiver_charge_the_same_blocks():
     # Two back-to-back messages from 0 to 1, o = L = g = 0: the second send
     # waits for the NIC, free at G1 (the first message's block sum as the

@@ -26,9 +26,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
+#include "coded_samples.hpp"
 #include "counter_rng.hpp"
 
 namespace cloudnoise {
@@ -44,10 +46,10 @@ class SwitchDraws {
   static constexpr uint64_t kBlockBytes = uint64_t{1} << 24;  // 16 MiB, the authors' block
   static constexpr int64_t kRendezvousExtraL = 2;
 
-  SwitchDraws(SwitchSamples near, SwitchSamples far, uint32_t nodes_per_switch)
-      : near_(std::move(near)), far_(std::move(far)), per_switch_(nodes_per_switch) {
+  SwitchDraws(const SwitchSamples& near, const SwitchSamples& far, uint32_t nodes_per_switch)
+      : per_switch_(nodes_per_switch) {
     if (per_switch_ == 0) throw std::invalid_argument("nodes_per_switch must be at least 1");
-    for (const SwitchSamples* s : {&near_, &far_}) {
+    for (const SwitchSamples* s : {&near, &far}) {
       if (s->L_ps.empty() || s->G_fs.empty())
         throw std::invalid_argument("every switch-draws sample set needs at least one latency and one gap");
       for (const int64_t v : s->L_ps)
@@ -55,9 +57,15 @@ class SwitchDraws {
       for (const int64_t v : s->G_fs)
         if (v < 0 || v > kMaxValue) throw std::invalid_argument("switch-draws gaps must be in [0, 10^17] fs");
     }
-    min_L_ = std::min(*std::min_element(near_.L_ps.begin(), near_.L_ps.end()),
-                      *std::min_element(far_.L_ps.begin(), far_.L_ps.end()));
-    random_ = near_.L_ps.size() > 1 || near_.G_fs.size() > 1 || far_.L_ps.size() > 1 || far_.G_fs.size() > 1;
+    // Coded (coded_samples.hpp); a far set equal to the near one (systems
+    // with one measured placement) is the same object, so the two share
+    // their cache lines.
+    L_[0] = std::make_shared<const CodedSamples>(near.L_ps);
+    G_[0] = std::make_shared<const CodedSamples>(near.G_fs);
+    L_[1] = far.L_ps == near.L_ps ? L_[0] : std::make_shared<const CodedSamples>(far.L_ps);
+    G_[1] = far.G_fs == near.G_fs ? G_[0] : std::make_shared<const CodedSamples>(far.G_fs);
+    min_L_ = std::min(L_[0]->min(), L_[1]->min());
+    random_ = L_[0]->size() > 1 || G_[0]->size() > 1 || L_[1]->size() > 1 || G_[1]->size() > 1;
   }
 
   uint32_t nodes_per_switch() const { return per_switch_; }
@@ -65,14 +73,12 @@ class SwitchDraws {
   int64_t min_latency_ps() const { return min_L_; }
   // Whether any set has more than one value (else every run is the same).
   bool random() const { return random_; }
-  const SwitchSamples& near() const { return near_; }
-  const SwitchSamples& far() const { return far_; }
 
   bool is_far(uint32_t from, uint32_t to) const { return from / per_switch_ != to / per_switch_; }
 
   // The message's latency from its 64 random bits.
   int64_t latency_ps(bool far, uint64_t bits) const {
-    const std::vector<int64_t>& v = (far ? far_ : near_).L_ps;
+    const CodedSamples& v = *L_[far];
     return v[pick(bits, v.size())];
   }
 
@@ -82,7 +88,7 @@ class SwitchDraws {
   // the authors' are). A 0-byte message is charged nothing.
   int64_t gap_time_ps(bool far, uint64_t bytes, const CounterRng& rng, uint32_t op) const {
     if (bytes <= 1) return 0;
-    const std::vector<int64_t>& v = (far ? far_ : near_).G_fs;
+    const CodedSamples& v = *G_[far];
     const uint64_t n = bytes - 1;
     if (v.size() == 1) return checked_mul(n, v[0]) / 1000;
     int64_t fs = 0;
@@ -98,12 +104,13 @@ class SwitchDraws {
 
   // A hint, changing nothing: loads the sample lines a message's draws
   // will read (its latency, its first block's gap) ahead of them. The sets
-  // are the artifact's raw samples (Daint's: 325,028 latencies, 2.6 MB), so
-  // an unhinted draw mostly waits on memory.
+  // are the artifact's raw samples (Daint's: 325,028 latencies; GCP's 1.3
+  // million), so even coded an unhinted draw mostly misses the L1 and L2.
   void prefetch(bool far, uint64_t latency_bits, uint64_t first_gap_bits) const {
-    const SwitchSamples& s = far ? far_ : near_;
-    touch(s.L_ps.data() + pick(latency_bits, s.L_ps.size()));
-    touch(s.G_fs.data() + pick(first_gap_bits, s.G_fs.size()));
+    const CodedSamples& L = *L_[far];
+    const CodedSamples& G = *G_[far];
+    touch(L.address(pick(latency_bits, L.size())));
+    touch(G.address(pick(first_gap_bits, G.size())));
   }
 
   // How many blocks (draws) a message of `bytes` bytes is charged in.
@@ -114,9 +121,9 @@ class SwitchDraws {
 
   // A prefetch GCC keeps: its __builtin_prefetch in Engine::make_ready
   // came out of the -O1..-O3 builds altogether.
-  static void touch(const int64_t* p) {
+  static void touch(const void* p) {
 #if defined(__x86_64__) || defined(__i386__)
-    asm volatile("prefetcht0 %0" : : "m"(*p));
+    asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
 #else
     __builtin_prefetch(p);
 #endif
@@ -136,7 +143,8 @@ class SwitchDraws {
     return out;
   }
 
-  SwitchSamples near_, far_;
+  // Per placement (0 near, 1 far): the latency and gap sets.
+  std::shared_ptr<const CodedSamples> L_[2], G_[2];
   uint32_t per_switch_;
   int64_t min_L_ = 0;
   bool random_ = false;
