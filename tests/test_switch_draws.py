@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cloudnoise import _engine
 from cloudnoise.schedules.patterns import CollectiveSpec, generate
@@ -328,3 +330,16 @@ def test_bad_npz_os_traces_are_one_line_errors(tmp_path, arrays, words):
     with pytest.raises(CloudnoiseError, match=words) as err:
         read_trace(tmp_path / "t.npz")
     assert "\n" not in str(err.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 2**32 - 1), st.integers(0, 2**32 - 1), st.integers(-64, 64))
+def test_near_or_far_is_the_quotient_by_nodes_per_switch(per_switch, a, step):
+    # The engine divides by a multiply with the reciprocal: the quotient must
+    # be exact for every 32-bit rank and divisor, at switch edges included.
+    b = min(max(a + step, 0), 2**32 - 1)
+    one = np.array([1], np.int64)
+    d = _engine.SwitchDraws(one, one, one, one, per_switch)
+    for x, y in ((a, b), (a - a % per_switch, a - a % per_switch - 1), (a, a // per_switch * per_switch + per_switch)):
+        if 0 <= x < 2**32 and 0 <= y < 2**32:
+            assert d.is_far(x, y) == (x // per_switch != y // per_switch)

@@ -209,10 +209,10 @@ class Engine {
   uint32_t ranks_, ncpu_, nnic_;
 
   // Per-host state in one block per host, so an event touches one cache
-  // line of it (64 bytes with one CPU and NIC): when each CPU is free (o),
-  // when each NIC may receive (gr) and send (gs) next, the host's offset
-  // into the OS noise trace, where its last trace lookup ended, and the
-  // quiet span that lookup found.
+  // line of it (64 bytes with one CPU and NIC under OS noise, else 32):
+  // when each CPU is free (o), when each NIC may receive (gr) and send (gs)
+  // next; under OS noise also the host's offset into the trace, where its
+  // last trace lookup ended, and the quiet span that lookup found.
   int64_t& next_o(uint32_t h, uint32_t cpu) { return host_state_[h * stride_ + cpu]; }
   int64_t& next_gr(uint32_t h, uint32_t nic) { return host_state_[h * stride_ + ncpu_ + nic]; }
   int64_t& next_gs(uint32_t h, uint32_t nic) { return host_state_[h * stride_ + ncpu_ + nnic_ + nic]; }
@@ -254,7 +254,7 @@ class Engine {
   // in the time-0 lists (fixed per schedule) or during this run.
   bool initial_reordered_ = false, reordered_ = false;
   std::vector<int64_t> host_state_;
-  size_t stride_ = 0;
+  size_t stride_ = 0;  // int64s per host, set per run (reset)
   PostedReceives posted_;  // entries: op index within the rank
   std::vector<UnexpectedQueue> unexpected_;
   EventQueue queue_;

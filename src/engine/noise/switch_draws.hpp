@@ -49,6 +49,7 @@ class SwitchDraws {
   SwitchDraws(const SwitchSamples& near, const SwitchSamples& far, uint32_t nodes_per_switch)
       : per_switch_(nodes_per_switch) {
     if (per_switch_ == 0) throw std::invalid_argument("nodes_per_switch must be at least 1");
+    reciprocal_ = per_switch_ == 1 ? 0 : ~uint64_t{0} / per_switch_ + 1;
     for (const SwitchSamples* s : {&near, &far}) {
       if (s->L_ps.empty() || s->G_fs.empty())
         throw std::invalid_argument("every switch-draws sample set needs at least one latency and one gap");
@@ -74,7 +75,20 @@ class SwitchDraws {
   // Whether any set has more than one value (else every run is the same).
   bool random() const { return random_; }
 
-  bool is_far(uint32_t from, uint32_t to) const { return from / per_switch_ != to / per_switch_; }
+  // Up to three times per message (the send, its prefetch, the delivery):
+  // two divisions by a run-time divisor each were ~15% of a 1,024-rank
+  // ring's events; a multiply by the divisor's reciprocal gives the same
+  // quotients (switch_of).
+  bool is_far(uint32_t from, uint32_t to) const { return switch_of(from) != switch_of(to); }
+
+  // rank / nodes_per_switch: for 32-bit ranks, the high half of rank times
+  // ceil(2^64 / d) is the exact quotient for every d >= 2 (Lemire, Kaser and
+  // Kurz, "Faster remainder by direct computation", 2019); d = 1 is the
+  // rank itself.
+  uint32_t switch_of(uint32_t rank) const {
+    if (per_switch_ == 1) return rank;
+    return static_cast<uint32_t>((static_cast<unsigned __int128>(reciprocal_) * rank) >> 64);
+  }
 
   // The message's latency from its 64 random bits.
   int64_t latency_ps(bool far, uint64_t bits) const {
@@ -146,6 +160,7 @@ class SwitchDraws {
   // Per placement (0 near, 1 far): the latency and gap sets.
   std::shared_ptr<const CodedSamples> L_[2], G_[2];
   uint32_t per_switch_;
+  uint64_t reciprocal_ = 0;  // ceil(2^64 / per_switch_), for switch_of
   int64_t min_L_ = 0;
   bool random_ = false;
 };
