@@ -225,6 +225,26 @@ def test_prepared_noise_builds_each_model_once_and_pickles_without_it():
     assert clone.seed == config_seed(0, "azure-hpc", 16)
 
 
+def test_a_task_runs_the_engine_on_one_thread(monkeypatch):
+    """The sweep runs one task per Dask thread: a task's engine taking every
+    core as well put 2 x 2 threads on a 2-core machine in `paper`."""
+    from cloudnoise.sweep import task as task_module
+    from cloudnoise.sweep.runner import config_setup
+
+    setup = config_setup(collective_experiment("dissemination", "16B"), system("azure-hpc"), 16, 0, "loggopsim")
+    seen = []
+    real = task_module.simulate
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("threads"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(task_module, "simulate", spy)
+    (task,) = tasks_for("azure-hpc", 16, "both", 4, 4)
+    out = task_module.run_chunk(setup, task)
+    assert seen == [1] and len(out.runtime_ns) == 4
+
+
 # ---------------------------------------------------------------- Dask
 
 

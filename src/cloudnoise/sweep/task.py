@@ -94,6 +94,10 @@ def run_chunk(setup: ConfigSetup, task: Task) -> ChunkResult | TaskFailure:
     repeated (tests/test_sweep.py compares it with simulating each)."""
     once = not setup.noise.draws(task.variant)
     try:
+        # One engine thread per task: the sweep runs one task per Dask
+        # thread already, and the engine's default (every core) put two
+        # workers' 2 x 2 threads on a 2-core machine (load 4 in the whole
+        # `paper --reps 1000`, its CPU seconds inflated by the contention).
         result = simulate(
             setup.experiment.schedule(setup.nodes),
             params=setup.params,
@@ -103,6 +107,7 @@ def run_chunk(setup: ConfigSetup, task: Task) -> ChunkResult | TaskFailure:
             noise=setup.noise,
             variant=task.variant,
             ready_order=setup.ready_order,
+            threads=1,
         )
     except CloudnoiseError as err:
         where = f"{task.system}, {task.nodes} nodes, {task.variant} noise, repetitions {task.first_rep}+{task.reps}"
