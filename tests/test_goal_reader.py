@@ -138,3 +138,16 @@ def test_deadlock_names_the_first_op_that_never_became_ready(goal_file, run_cli)
     msg = proc.stderr.strip()
     assert "rank 0: calc 10 (line 4) waits on operations that never finish" in msg
     assert "rank 1: message from rank 0 (send 100000b to 1 tag 5 (line 3)) never received" in msg
+
+
+def test_deadlock_skips_ops_that_became_ready_after_time_0(goal_file, run_cli):
+    # The send has a dependency and became ready (after the calc): the op
+    # waiting is the calc after it. The engine marks readiness only when it
+    # runs a deadlocked repetition again to report it.
+    text = (
+        "num_ranks 2\nrank 0 {\nl1: calc 5\nl2: send 100000b to 1 tag 5\nl2 requires l1\n"
+        "l3: calc 10\nl3 requires l2\n}\nrank 1 {\nl1: calc 5\n}\n"
+    )
+    proc = run_cli("simulate", goal_file(text))
+    assert proc.returncode == 3
+    assert "rank 0: calc 10 (line 6) waits on operations that never finish" in proc.stderr

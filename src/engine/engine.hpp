@@ -248,8 +248,10 @@ class Engine {
   uint64_t ready_count_ = 0;   // ops that became executable
   // One bit per op with dependencies: it became ready (ops without are
   // ready at time 0). Names the first blocked op of each rank when a run
-  // deadlocks (1/32 of a counter per op).
+  // deadlocks (1/32 of a counter per op); kept only while track_ready_,
+  // in a deadlocked repetition's second run (run()).
   std::vector<uint64_t> ready_bits_;
+  bool track_ready_ = false;
   // Whether the unstable sort put a host's receives out of program order:
   // in the time-0 lists (fixed per schedule) or during this run.
   bool initial_reordered_ = false, reordered_ = false;
