@@ -42,6 +42,7 @@ class CodedSamples {
       if (slot[h] == kFree) {
         if (values_.size() == 65536) {  // too many values for codes: raw
           values_.assign(samples.begin(), samples.end());
+          min_ = *std::min_element(values_.begin(), values_.end());
           return;
         }
         slot[h] = static_cast<uint32_t>(values_.size());
@@ -59,7 +60,6 @@ class CodedSamples {
   }
 
   size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
 
   // The sample at position i (< size()).
   int64_t operator[](size_t i) const {
@@ -77,18 +77,12 @@ class CodedSamples {
     return width_ == 8 ? static_cast<const void*>(&values_[i]) : static_cast<const void*>(&codes_[i * width_]);
   }
 
-  int64_t min() const { return width_ == 8 ? *std::min_element(values_.begin(), values_.end()) : min_; }
-  // Bytes per sample: 1, 2 or 8 (stored raw).
-  unsigned width() const { return width_; }
-
-  bool operator==(const CodedSamples& o) const {
-    return size_ == o.size_ && width_ == o.width_ && values_ == o.values_ && codes_ == o.codes_;
-  }
+  int64_t min() const { return min_; }
 
  private:
   size_t size_ = 0;
-  unsigned width_ = 8;
-  int64_t min_ = 0;              // the least value (width 1, 2)
+  unsigned width_ = 8;           // bytes per sample: 1, 2, or 8 (stored raw)
+  int64_t min_ = 0;              // the least value
   std::vector<int64_t> values_;  // distinct values as first met (width 1, 2), or every sample (8)
   std::vector<uint8_t> codes_;   // per sample: its value's index, width_ bytes
 };
