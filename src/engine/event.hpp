@@ -30,4 +30,12 @@ inline bool event_before(const Event& a, const Event& b) {
   return a.time < b.time || (a.time == b.time && a.ts < b.ts);
 }
 
+// The same order as a function object, for std::sort, std::merge and
+// std::upper_bound: handed the function itself they call it through a
+// pointer at every comparison (event_before was 5.5% of a 256-node
+// DGEMM + ring's samples, its slots of tied events sorted by merge_runs).
+struct EventBefore {
+  bool operator()(const Event& a, const Event& b) const { return event_before(a, b); }
+};
+
 }  // namespace cloudnoise

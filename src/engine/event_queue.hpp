@@ -219,7 +219,7 @@ class EventQueue {
       return;
     }
     const auto pos = std::upper_bound(now_.begin() + static_cast<std::ptrdiff_t>(head_), now_.end(),
-                                      e, event_before);
+                                      e, EventBefore{});
     now_.insert(pos, e);
   }
 

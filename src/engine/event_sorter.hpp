@@ -43,7 +43,7 @@ class EventSorter {
       if (event_before(events[i], events[i - 1])) {
         bounds_.push_back(i);
         if (bounds_.size() > kMaxMergedRuns) {
-          std::sort(events.begin(), events.end(), event_before);
+          std::sort(events.begin(), events.end(), EventBefore{});
           return;
         }
       }
@@ -61,7 +61,7 @@ class EventSorter {
                            ? events.begin() + static_cast<std::ptrdiff_t>(bounds_[k + 2])
                            : b;
         std::merge(a, b, b, c, scratch_.begin() + static_cast<std::ptrdiff_t>(bounds_[k]),
-                   event_before);
+                   EventBefore{});
         bounds_[out++] = k + 2 < bounds_.size() ? bounds_[k + 2] : bounds_[k + 1];
       }
       bounds_.resize(out);
