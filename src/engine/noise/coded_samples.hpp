@@ -8,8 +8,9 @@
 // in 1.28 million samples; Daint: 117 and 29), because Netgauge reports
 // whole nanoseconds and the authors' scaling maps equal samples to equal
 // values. Stored as one byte per sample (two past 256 distinct values) and
-// a table of the values (in no particular order), a set is 1/8 (1/4) of its size and the same
-// position gives the same value: the draws are unchanged bit for bit.
+// a table of the values (in no particular order), a set is 1/8 (1/4) of
+// its size and the same position gives the same value: the draws are
+// unchanged bit for bit.
 // Sets with more than 65,536 distinct values stay as they are.
 #pragma once
 
@@ -31,13 +32,14 @@ class CodedSamples {
   // every noise model built); the values keep the order they are first met.
   explicit CodedSamples(std::span<const int64_t> samples) : size_(samples.size()) {
     if (samples.empty()) throw std::invalid_argument("a sample set needs at least one value");
-    constexpr size_t kTable = size_t{1} << 17;  // twice the most codes: probes stay short
+    constexpr unsigned kTableBits = 17;  // twice the most codes: probes stay short
+    constexpr size_t kTable = size_t{1} << kTableBits;
     constexpr uint32_t kFree = 0xFFFFFFFFu;
     std::vector<uint32_t> slot(kTable, kFree);  // value's code, by hash
     std::vector<uint16_t> codes(size_);
     for (size_t i = 0; i < size_; ++i) {
       const int64_t v = samples[i];
-      size_t h = static_cast<size_t>((static_cast<uint64_t>(v) * 0x9E3779B97F4A7C15ull) >> (64 - 17));
+      size_t h = static_cast<size_t>((static_cast<uint64_t>(v) * 0x9E3779B97F4A7C15ull) >> (64 - kTableBits));
       while (slot[h] != kFree && values_[slot[h]] != v) h = (h + 1) & (kTable - 1);
       if (slot[h] == kFree) {
         if (values_.size() == 65536) {  // too many values for codes: raw
