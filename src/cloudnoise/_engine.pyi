@@ -262,6 +262,9 @@ def write_application_goal(ranks: int, iterations: int, phases: Sequence[tuple[s
 def count_application(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None]]) -> dict:
     """Counts an application's ops, edges and bytes without storing it."""
 
+class SpillError(RuntimeError):
+    pass
+
 def collective_rank_ops(pattern: str, ranks: int, size: int, rank: int, nway: int = 1, segmentsize: int = 1) -> tuple[list[int], list[int], list[int], list[int], list[tuple[int, int, int]]]:
     """
     One rank's ops of a Schedgen collective, exactly as generate() emits them: (kinds, amounts, peers, tags, edges), kinds 1 send / 2 recv / 3 calc, peers absolute in 0..ranks-1, edges (a, b, start): op a waits for op b to finish (start=0) or start (1).

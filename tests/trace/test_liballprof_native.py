@@ -233,11 +233,11 @@ def test_random_damage_gives_the_python_converters_result(tmp_path: Path) -> Non
 
 def test_a_full_temporary_folder_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The op store spills a long rank to a temporary file; when /tmp is full the C++ side
-    throws (RuntimeError in Python), which must reach the user as one line, not a crash."""
+    throws (SpillError in Python), which must reach the user as one line, not a crash."""
     from cloudnoise.trace import liballprof_native
 
     def full(*_args: object) -> None:
-        raise RuntimeError("cannot write a rank's ops to a temporary file (disk full?)")
+        raise _engine.SpillError("cannot write a rank's ops to a temporary file (No space left on device)")
 
     monkeypatch.setattr(liballprof_native._engine, "convert_liballprof_rank", full)
     with pytest.raises(CloudnoiseError, match=r"rank 0: cannot write .* free space in /tmp"):

@@ -150,10 +150,7 @@ def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: _Matc
         sink.add_rank_ops(rank, ops)
     except ValueError as err:
         raise CloudnoiseError(f"{trace.path}: rank {rank}: {err}") from None
-    except RuntimeError as err:
-        # the op store's temporary file (rank_op_store.cpp): a full or unwritable /tmp
-        if "temporary file" not in str(err):
-            raise
+    except _engine.SpillError as err:  # the op store's temporary file: a full or unwritable /tmp
         raise CloudnoiseError(f"{trace.path}: rank {rank}: {err}; free space in /tmp (where a long rank's ops "
                               "wait) and run again") from None
     result.calls += calls

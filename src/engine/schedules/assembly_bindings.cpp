@@ -272,6 +272,7 @@ nb::list lap_counts(const std::vector<std::pair<std::string, int64_t>>& counts) 
 }  // namespace
 
 void bind_assembly(nb::module_& m) {
+  static nb::exception<traces::SpillError> spill_error(m, "SpillError", PyExc_RuntimeError);
   m.def(
       "collective_rank_ops",
       [](const std::string& pattern, uint32_t ranks, uint64_t size, uint32_t rank, uint32_t nway,

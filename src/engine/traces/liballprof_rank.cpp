@@ -416,6 +416,9 @@ void LapConverter::run() {
       continue;
     }
     const CallPlan& p = entry.plan;
+    // The classes read by field position know their line's length (the
+    // others have nfields 0).
+    if (p.nfields != 0 && f_.size() != p.nfields) lap_fall("a call with other arguments");
     switch (p.cls) {
       case CallPlan::Local:
         break;
@@ -428,19 +431,15 @@ void LapConverter::run() {
         ++res_.unsupported[static_cast<size_t>(entry.unsupported)].second;
         break;
       case CallPlan::P2P:
-        if (f_.size() != p.nfields) lap_fall("a call with other arguments");
         p2p(p, t0, t1);
         break;
       case CallPlan::Wait:
-        if (f_.size() != p.nfields) lap_fall("a call with other arguments");
         wait(p, t0, t1);
         break;
       case CallPlan::Collective:
-        if (f_.size() != p.nfields) lap_fall("a call with other arguments");
         collective(line, t0, t1);
         break;
       case CallPlan::CommCreate:
-        if (f_.size() != p.nfields) lap_fall("a call with other arguments");
         if (!hooks_.comm_create(line, index_, t0, t1)) lap_fall("a constructor the Python reader refuses");
         break;
       default:

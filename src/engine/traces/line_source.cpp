@@ -76,14 +76,12 @@ bool LineSource::next(std::string_view& line) {
       const size_t len = static_cast<const char*>(nl) - start;
       line = std::string_view(start, len);
       begin_ += len + 1;
-      ++lineno_;
       return true;
     }
     if (eof_) {
       if (failed_ || begin_ == end_) return false;
       line = std::string_view(start, end_ - begin_);  // a last line without '\n'
       begin_ = end_;
-      ++lineno_;
       return true;
     }
     // move the partial line to the front, grow if it fills the buffer, read more

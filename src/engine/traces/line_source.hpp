@@ -25,7 +25,6 @@ class LineSource {
   // end of the file or on a read error (then failed() is true).
   bool next(std::string_view& line);
   bool failed() const { return failed_; }
-  uint64_t line_number() const { return lineno_; }
 
  private:
   size_t read_some(char* dst, size_t n);  // 0 at the end or on error
@@ -35,7 +34,6 @@ class LineSource {
   std::unique_ptr<Gz> gz_;
   std::vector<char> buf_;
   size_t begin_ = 0, end_ = 0;
-  uint64_t lineno_ = 0;
   bool eof_ = false, failed_ = false;
 };
 

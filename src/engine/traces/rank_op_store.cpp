@@ -1,25 +1,36 @@
 #include "rank_op_store.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
+#include <string>
 
 namespace cloudnoise::traces {
+
+namespace {
+
+[[noreturn]] void throw_spill_error(const char* what) {
+  throw SpillError(std::string(what) + " (" + std::strerror(errno) + ")");
+}
+
+}  // namespace
 
 template <class T>
 void SpillColumn<T>::spill() {
   if (!file_) {
     file_.reset(std::tmpfile());
-    if (!file_) throw std::runtime_error("cannot create a temporary file for a rank's ops");
+    if (!file_) throw_spill_error("cannot create a temporary file for a rank's ops");
   }
   std::fseek(file_.get(), 0, SEEK_END);
   if (std::fwrite(tail_.data(), sizeof(T), tail_.size(), file_.get()) != tail_.size())
-    throw std::runtime_error("cannot write a rank's ops to a temporary file (disk full?)");
+    throw_spill_error("cannot write a rank's ops to a temporary file");
   spilled_ += tail_.size();
   tail_.clear();
 }
 
 template <class T>
 void SpillColumn<T>::throw_read_error() {
-  throw std::runtime_error("cannot read a rank's ops back from their temporary file");
+  throw_spill_error("cannot read a rank's ops back from their temporary file");
 }
 
 template class SpillColumn<StoredOp>;

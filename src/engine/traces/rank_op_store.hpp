@@ -9,9 +9,19 @@
 #include <cstdio>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 namespace cloudnoise::traces {
+
+// The temporary file a long rank's ops wait in could not be made, written
+// or read back (a full or unwritable temporary folder): its own type, so
+// the converter tells it apart from every other failure (SpillError in
+// Python, a RuntimeError).
+class SpillError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct StoredOp {
   uint64_t amount;  // bytes, or picoseconds for a calc
