@@ -225,9 +225,10 @@ def test_prepared_noise_builds_each_model_once_and_pickles_without_it():
     assert clone.seed == config_seed(0, "azure-hpc", 16)
 
 
-def test_a_task_runs_the_engine_on_one_thread(monkeypatch):
-    """The sweep runs one task per Dask thread: a task's engine taking every
-    core as well put 2 x 2 threads on a 2-core machine in `paper`."""
+def test_a_task_runs_the_engine_on_the_threads_its_runner_gives(monkeypatch):
+    """Dask runs one task per Dask thread and passes threads=1 (a task's engine
+    taking every core as well put 2 x 2 threads on a 2-core machine in
+    `paper`); tasks run one after the other in process keep every core."""
     from cloudnoise.sweep import task as task_module
     from cloudnoise.sweep.runner import config_setup
 
@@ -241,8 +242,10 @@ def test_a_task_runs_the_engine_on_one_thread(monkeypatch):
 
     monkeypatch.setattr(task_module, "simulate", spy)
     (task,) = tasks_for("azure-hpc", 16, "both", 4, 4)
-    out = task_module.run_chunk(setup, task)
+    out = task_module.run_chunk(setup, task, threads=1)
     assert seen == [1] and len(out.runtime_ns) == 4
+    task_module.run_chunk(setup, task)
+    assert seen == [1, None]
 
 
 # ---------------------------------------------------------------- Dask

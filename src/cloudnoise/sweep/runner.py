@@ -219,6 +219,7 @@ def run_jobs_on_dask(
                 key=[f"cloudnoise-{token}-{t.key}" for t in group],
                 retries=TASK_RETRIES,
                 pure=False,
+                threads=1,  # a task per Dask thread: see run_chunk
             )
             futures += fs
             keys.update({f.key: cfg for f in fs})
@@ -282,8 +283,8 @@ def run_groups_on_dask(
                                   priority=total - rank + 1)
             active[cfg] = [h, len(group)]
             for t in group:
-                f = client.submit(run_chunk, h, t, key=f"cloudnoise-{token}-{rank}-{t.key}", retries=TASK_RETRIES,
-                                  pure=False, priority=total - rank)
+                f = client.submit(run_chunk, h, t, threads=1, key=f"cloudnoise-{token}-{rank}-{t.key}",
+                                  retries=TASK_RETRIES, pure=False, priority=total - rank)
                 rank += 1
                 keys[f.key] = cfg
                 inflight[f.key] = f

@@ -85,8 +85,14 @@ class TaskFailure:
     exit_code: int
 
 
-def run_chunk(setup: ConfigSetup, task: Task) -> ChunkResult | TaskFailure:
+def run_chunk(setup: ConfigSetup, task: Task, threads: int | None = None) -> ChunkResult | TaskFailure:
     """Simulates the task's repetitions; repetition r depends only on (setup.seed, r).
+
+    `threads`: engine threads (None: every core, for tasks run one after
+    the other in this process). The Dask runners pass 1: they run a task per
+    Dask thread already, and the engine's default put two workers' 2 x 2
+    threads on a 2-core machine (load 4 in a whole `paper --reps 1000`, its
+    CPU seconds inflated by the contention). Results do not depend on it.
 
     A variant whose noise draws nothing (`NoiseSetup.draws`: the noiseless
     one, or one whose noise is a single value) gives every repetition the
@@ -94,10 +100,6 @@ def run_chunk(setup: ConfigSetup, task: Task) -> ChunkResult | TaskFailure:
     repeated (tests/test_sweep.py compares it with simulating each)."""
     once = not setup.noise.draws(task.variant)
     try:
-        # One engine thread per task: the sweep runs one task per Dask
-        # thread already, and the engine's default (every core) put two
-        # workers' 2 x 2 threads on a 2-core machine (load 4 in the whole
-        # `paper --reps 1000`, its CPU seconds inflated by the contention).
         result = simulate(
             setup.experiment.schedule(setup.nodes),
             params=setup.params,
@@ -107,7 +109,7 @@ def run_chunk(setup: ConfigSetup, task: Task) -> ChunkResult | TaskFailure:
             noise=setup.noise,
             variant=task.variant,
             ready_order=setup.ready_order,
-            threads=1,
+            threads=threads,
         )
     except CloudnoiseError as err:
         where = f"{task.system}, {task.nodes} nodes, {task.variant} noise, repetitions {task.first_rep}+{task.reps}"
