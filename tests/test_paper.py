@@ -183,7 +183,7 @@ def test_the_campaign_gives_each_sweeps_own_results_bit_for_bit(tmp_path):
             assert got.to_pylist() == alone.to_pylist(), (folder, g.folder)
     # largest first; a noiseless cell is one task of one simulated repetition
     sweeps = [prepare_sweep(request_for(g, 40, 5), tmp_path / "order" / g.folder) for g in grids]
-    groups = campaign_groups(grids, sweeps)
+    groups = campaign_groups(sweeps)
     costs = [c for _, _, c in groups]
     assert costs == sorted(costs, reverse=True)
     assert sum(len(ts) for _, ts, _ in groups) == sum(len(s.tasks) for s in sweeps)

@@ -105,20 +105,18 @@ def task_cost(ops_per_rep: int, task: Any, alike: bool) -> float:
 Key = tuple[int, str, int]  # (sweep index, system, nodes): one configuration of the campaign
 
 
-def campaign_groups(grids: list[Grid], sweeps: list[Any]) -> list[tuple[Key, list[tuple[Any, float]], float]]:
+def campaign_groups(sweeps: list[Any]) -> list[tuple[Key, list[tuple[Any, float]], float]]:
     """Every configuration's tasks (sweep index, system, nodes) with their cost,
     the largest configuration first, each one's tasks largest first: the
     longest work starts first and the short configurations fill the end, so
     no worker waits idle at the tail of a sweep or of the campaign (longest
-    processing time first). Ties keep the plan's order."""
-    from cloudnoise.sweep.sweeper import alike_cells
-
+    processing time first). Ties keep the plan's order. `sweeps` are
+    PreparedSweeps, their setups held or dropped."""
     groups: dict[Key, list[tuple[Any, float]]] = {}
-    for i, (grid, sweep) in enumerate(zip(grids, sweeps)):
+    for i, sweep in enumerate(sweeps):
         ops = {n: sweep.request.experiment.ops_per_rep(n) for n in sweep.request.nodes}
-        alike = alike_cells(sweep.setups, sweep.request.variants)
         for t in sweep.tasks:
-            cost = task_cost(ops[t.nodes], t, (t.system, t.nodes, t.variant) in alike)
+            cost = task_cost(ops[t.nodes], t, (t.system, t.nodes, t.variant) in sweep.alike)
             groups.setdefault((i, t.system, t.nodes), []).append((t, cost))
     out = []
     for key, tasks in groups.items():
@@ -204,12 +202,10 @@ def reproduce(
     t0 = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     sweeps = []
-    groups: list[tuple[Key, list[tuple[Any, float]], float]] = []
-    for i, g in enumerate(grids):  # one sweep's setups in memory at a time
+    for g in grids:  # one sweep's setups in memory at a time
         sweeps.append(prepare_sweep(request_for(g, reps, seed), out / g.folder, target_ops=CAMPAIGN_OPS_PER_TASK))
-        groups += [((i, k[1], k[2]), ts, c) for k, ts, c in campaign_groups([g], [sweeps[-1]])]
         sweeps[-1].drop_setups()
-    groups.sort(key=lambda g: -g[2])
+    groups = campaign_groups(sweeps)
     task_costs = {(key[0], t): c for key, ts, _ in groups for t, c in ts}
     total = sum(c for _, _, c in groups)
     done = 0.0

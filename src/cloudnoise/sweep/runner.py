@@ -183,21 +183,8 @@ def run_on_dask(
     A TaskFailure (a deadlock, an impossible parameter: the same anywhere)
     goes to `on_failure` and the rest goes on; without `on_failure` it cancels
     the rest and becomes a CloudnoiseError. A task that kept killing its
-    workers or raised on every retry always ends the run."""
-    jobs = [((t.system, t.nodes), t) for t in tasks]
-    run_jobs_on_dask(client, setups, jobs, lambda _key, r: on_result(r),
-                     None if on_failure is None else (lambda _key, f: on_failure(f)))
-
-
-def run_jobs_on_dask(
-    client: Any,
-    setups: dict[K, ConfigSetup],
-    jobs: list[tuple[K, Task]],
-    on_result: Callable[[K, ChunkResult], None],
-    on_failure: Callable[[K, TaskFailure], None] | None = None,
-) -> None:
-    """`run_on_dask` with each job naming its setup's key (a setup is shipped
-    once; the callbacks get the key with the result)."""
+    workers or raised on every retry always ends the run. Each configuration's
+    setup is shipped once."""
     from distributed import as_completed
 
     token = uuid.uuid4().hex[:12]  # keys unique on a scheduler shared with other clients
@@ -206,13 +193,12 @@ def run_jobs_on_dask(
             cfg: client.submit(hold, setup, key=f"cloudnoise-setup-{token}-{i}", pure=False)
             for i, (cfg, setup) in enumerate(setups.items())
         }
-        by_config: dict[K, list[Task]] = {}
-        for cfg, t in jobs:  # grid order is kept: tasks come grouped by configuration
-            by_config.setdefault(cfg, []).append(t)
+        by_config: dict[tuple[str, int], list[Task]] = {}
+        for t in tasks:  # grid order is kept: tasks come grouped by configuration
+            by_config.setdefault((t.system, t.nodes), []).append(t)
         futures = []
-        keys: dict[str, K] = {}
         for cfg, group in by_config.items():
-            fs = client.map(
+            futures += client.map(
                 run_chunk,
                 [held[cfg]] * len(group),
                 group,
@@ -221,15 +207,11 @@ def run_jobs_on_dask(
                 pure=False,
                 threads=1,  # a task per Dask thread: see run_chunk
             )
-            futures += fs
-            keys.update({f.key: cfg for f in fs})
         try:
             for future in as_completed(futures, loop=client.loop):
                 if future.status == "error":
                     raise _task_error(future)
-                cfg = keys[future.key]
-                _deliver(future.result(), functools.partial(on_result, cfg),
-                         None if on_failure is None else functools.partial(on_failure, cfg))
+                _deliver(future.result(), on_result, on_failure)
                 future.release()
         finally:
             client.cancel(futures + list(held.values()))

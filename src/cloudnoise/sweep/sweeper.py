@@ -277,7 +277,10 @@ class PreparedSweep:
     total: int
     todo: int
     finished: int
-    experiments: dict[str, Experiment] = field(default_factory=dict)
+    experiments: dict[str, Experiment]
+    # The cells whose noise draws nothing (alike_cells): one task, one
+    # simulated repetition each; kept after drop_setups.
+    alike: set[tuple[str, int, str]]
     failed: dict[tuple[str, int, str], FailedCell] = field(default_factory=dict)
 
     def setup(self, system: str, nodes: int) -> ConfigSetup:
@@ -344,13 +347,14 @@ def prepare_sweep(
             _check_noise(setup, request.variants)
             setups[(system.name, nodes)] = setup
     done = store.done(kind)
-    tasks = plan_tasks(request, done, chunk, alike_cells(setups, request.variants), target_ops)
+    alike = alike_cells(setups, request.variants)
+    tasks = plan_tasks(request, done, chunk, alike, target_ops)
     total = len(request.systems) * len(request.nodes) * len(request.variants) * request.reps
     todo = sum(t.reps for t in tasks)
     store.write_meta(meta)
     needed = {(t.system, t.nodes) for t in tasks}
     setups = {k: v for k, v in setups.items() if k in needed}
-    return PreparedSweep(request, store, meta, setups, tasks, total, todo, total - todo, experiments)
+    return PreparedSweep(request, store, meta, setups, tasks, total, todo, total - todo, experiments, alike)
 
 
 def _done_per_cell(store: SweepStore, request: SweepRequest, failed: dict[tuple[str, int, str], FailedCell]) -> list[set[int]]:
