@@ -55,7 +55,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_vs_authors import make_inputs, run_authors, schedule_files  # noqa: E402
+from authors_runner import run_one  # noqa: E402
+from bench_vs_authors import make_inputs, schedule_files  # noqa: E402
 from bench_vs_loggopsim import os_noise_only  # noqa: E402
 
 from cloudnoise import _engine  # noqa: E402
@@ -106,7 +107,8 @@ def ring(work: Path, artifact: Path, reps: int, authors: Path | None, authors_re
     walls, cpus = [], []
     for seed in range(authors_reps):
         t0, c0 = time.perf_counter(), children_cpu()
-        run_authors(authors / "LogGOPSim", binary, inputs.flags["net"], seed + 1, work)
+        run_one(authors / "LogGOPSim", work,
+                {"key": "ring", "schedule": str(binary.resolve()), "flags": inputs.flags["net"], "seed": seed + 1})
         walls.append(time.perf_counter() - t0)
         cpus.append(children_cpu() - c0)
     wall, cpu = statistics.median(walls), statistics.median(cpus)

@@ -197,16 +197,6 @@ def schedule_files(pattern: str, nodes: int, work: Path, bundle: Path, txt2bin: 
     return goal, binary
 
 
-def run_authors(sim: Path, binary: Path, flags: list[str], seed: int, bundle: Path) -> int:
-    """One run of their simulator in BUNDLE (the flags' paths are relative to it); its finishing time in ps."""
-    out = subprocess.run([str(sim), "-f", str(binary.resolve()), *flags, "--batchmode", "--seed", str(seed)],
-                         cwd=bundle, capture_output=True, text=True, check=True).stdout
-    m = re.search(r"Maximum finishing time at host \d+: (\d+)", out)
-    if m is None:
-        sys.exit(f"their simulator printed no finishing time: {out[-300:]}")
-    return int(m.group(1))
-
-
 def pack(path: Path) -> None:
     """PATH -> PATH.zst (removing PATH) where it is larger than PACK_ABOVE, for carrying the bundle."""
     if path.exists() and path.stat().st_size > PACK_ABOVE:
