@@ -142,14 +142,16 @@ class EventQueue {
     far_.push(e);
   }
 
-  void link_tracked(const Event& e, uint64_t b) {
+  // Inline: out of line, its call saved and restored registers for ~18 of
+  // its ~70 instructions per push (the ring under network noise).
+  [[gnu::always_inline]] void link_tracked(const Event& e, uint64_t b) {
     link(e, b);
     run_ = b == last_linked_ ? run_ + 1 : 1;
     last_linked_ = b;
     if (run_ == kHotRun) make_hot(b);
   }
 
-  void link(const Event& e, uint64_t b) {
+  [[gnu::always_inline]] void link(const Event& e, uint64_t b) {
     uint32_t n = free_;
     if (n != kNil)
       free_ = nodes_[n].next;
@@ -303,8 +305,16 @@ class EventQueue {
     if (bits_[s / 64] == 0) summary_[s / 4096] &= ~(uint64_t{1} << (s / 64 % 64));
   }
 
-  // Far events the window now reaches move into their slots.
-  void pull_far() {
+  // Far events the window now reaches move into their slots. Inline for
+  // the check alone: nearly every advance finds the far heap empty (the
+  // 1,024-rank ring under network noise: 75,718 far events in 2.08 million
+  // advances), and the call cost ~28 instructions each.
+  [[gnu::always_inline]] void pull_far() {
+    if (!far_.empty()) [[unlikely]]
+      pull_far_events();
+  }
+
+  [[gnu::noinline]] void pull_far_events() {
     while (!far_.empty() && slot_of(far_min_time_) - base_ < kSlots) {
       const Event e = far_.pop();
       far_min_time_ = far_.empty() ? 0 : far_.top().time;
