@@ -3,6 +3,22 @@ does not move with the machine's load.
 
     python bench/bench_instructions.py                    # the three noise variants
     python bench/bench_instructions.py --variants both --reps 3
+    python bench/bench_instructions.py --ring ../shared/paper-artifact          # issue 39's ring
+    python bench/bench_instructions.py --ring ../shared/paper-artifact --simulate-caches
+
+`--ring ARTIFACT`: instead, the 1,024-node 512 MiB pipelined ring (512 KiB segments,
+every message a rendezvous) under network noise on the paper authors' inputs for Daint
+across racks (bench_vs_authors.make_inputs, as bench_campaign.py runs it), per
+repetition and per queue pop. With `--simulate-caches` valgrind also simulates the
+branch predictor and the caches (--branch-sim --cache-sim: a model, not this core's
+own units, but it shows whether the loop's time can be in its instructions).
+
+Reference for the ring, counted this way on 2026-11-27 (dev builds, Release):
+  1d7ebeb (stop 43):                                   1,503.8 M instructions/repetition
+  7ad32af (queue link, far check, rendezvous completion,
+          one-block gap and coded reads inlined):      1,312.5 M (-12.7%)
+and in paired wall-clock runs of the two builds 0-3% faster: the loop waits on
+something else than its instruction count (see docs/paper.md, "Stop 44").
 
 On this shared 2-core VM wall-clock figures move by 2x from one day to the next
 (bench_noise.py's first case: 9.6 s at stop 26, 19.5-20.6 s on 2026-11-26 with the
@@ -70,26 +86,75 @@ simulate(sched, params=params, noise=noise, variant=variant, reps=reps, seed=1, 
 """
 
 
-def count(script: Path, reps: int, variant: str, work: Path) -> int:
-    """Instructions of one whole run of the case under callgrind."""
-    out = work / f"callgrind.{variant}.{reps}"
+RING_CASE = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[3])
+import tempfile
+from bench_vs_authors import make_inputs
+from cloudnoise import _engine
+from cloudnoise.schedules.patterns import CollectiveSpec, generate
+reps, artifact = int(sys.argv[1]), Path(sys.argv[2])
+MiB = 1 << 20
+with tempfile.TemporaryDirectory() as work:
+    inputs = make_inputs(artifact, "daint", "different-racks", Path(work))
+    sched = generate(CollectiveSpec("pipelinedring", 1024, 512 * MiB, segmentsize=512 * MiB // 1024))
+    _engine.run(sched, inputs.params, inputs.models["net"], seed=1, count=reps, threads=1, program_order=True)
+"""
+RING_POPS = 3.04e6  # queue pops per repetition of the ring (docs/paper.md, stop 43's instrumented count)
+
+
+def count(script: Path, reps: int, arg: str, work: Path, caches: bool = False) -> dict[str, int]:
+    """Events valgrind collected in the engine's runs of one whole run of the case:
+    Ir (instructions), and with `caches` also the simulated branch mispredictions
+    (Bcm, Bim) and data-cache misses (D1mr + D1mw, DLmr + DLmw)."""
+    out = work / f"callgrind.{reps}"
+    sim = ["--branch-sim=yes", "--cache-sim=yes"] if caches else []
     proc = subprocess.run(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--toggle-collect=cloudnoise::Engine::run*",
-         sys.executable, str(script), str(reps), variant, str(Path(__file__).resolve().parent)],
+        ["valgrind", "--tool=callgrind", *sim, f"--callgrind-out-file={out}",
+         "--toggle-collect=cloudnoise::Engine::run*",
+         sys.executable, str(script), str(reps), arg, str(Path(__file__).resolve().parent)],
         capture_output=True, text=True)
-    found = re.search(r"Collected\s*:\s*(\d+)", proc.stderr)
+    found = re.search(r"Collected\s*:\s*([\d ]+)", proc.stderr)
+    events = re.search(r"Events\s*:\s*([\w ]+)", proc.stderr)
     if proc.returncode != 0 or not found:
         sys.exit(f"valgrind run failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")
-    if int(found.group(1)) == 0:
+    names = events.group(1).split() if events else ["Ir"]
+    counts = dict(zip(names, (int(v) for v in found.group(1).split())))
+    if counts.get("Ir", 0) == 0:
         sys.exit("valgrind counted no engine instructions: the installed module has no symbols "
                  "(build it from this repository's CMakeLists.txt, which keeps them)")
-    return int(found.group(1))
+    return counts
+
+
+def ring(artifact: Path, reps: int, caches: bool, work: Path) -> None:
+    """The ring's counts per repetition (the difference of 1 + reps and 1 repetitions)."""
+    if not artifact.is_dir():
+        sys.exit(f"{artifact}: not the paper's artifact folder (../shared/paper-artifact)")
+    script = work / "ring.py"
+    script.write_text(RING_CASE)
+    print(f"1,024-node 512 MiB pipelined ring, Daint across racks (authors' inputs), network noise, 1 thread; "
+          f"{reps} repetitions counted{'; branches and caches simulated' if caches else ''}")
+    more, one = count(script, 1 + reps, str(artifact), work, caches), count(script, 1, str(artifact), work, caches)
+    per = {k: (more[k] - one.get(k, 0)) / reps for k in more}
+    print(f"  {per['Ir'] / 1e6:7.1f} M instructions/repetition, {per['Ir'] / RING_POPS:5.0f} per queue pop "
+          f"(1d7ebeb: 1,503.8 M; ratio {per['Ir'] / 1503.8e6:.3f})")
+    if caches:
+        mispredicts = per.get("Bcm", 0) + per.get("Bim", 0)
+        d1 = per.get("D1mr", 0) + per.get("D1mw", 0)
+        ll = per.get("DLmr", 0) + per.get("DLmw", 0)
+        print(f"  simulated per queue pop: {mispredicts / RING_POPS:.1f} branch mispredictions, "
+              f"{d1 / RING_POPS:.2f} L1 data misses, {ll / RING_POPS:.3f} last-level misses")
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variants", default="both,os,none", help="noise variants, comma-separated")
     ap.add_argument("--reps", type=int, default=2, help="repetitions counted beyond the first")
+    ap.add_argument("--ring", type=Path, metavar="ARTIFACT",
+                    help="count issue 39's ring instead, on the paper's artifact folder")
+    ap.add_argument("--simulate-caches", action="store_true",
+                    help="with --ring: also simulate branch prediction and caches (much slower)")
     args = ap.parse_args()
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if bad := [v for v in variants if v not in REFERENCE]:
@@ -100,11 +165,14 @@ def main() -> None:
         sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
     with tempfile.TemporaryDirectory(prefix="cn-bench-ir-") as tmp:
         work = Path(tmp)
+        if args.ring is not None:
+            ring(args.ring.resolve(), args.reps, args.simulate_caches, work)
+            return
         script = work / "case.py"
         script.write_text(CASE)
         print(f"16384-rank 16 B dissemination, azure-hpc noise, 1 thread; {args.reps} repetitions counted")
         for variant in variants:
-            per_rep = (count(script, 1 + args.reps, variant, work) - count(script, 1, variant, work)) / args.reps
+            per_rep = (count(script, 1 + args.reps, variant, work)["Ir"] - count(script, 1, variant, work)["Ir"]) / args.reps
             ref = REFERENCE[variant]
             print(f"  {variant:5s} {per_rep / 1e6:7.1f} M instructions/repetition, {per_rep / MESSAGES:5.0f}/message"
                   f"  (2b96a26: {ref / 1e6:.1f} M, {ref / MESSAGES:.0f}/message; ratio {per_rep / ref:.3f})")

@@ -299,10 +299,14 @@ class EventQueue {
     mark_empty(s);
   }
 
+  // The summary's bit is cleared without a branch: whether a slot was the
+  // last of its word is a coin toss under noise (the 1,024-rank ring: 0.6
+  // million mispredictions in 2 million advances, valgrind's model).
   void mark_empty(size_t s) {
     heads_[s] = kNil;
-    bits_[s / 64] &= ~(uint64_t{1} << (s % 64));
-    if (bits_[s / 64] == 0) summary_[s / 4096] &= ~(uint64_t{1} << (s / 64 % 64));
+    const uint64_t word = bits_[s / 64] & ~(uint64_t{1} << (s % 64));
+    bits_[s / 64] = word;
+    summary_[s / 4096] &= ~(uint64_t{word == 0} << (s / 64 % 64));
   }
 
   // Far events the window now reaches move into their slots. Inline for
