@@ -132,6 +132,27 @@ def test_one_draw_per_16_MiB_block():
     assert all(abs(c / 4000 - 0.25) < 0.03 for c in counts)
 
 
+
+def test_a_one_block_message_draws_what_a_longer_ones_first_block_draws():
+    # A message of at most 16 MiB charged (the engine's inline path) draws
+    # its gap as block 0 of a longer message (the loop): the same counter,
+    # so for the same seed and send op 1 byte costs G0, 16 MiB cost
+    # 16 MiB * G0, and 16 MiB + 1 byte cost 16 MiB * G0 + G1.
+    gaps = np.arange(1, 41, dtype=np.int64) * 1000  # fs per byte, whole ps: 40 values
+    d = _engine.SwitchDraws(np.array([0], np.int64), gaps, np.array([0], np.int64), gaps, 1)
+    p = LogGOPS.parse(L="0", o="0", g="0", G="0", O="0", S=str(10**12)).to_engine()
+
+    def ends(size: int) -> np.ndarray:
+        return np.asarray(run(pair(size), p, noise(d), seed=5, count=300)["max_end_ps"])
+
+    one_byte, one_block, two_blocks = ends(2), ends(16 * MiB + 1), ends(16 * MiB + 2)
+    assert set((one_byte * 1000).tolist()) <= set(gaps.tolist())
+    assert len(set(one_byte.tolist())) > 20  # the draws do vary
+    assert np.array_equal(one_block, 16 * MiB * one_byte)
+    second = two_blocks - one_block
+    assert set((second * 1000).tolist()) <= set(gaps.tolist())
+    assert not np.array_equal(second, one_byte)  # block 1 is a draw of its own
+
 def test_latency_picked_uniformly_from_the_samples():
     # L drawn per message from {1000, 2000, 4000} ns, each a third of the time.
     p = params(S=10**9)
