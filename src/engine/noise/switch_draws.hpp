@@ -112,21 +112,6 @@ class SwitchDraws {
     return blocks_time_ps(v, n, rng, op);
   }
 
- private:
-  [[gnu::noinline]] static int64_t blocks_time_ps(const CodedSamples& v, uint64_t n, const CounterRng& rng,
-                                                  uint32_t op) {
-    int64_t fs = 0;
-    uint64_t k = 0;
-    for (uint64_t left = n; left > 0; ++k) {
-      const uint64_t block = std::min(kBlockBytes, left);
-      const int64_t G = v[pick(rng.bits(uint64_t{op} + (k << 32)), v.size())];
-      if (__builtin_add_overflow(fs, checked_mul(block, G), &fs)) throw_overflow();
-      left -= block;
-    }
-    return fs / 1000;
-  }
-
- public:
   // A hint, changing nothing: loads the sample lines a message's draws
   // will read (its latency, its first block's gap) ahead of them. The sets
   // are the artifact's raw samples (Daint's: 325,028 latencies; GCP's 1.3
@@ -143,6 +128,20 @@ class SwitchDraws {
 
  private:
   static constexpr int64_t kMaxValue = 100'000'000'000'000'000;
+
+  // gap_time_ps past one block: block k at its own draw.
+  [[gnu::noinline]] static int64_t blocks_time_ps(const CodedSamples& v, uint64_t n, const CounterRng& rng,
+                                                  uint32_t op) {
+    int64_t fs = 0;
+    uint64_t k = 0;
+    for (uint64_t left = n; left > 0; ++k) {
+      const uint64_t block = std::min(kBlockBytes, left);
+      const int64_t G = v[pick(rng.bits(uint64_t{op} + (k << 32)), v.size())];
+      if (__builtin_add_overflow(fs, checked_mul(block, G), &fs)) throw_overflow();
+      left -= block;
+    }
+    return fs / 1000;
+  }
 
   // A prefetch GCC keeps: its __builtin_prefetch in Engine::make_ready
   // came out of the -O1..-O3 builds altogether.
