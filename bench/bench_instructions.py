@@ -4,22 +4,20 @@ does not move with the machine's load.
     python bench/bench_instructions.py                    # the three noise variants
     python bench/bench_instructions.py --variants both --reps 3
     python bench/bench_instructions.py --ring ../shared/paper-artifact          # issue 39's ring
-    python bench/bench_instructions.py --ring ../shared/paper-artifact --simulate-caches
 
 `--ring ARTIFACT`: instead, the 1,024-node 512 MiB pipelined ring (512 KiB segments,
 every message a rendezvous) under network noise on the paper authors' inputs for Daint
 across racks (bench_vs_authors.make_inputs, as bench_campaign.py runs it), per
-repetition and per queue pop. With `--simulate-caches` valgrind also simulates the
-branch predictor and the caches (--branch-sim --cache-sim: a model, not this core's
-own units; it models the first cache level and the last only) on one run of one
-repetition (~10 minutes).
+repetition and per queue pop. (valgrind's branch and cache model, --branch-sim=yes
+--cache-sim=yes, crashed with SIGSEGV on this case when started from this script, three
+times; docs/paper.md "Stop 44" gives its figures from a one-repetition run started by hand.)
 
 Reference for the ring, counted this way on 2026-11-27 (dev builds, Release):
   1d7ebeb (stop 43):                                   1,503.8 M instructions/repetition
   7ad32af (queue link, far check, rendezvous completion,
           one-block gap and coded reads inlined):      1,312.5 M (-12.7%)
-and in paired wall-clock runs of the two builds 0-3% faster: the loop waits on
-something else than its instruction count (see docs/paper.md, "Stop 44").
+while paired wall-clock runs of the two builds could not be told apart (within this
+machine's noise; docs/paper.md, "Stop 44", says where the time goes instead).
 
 On this shared 2-core VM wall-clock figures move by 2x from one day to the next
 (bench_noise.py's first case: 9.6 s at stop 26, 19.5-20.6 s on 2026-11-26 with the
@@ -105,53 +103,34 @@ with tempfile.TemporaryDirectory() as work:
 RING_POPS = 3.04e6  # queue pops per repetition of the ring (docs/paper.md, stop 43's instrumented count)
 
 
-def count(script: Path, reps: int, arg: str, work: Path, caches: bool = False) -> dict[str, int]:
-    """Events valgrind collected in the engine's runs of one whole run of the case:
-    Ir (instructions), and with `caches` also the simulated branch mispredictions
-    (Bcm, Bim) and data-cache misses (D1mr + D1mw, DLmr + DLmw)."""
+def count(script: Path, reps: int, arg: str, work: Path) -> int:
+    """Instructions of the engine's runs in one whole run of the case under callgrind."""
     out = work / f"callgrind.{reps}"
-    sim = ["--branch-sim=yes", "--cache-sim=yes"] if caches else []
     proc = subprocess.run(
-        ["valgrind", "--tool=callgrind", *sim, f"--callgrind-out-file={out}",
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
          "--toggle-collect=cloudnoise::Engine::run*",
          sys.executable, str(script), str(reps), arg, str(Path(__file__).resolve().parent)],
         capture_output=True, text=True)
-    found = re.search(r"Collected\s*:\s*([\d ]+)", proc.stderr)
-    events = re.search(r"Events\s*:\s*([\w ]+)", proc.stderr)
+    found = re.search(r"Collected\s*:\s*(\d+)", proc.stderr)
     if proc.returncode != 0 or not found:
         sys.exit(f"valgrind run failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")
-    names = events.group(1).split() if events else ["Ir"]
-    counts = dict(zip(names, (int(v) for v in found.group(1).split())))
-    if counts.get("Ir", 0) == 0:
+    if int(found.group(1)) == 0:
         sys.exit("valgrind counted no engine instructions: the installed module has no symbols "
                  "(build it from this repository's CMakeLists.txt, which keeps them)")
-    return counts
+    return int(found.group(1))
 
 
-def ring(artifact: Path, reps: int, caches: bool, work: Path) -> None:
-    """The ring's counts per repetition (the difference of 1 + reps and 1 repetitions)."""
+def ring(artifact: Path, reps: int, work: Path) -> None:
+    """The ring's instructions per repetition (the difference of 1 + reps and 1 repetitions)."""
     if not artifact.is_dir():
         sys.exit(f"{artifact}: not the paper's artifact folder (../shared/paper-artifact)")
     script = work / "ring.py"
     script.write_text(RING_CASE)
     print(f"1,024-node 512 MiB pipelined ring, Daint across racks (authors' inputs), network noise, 1 thread; "
-          + ("one run of 1 repetition, branches and caches simulated" if caches else f"{reps} repetitions counted"))
-    if caches:
-        # One run of one repetition (its buffers' first growth included, ~1%):
-        # valgrind 3.19's cache model crashed (SIGSEGV) on runs of two
-        # repetitions of this case, twice, where one-repetition runs completed.
-        per = {k: float(v) for k, v in count(script, 1, str(artifact), work, caches).items()}
-    else:
-        more, one = count(script, 1 + reps, str(artifact), work), count(script, 1, str(artifact), work)
-        per = {k: (more[k] - one.get(k, 0)) / reps for k in more}
-    print(f"  {per['Ir'] / 1e6:7.1f} M instructions/repetition, {per['Ir'] / RING_POPS:5.0f} per queue pop "
-          f"(1d7ebeb: 1,503.8 M; ratio {per['Ir'] / 1503.8e6:.3f})")
-    if caches:
-        mispredicts = per.get("Bcm", 0) + per.get("Bim", 0)
-        d1 = per.get("D1mr", 0) + per.get("D1mw", 0)
-        ll = per.get("DLmr", 0) + per.get("DLmw", 0)
-        print(f"  simulated per queue pop: {mispredicts / RING_POPS:.1f} branch mispredictions, "
-              f"{d1 / RING_POPS:.2f} L1 data misses, {ll / RING_POPS:.3f} last-level misses")
+          f"{reps} repetitions counted")
+    per_rep = (count(script, 1 + reps, str(artifact), work) - count(script, 1, str(artifact), work)) / reps
+    print(f"  {per_rep / 1e6:7.1f} M instructions/repetition, {per_rep / RING_POPS:5.0f} per queue pop "
+          f"(1d7ebeb: 1,503.8 M; ratio {per_rep / 1503.8e6:.3f})")
 
 
 def main() -> None:
@@ -160,8 +139,6 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=2, help="repetitions counted beyond the first")
     ap.add_argument("--ring", type=Path, metavar="ARTIFACT",
                     help="count issue 39's ring instead, on the paper's artifact folder")
-    ap.add_argument("--simulate-caches", action="store_true",
-                    help="with --ring: also simulate branch prediction and caches (much slower)")
     args = ap.parse_args()
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if bad := [v for v in variants if v not in REFERENCE]:
@@ -173,13 +150,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="cn-bench-ir-") as tmp:
         work = Path(tmp)
         if args.ring is not None:
-            ring(args.ring.resolve(), args.reps, args.simulate_caches, work)
+            ring(args.ring.resolve(), args.reps, work)
             return
         script = work / "case.py"
         script.write_text(CASE)
         print(f"16384-rank 16 B dissemination, azure-hpc noise, 1 thread; {args.reps} repetitions counted")
         for variant in variants:
-            per_rep = (count(script, 1 + args.reps, variant, work)["Ir"] - count(script, 1, variant, work)["Ir"]) / args.reps
+            per_rep = (count(script, 1 + args.reps, variant, work) - count(script, 1, variant, work)) / args.reps
             ref = REFERENCE[variant]
             print(f"  {variant:5s} {per_rep / 1e6:7.1f} M instructions/repetition, {per_rep / MESSAGES:5.0f}/message"
                   f"  (2b96a26: {ref / 1e6:.1f} M, {ref / MESSAGES:.0f}/message; ratio {per_rep / ref:.3f})")
