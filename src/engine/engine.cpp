@@ -234,8 +234,8 @@ int64_t Engine::os_noise_lookup(uint32_t host, int64_t at, int64_t len) {
 // CPU and NIC are held until then (LogGOPSim charges no ack latency).
 // Inline: every rendezvous message ends here, and the two calls it took
 // were ~40 of its ~80 instructions (the ring under network noise).
-[[gnu::always_inline]] inline void Engine::complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic,
-                                 int64_t t) {
+[[gnu::always_inline]] inline void Engine::complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu,
+                                                                uint8_t nic, int64_t t) {
   release_done(send_op, sender);
   int64_t& o_free = next_o(sender, cpu);
   int64_t& gs_free = next_gs(sender, nic);
@@ -248,8 +248,9 @@ int64_t Engine::os_noise_lookup(uint32_t host, int64_t at, int64_t len) {
 // global order or at the sender itself; in windows, as an event of the
 // sender (windowed_events.hpp).
 template <bool kWindowed>
-[[gnu::always_inline]] inline void Engine::complete_rendezvous_at(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t,
-                                    uint32_t here, uint32_t owner) {
+[[gnu::always_inline]] inline void Engine::complete_rendezvous_at(uint32_t send_op, uint32_t sender, uint8_t cpu,
+                                                                   uint8_t nic, int64_t t, uint32_t here,
+                                                                   uint32_t owner) {
   if (kWindowed) windows_.rendezvous_matched(sender, here);
   if (kWindowed && sender != here)
     windows_.complete_rendezvous(sender, send_op, nic, owner);
