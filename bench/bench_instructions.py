@@ -8,14 +8,17 @@ does not move with the machine's load.
 `--ring ARTIFACT`: instead, the 1,024-node 512 MiB pipelined ring (512 KiB segments,
 every message a rendezvous) under network noise on the paper authors' inputs for Daint
 across racks (bench_vs_authors.make_inputs, as bench_campaign.py runs it), per
-repetition and per queue pop. (valgrind's branch and cache model, --branch-sim=yes
---cache-sim=yes, crashed with SIGSEGV on this case when started from this script, three
-times; docs/paper.md "Stop 44" gives its figures from a one-repetition run started by hand.)
+repetition and per queue pop. valgrind 3.19 crashed (SIGSEGV, in the Python process,
+before the engine ran) on some runs of this case started from this script: one of four
+plain runs, and all three with its branch and cache model on (--branch-sim=yes
+--cache-sim=yes; docs/paper.md "Stop 44" gives that model's figures from a one-repetition
+run started by hand). The script then stops with valgrind's message: run it again.
 
 Reference for the ring, counted this way on 2026-11-27 (dev builds, Release):
   1d7ebeb (stop 43):                                   1,503.8 M instructions/repetition
   7ad32af (queue link, far check, rendezvous completion,
           one-block gap and coded reads inlined):      1,312.5 M (-12.7%)
+  1082403 (and the summary bit cleared branch-free):   1,324.2 M (-11.9%)
 while paired wall-clock runs of the two builds could not be told apart (within this
 machine's noise; docs/paper.md, "Stop 44", says where the time goes instead).
 
