@@ -57,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from authors_runner import run_one  # noqa: E402
 from bench_vs_authors import make_inputs, schedule_files  # noqa: E402
-from bench_vs_loggopsim import os_noise_only  # noqa: E402
+from bench_vs_loggopsim import children_cpu, os_noise_only  # noqa: E402
 
 from cloudnoise import _engine  # noqa: E402
 from cloudnoise.errors import CloudnoiseError  # noqa: E402
@@ -65,12 +65,6 @@ from cloudnoise.schedules.patterns import CollectiveSpec, generate  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 MiB = 1 << 20
-
-
-def children_cpu() -> float:
-    """CPU seconds (user + system) of the finished child processes so far."""
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def load() -> str:

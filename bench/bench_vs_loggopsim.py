@@ -52,7 +52,7 @@ def timed(cmd: list[str], ok: tuple[int, ...] = (0,)) -> float:
     return timed_cpu(cmd, ok)[0]
 
 
-def children_cpu_s() -> float:
+def children_cpu() -> float:
     """CPU seconds (user + system) of this process's waited-for children so far."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -60,9 +60,9 @@ def children_cpu_s() -> float:
 
 def timed_cpu(cmd: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
     """Wall and CPU seconds of one process run; its output is discarded."""
-    t0, c0 = time.perf_counter(), children_cpu_s()
+    t0, c0 = time.perf_counter(), children_cpu()
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall, cpu = time.perf_counter() - t0, children_cpu_s() - c0
+    wall, cpu = time.perf_counter() - t0, children_cpu() - c0
     if proc.returncode not in ok:
         sys.exit(f"{' '.join(cmd[:3])} ...: exit {proc.returncode}: {proc.stderr.strip()[-300:]}")
     return wall, cpu
