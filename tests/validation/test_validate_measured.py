@@ -5,6 +5,7 @@ worked out by hand."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,8 @@ def test_the_api_returns_the_rows_the_command_prints(run_cli, runs: Path, capsys
     assert capsys.readouterr().out == ""
     assert isinstance(result, cloudnoise.ValidationResult) and result.kind == "measured"
     ours = json.loads(json.dumps(result.to_dict(), default=str))
+    for summary in (ours, printed):  # when each ran: the two may straddle a second
+        assert datetime.fromisoformat(summary.pop("time")).tzinfo is not None
     assert ours == printed
     assert result.rows == result.summary["results"] and len(result.rows) == 2
     row = {r["config"]: r for r in result.rows}["nwaydissemination_nocompute 16 B"]
