@@ -46,6 +46,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from cloudnoise.errors import CloudnoiseError
+from cloudnoise.units import parse_size_bytes
+
 PROGRAM = r"""
 #include <stdint.h>
 #include <stdio.h>
@@ -141,16 +144,6 @@ int main(int argc, char** argv) {
 }
 """
 
-UNITS = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
-
-
-def parse_size(text: str) -> int:
-    for unit, factor in UNITS.items():
-        if text.endswith(unit) and text[: -len(unit)].isdigit() and int(text[: -len(unit)]) > 0:
-            return int(text[: -len(unit)]) * factor
-    raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 48KiB or 2MiB")
-
-
 def build(work: Path) -> Path:
     if shutil.which("gcc") is None:
         sys.exit("gcc is not installed (Debian: apt-get install gcc)")
@@ -180,9 +173,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs of each measurement (default: %(default)s)")
     args = ap.parse_args()
     try:
-        sizes = [parse_size(s.strip()) for s in args.sizes.split(",")]
-    except argparse.ArgumentTypeError as err:
-        sys.exit(f"--sizes: {err}")
+        sizes = [parse_size_bytes(s.strip(), "--sizes") for s in args.sizes.split(",")]
+    except CloudnoiseError as err:
+        sys.exit(str(err))
+    if any(size < 128 for size in sizes):
+        sys.exit("--sizes: at least 128B (two lines to chase)")
     if any(size > 1 << 32 for size in sizes):
         sys.exit("--sizes: at most 4GiB (the largest set must stay in memory)")
     if args.loads < 1000 or args.repeat < 1:
@@ -193,7 +188,8 @@ def main() -> None:
         for size in sizes:
             dep = [measure(exe, "d", size, args.loads) for _ in range(args.repeat)]
             ind = [measure(exe, "i", size, args.loads) for _ in range(args.repeat)]
-            label = f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
+            label = (f"{size / (1 << 20):g} MiB" if size >= 1 << 20
+                     else f"{size / (1 << 10):g} KiB" if size >= 1 << 10 else f"{size} B")
             print(f"{label:>11}   {spread(dep):>33}   {spread(ind):>36}")
         branch = [measure(exe, "b", 0, args.loads * 5) for _ in range(args.repeat)]
         print(f"mispredicted branch: {spread(branch)} ns (min median max)")
