@@ -132,7 +132,6 @@ def test_one_draw_per_16_MiB_block():
     assert all(abs(c / 4000 - 0.25) < 0.03 for c in counts)
 
 
-
 def test_a_one_block_message_draws_what_a_longer_ones_first_block_draws():
     # A message of at most 16 MiB charged (the engine's inline path) draws
     # its gap as block 0 of a longer message (the loop): the same counter,
@@ -152,6 +151,7 @@ def test_a_one_block_message_draws_what_a_longer_ones_first_block_draws():
     second = two_blocks - one_block
     assert set((second * 1000).tolist()) <= set(gaps.tolist())
     assert not np.array_equal(second, one_byte)  # block 1 is a draw of its own
+
 
 def test_latency_picked_uniformly_from_the_samples():
     # L drawn per message from {1000, 2000, 4000} ns, each a third of the time.
