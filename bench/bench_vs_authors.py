@@ -1,6 +1,6 @@
-"""cloudnoise's switch-draws mode beside the paper authors' own simulator (issue 36, item 4).
+"""cloudnoise beside the paper authors' own pipeline, each run as its users run it (issues 36, 47).
 
-    python bench/bench_vs_authors.py --authors DIR                      # DIR holds their LogGOPSim and txt2bin
+    python bench/bench_vs_authors.py --authors DIR                      # DIR: their LogGOPSim, txt2bin, schedgen
     python bench/bench_vs_authors.py --authors DIR --systems daint --nodes 16,256 --reps 100 --jobs 2
     python bench/bench_vs_authors.py --authors DIR --markdown           # the table for docs/paper.md
 
@@ -9,37 +9,45 @@
     python3 bench/authors_runner.py --bundle BUNDLE --sim DIR/LogGOPSim --results theirs.jsonl --jobs 16
     python bench/bench_vs_authors.py --authors DIR --bundle BUNDLE --work GOALS --theirs theirs.jsonl ...
 
-The authors' simulator is their modified LogGOPSim (the SC'22 artifact,
-github.com/DanieleDeSensi/cloud_noise, `simulations/LogGOPSim`). It is not
-part of cloudnoise: build it yourself (`make` there; it needs gengetopt, re2c
-and libcgraph) and pass its folder.
+The authors' pipeline is the SC'22 artifact (github.com/DanieleDeSensi/cloud_noise,
+`simulations/`): their modified Schedgen (`schedgen`), LogGOPSim and `txt2bin`.
+None of it is part of cloudnoise: build them yourself (`make` in
+`simulations/schedgen` and `simulations/LogGOPSim`; the simulator needs
+gengetopt, re2c and libcgraph) and put the three binaries in one folder.
 
-What runs, per system, placement, schedule and node count, on the same inputs:
+The two sides share no input made here:
 
-* parameters: the authors' (cloudnoise.profiles.authors_parameters: their
-  loggp_params.py "x1" rows, nodes per switch from simulate.py);
-* samples: the run the system's built-in profile uses for the placement
-  (profiles.artifact.build.network_run: the run description.csv names, Day,
-  or the stored run standing in for it; a placement with no stored run
-  takes the other placement's, as the profile does), turned into their
-  latency/bandwidth files as their simulate.py does (warm-up rows dropped,
-  ps, scaled to median L or G; near and far files from the same run), read
-  back by cloudnoise;
-* OS noise: that run's ng_osnoise.out in ps (where it is empty, the other
-  placement's run's, as the profile does); cloudnoise reads what their
-  simulator reads of it (profiles/artifact/authors_inputs.effective_trace);
-* schedules: cloudnoise's Schedgen-identical GOAL, calc times set to 0 for
-  nwaydissemination_nocompute as their script does, converted by their txt2bin.
+* theirs, as their simulate.py runs them: the schedule from *their* Schedgen
+  (`schedgen -s N -p nwaydissemination -d 16`, its calcs set to 0 as for
+  `nwaydissemination_nocompute`; `schedgen -s N -p pipelinedring -d 512MiB
+  --segmentsize 512MiB/N`), converted by their txt2bin; their parameters
+  (loggp_params.py "x1" rows, nodes per switch from simulate.py, via
+  cloudnoise.profiles.authors_parameters) and, per placement, that
+  placement's run (description.csv's Day run, or the stored run standing in
+  for it): latency/bandwidth files made as their convert_noise makes them
+  (warm-up rows dropped, ps, scaled to median L or G) and that run's
+  ng_osnoise.out in ps (empty: the other placement's run's);
+* ours, as a user runs it: `cloudnoise.simulate` with the built-in profile at
+  the placement (`load_profile(NAME).at(PLACEMENT)`) and the workload the
+  paper's Fig. 14/15 presets name (`dissemination:16B`; the authors' ring,
+  `pipelinedring:512MiB:schedgen=paper,segmentsize=size/ranks`), with the
+  presets' ready orders.
+
+Before simulating, the two GOAL files are compared: the ring must be byte for
+byte the same (a generator difference shows here, not as a runtime); their
+dissemination has zero-length reduction calcs ours has not, so it is checked
+to give every rank the same noiseless end time under the system's LogGOPS in
+cloudnoise's engine.
 
 A system with no stored network run (Oracle HPC) runs noiseless only.
-Variants none, os, net, os+net (their names). Their simulator runs one
-repetition per process (fresh random seed; its OS-noise offsets come from
-/dev/urandom), --jobs processes at a time (bench/authors_runner.py);
-cloudnoise runs --reps repetitions (seed 1). Printed per case: noiseless
-runtimes (both, relative difference), and per noise variant the median and
-p90 slowdown (over the noiseless run) of both, with the difference in units
-of the combined bootstrap standard error of the two statistics (|z| < 2:
-within the Monte Carlo error).
+Variants none, os, net, os+net (their names; ours none, os, network, both).
+Their simulator runs one repetition per process (fresh random seed; its
+OS-noise offsets come from /dev/urandom), --jobs processes at a time
+(bench/authors_runner.py); cloudnoise runs --reps repetitions (seed 1).
+Printed per case: noiseless runtimes (both, relative difference), and per
+noise variant the median and p90 slowdown (over the noiseless run) of both,
+with the difference in units of the combined bootstrap standard error of the
+two statistics (|z| < 2: within the Monte Carlo error).
 """
 
 from __future__ import annotations
@@ -177,24 +185,85 @@ def make_inputs(artifact: Path, system: str, placement: str, bundle: Path) -> In
     return Inputs(system, placement, why, flags, models, params, files)
 
 
+PATTERNS = ("nwaydissemination_nocompute", "pipelinedring")
+# Each side's workload: their simulate.py's collective, and ours as the paper's presets name it.
+PRESET_OF = {"nwaydissemination_nocompute": "fig14-dissemination", "pipelinedring": "fig15-allreduce-ring"}
+SIZE_OF = {"nwaydissemination_nocompute": 16, "pipelinedring": 512 * MiB}
+
+
+def their_goal(pattern: str, nodes: int, work: Path, schedgen: Path) -> Path:
+    """Their Schedgen's schedule, as their simulate.py makes it (calcs 0 for the nocompute dissemination)."""
+    goal = work / f"theirs_{pattern}_{nodes}.goal"
+    if goal.exists():
+        return goal
+    size = SIZE_OF[pattern]
+    real = "nwaydissemination" if pattern == "nwaydissemination_nocompute" else pattern
+    seg = ["--segmentsize", str(size // nodes)] if pattern == "pipelinedring" else []
+    tmp = goal.with_suffix(".tmp")
+    subprocess.run([str(schedgen), "-s", str(nodes), "-p", real, "-d", str(size), *seg, "-o", str(tmp)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    text = tmp.read_text()
+    if pattern == "nwaydissemination_nocompute":
+        text = re.sub(r"^(l\d+: calc) \d+$", r"\1 0", text, flags=re.M)
+    goal.write_text(text)
+    tmp.unlink()
+    return goal
+
+
+def our_workload(pattern: str) -> tuple[Any, str]:
+    """Our side's collective phase (the paper preset's workload) and the preset's ready order."""
+    from cloudnoise.schedules.apps import parse_phase
+    from cloudnoise.sweep.presets import get_preset
+
+    preset = get_preset(PRESET_OF[pattern])
+    return parse_phase(preset.spec), preset.ready_order
+
+
+def compare_goals(pattern: str, nodes: int, system: str, theirs: Path, work: Path) -> str:
+    """Our GOAL beside theirs: identical, or (the dissemination) the same noiseless end
+    time on every rank under the system's LogGOPS; exits when they differ otherwise."""
+    phase, _ = our_workload(pattern)
+    spec = phase.collective(nodes)
+    ours = work / f"ours_{pattern}_{nodes}.goal"
+    if not ours.exists():
+        write_goal(spec, ours)
+    if ours.read_bytes() == theirs.read_bytes():
+        return "identical GOAL"
+    from cloudnoise.simulation.api import simulate
+
+    ends = [simulate(f, profile=system, noise="none").host_end_ns.tolist() for f in (ours, theirs)]
+    if ends[0] != ends[1]:
+        sys.exit(f"{pattern} {nodes}: our GOAL ({ours}) and theirs ({theirs}) differ, and so do their noiseless "
+                 "per-rank end times: a generator difference")
+    return "same per-rank noiseless end times (theirs adds zero-length calcs)"
+
+
 def schedule_files(pattern: str, nodes: int, work: Path, bundle: Path, txt2bin: Path) -> tuple[Path, Path]:
-    """The GOAL text (in WORK; calc 0 for the nocompute dissemination) and their binary of it (in the bundle)."""
+    """For the performance benches (bench_campaign, bench_instructions): cloudnoise's GOAL of the
+    paper's schedule (byte-identical to their Schedgen's: bench_vs_authors_schedgen.py; calcs 0 for
+    the nocompute dissemination) and their txt2bin's binary of it (in the bundle)."""
     goal = work / f"{pattern}_{nodes}.goal"
     binary = bundle / "sched" / f"{pattern}_{nodes}.bin"
     binary.parent.mkdir(parents=True, exist_ok=True)
     if not goal.exists():
         if pattern == "nwaydissemination_nocompute":
-            spec = CollectiveSpec("nwaydissemination", nodes, 16)
+            spec = CollectiveSpec("nwaydissemination", nodes, 16, schedgen="paper")
         else:
-            spec = CollectiveSpec("pipelinedring", nodes, 512 * MiB, segmentsize=512 * MiB // nodes)
+            spec = CollectiveSpec("pipelinedring", nodes, 512 * MiB, segmentsize="size/ranks", schedgen="paper")
         write_goal(spec, goal)
         if pattern == "nwaydissemination_nocompute":
             text = goal.read_text()
             goal.write_text(re.sub(r"^(l\d+: calc) \d+$", r"\1 0", text, flags=re.M))
+    to_binary(goal, binary, txt2bin)
+    return goal, binary
+
+
+def to_binary(goal: Path, binary: Path, txt2bin: Path) -> None:
+    """Their txt2bin's binary of a GOAL file (once)."""
+    binary.parent.mkdir(parents=True, exist_ok=True)
     if not binary.exists() and not binary.with_name(binary.name + ".zst").exists():
         subprocess.run([str(txt2bin), "-i", str(goal), "-o", str(binary)], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return goal, binary
 
 
 def pack(path: Path) -> None:
@@ -216,6 +285,7 @@ class Case:
     pattern: str
     nodes: int
     variants: tuple[str, ...]
+    reps: int = 30
 
     def key(self, variant: str, rep: int) -> str:
         return f"{self.system}|{self.pattern}|{self.nodes}|{variant}|{rep}"
@@ -229,8 +299,9 @@ def plan(inputs: dict[str, Inputs], a: argparse.Namespace) -> list[Case]:
     cases = []
     for system, inp in inputs.items():
         noisy = tuple(v for v in asked if v in inp.flags)
-        cases += [Case(system, "nwaydissemination_nocompute", n, noisy) for n in _ints(a.nodes)]
-        cases += [Case(system, "pipelinedring", n, noisy) for n in _ints(a.ring_nodes)]
+        cases += [Case(system, "nwaydissemination_nocompute", n, noisy, a.reps_large if n >= 16384 else a.reps)
+                  for n in _ints(a.nodes)]
+        cases += [Case(system, "pipelinedring", n, noisy, a.reps) for n in _ints(a.ring_nodes)]
         cases += [Case(system, "pipelinedring", n, ()) for n in _ints(a.ring_quiet_nodes)]
 
     def priority(c: Case) -> int:
@@ -250,7 +321,7 @@ def _ints(text: str) -> list[int]:
     return [int(n) for n in text.split(",") if n]
 
 
-def tasks(cases: list[Case], bundle: Path, reps: int) -> list[dict[str, Any]]:
+def tasks(cases: list[Case], bundle: Path) -> list[dict[str, Any]]:
     """One entry per run of their simulator (seeds from a fixed generator)."""
     seeds = np.random.default_rng(777)
     out = []
@@ -261,7 +332,7 @@ def tasks(cases: list[Case], bundle: Path, reps: int) -> list[dict[str, Any]]:
     for c in cases:
         sched = f"sched/{c.pattern}_{c.nodes}.bin"
         for variant in c.variants:
-            for rep in range(reps):
+            for rep in range(c.reps):
                 out.append({"key": c.key(variant, rep), "schedule": sched, "flags": INPUTS[c.system].flags[variant],
                             "seed": int(seeds.integers(0, 2**31))})
     return out
@@ -274,7 +345,24 @@ def read_theirs(path: Path) -> dict[str, int]:
     return {r["key"]: int(r["ps"]) for r in map(json.loads, path.read_text().splitlines()) if r}
 
 
-def compare(cases: list[Case], theirs: dict[str, int], work: Path, bundle: Path, a: argparse.Namespace) -> list[dict[str, Any]]:
+OUR_VARIANT = {"none": "none", "os": "os", "net": "network", "os+net": "both"}
+
+
+def ours_runs(c: Case, placement: str, variants: list[str], reps: int, threads: int) -> dict[str, np.ndarray]:
+    """Our runtimes (ps) per variant (their names), as a user gets them: the public API, the built-in profile."""
+    from cloudnoise.model.profile import load_profile
+    from cloudnoise.simulation.api import simulate
+
+    phase, ready_order = our_workload(c.pattern)
+    profile = load_profile(c.system).at(placement)
+    ours = [OUR_VARIANT[v] for v in variants]
+    r = simulate(pattern=phase.pattern, ranks=c.nodes, size=phase.size, segmentsize=phase.segmentsize,
+                 schedgen=phase.schedgen, profile=profile, noise=ours, reps=reps, seed=1, threads=threads,
+                 ready_order=ready_order)
+    return {v: np.asarray(r.variants[o].runtime_ns, dtype=np.float64) * 1000 for v, o in zip(variants, ours)}
+
+
+def compare(cases: list[Case], theirs: dict[str, int], a: argparse.Namespace) -> list[dict[str, Any]]:
     """cloudnoise on every case their results cover; one row per case."""
     rng = np.random.default_rng(12345)
     rows = []
@@ -283,27 +371,24 @@ def compare(cases: list[Case], theirs: dict[str, int], work: Path, bundle: Path,
         if base_theirs is None:
             print(f"{c.system} {c.pattern} {c.nodes}: no noiseless run of theirs; skipped", file=sys.stderr)
             continue
-        inp = INPUTS[c.system]
-        goal = work / f"{c.pattern}_{c.nodes}.goal"
-        sched = _engine.parse_goal(goal.read_bytes(), str(goal))
-        base_ours = int(_engine.run(sched, inp.params, inp.models["none"], seed=1, first=0, count=1,
-                                    program_order=False)["max_end_ps"][0])
-        row: dict[str, Any] = {"system": c.system, "pattern": c.pattern, "nodes": c.nodes, "theirs_ps": base_theirs,
-               "ours_ps": base_ours, "diff": base_ours / base_theirs - 1, "variants": {}}
+        runs = ours_runs(c, a.placement, ["none", *c.variants], c.reps, a.jobs)
+        base_ours = float(runs["none"][0])
+        row: dict[str, Any] = {"system": c.system, "pattern": c.pattern, "nodes": c.nodes, "goal": GOALS[c.key("none", 0)],
+                               "theirs_ps": base_theirs, "ours_ps": base_ours, "diff": base_ours / base_theirs - 1,
+                               "variants": {}}
         print(f"{c.system:16} {c.pattern:28} {c.nodes:6} none   theirs {base_theirs / 1e6:12.3f} us  ours "
               f"{base_ours / 1e6:12.3f} us  diff {100 * row['diff']:+.3f}%", file=sys.stderr, flush=True)
         for variant in c.variants:
-            t_runs = np.array([theirs[k] for k in (c.key(variant, r) for r in range(a.reps)) if k in theirs],
+            t_runs = np.array([theirs[k] for k in (c.key(variant, r) for r in range(c.reps)) if k in theirs],
                               dtype=np.float64)
             if t_runs.size < 5:
                 continue
-            ours = np.asarray(_engine.run(sched, inp.params, inp.models[variant], seed=1, first=0, count=a.reps,
-                                          threads=a.jobs, program_order=False)["max_end_ps"], dtype=np.float64)
+            ours = runs[variant]
             stats: dict[str, Any] = {"reps_theirs": int(t_runs.size), "reps_ours": int(ours.size)}
             for q, name in ((0.5, "median"), (0.9, "p90")):
                 t, o = np.quantile(t_runs, q), np.quantile(ours, q)
-                se = (boot_se(t_runs, q, rng) ** 2 + boot_se(ours, q, rng) ** 2) ** 0.5
-                z = (o / base_ours - t / base_theirs) / (se / base_theirs) if se > 0 else 0.0
+                se = ((boot_se(t_runs, q, rng) / base_theirs) ** 2 + (boot_se(ours, q, rng) / base_ours) ** 2) ** 0.5
+                z = (o / base_ours - t / base_theirs) / se if se > 0 else 0.0
                 stats[name] = {"theirs": t / base_theirs, "ours": o / base_ours, "z": z}
             row["variants"][variant] = stats
             m, p = stats["median"], stats["p90"]
@@ -314,10 +399,13 @@ def compare(cases: list[Case], theirs: dict[str, int], work: Path, bundle: Path,
     return rows
 
 
+GOALS: dict[str, str] = {}  # case key -> how our GOAL compares with theirs
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
     """The docs/paper.md table: one line per case, cells theirs / ours."""
-    out = ["| system | schedule | nodes | noiseless us: theirs / ours (diff) | os: median, p90 slowdown theirs / "
-           "ours (z) | net | os+net |", "|---|---|---:|---|---|---|---|"]
+    out = ["| system | schedule | nodes | GOAL | noiseless us: theirs / ours (diff) | os: median, p90 slowdown "
+           "theirs / ours (z) | net | os+net |", "|---|---|---:|---|---|---|---|---|"]
     names = {"nwaydissemination_nocompute": "dissemination 16 B", "pipelinedring": "ring 512 MiB"}
     order = {s: i for i, s in enumerate(FOUR + OTHERS)}
     for r in sorted(rows, key=lambda r: (order.get(r["system"], 99), r["system"], r["pattern"], r["nodes"])):
@@ -331,7 +419,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
             reps = "" if s["reps_theirs"] == s["reps_ours"] else f" [{s['reps_theirs']} of theirs]"
             cells.append(f"{m['theirs']:.3f}, {p['theirs']:.3f} / {m['ours']:.3f}, {p['ours']:.3f} "
                          f"({m['z']:+.1f}, {p['z']:+.1f}){reps}")
-        out.append(f"| {r['system']} | {names[r['pattern']]} | {r['nodes']} | {r['theirs_ps'] / 1e6:.3f} / "
+        goal = "identical" if r["goal"] == "identical GOAL" else "equivalent"
+        out.append(f"| {r['system']} | {names[r['pattern']]} | {r['nodes']} | {goal} | {r['theirs_ps'] / 1e6:.3f} / "
                    f"{r['ours_ps'] / 1e6:.3f} ({100 * r['diff']:+.3f}%) | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
@@ -349,14 +438,16 @@ def summary(rows: list[dict[str, Any]]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--authors", type=Path, required=True, help="folder with their LogGOPSim and txt2bin")
+    ap.add_argument("--authors", type=Path, required=True, help="folder with their LogGOPSim, txt2bin and schedgen")
     ap.add_argument("--artifact", type=Path, default=REPO.parent / "shared" / "paper-artifact")
     ap.add_argument("--systems", default=",".join(FOUR), help=f"default the four; the others: {','.join(OTHERS)}")
     ap.add_argument("--placement", default="different-racks", choices=("same-rack", "different-racks"))
-    ap.add_argument("--nodes", default="4,16,64,256,1024", help="node counts for the dissemination")
-    ap.add_argument("--ring-nodes", default="4,16,64", help="node counts for pipelinedring (its GOAL grows as nodes^2)")
+    ap.add_argument("--nodes", default="4,16,64,256,1024,4096,16384", help="node counts for the dissemination")
+    ap.add_argument("--ring-nodes", default="4,16,64,256,1024",
+                    help="node counts for pipelinedring (its GOAL grows as nodes^2)")
     ap.add_argument("--ring-quiet-nodes", default="", help="node counts for a noiseless-only pipelinedring")
-    ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--reps", type=int, default=30, help="repetitions per noisy case (both sides)")
+    ap.add_argument("--reps-large", type=int, default=100, help="the same at 16,384 nodes, where tails decide the p90")
     ap.add_argument("--new-only", action="store_true",
                     help="for the four systems, only rings at 1,024 nodes and more (the rest is in docs/paper.md)")
     ap.add_argument("--variants", default=",".join(VARIANTS))
@@ -368,10 +459,11 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write the rows here")
     ap.add_argument("--markdown", action="store_true", help="print one Markdown table")
     a = ap.parse_args()
-    sim, txt2bin = a.authors / "LogGOPSim", a.authors / "txt2bin"
-    for tool in (sim, txt2bin):
+    sim, txt2bin, schedgen = a.authors / "LogGOPSim", a.authors / "txt2bin", a.authors / "schedgen"
+    for tool in (sim, txt2bin, schedgen):
         if not tool.is_file():
-            sys.exit(f"{tool}: not found; build their simulator (`make` in simulations/LogGOPSim) and pass its folder")
+            sys.exit(f"{tool}: not found; build their simulator and Schedgen (`make` in simulations/LogGOPSim and "
+                     "simulations/schedgen) and put LogGOPSim, txt2bin and schedgen in one folder")
     work = a.work or Path(tempfile.mkdtemp(prefix="cn-vs-authors-"))
     bundle = a.bundle or work / "bundle"
     work.mkdir(parents=True, exist_ok=True)
@@ -381,8 +473,11 @@ def main() -> None:
         print(f"# {system} {a.placement}: {INPUTS[system].run}", file=sys.stderr, flush=True)
     cases = plan(INPUTS, a)
     for c in cases:
-        schedule_files(c.pattern, c.nodes, work, bundle, txt2bin)
-    (bundle / "tasks.json").write_text(json.dumps(tasks(cases, bundle, a.reps)))
+        theirs_goal = their_goal(c.pattern, c.nodes, work, schedgen.resolve())
+        GOALS[c.key("none", 0)] = compare_goals(c.pattern, c.nodes, c.system, theirs_goal, work)
+        print(f"{c.system} {c.pattern} {c.nodes}: {GOALS[c.key('none', 0)]}", file=sys.stderr, flush=True)
+        to_binary(theirs_goal, bundle / "sched" / f"{c.pattern}_{c.nodes}.bin", txt2bin)
+    (bundle / "tasks.json").write_text(json.dumps(tasks(cases, bundle)))
     if a.prepare:
         for f in [*bundle.rglob("*.bin"), *(f for i in INPUTS.values() for f in i.files)]:
             pack(f)
@@ -394,12 +489,13 @@ def main() -> None:
         results = work / "theirs.jsonl"
         subprocess.run([sys.executable, str(RUNNER), "--bundle", str(bundle), "--sim", str(sim.resolve()),
                         "--results", str(results), "--jobs", str(a.jobs)], check=True)
-    rows = compare(cases, read_theirs(results), work, bundle, a)
+    rows = compare(cases, read_theirs(results), a)
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
     print(summary(rows), file=sys.stderr)
     if a.markdown:
-        print(f"Repetitions per noisy case: {a.reps} (theirs: one process per repetition; ours: seed 1). "
+        print(f"Repetitions per noisy case: {a.reps}, {a.reps_large} at 16,384 nodes (theirs: one process per "
+              "repetition; ours: seed 1). "
               f"Placement: {a.placement}. z: difference over the combined bootstrap standard error.\n")
         print(markdown(rows))
 

@@ -77,6 +77,10 @@ def test_build_from_a_small_artifact(tmp_path):
     fake_artifact(art)
     done = {b.name: b.parts for b in build_profiles(art, out, default_record())}
     assert done["daint"]["noise"].startswith("data:") and done["alps"]["noise"].startswith("text:")
+    # alps has no run in this artifact: the authors' rows all the same, the text's noise said to be around others
+    alps = load_profile(out / "alps.json")
+    assert alps.loggops.L == 1900.0 and alps.different_racks.loggops.G == 0.092
+    assert "not these rows" in alps.different_racks.note
     assert done["aws-hpc"]["loggops"].startswith("text:")  # the authors did not simulate it
     p = load_profile(out / "daint.json")
     assert p.loggops.L == 500.0 and p.loggops.G == 0.11 and p.loggops.provenance.kind == "published"

@@ -119,6 +119,7 @@ def _schema() -> dict[str, Any]:
             "additionalProperties": False,
         },
     )
+    os_noise = part([], trace=opt_text, synthetic=opt_text, note=opt_text)
     size_class = {
         "type": "object", "required": ["min_bytes", "L", "G", "O"],
         "properties": {"min_bytes": {"type": "integer", "minimum": 0, "maximum": 2**62},
@@ -155,7 +156,7 @@ def _schema() -> dict[str, Any]:
             "loggops": loggops,
             "latency_noise": {"oneOf": [{"type": "null"}, noise]},
             "bandwidth_noise": {"oneOf": [{"type": "null"}, noise]},
-            "os_noise": {"oneOf": [{"type": "null"}, part([], trace=opt_text, synthetic=opt_text, note=opt_text)]},
+            "os_noise": {"oneOf": [{"type": "null"}, os_noise]},
             # compute's peak and efficiency are checked by their dataclasses (model/compute.py)
             "compute": {"oneOf": [{"type": "null"}, part(
                 ["gflops"], gflops=number(1e12), peak={"type": ["object", "null"]},
@@ -163,7 +164,8 @@ def _schema() -> dict[str, Any]:
             "different_racks": {"oneOf": [{"type": "null"}, {
                 "type": "object", "required": ["loggops"],
                 "properties": {"loggops": loggops, "latency_noise": {"oneOf": [{"type": "null"}, noise]},
-                               "bandwidth_noise": {"oneOf": [{"type": "null"}, noise]}, "note": opt_text},
+                               "bandwidth_noise": {"oneOf": [{"type": "null"}, noise]}, "note": opt_text,
+                               "os_noise": {"oneOf": [{"type": "null"}, os_noise]}},
                 "additionalProperties": False}]},
             "switch_draws": {"oneOf": [{"type": "null"}, part(
                 ["nodes_per_switch"], nodes_per_switch={"type": "integer", "minimum": 1, "maximum": 2**31},
@@ -498,13 +500,16 @@ class OSNoiseModel:
 @dataclass(frozen=True)
 class RackPlacement:
     """What changes when the nodes are on different racks (Table II's second block,
-    Sec. IV-B/C): the network's LogGOPS parameters and noise. OS noise and the
-    rest of the profile are the node's and do not change."""
+    Sec. IV-B/C): the network's LogGOPS parameters and noise, and, where the
+    different-racks figures come from a run of their own (the paper authors'
+    scenarios), that run's OS noise; without `os_noise` the node's (top-level)
+    OS noise holds at both placements. The rest of the profile is the node's."""
 
     loggops: LogGOPS
     latency_noise: NoiseModel | None = None
     bandwidth_noise: NoiseModel | None = None
     note: str | None = None
+    os_noise: OSNoiseModel | None = None
 
 
 @dataclass(frozen=True)
@@ -594,6 +599,7 @@ class SystemProfile:
             )
         return replace(
             self, loggops=dr.loggops, latency_noise=dr.latency_noise, bandwidth_noise=dr.bandwidth_noise,
+            os_noise=dr.os_noise if dr.os_noise is not None else self.os_noise,
             placement="different-racks", near_loggops=self.loggops,
         )
 
@@ -740,7 +746,8 @@ def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
 _NESTED: dict[str, tuple[tuple[str, type], ...]] = {
     "Table2": (("same_rack", LinkFigures), ("different_racks", LinkFigures), ("unknown_distance", LinkFigures)),
     "Compute": (("peak", ComputePeak), ("efficiency", ComputeEfficiency)),
-    "RackPlacement": (("loggops", LogGOPS), ("latency_noise", NoiseModel), ("bandwidth_noise", NoiseModel)),
+    "RackPlacement": (("loggops", LogGOPS), ("latency_noise", NoiseModel), ("bandwidth_noise", NoiseModel),
+                      ("os_noise", OSNoiseModel)),
 }
 
 

@@ -13,6 +13,13 @@ Table II under stated assumptions:
   ns per byte, O = 0, S = 65535 bytes (LogGOPSim's default); for each rack
   distance Table II has.
 
+A system the authors simulated but whose network run the stored artifact
+lacks (authors_parameters.WITHOUT_STORED_RUN: Oracle HPC) takes the authors'
+own rows instead (published, their loggp_params.py), at both rack distances:
+its built-in profile simulates with them, so its text-based noise is
+calibrated around them. (The other systems' rows come with their runs, in
+`profiles build`.)
+
 The noise models are the calibration's (cloudnoise.profiles.calibrate), which
 also writes the data files: `cloudnoise profiles calibrate`.
 """
@@ -30,6 +37,7 @@ from cloudnoise.model.profile import (
     SystemProfile,
     Table2,
 )
+from cloudnoise.profiles.authors_parameters import WITHOUT_STORED_RUN, authors_parameters, loggops_of
 from cloudnoise.profiles.cpus import compute_of
 from cloudnoise.profiles.paper import OS, PAPER, PRICE_DATE, PRICE_REGION, TABLE_I, TABLE_II
 
@@ -121,6 +129,20 @@ def loggops_from(min_us: float, max_bw: float, where: str) -> LogGOPS:
     )
 
 
+def text_loggops(name: str, placement: str = "same-rack") -> LogGOPS | None:
+    """The LogGOPS block of the text-based profile at `placement`: the authors'
+    row for a system without a stored run, else reconstructed from Table II
+    (None across racks where Table II has no different-racks figures)."""
+    if name in WITHOUT_STORED_RUN:
+        p = authors_parameters(name, placement)
+        assert p is not None, f"{name}: WITHOUT_STORED_RUN names a system without the authors' rows"
+        return loggops_of(p)
+    same, dr, where = figures_of(name)
+    if placement == "same-rack":
+        return loggops_from(same[0], same[2], f"{where}, same rack")
+    return None if dr is None else loggops_from(dr[0], dr[2], f"{where}, different racks")
+
+
 def base_profile(name: str) -> SystemProfile:
     """Built-in profile `name` without noise: published parts, compute and LogGOPS (same rack)."""
     row = TABLE_I[name]
@@ -163,7 +185,8 @@ def base_profile(name: str) -> SystemProfile:
             same_rack=LinkFigures(*col.same_rack),
             different_racks=LinkFigures(*col.different_racks),
         )
-    same, _, where = figures_of(name)
+    loggops = text_loggops(name)
+    assert loggops is not None
     return SystemProfile(
         name=name,
         description=DESCRIPTIONS[name],
@@ -172,5 +195,5 @@ def base_profile(name: str) -> SystemProfile:
         compute=compute_of(name),
         prices=prices,
         table2=table2,
-        loggops=loggops_from(same[0], same[2], f"{where}, same rack"),
+        loggops=loggops,
     )

@@ -37,7 +37,7 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.measurement.imports.netgauge_reading import run_files
 from cloudnoise.model.os_noise import OSNoiseTrace, write_npz_trace
 from cloudnoise.model.profile import (
-    Compute, LogGOPS, OSNoiseModel, Provenance, RackPlacement, SystemProfile, save_profile,
+    Compute, OSNoiseModel, Provenance, RackPlacement, SystemProfile, save_profile,
 )
 from cloudnoise.model.switch_draws import SwitchDraws
 from cloudnoise.output_files import write_npz
@@ -46,7 +46,7 @@ from cloudnoise.profiles.artifact.authors_inputs import (
 )
 from cloudnoise.profiles.artifact.compute import compute_rate
 from cloudnoise.profiles.artifact.runs import candidates
-from cloudnoise.profiles.authors_parameters import SOURCE, AuthorsLogGOPS, authors_parameters
+from cloudnoise.profiles.authors_parameters import SOURCE, WITHOUT_STORED_RUN, authors_parameters, loggops_of
 from cloudnoise.profiles.calibrate.assemble import RECORD, build_profile, read_params
 
 # A measured DGEMM below this share of the node's published peak is not a
@@ -59,6 +59,7 @@ ARTIFACT = "the paper's artifact data (DanieleDeSensi/cloud_noise_data, commit 8
 class NetworkRun:
     """One placement's run: where from, and its samples (ps) and OS trace (ps)."""
 
+    archive: Path
     provenance: str
     latency_ps: np.ndarray
     gap_ps: np.ndarray
@@ -93,17 +94,21 @@ def network_run(artifact: Path, name: str, placement: str) -> NetworkRun | None:
             trace = os_trace_ps(files[OS_NOISE_FILE], f"{where}: {OS_NOISE_FILE}")
         except CloudnoiseError:
             trace = None  # an empty selfish-detour file (AWS's spread runs)
-        return NetworkRun(why, np.sort(lat), np.sort(gap), trace)
+        return NetworkRun(archive, why, np.sort(lat), np.sort(gap), trace)
     return None
 
 
-def _loggops(p: AuthorsLogGOPS) -> LogGOPS:
-    row = p.row
-    text = (f"The authors' simulation parameters, {p.placement} row: {SOURCE}; L {row.L_us} us, o {row.o_us} us, "
-            f"g {row.g_us} us, G {row.G_us_per_byte} us/B, S {row.S_bytes} B, O 0, as their script passed them "
-            "(whole ps)")
-    return LogGOPS(Provenance("published", text), L=p.L_ps / 1000, o=p.o_ps / 1000, g=p.g_ps / 1000,
-                   G=p.G_ps_per_byte / 1000, O=0.0, S=p.S_bytes)
+def _os_noise_model(run: NetworkRun, path: Path) -> tuple[OSNoiseModel, str]:
+    """Writes the OS-noise trace the authors' simulator read of `run` to `path`
+    (to the nearest ns); the profile's model of it and its provenance text."""
+    assert run.os_trace_ps is not None
+    starts, durations = effective_trace(*run.os_trace_ps)
+    write_npz_trace(path, OSNoiseTrace(np.round(starts / 1000).astype(np.int64),
+                                       np.round(durations / 1000).astype(np.int64)))
+    text = (f"ng_osnoise.out of {run.provenance}, {ARTIFACT}: the selfish-detour runs as the authors' "
+            "simulator's lookup reads their concatenation (cloudnoise.profiles.artifact.authors_inputs."
+            "effective_trace), to the nearest ns")
+    return OSNoiseModel(Provenance("measured", text), trace=path.name), text
 
 
 def build_one(name: str, text: SystemProfile, artifact: Path, out: Path) -> tuple[SystemProfile, Built]:
@@ -127,19 +132,18 @@ def build_one(name: str, text: SystemProfile, artifact: Path, out: Path) -> tupl
         return text, built
     runs = {p: network_run(artifact, name, p) for p in ("same-rack", "different-racks")}
     if runs["same-rack"] is None and runs["different-racks"] is None:
-        # No samples: the text's reconstruction stays whole (its noise is
-        # fitted around its own L and G), and across racks it changes by the
-        # authors' far/near ratios (Oracle HPC: G x 1.05, L the same).
-        lg = text.loggops
-        rL, rG = far.L_ps / near.L_ps, far.G_ps_per_byte / near.G_ps_per_byte
-        why = (f"reconstructed: the same rack's parameters with L x {rL:.4g} and G x {rG:.4g}, the ratios of the "
-               f"authors' different-racks to same-rack rows ({SOURCE}); no network run of {name} in {ARTIFACT}")
-        far_lg = replace(lg, provenance=Provenance("reconstructed", why), L=float(f"{lg.L * rL:.6g}"),
-                         G=float(f"{lg.G * rG:.6g}"), size_classes=())
-        note = "no network run in the stored artifact: the text's noise at both placements"
-        profile = replace(text, different_racks=RackPlacement(far_lg, text.latency_noise, text.bandwidth_noise,
-                                                              note=note))
-        built.parts["loggops"] = "text: same rack; different racks scaled by the authors' far/near ratios"
+        # No samples: the authors' rows at both rack distances, and the text's
+        # noise at both. For the systems whose run the stored artifact lacks
+        # (WITHOUT_STORED_RUN) that noise was calibrated around these rows
+        # (profiles/reconstruct.py); for another one missing from `artifact`,
+        # around the text's own reconstruction, and the note says so.
+        around = ("calibrated around the authors' rows" if name in WITHOUT_STORED_RUN else
+                  "reconstructed around the text's own LogGOPS, not these rows")
+        note = f"no network run of {name} in {ARTIFACT}: the text's noise ({around}) at both placements"
+        profile = replace(text, loggops=loggops_of(near),
+                          different_racks=RackPlacement(loggops_of(far), text.latency_noise, text.bandwidth_noise,
+                                                        note=note))
+        built.parts["loggops"] = "data: " + SOURCE + " (both placements)"
         built.parts["noise"] = "text: " + note
         return profile, built
     built.parts["loggops"] = "data: " + SOURCE
@@ -152,21 +156,29 @@ def build_one(name: str, text: SystemProfile, artifact: Path, out: Path) -> tupl
         "same_rack_latency_ps": sr.latency_ps, "same_rack_gap_ps": sr.gap_ps,
         "different_racks_latency_ps": dr.latency_ps, "different_racks_gap_ps": dr.gap_ps,
     })
+    # OS noise per placement, as the authors' scenarios take it: each placement's
+    # own run's ng_osnoise.out; the same rack's (or, without one, the other
+    # run's) is the node's, and a different-racks run with a trace of its own
+    # carries it in the different-racks block.
     os_run = next((r for r in (runs["same-rack"], runs["different-racks"]) if r is not None and r.os_trace_ps),
                   None)
     os_noise = text.os_noise
     if os_run is not None:
-        assert os_run.os_trace_ps is not None
-        starts, durations = effective_trace(*os_run.os_trace_ps)
-        write_npz_trace(out / f"{name}-os.npz", OSNoiseTrace(np.round(starts / 1000).astype(np.int64),
-                                                             np.round(durations / 1000).astype(np.int64)))
-        os_text = (f"ng_osnoise.out of {os_run.provenance}, {ARTIFACT}: the selfish-detour runs as the authors' "
-                   "simulator's lookup reads their concatenation (cloudnoise.profiles.artifact.authors_inputs."
-                   "effective_trace), to the nearest ns")
-        os_noise = OSNoiseModel(Provenance("measured", os_text), trace=f"{name}-os.npz")
+        os_noise, os_text = _os_noise_model(os_run, out / f"{name}-os.npz")
         built.parts["os_noise"] = "data: " + os_text
     else:
         built.parts["os_noise"] = "text: the stored runs' ng_osnoise.out are empty"
+    dr_run = runs["different-racks"]
+    dr_os = None
+    same_run = dr_run is not None and os_run is not None and dr_run.archive == os_run.archive
+    if dr_run is not None and not same_run and dr_run.os_trace_ps is not None:
+        dr_os, dr_os_text = _os_noise_model(dr_run, out / f"{name}-os-different-racks.npz")
+        built.parts["os_noise_different_racks"] = "data: " + dr_os_text
+    else:
+        why = ("no different-racks run stored" if dr_run is None else
+               "the different-racks run is the same-rack one" if same_run else
+               "the different-racks run's ng_osnoise.out is empty")
+        built.parts["os_noise_different_racks"] = f"the node's (same-rack) OS noise: {why}"
     samples_text = (f"Netgauge latency (1 B) and bandwidth (16 MiB) round trips of {ARTIFACT}: same rack {sr_why}; "
                     f"different racks {dr_why}. Rows at positions 0-20 of every 1000 dropped, ps as the authors' "
                     "simulate.py (convert_noise) made them; scaled to the median L or G when simulated")
@@ -174,9 +186,12 @@ def build_one(name: str, text: SystemProfile, artifact: Path, out: Path) -> tupl
                          samples=f"{name}.npz",
                          note="the paper authors' simulator semantics: docs/profile-format.md, Switch draws")
     profile = replace(
-        text, loggops=_loggops(near), latency_noise=None, bandwidth_noise=None,
+        text, loggops=loggops_of(near), latency_noise=None, bandwidth_noise=None,
         os_noise=os_noise,
-        different_racks=RackPlacement(_loggops(far), note=f"the authors' different-racks row; samples: {dr_why}"),
+        different_racks=RackPlacement(
+            loggops_of(far), os_noise=dr_os,
+            note=(f"the authors' different-racks row; samples: {dr_why}; OS noise: "
+                  + ("that run's" if dr_os is not None else built.parts["os_noise_different_racks"]))),
         switch_draws=switch,
     )
     built.parts["noise"] = "data: " + samples_text

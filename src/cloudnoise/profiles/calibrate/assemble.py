@@ -20,7 +20,7 @@ from cloudnoise.model.profile import NoiseModel, OSNoiseModel, Provenance, RackP
 from cloudnoise.profiles.calibrate import families as fam
 from cloudnoise.profiles.calibrate.priors import PRIORS, bandwidth_params, latency_params, os_params
 from cloudnoise.profiles.paper import TABLE_I
-from cloudnoise.profiles.reconstruct import base_profile, figures_of, loggops_from
+from cloudnoise.profiles.reconstruct import base_profile, figures_of, text_loggops
 
 RECORD = "calibration.json"
 
@@ -198,8 +198,10 @@ def build_profile(name: str, params: SystemParams) -> SystemProfile:
     different = None
     if dr is not None and p.latency_dr is not None and p.bandwidth_dr is not None:
         row = TABLE_I[name]
+        dr_loggops = text_loggops(name, "different-racks")
+        assert dr_loggops is not None
         different = RackPlacement(
-            loggops=loggops_from(dr[0], dr[2], f"{where}, different racks"),
+            loggops=dr_loggops,
             latency_noise=latency_model(p.latency_dr, dr, "different racks"),
             bandwidth_noise=bandwidth_model(
                 p.bandwidth_dr, dr, "different racks", (prior.dr_drops.why if prior.dr_drops else
