@@ -391,7 +391,7 @@ class LiballprofTrace:
                     yield c
                     continue
                 if name == "MPI_Waitall" and len(fields) == WAITALL_FIELDS:
-                    # the other bulk of a trace, as _call reads it
+                    # the other bulk of a trace, as decode_call reads it
                     reqs = _array(int(fields[WAITALL_REQUESTS]), int(fields[WAITALL_COUNT]), pending)
                     pending.difference_update(reqs)
                     c = Call(index, name, "complete", t0, t1)
@@ -416,7 +416,7 @@ class LiballprofTrace:
                 if len(fields) != NFIELDS[name]:
                     raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {name} has {len(fields) - 3} arguments, "
                                           f"liballprof writes {NFIELDS[name] - 3}; the file is damaged")
-                yield self._call(name, what, index, t0, t1, fields, pending, rank_comms, dtype, mpich)
+                yield self.decode_call(name, what, index, t0, t1, fields, pending, rank_comms, dtype, mpich)
         except (ValueError, IndexError):
             raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {fields[0][:40]}: an argument is malformed "
                                   f"({':'.join(fields[2:-1])[:80]!r}); the file is damaged") from None
@@ -446,8 +446,11 @@ class LiballprofTrace:
             "from its start, or ending before they begin); the file is damaged"
         )
 
-    def _call(self, name: str, kind: str, index: int, t0: int, t1: int, f: list[str], pending: set[int],
-              comms: Any, dtype: dict[str, int], mpich: bool) -> Call:
+    def decode_call(self, name: str, kind: str, index: int, t0: int, t1: int, f: list[str], pending: set[int],
+                    comms: Any, dtype: dict[str, int], mpich: bool) -> Call:
+        """The Call of one line's fields `f` (name `name`, kind `kind`, times t0/t1 in ns
+        from the origin), its communicators read through `comms` (a rank's RankComms);
+        requests it starts or completes are added to or taken from `pending`."""
         pos = POSITIONS[name]
         c = Call(index, name, kind, t0, t1)
         if "comm" in pos:

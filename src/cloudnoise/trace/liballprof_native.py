@@ -10,7 +10,8 @@ Python keeps what needs the whole run, through hooks the C++ side calls:
 the call tables (`plan`, from liballprof.py's), communicators (the
 cross-rank `CommTable`, the converter's CommInfo and tag codes), communicator
 constructors and collectives (the Python converter's own code, on a
-per-rank staging `_Matching`). The result is the Python converter's, op for
+per-rank staging `Matching`), through RankConverter's public interface
+for such a converter. The result is the Python converter's, op for
 op: a rank the C++ side does not finish (damage, a warning, a rare call such
 as a persistent request or an MPI_ANY_SOURCE receive) is converted again by
 the Python converter, so every error and warning is the reference's own.
@@ -26,8 +27,10 @@ from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.limits import MAX_SIZE_BYTES
 from cloudnoise.trace import liballprof as lap
-from cloudnoise.trace.convert import TAG_BITS, Conversion, ConvertOptions, _Matching, _RankConverter, _RankOps, comm_code
+from cloudnoise.trace.conversion import Conversion, ConvertOptions
 from cloudnoise.trace.liballprof_comms import CommError
+from cloudnoise.trace.matching import Matching
+from cloudnoise.trace.rank_converter import RankConverter
 
 # CallPlan classes and sub-kinds (liballprof_rank.hpp)
 FALLBACK, P2P, WAIT, LOCAL, UNSUPPORTED, COLLECTIVE, COMM_CREATE = range(7)
@@ -73,8 +76,8 @@ class _Hooks:
         self.trace = trace
         self.comms = trace.comms.for_rank(rank)
         self.mpich = trace.comms.mpich
-        self.staging = _Matching()  # the rank's collectives, merged once the rank is done
-        self.rc = _RankConverter(trace, rank, options, self.staging, result)
+        self.staging = Matching()  # the rank's collectives, merged once the rank is done
+        self.rc = RankConverter(trace, rank, options, self.staging, result)
         self.dtype: dict[str, int] = {}
 
     def comm_id(self, text: str, name: str) -> int:
@@ -90,18 +93,16 @@ class _Hooks:
         self.comms.at(index)
 
     def comm_desc(self, cid: int) -> tuple[int, bytes, int] | None:
-        info = self.rc.comms.get(cid)
+        info = self.rc.communicator(cid)
         if info is None:
             return None
-        base = self.rc.tag_base.get(info.key)
-        if base is None:
-            base = self.rc.tag_base[info.key] = comm_code(info.key) << TAG_BITS
-        return info.size, array("I", info.members).tobytes() if info.members is not None else b"", base
+        members = array("I", info.members).tobytes() if info.members is not None else b""
+        return info.size, members, self.rc.tag_base_of(info)
 
     def _call(self, line: str, kind: str, index: int, t0: int, t1: int) -> Any:
         fields = line.split(":")
         try:
-            return self.trace._call(fields[0], kind, index, t0, t1, fields, set(), self.comms, self.dtype, self.mpich)
+            return self.trace.decode_call(fields[0], kind, index, t0, t1, fields, set(), self.comms, self.dtype, self.mpich)
         except (CloudnoiseError, ValueError, IndexError):
             return None
 
@@ -109,8 +110,7 @@ class _Hooks:
         c = self._call(line, "comm_create", index, t0, t1)
         if c is None:
             return False
-        if c.comm_info is not None:
-            self.rc.comms[c.comm_info.id] = c.comm_info
+        self.rc.created(c)
         return True
 
     def collective(self, line: str, index: int, t0: int, t1: int, cur: int, base: int) -> tuple | None:
@@ -118,20 +118,14 @@ class _Hooks:
         if c is None or c.request or not (0 <= c.bytes <= MAX_SIZE_BYTES and 0 <= c.recv_bytes <= MAX_SIZE_BYTES) or (
                 c.vec is not None and not all(0 <= v <= MAX_SIZE_BYTES for v in c.vec)):
             return None
-        rc = self.rc
-        rc.call = c
-        rc.ops = _RankOps()
-        rc.ops.base = base
         try:
-            exit_op = rc.collective(c, cur if cur >= 0 else None)
+            exit_op, ops = self.rc.collective_alone(c, cur if cur >= 0 else None, base)
         except CloudnoiseError:
             return None
-        o = rc.ops
-        return (-1 if exit_op is None else exit_op, o.kinds.tobytes(), o.amounts.tobytes(), o.peers.tobytes(),
-                o.tags.tobytes(), o.efrom.tobytes(), o.eto.tobytes(), o.estart.tobytes())
+        return (-1 if exit_op is None else exit_op, *ops.column_bytes())
 
 
-def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: _Matching, result: Conversion,
+def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: Matching, result: Conversion,
                  sink: Any) -> bool:
     """Converts `rank` into `sink` in C++ and adds its counts to `result` and
     `matching`; False (nothing added) where the Python converter must do it."""
@@ -163,15 +157,6 @@ def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: _Matc
     result.finalize_ns.append(finalize_ns)
     result.compute_ns.append(compute_ns)
     result.mpi_ns.append(mpi_ns)
-    for src, dst, tag, balance, send_index, recv_index in channels:
-        entry = matching.channels.get((src, dst, tag))
-        if entry is None:
-            entry = matching.channels[(src, dst, tag)] = [0, -1, -1, -1, -1]
-        entry[0] += balance
-        if send_index >= 0:
-            entry[1], entry[2] = rank, send_index
-        if recv_index >= 0:
-            entry[3], entry[4] = rank, recv_index
-    for key, per_rank in hooks.staging.colls.items():
-        matching.colls.setdefault(key, {}).update(per_rank)
+    matching.merge_channels(rank, channels)
+    matching.merge_collectives(hooks.staging)
     return True

@@ -227,7 +227,7 @@ void LapConverter::account(int64_t t0, int64_t t1) {
 }
 
 void LapConverter::channel(uint32_t src, uint32_t dst, uint32_t tag, int delta) {
-  // one end is this rank; tags are below 2^31 (convert.py's tag layout)
+  // one end is this rank; tags are below 2^31 (goal_tags.py's layout)
   const bool sent = src == setup_.rank;
   const int64_t key = static_cast<int64_t>(uint64_t{sent ? dst : src} << 32 | uint64_t{tag} << 1 | sent);
   auto [it, added] = channel_slot_.try_emplace(key, static_cast<uint32_t>(res_.channels.size()));
@@ -237,7 +237,7 @@ void LapConverter::channel(uint32_t src, uint32_t dst, uint32_t tag, int delta) 
   (delta > 0 ? c.send_index : c.recv_index) = index_;
 }
 
-// convert.py's recv_as_posted/recv for a receive whose status the trace does not record.
+// rank_converter.py's recv_as_posted/recv for a receive whose status the trace does not record.
 int64_t LapConverter::recv_posted(int64_t cid, int64_t peer, int64_t tag, int64_t bytes, int64_t after) {
   const CommDesc& d = comm(cid);
   if (peer == kLapProcNull) return -1;
@@ -266,7 +266,7 @@ void LapConverter::p2p(const CallPlan& p, int64_t t0, int64_t t1) {
     req = lap_int(f_[p.request]);
     reader_pending_.try_emplace(req, 1);
   }
-  if (peer == kLapProcNull) {  // no communication; its time stays compute (convert.py)
+  if (peer == kLapProcNull) {  // no communication; its time stays compute (rank_converter.py)
     if (nonblocking) {
       comm(cid);
       LapPending e;

@@ -4,7 +4,7 @@
 // GOAL writing included); what needs the run's other
 // ranks (collectives, communicator constructors, communicators) is asked of
 // the Python converter through hooks. The result is exactly the Python
-// converter's (cloudnoise.trace.convert, liballprof.py): the same ops, edges,
+// converter's (cloudnoise.trace.rank_converter, liballprof.py): the same ops, edges,
 // counts and message matching.
 //
 // Whatever is unusual or wrong (a damaged line, a number Python would read
@@ -84,7 +84,7 @@ struct LiballprofRankSetup {
   std::vector<int64_t> bind_indices;  // calls where comm_at must be called, ascending
 };
 
-struct ChannelCount {  // one (sender, receiver, tag) of _Matching.channels
+struct ChannelCount {  // one (sender, receiver, tag) of Matching.channels
   uint32_t src, dst, tag;
   int64_t balance = 0;
   int64_t send_index = -1, recv_index = -1;  // latest send/receive call of this rank
