@@ -1,6 +1,6 @@
 """liballprof ranks converted by the engine's C++ converter (issue 38, item 4).
 
-The Python reader and converter (liballprof.py, convert.py) spend about 7 us
+The Python reader and converter (liballprof.py, rank_converter.py) spend about 7 us
 a call; the bulk of a real trace (point-to-point calls, waits, calls that
 move no data) is read and converted in C++ instead
 (src/engine/traces/liballprof_rank.cpp), into a RankOps store whose older
@@ -11,10 +11,13 @@ the call tables (`plan`, from liballprof.py's), communicators (the
 cross-rank `CommTable`, the converter's CommInfo and tag codes), communicator
 constructors and collectives (the Python converter's own code, on a
 per-rank staging `Matching`), through RankConverter's public interface
-for such a converter. The result is the Python converter's, op for
-op: a rank the C++ side does not finish (damage, a warning, a rare call such
-as a persistent request or an MPI_ANY_SOURCE receive) is converted again by
-the Python converter, so every error and warning is the reference's own.
+for such a converter. MPI_ANY_SOURCE receives (every rank of a real
+application may have them) stay in C++: any-source receives, counted per tag
+for the run's matching, with the Python converter's warning. The result is
+the Python converter's, op for op: a rank the C++ side does not finish
+(damage, any other warning, a rare call such as a persistent request or an
+MPI_ANY_TAG receive) is converted again by the Python converter, so every
+error and warning is the reference's own.
 Nothing is merged into the run's counts until the rank is complete.
 """
 
@@ -30,7 +33,7 @@ from cloudnoise.trace import liballprof as lap
 from cloudnoise.trace.conversion import Conversion, ConvertOptions
 from cloudnoise.trace.liballprof_comms import CommError
 from cloudnoise.trace.matching import Matching
-from cloudnoise.trace.rank_converter import RankConverter
+from cloudnoise.trace.rank_converter import RankConverter, any_source_warning
 
 # CallPlan classes and sub-kinds (liballprof_rank.hpp)
 FALLBACK, P2P, WAIT, LOCAL, UNSUPPORTED, COLLECTIVE, COMM_CREATE = range(7)
@@ -72,12 +75,14 @@ def plan(name: str) -> tuple[int, ...]:
 class _Hooks:
     """What the C++ converter asks of Python while it converts one rank."""
 
-    def __init__(self, trace: Any, rank: int, options: ConvertOptions, result: Conversion) -> None:
+    def __init__(self, trace: Any, rank: int, options: ConvertOptions) -> None:
         self.trace = trace
         self.comms = trace.comms.for_rank(rank)
         self.mpich = trace.comms.mpich
         self.staging = Matching()  # the rank's collectives, merged once the rank is done
-        self.rc = RankConverter(trace, rank, options, self.staging, result)
+        # (and what it might say, too: nothing reaches the run's record before the rank is complete)
+        self.scratch = Conversion(trace.num_ranks, str(trace.path), trace.format, "", options.compute_scale)
+        self.rc = RankConverter(trace, rank, options, self.staging, self.scratch)
         self.dtype: dict[str, int] = {}
 
     def comm_id(self, text: str, name: str) -> int:
@@ -131,11 +136,11 @@ def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: Match
     `matching`; False (nothing added) where the Python converter must do it."""
     if not hasattr(sink, "add_rank_ops"):
         return False
-    hooks = _Hooks(trace, rank, options, result)
+    hooks = _Hooks(trace, rank, options)
     offset = trace.origin_us - trace.clockdiff_us[rank] if trace.align_clocks else trace.init_end_us[rank]
     ops = _engine.RankOps()
     try:
-        done, _why, calls, finalize_ns, compute_ns, mpi_ns, by_name, unsupported, channels = (
+        done, _why, calls, finalize_ns, compute_ns, mpi_ns, by_name, unsupported, channels, wildcards, first_wildcard = (
             _engine.convert_liballprof_rank(
                 ops, str(trace.files[rank]), rank, offset, options.compute_scale, hooks.mpich,
                 options.allow_unsupported, MAX_SIZE_BYTES, [index for index, _, _ in hooks.comms.binds], hooks))
@@ -158,5 +163,9 @@ def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: Match
     result.compute_ns.append(compute_ns)
     result.mpi_ns.append(mpi_ns)
     matching.merge_channels(rank, channels)
+    matching.merge_wildcards(rank, wildcards)
     matching.merge_collectives(hooks.staging)
+    result.warnings.extend(hooks.scratch.warnings)
+    if first_wildcard >= 0:
+        result.warnings.append(any_source_warning(rank, first_wildcard))
     return True

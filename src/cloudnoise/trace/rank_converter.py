@@ -49,6 +49,12 @@ from cloudnoise.trace.reader import TraceReader
 FAST_KINDS = frozenset(("send", "recv", "isend", "irecv", "complete"))  # the inlined paths of RankConverter.run
 
 
+def any_source_warning(rank: int, index: int) -> str:
+    """The warning of a rank whose first MPI_ANY_SOURCE receive of unknown sender is call `index`."""
+    return (f"rank {rank}: receives from MPI_ANY_SOURCE whose sender the trace does not name (first at call "
+            f"{index}) are simulated as any-source receives")
+
+
 class RankConverter:
     """Converts one rank's call stream (see the module docstring)."""
 
@@ -173,9 +179,7 @@ class RankConverter:
             self.ops.wait(r, after)
             self.match.wildcard(self.rank, goal_tag, self.rank, self.call.index)
             if not self.wildcards:
-                self.result.warnings.append(
-                    f"rank {self.rank}: receives from MPI_ANY_SOURCE whose sender the trace does not name (first at call "
-                    f"{self.call.index}) are simulated as any-source receives")
+                self.result.warnings.append(any_source_warning(self.rank, self.call.index))
             self.wildcards += 1
             return r
         world_src = self.world_peer(info, src)

@@ -8,7 +8,8 @@
 // counts and message matching.
 //
 // Whatever is unusual or wrong (a damaged line, a number Python would read
-// differently, a wildcard receive, a persistent request, a warning) is not
+// differently, an MPI_ANY_TAG receive, a persistent request, a warning other
+// than the one for MPI_ANY_SOURCE receives, which is the caller's) is not
 // handled here: conversion stops with `converted = false` and a reason, and
 // the caller converts the rank again with the Python converter, whose
 // one-line errors and warnings are the reference.
@@ -90,12 +91,20 @@ struct ChannelCount {  // one (sender, receiver, tag) of Matching.channels
   int64_t send_index = -1, recv_index = -1;  // latest send/receive call of this rank
 };
 
+struct WildcardCount {  // this rank's receives from MPI_ANY_SOURCE with one GOAL tag (Matching.wild)
+  uint32_t tag;
+  int64_t count = 0;
+  int64_t latest_index = -1;  // the call of the latest one
+};
+
 struct LiballprofRankResult {
   bool converted = false;
   std::string fallback;  // why not (for tests and debugging)
   int64_t calls = 0, finalize_ns = 0, compute_ns = 0, mpi_ns = 0;
   std::vector<std::pair<std::string, int64_t>> by_name, unsupported;  // first-seen order
   std::vector<ChannelCount> channels;                                 // first-touch order
+  std::vector<WildcardCount> wildcards;                               // first-touch order
+  int64_t first_wildcard = -1;  // the call of the rank's first any-source receive (its warning names it)
 };
 
 // Converts the rank into `ops` (cleared first).
