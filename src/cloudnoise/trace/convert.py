@@ -33,6 +33,7 @@ def convert(trace: TraceReader, sink: Any, options: ConvertOptions | None = None
     `native=False` converts every rank in Python (for comparisons)."""
     options = options or ConvertOptions()
     result = Conversion(trace.num_ranks, str(trace.path), trace.format, options.algorithms.describe(), options.compute_scale)
+    result.warnings.extend(trace.warnings)
     matching = Matching()
     t0 = time.perf_counter()
     use_native = native and liballprof_native.usable(trace)

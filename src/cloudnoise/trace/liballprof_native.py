@@ -137,7 +137,7 @@ def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: Match
     if not hasattr(sink, "add_rank_ops"):
         return False
     hooks = _Hooks(trace, rank, options)
-    offset = trace.origin_us - trace.clockdiff_us[rank] if trace.align_clocks else trace.init_end_us[rank]
+    offset = trace.offset_us[rank]
     ops = _engine.RankOps()
     try:
         done, _why, calls, finalize_ns, compute_ns, mpi_ns, by_name, unsupported, channels, wildcards, first_wildcard = (
