@@ -126,3 +126,31 @@ def test_ranks_no_reading_puts_in_one_run_are_one_line_exit_2(tmp_path: Path, ru
         proc = run_cli(*args)
         assert proc.returncode == 2 and proc.stdout == "" and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
         assert "not one run's" in proc.stderr
+
+
+def test_the_rule_on_known_numbers() -> None:
+    """choose() alone: the label's reading is kept unless another aligns the ranks more than twice as
+    closely (Sweep3D's numbers: 17.3 ms as stated, 16.6 ms ignored, in runs of 42.5 s); a header that
+    aligns worse than the raw clocks by far is not used; and the ranks' runs are not read when a
+    reading is within 1 ms and no other is close (MILC's form)."""
+    from cloudnoise.trace.liballprof_clock import HeaderClock, choose
+
+    asked: list[int] = []
+
+    def last(r: int) -> float:
+        asked.append(r)
+        return 42.5e6 + init[r]
+
+    us = [HeaderClock(d) for d in (0.0, -1856.565475, -1368.522644, 261.545181)]
+    init = [950106.0, 951522.0, 951030.0, 966688.0]  # Sweep3D's MPI_Init exits (us, less 1237666046000000)
+    c = choose("t", us, init, last)
+    assert c.reading == "microseconds" and c.spread_us["none"] < c.spread_us["microseconds"] < 2 * c.spread_us["none"]
+    assert asked == [0, 1, 2, 3]
+    wrong = [HeaderClock(d) for d in (0.0, 30_000.0, -30_000.0, 0.0)]  # 60 ms apart as stated, 5 ms raw
+    init = [0.0, 5000.0, 2000.0, 1000.0]
+    assert choose("t", wrong, init, last).reading == "none"
+    asked.clear()
+    milc = [HeaderClock(d, labelled_seconds=True) for d in (0.0, -442.743301, 15.0, -3.5)]
+    init = [1e15, 1e15 + 442.743301 + 4.0, 1e15 - 15.0 + 16.0, 1e15 + 3.5]
+    c = choose("t", milc, init, last)
+    assert c.reading == "microseconds" and c.spread_us["microseconds"] == pytest.approx(16.0) and not asked

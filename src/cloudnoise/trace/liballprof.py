@@ -68,6 +68,8 @@ RANK_FILE = re.compile(r"^(.*?)(\d+)\.(txt|dat)(\.gz)?$")
 MPICH_WORLD = 0x44000000
 # Times further than this from the run's origin (over three years) are damage.
 MAX_US = 1e14
+# An MPI_Init exit further than this from the epoch (about 3,000 years) is no clock's reading.
+MAX_CLOCK_US = 1e17
 
 # Arguments of each call in prototype order: p pointer, i int, d datatype,
 # c communicator, v count array (two fields), o op/handle. Names matter below.
@@ -271,7 +273,10 @@ class LiballprofTrace:
                 if fields[0] not in ("MPI_Init", "MPI_Init_thread") or len(fields) < 3:
                     raise CloudnoiseError(f"{where}: the first call is {fields[0][:40]!r}, not MPI_Init; the file is damaged "
                                           "or not a liballprof trace")
-                return clock, _us(fields[-1], where)
+                exit_us = _us(fields[-1], where)
+                if abs(exit_us) > MAX_CLOCK_US:
+                    self._bad_times(fields, where)
+                return clock, exit_us
         raise CloudnoiseError(f"{path}: rank {rank}: no MPI_Init line; the file is empty, damaged or not a liballprof trace")
 
     def _last_time_us(self, rank: int) -> float | None:

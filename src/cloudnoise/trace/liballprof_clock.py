@@ -106,12 +106,15 @@ class ClockChoice:
         """One line on a reading other than the headers' own."""
         if self.reading == OWN_INIT:
             return self.warning or "every rank starts at its own MPI_Init exit"
-        return (f"the headers' clockdiff, {'labelled s' if self.stated == 'seconds' else 'in ' + self.stated}, read as "
-                f"{self.reading}: MPI_Init exits within {_human_us(self.spread_us[self.reading])} (as {self.stated}: "
-                f"{_human_us(self.spread_us[self.stated])} apart)")
+        label = "labelled s" if self.stated == "seconds" else "in microseconds"
+        how = "ignored" if self.reading == "none" else f"read as {self.reading}"
+        return (f"the headers' clockdiff, {label}, {how}: MPI_Init exits within {_human_us(self.spread_us[self.reading])} "
+                f"(as {self.stated}: {_human_us(self.spread_us[self.stated])} apart)")
 
 
 def _human_us(us: float) -> str:
+    if us >= 1e12:
+        return f"{us / 1e6:.3g} s"
     return f"{us:,.0f} us" if us < 1e4 else f"{us / 1e3:,.1f} ms" if us < 1e7 else f"{us / 1e6:,.1f} s"
 
 
@@ -126,12 +129,14 @@ def choose(where: str, clocks: Sequence[HeaderClock], init_exit_us: Sequence[flo
            last_us: Callable[[int], float | None]) -> ClockChoice:
     """The reading that aligns the ranks (see the module docstring). `last_us(r)`
     is rank r's last call time in its own clock (None: unreadable), asked only
-    when the MPI_Init exits are more than FLOOR_US apart under some reading."""
+    when the ranks' own runs can change the outcome."""
     n = len(clocks)
-    has_diff = any(c.value is not None for c in clocks)
-    stated = ("seconds" if any(c.labelled_seconds for c in clocks if c.value is not None) else "microseconds") \
-        if has_diff else "none"
-    order = [stated] + [r for r in ("seconds", "microseconds", "none") if r != stated] if has_diff else ["none"]
+    stating = [c for c in clocks if c.value is not None]
+    if not stating:
+        stated, order = "none", ["none"]
+    else:
+        stated = "seconds" if any(c.labelled_seconds for c in stating) else "microseconds"
+        order = [stated] + [r for r in ("seconds", "microseconds", "none") if r != stated]
     diffs: dict[str, list[float]] = {}
     spread: dict[str, float] = {}
     for reading in order:
@@ -144,7 +149,10 @@ def choose(where: str, clocks: Sequence[HeaderClock], init_exit_us: Sequence[flo
     tried = [r for r in order if r in spread]
     tolerance = FLOOR_US
     spans: list[float | None] | None = None
-    if any(spread[r] > FLOOR_US for r in tried):
+    # the ranks' own runs decide only where no reading is within 1 ms, or one a little further is earlier
+    # in the order (a plain file's end is read at once, a gzip one through: not for every trace)
+    best = min(spread[r] for r in tried)
+    if best > FLOOR_US or any(FLOOR_US < spread[r] <= CLOSE_FACTOR * best for r in tried):
         spans = [None if (t := last_us(r)) is None else t - init_exit_us[r] for r in range(n)]
         known = [s for s in spans if s is not None]
         if known:
