@@ -28,11 +28,11 @@ def app_schedule(ranks, iterations, phases):
 
 
 def compute(ps):
-    return ("compute", "", ps, 0, 0, None)
+    return ("compute", "", ps, 0, 0, None, "")
 
 
-def coll(pattern, size, nway=1, segmentsize=1, nb=None):
-    return ("collective", pattern, size, nway, segmentsize, nb)
+def coll(pattern, size, nway=1, segmentsize=1, nb=None, schedgen="public"):
+    return ("collective", pattern, size, nway, segmentsize, nb, schedgen)
 
 
 def cli(capsys, *args):
@@ -86,13 +86,14 @@ def test_compute_only_phases_add_up():
     assert r.host_end_ns.tolist() == [9_000_000] * 4
 
 
-@pytest.mark.parametrize("pattern", [p for p, _ in _engine.patterns()])
-def test_one_collective_phase_is_the_pattern_itself(pattern):
+@pytest.mark.parametrize("pattern,schedgen", [(p, "public") for p, *_ in _engine.patterns()]
+                         + [(p, "paper") for p, _, paper, _ in _engine.patterns() if paper != "absent"])
+def test_one_collective_phase_is_the_pattern_itself(pattern, schedgen):
     # A single phase, one iteration: op for op the pattern's own schedule.
     size, ranks = 4096, 6
     seg = 1024
-    alone = _engine.generate(pattern, ranks, size, nway=2, segmentsize=seg)
-    app = app_schedule(ranks, 1, [coll(pattern, size, nway=2, segmentsize=seg)])
+    alone = _engine.generate(pattern, ranks, size, nway=2, segmentsize=seg, schedgen=schedgen)
+    app = app_schedule(ranks, 1, [coll(pattern, size, nway=2, segmentsize=seg, schedgen=schedgen)])
     if pattern == "chained_dissem":
         # its five runs' tags (1 << 24 | 100000 + i) are renumbered 1..5
         strip = lambda text: re.sub(r"tag \d+", "tag T", text)  # noqa: E731
@@ -126,6 +127,20 @@ def test_join_op_waits_for_every_exit_and_tags_are_distinct():
     assert set(re.findall(r"(l\d+) requires l6", rank0)) == {"l7", "l8", "l10"}
     tags = sorted({int(t) for t in re.findall(r"tag (\d+)", text)})
     assert tags == [0, 8, 16]
+
+
+def test_the_paper_ring_keeps_its_round_tags_apart_across_instances():
+    # The authors' pipelinedring tags segment r with r: an instance's tags
+    # need as many slots as it has rounds, so the stride grows to them and no
+    # message of one instance can match a receive of another.
+    rounds = 12  # 12 KiB in 1 KiB segments, more than the default stride of 8
+    app = app_schedule(3, 2, [coll("pipelinedring", 12 * 1024, segmentsize=1024, schedgen="paper"), compute(MS_PS)])
+    text = _engine.goal_text(app)
+    tags = sorted({int(t) for t in re.findall(r"tag (\d+)", text)})
+    assert tags == list(range(2 * rounds))
+    alone = _engine.generate("pipelinedring", 3, 12 * 1024, segmentsize=1024, schedgen="paper")
+    one = run(app_schedule(3, 1, [coll("pipelinedring", 12 * 1024, segmentsize=1024, schedgen="paper")]))
+    assert one.host_end_ns.tolist() == run(alone).host_end_ns.tolist()
 
 
 def test_tags_of_chained_dissem_phases_never_collide():
@@ -165,6 +180,12 @@ def test_parse_app_phases():
     assert (spec.phases[3].nway, spec.phases[3].nb_ns, spec.phases[3].size) == (3, 1000, 8)
     seg = parse_phase("pipelinedring:1MiB:segmentsize=64KiB")
     assert seg.segmentsize == 65536
+    paper = parse_phase("pipelinedring:1MiB:schedgen=paper,segmentsize=size/ranks")
+    assert (paper.schedgen, paper.segmentsize) == ("paper", "size/ranks")
+    assert paper.collective(16).segment_bytes() == 65536
+    # --schedgen is the default of the phases that name none; a phase's own wins
+    spec = parse_app("dissemination:8 + binomialtreebcast:8:schedgen=public", schedgen="paper")
+    assert [p.schedgen for p in spec.phases] == ["paper", "public"]
 
 
 @pytest.mark.parametrize(
@@ -184,11 +205,14 @@ def test_parse_app_phases():
         ("dissemination:eight", "size"),
         ("gemm:64:gflops=-1", "positive number"),
         ("dissemination:8:a:b", "too many"),
+        ("dissemination:8:schedgen=papr", "choose public"),
+        ("allreduce_ring:8:schedgen=paper", "has no pattern 'allreduce_ring'"),
+        ("pipelinedring:8:segmentsize=size/nodes", "size"),
     ],
 )
 def test_syntax_errors_are_one_line(text, message):
     with pytest.raises(CloudnoiseError, match=message) as err:
-        parse_app(text)
+        resolve(parse_app(text), ranks=4)
     assert "\n" not in str(err.value)
 
 
@@ -352,6 +376,9 @@ def test_cli_summary_reports_compute_and_communication(capsys):
         (["--pattern", "dissemination", "--ranks", "4", "--size", "8", "--iterations", "3"], "--iterations goes with --app"),
         (["--app", "dissemination:8", "--ranks", "65536", "--iterations", "100000"], "operations"),
         (["--app", "nosuch.toml", "--ranks", "4"], "no such app file"),
+        (["--app", "allreduce_ring:8", "--ranks", "4", "--schedgen", "paper"], "has no pattern 'allreduce_ring'"),
+        (["--pattern", "dissemination", "--ranks", "4", "--size", "8", "--schedgen", "mine"], "choose public"),
+        (["examples/dissemination_16.goal", "--schedgen", "paper"], "--schedgen goes with --pattern"),
     ],
 )
 def test_cli_errors_are_one_line(capsys, args, message):
@@ -359,6 +386,19 @@ def test_cli_errors_are_one_line(capsys, args, message):
     assert code == 2
     assert message in stderr
     assert len(stderr.strip().splitlines()) == 1, stderr
+
+
+def test_cli_simulates_the_papers_ring_as_the_authors_pipeline_does(capsys):
+    # The authors' pipeline (their Schedgen and simulator, run as their
+    # simulate.py runs it, Daint's different-racks row) gives 59,147,298.56 ns
+    # for this case (issue 47); public Schedgen's chain takes 1.87x that.
+    args = ["--profile", "daint", "--placement", "different-racks", "--pattern", "pipelinedring", "--ranks", "16",
+            "--size", "512MiB", "--segmentsize", "size/ranks", "--noise", "none", "--json"]
+    code, out, err = cli(capsys, "simulate", *args, "--schedgen", "paper")
+    assert code == 0, err
+    assert json.loads(out)["runtime_ns"] == [59_147_298.56]
+    code, out, err = cli(capsys, "simulate", *args)
+    assert json.loads(out)["runtime_ns"][0] > 1.8 * 59_147_298.56
 
 
 def test_app_goal_text_roundtrip(tmp_path):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.schedules import patterns as pt
 from cloudnoise.units import parse_duration_ns
@@ -384,7 +385,124 @@ def test_cli_generate_and_list(tmp_path: Path) -> None:
     assert gzip.decompress(out.read_bytes()).decode() == want
     res = run_cli("schedule", "list")
     assert res.returncode == 0
-    assert {line.split()[0] for line in res.stdout.splitlines()} == set(pt.pattern_names())
+    rows = [line.split() for line in res.stdout.splitlines()[1:] if not line.startswith(" ")]
+    assert {row[0] for row in rows} == set(pt.pattern_names())
+    paper = {row[0]: row[1] for row in rows}
+    assert paper["pipelinedring"] == paper["binomialtreebcast"] == "differs"
+    assert paper["allreduce_ring"] == "-" and paper["dissemination"] == "same"
+    assert res.stdout.count("--schedgen paper:") == 2
+
+
+# The paper authors' Schedgen (their artifact's simulations/schedgen), written
+# out by hand from its algorithms: bench/bench_vs_authors_schedgen.py checks the
+# generator against their binary over the paper's grid, byte for byte.
+PAPER_RING_3x2 = """num_ranks 3
+
+rank 0 {
+l1: recv 8b from 2 tag 0
+l2: send 8b to 1 tag 0
+l3: recv 8b from 2 tag 1
+l4: send 8b to 1 tag 1
+l4 requires l1
+}
+
+rank 1 {
+l1: recv 8b from 0 tag 0
+l2: send 8b to 2 tag 0
+l3: recv 8b from 0 tag 1
+l4: send 8b to 2 tag 1
+l4 requires l1
+}
+
+rank 2 {
+l1: recv 8b from 1 tag 0
+l2: send 8b to 0 tag 0
+l3: recv 8b from 1 tag 1
+l4: send 8b to 0 tag 1
+l4 requires l1
+}
+"""
+
+PAPER_BINOMIAL_5 = """num_ranks 5
+
+rank 0 {
+l1: send 16b to 1 tag 0
+l2: send 16b to 2 tag 0
+l2 requires l1
+l3: send 16b to 4 tag 0
+l3 requires l2
+}
+
+rank 1 {
+l1: recv 16b from 0 tag 0
+l2: send 16b to 3 tag 0
+l2 requires l1
+l2 requires l1
+}
+
+rank 2 {
+l1: recv 16b from 0 tag 0
+}
+
+rank 3 {
+l1: recv 16b from 1 tag 0
+}
+
+rank 4 {
+l1: recv 16b from 0 tag 0
+}
+"""
+
+
+def test_paper_ring_is_the_authors_closed_ring() -> None:
+    spec = pt.CollectiveSpec("pipelinedring", 3, 16, segmentsize=8, schedgen="paper")
+    assert pt.goal_text(spec) == PAPER_RING_3x2
+    # "size/ranks" as the authors' scripts run it: 16 // 3 = 5 B segments, ceil(16 / 5) = 4 of them, the last 1 B
+    per_rank = pt.CollectiveSpec("pipelinedring", 3, 16, segmentsize="size/ranks", schedgen="paper")
+    assert per_rank.segment_bytes() == 5
+    assert pt.goal_text(per_rank).count("recv 5b") == 9 and pt.goal_text(per_rank).count("recv 1b") == 3
+
+
+def test_paper_binomial_broadcast_serialises_a_ranks_sends() -> None:
+    assert pt.goal_text(pt.CollectiveSpec("binomialtreebcast", 5, 16, schedgen="paper")) == PAPER_BINOMIAL_5
+    public = pt.goal_text(pt.CollectiveSpec("binomialtreebcast", 5, 16))
+    root_public = "rank 0 {\nl1: send 16b to 1 tag 0\nl2: send 16b to 2 tag 0\nl3: send 16b to 4 tag 0\n}"
+    root_paper = PAPER_BINOMIAL_5.split("\n\n")[1]
+    assert public == PAPER_BINOMIAL_5.replace(root_paper, root_public)
+
+
+def test_paper_patterns_that_do_not_differ_are_the_public_ones() -> None:
+    for info in pt.list_patterns():
+        if info.paper != "same":
+            continue
+        spec = pt.CollectiveSpec(info.name, 7, 4096, nway=2, segmentsize=1000)
+        paper = pt.CollectiveSpec(info.name, 7, 4096, nway=2, segmentsize=1000, schedgen="paper")
+        assert pt.goal_text(spec) == pt.goal_text(paper), info.name
+
+
+def test_the_paper_ring_in_memory_is_its_text() -> None:
+    # The ring is generated from rank 0's template (every rank the same relative to itself).
+    spec = pt.CollectiveSpec("pipelinedring", 7, 7 * 3, segmentsize=3, schedgen="paper")
+    parsed = _engine.parse_goal(pt.goal_text(spec).encode(), "ring")
+    assert pt.schedule_goal_text(pt.generate(spec)) == pt.schedule_goal_text(parsed)
+    assert pt.count(spec)["sends"] == 7 * 7
+
+
+def test_paper_flavour_errors_are_one_line(tmp_path: Path) -> None:
+    out = str(tmp_path / "x.goal")
+    res = run_cli("schedule", "generate", "--schedgen", "paper", "--pattern", "allreduce_ring", "--ranks", "4",
+                  "--size", "16B", "-o", out)
+    assert res.returncode == 2 and res.stderr.strip().count("\n") == 0
+    assert "authors' Schedgen has no pattern 'allreduce_ring'" in res.stderr
+    res = run_cli("schedule", "generate", "--schedgen", "papr", "--pattern", "dissemination", "--ranks", "4",
+                  "--size", "16B", "-o", out)
+    assert res.returncode == 2 and res.stderr.strip().count("\n") == 0
+    assert "choose public" in res.stderr and "did you mean 'paper'" in res.stderr
+    with pytest.raises(CloudnoiseError, match="segmentsize"):
+        pt.CollectiveSpec("pipelinedring", 4, 16, segmentsize="size/nodes")
+    with pytest.raises(ValueError, match="Schedgen flavour"):
+        _engine.generate("dissemination", 4, 16, schedgen="mine")
+    assert not (tmp_path / "x.goal").exists()
 
 
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:

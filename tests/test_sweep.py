@@ -4,6 +4,7 @@ the CLI's JSON contract and its one-line errors, and `cost --sweep`."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -35,7 +36,7 @@ def system(name: str) -> System:
 def small_request(reps: int = 20, nodes: tuple[int, ...] = (4, 16), seed: int = 7) -> SweepRequest:
     """The brief's small sweep: 16 B dissemination, 2 systems, 2 scales, 4 variants."""
     return SweepRequest(
-        collective_experiment("dissemination", "16B"),
+        collective_experiment("dissemination:16B"),
         (system("azure-hpc"), system("daint")),
         nodes,
         VARIANTS,
@@ -74,10 +75,22 @@ def local_cluster():
 def test_presets_carry_the_papers_figures():
     assert {p.figure: p.spec for p in PRESETS.values()} == {
         "Fig. 14": "dissemination:16B",
-        "Fig. 15": "allreduce_ring:512MiB",
+        "Fig. 15": "pipelinedring:512MiB:schedgen=paper,segmentsize=size/ranks",
         "Fig. 16": "gemm:128 + dissemination:128KiB",
-        "Fig. 17": "gemm:8192 + allreduce_ring:512MiB",
+        "Fig. 17": "gemm:8192 + pipelinedring:512MiB:schedgen=paper,segmentsize=size/ranks",
     }
+
+
+def test_the_paper_ring_preset_runs_the_authors_ring_with_one_segment_per_rank():
+    from cloudnoise.sweep.experiment import collective_experiment
+    from cloudnoise.schedules.patterns import count
+
+    exp = collective_experiment(PRESETS["fig15-allreduce-ring"].spec)
+    assert exp.collective is not None and exp.collective.schedgen == "paper"
+    at_16 = dataclasses.replace(exp.collective, ranks=16)
+    assert at_16.segment_bytes() == 32 * 2**20  # 512 MiB / 16
+    # 16 segments a rank, every rank sends and receives each: the closed ring
+    assert count(at_16)["sends"] == 16 * 16 and exp.ops_per_rep(16) == 2 * 16 * 16
     for p in PRESETS.values():
         for s in p.systems:
             resolve_profile(s)  # every default system exists
@@ -89,7 +102,7 @@ def test_presets_carry_the_papers_figures():
 
 def test_presets_parse_into_workloads():
     p = get_preset("fig14-dissemination")
-    e = collective_experiment(*p.spec.split(":"), name=p.name, figure=p.figure)
+    e = collective_experiment(p.spec, name=p.name, figure=p.figure)
     # dissemination on 16 ranks: 4 rounds of one send and one receive per rank
     assert e.ops_per_rep(16) == 16 * 4 * 2
     app = get_preset("fig16-gemm-dissemination")
@@ -148,7 +161,7 @@ def test_results_layout_and_seeds(reference):
 
 def test_a_configuration_does_not_depend_on_the_rest_of_the_sweep(reference, tmp_path):
     """One system at one scale alone, chunked differently, gives the same rows."""
-    req = SweepRequest(collective_experiment("dissemination", "16B"), (system("daint"),), (16,), ("both", "os"), 20, seed=7)
+    req = SweepRequest(collective_experiment("dissemination:16B"), (system("daint"),), (16,), ("both", "os"), 20, seed=7)
     run_sweep(req, tmp_path, in_process=True, chunk=3)
     alone = load_results(tmp_path).to_pylist()
     full = {(r["system"], r["nodes"], r["variant"], r["rep"]): r for r in reference.to_pylist()}
@@ -217,7 +230,7 @@ def test_prepared_noise_builds_each_model_once_and_pickles_without_it():
 
     from cloudnoise.sweep.runner import config_setup
 
-    setup = config_setup(collective_experiment("dissemination", "16B"), system("azure-hpc"), 16, 0, "loggopsim")
+    setup = config_setup(collective_experiment("dissemination:16B"), system("azure-hpc"), 16, 0, "loggopsim")
     model = setup.noise.engine_model("both")
     assert setup.noise.engine_model("both") is model
     clone = pickle.loads(pickle.dumps(setup))
@@ -232,7 +245,7 @@ def test_a_task_runs_the_engine_on_the_threads_its_runner_gives(monkeypatch):
     from cloudnoise.sweep import task as task_module
     from cloudnoise.sweep.runner import config_setup
 
-    setup = config_setup(collective_experiment("dissemination", "16B"), system("azure-hpc"), 16, 0, "loggopsim")
+    setup = config_setup(collective_experiment("dissemination:16B"), system("azure-hpc"), 16, 0, "loggopsim")
     seen = []
     real = task_module.simulate
 
@@ -267,7 +280,7 @@ def test_a_task_error_on_a_worker_is_one_line(cluster, tmp_path):
     from distributed import Client
 
     req = SweepRequest(
-        collective_experiment("allreduce_ring", "1MiB"), (system("daint"),), (16,), ("none",), 2, ready_order="loggopsim"
+        collective_experiment("allreduce_ring:1MiB"), (system("daint"),), (16,), ("none",), 2, ready_order="loggopsim"
     )
     with Client(cluster, set_as_default=False) as client, pytest.raises(CloudnoiseError) as err:
         run_sweep(req, tmp_path, client=client).raise_failures()
@@ -282,7 +295,7 @@ def test_killing_a_worker_mid_sweep_loses_nothing(tmp_path):
     from distributed import Client
 
     req = SweepRequest(
-        collective_experiment("dissemination", "16B"), (system("azure-hpc"),), (256, 1024), ("none", "both"), 48, seed=3
+        collective_experiment("dissemination:16B"), (system("azure-hpc"),), (256, 1024), ("none", "both"), 48, seed=3
     )
     run_sweep(req, tmp_path / "ref", in_process=True)
     killed: list[int] = []
@@ -370,7 +383,7 @@ def test_a_different_sweep_in_the_same_folder_is_refused(tmp_path):
     run_sweep(small_request(reps=2), tmp_path, in_process=True)
     with pytest.raises(CloudnoiseError, match="another seed"):
         run_sweep(small_request(reps=2, seed=8), tmp_path, in_process=True)
-    other = SweepRequest(collective_experiment("dissemination", "32B"), (system("daint"),), (4,), ("none",), 2, seed=7)
+    other = SweepRequest(collective_experiment("dissemination:32B"), (system("daint"),), (4,), ("none",), 2, seed=7)
     with pytest.raises(CloudnoiseError, match="another workload"):
         run_sweep(other, tmp_path, in_process=True)
 
@@ -386,7 +399,7 @@ def test_a_profile_without_os_noise_cannot_run_the_os_variant(tmp_path):
     path = tmp_path / "quiet.json"
     path.write_text(json.dumps(data))
     quiet = System("quiet-daint", str(path), resolve_profile(str(path)))
-    req = SweepRequest(collective_experiment("dissemination", "16B"), (quiet,), (4,), ("none", "os"), 2)
+    req = SweepRequest(collective_experiment("dissemination:16B"), (quiet,), (4,), ("none", "os"), 2)
     with pytest.raises(CloudnoiseError, match="quiet-daint: its profile has no OS noise, so the 'os' variant cannot run"):
         run_sweep(req, tmp_path / "out", in_process=True)
     assert not (tmp_path / "out").exists()  # refused before anything was written
@@ -592,7 +605,7 @@ def test_cost_of_a_sweep_with_an_unpriced_system(tmp_path):
     from cloudnoise.costs.cli import sweep_costs
     from cloudnoise.costs.model import parse_pricing
 
-    req = SweepRequest(collective_experiment("dissemination", "16B"), (system("alps"), system("daint")), (8,),
+    req = SweepRequest(collective_experiment("dissemination:16B"), (system("alps"), system("daint")), (8,),
                        ("none", "both"), 4, seed=1)
     run_sweep(req, tmp_path, in_process=True)
     data = sweep_costs(tmp_path, parse_pricing("on-demand"))
@@ -616,7 +629,7 @@ def test_placement_is_part_of_the_sweep(tmp_path):
     from cloudnoise.sweep.request import system_from
 
     def request(placement):
-        return SweepRequest(collective_experiment("dissemination", "16B"), (system_from("aws-hpc", placement),), (4,),
+        return SweepRequest(collective_experiment("dissemination:16B"), (system_from("aws-hpc", placement),), (4,),
                             ("none",), 1, seed=7, placement=placement)
 
     run_sweep(request("different-racks"), tmp_path / "dr", in_process=True)
@@ -634,7 +647,7 @@ def test_placement_is_part_of_the_sweep(tmp_path):
 def test_cost_of_a_sweep_prints_a_summary_and_every_row_as_csv(tmp_path, capsys):
     from cloudnoise import cli
 
-    req = SweepRequest(collective_experiment("dissemination", "16B"), (system("azure-hpc"), system("daint")), (8, 16),
+    req = SweepRequest(collective_experiment("dissemination:16B"), (system("azure-hpc"), system("daint")), (8, 16),
                        ("none", "both"), 4, seed=1)
     run_sweep(req, tmp_path, in_process=True)
     cli.main(["cost", "--sweep", str(tmp_path)])

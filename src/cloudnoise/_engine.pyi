@@ -221,23 +221,25 @@ def run(schedule: Schedule, params: LogGOPSParams, noise: NoiseModel, seed: int 
     Simulate repetitions [first, first+count); returns max_end_ps per repetition, host_end_ps of the first, events, messages, and how many repetitions were processed host by host in windows (`windowed`). `sequential` forces one global event queue throughout; `rendezvous_windows` takes schedules with rendezvous messages into windows too (slower on the cases measured; for tests and benchmarks). The results are the same bit for bit either way. `stamp_record_bits` is for tests: fewer remembered stamps make the windows give up (and the repetition run again in the global order) more often.
     """
 
-def patterns() -> list[tuple[str, str]]:
-    """The Schedgen patterns this engine generates, as (name, description)."""
+def patterns() -> list[tuple[str, str, str, str]]:
+    """
+    The Schedgen patterns this engine generates, as (name, description, paper, paper_description): paper is how the paper authors' Schedgen has the pattern ('same' as public Schedgen, 'differs', or 'absent'), paper_description what its variant does where it differs.
+    """
 
-def generate(pattern: str, ranks: int, size: int, nway: int = 1, segmentsize: int = 1, nb: int | None = None) -> Schedule:
+def generate(pattern: str, ranks: int, size: int, nway: int = 1, segmentsize: int = 1, nb: int | None = None, schedgen: str = 'public') -> Schedule:
     """
     Generates a Schedgen collective as a Schedule (size in bytes, nb in ns).
     """
 
-def generate_goal(pattern: str, ranks: int, size: int, path: str, nway: int = 1, segmentsize: int = 1, nb: int | None = None) -> None:
+def generate_goal(pattern: str, ranks: int, size: int, path: str, nway: int = 1, segmentsize: int = 1, nb: int | None = None, schedgen: str = 'public') -> None:
     """
     Writes the collective as GOAL text identical to Schedgen's (gzip if path ends in .gz).
     """
 
-def generate_goal_text(pattern: str, ranks: int, size: int, nway: int = 1, segmentsize: int = 1, nb: int | None = None) -> str:
+def generate_goal_text(pattern: str, ranks: int, size: int, nway: int = 1, segmentsize: int = 1, nb: int | None = None, schedgen: str = 'public') -> str:
     """The collective as GOAL text identical to Schedgen's, as a string."""
 
-def count_schedule(pattern: str, ranks: int, size: int, nway: int = 1, segmentsize: int = 1, nb: int | None = None) -> dict:
+def count_schedule(pattern: str, ranks: int, size: int, nway: int = 1, segmentsize: int = 1, nb: int | None = None, schedgen: str = 'public') -> dict:
     """Counts a collective's ops, edges and bytes without storing it."""
 
 def write_goal(schedule: Schedule, path: str) -> None:
@@ -248,18 +250,18 @@ def write_goal(schedule: Schedule, path: str) -> None:
 def goal_text(schedule: Schedule) -> str:
     """A Schedule as GOAL text (same layout as write_goal)."""
 
-def generate_application(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None]]) -> Schedule:
+def generate_application(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None, str]]) -> Schedule:
     """
     An application (iterations x phases) as a Schedule. Each phase is a tuple ("compute", "", picoseconds, 0, 0, None) or ("collective", pattern, size, nway, segmentsize, nb_ns); see application.hpp for how phases are joined.
     """
 
-def application_goal_text(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None]]) -> str:
+def application_goal_text(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None, str]]) -> str:
     """The application as GOAL text, as a string."""
 
-def write_application_goal(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None]], path: str) -> None:
+def write_application_goal(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None, str]], path: str) -> None:
     """Writes the application as GOAL text (gzip if path ends in .gz)."""
 
-def count_application(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None]]) -> dict:
+def count_application(ranks: int, iterations: int, phases: Sequence[tuple[str, str, int, int, int, int | None, str]]) -> dict:
     """Counts an application's ops, edges and bytes without storing it."""
 
 class SpillError(RuntimeError):

@@ -48,6 +48,7 @@ def simulate(
     nway: int = 1,
     segmentsize: int | str = 1,
     nb: int | str | None = None,
+    schedgen: str | None = None,
     app: str | None = None,
     iterations: int | None = None,
     gflops: float | None = None,
@@ -82,7 +83,9 @@ def simulate(
 
     - `schedule`: an engine Schedule or a GOAL file (`.goal`, gzip recognised);
     - a generated collective: `pattern` (`cloudnoise schedule list`), `ranks`,
-      `size` (bytes or "16B", "128KiB"), and `nway`, `segmentsize`, `nb`;
+      `size` (bytes or "16B", "128KiB"), and `nway`, `segmentsize` (bytes,
+      or "size/ranks"), `nb`, `schedgen` ("public" Schedgen's pattern, the
+      default, or "paper": the paper authors' variant);
     - an application: `app` ("gemm:128 + dissemination:128KiB" or a TOML
       file, docs/applications.md) with `ranks`, `iterations`, `gflops` (its
       `gemm:N` phases run at `gflops`, else the profile's node rate, else
@@ -126,7 +129,7 @@ def simulate(
     from cloudnoise.simulation.api import simulate as run
 
     return run(
-        schedule, pattern=pattern, ranks=ranks, size=size, nway=nway, segmentsize=segmentsize, nb=nb, app=app,
+        schedule, pattern=pattern, ranks=ranks, size=size, nway=nway, segmentsize=segmentsize, nb=nb, schedgen=schedgen, app=app,
         iterations=iterations, gflops=gflops, trace=trace, algorithms=algorithms, compute_scale=compute_scale,
         allow_unsupported=allow_unsupported, profile=profile, params=params, L=L, o=o, g=g, G=G, O=O, S=S,
         noise=noise, variant=variant, os_noise=os_noise, latency_noise=latency_noise, bandwidth_noise=bandwidth_noise,
@@ -203,6 +206,7 @@ def validate(
     nway: int = 1,
     segmentsize: str | int = "1",
     nb: str | int | None = None,
+    schedgen: str | None = None,
     app: str | None = None,
     iterations: int | None = None,
     gflops: float | None = None,
@@ -283,7 +287,7 @@ def validate(
     from cloudnoise.validation.api import validate as run
 
     return run(
-        goal_file, pattern=pattern, size=size, nway=nway, segmentsize=segmentsize, nb=nb, app=app,
+        goal_file, pattern=pattern, size=size, nway=nway, segmentsize=segmentsize, nb=nb, schedgen=schedgen, app=app,
         iterations=iterations, gflops=gflops, ranks=ranks, measured=measured, suite=suite, trace=trace,
         algorithms=algorithms, compute_scale=compute_scale, profile=profile, L=L, o=o, g=g, G=G, O=O, S=S,
         noise=noise, reps=reps, warmup=warmup, rep_gap=rep_gap, ready_order=ready_order, seed=seed, mpicc=mpicc,
@@ -328,6 +332,7 @@ def advise(
     billing: str = "provider",
     gflops: float | None = None,
     scaling: str | None = None,
+    schedgen: str | None = None,
     deadline: float | str | None = None,
     budget_usd: float | None = None,
     confidence: float = 0.99,
@@ -359,7 +364,7 @@ def advise(
 
     return run(
         workload, profiles=profiles, nodes=nodes, reps=reps, seed=seed, noise=noise, pricing=pricing, billing=billing,
-        gflops=gflops, scaling=scaling, deadline=deadline, budget_usd=budget_usd, confidence=confidence,
+        gflops=gflops, scaling=scaling, schedgen=schedgen, deadline=deadline, budget_usd=budget_usd, confidence=confidence,
         ready_order=ready_order, sweep_dir=sweep_dir,
     )
 

@@ -167,6 +167,17 @@ def threads_option(help: str = "Threads running repetitions (results do not depe
                         type=click.IntRange(min=1), help=help)
 
 
+SCHEDGEN_HELP = ("Whose Schedgen generates the collectives (--pattern, and --app's phases that name none): public "
+                 "(spcl's, the default) or paper (the paper authors' modified one: closed pipelinedring, serialised "
+                 "binomialtreebcast; `cloudnoise schedule list` shows what differs).")
+
+
+def schedgen_option(help: str = SCHEDGEN_HELP) -> Callable[[F], F]:
+    """`--schedgen public|paper` (keyword `schedgen`, None when not given): whose
+    Schedgen generates the collectives (see cloudnoise.schedules.patterns)."""
+    return click.option("--schedgen", default=None, metavar="public|paper", help=help)
+
+
 def one_of_json_csv(as_json: bool, as_csv: bool) -> None:
     """--json and --csv exclude each other."""
     if as_json and as_csv:

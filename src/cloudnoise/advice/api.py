@@ -303,6 +303,7 @@ def advise(
     billing: str = "provider",
     gflops: float | None = None,
     scaling: str | None = None,
+    schedgen: str | None = None,
     deadline: float | str | None = None,
     budget_usd: float | None = None,
     confidence: float = 0.99,
@@ -321,7 +322,8 @@ def advise(
     with contextlib.ExitStack() as stack:
         scratch = (Path(sweep_dir) / "workload" if sweep_dir is not None
                    else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cloudnoise-advise-"))))
-        chosen = resolve_workload(os.fspath(workload), WorkloadOptions(gflops=gflops, scaling=scaling, scratch=scratch))
+        chosen = resolve_workload(os.fspath(workload),
+                                  WorkloadOptions(gflops=gflops, scaling=scaling, scratch=scratch, schedgen=schedgen))
         systems = (tuple(system_from(os.fspath(p)) for p in profiles) if profiles is not None
                    else priced_builtin_systems(book))
         request = AdviseRequest(

@@ -15,7 +15,16 @@ import click
 from cloudnoise.advice.api import DEFAULT_NODES, DEFAULT_REPS, NOISY_VARIANTS
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.options import csv_option, json_option, one_of_json_csv, profile_names, profile_option, quiet_option, seed_option
+from cloudnoise.options import (
+    csv_option,
+    json_option,
+    one_of_json_csv,
+    profile_names,
+    profile_option,
+    quiet_option,
+    schedgen_option,
+    seed_option,
+)
 from cloudnoise.simulation.api import READY_ORDERS
 from cloudnoise.sweep.experiment import SCALINGS
 
@@ -35,6 +44,7 @@ def parse_usd(text: str, what: str = "--budget") -> float:
 @click.option("--pattern", metavar="NAME", help="The workload as a collective (a Schedgen pattern) ...")
 @click.option("--size", metavar="SIZE", help="... of SIZE bytes per step (16B, 128KiB).")
 @click.option("--app", metavar="SPEC|FILE", help="The workload as an application: 'gemm:128 + dissemination:128KiB' or an app file.")
+@schedgen_option()
 @click.option("--iterations", type=click.IntRange(min=1), help="Iterations of the application [default: 1, or the app file's].")
 @click.option("--gflops", type=click.FloatRange(min=0, min_open=True), help="Flop rate of gemm:N phases instead of DGEMM timed on this machine.")
 @click.option("--scaling", type=click.Choice(SCALINGS), help="Applications: weak = the phases are each node's work; strong = their compute is the whole job's, divided over the nodes [default: weak].")
@@ -130,7 +140,7 @@ def _advise(opts: dict[str, Any], book: Any, old: dict[str, Any] | None, scratch
     from cloudnoise.units import parse_time_ps
 
     wopts = WorkloadOptions(opts["pattern"], opts["size"], opts["app"], opts["iterations"], opts["gflops"],
-                            opts["scaling"], scratch=scratch)
+                            opts["scaling"], scratch=scratch, schedgen=opts["schedgen"])
     if not (opts["workload"] or opts["pattern"] or opts["app"]) and old is not None:
         workload = workload_of_sweep(old, wopts)
     else:

@@ -11,10 +11,14 @@ resolver that claims the text resolves it):
 * an app file (`*.toml`, see docs/applications.md);
 * a GOAL file (`*.goal`, `*.goal.gz`, or any other existing file): a
   schedule for one rank count, so it is advised at that node count only;
-* `PATTERN:SIZE`, a single Schedgen collective such as `dissemination:16B`;
+* `PATTERN:SIZE[:OPTS]`, a single Schedgen collective such as
+  `dissemination:16B` or `pipelinedring:512MiB:schedgen=paper,segmentsize=size/ranks`
+  (an app phase's options);
 * the app phase syntax, e.g. `gemm:128 + dissemination:128KiB`.
 
-`--pattern NAME --size SIZE` and `--app SPEC` say the same as options.
+`--pattern NAME --size SIZE` and `--app SPEC` say the same as options;
+`--schedgen public|paper` picks whose Schedgen generates the collectives
+that do not name theirs (see cloudnoise.schedules.patterns).
 `--iterations`, `--gflops` and `--scaling` belong to applications; strong
 scaling divides an application's compute phases over the ranks (see
 `cloudnoise.sweep.experiment`).
@@ -28,7 +32,7 @@ from typing import Any, Protocol
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.suggest import did_you_mean
-from cloudnoise.sweep.experiment import Experiment, app_experiment, collective_experiment, goal_experiment
+from cloudnoise.sweep.experiment import Experiment, app_experiment, collective_experiment, collective_text, goal_experiment
 
 FORMS = "PATTERN:SIZE (dissemination:16B), an app spec ('gemm:128 + dissemination:128KiB'), an app file (.toml), a GOAL file or a trace folder"
 
@@ -47,6 +51,7 @@ class WorkloadOptions:
     stored_compute: list[dict[str, Any] | None] | None = None
     # where a trace's converted schedule is written (None: a trace is refused)
     scratch: Path | None = None
+    schedgen: str | None = None  # None: public, or what the collective names
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,10 @@ class Resolver(Protocol):
 
 
 def _not_for(kind: str, opts: WorkloadOptions) -> None:
-    """Application options given for a workload that is not an application."""
+    """Application options given for a workload that is not an application
+    (nor a generated collective, for --schedgen)."""
+    if opts.schedgen is not None and kind in ("trace", "GOAL schedule"):
+        raise CloudnoiseError(f"--schedgen goes with a generated collective or an app; a {kind} brings its own schedule")
     if opts.iterations is not None or opts.gflops is not None:
         raise CloudnoiseError(f"--iterations and --gflops go with an application; this workload is a {kind}")
     if opts.scaling == "strong":
@@ -131,17 +139,23 @@ class GoalFile:
 
 
 class PatternSpec:
-    """`PATTERN:SIZE`: one collective."""
+    """`PATTERN:SIZE[:OPTS]`: one collective."""
 
     def claims(self, text: str) -> bool:
         from cloudnoise.schedules.patterns import pattern_names
 
-        name, colon, size = text.partition(":")
-        return bool(colon) and "+" not in text and ":" not in size and name.strip() in pattern_names()
+        name, colon, _ = text.partition(":")
+        return bool(colon) and "+" not in text and name.strip() in pattern_names()
 
     def resolve(self, text: str, opts: WorkloadOptions) -> Workload:
-        name, _, size = text.partition(":")
-        return _collective(name.strip(), size.strip(), opts)
+        _not_for("collective", opts)
+        spec = text.strip()
+        if opts.schedgen is not None and "schedgen=" not in spec:
+            spec = collective_text(*spec.split(":", 1), schedgen=opts.schedgen) if spec.count(":") == 1 \
+                else f"{spec},schedgen={opts.schedgen}"
+        exp = collective_experiment(spec)
+        assert exp.collective is not None
+        return Workload(exp, f"{exp.collective.pattern} of {spec.split(':')[1]} per step{_flavour(exp.collective.schedgen)}")
 
 
 class AppSpec:
@@ -167,20 +181,24 @@ class AppSpec:
 RESOLVERS: tuple[Resolver, ...] = (TraceFolder(), AppFile(), GoalFile(), PatternSpec(), AppSpec())
 
 
+def _flavour(schedgen: str) -> str:
+    return " (the paper authors' Schedgen)" if schedgen == "paper" else ""
+
+
 def _collective(pattern: str, size: str, opts: WorkloadOptions) -> Workload:
     _not_for("collective", opts)
     from cloudnoise.schedules.patterns import pattern_names
 
     if pattern not in pattern_names():
         raise CloudnoiseError(f"--pattern: no pattern {pattern!r}{did_you_mean(pattern, pattern_names())} (see `cloudnoise schedule list`)")
-    exp = collective_experiment(pattern, size)
-    return Workload(exp, f"{pattern} of {size} per step")
+    exp = collective_experiment(collective_text(pattern, size, schedgen=opts.schedgen))
+    return Workload(exp, f"{pattern} of {size} per step{_flavour(opts.schedgen or 'public')}")
 
 
 def _app(text: str, opts: WorkloadOptions) -> Workload:
     scaling = opts.scaling or "weak"
     exp = app_experiment(text, iterations=opts.iterations, gflops=opts.gflops, scaling=scaling,
-                         compute=opts.stored_compute)
+                         compute=opts.stored_compute, schedgen=opts.schedgen)
     assert exp.app is not None
     its = exp.app.iterations
     share = "the whole job's compute divided over the nodes" if scaling == "strong" else "each node's work"
@@ -213,8 +231,10 @@ def workload_of_sweep(meta: dict[str, Any], opts: WorkloadOptions) -> Workload:
     e = meta.get("experiment") or {}
     kind, spec = e.get("kind"), str(e.get("spec", ""))
     if kind == "collective":
-        pattern, _, size = spec.partition(":")
-        return _collective(pattern, size, opts)
+        exp = collective_experiment(spec)
+        assert exp.collective is not None
+        return Workload(exp, f"{exp.collective.pattern} of {spec.split(':')[1]} per step"
+                        f"{_flavour(exp.collective.schedgen)}")
     if kind == "goal":
         return GoalFile().resolve(spec, opts)
     if kind == "app":
@@ -224,6 +244,7 @@ def workload_of_sweep(meta: dict[str, Any], opts: WorkloadOptions) -> Workload:
             gflops=gflops,
             scaling=opts.scaling or e.get("scaling", "weak"),
             stored_compute=e.get("compute") if gflops == e.get("gflops") else None,
+            schedgen=e.get("schedgen"),
         )
         return _app(spec, stored)
     raise CloudnoiseError(f"sweep.json: unknown experiment kind {kind!r}; give the WORKLOAD")
@@ -237,4 +258,4 @@ def with_stored_compute(text: str | None, opts: WorkloadOptions, meta: dict[str,
     if e.get("kind") != "app" or not spec or e.get("spec") != spec or e.get("gflops") != opts.gflops:
         return opts
     return WorkloadOptions(opts.pattern, opts.size, opts.app, opts.iterations, opts.gflops, opts.scaling, e.get("compute"),
-                           opts.scratch)
+                           opts.scratch, opts.schedgen)

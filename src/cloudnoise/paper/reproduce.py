@@ -83,8 +83,7 @@ def request_for(grid: Grid, reps: int, seed: int) -> Any:
     w = WORKLOADS[grid.workload]
     preset = get_preset(w.preset)
     if w.kind == "collective":
-        pattern, size = w.spec.split(":")
-        experiment = collective_experiment(pattern, size, name=preset.name, figure=preset.figure)
+        experiment = collective_experiment(w.spec, name=preset.name, figure=preset.figure)
     else:
         experiment = app_experiment(w.spec, name=preset.name, figure=preset.figure)
     return SweepRequest(

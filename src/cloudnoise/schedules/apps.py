@@ -17,13 +17,17 @@ Phase syntax (phases joined by `+`, spaces optional)::
     PATTERN:SIZE[:OPTS]     a Schedgen collective (see `cloudnoise schedule
                             list`), SIZE with a unit (128KiB, 512MiB);
                             OPTS are comma-separated nway=K, segmentsize=B,
-                            nb=T (Schedgen's --nway, --segmentsize, --nb)
+                            nb=T (Schedgen's --nway, --segmentsize, --nb),
+                            schedgen=public|paper (whose Schedgen: see
+                            cloudnoise.schedules.patterns); segmentsize=size/ranks
+                            gives one segment per rank (the paper's rings)
 
 Examples::
 
     gemm:128 + dissemination:128KiB
     gemm:8192 + allreduce_ring:512MiB
     compute:1ms + nwaydissemination:8B:nway=3 + compute:250us
+    gemm:8192 + pipelinedring:512MiB:schedgen=paper,segmentsize=size/ranks
 
 An app file (TOML, `--app strawman.toml`) holds the same, plus defaults::
 
@@ -72,10 +76,18 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.compute import ComputeRate
 from cloudnoise.output_files import atomic_write
 from cloudnoise.schedules.compute_model import ComputeTime, gemm_time
-from cloudnoise.schedules.patterns import CollectiveSpec, _call, _engine, pattern_names
+from cloudnoise.schedules.patterns import (
+    DEFAULT_SCHEDGEN,
+    CollectiveSpec,
+    _call,
+    _engine,
+    check_schedgen,
+    parse_segmentsize,
+    pattern_names,
+)
 from cloudnoise.units import parse_size_bytes, parse_time_ps
 
-_COLLECTIVE_OPTIONS = ("nway", "segmentsize", "nb")
+_COLLECTIVE_OPTIONS = ("nway", "segmentsize", "nb", "schedgen")
 
 
 @dataclass(frozen=True)
@@ -90,8 +102,13 @@ class Phase:
     pattern: str = ""  # collective
     size: int = 0
     nway: int = 1
-    segmentsize: int = 1
+    segmentsize: int | str = 1  # bytes, or "size/ranks"
     nb_ns: int | None = None
+    schedgen: str = DEFAULT_SCHEDGEN
+
+    def collective(self, ranks: int) -> CollectiveSpec:
+        """This collective phase on `ranks` ranks (checks its arguments against them)."""
+        return CollectiveSpec(self.pattern, ranks, self.size, self.nway, self.segmentsize, self.nb_ns, self.schedgen)
 
 
 @dataclass(frozen=True)
@@ -158,8 +175,9 @@ def _time_ps(text: str, where: str) -> int:
         raise CloudnoiseError(str(err)) from None
 
 
-def parse_phase(text: str, where: str = "") -> Phase:
-    """One phase: `gemm:N[:gflops=R]`, `compute:T` or `PATTERN:SIZE[:OPTS]`."""
+def parse_phase(text: str, where: str = "", schedgen: str | None = None) -> Phase:
+    """One phase: `gemm:N[:gflops=R]`, `compute:T` or `PATTERN:SIZE[:OPTS]`;
+    a collective that names no `schedgen=` takes `schedgen` (default public)."""
     text = text.strip()
     where = where or f"phase {text!r}"
     if not text:
@@ -190,21 +208,24 @@ def parse_phase(text: str, where: str = "") -> Phase:
     opts = _options(opts_text, where, _COLLECTIVE_OPTIONS)
     nway = _positive_int(opts["nway"], where, "nway") if "nway" in opts else 1
     try:
-        segmentsize = parse_size_bytes(opts["segmentsize"], "segmentsize") if "segmentsize" in opts else 1
+        segmentsize = parse_segmentsize(opts["segmentsize"], "segmentsize") if "segmentsize" in opts else 1
+        schedgen = check_schedgen(opts.get("schedgen", schedgen or DEFAULT_SCHEDGEN), "schedgen")
     except CloudnoiseError as err:
         raise _fail(where, str(err)) from None
-    if segmentsize < 1:
+    if isinstance(segmentsize, int) and segmentsize < 1:
         raise _fail(where, "segmentsize must be at least 1 byte")
     nb_ns = _time_ps(opts["nb"], where) // 1000 if "nb" in opts else None
-    return Phase("collective", text, pattern=kind, size=size, nway=nway, segmentsize=segmentsize, nb_ns=nb_ns)
+    return Phase("collective", text, pattern=kind, size=size, nway=nway, segmentsize=segmentsize, nb_ns=nb_ns,
+                 schedgen=schedgen)
 
 
-def parse_app(text: str) -> AppSpec:
-    """An application from the `+`-joined phase syntax."""
+def parse_app(text: str, schedgen: str | None = None) -> AppSpec:
+    """An application from the `+`-joined phase syntax (`schedgen`: the
+    flavour of collectives that do not name theirs)."""
     if not text.strip():
         raise CloudnoiseError("--app: empty application; e.g. --app 'gemm:128 + dissemination:128KiB'")
     pieces = text.split("+")
-    phases = tuple(parse_phase(p, f"--app phase {i + 1} ({p.strip()!r})") for i, p in enumerate(pieces))
+    phases = tuple(parse_phase(p, f"--app phase {i + 1} ({p.strip()!r})", schedgen) for i, p in enumerate(pieces))
     return AppSpec(phases=phases, name=" + ".join(p.text for p in phases), source=text)
 
 
@@ -212,7 +233,7 @@ _FILE_KEYS = ("name", "iterations", "ranks", "gflops", "phases", "phase")
 _TABLE_KINDS = ("gemm", "compute", "collective")
 
 
-def _phase_from_table(table: dict[str, Any], where: str) -> Phase:
+def _phase_from_table(table: dict[str, Any], where: str, schedgen: str | None = None) -> Phase:
     kinds = [k for k in _TABLE_KINDS if k in table]
     if len(kinds) != 1:
         raise _fail(where, "needs exactly one of gemm = N, compute = \"T\" or collective = \"PATTERN\"")
@@ -230,10 +251,10 @@ def _phase_from_table(table: dict[str, Any], where: str) -> Phase:
             raise _fail(where, "a collective phase needs size = \"SIZE\"")
         opts = ",".join(f"{k}={table[k]}" for k in _COLLECTIVE_OPTIONS if k in table)
         text = f"{table['collective']}:{table['size']}" + (f":{opts}" if opts else "")
-    return parse_phase(text, where)
+    return parse_phase(text, where, schedgen)
 
 
-def load_app(path: str | Path) -> AppSpec:
+def load_app(path: str | Path, schedgen: str | None = None) -> AppSpec:
     """An application from a TOML app file (see the module docstring)."""
     p = Path(path)
     try:
@@ -255,12 +276,12 @@ def load_app(path: str | Path) -> AppSpec:
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             raise CloudnoiseError(f"{p}: phases must be a list of strings like \"gemm:128\"")
         for i, item in enumerate(items):
-            phases.extend(parse_phase(x, f"{p}: phase {i + 1} ({x.strip()!r})") for x in item.split("+"))
+            phases.extend(parse_phase(x, f"{p}: phase {i + 1} ({x.strip()!r})", schedgen) for x in item.split("+"))
     else:
         tables = data["phase"]
         if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
             raise CloudnoiseError(f"{p}: phase must be an array of tables ([[phase]])")
-        phases = [_phase_from_table(t, f"{p}: [[phase]] {i + 1}") for i, t in enumerate(tables)]
+        phases = [_phase_from_table(t, f"{p}: [[phase]] {i + 1}", schedgen) for i, t in enumerate(tables)]
     if not phases:
         raise CloudnoiseError(f"{p}: no phases")
 
@@ -288,14 +309,17 @@ def load_app(path: str | Path) -> AppSpec:
     )
 
 
-def app_from(value: str) -> AppSpec:
-    """`--app`'s value: an app file (a path that exists, or ends in .toml), else the phase syntax."""
+def app_from(value: str, schedgen: str | None = None) -> AppSpec:
+    """`--app`'s value: an app file (a path that exists, or ends in .toml), else
+    the phase syntax; `schedgen` is the flavour of the collectives that name none."""
+    if schedgen is not None:
+        check_schedgen(schedgen)
     if value.strip().endswith(".toml") or Path(value).is_file():
-        return load_app(value)
+        return load_app(value, schedgen)
     if ":" not in value and Path(value).is_dir():
         raise CloudnoiseError(f"--app {value}: is a directory; give an app file (TOML) or phases such as "
                               "'gemm:128 + dissemination:128KiB' (see docs/applications.md)")
-    return parse_app(value)
+    return parse_app(value, schedgen)
 
 
 @dataclass
@@ -317,15 +341,16 @@ class Application:
         ps = self.iterations * self.compute_ps_per_iteration
         return ps // 1000 if ps % 1000 == 0 else ps / 1000
 
-    def engine_phases(self, whole_ns: bool = False) -> list[tuple[str, str, int, int, int, int | None]]:
+    def engine_phases(self, whole_ns: bool = False) -> list[tuple[str, str, int, int, int, int | None, str]]:
         """Phases as the engine takes them; `whole_ns` rounds compute to ns (GOAL's unit)."""
         out = []
         for phase, c in zip(self.spec.phases, self.compute):
             if c is not None:
                 ps = round(c.ps, -3) if whole_ns else c.ps
-                out.append(("compute", "", ps, 0, 0, None))
+                out.append(("compute", "", ps, 0, 0, None, ""))
             else:
-                out.append(("collective", phase.pattern, phase.size, phase.nway, phase.segmentsize, phase.nb_ns))
+                segment = phase.collective(self.ranks).segment_bytes()
+                out.append(("collective", phase.pattern, phase.size, phase.nway, segment, phase.nb_ns, phase.schedgen))
         return out
 
     def generate(self) -> Any:
@@ -404,8 +429,7 @@ def resolve(
         elif phase.kind == "compute":
             compute.append(ComputeTime(phase.compute_ps / 1e12, "given", phase.text))
         else:
-            # checks the pattern's arguments against these ranks
-            CollectiveSpec(phase.pattern, ranks, phase.size, phase.nway, phase.segmentsize, phase.nb_ns)
+            phase.collective(ranks)  # checks the pattern's arguments against these ranks
             compute.append(None)
     app = Application(spec=spec, ranks=ranks, iterations=iterations, compute=compute)
     _check_compute_fits(app)

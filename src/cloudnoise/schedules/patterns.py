@@ -7,6 +7,14 @@ command line does (`--ptrn`, `--commsize`, `--datasize`, `--nway`,
 a count of what the schedule would hold. The generation itself is C++
 (`cloudnoise._engine`); this module only checks arguments and turns engine
 errors into `CloudnoiseError`.
+
+Two Schedgens (`schedgen`): `public` is spcl's Schedgen (the default);
+`paper` is the modified Schedgen of the paper authors' artifact, which
+generated the paper's simulations and its real benchmark programs. Their
+`pipelinedring` and `binomialtreebcast` differ (`list_patterns()` says how),
+the other patterns are the same, and the authors' has no `allreduce_*` or
+`chained_dissem`. The authors' scripts run the ring with one segment per
+rank: `segmentsize="size/ranks"` asks for that (SIZE // P bytes, at least 1).
 """
 
 from __future__ import annotations
@@ -23,6 +31,14 @@ from cloudnoise.output_files import atomic_write
 # Schedgen's defaults (schedgen_cmdline.ggo).
 DEFAULT_NWAY = 1
 DEFAULT_SEGMENTSIZE = 1
+# Whose Schedgen a collective is generated as (see the module docstring).
+SCHEDGEN_FLAVOURS = ("public", "paper")
+DEFAULT_SCHEDGEN = "public"
+# The segment size of the paper's rings: the collective's size over its ranks.
+SEGMENTSIZE_PER_RANK = "size/ranks"
+# The options that make a pipelinedring the one the paper ran (phase syntax:
+# pipelinedring:512MiB:PAPER_RING_OPTIONS): the authors' Schedgen, one segment per rank.
+PAPER_RING_OPTIONS = f"schedgen=paper,segmentsize={SEGMENTSIZE_PER_RANK}"
 
 
 def _engine() -> ModuleType:
@@ -37,15 +53,38 @@ def _engine() -> ModuleType:
 
 @dataclass(frozen=True)
 class PatternInfo:
-    """A pattern's Schedgen name and a one-line description."""
+    """A pattern's Schedgen name, a one-line description, and how the paper
+    authors' Schedgen has it: `paper` is "same" (as public Schedgen's),
+    "differs" (then `paper_description` says how) or "absent"."""
 
     name: str
     description: str
+    paper: str = "same"
+    paper_description: str = ""
 
 
 def list_patterns() -> list[PatternInfo]:
     """Every pattern the engine generates, in Schedgen's listing order."""
-    return [PatternInfo(name, description) for name, description in _engine().patterns()]
+    return [PatternInfo(*row) for row in _engine().patterns()]
+
+
+def check_schedgen(value: str, where: str = "--schedgen") -> str:
+    """`value` if it names a Schedgen flavour, else one line saying the choices."""
+    if value not in SCHEDGEN_FLAVOURS:
+        raise CloudnoiseError(
+            f"{where} {value!r}: choose public (spcl's Schedgen, the default) or paper (the paper authors' modified "
+            f"Schedgen){did_you_mean(str(value), list(SCHEDGEN_FLAVOURS))}"
+        )
+    return value
+
+
+def parse_segmentsize(value: int | str, where: str = "--segmentsize") -> int | str:
+    """Bytes (a number or text with a unit), or `size/ranks` for one segment per rank."""
+    from cloudnoise.units import parse_size_bytes
+
+    if isinstance(value, str) and value.strip().replace(" ", "") == SEGMENTSIZE_PER_RANK:
+        return SEGMENTSIZE_PER_RANK
+    return parse_size_bytes(value, where)
 
 
 def pattern_names() -> list[str]:
@@ -60,26 +99,42 @@ class CollectiveSpec:
     `size` is bytes per basic step (Schedgen's --datasize), `nb` the length in
     ns of the independent local `calc` Schedgen's --nb puts first on every
     rank (None: no such op; 0 still adds a `calc 0`, as Schedgen does).
+    `segmentsize` is bytes, or "size/ranks" (`segment_bytes`). `schedgen`
+    picks public Schedgen's pattern or the paper authors' variant.
     """
 
     pattern: str
     ranks: int
     size: int
     nway: int = DEFAULT_NWAY
-    segmentsize: int = DEFAULT_SEGMENTSIZE
+    segmentsize: int | str = DEFAULT_SEGMENTSIZE
     nb: int | None = None
+    schedgen: str = DEFAULT_SCHEDGEN
 
     def __post_init__(self) -> None:
-        names = pattern_names()
+        infos = {p.name: p for p in list_patterns()}
+        names = list(infos)
         if self.pattern not in names:
             raise CloudnoiseError(
                 f"unknown pattern {self.pattern!r}{did_you_mean(self.pattern, names)} (choose one of: {', '.join(names)})"
+            )
+        check_schedgen(self.schedgen)
+        if self.schedgen == "paper" and infos[self.pattern].paper == "absent":
+            have = ", ".join(n for n, p in infos.items() if p.paper != "absent")
+            raise CloudnoiseError(
+                f"the paper authors' Schedgen has no pattern {self.pattern!r}; use schedgen public, or one of its "
+                f"patterns: {have}"
+            )
+        if self.segmentsize != SEGMENTSIZE_PER_RANK and (
+            not isinstance(self.segmentsize, int) or isinstance(self.segmentsize, bool) or self.segmentsize < 1
+        ):
+            raise CloudnoiseError(
+                f"segmentsize must be an integer >= 1 or {SEGMENTSIZE_PER_RANK!r}, got {self.segmentsize!r}"
             )
         for field, value, least in (
             ("ranks", self.ranks, 1),
             ("size", self.size, 0),
             ("nway", self.nway, 1),
-            ("segmentsize", self.segmentsize, 1),
         ):
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise CloudnoiseError(f"{field} must be an integer >= {least}, got {value!r}")
@@ -90,6 +145,14 @@ class CollectiveSpec:
         if self.nb is not None and (not isinstance(self.nb, int) or isinstance(self.nb, bool) or self.nb < 0):
             raise CloudnoiseError(f"nb must be a non-negative integer (ns) or None, got {self.nb!r}")
 
+    def segment_bytes(self) -> int:
+        """The segment size in bytes: as given, or SIZE // P (at least 1) for
+        "size/ranks", as the paper authors' simulate.py and convert_all.sh run the ring."""
+        if self.segmentsize == SEGMENTSIZE_PER_RANK:
+            return max(1, self.size // self.ranks)
+        assert isinstance(self.segmentsize, int)
+        return self.segmentsize
+
     def engine_args(self) -> dict[str, Any]:
         """Keyword arguments for the `_engine` generator functions."""
         return {
@@ -97,8 +160,9 @@ class CollectiveSpec:
             "ranks": self.ranks,
             "size": self.size,
             "nway": self.nway,
-            "segmentsize": self.segmentsize,
+            "segmentsize": self.segment_bytes(),
             "nb": self.nb,
+            "schedgen": self.schedgen,
         }
 
 

@@ -49,6 +49,7 @@ def simulate(
     nway: int = 1,
     segmentsize: int | str = 1,
     nb: int | str | None = None,
+    schedgen: str | None = None,
     app: str | None = None,
     iterations: int | None = None,
     gflops: float | None = None,
@@ -82,7 +83,9 @@ def simulate(
 
     The workload is one of: `schedule` (an engine Schedule or a GOAL file,
     gzip recognised), a generated collective (`pattern`, `ranks`, `size`,
-    and `nway`, `segmentsize`, `nb`), or an application (`app`: phases such
+    and `nway`, `segmentsize` (bytes, or "size/ranks"), `nb`, `schedgen`:
+    "public" Schedgen's pattern, the default, or "paper", the paper authors'
+    variant), or an application (`app`: phases such
     as "gemm:128 + dissemination:128KiB" or a TOML file, with `ranks`,
     `iterations`, `gflops`), or a recorded MPI trace (`trace`: a folder of
     `cloudnoise trace record`, liballprof or OTF2, extrapolated to `ranks`
@@ -130,7 +133,7 @@ def simulate(
         compute_rate = system.compute_rate()  # gemm:N at the profile's node rate
     workload = schedule_input(
         schedule, pattern=pattern, ranks=ranks, size=size, nway=nway, segmentsize=segmentsize, nb=nb,
-        app=app, iterations=iterations, gflops=gflops, trace=trace, algorithms=algorithms,
+        schedgen=schedgen, app=app, iterations=iterations, gflops=gflops, trace=trace, algorithms=algorithms,
         compute_scale=compute_scale, allow_unsupported=allow_unsupported, rate=compute_rate,
     )
     overrides = {"L": L, "o": o, "g": g, "G": G, "O": O, "S": S}

@@ -21,6 +21,7 @@ from cloudnoise.options import (
     out_option,
     profile_option,
     quiet_option,
+    schedgen_option,
     seed_option,
     threads_option,
 )
@@ -103,8 +104,10 @@ def pattern_options(func):  # type: ignore[no-untyped-def]
         click.option("--ranks", type=click.IntRange(min=1), help="Ranks of the generated collective."),
         click.option("--size", metavar="SIZE", help="Bytes per step of the collective: 16B, 128KiB, 16MiB."),
         click.option("--nway", type=click.IntRange(min=1), default=1, show_default=True, help="Fan-out of nwaydissemination."),
-        click.option("--segmentsize", metavar="SIZE", default="1", show_default=True, help="Segment of the pipelined rings."),
+        click.option("--segmentsize", metavar="SIZE", default="1", show_default=True,
+                     help="Segment of the pipelined rings, or size/ranks for one segment per rank (the paper's rings)."),
         click.option("--nb", metavar="T", help="Non-blocking variant: every rank starts with an independent calc of T."),
+        schedgen_option(),
     ]
     for option in reversed(options):
         func = option(func)
@@ -171,7 +174,7 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
         result = run_simulation(
             goal_file,
             pattern=opts.get("pattern"), ranks=opts.get("ranks"), size=opts.get("size"), nway=opts["nway"],
-            segmentsize=opts["segmentsize"], nb=opts.get("nb"),
+            segmentsize=opts["segmentsize"], nb=opts.get("nb"), schedgen=opts.get("schedgen"),
             app=opts.get("app"), iterations=opts.get("iterations"), gflops=opts.get("gflops"),
             compute_rate=opts.get("compute_rate") if opts.get("gflops") is None else None,
             trace=opts.get("trace_dir"), algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale"),

@@ -40,6 +40,7 @@ def schedule_input(
     nway: int = 1,
     segmentsize: int | str = 1,
     nb: int | str | None = None,
+    schedgen: str | None = None,
     app: str | None = None,
     iterations: int | None = None,
     gflops: float | None = None,
@@ -51,8 +52,11 @@ def schedule_input(
 ) -> ScheduleInput:
     """The schedule one of the four inputs names (exactly one must be given).
 
-    `size`, `segmentsize` take bytes or text with a unit (`16B`, `128KiB`);
-    `nb` nanoseconds or a time (`5us`); `app` phase text or a TOML file;
+    `size`, `segmentsize` take bytes or text with a unit (`16B`, `128KiB`),
+    `segmentsize` also "size/ranks" (one segment per rank, the paper's rings);
+    `nb` nanoseconds or a time (`5us`); `schedgen` ("public", the default, or
+    "paper") whose Schedgen generates the pattern, or an app's phases that do
+    not name theirs; `app` phase text or a TOML file;
     `trace` a trace folder, converted with `algorithms` (default "mpich"),
     `compute_scale` and `allow_unsupported` (see `cloudnoise trace convert`).
     `rate` (a ComputeRate, e.g. a profile's) times an app's gemm phases
@@ -63,19 +67,19 @@ def schedule_input(
         raise CloudnoiseError(f"give one of a GOAL file, --pattern, --app or --trace, not {' and '.join(given)}")
     if trace is not None:
         return _trace_input(trace, ranks, algorithms, compute_scale, allow_unsupported,
-                            size=size, nb=nb, iterations=iterations, gflops=gflops)
+                            size=size, nb=nb, iterations=iterations, gflops=gflops, schedgen=schedgen)
     if algorithms not in (None, "mpich") or compute_scale not in (None, 1.0) or allow_unsupported:
         raise CloudnoiseError("--algorithms, --compute-scale and --allow-unsupported go with --trace")
     if app is not None:
-        return _app_input(app, ranks, iterations, gflops, size, nb, rate)
+        return _app_input(app, ranks, iterations, gflops, size, nb, rate, schedgen)
     for name, value in (("iterations", iterations), ("gflops", gflops)):
         if value is not None:
             raise CloudnoiseError(f"--{name} goes with --app")
     if pattern is not None:
-        return _pattern_input(pattern, ranks, size, nway, segmentsize, nb)
+        return _pattern_input(pattern, ranks, size, nway, segmentsize, nb, schedgen)
     if schedule is None:
         raise CloudnoiseError("give a GOAL file, or --pattern NAME --ranks P --size SIZE, or --app SPEC --ranks P")
-    for name, given_value in (("ranks", ranks), ("size", size), ("nb", nb)):
+    for name, given_value in (("ranks", ranks), ("size", size), ("nb", nb), ("schedgen", schedgen)):
         if given_value is not None:
             raise CloudnoiseError(f"--{name} goes with --pattern; a GOAL file brings its own")
     if isinstance(schedule, _engine.Schedule):
@@ -99,8 +103,8 @@ def _trace_input(trace: str | os.PathLike[str], ranks: int | None, algorithms: s
 
 
 def _pattern_input(pattern: str, ranks: int | None, size: int | str | None, nway: int, segmentsize: int | str,
-                   nb: int | str | None) -> ScheduleInput:
-    from cloudnoise.schedules.patterns import CollectiveSpec, generate
+                   nb: int | str | None, schedgen: str | None) -> ScheduleInput:
+    from cloudnoise.schedules.patterns import DEFAULT_SCHEDGEN, CollectiveSpec, generate, parse_segmentsize
 
     if ranks is None or size is None:
         raise CloudnoiseError("--pattern needs --ranks P and --size SIZE")
@@ -109,20 +113,23 @@ def _pattern_input(pattern: str, ranks: int | None, size: int | str | None, nway
         ranks=ranks,
         size=parse_size_bytes(size, "--size"),
         nway=nway,
-        segmentsize=parse_size_bytes(segmentsize, "--segmentsize"),
+        segmentsize=parse_segmentsize(segmentsize, "--segmentsize"),
         nb=None if nb is None else parse_duration_ns(nb, "--nb"),
+        schedgen=schedgen or DEFAULT_SCHEDGEN,
     )
-    return ScheduleInput(generate(spec), f"{spec.pattern} ({spec.ranks} ranks, {spec.size} B)")
+    flavour = ", the paper authors' Schedgen" if spec.schedgen == "paper" else ""
+    return ScheduleInput(generate(spec), f"{spec.pattern} ({spec.ranks} ranks, {spec.size} B{flavour})")
 
 
 def _app_input(app: str, ranks: int | None, iterations: int | None, gflops: float | None,
-               size: int | str | None, nb: int | str | None, rate: Any = None) -> ScheduleInput:
+               size: int | str | None, nb: int | str | None, rate: Any = None,
+               schedgen: str | None = None) -> ScheduleInput:
     from cloudnoise.schedules.apps import app_from, resolve
 
     for name, value in (("size", size), ("nb", nb)):
         if value is not None:
             raise CloudnoiseError(f"--{name} goes with --pattern; with --app give it on the phase (e.g. dissemination:128KiB)")
-    application = resolve(app_from(app), ranks=ranks, iterations=iterations, gflops=gflops, rate=rate)
+    application = resolve(app_from(app, schedgen=schedgen), ranks=ranks, iterations=iterations, gflops=gflops, rate=rate)
     return ScheduleInput(application.generate(), application.label(), application)
 
 

@@ -11,7 +11,16 @@ import click
 
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
-from cloudnoise.options import accepts_aliases, csv_option, json_option, one_of_json_csv, out_option, profile_option, quiet_option
+from cloudnoise.options import (
+    accepts_aliases,
+    csv_option,
+    json_option,
+    one_of_json_csv,
+    out_option,
+    profile_option,
+    quiet_option,
+    schedgen_option,
+)
 from cloudnoise.simulation.api import READY_ORDERS
 from cloudnoise.sweep.presets import PRESETS
 from cloudnoise.sweep.progress import SweepProgress
@@ -28,6 +37,8 @@ def _presets_text() -> str:
 @click.option("--preset", metavar="NAME", help="One of the paper's experiments (see below); brings its systems and node counts.")
 @click.option("--pattern", metavar="NAME", help="Sweep a collective (Schedgen pattern, see `cloudnoise schedule list`) ...")
 @click.option("--size", metavar="SIZE", help="... of SIZE bytes per step: 16B, 128KiB, 512MiB.")
+@click.option("--segmentsize", metavar="SIZE", help="Segment of the pipelined rings (bytes or unit), or size/ranks for one segment per rank (the paper's rings) [default: 1].")
+@schedgen_option()
 @click.option("--app", metavar="SPEC|FILE", help="Sweep an application, e.g. 'gemm:128 + dissemination:128KiB' (see docs/applications.md).")
 @click.option("--iterations", type=click.IntRange(min=1), help="Iterations of the application [default: 1, or the app file's].")
 @click.option("--gflops", type=click.FloatRange(min=0, min_open=True), help="Flop rate (GFLOP/s) for gemm:N phases on every system, instead of each system's own rate (its profile's compute).")

@@ -38,10 +38,9 @@ from typing import Any
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.compute import ComputeRate
-from cloudnoise.schedules.apps import Application, app_from, resolve
+from cloudnoise.schedules.apps import Application, app_from, parse_phase, resolve
 from cloudnoise.schedules.compute_model import ComputeTime
 from cloudnoise.schedules.patterns import CollectiveSpec, count, generate
-from cloudnoise.units import parse_size_bytes
 
 SCALINGS = ("weak", "strong")
 
@@ -126,6 +125,7 @@ class Experiment:
         return dataclasses.replace(self, app=app)
     scaling: str = "weak"  # apps: see the module docstring
     goal: GoalFile | None = None
+    schedgen: str | None = None  # apps: the Schedgen of phases that name none (--schedgen)
 
     def application(self, nodes: int) -> Application:
         """The application as it runs on `nodes` ranks (strong scaling divides its compute)."""
@@ -162,7 +162,7 @@ class Experiment:
         app = self.application(nodes)
         for phase in app.spec.phases:  # the pattern's arguments against these ranks
             if phase.kind == "collective":
-                CollectiveSpec(phase.pattern, nodes, phase.size, phase.nway, phase.segmentsize, phase.nb_ns)
+                phase.collective(nodes)
         return int(app.count()["ops"])
 
     @property
@@ -182,6 +182,8 @@ class Experiment:
             out["iterations"] = self.app.iterations
             if self.scaling != "weak":  # weak sweeps keep the sweep.json they always had
                 out["scaling"] = self.scaling
+            if self.schedgen not in (None, "public"):
+                out["schedgen"] = self.schedgen
         if self.goal is not None:
             out.update(sha256=self.goal.sha256, ranks=self.goal.ranks)
         return out
@@ -206,11 +208,26 @@ def _compute_time(c: dict[str, Any]) -> ComputeTime:
         raise CloudnoiseError("sweep.json: a compute phase needs seconds and method; remove the folder or use another --out") from None
 
 
-def collective_experiment(pattern: str, size: str, name: str = "", figure: str | None = None) -> Experiment:
-    """A collective sweep: Schedgen pattern and bytes per step."""
-    nbytes = parse_size_bytes(size, "--size")
-    template = CollectiveSpec(pattern=pattern, ranks=2, size=nbytes)
-    spec = f"{pattern}:{size}"
+def collective_text(pattern: str, size: str, *, schedgen: str | None = None, segmentsize: str | None = None) -> str:
+    """A collective in the phase syntax, PATTERN:SIZE[:OPTS], with only the
+    options that differ from Schedgen's defaults (so a sweep of a public
+    pattern keeps the spec it always had)."""
+    opts = []
+    if schedgen not in (None, "public"):
+        opts.append(f"schedgen={schedgen}")
+    if segmentsize not in (None, "1"):
+        opts.append(f"segmentsize={segmentsize}")
+    return f"{pattern}:{size}" + (f":{','.join(opts)}" if opts else "")
+
+
+def collective_experiment(text: str, name: str = "", figure: str | None = None) -> Experiment:
+    """A collective sweep: PATTERN:SIZE[:OPTS] (an app's collective phase syntax,
+    e.g. `dissemination:16B` or `pipelinedring:512MiB:schedgen=paper,segmentsize=size/ranks`)."""
+    phase = parse_phase(text, f"collective {text.strip()!r}")
+    if phase.kind != "collective":
+        raise CloudnoiseError(f"{text.strip()!r}: a collective sweep takes PATTERN:SIZE (gemm and compute go in --app)")
+    template = phase.collective(2)
+    spec = text.strip()
     return Experiment(name=name or spec, kind="collective", spec=spec, figure=figure, collective=template)
 
 
@@ -223,13 +240,15 @@ def app_experiment(
     figure: str | None = None,
     compute: list[dict[str, Any] | None] | None = None,
     scaling: str = "weak",
+    schedgen: str | None = None,
 ) -> Experiment:
     """An application sweep's template (compute fixed per system by `for_system`).
     `compute`, stored by a sweep being resumed, fixes the compute times for
-    every system instead. `scaling`: weak or strong (see the module docstring)."""
+    every system instead. `scaling`: weak or strong (see the module docstring).
+    `schedgen`: the Schedgen of collective phases that name none (default public)."""
     if scaling not in SCALINGS:
         raise CloudnoiseError(f"--scaling: choose {' or '.join(SCALINGS)}, not {scaling!r}")
-    spec = app_from(text)
+    spec = app_from(text, schedgen=schedgen)
     if iterations is not None and iterations < 1:
         raise CloudnoiseError(f"--iterations must be at least 1, got {iterations}")
     user = gflops if gflops is not None else spec.gflops
@@ -245,10 +264,10 @@ def app_experiment(
         placeholder = [None if p.kind == "collective" else ComputeTime(0.0, "unresolved") for p in spec.phases]
         for phase in spec.phases:  # the pattern's arguments (ranks are checked per node count)
             if phase.kind == "collective":
-                CollectiveSpec(phase.pattern, 2, phase.size, phase.nway, phase.segmentsize, phase.nb_ns)
+                phase.collective(2)
         app = Application(spec=spec, ranks=2, iterations=iterations or spec.iterations or 1, compute=placeholder)
     return Experiment(name=name or text.strip(), kind="app", spec=text.strip(), figure=figure, app=app, gflops=user,
-                      scaling=scaling)
+                      scaling=scaling, schedgen=schedgen)
 
 
 def goal_experiment(path: str | Path, name: str = "") -> Experiment:

@@ -33,7 +33,7 @@ def system_from(text: str, placement: str | None = None) -> System:
 
 def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequest:
     """The SweepRequest the options describe; with --resume, sweep.json fills what is not given."""
-    from cloudnoise.sweep.experiment import app_experiment, collective_experiment, goal_experiment
+    from cloudnoise.sweep.experiment import app_experiment, collective_experiment, collective_text, goal_experiment
     from cloudnoise.sweep.sweeper import SweepRequest
 
     chosen = [k for k in ("preset", "pattern", "app") if opts.get(k)]
@@ -41,6 +41,11 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
         raise CloudnoiseError(f"give one of --preset, --pattern or --app, not {' and '.join('--' + c for c in chosen)}")
     if opts.get("size") and not opts.get("pattern"):
         raise CloudnoiseError("--size goes with --pattern (an --app gives sizes on its phases: dissemination:128KiB)")
+    if opts.get("segmentsize") and not opts.get("pattern"):
+        raise CloudnoiseError("--segmentsize goes with --pattern (an --app gives it on its phases: "
+                              "pipelinedring:1MiB:segmentsize=64KiB)")
+    if opts.get("schedgen") and not (opts.get("pattern") or opts.get("app")):
+        raise CloudnoiseError("--schedgen goes with --pattern or --app (a preset brings the Schedgen the paper used)")
     resume = opts["resume"] and old is not None
     preset = get_preset(opts["preset"]) if opts.get("preset") else None
     ready_order = opts.get("ready_order") or (preset.ready_order if preset else None)
@@ -48,29 +53,29 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
     gflops = opts.get("gflops")
     if preset is not None:
         if preset.kind == "collective":
-            pattern, size = preset.spec.split(":")
-            experiment = collective_experiment(pattern, size, name=preset.name, figure=preset.figure)
+            experiment = collective_experiment(preset.spec, name=preset.name, figure=preset.figure)
         else:
             experiment = app_experiment(preset.spec, iterations=opts.get("iterations"), gflops=gflops,
                                         name=preset.name, figure=preset.figure)
     elif opts.get("pattern"):
         if not opts.get("size"):
             raise CloudnoiseError("--pattern needs --size SIZE (e.g. 16B, 512MiB)")
-        experiment = collective_experiment(opts["pattern"], opts["size"])
+        experiment = collective_experiment(collective_text(opts["pattern"], opts["size"], schedgen=opts.get("schedgen"),
+                                                           segmentsize=opts.get("segmentsize")))
     elif opts.get("app"):
-        experiment = app_experiment(opts["app"], iterations=opts.get("iterations"), gflops=gflops)
+        experiment = app_experiment(opts["app"], iterations=opts.get("iterations"), gflops=gflops,
+                                    schedgen=opts.get("schedgen"))
     elif resume:
         e = old["experiment"]
         if e["kind"] == "collective":
-            pattern, _, size = e["spec"].partition(":")
-            experiment = collective_experiment(pattern, size, name=e.get("name", ""), figure=e.get("figure"))
+            experiment = collective_experiment(e["spec"], name=e.get("name", ""), figure=e.get("figure"))
         elif e["kind"] == "goal":  # a GOAL file's sweep (`cloudnoise advise FILE.goal`)
             experiment = goal_experiment(e["spec"], name=e.get("name", ""))
         else:
             gflops = e.get("gflops") if gflops is None else gflops
             experiment = app_experiment(e["spec"], iterations=e.get("iterations"), gflops=gflops,
                                         name=e.get("name", ""), figure=e.get("figure"),
-                                        scaling=e.get("scaling", "weak"))
+                                        scaling=e.get("scaling", "weak"), schedgen=e.get("schedgen"))
     else:
         raise CloudnoiseError(
             "say what to sweep: --preset NAME (see `cloudnoise sweep list-presets`), --pattern NAME --size SIZE, or --app SPEC"

@@ -69,6 +69,7 @@ def validate(
     nway: int = 1,
     segmentsize: str | int = "1",
     nb: str | int | None = None,
+    schedgen: str | None = None,
     app: str | None = None,
     iterations: int | None = None,
     gflops: float | None = None,
@@ -107,7 +108,7 @@ def validate(
     returns a ValidationResult without printing."""
     opts: dict[str, Any] = {
         "pattern": pattern, "size": None if size is None else str(size), "nway": nway,
-        "segmentsize": str(segmentsize), "nb": None if nb is None else str(nb), "app": app,
+        "segmentsize": str(segmentsize), "nb": None if nb is None else str(nb), "schedgen": schedgen, "app": app,
         "iterations": iterations, "gflops": gflops,
         "ranks": ranks if ranks is None or isinstance(ranks, str) else ",".join(str(r) for r in ranks),
         "measured_dir": None if measured is None else Path(measured), "suite": suite,
@@ -159,10 +160,11 @@ def configurations(goal_file: Path | None, opts: dict[str, Any]) -> list[Config]
     sources = sum(x is not None for x in (goal_file, opts.get("pattern"), opts.get("app")))
     if sources != 1:
         raise CloudnoiseError("give one of a GOAL file, --pattern NAME --size SIZE, or --app SPEC")
-    workload: dict[str, Any] = {k: opts.get(k) for k in ("pattern", "size", "nb", "app", "iterations", "gflops")}
+    workload: dict[str, Any] = {k: opts.get(k) for k in ("pattern", "size", "nb", "app", "iterations", "gflops",
+                                                         "schedgen")}
     workload.update(nway=opts["nway"], segmentsize=opts["segmentsize"])
     if goal_file is not None:
-        for name in ("size", "nb", "iterations", "gflops"):
+        for name in ("size", "nb", "iterations", "gflops", "schedgen"):
             if opts.get(name) is not None:
                 raise CloudnoiseError(f"--{name} goes with --pattern or --app; a GOAL file brings its own")
         schedule = schedule_input(goal_file).schedule

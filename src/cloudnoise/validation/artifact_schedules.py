@@ -1,9 +1,11 @@
 """The schedule each of the paper artifact's collective programs ran.
 
 The authors generated every program (`benchmarks/collectives/*.c` of their
-repository) from a Schedgen GOAL schedule with `simulations/goal2mpi/
-goal2mpi.py`, driven by `convert_all.sh`: `schedgen -s NODES -p PATTERN -d
-SIZE`, with `--segmentsize SIZE/NODES` for `pipelinedring` and Schedgen's
+repository) from a GOAL schedule of their own modified Schedgen
+(`simulations/schedgen`, cloudnoise's `schedgen="paper"`) with
+`simulations/goal2mpi/goal2mpi.py`, driven by `convert_all.sh`: `schedgen -s
+NODES -p PATTERN -d SIZE`, with `--segmentsize SIZE/NODES` for
+`pipelinedring` (their closed ring, one segment per rank) and Schedgen's
 defaults otherwise (one peer per round for `nwaydissemination`). Per rank and
 repetition a program waits `usleep(1)`, enters `MPI_Barrier`, reads
 `MPI_Wtime`, runs its ops and reads the time again after its last one:
@@ -56,7 +58,7 @@ class RunSchedule:
     def describe(self) -> str:
         extra = f", segment {self.segmentsize} B" if self.pattern.startswith("pipelinedring") else ""
         calc = ", calcs 0 ns" if self.zero_calcs else ""
-        return f"schedgen {self.pattern} {self.ranks} ranks {self.size} B{extra}{calc}"
+        return f"the authors' schedgen {self.pattern} {self.ranks} ranks {self.size} B{extra}{calc}"
 
 
 def segment_size(run: RunName) -> int:
@@ -79,7 +81,7 @@ def run_schedule(run: RunName) -> RunSchedule:
     if segment < 1:
         # convert_all.sh would pass --segmentsize 0, and simulate.py skips such runs
         raise UnmappedRun(f"{run.size} B over {run.nodes} nodes is a segment of 0 B: the authors' recipe gives no schedule")
-    spec = CollectiveSpec(pattern=run.pattern, ranks=run.nodes, size=run.size, segmentsize=segment)
+    spec = CollectiveSpec(pattern=run.pattern, ranks=run.nodes, size=run.size, segmentsize=segment, schedgen="paper")
     if run.nocompute:
         text = _CALC.sub(rb"\g<1>0", goal_text(spec).encode())
         schedule = _engine.parse_goal(text, f"{run.program}_{run.nodes}_{run.size}")

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from cloudnoise.options import quiet_option
+from cloudnoise.options import quiet_option, schedgen_option
 from cloudnoise.simulation import app_cli
 from cloudnoise.simulation.cli import loggops_options
 
@@ -27,8 +27,9 @@ from cloudnoise.simulation.cli import loggops_options
 @click.option("--pattern", metavar="NAME", help="Validate a generated collective (see `cloudnoise schedule list`).")
 @click.option("--size", metavar="SIZE", help="Bytes per step of the collective: 16B, 16MiB.")
 @click.option("--nway", type=click.IntRange(min=1), default=1, show_default=True, help="Fan-out of nwaydissemination.")
-@click.option("--segmentsize", metavar="SIZE", default="1", show_default=True, help="Segment of the pipelined rings.")
+@click.option("--segmentsize", metavar="SIZE", default="1", show_default=True, help="Segment of the pipelined rings, or size/ranks for one segment per rank (the paper's rings).")
 @click.option("--nb", metavar="T", help="Non-blocking variant: every rank starts with an independent calc of T.")
+@schedgen_option()
 @app_cli.app_options
 @click.option("--ranks", metavar="LIST", help="Rank counts to validate, comma-separated: 2,4,8 (pattern/app).")
 @click.option("--measured", "measured_dir", metavar="DIR", type=click.Path(path_type=Path), help="Compare collective runs measured elsewhere (a folder of the paper artifact's PATTERN[_nocompute][_nbsend|_test]_NODES_SIZE.csv files, a run's .tar.xz, or a folder of them) with their simulation; nothing is launched. --reps is then the simulated repetitions.")

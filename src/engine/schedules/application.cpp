@@ -7,6 +7,7 @@
 
 #include "op_count.hpp"
 #include "patterns.hpp"
+#include "rounds.hpp"
 
 namespace cloudnoise {
 
@@ -34,10 +35,12 @@ uint64_t collective_phases(const ApplicationSpec& spec) {
   return n;
 }
 
-// Schedgen's tags mapped to a slot below kAppTagStride: its plain tag 0, and
-// the five chained_dissem runs (communicator 1 in the top byte, 100000 + i).
-uint32_t tag_slot(uint32_t tag) {
-  if (tag == patterns::kTag) return 0;
+// Schedgen's tags mapped to a slot below the stride: its plain tag 0, the
+// authors' pipelinedring's round tags as they are (`rounds`: the stride
+// covers them), and the five chained_dissem runs (communicator 1 in the top
+// byte, 100000 + i).
+uint32_t tag_slot(uint32_t tag, bool rounds) {
+  if (tag == patterns::kTag || rounds) return tag;
   const uint32_t low = tag & 0xFFFFFFu;
   if ((tag >> 24) == 1 && low >= 100000 && low - 100000 < kAppTagStride - 1) return 1 + (low - 100000);
   throw ScheduleError("internal: a pattern used tag " + std::to_string(tag) +
@@ -53,8 +56,9 @@ class PhaseSink final : public OpSink {
  public:
   explicit PhaseSink(OpSink& out) : out_(out) {}
 
-  void start(uint64_t tag_base) {
+  void start(uint64_t tag_base, bool round_tags) {
     tag_base_ = tag_base;
+    round_tags_ = round_tags;
     first_ = kNone;
     has_in_.clear();
     has_done_out_.clear();
@@ -86,7 +90,7 @@ class PhaseSink final : public OpSink {
  private:
   uint32_t map(uint32_t tag) const {
     if (tag == kAny) return kAny;
-    return static_cast<uint32_t>(tag_base_ + tag_slot(tag));
+    return static_cast<uint32_t>(tag_base_ + tag_slot(tag, round_tags_));
   }
   uint32_t note(uint32_t handle) {
     if (first_ == kNone) first_ = handle;
@@ -97,11 +101,22 @@ class PhaseSink final : public OpSink {
 
   OpSink& out_;
   uint64_t tag_base_ = 0;
+  bool round_tags_ = false;
   uint32_t first_ = kNone;
   std::vector<uint8_t> has_in_, has_done_out_;
 };
 
 }  // namespace
+
+uint64_t app_tag_stride(const ApplicationSpec& spec) {
+  uint64_t stride = kAppTagStride;
+  for (const PhaseSpec& ph : spec.phases) {
+    if (ph.kind != PhaseSpec::Kind::Collective || !patterns::round_tags(ph.collective)) continue;
+    const uint64_t rounds = schedgen_rounds::segments(ph.collective.size, ph.collective.segmentsize);
+    if (rounds > stride) stride = rounds;
+  }
+  return stride;
+}
 
 uint64_t op_count_bound(const ApplicationSpec& spec) {
   uint64_t per_iteration = 0;
@@ -131,7 +146,8 @@ void validate(const ApplicationSpec& spec) {
            " ns is longer than 10^14 ns (10^5 s), the limit of one simulated time");
   }
   const uint64_t instances = mul_sat(collective_phases(spec), spec.iterations);
-  if (instances > 0 && mul_sat(instances - 1, kAppTagStride) > kMaxTag - kAppTagStride)
+  const uint64_t stride = app_tag_stride(spec);
+  if (stride > kMaxTag || (instances > 0 && mul_sat(instances - 1, stride) > kMaxTag - stride))
     fail("too many collective phases in total (" + std::to_string(instances) +
          ") for distinct message tags; use fewer iterations");
   const uint64_t ops = op_count_bound(spec);
@@ -149,8 +165,9 @@ void emit_application(const ApplicationSpec& spec, OpSink& out) {
   for (size_t i = 0; i < spec.phases.size(); ++i) {
     if (spec.phases[i].kind != PhaseSpec::Kind::Collective) continue;
     patterns[i] = phase_pattern(spec, spec.phases[i]);
-    emitters[i] = patterns::rank_emitter(patterns[i].pattern);
+    emitters[i] = patterns::rank_emitter(patterns[i]);
   }
+  const uint64_t stride = app_tag_stride(spec);
   const uint64_t total_instances = mul_sat(spec.phases.size(), spec.iterations);
   PhaseSink phase(out);
   std::vector<uint32_t> exits;
@@ -167,7 +184,7 @@ void emit_application(const ApplicationSpec& spec, OpSink& out) {
           prev = c;
           continue;
         }
-        phase.start(collective++ * kAppTagStride);
+        phase.start(collective++ * stride, patterns::round_tags(patterns[i]));
         if (patterns[i].nb_ns) phase.calc(*patterns[i].nb_ns * kPsPerNs);
         emitters[i](patterns[i], rank, phase);
         const uint32_t n = phase.count();

@@ -23,9 +23,12 @@
 //  one collective call returns and the next is entered.
 //
 // Tags: collective instance j (counting only collective phases, over all
-// iterations, from 0) uses tag j * kAppTagStride + slot, where slot is the
+// iterations, from 0) uses tag j * stride + slot, where slot is the
 // pattern's own tag mapped to a small index (Schedgen's tag 0 -> 0, the five
-// chained_dissem runs -> 1..5). The first collective keeps Schedgen's tags;
+// chained_dissem runs -> 1..5, the authors' pipelinedring's round r -> r).
+// The stride is kAppTagStride, or the most rounds of an authors'
+// pipelinedring phase where that is more (app_tag_stride). The first
+// collective keeps Schedgen's tags;
 // messages of different instances can never match each other, even when a
 // noisy network reorders them between a pair of ranks.
 //
@@ -57,8 +60,11 @@ struct ApplicationSpec {
   std::vector<PhaseSpec> phases;
 };
 
-// Tags reserved per collective instance (see above).
+// Tags reserved per collective instance (see above), at least.
 inline constexpr uint32_t kAppTagStride = 8;
+
+// Tags reserved per collective instance of this application.
+uint64_t app_tag_stride(const ApplicationSpec& spec);
 
 // Upper bound on the ops the application generates, joins included.
 uint64_t op_count_bound(const ApplicationSpec& spec);

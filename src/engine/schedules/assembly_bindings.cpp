@@ -287,7 +287,7 @@ void bind_assembly(nb::module_& m) {
           validate(spec);
           if (rank >= ranks) throw ScheduleError("rank must be below ranks", 0);
           ListSink sink;
-          patterns::rank_emitter(spec.pattern)(spec, rank, sink);
+          patterns::rank_emitter(spec)(spec, rank, sink);
           return std::make_tuple(sink.kinds, sink.amounts, sink.peers, sink.tags, sink.edges);
         });
       },

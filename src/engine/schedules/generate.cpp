@@ -6,14 +6,17 @@ namespace cloudnoise {
 
 namespace patterns {
 
-RankEmitter rank_emitter(Pattern pattern) {
-  switch (pattern) {
-    case Pattern::BinomialTreeBcast: return binomial_tree_bcast;
+RankEmitter rank_emitter(const PatternSpec& spec) {
+  const bool paper = spec.schedgen == SchedgenFlavour::Paper;
+  if (paper && pattern_info(spec.pattern).paper == PaperVariant::Absent)
+    throw ScheduleError("the paper authors' Schedgen has no " + std::string(pattern_name(spec.pattern)), 0);
+  switch (spec.pattern) {
+    case Pattern::BinomialTreeBcast: return paper ? binomial_tree_bcast_paper : binomial_tree_bcast;
     case Pattern::BinaryTreeBcast: return binary_tree_bcast;
     case Pattern::BinomialTreeReduce: return binomial_tree_reduce;
     case Pattern::NwayDissemination: return nway_dissemination;
     case Pattern::Dissemination: return dissemination;
-    case Pattern::PipelinedRing: return pipelined_ring;
+    case Pattern::PipelinedRing: return paper ? pipelined_ring_paper : pipelined_ring;
     case Pattern::PipelinedRingDep: return pipelined_ring_dep;
     case Pattern::DoubleRing: return double_ring;
     case Pattern::Gather: return gather;
@@ -27,11 +30,21 @@ RankEmitter rank_emitter(Pattern pattern) {
   throw ScheduleError("pattern has no generator", 0);
 }
 
+bool rank_symmetric(const PatternSpec& spec) {
+  const Pattern p = spec.pattern;
+  return p == Pattern::Dissemination || p == Pattern::NwayDissemination || p == Pattern::AllreduceRing ||
+         (p == Pattern::PipelinedRing && spec.schedgen == SchedgenFlavour::Paper);
+}
+
+bool round_tags(const PatternSpec& spec) {
+  return spec.pattern == Pattern::PipelinedRing && spec.schedgen == SchedgenFlavour::Paper;
+}
+
 }  // namespace patterns
 
 void emit_schedule(const PatternSpec& spec, OpSink& out) {
   validate(spec);
-  const patterns::RankEmitter emit_rank = patterns::rank_emitter(spec.pattern);
+  const patterns::RankEmitter emit_rank = patterns::rank_emitter(spec);
   for (uint32_t rank = 0; rank < spec.ranks; ++rank) {
     out.begin_rank(rank);
     // Schedgen's --nb: the rank's first op, a calc nothing depends on. It
@@ -42,26 +55,15 @@ void emit_schedule(const PatternSpec& spec, OpSink& out) {
   }
 }
 
-namespace {
-
-// Patterns whose every rank emits the same ops with peers relative to
-// itself (rank +- d mod P): rank 0 built once stands for all.
-bool rank_symmetric(Pattern p) {
-  return p == Pattern::Dissemination || p == Pattern::NwayDissemination ||
-         p == Pattern::AllreduceRing;
-}
-
-}  // namespace
-
 Schedule generate(const PatternSpec& spec) {
   validate(spec);
   ScheduleBuilder builder(spec.ranks);
   BuilderSink sink(builder);
-  if (!rank_symmetric(spec.pattern)) {
+  if (!patterns::rank_symmetric(spec)) {
     emit_schedule(spec, sink);
     return builder.finish();
   }
-  const patterns::RankEmitter emit_rank = patterns::rank_emitter(spec.pattern);
+  const patterns::RankEmitter emit_rank = patterns::rank_emitter(spec);
   sink.begin_rank(0);
   if (spec.nb_ns) sink.calc(*spec.nb_ns * kPsPerNs);
   emit_rank(spec, 0, sink);

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <limits>
+#include <utility>
 
 #include "../input_limits.hpp"
 #include "op_count.hpp"
@@ -13,16 +14,24 @@ namespace cloudnoise {
 
 namespace {
 
+using enum PaperVariant;
+
+// The authors' Schedgen (their artifact's simulations/schedgen) has every
+// public pattern but the three allreduce ones of cloudnoise; its
+// binomialtreebcast and pipelinedring differ from public Schedgen's.
 constexpr std::array<PatternInfo, 15> kPatterns{{
     {Pattern::BinomialTreeReduce, "binomialtreereduce",
      "reduce to rank 0 along a binomial tree"},
     {Pattern::BinaryTreeBcast, "binarytreebcast", "broadcast from rank 0 along a binary tree"},
     {Pattern::BinomialTreeBcast, "binomialtreebcast",
-     "broadcast from rank 0 along a binomial tree"},
+     "broadcast from rank 0 along a binomial tree", Differs,
+     "a rank's sends to its children are serialised: each waits for the one before"},
     {Pattern::NwayDissemination, "nwaydissemination",
      "n-way dissemination (--nway peers per round) with a reduction calc per peer"},
     {Pattern::PipelinedRing, "pipelinedring",
-     "broadcast down a chain 0->1->...->P-1 in --segmentsize segments"},
+     "broadcast down a chain 0->1->...->P-1 in --segmentsize segments", Differs,
+     "a closed ring (rank 0 receives from P-1), segment r tagged r; a rank's send of "
+     "segment r waits for its receive of segment r-1, so every rank sends segment 0 at once"},
     {Pattern::PipelinedRingDep, "pipelinedringdep",
      "pipelinedring where segment r is received only after segment r-1 was sent on"},
     {Pattern::DoubleRing, "doublering",
@@ -34,11 +43,16 @@ constexpr std::array<PatternInfo, 15> kPatterns{{
     {Pattern::Dissemination, "dissemination", "dissemination barrier/allreduce, log2(P) rounds"},
     {Pattern::LinearAlltoall, "linear_alltoall", "alltoall in P-1 shifted send/recv steps"},
     {Pattern::AllreduceRecdoub, "allreduce_recdoub",
-     "recursive-halving reduce-scatter + recursive-doubling allgather (any P)"},
+     "recursive-halving reduce-scatter + recursive-doubling allgather (any P)", Absent},
     {Pattern::AllreduceRing, "allreduce_ring",
-     "ring reduce-scatter + ring allgather, size/P bytes per message"},
+     "ring reduce-scatter + ring allgather, size/P bytes per message", Absent},
     {Pattern::ChainedDissem, "chained_dissem",
-     "5 dissemination allreduces, each starting after the previous one completes"},
+     "5 dissemination allreduces, each starting after the previous one completes", Absent},
+}};
+
+constexpr std::array<std::pair<SchedgenFlavour, std::string_view>, 2> kFlavours{{
+    {SchedgenFlavour::Public, "public"},
+    {SchedgenFlavour::Paper, "paper"},
 }};
 
 using op_count::add_sat;
@@ -52,6 +66,27 @@ constexpr uint64_t kMaxNbNs = static_cast<uint64_t>(limits::kMaxTimeNs);
 }  // namespace
 
 std::span<const PatternInfo> all_patterns() { return kPatterns; }
+
+const PatternInfo& pattern_info(Pattern p) {
+  for (const auto& info : kPatterns)
+    if (info.pattern == p) return info;
+  throw ScheduleError("pattern has no entry in the table", 0);
+}
+
+std::string_view flavour_name(SchedgenFlavour f) {
+  for (const auto& [flavour, name] : kFlavours)
+    if (flavour == f) return name;
+  return "unknown";
+}
+
+SchedgenFlavour parse_flavour(std::string_view name) {
+  for (const auto& [flavour, known] : kFlavours)
+    if (known == name) return flavour;
+  throw ScheduleError("unknown Schedgen flavour '" + std::string(name) +
+                          "'; choose public (spcl's Schedgen, the default) or paper (the paper "
+                          "authors' modified Schedgen)",
+                      0);
+}
 
 std::string_view pattern_name(Pattern p) {
   for (const auto& info : kPatterns)
@@ -126,6 +161,13 @@ void validate(const PatternSpec& spec) {
   if (spec.nway < 1) fail("nway must be at least 1 (Schedgen's default is 1)");
   if (spec.segmentsize < 1) fail("segmentsize must be at least 1 byte (Schedgen's default is 1)");
   if (spec.size > kMaxSize) fail("size must be at most 2^50 bytes");
+  if (spec.schedgen == SchedgenFlavour::Paper && pattern_info(spec.pattern).paper == Absent) {
+    std::string have;
+    for (const auto& info : kPatterns)
+      if (info.paper != Absent) have += (have.empty() ? "" : ", ") + std::string(info.name);
+    fail("the paper authors' Schedgen has no pattern '" + std::string(pattern_name(spec.pattern)) +
+         "'; use schedgen public, or one of its patterns: " + have);
+  }
   if (spec.nb_ns && *spec.nb_ns > kMaxNbNs) fail("nb is longer than 10^14 ns (10^5 s), the limit of one simulated time");
   const uint64_t ops = op_count_bound(spec);
   if (ops > kMaxOps)

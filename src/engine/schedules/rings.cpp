@@ -1,5 +1,6 @@
 // Ring family: the pipelined chain broadcasts (0 -> 1 -> ... -> P-1, in
-// segments) and the double ring (one message each way around the ring).
+// segments), the paper authors' closed pipelined ring, and the double ring
+// (one message each way around the ring).
 #include "patterns.hpp"
 #include "rounds.hpp"
 
@@ -34,6 +35,26 @@ void pipelined_ring(const PatternSpec& spec, uint32_t rank, OpSink& out) {
 
 void pipelined_ring_dep(const PatternSpec& spec, uint32_t rank, OpSink& out) {
   emit_pipelined_chain(spec, rank, /*pace=*/true, out);
+}
+
+// The authors' pipelinedring (their artifact's Schedgen): the ring is closed,
+// rank r receiving from r-1 and sending to r+1 (mod P), and segment r of
+// every rank is tagged r. Nothing waits in round 0, so every rank sends its
+// first segment at once; from round 1 on, a rank's send of segment r waits
+// for its receive of segment r-1 (not r, as public Schedgen's chain does).
+// Every rank emits the same ops relative to itself.
+void pipelined_ring_paper(const PatternSpec& spec, uint32_t rank, OpSink& out) {
+  const uint64_t segments = schedgen_rounds::segments(spec.size, spec.segmentsize);
+  const uint32_t prev = ring_sub(rank, 1, spec.ranks), next = ring_add(rank, 1, spec.ranks);
+  uint32_t prev_recv = kNone;
+  for (uint64_t r = 0; r < segments; ++r) {
+    const uint64_t bytes = r + 1 == segments ? spec.size - spec.segmentsize * r : spec.segmentsize;
+    const auto tag = static_cast<uint32_t>(r);
+    const uint32_t recv = out.recv(bytes, prev, tag);
+    const uint32_t send = out.send(bytes, next, tag);
+    if (prev_recv != kNone) out.requires_done(send, prev_recv);
+    prev_recv = recv;
+  }
 }
 
 // Forward ring then backward ring. Rank 0 starts both rings, so only the

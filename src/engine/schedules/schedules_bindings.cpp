@@ -25,9 +25,10 @@ using cloudnoise::bindings::checked;
 namespace {
 
 PatternSpec make_spec(const std::string& pattern, uint32_t ranks, uint64_t size, uint32_t nway,
-                      uint64_t segmentsize, std::optional<uint64_t> nb_ns) {
+                      uint64_t segmentsize, std::optional<uint64_t> nb_ns, const std::string& schedgen) {
   PatternSpec spec;
   spec.pattern = parse_pattern(pattern);
+  spec.schedgen = parse_flavour(schedgen);
   spec.ranks = ranks;
   spec.size = size;
   spec.nway = nway;
@@ -37,16 +38,16 @@ PatternSpec make_spec(const std::string& pattern, uint32_t ranks, uint64_t size,
   return spec;
 }
 
-// One application phase from Python: ("compute", "", picoseconds, 0, 0, None)
-// or ("collective", pattern, size, nway, segmentsize, nb_ns).
+// One application phase from Python: ("compute", "", picoseconds, 0, 0, None, "")
+// or ("collective", pattern, size, nway, segmentsize, nb_ns, schedgen flavour).
 using PhaseTuple = std::tuple<std::string, std::string, uint64_t, uint32_t, uint64_t,
-                              std::optional<uint64_t>>;
+                              std::optional<uint64_t>, std::string>;
 
 ApplicationSpec make_app(uint32_t ranks, uint64_t iterations, const std::vector<PhaseTuple>& phases) {
   ApplicationSpec app;
   app.ranks = ranks;
   app.iterations = iterations;
-  for (const auto& [kind, pattern, amount, nway, segmentsize, nb_ns] : phases) {
+  for (const auto& [kind, pattern, amount, nway, segmentsize, nb_ns, schedgen] : phases) {
     PhaseSpec ph;
     if (kind == "compute") {
       ph.kind = PhaseSpec::Kind::Compute;
@@ -54,6 +55,7 @@ ApplicationSpec make_app(uint32_t ranks, uint64_t iterations, const std::vector<
     } else if (kind == "collective") {
       ph.kind = PhaseSpec::Kind::Collective;
       ph.collective.pattern = parse_pattern(pattern);
+      ph.collective.schedgen = parse_flavour(schedgen);
       ph.collective.ranks = ranks;
       ph.collective.size = amount;
       ph.collective.nway = nway;
@@ -88,33 +90,43 @@ void bind_schedules(nb::module_& m) {
   m.def(
       "patterns",
       [] {
-        std::vector<std::pair<std::string, std::string>> out;
-        for (const auto& info : all_patterns())
-          out.emplace_back(std::string(info.name), std::string(info.description));
+        std::vector<std::tuple<std::string, std::string, std::string, std::string>> out;
+        for (const auto& info : all_patterns()) {
+          const char* paper = info.paper == PaperVariant::Same      ? "same"
+                              : info.paper == PaperVariant::Differs ? "differs"
+                                                                    : "absent";
+          out.emplace_back(std::string(info.name), std::string(info.description), paper,
+                           std::string(info.paper_description));
+        }
         return out;
       },
-      "The Schedgen patterns this engine generates, as (name, description).");
+      "The Schedgen patterns this engine generates, as (name, description, paper, "
+      "paper_description): paper is how the paper authors' Schedgen has the pattern "
+      "('same' as public Schedgen, 'differs', or 'absent'), paper_description what its "
+      "variant does where it differs.");
 
   m.def(
       "generate",
       [](const std::string& pattern, uint32_t ranks, uint64_t size, uint32_t nway,
-         uint64_t segmentsize, std::optional<uint64_t> nb) {
+         uint64_t segmentsize, std::optional<uint64_t> nb,
+         const std::string& schedgen) {
         return checked([&] {
-          const PatternSpec spec = make_spec(pattern, ranks, size, nway, segmentsize, nb);
+          const PatternSpec spec = make_spec(pattern, ranks, size, nway, segmentsize, nb, schedgen);
           nb::gil_scoped_release release;
           return generate(spec);
         });
       },
       "pattern"_a, "ranks"_a, "size"_a, "nway"_a = kDefaultNway,
-      "segmentsize"_a = kDefaultSegmentSize, "nb"_a = nb::none(),
+      "segmentsize"_a = kDefaultSegmentSize, "nb"_a = nb::none(), "schedgen"_a = "public",
       "Generates a Schedgen collective as a Schedule (size in bytes, nb in ns).");
 
   m.def(
       "generate_goal",
       [](const std::string& pattern, uint32_t ranks, uint64_t size, const std::string& path,
-         uint32_t nway, uint64_t segmentsize, std::optional<uint64_t> nb) {
+         uint32_t nway, uint64_t segmentsize, std::optional<uint64_t> nb,
+         const std::string& schedgen) {
         checked([&] {
-          const PatternSpec spec = make_spec(pattern, ranks, size, nway, segmentsize, nb);
+          const PatternSpec spec = make_spec(pattern, ranks, size, nway, segmentsize, nb, schedgen);
           nb::gil_scoped_release release;
           GoalFile file(path);
           write_generated_goal(spec, file.writer());
@@ -122,30 +134,32 @@ void bind_schedules(nb::module_& m) {
         });
       },
       "pattern"_a, "ranks"_a, "size"_a, "path"_a, "nway"_a = kDefaultNway,
-      "segmentsize"_a = kDefaultSegmentSize, "nb"_a = nb::none(),
+      "segmentsize"_a = kDefaultSegmentSize, "nb"_a = nb::none(), "schedgen"_a = "public",
       "Writes the collective as GOAL text identical to Schedgen's (gzip if path ends in .gz).");
 
   m.def(
       "generate_goal_text",
       [](const std::string& pattern, uint32_t ranks, uint64_t size, uint32_t nway,
-         uint64_t segmentsize, std::optional<uint64_t> nb) {
+         uint64_t segmentsize, std::optional<uint64_t> nb,
+         const std::string& schedgen) {
         return checked([&] {
-          const PatternSpec spec = make_spec(pattern, ranks, size, nway, segmentsize, nb);
+          const PatternSpec spec = make_spec(pattern, ranks, size, nway, segmentsize, nb, schedgen);
           std::string text;
           write_generated_goal(spec, [&text](std::string_view chunk) { text.append(chunk); });
           return text;
         });
       },
       "pattern"_a, "ranks"_a, "size"_a, "nway"_a = kDefaultNway,
-      "segmentsize"_a = kDefaultSegmentSize, "nb"_a = nb::none(),
+      "segmentsize"_a = kDefaultSegmentSize, "nb"_a = nb::none(), "schedgen"_a = "public",
       "The collective as GOAL text identical to Schedgen's, as a string.");
 
   m.def(
       "count_schedule",
       [](const std::string& pattern, uint32_t ranks, uint64_t size, uint32_t nway,
-         uint64_t segmentsize, std::optional<uint64_t> nb) {
+         uint64_t segmentsize, std::optional<uint64_t> nb,
+         const std::string& schedgen) {
         const ScheduleCounts c = checked([&] {
-          const PatternSpec spec = make_spec(pattern, ranks, size, nway, segmentsize, nb);
+          const PatternSpec spec = make_spec(pattern, ranks, size, nway, segmentsize, nb, schedgen);
           nb::gil_scoped_release release;
           return count_schedule(spec);
         });
@@ -162,7 +176,7 @@ void bind_schedules(nb::module_& m) {
         return d;
       },
       "pattern"_a, "ranks"_a, "size"_a, "nway"_a = kDefaultNway,
-      "segmentsize"_a = kDefaultSegmentSize, "nb"_a = nb::none(),
+      "segmentsize"_a = kDefaultSegmentSize, "nb"_a = nb::none(), "schedgen"_a = "public",
       "Counts a collective's ops, edges and bytes without storing it.");
 
   m.def(

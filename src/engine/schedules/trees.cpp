@@ -1,5 +1,5 @@
-// Tree collectives rooted at rank 0: binomial broadcast and reduce, binary
-// (heap-shaped) broadcast.
+// Tree collectives rooted at rank 0: binomial broadcast (public Schedgen's
+// and the paper authors' variant) and reduce, binary (heap-shaped) broadcast.
 #include "patterns.hpp"
 #include "rounds.hpp"
 
@@ -9,17 +9,30 @@ namespace cloudnoise::patterns {
 // ranks in [2^r, 2^(r+1)) receive from 2^r below. Every round after both a
 // send and a receive exist re-declares "send requires receive" for the
 // latest of each, as Schedgen does (so an edge may appear twice).
-void binomial_tree_bcast(const PatternSpec& spec, uint32_t rank, OpSink& out) {
+// With `serialise` (the authors' variant), each send to a child also waits
+// for the rank's previous send, declared right after the send itself.
+static void emit_binomial_bcast(const PatternSpec& spec, uint32_t rank, bool serialise, OpSink& out) {
   const uint64_t p = spec.ranks, v = rank;
   const uint32_t rounds = schedgen_rounds::ceil_log2(spec.ranks);
   uint32_t send = kNone, recv = kNone;
   for (uint32_t r = 0; r < rounds; ++r) {
     const uint64_t step = uint64_t{1} << r;
-    if (v + step < p && v < step)
+    if (v + step < p && v < step) {
+      const uint32_t last_send = send;
       send = out.send(spec.size, static_cast<uint32_t>(v + step), kTag);
+      if (serialise && last_send != kNone) out.requires_done(send, last_send);
+    }
     if (send != kNone && recv != kNone) out.requires_done(send, recv);
     if (v >= step && v < 2 * step) recv = out.recv(spec.size, static_cast<uint32_t>(v - step), kTag);
   }
+}
+
+void binomial_tree_bcast(const PatternSpec& spec, uint32_t rank, OpSink& out) {
+  emit_binomial_bcast(spec, rank, /*serialise=*/false, out);
+}
+
+void binomial_tree_bcast_paper(const PatternSpec& spec, uint32_t rank, OpSink& out) {
+  emit_binomial_bcast(spec, rank, /*serialise=*/true, out);
 }
 
 // The mirror image: receives from the ranks a broadcast would send to, sends

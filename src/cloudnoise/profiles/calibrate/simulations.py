@@ -64,16 +64,14 @@ class Simulator:
     simulated_reps: int = 0
 
     def _schedule(self, profile: SystemProfile, workload: str, nodes: int) -> tuple[Any, float]:
-        from cloudnoise.schedules.apps import parse_app, resolve
-        from cloudnoise.schedules.patterns import CollectiveSpec, generate
-        from cloudnoise.units import parse_size_bytes
+        from cloudnoise.schedules.apps import parse_app, parse_phase, resolve
+        from cloudnoise.schedules.patterns import generate
 
         w = WORKLOADS[workload]
         if w.kind == "collective":
             key = (workload, nodes, "")
             if key not in self._schedules:
-                pattern, size = w.spec.split(":")
-                self._schedules[key] = (generate(CollectiveSpec(pattern, nodes, parse_size_bytes(size, "size"))), 0.0)
+                self._schedules[key] = (generate(parse_phase(w.spec).collective(nodes)), 0.0)
             return self._schedules[key]
         key = (workload, nodes, profile.name)
         if key not in self._schedules:

@@ -46,6 +46,7 @@ from cloudnoise.profiles.calibrate.statements import (
     over,
 )
 from cloudnoise.profiles.paper import TABLE_I, TABLE_II
+from cloudnoise.schedules.patterns import PAPER_RING_OPTIONS
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,9 @@ class Workload:
 
 WORKLOADS = {
     "fig14": Workload("collective", "dissemination:16B", "loggopsim", "fig14-dissemination"),
-    "fig15": Workload("collective", "allreduce_ring:512MiB", "program", "fig15-allreduce-ring"),
+    "fig15": Workload("collective", f"pipelinedring:512MiB:{PAPER_RING_OPTIONS}", "program", "fig15-allreduce-ring"),
     "fig16": Workload("app", "gemm:128 + dissemination:128KiB", "loggopsim", "fig16-gemm-dissemination"),
-    "fig17": Workload("app", "gemm:8192 + allreduce_ring:512MiB", "program", "fig17-gemm-allreduce"),
+    "fig17": Workload("app", f"gemm:8192 + pipelinedring:512MiB:{PAPER_RING_OPTIONS}", "program", "fig17-gemm-allreduce"),
 }
 
 HPC = ("aws-hpc-metal", "azure-hpc", "azure-hpc-200", "gcp-hpc", "oracle-hpc-metal", "daint", "alps", "deep-est")
