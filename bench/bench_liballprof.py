@@ -1,11 +1,15 @@
 """Conversion speed and memory of a liballprof trace (issue 38, item 4).
 
-    PYTHONPATH=src python bench/bench_liballprof.py [--calls 100000,400000] [--ranks 4] [--python] [--schedgen DIR]
+    PYTHONPATH=src python bench/bench_liballprof.py [--calls 100000,400000] [--ranks 4] [--sources named,any]
+        [--python] [--schedgen DIR]
 
 For each size, writes a trace in liballprof's real format (absolute
 wall-clock microseconds, collprof's header, Open MPI handles): every rank
 runs a 1-D halo exchange (MPI_Irecv x2, MPI_Isend x2, MPI_Waitall over 4-byte requests as MPICH's, a
 Wtime, an MPI_Allreduce every 10 steps) until it has made --calls calls.
+`--sources any` writes the same program with every receive from
+MPI_ANY_SOURCE (the tag tells the neighbours apart), as real applications
+receive (MILC: every rank); the target is the same, >= 200,000 calls/s.
 Then `cloudnoise trace convert` runs on it in a fresh process: the figures
 are its calls per second (reading, matching and writing the GOAL file, the
 interpreter's start not counted), in wall-clock and in CPU time (the
@@ -55,8 +59,9 @@ print(json.dumps({"calls": res.calls, "seconds": wall, "cpu_seconds": cpu, "peak
 """
 
 
-def write_rank(path: Path, rank: int, ranks: int, calls: int) -> None:
+def write_rank(path: Path, rank: int, ranks: int, calls: int, any_source: bool = False) -> None:
     left, right = (rank - 1) % ranks, (rank + 1) % ranks
+    src_left, src_right = (-1, -1) if any_source else (left, right)  # Open MPI's MPI_ANY_SOURCE is -1
     world = f"6611456,{rank},{ranks}"
     t = BASE + 7.0 * rank
     lines = ["# collprof 0.9 output file", "# Thu Mar 10 12:00:00 2011", f"# host: node{rank}", "# Init clockdiff: 0.000000", "",
@@ -70,8 +75,8 @@ def write_rank(path: Path, rank: int, ranks: int, calls: int) -> None:
             t += dur
             lines.append(":".join([name, f"{start:.6f}", *map(str, args), f"{t:.6f}"]))
             n += 1
-        call("MPI_Irecv", 32060384, 512, "11,8,8", left, 1, world, 140737488340000)
-        call("MPI_Irecv", 32064480, 512, "11,8,8", right, 2, world, 140737488340004)
+        call("MPI_Irecv", 32060384, 512, "11,8,8", src_left, 1, world, 140737488340000)
+        call("MPI_Irecv", 32064480, 512, "11,8,8", src_right, 2, world, 140737488340004)
         call("MPI_Isend", 32068576, 512, "11,8,8", right, 1, world, 140737488340008)
         call("MPI_Isend", 32072672, 512, "11,8,8", left, 2, world, 140737488340012)
         call("MPI_Waitall", 4, 140737488340000, 140737488339000, dur=20.0)
@@ -88,19 +93,25 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--calls", default="100000,400000", help="calls per rank, comma-separated sizes")
     ap.add_argument("--ranks", type=int, default=4)
+    ap.add_argument("--sources", default="named,any",
+                    help="receives from named ranks, from MPI_ANY_SOURCE, or both (comma-separated)")
     ap.add_argument("--schedgen", type=Path, help="folder with schedgen, for the same-machine reference")
     ap.add_argument("--python", action="store_true",
                     help="also convert with the Python converter alone (the reference; its speed before the C++ one)")
     args = ap.parse_args()
-    print("| calls (all ranks) | converter | cloudnoise calls/s (wall) | cloudnoise calls/s (CPU time) | peak RSS (MiB) "
-          "| Schedgen calls/s (wall) |")
-    print("|---:|---|---:|---:|---:|---:|")
+    sources = [x.strip() for x in args.sources.split(",")]
+    if not sources or not set(sources) <= {"named", "any"}:
+        sys.exit(f"--sources {args.sources}: give named, any or named,any")
+    print("| calls (all ranks) | receives from | converter | cloudnoise calls/s (wall) | cloudnoise calls/s (CPU time) "
+          "| peak RSS (MiB) | Schedgen calls/s (wall) |")
+    print("|---:|---|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory(prefix="cn-bench-lap-") as tmp:
-        for per_rank in (int(x) for x in args.calls.split(",")):
-            folder = Path(tmp) / f"t{per_rank}"
+        for per_rank, source in ((int(x), s) for x in args.calls.split(",") for s in sources):
+            folder = Path(tmp) / f"t{per_rank}-{source}"
             folder.mkdir()
             for r in range(args.ranks):
-                write_rank(folder / f"pmpi-trace-rank-{r}.txt", r, args.ranks, per_rank)
+                write_rank(folder / f"pmpi-trace-rank-{r}.txt", r, args.ranks, per_rank, source == "any")
+            label = "MPI_ANY_SOURCE" if source == "any" else "named ranks"
             for native in ((True, False) if args.python else (True,)):
                 proc = subprocess.run([sys.executable, "-c", CHILD, str(folder), str(Path(tmp) / "out.goal"),
                                        "1" if native else "0"], capture_output=True, text=True)
@@ -108,7 +119,7 @@ def main() -> None:
                     sys.exit(proc.stderr.strip()[-400:])
                 doc = json.loads(proc.stdout)
                 which = f"C++ ({doc['native_ranks']} of {args.ranks} ranks)" if native else "Python"
-                print(f"| {doc['calls']:,} | {which} | {doc['calls'] / doc['seconds']:,.0f} | "
+                print(f"| {doc['calls']:,} | {label} | {which} | {doc['calls'] / doc['seconds']:,.0f} | "
                       f"{doc['calls'] / doc['cpu_seconds']:,.0f} | {doc['peak_rss_kib'] / 1024:,.0f} | - |")
             sg = "-"
             if args.schedgen is not None:
@@ -120,7 +131,7 @@ def main() -> None:
                 if "sends" not in out.stdout:  # Schedgen stops early (exit 0) on what it cannot read
                     sys.exit(f"schedgen did not convert the trace: {(out.stdout + out.stderr).strip()[-300:]}")
                 sg = f"{doc['calls'] / wall:,.0f}"
-                print(f"| {doc['calls']:,} | Schedgen | - | - | - | {sg} |")
+                print(f"| {doc['calls']:,} | {label} | Schedgen | - | - | - | {sg} |")
 
 
 if __name__ == "__main__":

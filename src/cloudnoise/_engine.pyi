@@ -289,7 +289,7 @@ class RankOps:
 
 def convert_liballprof_rank(ops: RankOps, path: str, rank: int, offset_us: float, compute_scale: float, mpich: bool, allow_unsupported: bool, max_bytes: int, bind_indices: Sequence[int], hooks: object) -> tuple:
     """
-    Converts one liballprof rank file into `ops` (cleared first), as the Python converter does, calling `hooks` (methods plan, comm_id, comm_at, comm_desc, comm_create, collective: liballprof_native._Hooks) for what needs the other ranks. Returns (converted, why_not, calls, finalize_ns, compute_ns, mpi_ns, [(name, count)], [(unsupported name, count)], [(src, dst, tag, balance, latest send call or -1, latest receive call or -1)]); converted is False (and `ops` empty) for anything it leaves to the Python converter: damage, warnings, rare calls.
+    Converts one liballprof rank file into `ops` (cleared first), as the Python converter does, calling `hooks` (methods plan, comm_id, comm_at, comm_desc, comm_create, collective: liballprof_native._Hooks) for what needs the other ranks. Returns (converted, why_not, calls, finalize_ns, compute_ns, mpi_ns, [(name, count)], [(unsupported name, count)], [(src, dst, tag, balance, latest send call or -1, latest receive call or -1)], [(tag, MPI_ANY_SOURCE receives, latest call)], the call of the first such receive or -1); converted is False (and `ops` empty) for anything it leaves to the Python converter: damage, warnings, rare calls.
     """
 
 class ScheduleAssembler:

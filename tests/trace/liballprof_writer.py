@@ -3,7 +3,8 @@ gencode.py: every argument of the C prototype by type, pointers and output
 arguments as addresses, datatypes as ID,SIZE,EXTENT, communicators as
 HANDLE,RANK,SIZE, count arrays as ADDRESS:C0,C1,...), with absolute
 wall-clock microseconds, so that tests can build programs the real tracer
-would have traced: sub-communicators, unknown calls, skewed clocks.
+would have traced: sub-communicators, unknown calls, skewed clocks (with
+each header form of the clock difference: `variant`).
 
 Handles look like Open MPI's C binding by default (communicators are
 pointers, different on every rank); `mpich=True` gives MPICH's integers
@@ -30,10 +31,16 @@ class RankWriter:
         if variant == "collprof":
             self.lines = ["# collprof 0.9 output file", "# Sat Mar 21 16:07:26 2009", f"# host: node{rank}.example.org",
                           f"# Init clockdiff: {clockdiff_us:.6f}", ""]
-        else:
+        elif variant in ("htor", "htor-us", "none"):
+            # htor's: seconds, as labelled; htor-us: microseconds labelled `s` (htor's PMPI tracer 0.9 on
+            # a Cray, in the paper authors' MILC traces); none: no clockdiff line at all
+            diff = {"htor": f"# clockdiff: {clockdiff_us / 1e6:.6f} s (relative to rank 0)",
+                    "htor-us": f"# clockdiff: {clockdiff_us:.6f} s (relative to rank 0)", "none": None}[variant]
             self.lines = ["# htor's PMPI Tracer 1 Output File", "# time: Sat Mar 21 16:07:26 2009",
                           f"# hostname: node{rank}.example.org", "# uname: Linux node x86_64",
-                          f"# clockdiff: {clockdiff_us / 1e6:.6f} s (relative to rank 0)", ""]
+                          *([diff] if diff else []), ""]
+        else:
+            raise ValueError(variant)
         self.lines.append(f"MPI_Init:-:140737488343500:140737488344604:{self.t:.6f}")
         self.world = self.comm(1140850688 if mpich else 6611456 + 0, rank, size)
 

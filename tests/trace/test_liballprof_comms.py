@@ -237,7 +237,7 @@ def test_damaged_constructor_arguments_are_one_line_errors(tmp_path: Path, line:
 def test_communicator_tag_codes_are_the_same_in_every_process() -> None:
     # Python's hash() of a string differs between processes (PYTHONHASHSEED): a code built
     # from it made the GOAL file of a trace with sub-communicators change from run to run.
-    prog = ("from cloudnoise.trace.convert import comm_code; "
+    prog = ("from cloudnoise.trace.goal_tags import comm_code; "
             "print([comm_code(k) for k in [(0, 1, 'split', 3), (2, 0, 'dup'), ('self', 5), (0, 1, 'sub', 1, 0)]])")
     outs = set()
     for seed in ("1", "2", "3"):

@@ -40,16 +40,18 @@ def both(folder: Path, tmp: Path, options: ConvertOptions | None = None) -> tupl
     return out[True][0], out[True][2]
 
 
-def halo(ranks: int, steps: int, *, mpich: bool = False, waits: str = "MPI_Waitall") -> list[str]:
-    """A 1-D halo exchange with non-blocking calls, completed by `waits`."""
+def halo(ranks: int, steps: int, *, mpich: bool = False, waits: str = "MPI_Waitall", any_source: bool = False) -> list[str]:
+    """A 1-D halo exchange with non-blocking calls, completed by `waits`; with `any_source`
+    every receive is from MPI_ANY_SOURCE (its tag says which neighbour sends it)."""
     texts = []
+    wildcard = -2 if mpich else -1  # MPI_ANY_SOURCE: MPICH's, Open MPI's
     for r in range(ranks):
         w = RankWriter(r, ranks, mpich=mpich)
         left, right = (r - 1) % ranks, (r + 1) % ranks
         for step in range(steps):
             base = 140737488340000 + 64 * step
-            w.call("MPI_Irecv", 32060384, 4, INT, left, 1, w.world, base)
-            w.call("MPI_Irecv", 32060384, 4, INT, right, 2, w.world, base + 4)
+            w.call("MPI_Irecv", 32060384, 4, INT, wildcard if any_source else left, 1, w.world, base)
+            w.call("MPI_Irecv", 32060384, 4, INT, wildcard if any_source else right, 2, w.world, base + 4)
             w.call("MPI_Isend", 32068576, 4, INT, right, 1, w.world, base + 8)
             w.call("MPI_Isend", 32068576, 4, INT, left, 2, w.world, base + 12)
             if waits == "MPI_Waitall":
@@ -74,6 +76,48 @@ def halo(ranks: int, steps: int, *, mpich: bool = False, waits: str = "MPI_Waita
 def test_halo_exchanges_convert_alike(tmp_path: Path, waits: str, mpich: bool) -> None:
     _, native = both(write(tmp_path / "t", halo(4, 7, mpich=mpich, waits=waits)), tmp_path)
     assert native == 4
+
+
+@pytest.mark.parametrize("waits", ["MPI_Waitall", "MPI_Wait", "MPI_Waitany", "MPI_Waitsome"])
+@pytest.mark.parametrize("mpich", [False, True])
+def test_any_source_receives_convert_alike_in_cpp(tmp_path: Path, waits: str, mpich: bool) -> None:
+    """Every rank receives from MPI_ANY_SOURCE only (as MILC's ranks do): the C++ converter keeps
+    every rank, with the same any-source receives, matching and warning as the Python converter."""
+    text, native = both(write(tmp_path / "t", halo(4, 7, mpich=mpich, waits=waits, any_source=True)), tmp_path)
+    assert native == 4
+    assert text.count("recv 16b from -1 tag 1") == 4 * 7 and text.count("recv 16b from -1 tag 2") == 4 * 7
+
+
+def test_blocking_any_source_receives_and_their_errors_convert_alike(tmp_path: Path) -> None:
+    """Blocking MPI_Recv from MPI_ANY_SOURCE beside named ones, with a collective between; then the
+    same trace with one message too few (an any-source receive nothing can match: the same error)."""
+    texts = []
+    for r in range(3):
+        w = RankWriter(r, 3)
+        if r == 0:
+            for _ in range(2):
+                w.recv(2, -1, 5, w.world, dtype=INT)
+            w.recv(2, 1, 6, w.world, dtype=INT)
+            w.allreduce(1, w.world)
+            w.recv(2, -1, 5, w.world, dtype=INT)
+        else:
+            w.send(2, 0, 5, w.world, dtype=INT)
+            if r == 1:
+                w.send(2, 0, 6, w.world, dtype=INT)
+            w.allreduce(1, w.world)
+            if r == 2:
+                w.send(2, 0, 5, w.world, dtype=INT)
+        texts.append(w.finalize())
+    text, native = both(write(tmp_path / "t", texts), tmp_path)
+    assert native == 3 and text.count("recv 8b from -1 tag 5") == 3
+    _, conv = to_schedule(open_trace(tmp_path / "t"))
+    assert conv.native_ranks == 3 and conv.warnings == [
+        "rank 0: receives from MPI_ANY_SOURCE whose sender the trace does not name (first at call 1) are simulated "
+        "as any-source receives"]
+    texts[2] = texts[2].replace("MPI_Send", "MPI_Wtime")  # rank 2's messages vanish
+    both(write(tmp_path / "short", texts), tmp_path)
+    with pytest.raises(CloudnoiseError, match=r"rank 0, call 5: 2 receive\(s\) from MPI_ANY_SOURCE \(tag 5\)"):
+        to_schedule(open_trace(tmp_path / "short"))
 
 
 def test_the_sweep3d_sample_converts_alike_in_cpp(tmp_path: Path) -> None:

@@ -67,6 +67,9 @@ def _summary_lines(doc: dict[str, Any]) -> list[str]:
                  f"(algorithms {doc['algorithms']}, compute x{doc['compute_scale']:g})")
     top = ", ".join(f"{k} {v:,}" for k, v in list(doc["calls_by_name"].items())[:8])
     lines.append(f"calls: {top}")
+    clock = doc.get("clock") or {}
+    if clock.get("note") and clock.get("reading") != "own MPI_Init exits":  # (that one is a warning, below)
+        lines.append(f"clocks: {clock['note']}")
     if doc.get("extrapolated"):
         lines.append(f"note: {doc['extrapolated']}")
     if doc.get("why_replicated"):

@@ -27,7 +27,7 @@ played; the traced ranks are read in lockstep, one call of each at a time.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -145,6 +145,10 @@ class ExtrapolatedTrace:
         self._created_at: dict[int, int] = {}  # sub-communicator id -> index of the call that made it
         self.template: list[tuple[Call, PeerRule | None, PeerRule | None]] = []
         self._build()
+
+    @property
+    def warnings(self) -> Sequence[str]:
+        return self.base.warnings
 
     def describe(self) -> dict[str, Any]:
         out = dict(self.base.describe())

@@ -27,10 +27,13 @@ variable; MPI_Waitall gives the address of the array, so its requests are
 at BASE + i * sizeof(MPI_Request) (4 bytes in MPICH and Fortran, 8 in Open
 MPI's C binding: the reader takes the size that names pending requests).
 
-Time: every rank's clock is corrected by its header's clockdiff (seconds,
-relative to rank 0) and the run's origin is the earliest MPI_Init exit over
-all ranks, so times are nanoseconds from that origin; a rank that left
-MPI_Init later starts that much later (the difference is its first calc).
+Time: every rank's clock is corrected by its header's clockdiff, read as
+the reading that aligns the ranks' MPI_Init exits (seconds, microseconds or
+none: `liballprof_clock`, since a tracer labelled microseconds `s`), and the
+run's origin is the earliest corrected MPI_Init exit, so times are
+nanoseconds from that origin; a rank that left MPI_Init later starts that
+much later (the difference is its first calc). Where no reading aligns the
+ranks, each starts at its own MPI_Init exit, with a warning.
 
 Calls: point-to-point, wait and collective calls are parsed by their
 prototype; communicator constructors (MPI_Comm_dup/split/create,
@@ -56,6 +59,7 @@ from typing import IO, Any
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.trace.events import ANY, PROC_NULL, Call, CommInfo
+from cloudnoise.trace.liballprof_clock import ClockChoice, HeaderClock, choose, header_clock, own_init
 from cloudnoise.trace.liballprof_comms import CREATORS, LOCAL_CREATORS, CommError, CommTable, scan_communicators
 
 RANK_FILE = re.compile(r"^(.*?)(\d+)\.(txt|dat)(\.gz)?$")
@@ -64,6 +68,8 @@ RANK_FILE = re.compile(r"^(.*?)(\d+)\.(txt|dat)(\.gz)?$")
 MPICH_WORLD = 0x44000000
 # Times further than this from the run's origin (over three years) are damage.
 MAX_US = 1e14
+# An MPI_Init exit further than this from the epoch (about 3,000 years) is no clock's reading.
+MAX_CLOCK_US = 1e17
 
 # Arguments of each call in prototype order: p pointer, i int, d datatype,
 # c communicator, v count array (two fields), o op/handle. Names matter below.
@@ -213,22 +219,6 @@ def _us(text: str, where: str) -> float:
     return value
 
 
-def _clockdiff_us(line: str) -> float | None:
-    """The clock difference to rank 0 a header line states, in microseconds:
-    rank 0's clock = this rank's + diff (liballprof's sync: diff = t_0 - t_r).
-    htor's variant writes seconds (`# clockdiff: 0.000012 s (relative to rank 0)`),
-    collprof's microseconds (`# Init clockdiff: -1856.565475`)."""
-    m = re.match(r"#\s*(?:Init )?clockdiff:\s*(\S+)(\s+s\b)?", line)
-    if not m:
-        return None
-    try:
-        value = float(m.group(1))
-    except ValueError:
-        return None
-    value *= 1e6 if m.group(2) else 1.0
-    return value if math.isfinite(value) and abs(value) < 1e12 else None
-
-
 class LiballprofTrace:
     """A folder of liballprof rank files."""
 
@@ -248,28 +238,32 @@ class LiballprofTrace:
             raise CloudnoiseError(
                 f"{self.path}: rank {missing[0]}'s file is missing ({len(missing)} of {self.num_ranks} ranks); copy every rank's file"
             )
-        self.clockdiff_us = [0.0] * self.num_ranks
-        init_end = [self._start(r) for r in range(self.num_ranks)]
-        # the run's origin: the earliest MPI_Init exit, every clock corrected to rank 0's
-        self.origin_us = min(t + d for t, d in zip(init_end, self.clockdiff_us))
-        self.init_end_us = init_end
+        starts = [self._start(r) for r in range(self.num_ranks)]
+        self.init_end_us = [t for _, t in starts]
+        self.clock: ClockChoice = (choose(str(self.path), [c for c, _ in starts], self.init_end_us, self._last_time_us)
+                                   if align_clocks else own_init(self.init_end_us))
+        self.offset_us = self.clock.offset_us  # subtracted from a rank's times: us from the run's origin
+        self.clockdiff_us = self.clock.diff_us
+        self.origin_us = self.offset_us[0] + self.clockdiff_us[0]  # time 0 in rank 0's clock
+        self.warnings: list[str] = [self.clock.warning] if self.clock.warning else []
         self._comms: CommTable | None = None
 
-    def _start(self, rank: int) -> float:
-        """Reads rank's header (its clockdiff) up to its MPI_Init line; returns MPI_Init's exit time."""
+    def _start(self, rank: int) -> tuple[HeaderClock, float]:
+        """Reads rank's header up to its MPI_Init line: (its clock difference, MPI_Init's exit time)."""
         path = self.files[rank]
         try:
             return self._init_exit(path, rank)
         except (OSError, EOFError, zlib.error) as err:
             raise CloudnoiseError(f"{path}: rank {rank}: cannot read its header ({err}); the file is damaged") from None
 
-    def _init_exit(self, path: Path, rank: int) -> float:
+    def _init_exit(self, path: Path, rank: int) -> tuple[HeaderClock, float]:
+        clock = HeaderClock()
         with _open(path) as f:
             for lineno, line in enumerate(f, 1):
                 if line.startswith("#"):
-                    diff = _clockdiff_us(line)
-                    if diff is not None:
-                        self.clockdiff_us[rank] = diff
+                    stated = header_clock(line)
+                    if stated is not None:
+                        clock = stated
                     continue
                 line = line.strip()
                 if not line:
@@ -279,8 +273,41 @@ class LiballprofTrace:
                 if fields[0] not in ("MPI_Init", "MPI_Init_thread") or len(fields) < 3:
                     raise CloudnoiseError(f"{where}: the first call is {fields[0][:40]!r}, not MPI_Init; the file is damaged "
                                           "or not a liballprof trace")
-                return _us(fields[-1], where)
+                exit_us = _us(fields[-1], where)
+                if abs(exit_us) > MAX_CLOCK_US:
+                    self._bad_times(fields, where)
+                return clock, exit_us
         raise CloudnoiseError(f"{path}: rank {rank}: no MPI_Init line; the file is empty, damaged or not a liballprof trace")
+
+    def _last_time_us(self, rank: int) -> float | None:
+        """The latest time of the rank's last call line, in its own clock (None: unreadable; the
+        conversion names the damage). Plain files are read from their end, gzip ones through."""
+        path = self.files[rank]
+        try:
+            if path.name.endswith(".gz"):
+                last = ""
+                with _open(path) as f:
+                    for line in f:
+                        if line[:1] != "#" and line.strip():
+                            last = line
+            else:
+                with path.open("rb") as raw:
+                    size = raw.seek(0, 2)
+                    raw.seek(max(0, size - (1 << 16)))
+                    tail = raw.read().decode("ascii", errors="replace").splitlines()
+                last = next((x for x in reversed(tail) if x[:1] != "#" and x.strip()), "")
+        except (OSError, EOFError, zlib.error):
+            return None
+        fields = last.strip().split(":")
+        times = []
+        for text in (fields[1], fields[-1]) if len(fields) >= 3 else ():
+            try:
+                value = float(text)
+            except ValueError:
+                continue
+            if math.isfinite(value):
+                times.append(value)
+        return max(times) if times else None
 
     @property
     def comms(self) -> CommTable:
@@ -297,7 +324,7 @@ class LiballprofTrace:
                     break
                 header.append(line[1:].strip())
         return {"format": self.format, "path": str(self.path), "ranks": self.num_ranks, "header": header,
-                "origin_us": self.origin_us}
+                "origin_us": self.origin_us, "clock": self.clock.describe()}
 
     def lines(self, rank: int) -> Iterator[tuple[int, int, str]]:
         """(line number, call index, stripped line) of each call line of a rank, in order
@@ -323,7 +350,7 @@ class LiballprofTrace:
         path = self.files[rank]
         rank_comms = self.comms.for_rank(rank)
         mpich = self.comms.mpich
-        offset = self.origin_us - self.clockdiff_us[rank] if self.align_clocks else self.init_end_us[rank]
+        offset = self.offset_us[rank]
         pending: set[int] = set()
         finalized = False
         index = -1
@@ -391,7 +418,7 @@ class LiballprofTrace:
                     yield c
                     continue
                 if name == "MPI_Waitall" and len(fields) == WAITALL_FIELDS:
-                    # the other bulk of a trace, as _call reads it
+                    # the other bulk of a trace, as decode_call reads it
                     reqs = _array(int(fields[WAITALL_REQUESTS]), int(fields[WAITALL_COUNT]), pending)
                     pending.difference_update(reqs)
                     c = Call(index, name, "complete", t0, t1)
@@ -416,7 +443,7 @@ class LiballprofTrace:
                 if len(fields) != NFIELDS[name]:
                     raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {name} has {len(fields) - 3} arguments, "
                                           f"liballprof writes {NFIELDS[name] - 3}; the file is damaged")
-                yield self._call(name, what, index, t0, t1, fields, pending, rank_comms, dtype, mpich)
+                yield self.decode_call(name, what, index, t0, t1, fields, pending, rank_comms, dtype, mpich)
         except (ValueError, IndexError):
             raise CloudnoiseError(f"{_where(path, lineno, rank, index)}: {fields[0][:40]}: an argument is malformed "
                                   f"({':'.join(fields[2:-1])[:80]!r}); the file is damaged") from None
@@ -446,8 +473,11 @@ class LiballprofTrace:
             "from its start, or ending before they begin); the file is damaged"
         )
 
-    def _call(self, name: str, kind: str, index: int, t0: int, t1: int, f: list[str], pending: set[int],
-              comms: Any, dtype: dict[str, int], mpich: bool) -> Call:
+    def decode_call(self, name: str, kind: str, index: int, t0: int, t1: int, f: list[str], pending: set[int],
+                    comms: Any, dtype: dict[str, int], mpich: bool) -> Call:
+        """The Call of one line's fields `f` (name `name`, kind `kind`, times t0/t1 in ns
+        from the origin), its communicators read through `comms` (a rank's RankComms);
+        requests it starts or completes are added to or taken from `pending`."""
         pos = POSITIONS[name]
         c = Call(index, name, kind, t0, t1)
         if "comm" in pos:

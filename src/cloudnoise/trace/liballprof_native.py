@@ -1,6 +1,6 @@
 """liballprof ranks converted by the engine's C++ converter (issue 38, item 4).
 
-The Python reader and converter (liballprof.py, convert.py) spend about 7 us
+The Python reader and converter (liballprof.py, rank_converter.py) spend about 7 us
 a call; the bulk of a real trace (point-to-point calls, waits, calls that
 move no data) is read and converted in C++ instead
 (src/engine/traces/liballprof_rank.cpp), into a RankOps store whose older
@@ -10,10 +10,14 @@ Python keeps what needs the whole run, through hooks the C++ side calls:
 the call tables (`plan`, from liballprof.py's), communicators (the
 cross-rank `CommTable`, the converter's CommInfo and tag codes), communicator
 constructors and collectives (the Python converter's own code, on a
-per-rank staging `_Matching`). The result is the Python converter's, op for
-op: a rank the C++ side does not finish (damage, a warning, a rare call such
-as a persistent request or an MPI_ANY_SOURCE receive) is converted again by
-the Python converter, so every error and warning is the reference's own.
+per-rank staging `Matching`), through RankConverter's public interface
+for such a converter. MPI_ANY_SOURCE receives (every rank of a real
+application may have them) stay in C++: any-source receives, counted per tag
+for the run's matching, with the Python converter's warning. The result is
+the Python converter's, op for op: a rank the C++ side does not finish
+(damage, any other warning, a rare call such as a persistent request or an
+MPI_ANY_TAG receive) is converted again by the Python converter, so every
+error and warning is the reference's own.
 Nothing is merged into the run's counts until the rank is complete.
 """
 
@@ -26,8 +30,10 @@ from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.limits import MAX_SIZE_BYTES
 from cloudnoise.trace import liballprof as lap
-from cloudnoise.trace.convert import TAG_BITS, Conversion, ConvertOptions, _Matching, _RankConverter, _RankOps, comm_code
+from cloudnoise.trace.conversion import Conversion, ConvertOptions
 from cloudnoise.trace.liballprof_comms import CommError
+from cloudnoise.trace.matching import Matching
+from cloudnoise.trace.rank_converter import RankConverter, any_source_warning
 
 # CallPlan classes and sub-kinds (liballprof_rank.hpp)
 FALLBACK, P2P, WAIT, LOCAL, UNSUPPORTED, COLLECTIVE, COMM_CREATE = range(7)
@@ -69,12 +75,14 @@ def plan(name: str) -> tuple[int, ...]:
 class _Hooks:
     """What the C++ converter asks of Python while it converts one rank."""
 
-    def __init__(self, trace: Any, rank: int, options: ConvertOptions, result: Conversion) -> None:
+    def __init__(self, trace: Any, rank: int, options: ConvertOptions) -> None:
         self.trace = trace
         self.comms = trace.comms.for_rank(rank)
         self.mpich = trace.comms.mpich
-        self.staging = _Matching()  # the rank's collectives, merged once the rank is done
-        self.rc = _RankConverter(trace, rank, options, self.staging, result)
+        self.staging = Matching()  # the rank's collectives, merged once the rank is done
+        # (and what it might say, too: nothing reaches the run's record before the rank is complete)
+        self.scratch = Conversion(trace.num_ranks, str(trace.path), trace.format, "", options.compute_scale)
+        self.rc = RankConverter(trace, rank, options, self.staging, self.scratch)
         self.dtype: dict[str, int] = {}
 
     def comm_id(self, text: str, name: str) -> int:
@@ -90,18 +98,16 @@ class _Hooks:
         self.comms.at(index)
 
     def comm_desc(self, cid: int) -> tuple[int, bytes, int] | None:
-        info = self.rc.comms.get(cid)
+        info = self.rc.communicator(cid)
         if info is None:
             return None
-        base = self.rc.tag_base.get(info.key)
-        if base is None:
-            base = self.rc.tag_base[info.key] = comm_code(info.key) << TAG_BITS
-        return info.size, array("I", info.members).tobytes() if info.members is not None else b"", base
+        members = array("I", info.members).tobytes() if info.members is not None else b""
+        return info.size, members, self.rc.tag_base_of(info)
 
     def _call(self, line: str, kind: str, index: int, t0: int, t1: int) -> Any:
         fields = line.split(":")
         try:
-            return self.trace._call(fields[0], kind, index, t0, t1, fields, set(), self.comms, self.dtype, self.mpich)
+            return self.trace.decode_call(fields[0], kind, index, t0, t1, fields, set(), self.comms, self.dtype, self.mpich)
         except (CloudnoiseError, ValueError, IndexError):
             return None
 
@@ -109,8 +115,7 @@ class _Hooks:
         c = self._call(line, "comm_create", index, t0, t1)
         if c is None:
             return False
-        if c.comm_info is not None:
-            self.rc.comms[c.comm_info.id] = c.comm_info
+        self.rc.created(c)
         return True
 
     def collective(self, line: str, index: int, t0: int, t1: int, cur: int, base: int) -> tuple | None:
@@ -118,30 +123,24 @@ class _Hooks:
         if c is None or c.request or not (0 <= c.bytes <= MAX_SIZE_BYTES and 0 <= c.recv_bytes <= MAX_SIZE_BYTES) or (
                 c.vec is not None and not all(0 <= v <= MAX_SIZE_BYTES for v in c.vec)):
             return None
-        rc = self.rc
-        rc.call = c
-        rc.ops = _RankOps()
-        rc.ops.base = base
         try:
-            exit_op = rc.collective(c, cur if cur >= 0 else None)
+            exit_op, ops = self.rc.collective_alone(c, cur if cur >= 0 else None, base)
         except CloudnoiseError:
             return None
-        o = rc.ops
-        return (-1 if exit_op is None else exit_op, o.kinds.tobytes(), o.amounts.tobytes(), o.peers.tobytes(),
-                o.tags.tobytes(), o.efrom.tobytes(), o.eto.tobytes(), o.estart.tobytes())
+        return (-1 if exit_op is None else exit_op, *ops.column_bytes())
 
 
-def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: _Matching, result: Conversion,
+def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: Matching, result: Conversion,
                  sink: Any) -> bool:
     """Converts `rank` into `sink` in C++ and adds its counts to `result` and
     `matching`; False (nothing added) where the Python converter must do it."""
     if not hasattr(sink, "add_rank_ops"):
         return False
-    hooks = _Hooks(trace, rank, options, result)
-    offset = trace.origin_us - trace.clockdiff_us[rank] if trace.align_clocks else trace.init_end_us[rank]
+    hooks = _Hooks(trace, rank, options)
+    offset = trace.offset_us[rank]
     ops = _engine.RankOps()
     try:
-        done, _why, calls, finalize_ns, compute_ns, mpi_ns, by_name, unsupported, channels = (
+        done, _why, calls, finalize_ns, compute_ns, mpi_ns, by_name, unsupported, channels, wildcards, first_wildcard = (
             _engine.convert_liballprof_rank(
                 ops, str(trace.files[rank]), rank, offset, options.compute_scale, hooks.mpich,
                 options.allow_unsupported, MAX_SIZE_BYTES, [index for index, _, _ in hooks.comms.binds], hooks))
@@ -163,15 +162,10 @@ def convert_rank(trace: Any, rank: int, options: ConvertOptions, matching: _Matc
     result.finalize_ns.append(finalize_ns)
     result.compute_ns.append(compute_ns)
     result.mpi_ns.append(mpi_ns)
-    for src, dst, tag, balance, send_index, recv_index in channels:
-        entry = matching.channels.get((src, dst, tag))
-        if entry is None:
-            entry = matching.channels[(src, dst, tag)] = [0, -1, -1, -1, -1]
-        entry[0] += balance
-        if send_index >= 0:
-            entry[1], entry[2] = rank, send_index
-        if recv_index >= 0:
-            entry[3], entry[4] = rank, recv_index
-    for key, per_rank in hooks.staging.colls.items():
-        matching.colls.setdefault(key, {}).update(per_rank)
+    matching.merge_channels(rank, channels)
+    matching.merge_wildcards(rank, wildcards)
+    matching.merge_collectives(hooks.staging)
+    result.warnings.extend(hooks.scratch.warnings)
+    if first_wildcard >= 0:
+        result.warnings.append(any_source_warning(rank, first_wildcard))
     return True

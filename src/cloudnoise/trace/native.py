@@ -59,6 +59,7 @@ class NativeTrace:
     """A folder written by `cloudnoise trace record`."""
 
     format = "native"
+    warnings: tuple[str, ...] = ()
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)

@@ -369,6 +369,7 @@ class OTF2Trace:
     """An OTF2 archive (its anchor file, NAME.otf2)."""
 
     format = "otf2"
+    warnings: tuple[str, ...] = ()
 
     def __init__(self, anchor: Path) -> None:
         self.path = Path(anchor)

@@ -10,7 +10,7 @@ package).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -24,6 +24,8 @@ class TraceReader(Protocol):
     format: str
     path: Path
     num_ranks: int
+    # what the reader found wrong and worked around (one line each; the conversion's warnings)
+    warnings: Sequence[str]
 
     def calls(self, rank: int) -> Iterator[Call]:
         """Rank `rank`'s calls in program order, streamed from disk."""

@@ -19,7 +19,7 @@ multiple of P. Memory: one traced rank's call stream at a time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,10 @@ class ReplicatedTrace:
         self.copies = ranks // p
         self.why = why
         self.grid_dims: tuple[int, ...] = ()
+
+    @property
+    def warnings(self) -> Sequence[str]:
+        return self.base.warnings
 
     def describe(self) -> dict[str, Any]:
         out = dict(self.base.describe())

@@ -323,8 +323,12 @@ void bind_assembly(nb::module_& m) {
         nb::list channels;
         for (const traces::ChannelCount& c : r.channels)
           channels.append(nb::make_tuple(c.src, c.dst, c.tag, c.balance, c.send_index, c.recv_index));
+        nb::list wildcards;
+        for (const traces::WildcardCount& w : r.wildcards)
+          wildcards.append(nb::make_tuple(w.tag, w.count, w.latest_index));
         return nb::make_tuple(r.converted, nb::str(r.fallback.c_str()), r.calls, r.finalize_ns, r.compute_ns,
-                              r.mpi_ns, lap_counts(r.by_name), lap_counts(r.unsupported), channels);
+                              r.mpi_ns, lap_counts(r.by_name), lap_counts(r.unsupported), channels, wildcards,
+                              r.first_wildcard);
       },
       "ops"_a, "path"_a, "rank"_a, "offset_us"_a, "compute_scale"_a, "mpich"_a, "allow_unsupported"_a,
       "max_bytes"_a, "bind_indices"_a, "hooks"_a,
@@ -332,7 +336,8 @@ void bind_assembly(nb::module_& m) {
       "calling `hooks` (methods plan, comm_id, comm_at, comm_desc, comm_create, collective: "
       "liballprof_native._Hooks) for what needs the other ranks. Returns (converted, why_not, calls, "
       "finalize_ns, compute_ns, mpi_ns, [(name, count)], [(unsupported name, count)], [(src, dst, "
-      "tag, balance, latest send call or -1, latest receive call or -1)]); converted is False "
+      "tag, balance, latest send call or -1, latest receive call or -1)], [(tag, MPI_ANY_SOURCE "
+      "receives, latest call)], the call of the first such receive or -1); converted is False "
       "(and `ops` empty) for anything it leaves to the Python converter: damage, warnings, rare calls.");
 
   nb::class_<ScheduleAssembler>(m, "ScheduleAssembler")

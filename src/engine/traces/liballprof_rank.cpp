@@ -14,6 +14,7 @@ namespace {
 
 constexpr int64_t kLapAny = -1;       // MPI_ANY_SOURCE in the events' convention
 constexpr int64_t kLapProcNull = -2;  // MPI_PROC_NULL
+constexpr uint32_t kLapAnyPeer = 0xFFFFFFFF;  // an any-source receive's peer in GOAL (goal_tags.ANY_PEER)
 constexpr double kLapTimeLimit = 1e17;  // ns from the origin (liballprof.py's MAX_US * 1000)
 constexpr int64_t kLapTagLimit = int64_t{1} << 24;
 constexpr size_t kLapMaxNames = 1 << 16;  // distinct call names (a damaged file may name any number)
@@ -100,6 +101,7 @@ class LapConverter {
   void compute_until(int64_t t);
   void account(int64_t t0, int64_t t1);
   void channel(uint32_t src, uint32_t dst, uint32_t tag, int delta);
+  void wildcard(uint32_t tag);
   int64_t recv_posted(int64_t cid, int64_t peer, int64_t tag, int64_t bytes, int64_t after);
   void p2p(const CallPlan& p, int64_t t0, int64_t t1);
   void wait(const CallPlan& p, int64_t t0, int64_t t1);
@@ -126,6 +128,7 @@ class LapConverter {
   std::vector<std::vector<LapPending>> queues_;
   std::vector<uint32_t> free_queues_;
   LapIntMap channel_slot_;          // (peer, tag, direction) -> res_.channels
+  LapIntMap wildcard_slot_;         // GOAL tag -> res_.wildcards
   std::vector<int64_t> reqs_;
   std::vector<int64_t> joined_;
 };
@@ -227,7 +230,7 @@ void LapConverter::account(int64_t t0, int64_t t1) {
 }
 
 void LapConverter::channel(uint32_t src, uint32_t dst, uint32_t tag, int delta) {
-  // one end is this rank; tags are below 2^31 (convert.py's tag layout)
+  // one end is this rank; tags are below 2^31 (goal_tags.py's layout)
   const bool sent = src == setup_.rank;
   const int64_t key = static_cast<int64_t>(uint64_t{sent ? dst : src} << 32 | uint64_t{tag} << 1 | sent);
   auto [it, added] = channel_slot_.try_emplace(key, static_cast<uint32_t>(res_.channels.size()));
@@ -237,11 +240,28 @@ void LapConverter::channel(uint32_t src, uint32_t dst, uint32_t tag, int delta) 
   (delta > 0 ? c.send_index : c.recv_index) = index_;
 }
 
-// convert.py's recv_as_posted/recv for a receive whose status the trace does not record.
+void LapConverter::wildcard(uint32_t tag) {  // Matching.wildcard, for this rank's receives
+  auto [it, added] = wildcard_slot_.try_emplace(tag, static_cast<uint32_t>(res_.wildcards.size()));
+  if (added) res_.wildcards.push_back(WildcardCount{tag});
+  WildcardCount& w = res_.wildcards[it->second];
+  ++w.count;
+  w.latest_index = index_;
+  if (res_.first_wildcard < 0) res_.first_wildcard = index_;
+}
+
+// rank_converter.py's recv_as_posted/recv for a receive whose status the trace does not record:
+// from a named rank, or from MPI_ANY_SOURCE (an any-source receive, matched by the simulation).
 int64_t LapConverter::recv_posted(int64_t cid, int64_t peer, int64_t tag, int64_t bytes, int64_t after) {
   const CommDesc& d = comm(cid);
   if (peer == kLapProcNull) return -1;
-  if (peer < 0) lap_fall("a receive from MPI_ANY_SOURCE");
+  if (peer == kLapAny) {
+    const uint32_t gtag = goal_tag(d, tag);
+    const uint32_t r = ops_.op(kLapRecv, static_cast<uint64_t>(bytes), kLapAnyPeer, gtag);
+    if (after >= 0) ops_.edge(r, static_cast<uint32_t>(after), 0);
+    wildcard(gtag);
+    return r;
+  }
+  if (peer < 0) lap_fall("a negative source other than MPI_ANY_SOURCE");
   const uint32_t src = world_peer(d, peer);
   const uint32_t gtag = goal_tag(d, tag);
   const uint32_t r = ops_.op(kLapRecv, static_cast<uint64_t>(bytes), src, gtag);
@@ -266,7 +286,7 @@ void LapConverter::p2p(const CallPlan& p, int64_t t0, int64_t t1) {
     req = lap_int(f_[p.request]);
     reader_pending_.try_emplace(req, 1);
   }
-  if (peer == kLapProcNull) {  // no communication; its time stays compute (convert.py)
+  if (peer == kLapProcNull) {  // no communication; its time stays compute (rank_converter.py)
     if (nonblocking) {
       comm(cid);
       LapPending e;

@@ -4,11 +4,12 @@
 // GOAL writing included); what needs the run's other
 // ranks (collectives, communicator constructors, communicators) is asked of
 // the Python converter through hooks. The result is exactly the Python
-// converter's (cloudnoise.trace.convert, liballprof.py): the same ops, edges,
+// converter's (cloudnoise.trace.rank_converter, liballprof.py): the same ops, edges,
 // counts and message matching.
 //
 // Whatever is unusual or wrong (a damaged line, a number Python would read
-// differently, a wildcard receive, a persistent request, a warning) is not
+// differently, an MPI_ANY_TAG receive, a persistent request, a warning other
+// than the one for MPI_ANY_SOURCE receives, which is the caller's) is not
 // handled here: conversion stops with `converted = false` and a reason, and
 // the caller converts the rank again with the Python converter, whose
 // one-line errors and warnings are the reference.
@@ -84,10 +85,16 @@ struct LiballprofRankSetup {
   std::vector<int64_t> bind_indices;  // calls where comm_at must be called, ascending
 };
 
-struct ChannelCount {  // one (sender, receiver, tag) of _Matching.channels
+struct ChannelCount {  // one (sender, receiver, tag) of Matching.channels
   uint32_t src, dst, tag;
   int64_t balance = 0;
   int64_t send_index = -1, recv_index = -1;  // latest send/receive call of this rank
+};
+
+struct WildcardCount {  // this rank's receives from MPI_ANY_SOURCE with one GOAL tag (Matching.wild)
+  uint32_t tag;
+  int64_t count = 0;
+  int64_t latest_index = -1;  // the call of the latest one
 };
 
 struct LiballprofRankResult {
@@ -96,6 +103,8 @@ struct LiballprofRankResult {
   int64_t calls = 0, finalize_ns = 0, compute_ns = 0, mpi_ns = 0;
   std::vector<std::pair<std::string, int64_t>> by_name, unsupported;  // first-seen order
   std::vector<ChannelCount> channels;                                 // first-touch order
+  std::vector<WildcardCount> wildcards;                               // first-touch order
+  int64_t first_wildcard = -1;  // the call of the rank's first any-source receive (its warning names it)
 };
 
 // Converts the rank into `ops` (cleared first).
