@@ -1,5 +1,5 @@
 """The public API is plain functions whose parameters every tool can see,
-`import cloudnoise` stays light, and the stage paths before the rename still import."""
+and `import cloudnoise` stays light."""
 
 from __future__ import annotations
 
@@ -121,35 +121,7 @@ def test_import_cloudnoise_loads_no_stage():
     heavy = {"numpy", "pyarrow", "scipy", "matplotlib", "click", "rich", "cloudnoise._engine"}
     assert not heavy & loaded
     ours = {m for m in loaded if m.startswith("cloudnoise")}
-    assert ours == {"cloudnoise", "cloudnoise.api", "cloudnoise.errors", "cloudnoise._old_stage_names"}
-
-
-def test_old_stage_paths_import_with_a_deprecation_warning():
-    run = _fresh(
-        "import warnings, json\n"
-        "warnings.simplefilter('always')\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    import cloudnoise\n"
-        "    from cloudnoise.simulate.api import simulate as old_simulate\n"
-        "    from cloudnoise.cost import model as old_model\n"
-        "    import cloudnoise.measure.api\n"
-        "    import cloudnoise.validate.compare\n"
-        "    from cloudnoise.advise.front import pareto_front\n"
-        "import cloudnoise.simulation.api, cloudnoise.costs.model, cloudnoise.api\n"
-        "print(json.dumps({\n"
-        "  'same_simulate': old_simulate is cloudnoise.simulation.api.simulate,\n"
-        "  'same_model': old_model is cloudnoise.costs.model,\n"
-        "  'spec_kept': cloudnoise.simulation.api.__spec__.name,\n"
-        "  'public_kept': [getattr(cloudnoise, n) is getattr(cloudnoise.api, n) for n in ('simulate', 'cost', 'measure')],\n"
-        "  'warnings': sorted({str(w.message).split(' is now')[0] for w in caught if w.category is DeprecationWarning}),\n"
-        "}))\n"
-    )
-    assert run.returncode == 0, run.stderr
-    got = json.loads(run.stdout)
-    assert got["same_simulate"] and got["same_model"] and got["spec_kept"] == "cloudnoise.simulation.api"
-    assert got["public_kept"] == [True, True, True]
-    assert {"cloudnoise.simulate.api", "cloudnoise.cost", "cloudnoise.measure.api", "cloudnoise.validate.compare",
-            "cloudnoise.advise.front"} <= set(got["warnings"])
+    assert ours == {"cloudnoise", "cloudnoise.api", "cloudnoise.errors"}
 
 
 def test_new_paths_import_without_a_warning():

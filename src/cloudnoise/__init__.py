@@ -11,7 +11,6 @@ called, and the result classes load on first use.
 
 from __future__ import annotations
 
-from cloudnoise import _old_stage_names
 from cloudnoise.api import advise, build_profile, cost, load_profile, measure, simulate, validate
 from cloudnoise.errors import CloudnoiseError
 
@@ -64,8 +63,3 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
-
-# `import cloudnoise.simulate.api` and the other stage paths before the
-# rename keep working for one release (with a DeprecationWarning); the
-# public functions stay what `cloudnoise.simulate` etc. name.
-_old_stage_names.install(__name__)
