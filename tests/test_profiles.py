@@ -17,11 +17,11 @@ from cloudnoise.model.profile import (
     NoiseModel,
     OSNoiseModel,
     Prices,
-    Provenance,
     SystemProfile,
     load_profile,
     save_profile,
 )
+from cloudnoise.model.provenance import Provenance
 from cloudnoise.profiles.registry import DATA_DIR, builtin_names, load_all_builtin, load_builtin, resolve_profile
 
 def text_profile(name: str) -> SystemProfile:

@@ -49,14 +49,10 @@ def __getattr__(name: str) -> Any:
 
         return getattr(importlib.import_module(_CLASSES[name]), name)
     if name == "__version__":  # read on first use: importlib.metadata is most of an eager import's time
-        from importlib.metadata import PackageNotFoundError, version
+        from cloudnoise.version import __version__
 
-        try:
-            found = version("cloudnoise")
-        except PackageNotFoundError:  # running from a source tree
-            found = "0.0.0+src"
-        globals()["__version__"] = found
-        return found
+        globals()["__version__"] = __version__
+        return __version__
     raise AttributeError(f"module 'cloudnoise' has no attribute {name!r}")
 
 

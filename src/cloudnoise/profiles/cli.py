@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from cloudnoise.console import stdout_console, write_csv
-from cloudnoise.model.profile import Provenance, SystemProfile
+from cloudnoise.model.profile import SystemProfile
+from cloudnoise.model.provenance import Provenance
 from cloudnoise.options import csv_option, json_option, one_of_json_csv
 from cloudnoise.profiles.registry import load_all_builtin, resolve_profile
 
