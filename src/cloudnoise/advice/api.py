@@ -309,9 +309,30 @@ def advise(
     ready_order: str = "program",
     sweep_dir: str | os.PathLike[str] | None = None,
 ) -> Advice:
-    """`cloudnoise.advise`: the request from plain values, run in this process
-    (parameters: cloudnoise/api.py). A trace's converted schedule goes into
-    `sweep_dir`, else into a temporary folder that lives as long as the run."""
+    """Which system, how many nodes, at what cost and what risk, for `workload`.
+
+    `workload` is what `cloudnoise advise WORKLOAD` takes: "PATTERN:SIZE"
+    (a collective, "dissemination:16B"), "PHASE + PHASE" (an application,
+    "gemm:128 + dissemination:128KiB"), an app TOML file, or a GOAL file
+    (advised at its own rank count). It is simulated on every system of
+    `profiles` (built-in names or profile files; default:
+    every built-in system with a price) and every node count of `nodes`
+    (default 16 to 16384 by 4), with and without `noise` ("os", "network"
+    or "both"), `reps` times each, and each run priced as the provider
+    bills it (`pricing` as for `cost`, or a price file; `billing`
+    "provider", "exact", or e.g. "1s:60s"). `scaling` "strong" divides an
+    application's compute over the nodes, "weak" (the default) keeps it. `deadline` (ns
+    or "100ms") and `budget_usd` are the limits the recommendation meets
+    with probability `confidence`. `sweep_dir` keeps the simulations (and
+    reuses what it holds); without it they go to a temporary folder.
+
+    A trace's converted schedule goes into `sweep_dir`, else into a
+    temporary folder that lives as long as the run.
+
+    Returns an Advice: `points` (one per system and node count), `front`
+    (the Pareto front of median runtime vs cost), `recommendation`,
+    `to_dict()` (what `--json` prints). Bad input raises CloudnoiseError.
+    """
     from cloudnoise.advice.workload import WorkloadOptions, resolve_workload
     from cloudnoise.costs.price_book import price_book
     from cloudnoise.sweep.request import system_from
