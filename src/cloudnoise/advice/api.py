@@ -294,8 +294,8 @@ def priced_builtin_systems(prices: PriceBook) -> tuple[System, ...]:
 def advise(
     workload: str | os.PathLike[str],
     *,
-    profiles: Sequence[str | os.PathLike[str]] | None = None,
-    nodes: Sequence[int] | None = None,
+    profiles: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    nodes: str | Sequence[int] | None = None,
     reps: int = DEFAULT_REPS,
     seed: int = 0,
     noise: str = "both",
@@ -315,9 +315,10 @@ def advise(
     (a collective, "dissemination:16B"), "PHASE + PHASE" (an application,
     "gemm:128 + dissemination:128KiB"), an app TOML file, or a GOAL file
     (advised at its own rank count). It is simulated on every system of
-    `profiles` (built-in names or profile files; default:
-    every built-in system with a price) and every node count of `nodes`
-    (default 16 to 16384 by 4), with and without `noise` ("os", "network"
+    `profiles` (built-in names or profile files, a list or the command
+    line's comma list "daint,azure-hpc"; default: every built-in system
+    with a price) and every node count of `nodes` (a list, or the command
+    line's "16,64" or "16..16384:4"; default 16 to 16384 by 4), with and without `noise` ("os", "network"
     or "both"), `reps` times each, and each run priced as the provider
     bills it (`pricing` as for `cost`, or a price file; `billing`
     "provider", "exact", or e.g. "1s:60s"). `scaling` "strong" divides an
@@ -334,6 +335,7 @@ def advise(
     `to_dict()` (what `--json` prints). Bad input raises CloudnoiseError.
     """
     from cloudnoise.advice.workload import WorkloadOptions, resolve_workload
+    from cloudnoise.comma_lists import parse_scales, profile_names
     from cloudnoise.costs.price_book import price_book
     from cloudnoise.sweep.request import system_from
     from cloudnoise.units import parse_time_ps
@@ -343,12 +345,12 @@ def advise(
         scratch = (Path(sweep_dir) / "workload" if sweep_dir is not None
                    else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cloudnoise-advise-"))))
         chosen = resolve_workload(os.fspath(workload), WorkloadOptions(gflops=gflops, scaling=scaling, scratch=scratch))
-        systems = (tuple(system_from(os.fspath(p)) for p in profiles) if profiles is not None
+        systems = (tuple(system_from(p) for p in profile_names(profiles, "profiles")) if profiles is not None
                    else priced_builtin_systems(book))
         request = AdviseRequest(
             workload=chosen,
             systems=systems,
-            nodes=tuple(nodes) if nodes is not None else
+            nodes=(tuple(parse_scales(nodes, "nodes")) if isinstance(nodes, str) else tuple(nodes)) if nodes is not None else
             ((chosen.fixed_nodes,) if chosen.fixed_nodes is not None else DEFAULT_NODES),
             reps=reps,
             seed=seed,

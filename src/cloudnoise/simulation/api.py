@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cloudnoise import _engine
+from cloudnoise.comma_lists import items_of
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_STUCK, CloudnoiseError
 from cloudnoise.simulation.noise import NoiseSetup
@@ -103,8 +104,9 @@ def simulate(
     `bandwidth_episodes` (files or specs, as on the command line; episodes
     "none" drops the profile's) replacing its parts, or a NoiseSetup as
     `noise` (then `variant` names the variants, default "both"). `noise`
-    otherwise names the variants to run: "none", "os", "network", "both" or
-    a list of them, the first the primary one; without it one run carries
+    otherwise names the variants to run: "none", "os", "network", "both",
+    a list of them or the command line's comma list ("none,both"), the
+    first the primary one; without it one run carries
     all the noise given. Every variant uses the same
     seed (common random numbers); repetition r depends only on (seed, r),
     so results do not depend on `threads` (default: the cores this process
@@ -153,7 +155,7 @@ def simulate(
             raise CloudnoiseError("give a NoiseSetup, or a profile and noise specs, not both")
         setup, names = noise, None
     else:
-        names = [noise] if isinstance(noise, str) else (list(noise) if noise is not None else None)
+        names = items_of(noise, "noise") if noise is not None else None
         setup = None
         if system is not None or any(explicit):
             setup = resolve_noise(system, seed, os_noise=os_noise, latency_noise=latency_noise,
@@ -162,7 +164,7 @@ def simulate(
         raise CloudnoiseError("give the variants as noise=[...] or as variant=, not both")
     if names is None:
         if variant is not None:
-            names = [variant] if isinstance(variant, str) else list(variant)
+            names = items_of(variant, "variant")
         else:  # no variant named: all the noise given (a measured profile may carry none)
             names = setup.default_variants() if setup is not None else ["none"]
     if not names:
