@@ -215,8 +215,8 @@ def test_calibration_record_matches_the_built_in_profiles():
     """Every statement about the models themselves (Table II cells, Sec. III-IV
     prose: the 59 ms Oracle sample, Alps beyond 128x, Oracle normal at 40% of
     max...) has the value the record says, recomputed from the files."""
-    from cloudnoise.profiles.calibrate import targets as T
-    from cloudnoise.profiles.calibrate.statements import check
+    from cloudnoise.paper import statements as T
+    from cloudnoise.paper.statements import check
 
     record = json.loads((DATA_DIR / "calibration.json").read_text())
     recorded = {t["id"]: t for t in record["targets"]}

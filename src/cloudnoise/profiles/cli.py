@@ -304,7 +304,7 @@ def calibrate_cmd(out: Path, seed: int | None, fit_reps: int | None, check_reps:
     """Fit the paper's 13 systems to the paper and write their profiles.
 
     Fits each system's latency, bandwidth and OS noise models to the targets
-    of cloudnoise/profiles/calibrate/targets.py (Table II at both rack
+    of cloudnoise/paper/statements.py's TARGETS (Table II at both rack
     distances, Sec. III-IV's statements, Sec. V-B's statements on Fig. 14,
     Obs. 8-9), never to the held-out statements `cloudnoise paper` checks.
     Writes OUT/NAME.json for every system and OUT/calibration.json: the
