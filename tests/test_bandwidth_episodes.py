@@ -183,7 +183,7 @@ def test_profile_with_episodes(tmp_path):
 
 def test_calibration_puts_oracles_drops_in_episodes_with_the_sample_share_of_its_prior():
     from cloudnoise.profiles.calibrate import families as fam
-    from cloudnoise.profiles.calibrate import model_stats as ms
+    from cloudnoise.paper import model_stats as ms
 
     p = fam.BandwidthParams(1.2e-3, 0.75, 0.85, 0.6)
     mean = 97.50 / 97.53

@@ -16,7 +16,7 @@ from cloudnoise.model.distributions import Pareto, parse_distribution
 from cloudnoise.profiles.calibrate.assemble import build_profile, initial_params
 from cloudnoise.profiles.calibrate.fit import Fitter, solve
 from cloudnoise.profiles.calibrate.simulations import CalibrationRuns, Simulator
-from cloudnoise.profiles.calibrate.statements import noise_ratio
+from cloudnoise.paper.measures import noise_ratio
 from cloudnoise.profiles.registry import DATA_DIR
 
 NODES = 1024  # 10,240 messages a run: the top 0.1% tail sets the per-round maximum, as at 16K

@@ -39,3 +39,19 @@ def test_a_stage_has_no_import_circle(stage):
         pytest.fail(f"{stage}/ imports in a circle: {' -> '.join(err.args[1])}")
     assert order.index(f"{package}.result") < order.index(f"{package}.api")
 
+
+
+def test_the_paper_statements_are_read_not_reached_for():
+    """Issue 49: the paper's statements are the paper stage's data (paper/statements.py); the
+    report and `paper`'s table reach nothing of the calibration, however indirectly."""
+    from test_import_cycles import import_graph
+
+    graph = import_graph()
+    for start in ("cloudnoise.report.build", "cloudnoise.paper.table", "cloudnoise.paper.statements"):
+        seen, todo = set(), [start]
+        while todo:
+            module = todo.pop()
+            if module not in seen:
+                seen.add(module)
+                todo += graph.get(module, ())
+        assert not {m for m in seen if m.startswith("cloudnoise.profiles.calibrate")}, start

@@ -14,22 +14,11 @@ from click.testing import CliRunner
 
 from cloudnoise.cli import cli
 from cloudnoise.paper.reproduce import Grid, plan, reproduce, to_json
-from cloudnoise.paper.statements import ALL, HELD_OUT
+from cloudnoise.paper.statements import HELD_OUT, SEC_V
 from cloudnoise.paper.table import rows, to_csv
-from cloudnoise.profiles.calibrate import targets as T
-from cloudnoise.profiles.calibrate.statements import (
-    Config,
-    CostRatio,
-    Count,
-    Increase,
-    Ratio,
-    Stat,
-    Statement,
-    check,
-    noise_ratio,
-    over,
-    statistic,
-)
+from cloudnoise.paper import statements as T
+from cloudnoise.paper.measures import Config, CostRatio, Count, Increase, Ratio, Stat, noise_ratio, over, statistic
+from cloudnoise.paper.statements import Statement, check
 from cloudnoise.profiles.registry import load_builtin
 
 
@@ -103,10 +92,10 @@ def test_held_out_statements_are_not_calibration_targets():
     """The held-out rows (Sec. V-C but Fig. 14/Obs. 9, all of Sec. V-D but the two
     shares) are not among the calibration's targets, and none of the calibration's
     simulated targets reads Fig. 15/16/17 runtimes other than Obs. 9 and the shares."""
-    target_ids = {s.id for s in T.ALL}
+    target_ids = {s.id for s in T.TARGETS}
     assert not target_ids & {s.id for s in HELD_OUT}
-    assert {s.role for s in HELD_OUT} == {"held-out"} and {s.role for s in T.ALL} == {"calibration"}
-    for s in T.ALL:
+    assert {s.role for s in HELD_OUT} == {"held-out"} and {s.role for s in T.TARGETS} == {"calibration"}
+    for s in T.TARGETS:
         for c in s.needs():
             if c.workload == "fig15":
                 assert s.id.startswith("obs9"), s.id
@@ -116,7 +105,7 @@ def test_held_out_statements_are_not_calibration_targets():
                 assert c.variant == "none"
     figures = {s.figure for s in HELD_OUT}
     assert figures == {"Fig. 15", "Fig. 16", "Fig. 17", "Obs. 10"}
-    assert len({s.id for s in ALL}) == len(ALL)
+    assert len({s.id for s in SEC_V}) == len(SEC_V)
 
 
 def test_reproduce_known_answers_resume_and_extend(tmp_path):
@@ -169,7 +158,7 @@ def test_the_campaign_gives_each_sweeps_own_results_bit_for_bit(tmp_path):
     from cloudnoise.sweep.sweeper import prepare_sweep, run_sweep
 
     ids = {"fig15-gcp-outliers-5x", "fig17-gcp-15-at-4", "fig14-aws-os-2x"}
-    statements = [s for s in ALL if s.id in ids]
+    statements = [s for s in SEC_V if s.id in ids]
     grids = plan(statements)
     assert len(grids) >= 3 and {v for g in grids for v in g.variants} == {"none", "os", "network", "both"}
     run = reproduce(statements, tmp_path / "together", reps=3, seed=5, in_process=True)
@@ -251,12 +240,12 @@ def test_a_disagreeing_row_shows_the_cause_of_the_profile_it_reads():
     systems now built from the authors' data (issue 36): a row reading such a system
     names it and the data; a row reading only text-built systems keeps its text cause."""
     from cloudnoise.paper.causes import TEXT_CAUSES, causes_for, data_built_systems
-    from cloudnoise.paper.statements import ALL
+    from cloudnoise.paper.statements import SEC_V
 
     built = data_built_systems()
     assert {"daint", "alps", "azure-hpc"} <= built and not {"oracle-hpc-metal", "aws-hpc", "oracle-normal"} & built
-    by_id = {s.id: s for s in ALL}
-    causes = causes_for(ALL, built)
+    by_id = {s.id: s for s in SEC_V}
+    causes = causes_for(SEC_V, built)
     assert causes["fig14-daint-network-almost-4x"].startswith("daint: built from the authors' own measurements")
     assert "fitted" not in causes["fig14-daint-network-almost-4x"]
     assert causes["fig14-oracle-mean-10ms"] == TEXT_CAUSES["fig14-oracle-mean-10ms"]

@@ -18,11 +18,11 @@ from cloudnoise.model.profile import (
     NoiseModel,
     OSNoiseModel,
     Prices,
-    Provenance,
     SystemProfile,
     load_profile,
     save_profile,
 )
+from cloudnoise.model.provenance import Provenance
 from cloudnoise.profiles.registry import DATA_DIR, builtin_names, load_all_builtin, load_builtin, resolve_profile
 
 def text_profile(name: str) -> SystemProfile:
@@ -222,8 +222,8 @@ def test_calibration_record_matches_the_built_in_profiles():
     """Every statement about the models themselves (Table II cells, Sec. III-IV
     prose: the 59 ms Oracle sample, Alps beyond 128x, Oracle normal at 40% of
     max...) has the value the record says, recomputed from the files."""
-    from cloudnoise.profiles.calibrate import targets as T
-    from cloudnoise.profiles.calibrate.statements import check
+    from cloudnoise.paper import statements as T
+    from cloudnoise.paper.statements import check
 
     record = json.loads((DATA_DIR / "calibration.json").read_text())
     recorded = {t["id"]: t for t in record["targets"]}

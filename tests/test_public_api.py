@@ -1,5 +1,5 @@
 """The public API is plain functions whose parameters every tool can see,
-`import cloudnoise` stays light, and the stage paths before the rename still import."""
+and `import cloudnoise` stays light."""
 
 from __future__ import annotations
 
@@ -13,19 +13,18 @@ import sys
 import pytest
 
 import cloudnoise
-import cloudnoise.api as public
 
-PUBLIC = ["simulate", "measure", "validate", "cost", "advise", "load_profile", "build_profile"]
-# Each public function and the stage function it forwards to.
+# Each public function and the stage module that defines it.
 STAGES = {
     "simulate": "cloudnoise.simulation.api",
     "measure": "cloudnoise.measurement.api",
     "validate": "cloudnoise.validation.api",
     "cost": "cloudnoise.costs.api",
     "advise": "cloudnoise.advice.api",
+    "load_profile": "cloudnoise.profiles.api",
+    "build_profile": "cloudnoise.model.api",
 }
-# Stage parameters the public functions leave out: internal objects and test hooks.
-STAGE_ONLY = {"simulate": {"compute_rate"}, "measure": {"inject_detour"}}
+PUBLIC = list(STAGES)
 
 
 def test_simulate_names_its_parameters():
@@ -47,9 +46,11 @@ def test_validate_names_its_parameters():
 
 
 @pytest.mark.parametrize("name", PUBLIC)
-def test_every_public_function_is_plain_with_a_full_signature(name):
+def test_every_public_function_is_its_stages_with_a_full_signature(name):
+    """One definition: the package hands on the stage's own function, so a new parameter is one edit."""
     f = getattr(cloudnoise, name)
-    assert inspect.isfunction(f) and f is getattr(public, name)
+    assert inspect.isfunction(f) and f is getattr(importlib.import_module(STAGES[name]), name)
+    assert f.__module__ == STAGES[name]
     sig = inspect.signature(f)
     kinds = {p.kind for p in sig.parameters.values()}
     assert inspect.Parameter.VAR_POSITIONAL not in kinds and inspect.Parameter.VAR_KEYWORD not in kinds
@@ -60,34 +61,21 @@ def test_every_public_function_is_plain_with_a_full_signature(name):
     assert f"{name}({first}" in doc and "Returns" in doc
 
 
-@pytest.mark.parametrize("name", sorted(STAGES))
-def test_public_parameters_are_the_stages(name):
-    ours = inspect.signature(getattr(public, name)).parameters
-    stage = inspect.signature(getattr(importlib.import_module(STAGES[name]), name)).parameters
-    assert set(stage) - set(ours) == STAGE_ONLY.get(name, set())
-    for p in ours.values():
-        assert (p.kind, p.default) == (stage[p.name].kind, stage[p.name].default), p.name
+def test_from_cloudnoise_import_gives_the_same_functions():
+    from cloudnoise import advise, simulate, validate
+
+    assert simulate.__module__ == "cloudnoise.simulation.api"
+    assert validate.__module__ == "cloudnoise.validation.api" and advise.__module__ == "cloudnoise.advice.api"
 
 
-@pytest.mark.parametrize("name", sorted(STAGES))
-def test_public_functions_forward_every_argument(name, monkeypatch):
-    """Each argument reaches the stage function unchanged (a distinct marker each)."""
-    seen: dict[str, object] = {}
+def test_build_profile_takes_the_commands_parameters():
+    """The public build_profile returns a SystemProfile; the command's writer takes the same options."""
+    from cloudnoise.model import api, build
 
-    def stage(*args, **kwargs):
-        seen.update(zip(["first"], args))
-        seen.update(kwargs)
-        return "result"
-
-    monkeypatch.setattr(importlib.import_module(STAGES[name]), name, stage)
-    params = list(inspect.signature(getattr(public, name)).parameters.values())
-    markers = {p.name: object() for p in params}
-    args = [markers[p.name] for p in params if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
-    kwargs = {p.name: markers[p.name] for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY}
-    assert getattr(public, name)(*args, **kwargs) == "result"
-    first = params[0].name
-    assert seen.pop("first", seen.pop(first, None)) is markers[first]
-    assert seen == {k: v for k, v in markers.items() if k != first}
+    ours = inspect.signature(api.build_profile).parameters
+    theirs = inspect.signature(build.build_profile).parameters
+    assert list(ours) == list(theirs)
+    assert [p.default for p in ours.values()] == [p.default for p in theirs.values()]
 
 
 def test_result_classes_are_exported():
@@ -121,35 +109,7 @@ def test_import_cloudnoise_loads_no_stage():
     heavy = {"numpy", "pyarrow", "scipy", "matplotlib", "click", "rich", "cloudnoise._engine"}
     assert not heavy & loaded
     ours = {m for m in loaded if m.startswith("cloudnoise")}
-    assert ours == {"cloudnoise", "cloudnoise.api", "cloudnoise.errors", "cloudnoise._old_stage_names"}
-
-
-def test_old_stage_paths_import_with_a_deprecation_warning():
-    run = _fresh(
-        "import warnings, json\n"
-        "warnings.simplefilter('always')\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    import cloudnoise\n"
-        "    from cloudnoise.simulate.api import simulate as old_simulate\n"
-        "    from cloudnoise.cost import model as old_model\n"
-        "    import cloudnoise.measure.api\n"
-        "    import cloudnoise.validate.compare\n"
-        "    from cloudnoise.advise.front import pareto_front\n"
-        "import cloudnoise.simulation.api, cloudnoise.costs.model, cloudnoise.api\n"
-        "print(json.dumps({\n"
-        "  'same_simulate': old_simulate is cloudnoise.simulation.api.simulate,\n"
-        "  'same_model': old_model is cloudnoise.costs.model,\n"
-        "  'spec_kept': cloudnoise.simulation.api.__spec__.name,\n"
-        "  'public_kept': [getattr(cloudnoise, n) is getattr(cloudnoise.api, n) for n in ('simulate', 'cost', 'measure')],\n"
-        "  'warnings': sorted({str(w.message).split(' is now')[0] for w in caught if w.category is DeprecationWarning}),\n"
-        "}))\n"
-    )
-    assert run.returncode == 0, run.stderr
-    got = json.loads(run.stdout)
-    assert got["same_simulate"] and got["same_model"] and got["spec_kept"] == "cloudnoise.simulation.api"
-    assert got["public_kept"] == [True, True, True]
-    assert {"cloudnoise.simulate.api", "cloudnoise.cost", "cloudnoise.measure.api", "cloudnoise.validate.compare",
-            "cloudnoise.advise.front"} <= set(got["warnings"])
+    assert ours == {"cloudnoise", "cloudnoise.errors"}
 
 
 def test_new_paths_import_without_a_warning():

@@ -330,6 +330,20 @@ def test_same_cheapest_everywhere_is_one_sentence() -> None:
     assert "daint is the cheapest system at every scale compared (2–4 nodes, on-demand, without noise)" in obs.text
 
 
+@pytest.mark.parametrize(("usd", "said"), [
+    (1e-7, "(0.1 USD per million runs, on-demand, without noise); aws-hpc costs"),
+    (1e5, "(100,000 USD per run, on-demand, without noise); aws-hpc costs"),
+])
+def test_a_cost_sentence_has_no_run_of_zeros(usd: float, said: str) -> None:
+    """Issue 49: "0.0000001027 to 0.0000241 USD per run" read badly; a tenth of a microdollar
+    is told per million runs, a hundred thousand dollars in groups."""
+    runtime = usd / (2 * 1.73) * HOUR_NS  # daint: 2 nodes at 1.73 USD/node-hour
+    sweep = _sweep({("daint", 2, "none"): [runtime], ("aws-hpc", 2, "none"): [runtime]})
+    (obs,) = cheapest_per_scale(sweep, parse_pricing("on-demand"))
+    assert obs.values["cost_usd"] == pytest.approx(usd)
+    assert said in obs.text and re.search(r"0{4,}|e-0", obs.text) is None, obs.text
+
+
 def test_communication_share_of_an_application() -> None:
     sweep = _sweep({("a", 4, "none"): [100, 100, 100], ("a", 64, "none"): [200, 200, 200],
                     ("a", 64, "network"): [400, 400, 400]})

@@ -3,69 +3,68 @@ tightly coupled jobs at scale with a LogGOPS engine, and price the result.
 
 The public API (docs/api.md) is plain functions with their parameters:
 `simulate`, `measure`, `validate`, `cost`, `advise`, `load_profile`,
-`build_profile`
-(defined in `cloudnoise.api`), and the classes they return. Importing the
-package loads none of the stages: each function imports its stage when
-called, and the result classes load on first use.
+`build_profile`, and the classes they return. Each is its
+stage's own function (`cloudnoise.simulation.api.simulate`, ...), defined
+once there: this package hands it on. Importing the package loads none of
+the stages: a name is imported from its stage on first use, and type
+checkers read the imports below.
 """
 
 from __future__ import annotations
 
-from cloudnoise import _old_stage_names
-from cloudnoise.api import advise, build_profile, cost, load_profile, measure, simulate, validate
 from cloudnoise.errors import CloudnoiseError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; type checkers read it as True
 if TYPE_CHECKING:
     from typing import Any
 
-    from cloudnoise.advice.api import Advice
+    from cloudnoise.advice.api import Advice, advise
+    from cloudnoise.costs.api import cost
     from cloudnoise.costs.model import RunCost
-    from cloudnoise.measurement.api import MeasurementResult
+    from cloudnoise.measurement.api import MeasurementResult, measure
+    from cloudnoise.model.api import build_profile
     from cloudnoise.model.profile import SystemProfile
+    from cloudnoise.profiles.api import load_profile
+    from cloudnoise.simulation.api import simulate
     from cloudnoise.simulation.result import SimulationResult
-    from cloudnoise.validation.api import ValidationResult
-
-    __version__: str
+    from cloudnoise.validation.api import ValidationResult, validate
+    from cloudnoise.version import __version__
 
 __all__ = [
-    "simulate", "SimulationResult", "measure", "MeasurementResult", "validate", "ValidationResult", "cost", "RunCost", "advise", "Advice",
-    "load_profile", "build_profile", "SystemProfile", "CloudnoiseError", "__version__",
+    "simulate", "SimulationResult", "measure", "MeasurementResult", "validate", "ValidationResult", "cost", "RunCost",
+    "advise", "Advice", "load_profile", "build_profile", "SystemProfile", "CloudnoiseError",
+    "__version__",
 ]
 
-# The result classes: name -> module, imported on first use (they bring numpy and the stages).
-_CLASSES = {
+# Every public name but CloudnoiseError: the module that defines it, imported on first use
+# (the stages bring numpy and the engine). Keep in step with the imports above.
+_HOMES = {
+    "simulate": "cloudnoise.simulation.api",
     "SimulationResult": "cloudnoise.simulation.result",
+    "measure": "cloudnoise.measurement.api",
     "MeasurementResult": "cloudnoise.measurement.api",
-    "RunCost": "cloudnoise.costs.model",
-    "Advice": "cloudnoise.advice.api",
-    "SystemProfile": "cloudnoise.model.profile",
+    "validate": "cloudnoise.validation.api",
     "ValidationResult": "cloudnoise.validation.api",
+    "cost": "cloudnoise.costs.api",
+    "RunCost": "cloudnoise.costs.model",
+    "advise": "cloudnoise.advice.api",
+    "Advice": "cloudnoise.advice.api",
+    "load_profile": "cloudnoise.profiles.api",
+    "build_profile": "cloudnoise.model.api",
+    "SystemProfile": "cloudnoise.model.profile",
+    "__version__": "cloudnoise.version",  # importlib.metadata is most of an eager import's time
 }
 
 
 def __getattr__(name: str) -> Any:
-    if name in _CLASSES:
+    if name in _HOMES:
         import importlib
 
-        return getattr(importlib.import_module(_CLASSES[name]), name)
-    if name == "__version__":  # read on first use: importlib.metadata is most of an eager import's time
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            found = version("cloudnoise")
-        except PackageNotFoundError:  # running from a source tree
-            found = "0.0.0+src"
-        globals()["__version__"] = found
+        found = getattr(importlib.import_module(_HOMES[name]), name)
+        globals()[name] = found  # once: later uses are plain attribute reads
         return found
     raise AttributeError(f"module 'cloudnoise' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
-
-
-# `import cloudnoise.simulate.api` and the other stage paths before the
-# rename keep working for one release (with a DeprecationWarning); the
-# public functions stay what `cloudnoise.simulate` etc. name.
-_old_stage_names.install(__name__)

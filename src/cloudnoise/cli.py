@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from cloudnoise import __version__
+from cloudnoise.version import __version__
 from cloudnoise.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, expected_error
 
 # name -> (module, attribute, one-line help shown in `cloudnoise --help`)

@@ -3,6 +3,9 @@ parsed one way by every command, with errors that say what to write."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
+
 from cloudnoise.errors import CloudnoiseError, shown
 from cloudnoise.limits import MAX_RANKS
 
@@ -13,6 +16,32 @@ def parse_items(text: str, what: str) -> list[str]:
     if not text.strip() or any(not t for t in items):
         raise CloudnoiseError(f"{what}: empty item in {text!r}; give a comma-separated list")
     return items
+
+
+def items_of(value: str | Iterable[str], what: str) -> list[str]:
+    """A comma-separated text as the command line takes it (`"none,both"`), or a list of
+    items (each item taken whole): the API's list parameters take both forms."""
+    if isinstance(value, str):
+        return parse_items(value, what)
+    items = [str(v).strip() for v in value]
+    if not items or any(not v for v in items):
+        raise CloudnoiseError(f"{what}: empty item in {list(value)!r}; give a non-empty list")
+    return items
+
+
+def profile_names(values: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None,
+                  what: str = "--profile") -> list[str]:
+    """The names and files of a repeated, comma-separated `--profile` (or the API's
+    `profiles`), in order, duplicates dropped. A text is a comma list; a path object is one
+    file, never split (its name may hold a comma)."""
+    if values is None:
+        return []
+    if isinstance(values, (str, os.PathLike)):
+        values = (values,)
+    names: list[str] = []
+    for value in values:
+        names += [os.fspath(value)] if isinstance(value, os.PathLike) else parse_items(value, what)
+    return list(dict.fromkeys(names))
 
 
 def parse_counts(text: str, what: str, minimum: int | None = 1, maximum: int | None = MAX_RANKS) -> list[int]:

@@ -26,7 +26,7 @@ def crash_folders() -> list[Path]:
 
 def write_crash_report(err: BaseException, argv: list[str]) -> Path | None:
     """Writes the traceback of `err` with its context; returns the file (None if no folder took it)."""
-    from cloudnoise import __version__
+    from cloudnoise.version import __version__
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     text = "".join(

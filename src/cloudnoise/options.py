@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
-from cloudnoise.comma_lists import parse_items
+from cloudnoise.comma_lists import parse_items, profile_names  # noqa: F401  (the commands' --profile)
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
 
@@ -103,18 +103,6 @@ def profile_option(*, multiple: bool = False, required: bool = False, help: str 
                             required=required and not old_spellings, help=text)(func)
 
     return decorate
-
-
-def profile_names(values: str | Iterable[str] | None, what: str = "--profile") -> list[str]:
-    """The names and files of a repeated, comma-separated `--profile`, in order, duplicates dropped."""
-    if values is None:
-        return []
-    if isinstance(values, str):
-        values = (values,)
-    names: list[str] = []
-    for text in values:
-        names += parse_items(text, what)
-    return list(dict.fromkeys(names))
 
 
 def out_option(*, help: str, required: bool = False, dir_okay: bool = False, file_okay: bool = True,

@@ -294,8 +294,8 @@ def priced_builtin_systems(prices: PriceBook) -> tuple[System, ...]:
 def advise(
     workload: str | os.PathLike[str],
     *,
-    profiles: Sequence[str | os.PathLike[str]] | None = None,
-    nodes: Sequence[int] | None = None,
+    profiles: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    nodes: str | Sequence[int] | None = None,
     reps: int = DEFAULT_REPS,
     seed: int = 0,
     noise: str = "both",
@@ -310,10 +310,33 @@ def advise(
     ready_order: str = "program",
     sweep_dir: str | os.PathLike[str] | None = None,
 ) -> Advice:
-    """`cloudnoise.advise`: the request from plain values, run in this process
-    (parameters: cloudnoise/api.py). A trace's converted schedule goes into
-    `sweep_dir`, else into a temporary folder that lives as long as the run."""
+    """Which system, how many nodes, at what cost and what risk, for `workload`.
+
+    `workload` is what `cloudnoise advise WORKLOAD` takes: "PATTERN:SIZE"
+    (a collective, "dissemination:16B"), "PHASE + PHASE" (an application,
+    "gemm:128 + dissemination:128KiB"), an app TOML file, or a GOAL file
+    (advised at its own rank count). It is simulated on every system of
+    `profiles` (built-in names or profile files, a list or the command
+    line's comma list "daint,azure-hpc"; default: every built-in system
+    with a price) and every node count of `nodes` (a list, or the command
+    line's "16,64" or "16..16384:4"; default 16 to 16384 by 4), with and without `noise` ("os", "network"
+    or "both"), `reps` times each, and each run priced as the provider
+    bills it (`pricing` as for `cost`, or a price file; `billing`
+    "provider", "exact", or e.g. "1s:60s"). `scaling` "strong" divides an
+    application's compute over the nodes, "weak" (the default) keeps it. `deadline` (ns
+    or "100ms") and `budget_usd` are the limits the recommendation meets
+    with probability `confidence`. `sweep_dir` keeps the simulations (and
+    reuses what it holds); without it they go to a temporary folder.
+
+    A trace's converted schedule goes into `sweep_dir`, else into a
+    temporary folder that lives as long as the run.
+
+    Returns an Advice: `points` (one per system and node count), `front`
+    (the Pareto front of median runtime vs cost), `recommendation`,
+    `to_dict()` (what `--json` prints). Bad input raises CloudnoiseError.
+    """
     from cloudnoise.advice.workload import WorkloadOptions, resolve_workload
+    from cloudnoise.comma_lists import parse_scales, profile_names
     from cloudnoise.costs.price_book import price_book
     from cloudnoise.sweep.request import system_from
     from cloudnoise.units import parse_time_ps
@@ -324,12 +347,12 @@ def advise(
                    else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cloudnoise-advise-"))))
         chosen = resolve_workload(os.fspath(workload),
                                   WorkloadOptions(gflops=gflops, scaling=scaling, scratch=scratch, schedgen=schedgen))
-        systems = (tuple(system_from(os.fspath(p)) for p in profiles) if profiles is not None
+        systems = (tuple(system_from(p) for p in profile_names(profiles, "profiles")) if profiles is not None
                    else priced_builtin_systems(book))
         request = AdviseRequest(
             workload=chosen,
             systems=systems,
-            nodes=tuple(nodes) if nodes is not None else
+            nodes=(tuple(parse_scales(nodes, "nodes")) if isinstance(nodes, str) else tuple(nodes)) if nodes is not None else
             ((chosen.fixed_nodes,) if chosen.fixed_nodes is not None else DEFAULT_NODES),
             reps=reps,
             seed=seed,

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cloudnoise.advice.points import AdvicePoint
+from cloudnoise.costs.money import format_usd
 from cloudnoise.units import format_time_ps
 
 # Ratios closer to 1 than this read "as fast as" / "at the same cost".
@@ -91,7 +92,7 @@ def _tail(pick: AdvicePoint, deadline_ns: float | None, budget_usd: float | None
     if pick.deadline_miss is not None and deadline_ns is not None:
         parts.append(f"misses {format_time_ps(deadline_ns * 1000)} in {100 * pick.deadline_miss.value:.3g}% of runs")
     if pick.over_budget is not None and budget_usd is not None:
-        parts.append(f"over {budget_usd:.4g} USD in {100 * pick.over_budget.value:.3g}% of runs")
+        parts.append(f"over {format_usd(budget_usd)} USD in {100 * pick.over_budget.value:.3g}% of runs")
     if pick.noise_cost_percent is not None:
         slower = pick.noise_runtime_percent
         if slower is not None and slower >= 1 and abs(pick.noise_cost_percent) < 0.5:
@@ -122,7 +123,7 @@ def recommend(
         if deadline_ns is not None:
             limits.append(f"meets {format_time_ps(deadline_ns * 1000)}")
         if budget_usd is not None:
-            limits.append(f"stays within {budget_usd:.4g} USD")
+            limits.append(f"stays within {format_usd(budget_usd)} USD")
         worst = lambda p: max(pr.value for pr in (p.deadline_miss, p.over_budget) if pr is not None)  # noqa: E731
         near = min(priced, key=lambda p: (worst(p), key(p)))
         return Recommendation(

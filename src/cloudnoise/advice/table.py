@@ -11,7 +11,7 @@ from cloudnoise.advice.api import Advice
 from cloudnoise.advice.points import AdvicePoint
 from cloudnoise.console import stdout_console, write_csv
 from cloudnoise.costs.billing import Billing
-from cloudnoise.costs.money import format_usd
+from cloudnoise.costs.money import RunsUnit, per_runs_unit
 from cloudnoise.measurement.placement import one_host_name
 from cloudnoise.units import format_time_ps
 
@@ -20,8 +20,6 @@ def _time(ns: float | None) -> str:
     return "-" if ns is None else format_time_ps(ns * 1000)
 
 
-def _usd(x: float | None) -> str:
-    return format_usd(x)
 
 
 def _pct(x: float | None) -> str:
@@ -60,9 +58,13 @@ def table(advice: Advice, which: str = "front") -> Table:
     one_host = _one_host(advice)
     pick = advice.recommendation.point
     title = f"{'Pareto front' if which == 'front' else 'Every point'}: {r.workload.description}, {r.noise} noise"
+    rows = shown(advice, which)
+    # one unit for every cost in the table (per run, or per 1,000 / million runs when a run costs
+    # under a cent), so the columns compare at a glance and no cell is a run of zeros
+    unit: RunsUnit = per_runs_unit(v for p in rows for v in (p.cost_usd or {}).values())
     t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False,
-              caption=f"{min((p.reps for p in advice.points), default=0)}+ repetitions per point; cost per run as billed; "
-              "noise +: cost over the noiseless run; * recommended, f on the front")
+              caption=f"{min((p.reps for p in advice.points), default=0)}+ repetitions per point; cost in USD per "
+              f"{unit.label} as billed; noise +: cost over the noiseless run; * recommended, f on the front")
     t.add_column("system", no_wrap=True)
     cols = ["nodes", "p50", "p95", "p99", "cost p50 $", "p95 $", "p99 $", "noise +"]
     if r.deadline_ns is not None:
@@ -71,13 +73,13 @@ def table(advice: Advice, which: str = "front") -> Table:
         cols.append("P(over $)")
     for c in cols:
         t.add_column(c, justify="right", no_wrap=True)
-    for p in shown(advice, which):
+    for p in rows:
         mark = " *" if pick is not None and (p.system, p.nodes) == (pick.system, pick.nodes) else ""
         if which != "front" and p.on_front:
             mark += " f"
         cost = p.cost_usd or {}
         cells = [_shown(p.system, one_host) + mark, str(p.nodes), _time(p.runtime_ns["p50"].value), _time(p.runtime_ns["p95"].value),
-                 _time(p.runtime_ns["p99"].value), _usd(cost.get("p50")), _usd(cost.get("p95")), _usd(cost.get("p99")),
+                 _time(p.runtime_ns["p99"].value), unit.amount(cost.get("p50")), unit.amount(cost.get("p95")), unit.amount(cost.get("p99")),
                  _pct(p.noise_cost_percent)]
         if r.deadline_ns is not None:
             cells.append(_prob(p.deadline_miss))

@@ -24,11 +24,17 @@ def cost(
     noiseless_runtime_ns: float | None = None,
     pricing: str | Pricing = "on-demand",
 ) -> RunCost:
-    """The cost of one run of `runtime_ns` on `nodes` nodes of `profile`.
+    """The cost of one run of `runtime_ns` nanoseconds on `nodes` nodes of `profile`.
 
-    With `noiseless_runtime_ns`, also the cost of the noiseless run and the
-    relative increase noise causes (`noise_increase`, 0.5 = +50%). A system
-    without a price for `pricing` is an error that says what to pass."""
+    `profile` is a built-in name, a profile file or a SystemProfile;
+    `pricing` "on-demand", "committed", "spot:F" (a fraction of on-demand)
+    or a USD price per node-hour ("2.5"). With `noiseless_runtime_ns`, also
+    the noiseless run's cost and the increase noise causes.
+
+    Returns a RunCost: `cost_usd`, `price_per_node_hour`,
+    `noiseless_cost_usd`, `noise_increase` (0.5 = +50%). A system without a
+    price of that kind raises CloudnoiseError saying what to pass.
+    """
     from cloudnoise.profiles.registry import resolve_profile
 
     system = profile if isinstance(profile, SystemProfile) else resolve_profile(profile)

@@ -88,19 +88,30 @@ def measure(
     quiet: bool = True,
     inject_detour: tuple[float, float] | None = None,
 ) -> MeasurementResult:
-    """Runs `experiment` (one of `EXPERIMENTS`, as `cloudnoise measure --help`
-    lists them) with the MPI probes and returns its summary.
+    """Runs one measurement `experiment` with the MPI probes and returns its summary.
 
-    Sizes are bytes or quantities (`"16MiB"`, `"1MB"` = 10^6); `duration`,
-    `slice` and `timeout` are seconds or durations (`"10m"`, `"1h"`). None
-    means the experiment's default, as on the command line. Without `out` a
-    new `cloudnoise-campaign-<time>` folder is made in the current directory;
-    `resume=True` continues an interrupted measurement in `out`. `quiet=False`
-    draws the progress bar on a terminal.
+    `experiment` is one of latency, bandwidth, connections, bidirectional,
+    burst, latency-noise, bandwidth-noise, os-noise, loggp (as `cloudnoise
+    measure --help` lists them); the keywords are the command's options.
+    Sizes are bytes or quantities ("16MiB"; "1MB" is 10^6); `duration`,
+    `slice` and `timeout` seconds or durations ("10m", "1h"); None means the
+    experiment's default. Every sample stays in the campaign folder `out`
+    (default: a new `cloudnoise-campaign-<time>` here), which
+    `build_profile` reads; `resume=True` continues an interrupted
+    measurement in `out`. `hosts`/`hostfile`/`launcher` ("srun", or a
+    template "mpirun -np {ranks} {cmd}") measure between nodes; one machine
+    measures shared memory. `quiet=False` draws a progress bar.
 
-    Raises `CloudnoiseError` on bad arguments (exit code 2), a missing MPI or
-    a failed launch (4); an interrupted run raises after keeping what it
-    measured in `out` (continue it with `resume=True`).
+    Returns a MeasurementResult: `campaign`, `complete`, `samples`,
+    `results` (the printed table's rows), `loggp` (the loggp fit),
+    `to_dict()` (what `--json` prints), `to_pandas()`.
+
+    Raises CloudnoiseError on bad arguments (`exit_code` 2, before anything
+    runs), a missing MPI or a failed launch (4); an interrupted run raises
+    after keeping what it measured in `out` (continue it with `resume=True`).
+
+    `inject_detour` (period, duration in seconds) makes the OS-noise probe
+    add a synthetic detour of its own: a test of the probe, not a measurement.
     """
     from cloudnoise.measurement.experiments import Options
     from cloudnoise.measurement.launcher import LaunchSpec

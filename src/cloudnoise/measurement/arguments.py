@@ -88,7 +88,8 @@ def parse_labels(pairs: Iterable[str] | Mapping[str, str]) -> dict[str, str]:
         if any(not k for k in labels):
             raise CloudnoiseError("label names must not be empty")
     else:
-        for pair in pairs:
+        # one text is one KEY=VALUE, as one --label (a value may hold a comma)
+        for pair in ((pairs,) if isinstance(pairs, str) else pairs):
             key, sep, value = pair.partition("=")
             if not sep or not key.strip():
                 raise CloudnoiseError(f"--label {pair!r} must be KEY=VALUE, e.g. --label system=aws")

@@ -26,7 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from cloudnoise import __version__, output_files
+from cloudnoise import output_files
+from cloudnoise.version import __version__
 from cloudnoise.measurement.campaign_files import read_metadata
 
 

@@ -48,11 +48,11 @@ from cloudnoise.model.distributions import (
 )
 from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_noise_spec, read_trace
 from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes, parse_bandwidth_episodes
+from cloudnoise.model.provenance import PROVENANCE_KINDS, Provenance
 from cloudnoise.model.switch_draws import SwitchDraws, SwitchSets, switch_sets
 from cloudnoise.output_files import write_text
 
 FORMAT = "cloudnoise-profile/1"
-PROVENANCE_KINDS = ("measured", "published", "reconstructed", "calibrated")
 # Top-level keys in the order they are written (after "format").
 KEY_ORDER = (
     "name",
@@ -181,20 +181,6 @@ def _schema() -> dict[str, Any]:
 
 
 PROFILE_SCHEMA = _schema()
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """Where a part of a profile comes from."""
-
-    kind: str  # measured | published | reconstructed | calibrated
-    source: str
-
-    def __post_init__(self) -> None:
-        if self.kind not in PROVENANCE_KINDS:
-            raise CloudnoiseError(f"provenance kind {self.kind!r} is not one of {', '.join(PROVENANCE_KINDS)}")
-        if not str(self.source).strip():
-            raise CloudnoiseError("provenance needs a non-empty source saying where the numbers come from")
 
 
 @dataclass(frozen=True)

@@ -30,14 +30,11 @@ from __future__ import annotations
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError, shown
-
-if TYPE_CHECKING:
-    from cloudnoise.model.profile import Provenance
+from cloudnoise.model.provenance import Provenance
 
 #: Arrays a samples file holds: raw (unscaled) picoseconds per placement.
 SAMPLE_ARRAYS = (

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from cloudnoise.profiles.calibrate.statements import Statement
+from cloudnoise.paper.statements import Statement
 
 _RING_PLATEAU = (
     "under LogGOPS a receiver's CPU is busy for G x size while a message arrives, so once transfer times vary by "

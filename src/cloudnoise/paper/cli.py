@@ -65,7 +65,7 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
     """
     from cloudnoise.paper.causes import causes_for
     from cloudnoise.paper.reproduce import reproduce, to_json
-    from cloudnoise.paper.statements import ALL
+    from cloudnoise.paper.statements import SEC_V
     from cloudnoise.paper.table import print_table, to_csv
 
     if as_json and as_csv:
@@ -74,10 +74,10 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
         raise CloudnoiseError("--in-process runs without Dask: drop --workers/--scheduler")
     if scheduler and workers:
         raise CloudnoiseError("--workers sizes the local cluster; with --scheduler the cluster has its own workers")
-    statements = [s for s in ALL if only is None or s.role == only]
+    statements = [s for s in SEC_V if only is None or s.role == only]
     if ids:
         wanted = [i.strip() for i in ids.split(",") if i.strip()]
-        known = {s.id for s in ALL}
+        known = {s.id for s in SEC_V}
         unknown = [i for i in wanted if i not in known]
         if unknown:
             raise CloudnoiseError(f"--statement: no statement {unknown[0]!r}; the ids are in the first column of "

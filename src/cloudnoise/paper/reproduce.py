@@ -24,8 +24,8 @@ import numpy as np
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.paper.table import FORMAT
-from cloudnoise.profiles.calibrate.statements import Config, Outcome, Statement, check, needs_of
-from cloudnoise.profiles.calibrate.targets import HPC, WORKLOADS
+from cloudnoise.paper.measures import Config
+from cloudnoise.paper.statements import HPC, WORKLOADS, Outcome, Statement, check, needs_of
 from cloudnoise.sweep.plan import REP_OVERHEAD_OPS
 
 VARIANT_ORDER = ("none", "os", "network", "both")
@@ -126,7 +126,7 @@ def campaign_groups(sweeps: list[Any]) -> list[tuple[Key, list[tuple[Any, float]
 
 @dataclass
 class SweepRuns:
-    """`Runs` over the grids' sweep folders (see profiles.calibrate.statements)."""
+    """`Runs` over the grids' sweep folders (see paper/measures.py)."""
 
     out: Path
     grids: list[Grid]
@@ -192,7 +192,7 @@ def reproduce(
     causes: dict[str, str] | None = None,
 ) -> PaperRun:
     """Runs (or continues) every grid the statements need into `out`, then checks them."""
-    from cloudnoise.profiles.calibrate.targets import WORKLOADS as W
+    from cloudnoise.paper.statements import WORKLOADS as W
     from cloudnoise.sweep.presets import get_preset
     from cloudnoise.sweep.runner import dask_client, run_groups_in_process, run_groups_on_dask
     from cloudnoise.sweep.sweeper import prepare_sweep

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cloudnoise.errors import CloudnoiseError
-
-from cloudnoise.profiles.calibrate.statements import format_value
+from cloudnoise.paper.statements import format_value
 
 HEADERS = ("statement", "figure", "role", "paper", "allowed", "ours", "agrees", "cause")
 RESULT = "paper.json"

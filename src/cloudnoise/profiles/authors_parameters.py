@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cloudnoise.model.profile import LogGOPS, Provenance
+from cloudnoise.model.profile import LogGOPS
+from cloudnoise.model.provenance import Provenance
 
 SOURCE = ("github.com/DanieleDeSensi/cloud_noise (MIT), commit 49563ff, simulations/loggp_params.py, "
           "get_loggp_params(provider, instance, 'x1', placement), as used by simulations/simulate.py")

@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from cloudnoise.console import stdout_console, write_csv
-from cloudnoise.model.profile import Provenance, SystemProfile
+from cloudnoise.model.profile import SystemProfile
+from cloudnoise.model.provenance import Provenance
 from cloudnoise.options import csv_option, json_option, one_of_json_csv
 from cloudnoise.profiles.registry import load_all_builtin, resolve_profile
 
@@ -303,7 +304,7 @@ def calibrate_cmd(out: Path, seed: int | None, fit_reps: int | None, check_reps:
     """Fit the paper's 13 systems to the paper and write their profiles.
 
     Fits each system's latency, bandwidth and OS noise models to the targets
-    of cloudnoise/profiles/calibrate/targets.py (Table II at both rack
+    of cloudnoise/paper/statements.py's TARGETS (Table II at both rack
     distances, Sec. III-IV's statements, Sec. V-B's statements on Fig. 14,
     Obs. 8-9), never to the held-out statements `cloudnoise paper` checks.
     Writes OUT/NAME.json for every system and OUT/calibration.json: the

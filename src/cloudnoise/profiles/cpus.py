@@ -34,7 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cloudnoise.model.compute import PeakFlops, peak_times_efficiency
-from cloudnoise.model.profile import Compute, ComputeEfficiency, ComputePeak, Provenance
+from cloudnoise.model.profile import Compute, ComputeEfficiency, ComputePeak
+from cloudnoise.model.provenance import Provenance
 from cloudnoise.profiles.paper import PAPER, TABLE_I
 
 _AVX512 = "AVX-512, two 512-bit FMA units per core: 2 x 8 x 2 = 32 DP flop/cycle"

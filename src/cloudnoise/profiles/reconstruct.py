@@ -33,10 +33,10 @@ from cloudnoise.model.profile import (
     LinkFigures,
     LogGOPS,
     Prices,
-    Provenance,
     SystemProfile,
     Table2,
 )
+from cloudnoise.model.provenance import Provenance
 from cloudnoise.profiles.authors_parameters import WITHOUT_STORED_RUN, authors_parameters, loggops_of
 from cloudnoise.profiles.cpus import compute_of
 from cloudnoise.profiles.paper import OS, PAPER, PRICE_DATE, PRICE_REGION, TABLE_I, TABLE_II

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from cloudnoise import __version__
+from cloudnoise.version import __version__
 from cloudnoise.costs.model import Pricing, parse_pricing
 from cloudnoise.costs.money import format_usd
 from cloudnoise.errors import CloudnoiseError

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from cloudnoise.costs.model import Pricing, cheapest, compare_systems
-from cloudnoise.costs.money import format_usd
+from cloudnoise.costs.money import per_runs_unit
 from cloudnoise.report.costs import find_profile
 from cloudnoise.report.data import SweepData
 from cloudnoise.units import format_time_ps
@@ -145,9 +145,10 @@ def cheapest_per_scale(sweep: SweepData, pricing: Pricing) -> list[Observation]:
         worst = max(priced, key=lambda r: (r.cost_usd, r.system))
         factor = worst.cost_usd / best.cost_usd if best.cost_usd else float("inf")
         noise = "without noise" if variant == "none" else f"with {NOISE_NOUNS[variant]}"
+        unit = per_runs_unit([best.cost_usd, worst.cost_usd])  # one unit for both, so they compare at a glance
         text = (f"{sweep.title}: at {nodes} nodes the cheapest system is {best.system} "
-                f"({format_usd(best.cost_usd)} USD per run, {pricing.label()}, {noise}); "
-                f"{worst.system} costs {format_ratio(factor)} as much ({format_usd(worst.cost_usd)} USD).")
+                f"({unit.text(best.cost_usd)}, {pricing.label()}, {noise}); "
+                f"{worst.system} costs {format_ratio(factor)} as much ({unit.text(worst.cost_usd)}).")
         out.append(Observation("cheapest", text, {"nodes": nodes, "system": best.system, "cost_usd": best.cost_usd,
                                                   "variant": variant, "most_expensive": worst.system,
                                                   "factor": factor}))
@@ -164,7 +165,8 @@ def _merge_same_cheapest(sweep: SweepData, per_scale: list[Observation], pricing
     noise = "without noise" if variant == "none" else f"with {NOISE_NOUNS[variant]}"
     text = (f"{sweep.title}: {first['system']} is the cheapest system at every scale compared "
             f"({first['nodes']}–{last['nodes']} nodes, {pricing.label()}, {noise}): "
-            f"{format_usd(first['cost_usd'])} to {format_usd(last['cost_usd'])} USD per run; the most expensive costs "
+            f"{per_runs_unit([first['cost_usd'], last['cost_usd']]).text(first['cost_usd'], last['cost_usd'])}; "
+            "the most expensive costs "
             f"{format_ratio(min(factors))} to {format_ratio(max(factors))} as much.")
     return [Observation("cheapest", text, {"system": first["system"], "variant": variant,
                                            "nodes": [o.values["nodes"] for o in per_scale],

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cloudnoise import _engine
+from cloudnoise.comma_lists import items_of
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_STUCK, CloudnoiseError
 from cloudnoise.simulation.noise import NoiseSetup
@@ -27,6 +28,7 @@ from cloudnoise.simulation.result import SimulationResult
 from cloudnoise.simulation.variants import READY_ORDERS, VARIANTS  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:
+    from cloudnoise.model.compute import ComputeRate
     from cloudnoise.model.profile import SystemProfile
 
 ParamText = str | float | int | None
@@ -58,7 +60,7 @@ def simulate(
     compute_scale: float | None = None,
     allow_unsupported: bool = False,
     profile: str | os.PathLike[str] | SystemProfile | None = None,
-    compute_rate: Any = None,
+    compute_rate: ComputeRate | None = None,
     params: LogGOPS | None = None,
     L: ParamText = None,
     o: ParamText = None,
@@ -81,49 +83,56 @@ def simulate(
 ) -> SimulationResult:
     """Simulates a workload with LogGOPS, with or without noise, `reps` times.
 
-    The workload is one of: `schedule` (an engine Schedule or a GOAL file,
-    gzip recognised), a generated collective (`pattern`, `ranks`, `size`,
-    and `nway`, `segmentsize` (bytes, or "size/ranks"), `nb`, `schedgen`:
-    "public" Schedgen's pattern, the default, or "paper", the paper authors'
-    variant), or an application (`app`: phases such
-    as "gemm:128 + dissemination:128KiB" or a TOML file, with `ranks`,
-    `iterations`, `gflops`), or a recorded MPI trace (`trace`: a folder of
-    `cloudnoise trace record`, liballprof or OTF2, extrapolated to `ranks`
-    when given; `algorithms`, `compute_scale`, `allow_unsupported` as in
-    `cloudnoise trace convert`).
+    The workload is one of:
 
-    An app's `gemm:N` phases run at `gflops`, else `compute_rate` (a
-    ComputeRate), else the profile's node rate, else DGEMM timed here.
+    - `schedule`: an engine Schedule or a GOAL file (`.goal`, gzip recognised);
+    - a generated collective: `pattern` (`cloudnoise schedule list`), `ranks`,
+      `size` (bytes or "16B", "128KiB"), and `nway`, `segmentsize` (bytes,
+      or "size/ranks"), `nb`, `schedgen` ("public" Schedgen's pattern, the
+      default, or "paper": the paper authors' variant);
+    - an application: `app` ("gemm:128 + dissemination:128KiB" or a TOML
+      file, docs/applications.md) with `ranks`, `iterations`, `gflops` (its
+      `gemm:N` phases run at `gflops`, else the profile's node rate, else
+      at DGEMM's rate timed here);
+    - a recorded MPI trace: `trace` (a `cloudnoise trace record` folder,
+      liballprof or OTF2), extrapolated to `ranks` when given; `algorithms`,
+      `compute_scale`, `allow_unsupported` as in `cloudnoise trace convert`.
 
-    Parameters: `params`, else `profile`'s (a built-in name, a profile file or
-    a SystemProfile), else LogGOPSim's defaults; `L`, `o`, `g`, `G`, `O`, `S`
-    override them (numbers in ns, ns/byte and bytes, or text with units:
+    Parameters: `params`, else `profile`'s (a built-in name, a profile file
+    or a SystemProfile), else LogGOPSim's defaults; `L`, `o`, `g`, `G`, `O`,
+    `S` override them (numbers in ns, ns/byte and bytes, or text with units:
     "2.5us", "100Gbit/s").
 
     Noise: the profile's, with `os_noise`, `latency_noise`, `bandwidth_noise`,
     `bandwidth_episodes` (files or specs, as on the command line; episodes
-    "none" drops the profile's) replacing its parts; or a
-    NoiseSetup. `noise` names the variants to run ("none", "os", "network",
-    "both", or a list of them; the first is primary); without it, one run
-    with all the noise given. With a NoiseSetup as `noise`, `variant` names
-    the variants (a name or a list; default "both"). Every variant uses
-    the same seed (common random numbers); repetition r depends only on
-    (seed, r), so results do not depend on `threads` (default: the cores
-    this process may use), and repetition r of a long run equals a run of
-    that repetition alone (`first_rep=r, reps=1`).
+    "none" drops the profile's) replacing its parts, or a NoiseSetup as
+    `noise` (then `variant` names the variants, default "both"). `noise`
+    otherwise names the variants to run: "none", "os", "network", "both",
+    a list of them or the command line's comma list ("none,both"), the
+    first the primary one; without it one run carries
+    all the noise given. Every variant uses the same
+    seed (common random numbers); repetition r depends only on (seed, r),
+    so results do not depend on `threads` (default: the cores this process
+    may use), and repetition r of a long run equals `first_rep=r, reps=1`.
 
-    `ready_order`: "program" (default) posts ops that become ready together
-    in program order (MPI's), which completes every correct schedule;
-    "loggopsim" reproduces LogGOPSim exactly, including its unstable sort,
-    which deadlocks on Schedgen's allreduce_ring beyond a few ranks. The two
-    agree whenever at most 16 ops become ready together.
+    An app's `gemm:N` phases run at `gflops`, else `compute_rate` (a
+    ComputeRate), else the profile's node rate, else DGEMM timed here.
 
-    Raises CloudnoiseError for bad input (exit status 2) and for schedules
-    that cannot complete (exit status 3).
+    `ready_order`: "program" (default) posts operations that become ready
+    together in program order, as MPI does; "loggopsim" reproduces
+    LogGOPSim exactly, its unstable sort included. `progress(done)` is
+    called as repetitions finish.
 
-    Example: `cloudnoise.simulate(pattern="dissemination", ranks=16384,
-    size="16B", profile="aws-hpc-metal", noise=["none", "os"], reps=100,
-    seed=1).variants["os"].statistics.median`
+    Returns a SimulationResult: `runtime_ns` (one per repetition),
+    `host_end_ns`, `statistics`, `variants`, `to_dict()` (what `cloudnoise
+    simulate --json` prints), `to_pandas()`.
+
+    Raises CloudnoiseError for bad input (`exit_code` 2) and for a schedule
+    that cannot complete (3).
+
+    Example: `cloudnoise.simulate(pattern="dissemination", ranks=1024,
+    size="16B", profile="azure-hpc", noise=["both", "none"], reps=100,
+    seed=1).variants["both"].statistics.median`
     """
     from cloudnoise.simulation.inputs import schedule_input
     from cloudnoise.simulation.setup import load_system, resolve_noise, resolve_params
@@ -149,7 +158,7 @@ def simulate(
             raise CloudnoiseError("give a NoiseSetup, or a profile and noise specs, not both")
         setup, names = noise, None
     else:
-        names = [noise] if isinstance(noise, str) else (list(noise) if noise is not None else None)
+        names = items_of(noise, "noise") if noise is not None else None
         setup = None
         if system is not None or any(explicit):
             setup = resolve_noise(system, seed, os_noise=os_noise, latency_noise=latency_noise,
@@ -158,7 +167,7 @@ def simulate(
         raise CloudnoiseError("give the variants as noise=[...] or as variant=, not both")
     if names is None:
         if variant is not None:
-            names = [variant] if isinstance(variant, str) else list(variant)
+            names = items_of(variant, "variant")
         else:  # no variant named: all the noise given (a measured profile may carry none)
             names = setup.default_variants() if setup is not None else ["none"]
     if not names:

@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cloudnoise.comma_lists import parse_counts, parse_items
+from cloudnoise.comma_lists import parse_counts, parse_items, profile_names
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.options import profile_names
 from cloudnoise.simulation.api import VARIANTS
 from cloudnoise.sweep.presets import get_preset
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cloudnoise import __version__
+from cloudnoise.version import __version__
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulation.api import READY_ORDERS, VARIANTS
 from cloudnoise.sweep.experiment import Experiment

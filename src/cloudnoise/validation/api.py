@@ -102,10 +102,51 @@ def validate(
     out: PathLike | None = None,
     quiet: bool = True,
 ) -> ValidationResult:
-    """`cloudnoise validate`: measured runtimes against their LogGOPS simulation.
+    """Compares measured runtimes with their LogGOPS simulation, as `cloudnoise validate` does.
 
-    The options are the command's (see public `cloudnoise.validate`);
-    returns a ValidationResult without printing."""
+    The measured side is one of:
+
+    - run here on real MPI ranks: a GOAL file `goal_file`, a generated
+      collective `pattern` with `size` ("16B", "16MiB"; `nway`,
+      `segmentsize`, `nb` as for `simulate`) at each of `ranks` ([2, 4, 8]
+      or "2,4,8"), or an application `app` with `ranks`, `iterations`,
+      `gflops`; `reps` measured repetitions (default 1000) after `warmup`,
+      paced `rep_gap` apart ("2us"; default: from a start broadcast);
+      launched with `mpicc`, `mpiexec`, `launcher` ("srun", or a template
+      "mpirun -np {ranks} {cmd}"), `hosts`, `hostfile`, `ppn`, stopped
+      after `timeout` (seconds or "30m"; default: from the simulated runtime);
+    - `suite=True`: the built-in suite (9 collectives, 16 B to 16 MiB;
+      `ranks` default 2, `reps` default 300);
+    - `measured`: runs measured elsewhere (a folder of the paper artifact's
+      PATTERN[_nocompute][_nbsend|_test]_NODES_SIZE.csv files, a run's
+      .tar.xz, or a folder of them); nothing is launched, `reps` is the
+      simulated repetitions;
+    - `trace`: a recorded trace folder, its runtime (first MPI_Init exit to
+      last MPI_Finalize entry) against its simulation (`algorithms`,
+      `compute_scale` as in `cloudnoise trace convert`).
+
+    The simulated side uses `profile` (a built-in name or a profile file)
+    or the LogGOPS parameters `L`, `o`, `g`, `G`, `O`, `S` (numbers in ns,
+    ns/byte and bytes, or text with units), which override the profile's;
+    one of them is required. `noise` names the simulated variants ("none",
+    "os", "network", "both" or a list, the first reported at the top;
+    default: the profile's noise), drawn from `seed`; `ready_order` as for
+    `simulate`. `out` keeps the measured and simulated repetitions,
+    summary.json and figures. `quiet=False` draws a progress bar on a
+    terminal. Nothing is printed.
+
+    Returns a ValidationResult: `kind` ("run", "suite", "measured" or
+    "trace"), `rows` (one per configuration: measured and simulated
+    medians, signed error, ...), `summary` and `to_dict()` (what `cloudnoise
+    validate --json` prints).
+
+    Raises CloudnoiseError with the command's one-line message: bad input
+    (`exit_code` 2, before anything runs), a schedule that cannot complete
+    (3), a missing MPI or ranks that die or hang (4).
+
+    Example: `cloudnoise.validate(measured="daint__collectives/2022_03_30_00_54_29.tar.xz",
+    profile="daint", noise="none").rows`
+    """
     opts: dict[str, Any] = {
         "pattern": pattern, "size": None if size is None else str(size), "nway": nway,
         "segmentsize": str(segmentsize), "nb": None if nb is None else str(nb), "schedgen": schedgen, "app": app,

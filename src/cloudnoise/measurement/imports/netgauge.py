@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from cloudnoise import __version__
+from cloudnoise.version import __version__
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.output_files import current_umask
 from cloudnoise.measurement import loggp_netgauge

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError, shown
-from cloudnoise.model.profile import Compute, Provenance
+from cloudnoise.model.profile import Compute
+from cloudnoise.model.provenance import Provenance
 from cloudnoise.profiles.artifact.runs import SYSTEMS, read_description
 
 

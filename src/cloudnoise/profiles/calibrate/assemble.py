@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from cloudnoise.model.profile import NoiseModel, OSNoiseModel, Provenance, RackPlacement, SystemProfile, save_profile
+from cloudnoise.model.profile import NoiseModel, OSNoiseModel, RackPlacement, SystemProfile, save_profile
+from cloudnoise.model.provenance import Provenance
 from cloudnoise.profiles.calibrate import families as fam
 from cloudnoise.profiles.calibrate.priors import PRIORS, bandwidth_params, latency_params, os_params
 from cloudnoise.profiles.paper import TABLE_I

@@ -59,7 +59,7 @@ from cloudnoise.profiles.calibrate import families as fam
 from cloudnoise.profiles.calibrate.assemble import SystemParams, build_profile, initial_params, with_placements
 from cloudnoise.profiles.calibrate.priors import PRIORS
 from cloudnoise.profiles.calibrate.simulations import CalibrationRuns, Simulator
-from cloudnoise.profiles.calibrate.statements import Stat, noise_ratio, statistic
+from cloudnoise.paper.measures import Stat, noise_ratio, statistic
 
 K16 = 16384
 DISSEMINATION_16K_MESSAGES = 14 * K16

@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.profiles.calibrate import targets as T
+from cloudnoise.paper import statements as T
+from cloudnoise.paper.statements import check
 from cloudnoise.profiles.calibrate.assemble import RECORD, SystemParams, build_profile, read_params, write_profiles
 from cloudnoise.profiles.calibrate.conflicts import conflicts
 from cloudnoise.profiles.calibrate.fit import Fitter, run_fits
 from cloudnoise.profiles.calibrate.simulations import CalibrationRuns, Simulator
-from cloudnoise.profiles.calibrate.statements import check
 from cloudnoise.profiles.paper import PAPER
 
 FORMAT = "cloudnoise-calibration/1"
@@ -55,7 +55,7 @@ def _sig(x: Any) -> Any:
 def evaluate(params: dict[str, SystemParams], sim: Simulator) -> list[dict[str, Any]]:
     """Every target checked against the profiles these parameters give."""
     runs = CalibrationRuns({name: build_profile(name, p) for name, p in params.items()}, sim)
-    return [check(s, runs).to_dict() for s in T.ALL]
+    return [check(s, runs).to_dict() for s in T.TARGETS]
 
 
 def _summary(outcomes: list[dict[str, Any]]) -> dict[str, Any]:

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from cloudnoise.model.profile import SystemProfile
-from cloudnoise.profiles.calibrate.statements import Config
-from cloudnoise.profiles.calibrate.targets import WORKLOADS
+from cloudnoise.paper.measures import Config
+from cloudnoise.paper.statements import WORKLOADS
 
 SEED_DOMAIN = b"cloudnoise-calibrate/1"
 

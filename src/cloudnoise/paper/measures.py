@@ -1,14 +1,11 @@
-"""The paper's quantitative statements as data: what is claimed, where, and how
-to compute our number for it.
+"""How our number for a statement of the paper is computed: the measures.
 
-A `Statement` quotes its sentence and says where it is (section, figure or
-table cell), gives the paper's value, the interval the paper's wording
-allows ("up to 2x", "almost 4x", "more than a factor of 4"), and a `Measure`
-that computes our value. Measures over simulations read runtimes through a
-`Runs` (the calibration's own simulations, or a sweep's results for
-`cloudnoise paper`); measures over a profile read its noise models. They
-also say which simulations they need (`needs`), so a runner simulates exactly
-those: nothing more.
+A `Measure` computes one number from simulations or from the profiles'
+models. Measures over simulations read runtimes through a `Runs` (the
+calibration's own simulations, or a sweep's results for `cloudnoise
+paper`); measures over a profile read its noise models (`ProfileMeasure`).
+They also say which simulations they need (`needs`), so a runner simulates
+exactly those: nothing more.
 
 Statistics of a set of runtimes: `median`, `mean`, `p99.5` (the 5 largest of
 the paper's 1000 repetitions: "a few outliers"), `max`. "The runtime" of a
@@ -18,13 +15,12 @@ boxplot figure is its median unless the sentence says average.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
-ROLES = ("calibration", "held-out")
 STATS = ("median", "mean", "p99.5", "max")
 
 
@@ -256,100 +252,6 @@ class CostRatio(Measure):
 
     def describe(self) -> str:
         return f"max over nodes of cost({'/'.join(self.cheaper)}) / cost({'/'.join(self.dearer)}), {self.variant} noise"
-
-
-@dataclass(frozen=True)
-class Statement:
-    """One quantitative statement of the paper and how we check it.
-
-    `low`/`high` bound the value the paper's wording allows (None: unbounded);
-    `scale` converts the measure to the unit shown (100 for %, 1e-6 for ms)."""
-
-    id: str
-    figure: str  # "Fig. 14", "Table II", "Obs. 9", ...
-    where: str  # section and what is cited: "Sec. V-B", "Table II, same rack, Min. Lat., AWS HPC (Metal)"
-    quote: str  # the sentence, verbatim
-    role: str  # calibration | held-out
-    measure: Measure | None  # None: not representable in the model (see `why_not`)
-    paper: str  # the paper's value as worded
-    low: float | None
-    high: float | None
-    unit: str = "x"
-    scale: float = 1.0
-    reading: str = ""  # how the wording becomes [low, high] and which statistic
-    why_not: str = ""
-    tags: tuple[str, ...] = field(default_factory=tuple)
-
-    def __post_init__(self) -> None:
-        if self.role not in ROLES:
-            raise ValueError(f"{self.id}: role {self.role!r}")
-
-    def needs(self) -> set[Config]:
-        return set() if self.measure is None else self.measure.needs()
-
-    def tolerance_text(self) -> str:
-        def f(x: float) -> str:
-            return f"{x:.4g}"
-
-        if self.low is not None and self.high is not None:
-            return f"[{f(self.low)}, {f(self.high)}]"
-        if self.low is not None:
-            return f">= {f(self.low)}"
-        if self.high is not None:
-            return f"<= {f(self.high)}"
-        return "-"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """A statement checked: our value, whether it is within the allowed interval."""
-
-    statement: Statement
-    value: float | None
-    agrees: bool
-    detail: str = ""
-    cause: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        s = self.statement
-        v = None if self.value is None or not math.isfinite(self.value) else self.value
-        return {
-            "id": s.id, "figure": s.figure, "where": s.where, "quote": s.quote, "role": s.role, "paper": s.paper,
-            "low": s.low, "high": s.high, "unit": s.unit, "reading": s.reading,
-            "measure": None if s.measure is None else s.measure.describe(),
-            "ours": v, "agrees": self.agrees, "detail": self.detail, "cause": self.cause or None,
-        }
-
-
-def check(statement: Statement, runs: Runs, causes: dict[str, str] | None = None) -> Outcome:
-    """Evaluates one statement on `runs`."""
-    if statement.measure is None:
-        return Outcome(statement, None, False, "not represented in the model", statement.why_not)
-    value = statement.measure.value(runs) * statement.scale
-    ok = math.isfinite(value) and (statement.low is None or value >= statement.low) and (
-        statement.high is None or value <= statement.high)
-    detail = ""
-    m = statement.measure.inner if isinstance(statement.measure, Increase) else statement.measure
-    if isinstance(m, Extreme):
-        detail = f"{'largest' if m.largest else 'smallest'}: {m.which(runs)}"
-    cause = "" if ok else (causes or {}).get(statement.id, "")
-    return Outcome(statement, value, bool(ok), detail, cause)
-
-
-def format_value(value: float | None, unit: str) -> str:
-    if value is None or not math.isfinite(value):
-        return "-"
-    if unit == "%":
-        return f"{value:+.1f}%"
-    if unit == "x":
-        return f"{value:.3g}x"
-    if unit == "count":
-        return f"{value:.0f}"
-    return f"{value:.4g} {unit}".strip()
-
-
-def needs_of(statements: Sequence[Statement]) -> set[Config]:
-    return set().union(*(s.needs() for s in statements)) if statements else set()
 
 
 class Models(Protocol):

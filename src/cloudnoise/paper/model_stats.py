@@ -8,7 +8,7 @@ samples: model/bandwidth_episodes.py); OS noise is the detour rate (Fig. 8's fre
 of time lost, and quantiles of the detour durations (Fig. 8's intensity).
 "Samples of an hour" (the top of Fig. 9's 1-hour ping-pong) are read at the
 quantile 1 - 1e-6 (about a million ping-pongs an hour, as the Oracle spike's
-calibrated weight implies; see targets.py).
+calibrated weight implies; see paper/statements.py).
 """
 
 from __future__ import annotations

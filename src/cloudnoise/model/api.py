@@ -1,0 +1,42 @@
+"""`cloudnoise.build_profile`: the model stage's public function.
+
+`cloudnoise/__init__.py` exports it as it is. It returns the profile as a
+SystemProfile; `cloudnoise.model.build.build_profile`, which the command
+calls, returns the written document and the parts left out
+(tests/test_public_api.py holds the two parameter lists equal).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cloudnoise.model.profile import SystemProfile
+
+
+def build_profile(
+    campaign: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    on_demand_price: float | None = None,
+    committed_price: float | None = None,
+    allow_missing: bool = False,
+) -> SystemProfile:
+    """`cloudnoise model build`: the profile of a measured campaign folder
+    (`measure` writes them), written to `out` (a .json file; its noise data
+    files beside it).
+
+    `name` names the system (default: the campaign's host); the prices are
+    USD per node-hour. A campaign missing a part (no loggp or latency-noise
+    run, say) is an error naming it, unless `allow_missing`.
+
+    Returns the profile written, as a SystemProfile (what `load_profile(out)` gives)."""
+    from cloudnoise.model.build import build_profile as write
+    from cloudnoise.model.profile import load_profile
+
+    write(Path(campaign), Path(out), name=name, on_demand_price=on_demand_price,
+          committed_price=committed_price, allow_missing=allow_missing)
+    return load_profile(Path(out))
