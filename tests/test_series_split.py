@@ -196,3 +196,4 @@ def test_batches_do_not_change_the_answer():
     starts, values = pingpong(body(rng, 170_000), stalls)
     one, many = run_split(starts, values, batch=10**9), run_split(starts, values, batch=1000)
     assert one.episodes.spec() == many.episodes.spec() and (one.lag, one.acf, one.cv) == (many.lag, many.acf, many.cv)
+
