@@ -45,3 +45,19 @@ def test_model_build_carries_the_stalls_and_says_why(tmp_path, run_cli):
     assert "latency noise: per-message draws: too short for a time model" in out.stdout
     source = json.loads((tmp_path / "short.json").read_text())["latency_noise"]["provenance"]["source"]
     assert "too short for a time model: 2937 samples" in source
+
+
+def test_check_on_an_imported_campaign_predicts_collectives(tmp_path, run_cli):
+    # measured elsewhere: --check prints what the profile's noise does to small collectives
+    run = write_run(tmp_path / "2022_05_06_16_58_37")
+    camp = import_netgauge(run, tmp_path / "camp", {"system": "synthetic"}).campaign
+    out = run_cli("model", "build", str(camp), "-o", str(tmp_path / "p.json"), "--check", "--check-reps", "3", "--json")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["predicted"]
+    assert {(r["pattern"], r["size_bytes"]) for r in rows} >= {("nwaydissemination", 16), ("pipelinedring", 16)}
+    # the noiseless medians are LogGOPS's; noise only adds
+    assert all(r["both_median_us"] >= r["none_median_us"] > 0 and r["ratio"] >= 1 for r in rows)
+    # the pipelined ring has no 16 B run on 32 nodes (0 B segments)
+    assert ("pipelinedring", 16, 32) not in {(r["pattern"], r["size_bytes"], r["nodes"]) for r in rows}
+    text = run_cli("model", "build", str(camp), "-o", str(tmp_path / "p.json"), "--check", "--check-reps", "3")
+    assert "predicted collective medians" in text.stdout

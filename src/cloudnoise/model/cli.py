@@ -25,7 +25,9 @@ def model() -> None:
 @click.option("--check", is_flag=True,
               help="Then run a short `cloudnoise validate --suite` (2 ranks, --check-reps each) on this machine "
                    "with the new profile and store its errors in the profile (key `check`, with what it ran on). "
-                   "Needs MPI, and the machine the campaign measured.")
+                   "Needs MPI, and the machine the campaign measured. On an imported campaign (measured "
+                   "elsewhere): print the profile's predicted collective medians with its noise beside "
+                   "noiseless ones instead (--check-reps repetitions each).")
 @click.option("--check-reps", type=click.IntRange(min=1), default=100, show_default=True,
               help="With --check: repetitions per suite configuration.")
 @click.option("--mpicc", help="With --check: MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel).")
@@ -75,7 +77,15 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
             from cloudnoise.model.tool_table import print_compared
 
             print_compared(profile["compared_with_tool"])
-    if check:
+    if check and "source=netgauge" in profile.get("labels", []):
+        # Measured elsewhere: nothing to run here; what its noise predicts instead.
+        from cloudnoise.validation.predicted_collectives import predicted_collectives, print_predicted
+
+        rows = predicted_collectives(out, reps=check_reps)
+        doc["predicted"] = rows
+        if not as_json:
+            print_predicted(rows, str(profile.get("name")))
+    elif check:
         # The check runs the validate stage on the new profile; the stage
         # itself stores the result through the profile format's API.
         from cloudnoise.validation.suite import check_profile, print_suite
