@@ -45,14 +45,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 
 import numpy as np
 
 from cloudnoise.measurement.summaries import StreamStats
 from cloudnoise.model.distributions import Constant, Distribution, LogNormal, Mixture
-from cloudnoise.model.latency_episodes import LatencyEpisodes
+from cloudnoise.model.latency_episodes import LatencyEpisodes, StallTable
 
 _Z75 = NormalDist().inv_cdf(0.75)
 MIN_SAMPLES = 10_000
@@ -188,9 +188,9 @@ class _PassA:
     acf: float = 0.0
     lag: int = 0
     observed_ns: float = 0.0
-    excess: StreamStats | None = None
-    period: StreamStats | None = None  # start-to-start times between consecutive stalls
-    gap_hist: np.ndarray | None = None  # quiet times between consecutive stalls, log-binned
+    excess: StreamStats = field(default_factory=StreamStats)
+    period: StreamStats = field(default_factory=StreamStats)  # start-to-start times between consecutive stalls
+    gap_hist: np.ndarray = field(default_factory=lambda: _log_hist())  # quiet times between stalls, log-binned
 
 
 def _segments(key: np.ndarray, start: np.ndarray, value: np.ndarray, carry: _Carry) -> tuple[np.ndarray, int]:
@@ -207,7 +207,7 @@ def _segments(key: np.ndarray, start: np.ndarray, value: np.ndarray, carry: _Car
 
 
 def _first_pass(batches: Iterable[Batch], threshold: float, median_ns: float) -> _PassA:
-    out = _PassA(excess=StreamStats(), period=StreamStats(), gap_hist=np.zeros(14 * LOG_BINS_PER_DECADE))
+    out = _PassA()
     carry = _Carry()
     lag_pairs = np.zeros(MAX_LAG + 1)
     lag_both = np.zeros(MAX_LAG + 1)
@@ -294,14 +294,13 @@ class _PassB:
     episodes: int = 0
     single: int = 0  # episodes of one stall
     episode_ns: float = 0.0  # time inside episodes, first stall's start to last stall's end
-    durations: StreamStats | None = None  # first stall's start to last one's start, episodes of 2+ stalls
-    gaps: StreamStats | None = None  # quiet times inside episodes
-    stalls: StreamStats | None = None  # excess over the median
-    gap_hist: np.ndarray | None = None  # quiet times inside episodes, log-binned
+    durations: StreamStats = field(default_factory=StreamStats)  # first to last stall's start, 2+ stalls
+    gaps: StreamStats = field(default_factory=StreamStats)  # quiet times inside episodes
+    stalls: StreamStats = field(default_factory=StreamStats)  # excess over the median
+    gap_hist: np.ndarray = field(default_factory=lambda: _log_hist())  # quiet times inside episodes, log-binned
 
     def short_gaps(self) -> float:
         """Share of the quiet times inside episodes under half their median: where two trains overlap."""
-        assert self.gaps is not None and self.gap_hist is not None
         if self.gaps.count == 0:
             return 0.0
         half = 0.5 * float(self.gaps.percentile(50.0))
@@ -310,8 +309,7 @@ class _PassB:
 
 
 def _second_pass(batches: Iterable[Batch], threshold: float, median_ns: float, split: float) -> _PassB:
-    out = _PassB(durations=StreamStats(), gaps=StreamStats(), stalls=StreamStats(),
-                 gap_hist=np.zeros(14 * LOG_BINS_PER_DECADE))
+    out = _PassB()
     carry = _Carry()
     seg_base = 0
     open_ep: list[int] | None = None  # [stretch, first start, last start, last end, count]
@@ -358,6 +356,11 @@ def _second_pass(batches: Iterable[Batch], threshold: float, median_ns: float, s
     return out
 
 
+def _log_hist() -> np.ndarray:
+    """Bins of LOG_BINS_PER_DECADE per decade of ns, from 1 ns to 10^14 ns."""
+    return np.zeros(14 * LOG_BINS_PER_DECADE)
+
+
 def _otsu_log(hist: np.ndarray) -> float:
     """The quiet time (ns) that best splits the log-binned histogram in two (Otsu's threshold).
     Quiet times under a microsecond (stalls in consecutive samples) are inside an episode
@@ -396,7 +399,6 @@ def _shape(stats: StreamStats, keep_mean: bool = True) -> Distribution:
 
 
 def _bursty(a: _PassA, b: _PassB, hosts: int, shared: bool) -> LatencyEpisodes:
-    assert b.durations is not None and b.gaps is not None and b.stalls is not None
     measured_share = min(0.95, b.episode_ns / a.observed_ns) if a.observed_ns > 0 else 0.0
     mean_episode = b.episode_ns / b.episodes
     share = measured_share if shared or hosts <= 1 else 1.0 - (1.0 - measured_share) ** (1.0 / hosts)
@@ -431,12 +433,12 @@ def _one_train_at_a_time(per_host: LatencyEpisodes, b: _PassB, median_ns: float,
 def _quiet_hist(start: np.ndarray, value: np.ndarray, threshold: float) -> np.ndarray:
     idx = np.nonzero(value > threshold)[0]
     gaps = np.maximum(1, start[idx[1:]] - (start[idx[:-1]] + value[idx[:-1]])).astype(np.float64)
-    hist = np.zeros(14 * LOG_BINS_PER_DECADE)
+    hist = _log_hist()
     np.add.at(hist, np.clip((np.log10(gaps) * LOG_BINS_PER_DECADE).astype(np.int64), 0, hist.size - 1), 1)
     return hist
 
 
-def pingpong(tables: list, offsets: list[int], rtt_ns: float, span_ns: int) -> tuple[np.ndarray, np.ndarray]:
+def pingpong(tables: list[StallTable], offsets: list[int], rtt_ns: float, span_ns: int) -> tuple[np.ndarray, np.ndarray]:
     """Back-to-back ping-pongs of `rtt_ns` between hosts whose stalls are `tables`
     (StallTable, read from `offsets`) for `span_ns`: each sample's start and round trip.
     A message leaves when its sender's stall ends; the ping is host 0's, the pong the
