@@ -133,6 +133,19 @@ class BandwidthEpisodes:
 
     def __len__(self) -> int: ...
 
+class LatencyStalls:
+    def __init__(self, starts_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], ends_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], period_ps: int) -> None: ...
+
+    def delay_at(self, at_ps: int) -> int:
+        """
+        What a message sent at a position (wrapped by the period) waits: the rest of its stall.
+        """
+
+    @property
+    def period_ps(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
 class SwitchDraws:
     def __init__(self, near_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], near_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], nodes_per_switch: int) -> None:
         """
@@ -194,6 +207,18 @@ class NoiseModel:
 
     @bandwidth_episodes.setter
     def bandwidth_episodes(self, arg: BandwidthEpisodes, /) -> None: ...
+
+    @property
+    def latency_stalls(self) -> LatencyStalls: ...
+
+    @latency_stalls.setter
+    def latency_stalls(self, arg: LatencyStalls, /) -> None: ...
+
+    @property
+    def latency_stalls_shared(self) -> bool: ...
+
+    @latency_stalls_shared.setter
+    def latency_stalls_shared(self, arg: bool, /) -> None: ...
 
     @property
     def switch_draws(self) -> SwitchDraws: ...

@@ -315,6 +315,24 @@ NB_MODULE(_engine, m) {
       .def_prop_ro("period_ps", &BandwidthEpisodes::period_ps)
       .def("__len__", &BandwidthEpisodes::size);
 
+  nb::class_<LatencyStalls>(m, "LatencyStalls")
+      .def(
+          "__init__",
+          [](LatencyStalls* e, nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> starts,
+             nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> ends, int64_t period_ps) {
+            new (e) LatencyStalls(to_vector(starts), to_vector(ends), period_ps);
+          },
+          nb::arg("starts_ps"), nb::arg("ends_ps"), nb::arg("period_ps"))
+      .def(
+          "delay_at",
+          [](const LatencyStalls& e, int64_t at) {
+            if (at < 0) throw std::invalid_argument("a position in the stalls must be >= 0");
+            return e.delay_at(at);
+          },
+          nb::arg("at_ps"), "What a message sent at a position (wrapped by the period) waits: the rest of its stall.")
+      .def_prop_ro("period_ps", &LatencyStalls::period_ps)
+      .def("__len__", &LatencyStalls::size);
+
   nb::class_<SwitchDraws>(m, "SwitchDraws")
       .def(
           "__init__",
@@ -344,6 +362,8 @@ NB_MODULE(_engine, m) {
       .def_rw("latency_excess_ps", &NoiseModel::latency_excess_ps)
       .def_rw("bandwidth_fraction", &NoiseModel::bandwidth_fraction)
       .def_rw("bandwidth_episodes", &NoiseModel::bandwidth_episodes)
+      .def_rw("latency_stalls", &NoiseModel::latency_stalls)
+      .def_rw("latency_stalls_shared", &NoiseModel::latency_stalls_shared)
       .def_rw("switch_draws", &NoiseModel::switch_draws);
 
   m.def(

@@ -312,6 +312,17 @@ int64_t Engine::episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t
   return f >= 1.0 ? G : std::max(G, round_to_int(static_cast<double>(G_base) / f));
 }
 
+// Under latency stalls, what a message `sender` sends at `t` waits: the
+// rest of the sender's stall at t, 0 outside one. Keyed by the sender's
+// time alone, like the episodes, so both processing orders agree; it only
+// adds to L, so the windows' lookahead (the least latency) still holds.
+int64_t Engine::stall_delay_ps(uint32_t sender, int64_t t) {
+  const int64_t s = stalls_->wrap(time_add(t, stall_offset_[sender]));
+  LatencyStalls::Span& span = stall_span_[sender];
+  if (!span.holds(s)) span = stalls_->span_at(s);
+  return span.delay(s);
+}
+
 // Orders a host's newly executable ops as they are queued. LogGOPSim sorts
 // them by kind with std::sort (not stable) before stamping them; sorting the
 // same sequence with the same comparator yields the same order, so ties
@@ -467,10 +478,12 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   bandwidth_ = noise.bandwidth_fraction.get();
   tabulate_gaps(noise.bandwidth_fraction);
   episodes_ = noise.bandwidth_episodes.get();
+  stalls_ = noise.latency_stalls.get();
   switch_ = noise.switch_draws.get();
-  if (switch_ && (latency_ || bandwidth_ || episodes_))
+  if (switch_ && (latency_ || bandwidth_ || episodes_ || stalls_))
     throw std::invalid_argument(
-        "switch draws replace L and G: they cannot be combined with latency excess, bandwidth fractions or episodes");
+        "switch draws replace L and G: they cannot be combined with latency excess, bandwidth fractions, episodes "
+        "or latency stalls");
   seed_ = seed;
   rep_ = repetition;
   latency_rng_ = CounterRng(seed, repetition, RngStream::Latency);
@@ -503,6 +516,17 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     episode_span_.assign(ranks_, BandwidthEpisodes::Span{});
     for (uint32_t r = 0; r < ranks_; ++r)
       episode_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(r) * period), episodes_->period_ps() - 1);
+  }
+  if (stalls_) {
+    // Each host reads the stalls from its own offset; a system-wide state
+    // puts every host at the first draw.
+    const CounterRng rng(seed, repetition, RngStream::StallOffsets);
+    const double period = static_cast<double>(stalls_->period_ps());
+    stall_offset_.resize(ranks_);
+    stall_span_.assign(ranks_, LatencyStalls::Span{});
+    for (uint32_t r = 0; r < ranks_; ++r)
+      stall_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(noise.latency_stalls_shared ? 0 : r) * period),
+                                  stalls_->period_ps() - 1);
   }
   if (noise.os) {
     // Each rank starts reading the trace at a uniformly drawn offset; with
@@ -557,7 +581,7 @@ int64_t Engine::window_width() const {
   const bool switch_random = switch_ && switch_->random();
   const bool wanted = processing_ == Processing::WindowedRendezvous ||
                       (processing_ == Processing::Auto && !rendezvous_);
-  if (!windows_allowed_ || !wanted || !(os_ || latency_ || bandwidth_ || episodes_ || switch_random))
+  if (!windows_allowed_ || !wanted || !(os_ || latency_ || bandwidth_ || episodes_ || stalls_ || switch_random))
     return 0;
   // Each window keeps its pushers' times as 32-bit offsets.
   const int64_t least_excess = latency_ ? round_to_int(latency_->min()) : 0;
@@ -736,6 +760,7 @@ template <bool kWindowed, bool kRendezvous>
           // on the order in which sends are processed.
           if (latency_)
             latency = time_add(latency, round_to_int(latency_->quantile_of_bits(latency_rng_.bits(op_index))));
+          if (stalls_) latency = time_add(latency, stall_delay_ps(h, t));
           g_bytes = bytes_time(op.amount, G);
         }
         o_free = time_add(t, p_.o_ps, bytes_time(op.amount, costs.O_fs), os_noise(h, t, p_.o_ps));

@@ -19,6 +19,7 @@
 #include "noise/bandwidth_episodes.hpp"
 #include "noise/counter_rng.hpp"
 #include "noise/drawn_gap.hpp"
+#include "noise/latency_stalls.hpp"
 #include "noise/os_noise_trace.hpp"
 #include "noise/quantile_table.hpp"
 #include "noise/switch_draws.hpp"
@@ -46,13 +47,21 @@ struct NoiseModel {
   // Drops that persist in time, per sending host; a message's fraction is
   // the lower of its draw and its sender's episode at the send.
   std::shared_ptr<const BandwidthEpisodes> bandwidth_episodes;
+  // Latency stalls in time, per sending host: a message sent inside one of
+  // its sender's stalls waits for the stall's end (added to its latency).
+  std::shared_ptr<const LatencyStalls> latency_stalls;
+  // All hosts read the stalls from one offset (a system-wide state) instead
+  // of independent offsets.
+  bool latency_stalls_shared = false;
   // The paper authors' network semantics (noise/switch_draws.hpp): each
   // message's L and G picked from near or far sample sets, G charged per
   // 16 MiB block, rendezvous 2 L later. Replaces the parameters' L and G,
-  // so it excludes latency_excess_ps, bandwidth_fraction and episodes.
+  // so it excludes latency_excess_ps, bandwidth_fraction, episodes and stalls.
   std::shared_ptr<const SwitchDraws> switch_draws;
 
-  bool any() const { return os || latency_excess_ps || bandwidth_fraction || bandwidth_episodes || switch_draws; }
+  bool any() const {
+    return os || latency_excess_ps || bandwidth_fraction || bandwidth_episodes || latency_stalls || switch_draws;
+  }
 };
 
 struct RunResult {
@@ -189,6 +198,7 @@ class Engine {
   int64_t message_G_fs(uint32_t send_op, int64_t G_fs) const;
   void tabulate_gaps(const std::shared_ptr<const QuantileTable>& fraction);
   int64_t episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t G);
+  int64_t stall_delay_ps(uint32_t sender, int64_t t);
   [[noreturn]] void report_deadlock() const;
   std::string describe(uint32_t op) const;
   // A posted receive's {source, tag, local index}, from its rank's template.
@@ -275,6 +285,7 @@ class Engine {
   const QuantileTable* latency_ = nullptr;
   const QuantileTable* bandwidth_ = nullptr;
   const BandwidthEpisodes* episodes_ = nullptr;
+  const LatencyStalls* stalls_ = nullptr;
   const SwitchDraws* switch_ = nullptr;
   // With bandwidth_: the drawn G tabulated for each base G a message can
   // have (the parameters' or each size class's), kept across repetitions
@@ -283,6 +294,8 @@ class Engine {
   std::shared_ptr<const QuantileTable> gaps_for_;  // the fraction table gap_tables_ are of
   std::vector<int64_t> episode_offset_;  // per host, this repetition's (with episodes_)
   std::vector<BandwidthEpisodes::Span> episode_span_;  // per host, its last lookup's span
+  std::vector<int64_t> stall_offset_;  // per host, this repetition's (with stalls_)
+  std::vector<LatencyStalls::Span> stall_span_;  // per host, its last lookup's span
   uint64_t seed_ = 0, rep_ = 0;
   const std::atomic<bool>* stop_ = nullptr;
   uint32_t stop_countdown_ = kStopPoll;

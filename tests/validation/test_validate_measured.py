@@ -127,3 +127,26 @@ def test_the_api_without_a_model_says_what_to_give(runs: Path) -> None:
 
     with pytest.raises(cloudnoise.CloudnoiseError, match="--measured needs --profile"):
         cloudnoise.validate(measured=runs)
+
+
+def test_several_runs_give_the_run_to_run_spread(run_cli, runs: Path) -> None:
+    # a second run of the same program: medians 2.5 (first run) and 3.5 us; simulated 2.4 us
+    second = runs / "2022_05_11_09_00_00"
+    second.mkdir()
+    write_run(second / "nwaydissemination_nocompute_4_16.csv", [[3.5, 1.0, 1.0, 1.0]] * 3)
+    res = run_cli("validate", "--measured", runs, *PARAMS, "--noise", "none", "--reps", "3", "--json")
+    assert res.returncode == 0, res.stderr
+    spread = json.loads(res.stdout)["spread"]
+    assert spread["configurations"] == 1  # the _test program ran once: no spread
+    (c,) = spread["configs"]
+    assert c["runs"] == ["2022_05_10_21_34_00", "2022_05_11_09_00_00"]
+    assert c["measured_medians_us"] == pytest.approx([2.5, 3.5]) and c["spread"] == pytest.approx(1.4)
+    # 2.4 us: below the runs' range by 4 %, inside it once widened by 10 %
+    assert c["variants"]["none"]["position"] == "below by 4%" and c["variants"]["none"]["inside_with_bound"]
+    assert spread["by_variant"]["none"] == {"inside_range": 0, "inside_range_with_bound": 1}
+    text = run_cli("validate", "--measured", runs, *PARAMS, "--noise", "none", "--reps", "3")
+    assert "measured run-to-run spread" in text.stdout and "differ by a median 1.40x" in text.stdout
+    # one run of each: no spread table
+    one = run_cli("validate", "--measured", runs / "2022_05_10_21_34_00", *PARAMS, "--noise", "none", "--reps", "3",
+                  "--json")
+    assert json.loads(one.stdout)["spread"] is None

@@ -24,6 +24,7 @@ def build_profile(
     on_demand_price: float | None = None,
     committed_price: float | None = None,
     allow_missing: bool = False,
+    latency_model: str = "auto",
 ) -> SystemProfile:
     """`cloudnoise model build`: the profile of a measured campaign folder
     (`measure` writes them), written to `out` (a .json file; its noise data
@@ -32,11 +33,14 @@ def build_profile(
     `name` names the system (default: the campaign's host); the prices are
     USD per node-hour. A campaign missing a part (no loggp or latency-noise
     run, say) is an error naming it, unless `allow_missing`.
+    `latency_model`: "auto" models stalls that the latency series shows in time
+    as such (docs/measure.md, "Noise in time"), "iid" draws every sample per
+    message (the paper's semantics).
 
     Returns the profile written, as a SystemProfile (what `load_profile(out)` gives)."""
     from cloudnoise.model.build import build_profile as write
     from cloudnoise.model.profile import load_profile
 
     write(Path(campaign), Path(out), name=name, on_demand_price=on_demand_price,
-          committed_price=committed_price, allow_missing=allow_missing)
+          committed_price=committed_price, allow_missing=allow_missing, latency_model=latency_model)
     return load_profile(Path(out))

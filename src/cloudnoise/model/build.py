@@ -53,6 +53,7 @@ import math
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +63,9 @@ from cloudnoise.errors import CloudnoiseError, shown
 from cloudnoise.measurement.campaign_files import read_experiment_summary, read_metadata, read_summary
 from cloudnoise.measurement.placement import placement
 from cloudnoise.measurement.summaries import RELATIVE_PRECISION, StreamStats
-from cloudnoise.measurement.summary_reader import experiment_stats
+from cloudnoise.measurement.summary_reader import experiment_stats, iter_samples
 from cloudnoise.model.distributions import quantile_grid
+from cloudnoise.model.series_split import SeriesSplit, iter_batches, split_series
 from cloudnoise.output_files import default_file_mode
 
 FORMAT = "cloudnoise-profile/1"
@@ -74,14 +76,31 @@ def _measured(source: str) -> dict[str, str]:
     return {"kind": "measured", "source": source}
 
 
-def _latency_stats(campaign: Path) -> tuple[StreamStats, str] | None:
-    """The RTT summaries (ns) of the smallest size of latency-noise, else latency."""
+def _latency_stats(campaign: Path) -> tuple[StreamStats, str, str, int] | None:
+    """The RTT summaries (ns) of the smallest size of latency-noise, else latency; with
+    where they come from, the experiment and the size."""
     for exp in ("latency-noise", "latency"):
         got = experiment_stats(campaign, exp)
         sizes = got.by_size() if got else {}
         if sizes and sizes[min(sizes)].count:
-            return sizes[min(sizes)], f"{exp} ({int(min(sizes))} B ping-pongs)"
+            return sizes[min(sizes)], f"{exp} ({int(min(sizes))} B ping-pongs)", exp, int(min(sizes))
     return None
+
+
+def _split_latency(campaign: Path, exp: str, size: int, stats: StreamStats) -> SeriesSplit:
+    """The experiment's one-pair series of `size` in its order, split into stalls in time and
+    the independent remainder (model/series_split.py), read twice a batch at a time."""
+    path = experiment_stats(campaign, exp).parquet  # type: ignore[union-attr]
+    columns = ("run", "part", "rank", "stream", "time", "value_ns", "size_bytes", "pairs")
+
+    def batches() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        for c in iter_samples(path, columns):
+            keep = (c["size_bytes"] == size) & (c["pairs"] == 1)
+            if not keep.all():
+                c = {k: v[keep] for k, v in c.items()}
+            yield from iter_batches(iter([c]))
+
+    return split_series(batches, float(stats.percentile(50.0)), float(stats.percentile(90.0)))
 
 
 def _bandwidth_stats(campaign: Path) -> tuple[StreamStats, int, str] | None:
@@ -219,10 +238,19 @@ def build_profile(
     on_demand_price: float | None = None,
     committed_price: float | None = None,
     allow_missing: bool = False,
+    latency_model: str = "auto",
 ) -> dict[str, Any]:
     """Write the profile for ``campaign`` to ``out`` (and its data files next
     to it); returns the profile dict, with ``missing`` listing the parts left
-    out (only with ``allow_missing``; otherwise a missing part is an error)."""
+    out (only with ``allow_missing``; otherwise a missing part is an error).
+
+    ``latency_model``: ``auto`` splits the latency series into stalls in time
+    and an independent remainder where its order shows time structure
+    (model/series_split.py; otherwise, and with ``iid``, every sample is a
+    per-message draw, the paper's semantics). The returned dict's
+    ``latency_split`` says what was found and why (None without a series)."""
+    if latency_model not in ("auto", "iid"):
+        raise CloudnoiseError(f"--latency-model {latency_model!r}: choose auto or iid")
     campaign = Path(campaign)
     out = Path(out)
     if out.is_dir():
@@ -339,9 +367,14 @@ def build_profile(
             missing.append(f"{exp}/samples.parquet is missing or empty")
     grid = quantile_grid()
     lat = _latency_stats(campaign)
+    split: SeriesSplit | None = None
     if lat is not None:
-        stats, src = lat
-        half_q = stats.quantiles(grid) / 2.0  # RTT/2 at each probability of the engine's grid
+        stats, src, exp, size = lat
+        split = _split_latency(campaign, exp, size, stats)
+        keep = split.keep if split.episodes is not None and latency_model == "auto" else 1.0
+        # RTT/2 at each probability of the engine's grid; with stalls in time, of the
+        # remainder: the distribution below the stall threshold (a share `keep` of the samples)
+        half_q = stats.quantiles(grid * keep) / 2.0
         if classified:
             median_half = float(stats.percentile(50.0)) / 2.0
             excess = np.maximum(0.0, half_q - median_half)
@@ -357,12 +390,25 @@ def build_profile(
                 "latency noise reproduces the measured one-way times")
             loggops["L"] = base
             how = "RTT/2 - 2o - L"
+        if keep < 1.0:
+            parts = (f"two parts: stalls in time (`stalls`, model/latency_episodes.py) and, per message, the "
+                     f"remainder: the {100 * keep:.4g}% of samples at or below {split.threshold_ns / 1e3:.4g} us; "
+                     f"why: {split.why}")
+        elif latency_model == "iid" and split.episodes is not None:
+            parts = (f"per-message draws of every sample (--latency-model iid, the paper's semantics); the series "
+                     f"shows time structure that this leaves out: {split.why}")
+        else:
+            parts = f"per-message draws of every sample; why: {split.why}"
         profile["latency_noise"] = {
             "provenance": _measured(f"{where}: {src}, {how}, over all {stats.count} samples, as a "
                                     f"quantile table from the streaming histogram (values within "
-                                    f"{RELATIVE_PRECISION:.2%} of the samples')"),
+                                    f"{RELATIVE_PRECISION:.2%} of the samples'); {parts}"),
             "quantiles": {"p": grid.tolist(), "v": excess.tolist()},
         }
+        if keep < 1.0:
+            assert split.episodes is not None
+            profile["latency_noise"]["stalls"] = split.episodes.spec()
+            profile["latency_noise"]["note"] = f"stalls in time: {split.episodes.describe()}"
     bw = _bandwidth_stats(campaign)
     if bw is not None:
         stats, size, src = bw
@@ -426,6 +472,10 @@ def build_profile(
     files[out.name] = lambda path: path.write_text(text, encoding="utf-8")
     _write_all(out.parent, files, out.name)
     profile["missing"] = missing
+    profile["latency_split"] = None if split is None else {
+        "kind": split.kind, "why": split.why, "used": "stalls" in profile.get("latency_noise", {}),
+        "stalls": profile.get("latency_noise", {}).get("stalls"), "samples": split.samples,
+        "stall_share": split.stall_share, "lag": split.lag, "autocorrelation": split.acf}
     tool = compared_with_tool(fit, loggops)
     if tool is not None:
         profile["compared_with_tool"] = tool

@@ -25,7 +25,9 @@ def model() -> None:
 @click.option("--check", is_flag=True,
               help="Then run a short `cloudnoise validate --suite` (2 ranks, --check-reps each) on this machine "
                    "with the new profile and store its errors in the profile (key `check`, with what it ran on). "
-                   "Needs MPI, and the machine the campaign measured.")
+                   "Needs MPI, and the machine the campaign measured. On an imported campaign (measured "
+                   "elsewhere): print the profile's predicted collective medians with its noise beside "
+                   "noiseless ones instead (--check-reps repetitions each).")
 @click.option("--check-reps", type=click.IntRange(min=1), default=100, show_default=True,
               help="With --check: repetitions per suite configuration.")
 @click.option("--mpicc", help="With --check: MPI compiler wrapper (default: mpicc on PATH, else the mpich wheel).")
@@ -33,12 +35,16 @@ def model() -> None:
 @click.option("--allow-missing", is_flag=True,
               help="Build the profile even when an experiment the campaign lists has no data (a warning names "
                    "what was left out); without it, that is an error.")
+@click.option("--latency-model", type=click.Choice(["auto", "iid"]), default="auto", show_default=True,
+              help="auto: where the latency series' order shows stalls that come in time (bursty or periodic), "
+                   "model them as stalls in time and draw the rest per message (docs/profile-format.md); "
+                   "iid: draw every sample per message (the paper's semantics).")
 @json_option("Print one JSON object: the profile file written and its parts (and the check).")
 @quiet_option("With --check: no progress bar on stderr (warnings and errors still print).")
 @accepts_aliases
 def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | None,
           committed_price: float | None, allow_missing: bool, check: bool, check_reps: int, mpicc: str | None,
-          mpiexec: str | None, as_json: bool, quiet: bool) -> None:
+          mpiexec: str | None, latency_model: str, as_json: bool, quiet: bool) -> None:
     """Write the system profile of CAMPAIGN (a `cloudnoise measure --out` directory).
 
     The profile and its data files are written only once all of it is built
@@ -51,20 +57,35 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     """
     from cloudnoise.model.build import build_profile
 
-    profile = build_profile(campaign, out, name, on_demand_price, committed_price, allow_missing)
+    profile = build_profile(campaign, out, name, on_demand_price, committed_price, allow_missing, latency_model)
     for part in profile["missing"]:
         click.echo(f"cloudnoise: warning: left out of the profile: {part}", err=True)
     parts = [k for k in ("loggops", "latency_noise", "bandwidth_noise", "os_noise") if k in profile]
     doc: dict = {"out": str(out), "name": profile.get("name"), "parts": parts}
     if profile.get("compared_with_tool"):
         doc["compared_with_tool"] = profile["compared_with_tool"]
+    split = profile.get("latency_split")
+    if split is not None:
+        doc["latency_split"] = split
     if not as_json:
         click.echo(f"wrote {out} ({', '.join(parts)}; LogGOPS {profile['loggops']['provenance']['kind']})")
+        if split is not None:
+            what = (f"stalls in time + per-message remainder: {split['why']}" if split["used"]
+                    else f"per-message draws: {split['why']}")
+            click.echo(f"latency noise: {what}")
         if profile.get("compared_with_tool"):
             from cloudnoise.model.tool_table import print_compared
 
             print_compared(profile["compared_with_tool"])
-    if check:
+    if check and "source=netgauge" in profile.get("labels", []):
+        # Measured elsewhere: nothing to run here; what its noise predicts instead.
+        from cloudnoise.validation.predicted_collectives import predicted_collectives, print_predicted
+
+        rows = predicted_collectives(out, reps=check_reps)
+        doc["predicted"] = rows
+        if not as_json:
+            print_predicted(rows, str(profile.get("name")))
+    elif check:
         # The check runs the validate stage on the new profile; the stage
         # itself stores the result through the profile format's API.
         from cloudnoise.validation.suite import check_profile, print_suite

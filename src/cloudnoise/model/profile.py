@@ -48,6 +48,7 @@ from cloudnoise.model.distributions import (
 )
 from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_noise_spec, read_trace
 from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes, parse_bandwidth_episodes
+from cloudnoise.model.latency_episodes import LatencyEpisodes, parse_latency_episodes
 from cloudnoise.model.provenance import PROVENANCE_KINDS, Provenance
 from cloudnoise.model.switch_draws import SwitchDraws, SwitchSets, switch_sets
 from cloudnoise.output_files import write_text
@@ -108,7 +109,7 @@ def _schema() -> dict[str, Any]:
         "additionalProperties": False,
     }
     noise = part(
-        [], spec=opt_text, samples=opt_text, column=opt_text, note=opt_text, episodes=opt_text,
+        [], spec=opt_text, samples=opt_text, column=opt_text, note=opt_text, episodes=opt_text, stalls=opt_text,
         quantiles={
             "type": ["object", "null"],
             "required": ["p", "v"],
@@ -436,6 +437,10 @@ class NoiseModel:
     # Bandwidth only: drops that persist in time, besides the per-message
     # draws (model/bandwidth_episodes.py; `rate=..,duration=..,fraction=..`).
     episodes: str | None = None
+    # Latency only: stalls that come in time, besides the per-message draws
+    # (model/latency_episodes.py; `rate=..,duration=..,stall=..,gap=..` or
+    # `period=..,stall=..`); the draws are then the remainder without them.
+    stalls: str | None = None
 
     def __post_init__(self) -> None:
         given = [k for k in ("spec", "samples", "quantiles") if getattr(self, k) is not None]
@@ -448,6 +453,11 @@ class NoiseModel:
                 parse_bandwidth_episodes(self.episodes)
             except CloudnoiseError as err:
                 raise CloudnoiseError(f"episodes: {err}", err.exit_code) from None
+        if self.stalls is not None:
+            try:
+                parse_latency_episodes(self.stalls)
+            except CloudnoiseError as err:
+                raise CloudnoiseError(f"stalls: {err}", err.exit_code) from None
 
     def distribution(self, base_dir: Path | None = None, use: NoiseUse | None = None) -> Distribution:
         """The distribution; with `use`, a samples file's first value outside its
@@ -537,6 +547,14 @@ class SystemProfile:
                 raise CloudnoiseError(
                     f"{self.origin or 'profile ' + self.name}: {where}: episodes are bandwidth drops; "
                     "move them to bandwidth_noise"
+                )
+        for where, bw in (("bandwidth_noise", self.bandwidth_noise),
+                          ("different_racks.bandwidth_noise",
+                           self.different_racks.bandwidth_noise if self.different_racks else None)):
+            if bw is not None and bw.stalls is not None:
+                raise CloudnoiseError(
+                    f"{self.origin or 'profile ' + self.name}: {where}: stalls delay messages; "
+                    "move them to latency_noise"
                 )
 
     def one_host(self) -> bool:
@@ -649,6 +667,13 @@ class SystemProfile:
             return None
         with _naming(f"{self.where}: bandwidth_noise.episodes"):
             return parse_bandwidth_episodes(self.bandwidth_noise.episodes)
+
+    def latency_episodes(self) -> LatencyEpisodes | None:
+        """Latency stalls that come in time, or None (per-message draws only)."""
+        if self.latency_noise is None or self.latency_noise.stalls is None:
+            return None
+        with _naming(f"{self.where}: latency_noise.stalls"):
+            return parse_latency_episodes(self.latency_noise.stalls)
 
     def bandwidth_sample_distribution(self) -> Distribution | None:
         """The bandwidth fraction a measurement's samples show (Table II's mean,

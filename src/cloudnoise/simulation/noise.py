@@ -30,6 +30,7 @@ from cloudnoise.errors import CloudnoiseError, shown
 if TYPE_CHECKING:  # the models import scipy; loaded only when noise is asked for
     from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes, EpisodeTable
     from cloudnoise.model.distributions import Distribution
+    from cloudnoise.model.latency_episodes import LatencyEpisodes, StallTable
     from cloudnoise.model.os_noise import OSNoiseTrace
     from cloudnoise.model.profile import SystemProfile
     from cloudnoise.model.switch_draws import SwitchSets
@@ -47,6 +48,10 @@ class NoiseSetup:
     bandwidth: Distribution | None = None  # fraction of peak bandwidth, (0, 1]
     # drops that persist in time, per sending node (model/bandwidth_episodes.py)
     bandwidth_episodes: EpisodeTable | None = None
+    # latency stalls that come in time, per sending host (model/latency_episodes.py);
+    # shared: one clock for every host
+    latency_stalls: StallTable | None = None
+    latency_stalls_shared: bool = False
     # The paper authors' semantics (model/switch_draws.py): near/far sets of
     # one value each (every variant: the network itself) and the measured
     # sets (the network-noise variants; None without samples).
@@ -56,6 +61,7 @@ class NoiseSetup:
     latency_source: str = ""
     bandwidth_source: str = ""
     episodes_source: str = ""
+    stalls_source: str = ""
     switch_source: str = ""
 
     @property
@@ -65,7 +71,7 @@ class NoiseSetup:
     @property
     def has_network(self) -> bool:
         return (self.latency is not None or self.bandwidth is not None or self.bandwidth_episodes is not None
-                or self.switch_noisy is not None)
+                or self.latency_stalls is not None or self.switch_noisy is not None)
 
     def default_variants(self) -> list[str]:
         """What to run when the user names no variant: everything given."""
@@ -91,6 +97,7 @@ class NoiseSetup:
             return True
         return variant in ("network", "both") and (
             self.latency is not None or self.bandwidth is not None or self.bandwidth_episodes is not None
+            or self.latency_stalls is not None
         )
 
     def check_variants(self, variants: list[str]) -> None:
@@ -129,6 +136,9 @@ class NoiseSetup:
                 )
             if self.bandwidth_episodes is not None:
                 model.bandwidth_episodes = _engine_episodes(self.bandwidth_episodes)
+            if self.latency_stalls is not None:
+                model.latency_stalls = _engine_stalls(self.latency_stalls)
+                model.latency_stalls_shared = self.latency_stalls_shared
         return model
 
     def describe(self) -> dict[str, str | bool | None]:
@@ -139,6 +149,7 @@ class NoiseSetup:
             "latency_noise": self.latency_source or None,
             "bandwidth_noise": self.bandwidth_source or None,
             "bandwidth_episodes": self.episodes_source or None,
+            "latency_stalls": self.stalls_source or None,
             "switch_draws": self.switch_source or None,
         }
 
@@ -184,7 +195,20 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
         except CloudnoiseError as err:
             raise CloudnoiseError(f"{profile.where}: bandwidth_noise.episodes: {err}", err.exit_code) from None
         setup.episodes_source = f"{profile.name}: {episodes.spec()}"
+    stalls = profile.latency_episodes()
+    if stalls is not None:
+        try:
+            setup.latency_stalls = stall_table(stalls, seed)
+        except CloudnoiseError as err:
+            raise CloudnoiseError(f"{profile.where}: latency_noise.stalls: {err}", err.exit_code) from None
+        setup.latency_stalls_shared = stalls.shared
+        setup.stalls_source = f"{profile.name}: {stalls.spec()}"
     return setup
+
+
+def stall_table(stalls: LatencyEpisodes, seed: int) -> StallTable:
+    """The table every host reads `stalls` from, drawn with a generator seeded from `seed`."""
+    return stalls.table(np.random.default_rng([seed, 0x57]))
 
 
 def episode_table(episodes: BandwidthEpisodes, seed: int) -> EpisodeTable:
@@ -212,6 +236,17 @@ def _engine_episodes(table: EpisodeTable) -> _engine.BandwidthEpisodes:
         )
     except ValueError as err:
         raise CloudnoiseError(f"bandwidth episodes unusable: {err}") from None
+
+
+def _engine_stalls(table: StallTable) -> _engine.LatencyStalls:
+    try:
+        return _engine.LatencyStalls(
+            np.ascontiguousarray(table.starts_ns * 1000, dtype=np.int64),
+            np.ascontiguousarray(table.ends_ns * 1000, dtype=np.int64),
+            int(table.period_ns) * 1000,
+        )
+    except ValueError as err:
+        raise CloudnoiseError(f"latency stalls unusable: {err}") from None
 
 
 def _engine_trace(trace: OSNoiseTrace) -> _engine.OsNoiseTrace:

@@ -123,7 +123,10 @@ def compare_runs(source: Path, params: Any, noise: Any, variants: list[str], rep
                               + (refused[0] if refused else "no runs"))
     rows.sort(key=lambda r: (r["run"], r["pattern"], r["variant"], r["size_bytes"], r["ranks"]))
     result = summarize_rows(rows)
+    from cloudnoise.validation.run_spread import run_spread
+
     result.update({
+        "spread": run_spread(rows, variants),
         "source": str(source),
         "params_ns": params.as_ns(),
         "noise": variants[0],
@@ -187,6 +190,10 @@ def print_table(result: dict[str, Any]) -> None:
         console.print(f"median |error| {result['median_abs_error']:.1%}, worst |error| "
                       f"{result['worst_abs_error']:.1%} ({result['worst']}); {within} of {len(result['results'])} "
                       "configurations within 15 %; the paper's bound is 10 %")
+    if result.get("spread"):
+        from cloudnoise.validation.run_spread import print_spread
+
+        print_spread(result["spread"], result["noise_variants"])
     for line in result["refused"]:
         console.print(f"[yellow]not compared:[/] {line}")
     if result.get("out"):

@@ -8,7 +8,7 @@
 
 namespace cloudnoise {
 
-enum class RngStream : uint64_t { OsOffsets = 1, Latency = 2, Bandwidth = 3, EpisodeOffsets = 4 };
+enum class RngStream : uint64_t { OsOffsets = 1, Latency = 2, Bandwidth = 3, EpisodeOffsets = 4, StallOffsets = 5 };
 
 // SplitMix64's finaliser: a bijective 64-bit mix with good avalanche.
 inline uint64_t mix64(uint64_t z) {
