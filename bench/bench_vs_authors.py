@@ -350,8 +350,7 @@ OUR_VARIANT = {"none": "none", "os": "os", "net": "network", "os+net": "both"}
 
 def ours_runs(c: Case, placement: str, variants: list[str], reps: int, threads: int) -> dict[str, np.ndarray]:
     """Our runtimes (ps) per variant (their names), as a user gets them: the public API, the built-in profile."""
-    from cloudnoise.model.profile import load_profile
-    from cloudnoise.simulation.api import simulate
+    from cloudnoise import load_profile, simulate
 
     phase, ready_order = our_workload(c.pattern)
     profile = load_profile(c.system).at(placement)
