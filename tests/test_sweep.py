@@ -502,6 +502,28 @@ def test_cli_json_contract(run_cli, tmp_path):
     assert [r[0] for r in rows] == ["4", "16"]
 
 
+def test_cli_sweeps_the_paper_ring_and_resumes_it(run_cli, tmp_path):
+    # --schedgen and --segmentsize travel in the experiment's spec, so a resumed
+    # sweep runs the same ring; the same cell as `simulate` gives, bit for bit.
+    out = tmp_path / "ring"
+    args = ["sweep", "--pattern", "pipelinedring", "--size", "1MiB", "--schedgen", "paper", "--segmentsize",
+            "size/ranks", "--profile", "daint", "--nodes", "4", "--noise", "none,network", "--reps", "3",
+            "--out", out, "--in-process", "--json"]
+    p = run_cli(*args)
+    assert p.returncode == 0, p.stderr
+    spec = json.loads((out / "sweep.json").read_text())["experiment"]["spec"]
+    assert spec == "pipelinedring:1MiB:schedgen=paper,segmentsize=size/ranks"
+    p = run_cli("sweep", "--resume", "--reps", "4", "--out", out, "--in-process", "--json")
+    assert p.returncode == 0, p.stderr
+    table = pq.read_table(out / "results.parquet").to_pandas()
+    ours = table[(table.variant == "none")].runtime_ns.iloc[0]
+    from cloudnoise.simulation.api import simulate
+
+    alone = simulate(pattern="pipelinedring", ranks=4, size="1MiB", segmentsize="size/ranks", schedgen="paper",
+                     profile="daint", noise="none")
+    assert ours == alone.runtime_ns[0] and len(table[table.variant == "network"]) == 4
+
+
 def test_cli_preset_listing(run_cli):
     p = run_cli("sweep", "list-presets", "--json")
     assert p.returncode == 0
@@ -529,6 +551,11 @@ def test_cli_preset_listing(run_cli):
         (["--app", "gemm:64 + nosuch:1KiB", "--profile", "daint", "--nodes", "4", "--out", "{out}"], "unknown phase kind 'nosuch'"),
         (["--pattern", "dissemination", "--size", "16B", "--iterations", "3", "--profile", "daint", "--nodes", "4",
           "--out", "{out}"], "--iterations and --gflops go with --app"),
+        (["--preset", "fig15-allreduce-ring", "--schedgen", "paper", "--out", "{out}"], "--schedgen goes with --pattern"),
+        (["--pattern", "allreduce_ring", "--size", "1MiB", "--schedgen", "paper", "--profile", "daint", "--nodes", "4",
+          "--out", "{out}"], "has no pattern 'allreduce_ring'"),
+        (["--pattern", "pipelinedring", "--size", "1MiB", "--schedgen", "pape", "--profile", "daint", "--nodes", "4",
+          "--out", "{out}"], "choose public"),
     ],
 )
 def test_cli_bad_input_is_one_line(capsys, tmp_path, args, message):

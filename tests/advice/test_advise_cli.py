@@ -157,6 +157,9 @@ def test_goal_file_is_advised_at_its_rank_count(tmp_path: Path, advise: Runner) 
         (("dissemination:16B", "--profile", "daint", "--pricing", "no-such.csv"), "no-such.csv: no such price file"),
         (("dissemination:16B", "dissemination:8B"), "Got unexpected extra argument"),
         ((), "say what to advise on"),
+        (("allreduce_ring:1MiB", "--schedgen", "paper", "--profile", "daint"), "has no pattern 'allreduce_ring'"),
+        (("examples/dissemination_16.goal", "--schedgen", "paper", "--profile", "daint"),
+         "--schedgen goes with a generated collective"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str, advise: Runner) -> None:

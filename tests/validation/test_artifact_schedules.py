@@ -53,8 +53,12 @@ def test_pipelined_ring_segments_are_size_over_nodes(nodes: int, size: int) -> N
     for variant in ("", "_nbsend", "_test"):
         sched = run_schedule(parse_name(f"pipelinedring{variant}_{nodes}_{size}.csv"))
         assert sched.segmentsize == size // nodes
-        sends = re.findall(r"send ([0-9]+)b to 1 ", schedule_goal_text(sched.schedule).split("rank 1")[0])
+        rank0 = schedule_goal_text(sched.schedule).split("rank 1")[0]
+        sends = re.findall(r"send ([0-9]+)b to 1 ", rank0)
         assert sends == [str(size // nodes)] * nodes  # rank 0 sends every segment to rank 1
+        # the authors' closed ring, which convert_all.sh's programs ran: rank 0 receives from the last rank
+        assert len(re.findall(rf"recv [0-9]+b from {nodes - 1} ", rank0)) == nodes
+        assert "the authors' schedgen" in sched.describe()
 
 
 def test_what_has_no_schedule_is_refused() -> None:
