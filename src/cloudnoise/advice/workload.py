@@ -149,13 +149,7 @@ class PatternSpec:
 
     def resolve(self, text: str, opts: WorkloadOptions) -> Workload:
         _not_for("collective", opts)
-        spec = text.strip()
-        if opts.schedgen is not None and "schedgen=" not in spec:
-            spec = collective_text(*spec.split(":", 1), schedgen=opts.schedgen) if spec.count(":") == 1 \
-                else f"{spec},schedgen={opts.schedgen}"
-        exp = collective_experiment(spec)
-        assert exp.collective is not None
-        return Workload(exp, f"{exp.collective.pattern} of {spec.split(':')[1]} per step{_flavour(exp.collective.schedgen)}")
+        return _described(collective_experiment(text, schedgen=opts.schedgen))
 
 
 class AppSpec:
@@ -181,8 +175,11 @@ class AppSpec:
 RESOLVERS: tuple[Resolver, ...] = (TraceFolder(), AppFile(), GoalFile(), PatternSpec(), AppSpec())
 
 
-def _flavour(schedgen: str) -> str:
-    return " (the paper authors' Schedgen)" if schedgen == "paper" else ""
+def _described(exp: Experiment) -> Workload:
+    """A collective experiment as advise names it: PATTERN of SIZE per step, and whose Schedgen."""
+    assert exp.collective is not None
+    flavour = " (the paper authors' Schedgen)" if exp.collective.schedgen == "paper" else ""
+    return Workload(exp, f"{exp.collective.pattern} of {exp.spec.split(':')[1]} per step{flavour}")
 
 
 def _collective(pattern: str, size: str, opts: WorkloadOptions) -> Workload:
@@ -191,8 +188,7 @@ def _collective(pattern: str, size: str, opts: WorkloadOptions) -> Workload:
 
     if pattern not in pattern_names():
         raise CloudnoiseError(f"--pattern: no pattern {pattern!r}{did_you_mean(pattern, pattern_names())} (see `cloudnoise schedule list`)")
-    exp = collective_experiment(collective_text(pattern, size, schedgen=opts.schedgen))
-    return Workload(exp, f"{pattern} of {size} per step{_flavour(opts.schedgen or 'public')}")
+    return _described(collective_experiment(collective_text(pattern, size), schedgen=opts.schedgen))
 
 
 def _app(text: str, opts: WorkloadOptions) -> Workload:
@@ -231,10 +227,7 @@ def workload_of_sweep(meta: dict[str, Any], opts: WorkloadOptions) -> Workload:
     e = meta.get("experiment") or {}
     kind, spec = e.get("kind"), str(e.get("spec", ""))
     if kind == "collective":
-        exp = collective_experiment(spec)
-        assert exp.collective is not None
-        return Workload(exp, f"{exp.collective.pattern} of {spec.split(':')[1]} per step"
-                        f"{_flavour(exp.collective.schedgen)}")
+        return _described(collective_experiment(spec))
     if kind == "goal":
         return GoalFile().resolve(spec, opts)
     if kind == "app":

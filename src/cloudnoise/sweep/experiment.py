@@ -220,15 +220,19 @@ def collective_text(pattern: str, size: str, *, schedgen: str | None = None, seg
     return f"{pattern}:{size}" + (f":{','.join(opts)}" if opts else "")
 
 
-def collective_experiment(text: str, name: str = "", figure: str | None = None) -> Experiment:
+def collective_experiment(text: str, name: str = "", figure: str | None = None,
+                          schedgen: str | None = None) -> Experiment:
     """A collective sweep: PATTERN:SIZE[:OPTS] (an app's collective phase syntax,
-    e.g. `dissemination:16B` or `pipelinedring:512MiB:schedgen=paper,segmentsize=size/ranks`)."""
-    phase = parse_phase(text, f"collective {text.strip()!r}")
-    if phase.kind != "collective":
-        raise CloudnoiseError(f"{text.strip()!r}: a collective sweep takes PATTERN:SIZE (gemm and compute go in --app)")
-    template = phase.collective(2)
+    e.g. `dissemination:16B` or `pipelinedring:512MiB:schedgen=paper,segmentsize=size/ranks`);
+    `schedgen` is the flavour when the text names none, and the stored spec then names it
+    (so a resumed sweep runs the same collective)."""
     spec = text.strip()
-    return Experiment(name=name or spec, kind="collective", spec=spec, figure=figure, collective=template)
+    phase = parse_phase(spec, f"collective {spec!r}", schedgen)
+    if phase.kind != "collective":
+        raise CloudnoiseError(f"{spec!r}: a collective sweep takes PATTERN:SIZE (gemm and compute go in --app)")
+    if phase.schedgen != "public" and "schedgen=" not in spec:
+        spec += f"{':' if spec.count(':') == 1 else ','}schedgen={phase.schedgen}"
+    return Experiment(name=name or spec, kind="collective", spec=spec, figure=figure, collective=phase.collective(2))
 
 
 def app_experiment(
