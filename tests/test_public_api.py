@@ -22,6 +22,7 @@ STAGES = {
     "cost": "cloudnoise.costs.api",
     "advise": "cloudnoise.advice.api",
     "load_profile": "cloudnoise.profiles.api",
+    "copy_profile": "cloudnoise.profiles.api",
     "build_profile": "cloudnoise.model.api",
 }
 PUBLIC = list(STAGES)

@@ -3,7 +3,7 @@ tightly coupled jobs at scale with a LogGOPS engine, and price the result.
 
 The public API (docs/api.md) is plain functions with their parameters:
 `simulate`, `measure`, `validate`, `cost`, `advise`, `load_profile`,
-`build_profile`, and the classes they return. Each is its
+`build_profile`, `copy_profile`, and the classes they return. Each is its
 stage's own function (`cloudnoise.simulation.api.simulate`, ...), defined
 once there: this package hands it on. Importing the package loads none of
 the stages: a name is imported from its stage on first use, and type
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from cloudnoise.measurement.api import MeasurementResult, measure
     from cloudnoise.model.api import build_profile
     from cloudnoise.model.profile import SystemProfile
-    from cloudnoise.profiles.api import load_profile
+    from cloudnoise.profiles.api import copy_profile, load_profile
     from cloudnoise.simulation.api import simulate
     from cloudnoise.simulation.result import SimulationResult
     from cloudnoise.validation.api import ValidationResult, validate
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "simulate", "SimulationResult", "measure", "MeasurementResult", "validate", "ValidationResult", "cost", "RunCost",
-    "advise", "Advice", "load_profile", "build_profile", "SystemProfile", "CloudnoiseError",
+    "advise", "Advice", "load_profile", "copy_profile", "build_profile", "SystemProfile", "CloudnoiseError",
     "__version__",
 ]
 
@@ -50,6 +50,7 @@ _HOMES = {
     "advise": "cloudnoise.advice.api",
     "Advice": "cloudnoise.advice.api",
     "load_profile": "cloudnoise.profiles.api",
+    "copy_profile": "cloudnoise.profiles.api",
     "build_profile": "cloudnoise.model.api",
     "SystemProfile": "cloudnoise.model.profile",
     "__version__": "cloudnoise.version",  # importlib.metadata is most of an eager import's time

@@ -658,6 +658,33 @@ def _parse_distribution(
     return Mixture(tuple(weights), tuple(components))
 
 
+def spec_files(spec: str) -> list[str]:
+    """The files a distribution spec names, as written: a spec that is a path, the `file=`
+    of an `empirical:` spec, and those of a mixture's empirical components. What a copy
+    of a profile must take along (model/profile.py); the spec is parsed the way
+    `parse_distribution` reads it, without opening anything."""
+    text = str(spec).strip()
+    kind, colon, rest = text.partition(":")
+    kind = kind.strip().lower()
+    if not colon or kind not in set(_PARAMS) | {"mixture"}:
+        return [text] if text else []
+    parts = [(kind, rest)]
+    if kind == "mixture":
+        parts = []
+        for part in split_top_level(rest, "+", text):
+            match = _COMPONENT.match(part)
+            if match:
+                parts.append((match.group(2), match.group(3)))
+    files = []
+    for sub_kind, params in parts:
+        if sub_kind == "empirical":
+            for item in params.split(","):
+                name, eq, value = item.partition("=")
+                if eq and name.strip() == "file" and value.strip():
+                    files.append(value.strip())
+    return files
+
+
 def split_top_level(text: str, sep: str, spec: str, part: str = "mixture component") -> list[str]:
     """Split on `sep` outside parentheses (a '+' inside 1e+3 stays put: it follows 'e');
     also for the NAME=VALUE lists of OS-noise and episode specs (`part` names an item)."""

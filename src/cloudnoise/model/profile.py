@@ -17,8 +17,10 @@ folder, or (for distributions) as an embedded quantile table.
 
 A profile may come from someone else (docs/security.md): it is checked
 against PROFILE_SCHEMA (types, and every number within cloudnoise.limits)
-before anything is built from it, and the data files it names must lie
-inside its own folder.
+before anything is built from it, and the data files it names (its side
+files) must lie inside its own folder and be there: one rule, `side_file`,
+which `cloudnoise profiles copy` (profiles/copy.py) follows to copy a
+profile whole.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from cloudnoise.model.distributions import (
     check_latency_noise,
     load_empirical,
     parse_distribution,
+    spec_files,
 )
 from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_noise_spec, read_trace
 from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes, parse_bandwidth_episodes
@@ -392,9 +395,32 @@ class LogGOPS:
             raise CloudnoiseError(f"LogGOPS S must be an integer >= 0 (bytes), got {self.S!r}")
 
 
-def _file(base_dir: Path | None, name: str, what: str) -> Path:
-    """A data file the profile names: inside the profile's folder when it was read from a file."""
-    return Path(name) if base_dir is None else file_beside(base_dir, name, what)
+#: The key that marks a `cloudnoise profiles show --json` view: a profile to read, not to load.
+VIEW_KEY = "view_of"
+#: What to do about a profile without its side files (said by every error about one).
+COPY_HINT = "copy a profile with `cloudnoise profiles copy NAME|FILE DIR`, which takes its side files along"
+
+
+def side_file(base_dir: Path | None, name: str, what: str, where: str | None = None) -> Path:
+    """A side file of a profile: a data file its JSON names (noise samples, an OS-noise
+    trace, switch-draw samples). The one rule: the name is relative to the JSON's folder,
+    the file lies inside that folder (a profile may come from someone else:
+    docs/security.md) and is there; a profile made in Python, without a folder, names
+    files as given. A missing file is one line that names it and says how to copy a
+    profile whole (`where` names the profile; else the caller's context does)."""
+    if base_dir is None:
+        return Path(name)
+    head = f"{where}: " if where else ""
+    try:
+        path = file_beside(base_dir, name, what)
+    except CloudnoiseError as err:  # outside the folder, a NUL: named with the profile
+        raise CloudnoiseError(f"{head}{err}", err.exit_code) from None
+    if not path.is_file():
+        raise CloudnoiseError(f"{head}its {what} file {name} is missing (not in {base_dir.resolve()}); {COPY_HINT}")
+    return path
+
+
+_file = side_file  # the parts below resolve their files by the rule
 
 
 @dataclass(frozen=True)
@@ -623,8 +649,33 @@ class SystemProfile:
         here = (int(L_ps), int(G_fs) // 1000)
         near_ps = here if near is None else (round(near.L * 1000), round(near.G * 1_000_000) // 1000)
         with _naming(f"{self.where}: switch_draws"):
-            samples = sd.load_samples(self.base_dir) if with_noise else None
+            samples = (sd.load_samples(side_file(self.base_dir, sd.samples, "switch_draws samples"))
+                       if with_noise and sd.samples is not None else None)
             return switch_sets(sd.nodes_per_switch, near_ps, here, samples, placement, with_noise)
+
+    def side_files(self) -> list[tuple[str, str]]:
+        """(name, what) of every side file the profile names, relative to its JSON, each
+        once, in the order of the file: what `cloudnoise profiles copy` takes along."""
+        found: dict[str, str] = {}
+
+        def noise(model: NoiseModel | None, part: str) -> None:
+            if model is None:
+                return
+            if model.samples is not None:
+                found.setdefault(model.samples, f"{part} samples")
+            for name in spec_files(model.spec) if model.spec is not None else ():
+                found.setdefault(name, f"{part} samples")
+
+        noise(self.latency_noise, "latency_noise")
+        noise(self.bandwidth_noise, "bandwidth_noise")
+        if self.os_noise is not None and self.os_noise.trace is not None:
+            found.setdefault(self.os_noise.trace, "os_noise trace")
+        if self.different_racks is not None:
+            noise(self.different_racks.latency_noise, "different_racks.latency_noise")
+            noise(self.different_racks.bandwidth_noise, "different_racks.bandwidth_noise")
+        if self.switch_draws is not None and self.switch_draws.samples is not None:
+            found.setdefault(self.switch_draws.samples, "switch_draws samples")
+        return list(found.items())
 
     def provenance_kinds(self) -> dict[str, str]:
         """Each part a simulation uses, labelled with its provenance kind
@@ -790,6 +841,11 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
     """A SystemProfile from its JSON-ready dict (see to_dict), checked against PROFILE_SCHEMA first."""
     if not isinstance(data, dict):
         raise CloudnoiseError(f"{where}: a profile is a JSON object")
+    if VIEW_KEY in data:
+        original = data[VIEW_KEY].get("file") if isinstance(data[VIEW_KEY], dict) else None
+        raise CloudnoiseError(
+            f"{where}: a `cloudnoise profiles show --json` view{f' of {original}' if original else ''}, not a loadable "
+            f"profile (its side files stay beside the original); {COPY_HINT}, then edit the copy")
     fmt = data.get("format")
     if fmt != FORMAT:
         raise CloudnoiseError(f"{where}: format is {fmt!r}, expected {FORMAT!r}")
@@ -825,7 +881,10 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
     if unknown:
         raise CloudnoiseError(f"{where}: unknown key {unknown[0]!r}")
     with _naming(where):
-        return SystemProfile(**body, base_dir=base_dir, origin=where if base_dir is not None else "")
+        profile = SystemProfile(**body, base_dir=base_dir, origin=where if base_dir is not None else "")
+    for name, what in profile.side_files():  # a moved or half-copied profile is refused here, whole
+        side_file(base_dir, name, what, where)
+    return profile
 
 
 def load_profile(path: str | Path) -> SystemProfile:

@@ -60,13 +60,9 @@ class SwitchDraws:
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 2**31:
             raise CloudnoiseError(f"switch_draws: nodes_per_switch must be an integer >= 1, got {n!r}")
 
-    def load_samples(self, base_dir: Path | None) -> RawSamples | None:
-        """The raw samples, checked; None where the part names no file."""
-        if self.samples is None:
-            return None
-        from cloudnoise.input_files import file_beside
-
-        path = Path(self.samples) if base_dir is None else file_beside(base_dir, self.samples, "switch-draws samples")
+    def load_samples(self, path: Path) -> RawSamples:
+        """The raw samples from `path`, checked: the profile resolves the file it names
+        (`samples`) by its rule for side files (model/profile.py)."""
         return read_samples(path)
 
 

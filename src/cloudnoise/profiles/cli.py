@@ -1,4 +1,4 @@
-"""`cloudnoise profiles list|show`: browse the built-in system profiles."""
+"""`cloudnoise profiles list|show|copy`: browse the built-in system profiles, copy one to edit."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cloudnoise.console import stdout_console, write_csv
-from cloudnoise.model.profile import SystemProfile
+from cloudnoise.model.profile import VIEW_KEY, SystemProfile
 from cloudnoise.model.provenance import Provenance
 from cloudnoise.options import csv_option, json_option, one_of_json_csv
 from cloudnoise.profiles.registry import load_all_builtin, resolve_profile
@@ -86,12 +86,28 @@ def _prov(p: Provenance) -> str:
 
 @profiles.command("show")
 @click.argument("name")
-@click.option("--json", "as_json", is_flag=True, help="Print the whole profile as JSON (the file format).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the whole profile as JSON to read: a view, not a loadable copy (its side files stay beside "
+                   "the original; `cloudnoise profiles copy NAME DIR` makes a copy to edit).")
 def show_cmd(name: str, as_json: bool) -> None:
-    """Show one profile: NAME is a built-in name or a profile file path."""
+    """Show one profile: NAME is a built-in name or a profile file path.
+
+    --json prints the profile file's content with a "view_of" key first: it
+    names the original, whose side files (noise samples, traces) stay beside
+    it, so the printout loads nowhere (loading it says so). To make a variant
+    of a profile, copy it whole and edit the copy:
+
+    \b
+      cloudnoise profiles copy aws-hpc-metal mine/
+      (edit mine/aws-hpc-metal.json)
+      cloudnoise simulate --profile mine/aws-hpc-metal.json ...
+    """
     p = resolve_profile(name)
     if as_json:
-        click.echo(json.dumps(p.to_dict(), indent=2, ensure_ascii=False))
+        view = {VIEW_KEY: {"file": p.origin or name, "note": (
+            "a view of the profile, not a loadable copy: its side files stay beside the original; "
+            f"make a copy to edit with `cloudnoise profiles copy {name} DIR`")}}
+        click.echo(json.dumps({**view, **p.to_dict()}, indent=2, ensure_ascii=False))
         return
     con = stdout_console()
     con.print(f"[bold]{p.name}[/bold] - {p.description}")
@@ -229,6 +245,33 @@ def _model_text(model) -> str:
     if model.samples is not None:
         return f"samples {model.samples}" + (f" [{model.column}]" if model.column else "")
     return f"quantile table ({len(model.quantiles['p'])} points)"
+
+
+@profiles.command("copy")
+@click.argument("name")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@json_option(help="Print what was written as JSON.")
+def copy_cmd(name: str, folder: Path, as_json: bool) -> None:
+    """Copy a profile, its JSON and every side file, into FOLDER (made if needed).
+
+    NAME is a built-in name or a profile file. The copy names its side files
+    (noise samples, OS-noise traces) relative to its JSON, as every profile
+    does, so it loads from anywhere: edit it, send it, simulate with it.
+    A file of the same name with other bytes in FOLDER is never overwritten.
+
+    \b
+    Example:
+      cloudnoise profiles copy aws-hpc-metal mine/
+      cloudnoise simulate --profile mine/aws-hpc-metal.json --pattern dissemination --ranks 64 --size 16B
+    """
+    from cloudnoise.profiles.copy import copy_files
+
+    copied = copy_files(resolve_profile(name), folder)
+    if as_json:
+        click.echo(json.dumps(copied.to_dict()))
+        return
+    extra = f" and {len(copied.side_files)} side file{'s' if len(copied.side_files) != 1 else ''} beside it"
+    click.echo(f"copied {name} to {copied.profile}{extra if copied.side_files else ''}")
 
 
 @profiles.command("build")
