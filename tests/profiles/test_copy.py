@@ -71,6 +71,9 @@ def test_a_copy_is_the_profile_bit_for_bit_and_loads_from_anywhere(tmp_path):
     moved = cloudnoise.load_profile(tmp_path / "elsewhere" / "daint.json")
     assert moved.to_dict() == original.to_dict()
     assert moved.os_noise_source() is not None  # its side files are read from its new folder
+    # the different-racks run's own OS-noise trace travels too
+    assert {n for n, _ in original.side_files()} == {"daint.npz", "daint-os.npz", "daint-os-different-racks.npz"}
+    assert moved.at("different-racks").os_noise_source() is not None
     again = cloudnoise.copy_profile(moved, tmp_path / "b")  # a copy of a copy, from a SystemProfile
     assert again.read_bytes() == (tmp_path / "elsewhere" / "daint.json").read_bytes()
 

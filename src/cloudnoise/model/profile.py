@@ -673,6 +673,9 @@ class SystemProfile:
         if self.different_racks is not None:
             noise(self.different_racks.latency_noise, "different_racks.latency_noise")
             noise(self.different_racks.bandwidth_noise, "different_racks.bandwidth_noise")
+            dr_os = self.different_racks.os_noise
+            if dr_os is not None and dr_os.trace is not None:
+                found.setdefault(dr_os.trace, "different_racks.os_noise trace")
         if self.switch_draws is not None and self.switch_draws.samples is not None:
             found.setdefault(self.switch_draws.samples, "switch_draws samples")
         return list(found.items())
