@@ -295,6 +295,8 @@ class LiballprofTrace:
                     size = raw.seek(0, 2)
                     raw.seek(max(0, size - (1 << 16)))
                     tail = raw.read().decode("ascii", errors="replace").splitlines()
+                    if size > 1 << 16:
+                        tail = tail[1:]  # (its first line may begin before the block)
                 last = next((x for x in reversed(tail) if x[:1] != "#" and x.strip()), "")
         except (OSError, EOFError, zlib.error):
             return None
