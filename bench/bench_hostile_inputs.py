@@ -29,7 +29,6 @@ import argparse
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from cloudnoise.profiles.api import copy_profile
 from cloudnoise.schedules.patterns import CollectiveSpec, write_goal
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,8 +61,8 @@ def seeds(work: Path) -> dict[str, tuple[Path, list[str]]]:
     """kind -> (correct file, the command line with FILE in it)."""
     goal = work / "seed.goal"
     write_goal(CollectiveSpec(pattern="dissemination", ranks=16, size=16), goal)
-    profile = work / "seed.json"
-    shutil.copy(PROFILE, profile)
+    # the JSON with its side files (a profile loads only with them): the mutations hit the JSON
+    profile = copy_profile(PROFILE, work)
     trace = work / "seed.trace"
     trace.write_text(TRACE)
     app = work / "seed.toml"
