@@ -65,7 +65,8 @@ from cloudnoise.measurement.placement import placement
 from cloudnoise.measurement.summaries import RELATIVE_PRECISION, StreamStats
 from cloudnoise.measurement.summary_reader import experiment_stats, iter_samples
 from cloudnoise.model.distributions import quantile_grid
-from cloudnoise.model.series_split import SeriesSplit, iter_batches, split_series
+from cloudnoise.model.latency_split import LatencySplit, split_latency
+from cloudnoise.model.series_order import iter_batches
 from cloudnoise.output_files import default_file_mode
 
 FORMAT = "cloudnoise-profile/1"
@@ -87,9 +88,9 @@ def _latency_stats(campaign: Path) -> tuple[StreamStats, str, str, int] | None:
     return None
 
 
-def _split_latency(campaign: Path, exp: str, size: int, stats: StreamStats) -> SeriesSplit:
+def _split_latency(campaign: Path, exp: str, size: int, stats: StreamStats) -> LatencySplit:
     """The experiment's one-pair series of `size` in its order, split into stalls in time and
-    the independent remainder (model/series_split.py), read twice a batch at a time."""
+    the independent remainder (model/latency_split.py), read twice a batch at a time."""
     path = experiment_stats(campaign, exp).parquet  # type: ignore[union-attr]
     columns = ("run", "part", "rank", "stream", "time", "value_ns", "size_bytes", "pairs")
 
@@ -100,7 +101,7 @@ def _split_latency(campaign: Path, exp: str, size: int, stats: StreamStats) -> S
                 c = {k: v[keep] for k, v in c.items()}
             yield from iter_batches(iter([c]))
 
-    return split_series(batches, float(stats.percentile(50.0)), float(stats.percentile(90.0)))
+    return split_latency(batches, float(stats.percentile(50.0)), float(stats.percentile(90.0)))
 
 
 def _bandwidth_stats(campaign: Path) -> tuple[StreamStats, int, str] | None:
@@ -246,7 +247,7 @@ def build_profile(
 
     ``latency_model``: ``auto`` splits the latency series into stalls in time
     and an independent remainder where its order shows time structure
-    (model/series_split.py; otherwise, and with ``iid``, every sample is a
+    (model/latency_split.py; otherwise, and with ``iid``, every sample is a
     per-message draw, the paper's semantics). The returned dict's
     ``latency_split`` says what was found and why (None without a series)."""
     if latency_model not in ("auto", "iid"):
@@ -367,7 +368,7 @@ def build_profile(
             missing.append(f"{exp}/samples.parquet is missing or empty")
     grid = quantile_grid()
     lat = _latency_stats(campaign)
-    split: SeriesSplit | None = None
+    split: LatencySplit | None = None
     if lat is not None:
         stats, src, exp, size = lat
         split = _split_latency(campaign, exp, size, stats)
