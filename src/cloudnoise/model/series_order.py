@@ -126,9 +126,11 @@ def add_log(hist: np.ndarray, values: np.ndarray, per_decade: int, unit: float =
     np.add.at(hist, bins, 1)
 
 
-def otsu(hist: np.ndarray) -> int:
+def otsu(hist: np.ndarray, middle: bool = False) -> int:
     """The bin that best splits a histogram in two (Otsu's threshold): the split lies
-    after it, so the lower class is bins [0, k]."""
+    after it, so the lower class is bins [0, k]. Across an empty stretch between two
+    populations every split is as good: the first is taken, or with `middle` the
+    stretch's middle."""
     total = hist.sum()
     if total == 0:
         return 0
@@ -139,7 +141,13 @@ def otsu(hist: np.ndarray) -> int:
     with np.errstate(invalid="ignore", divide="ignore"):
         between = (m0[-1] * w0 / total - m0) ** 2 / (w0 * w1 / total)
     between[~np.isfinite(between)] = -1
-    return int(np.argmax(between))
+    k = int(np.argmax(between))
+    if middle:
+        last = k
+        while last + 1 < hist.size and hist[last + 1] == 0 and between[last + 1] >= between[k]:
+            last += 1
+        k = (k + last) // 2
+    return k
 
 
 def shape(stats: StreamStats, keep_mean: bool = True) -> Distribution:
