@@ -174,7 +174,6 @@ class _PassA:
     order: SeriesOrder = field(default_factory=SeriesOrder)
     blocks: int = 0
     block_hist: np.ndarray = field(default_factory=lambda: log_hist(DECADES, PER_DECADE))
-    sample_hist: np.ndarray = field(default_factory=lambda: log_hist(DECADES, PER_DECADE))
 
 
 def split_bandwidth(batches: Callable[[], Iterable[Batch]], min_ns: float) -> BandwidthSplit:
@@ -186,7 +185,6 @@ def split_bandwidth(batches: Callable[[], Iterable[Batch]], min_ns: float) -> Ba
     for b in _blocks(batches(), a.order):
         a.blocks += b.median.size
         add_log(a.block_hist, b.median, PER_DECADE, min_ns)
-        add_log(a.sample_hist, b.values.astype(np.float64), PER_DECADE, min_ns)
     n = a.order.n
 
     def independent(why: str, **seen: float) -> BandwidthSplit:
