@@ -16,15 +16,19 @@ each sample's (a fraction of the peak, as the profile's quantile table has it).
    body's block spreads (interquartile range / 1.349, in logarithms) below it.
    Otherwise (one level, or a level that varies little from call to call) the
    series has no drops to model.
-3. **In time?** Independent samples make a slow block only by chance: with a
-   share p of samples above the threshold, a block of B is slow with the
-   chance that half of them are, P(Binomial(B, p) >= B/2). Slow blocks at
-   least IID_FACTOR times as many as that (and MIN_LOW_BLOCKS) are drops that
-   persist; otherwise the slow samples are per-message variation.
-4. **Episodes**: chains of slow blocks within a stretch (one block that is not
-   slow between two that are does not end a chain). Each episode's duration is
-   its first block's start to its last block's end; its level is its samples'
-   bandwidth (least round trip over their mean round trip).
+3. **In time?** Independent per-message drops, however bimodal, put slow
+   blocks at random: the slow-block indicator's autocorrelation at lag 1
+   (within stretches) is 0. Drops that persist make it at least MIN_ACF and
+   ACF_Z standard errors (1 / sqrt(pairs)), with MIN_LOW_BLOCKS slow blocks;
+   otherwise the slow samples are per-message variation.
+4. **Episodes**: a slow block opens one; it goes on while its blocks stay
+   above halfway (in logarithms) from the threshold to the body (hysteresis:
+   a drop whose level lies near the threshold is not cut into pieces), and
+   MERGE_BLOCKS blocks back at the body between two do not end it. Each edge
+   then moves to the sample: the slow samples next to it in the block before
+   (after) join it. Its duration is its first sample's start to its last
+   sample's end; its level its samples' bandwidth (least round trip over
+   their mean round trip).
 5. **Per host.** A ping-pong's round trip holds one message of each host, and
    the engine holds a host's *sent* messages at the episode's fraction
    (model/bandwidth_episodes.py). Read as one host's drop while the other
