@@ -395,6 +395,7 @@ def test_a_profile_without_os_noise_cannot_run_the_os_variant(tmp_path):
 
     data = resolve_profile("daint").to_dict()
     data["name"], data["os_noise"] = "quiet-daint", None
+    data["different_racks"]["os_noise"] = None  # none at either placement
     shutil.copy(DATA_DIR / "daint.npz", tmp_path / "daint.npz")  # its network samples, beside it
     path = tmp_path / "quiet.json"
     path.write_text(json.dumps(data))
