@@ -358,7 +358,8 @@ def ours_runs(c: Case, placement: str, variants: list[str], reps: int, threads: 
     r = simulate(pattern=phase.pattern, ranks=c.nodes, size=phase.size, segmentsize=phase.segmentsize,
                  schedgen=phase.schedgen, profile=profile, noise=ours, reps=reps, seed=1, threads=threads,
                  ready_order=ready_order)
-    return {v: np.asarray(r.variants[o].runtime_ns, dtype=np.float64) * 1000 for v, o in zip(variants, ours)}
+    ran = r.by_variant()
+    return {v: np.asarray(ran[o].runtime_ns, dtype=np.float64) * 1000 for v, o in zip(variants, ours)}
 
 
 def compare(cases: list[Case], theirs: dict[str, int], a: argparse.Namespace) -> list[dict[str, Any]]:
