@@ -63,7 +63,7 @@ NETGAUGE_RUNS: dict[str, str | None] = {
     "azure-hpc": "azure_hpc44rs_azure_rush_same_rack/2022_03_18_22_04_11.tar.xz",
     "oracle-hpc": None,
 }
-VARIANTS = ["none", "both"]
+VARIANTS = ["none", "os", "network", "both"]
 
 
 def authors_loggops(profile: str) -> tuple[LogGOPS, str]:
@@ -239,6 +239,11 @@ def main() -> int:
             t0 = time.perf_counter()
             res = run_system(name, args.artifact.resolve(), args.reps, args.seed, Path(tmp))
             print_system(res)
+            for variant in VARIANTS:
+                own = [r["netgauge_profile"][variant]["signed_error_median"] for r in res["rows"]
+                       if r.get("netgauge_profile")]
+                print(f"{name} noise {variant}: (a) {summary(own)}; (b) "
+                      f"{summary([r['variants'][variant]['signed_error_median'] for r in res['rows']])}")
             print(f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
             results.append(res)
     everything = [r for res in results for r in res["rows"]]

@@ -93,7 +93,7 @@ def _profile(tmp_path: Path, core: object) -> Path:
     data["hardware"]["core_latency_ns"] = core
     for part in ("os_noise", "switch_draws"):  # their side files stay beside the built-in
         data.pop(part, None)
-    data["different_racks"].pop("os_noise", None)  # and so does its different-racks trace
+    data["different_racks"].pop("os_noise", None)  # so does the different-racks run's OS-noise trace
     path = tmp_path / "p.json"
     path.write_text(json.dumps(data))
     return path

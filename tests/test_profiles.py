@@ -379,7 +379,7 @@ def test_O_rendezvous_round_trips_and_reaches_the_engine(tmp_path):
     data["loggops"]["O_rendezvous"] = 0.001
     for part in ("os_noise", "switch_draws"):  # their side files stay beside the built-in
         data.pop(part)
-    data["different_racks"].pop("os_noise")  # and so does Daint's different-racks trace
+    data["different_racks"].pop("os_noise")  # so does the different-racks run's OS-noise trace
     path = tmp_path / "p.json"
     path.write_text(json.dumps(data))
     profile = load_profile(path)

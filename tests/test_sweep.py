@@ -395,8 +395,8 @@ def test_a_profile_without_os_noise_cannot_run_the_os_variant(tmp_path):
 
     data = resolve_profile("daint").to_dict()
     data["name"], data["os_noise"] = "quiet-daint", None
+    data["different_racks"]["os_noise"] = None  # none at either placement
     shutil.copy(DATA_DIR / "daint.npz", tmp_path / "daint.npz")  # its network samples, beside it
-    data["different_racks"]["os_noise"] = None  # and no OS noise on different racks either
     path = tmp_path / "quiet.json"
     path.write_text(json.dumps(data))
     quiet = System("quiet-daint", str(path), resolve_profile(str(path)))

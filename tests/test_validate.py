@@ -80,7 +80,7 @@ def profile(tmp_path: Path) -> Path:
     data = json.loads(src.read_text())
     for key in ("latency_noise", "bandwidth_noise", "os_noise", "switch_draws"):
         data.pop(key, None)
-    data["different_racks"].pop("os_noise", None)  # its trace file stays beside the built-in
+    data["different_racks"].pop("os_noise", None)  # no noise models, and so no side files
     data["name"] = "test"
     data["loggops"].update({"L": 300, "o": 300, "g": 400, "G": 0.05, "O": 0.05, "S": 4096})
     p = tmp_path / "p.json"

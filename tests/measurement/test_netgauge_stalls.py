@@ -1,5 +1,5 @@
 """`model build` on an imported Netgauge run whose latency series stalls in
-time (model/series_split.py): the profile carries the stalls and says why; the
+time (model/latency_split.py): the profile carries the stalls and says why; the
 paper's per-message semantics on request; a series too short for the time
 model falls back with one line in the profile's provenance."""
 

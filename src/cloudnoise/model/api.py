@@ -25,6 +25,7 @@ def build_profile(
     committed_price: float | None = None,
     allow_missing: bool = False,
     latency_model: str = "auto",
+    bandwidth_model: str = "auto",
 ) -> SystemProfile:
     """`cloudnoise model build`: the profile of a measured campaign folder
     (`measure` writes them), written to `out` (a .json file; its noise data
@@ -35,12 +36,14 @@ def build_profile(
     run, say) is an error naming it, unless `allow_missing`.
     `latency_model`: "auto" models stalls that the latency series shows in time
     as such (docs/measure.md, "Noise in time"), "iid" draws every sample per
-    message (the paper's semantics).
+    message (the paper's semantics). `bandwidth_model`: the same for drops
+    that the bandwidth series shows persisting in time (bandwidth episodes).
 
     Returns the profile written, as a SystemProfile (what `load_profile(out)` gives)."""
     from cloudnoise.model.build import build_profile as write
     from cloudnoise.model.profile import load_profile
 
     write(Path(campaign), Path(out), name=name, on_demand_price=on_demand_price,
-          committed_price=committed_price, allow_missing=allow_missing, latency_model=latency_model)
+          committed_price=committed_price, allow_missing=allow_missing, latency_model=latency_model,
+          bandwidth_model=bandwidth_model)
     return load_profile(Path(out))

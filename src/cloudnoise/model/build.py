@@ -53,7 +53,7 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +64,10 @@ from cloudnoise.measurement.campaign_files import read_experiment_summary, read_
 from cloudnoise.measurement.placement import placement
 from cloudnoise.measurement.summaries import RELATIVE_PRECISION, StreamStats
 from cloudnoise.measurement.summary_reader import experiment_stats, iter_samples
+from cloudnoise.model.bandwidth_split import BandwidthSplit, describe_episodes, split_bandwidth
 from cloudnoise.model.distributions import quantile_grid
-from cloudnoise.model.series_split import SeriesSplit, iter_batches, split_series
+from cloudnoise.model.latency_split import LatencySplit, split_latency
+from cloudnoise.model.series_order import iter_batches
 from cloudnoise.output_files import default_file_mode
 
 FORMAT = "cloudnoise-profile/1"
@@ -74,6 +76,24 @@ DEFAULT_S = 65535
 
 def _measured(source: str) -> dict[str, str]:
     return {"kind": "measured", "source": source}
+
+
+def _series(campaign: Path, exp: str, size: int,
+            one_pair: bool) -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """The experiment's samples of `size` (`one_pair`: of one pair of hosts) in their order, a
+    batch at a time, each call reading them again: start times, round trips and the stretch
+    they belong to (model/series_order.py)."""
+    path = experiment_stats(campaign, exp).parquet  # type: ignore[union-attr]
+    columns = ("run", "part", "rank", "stream", "time", "value_ns", "size_bytes", "pairs")
+
+    def batches() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        for c in iter_samples(path, columns):
+            keep = (c["size_bytes"] == size) & ((c["pairs"] == 1) if one_pair else True)
+            if not keep.all():
+                c = {k: v[keep] for k, v in c.items()}
+            yield from iter_batches(iter([c]))
+
+    return batches
 
 
 def _latency_stats(campaign: Path) -> tuple[StreamStats, str, str, int] | None:
@@ -87,24 +107,22 @@ def _latency_stats(campaign: Path) -> tuple[StreamStats, str, str, int] | None:
     return None
 
 
-def _split_latency(campaign: Path, exp: str, size: int, stats: StreamStats) -> SeriesSplit:
+def _split_latency(campaign: Path, exp: str, size: int, stats: StreamStats) -> LatencySplit:
     """The experiment's one-pair series of `size` in its order, split into stalls in time and
-    the independent remainder (model/series_split.py), read twice a batch at a time."""
-    path = experiment_stats(campaign, exp).parquet  # type: ignore[union-attr]
-    columns = ("run", "part", "rank", "stream", "time", "value_ns", "size_bytes", "pairs")
-
-    def batches() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        for c in iter_samples(path, columns):
-            keep = (c["size_bytes"] == size) & (c["pairs"] == 1)
-            if not keep.all():
-                c = {k: v[keep] for k, v in c.items()}
-            yield from iter_batches(iter([c]))
-
-    return split_series(batches, float(stats.percentile(50.0)), float(stats.percentile(90.0)))
+    the independent remainder (model/latency_split.py), read twice a batch at a time."""
+    return split_latency(_series(campaign, exp, size, one_pair=True), float(stats.percentile(50.0)),
+                         float(stats.percentile(90.0)))
 
 
-def _bandwidth_stats(campaign: Path) -> tuple[StreamStats, int, str] | None:
-    """The RTT summaries (ns) of the size with the highest peak bandwidth."""
+def _split_bandwidth(campaign: Path, exp: str, size: int, stats: StreamStats) -> BandwidthSplit:
+    """The experiment's series of `size` in its order (every pair count: each its own stretch),
+    split into drops in time and the independent remainder (model/bandwidth_split.py)."""
+    return split_bandwidth(_series(campaign, exp, size, one_pair=False), float(stats.min))
+
+
+def _bandwidth_stats(campaign: Path) -> tuple[StreamStats, int, str, str] | None:
+    """The RTT summaries (ns) of the size with the highest peak bandwidth; with where they
+    come from, its size and the experiment."""
     for exp in ("bandwidth-noise", "bandwidth", "latency"):
         got = experiment_stats(campaign, exp)
         sizes = {k: v for k, v in (got.by_size() if got else {}).items() if v.count}
@@ -113,7 +131,7 @@ def _bandwidth_stats(campaign: Path) -> tuple[StreamStats, int, str] | None:
         best = max(sizes, key=lambda s: s * 8.0 / sizes[s].min)
         if exp == "latency" and best < 65536:
             continue
-        return sizes[best], int(best), f"{exp} ({int(best)} B ping-pongs)"
+        return sizes[best], int(best), f"{exp} ({int(best)} B ping-pongs)", exp
     return None
 
 
@@ -239,6 +257,7 @@ def build_profile(
     committed_price: float | None = None,
     allow_missing: bool = False,
     latency_model: str = "auto",
+    bandwidth_model: str = "auto",
 ) -> dict[str, Any]:
     """Write the profile for ``campaign`` to ``out`` (and its data files next
     to it); returns the profile dict, with ``missing`` listing the parts left
@@ -246,11 +265,16 @@ def build_profile(
 
     ``latency_model``: ``auto`` splits the latency series into stalls in time
     and an independent remainder where its order shows time structure
-    (model/series_split.py; otherwise, and with ``iid``, every sample is a
+    (model/latency_split.py; otherwise, and with ``iid``, every sample is a
     per-message draw, the paper's semantics). The returned dict's
-    ``latency_split`` says what was found and why (None without a series)."""
+    ``latency_split`` says what was found and why (None without a series).
+    ``bandwidth_model``: the same for the bandwidth series, split into drops
+    that persist in time (bandwidth episodes) and an independent remainder
+    (model/bandwidth_split.py); ``bandwidth_split`` says what was found."""
     if latency_model not in ("auto", "iid"):
         raise CloudnoiseError(f"--latency-model {latency_model!r}: choose auto or iid")
+    if bandwidth_model not in ("auto", "iid"):
+        raise CloudnoiseError(f"--bandwidth-model {bandwidth_model!r}: choose auto or iid")
     campaign = Path(campaign)
     out = Path(out)
     if out.is_dir():
@@ -367,7 +391,7 @@ def build_profile(
             missing.append(f"{exp}/samples.parquet is missing or empty")
     grid = quantile_grid()
     lat = _latency_stats(campaign)
-    split: SeriesSplit | None = None
+    split: LatencySplit | None = None
     if lat is not None:
         stats, src, exp, size = lat
         split = _split_latency(campaign, exp, size, stats)
@@ -410,12 +434,17 @@ def build_profile(
             profile["latency_noise"]["stalls"] = split.episodes.spec()
             profile["latency_noise"]["note"] = f"stalls in time: {split.episodes.describe()}"
     bw = _bandwidth_stats(campaign)
+    bw_split: BandwidthSplit | None = None
     if bw is not None:
-        stats, size, src = bw
+        stats, size, src, exp = bw
+        bw_split = _split_bandwidth(campaign, exp, size, stats)
+        episodes = bw_split.episodes if bandwidth_model == "auto" else None
+        # with drops in time, the per-message draws are the remainder: the samples outside them
+        draws = bw_split.remainder if episodes is not None and bw_split.remainder is not None else stats
         # bandwidth / its maximum = min RTT / RTT: the fraction's p-quantile is min / RTT's (1-p)-quantile
-        fraction = np.maximum.accumulate(stats.min / stats.quantiles(1.0 - grid))
+        fraction = np.maximum.accumulate(stats.min / draws.quantiles(1.0 - grid))
         fraction[-1] = 1.0
-        median_fraction = np.array([stats.min / stats.percentile(50.0)])
+        median_fraction = np.array([stats.min / draws.percentile(50.0)])
         if classified:
             scale = float(median_fraction[0])
             loggops["G"] = consistent_gap(loggops["G"], median_fraction)
@@ -426,15 +455,27 @@ def build_profile(
                 "reproduces the fitted (median) transfer times")
         elif loggp is not None:
             fitted_G = loggops["G"]
-            loggops["G"] = consistent_gap(fitted_G, np.array([stats.min / stats.percentile(50.0)]))
+            loggops["G"] = consistent_gap(fitted_G, median_fraction)
             loggops["provenance"]["source"] += (
                 f"; G = fitted G x median bandwidth fraction = {loggops['G']:.6g} ns/B (was {fitted_G:.6g}), "
                 "so that G / bandwidth noise reproduces the measured median transfer times")
+        if episodes is not None:
+            kept = 1.0 - bw_split.sample_share
+            parts = (f"two parts: drops in time (`episodes`, model/bandwidth_episodes.py) and, per message, the "
+                     f"remainder: the {100 * kept:.4g}% of samples outside them; why: {bw_split.why}")
+        elif bw_split.episodes is not None:
+            parts = (f"per-message draws of every sample (--bandwidth-model iid, the paper's semantics); the series "
+                     f"shows drops in time that this leaves out: {bw_split.why}")
+        else:
+            parts = f"per-message draws of every sample; why: {bw_split.why}"
         profile["bandwidth_noise"] = {
             "provenance": _measured(f"{where}: {src}, bandwidth over its maximum over all {stats.count} samples, "
-                                    "as a quantile table from the streaming histogram"),
+                                    f"as a quantile table from the streaming histogram; {parts}"),
             "quantiles": {"p": grid.tolist(), "v": fraction.tolist()},
         }
+        if episodes is not None:
+            profile["bandwidth_noise"]["episodes"] = episodes.spec()
+            profile["bandwidth_noise"]["note"] = f"drops in time, per sending host: {describe_episodes(episodes)}"
     trace = campaign / "os-noise" / "os_noise.trace"
     if "os-noise" in experiments and not trace.is_file():
         missing.append("os-noise/os_noise.trace is missing")
@@ -476,6 +517,11 @@ def build_profile(
         "kind": split.kind, "why": split.why, "used": "stalls" in profile.get("latency_noise", {}),
         "stalls": profile.get("latency_noise", {}).get("stalls"), "samples": split.samples,
         "stall_share": split.stall_share, "lag": split.lag, "autocorrelation": split.acf}
+    profile["bandwidth_split"] = None if bw_split is None else {
+        "kind": bw_split.kind, "why": bw_split.why, "used": "episodes" in profile.get("bandwidth_noise", {}),
+        "episodes": profile.get("bandwidth_noise", {}).get("episodes"), "samples": bw_split.samples,
+        "found": bw_split.count, "sample_share": bw_split.sample_share, "time_share": bw_split.time_share,
+        "with_calls": bw_split.with_calls, "autocorrelation": bw_split.acf}
     tool = compared_with_tool(fit, loggops)
     if tool is not None:
         profile["compared_with_tool"] = tool
@@ -506,4 +552,6 @@ def _validate(path: Path) -> None:
     profile = load_profile(path)
     profile.latency_distribution()
     profile.bandwidth_distribution()
+    profile.bandwidth_episodes()
+    profile.latency_episodes()
     profile.os_noise_source()

@@ -39,12 +39,16 @@ def model() -> None:
               help="auto: where the latency series' order shows stalls that come in time (bursty or periodic), "
                    "model them as stalls in time and draw the rest per message (docs/profile-format.md); "
                    "iid: draw every sample per message (the paper's semantics).")
+@click.option("--bandwidth-model", type=click.Choice(["auto", "iid"]), default="auto", show_default=True,
+              help="auto: where the bandwidth series' order shows drops that persist in time, model them as "
+                   "bandwidth episodes per sending host and draw the rest per message (docs/measure.md); "
+                   "iid: draw every sample per message (the paper's semantics).")
 @json_option("Print one JSON object: the profile file written and its parts (and the check).")
 @quiet_option("With --check: no progress bar on stderr (warnings and errors still print).")
 @accepts_aliases
 def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | None,
           committed_price: float | None, allow_missing: bool, check: bool, check_reps: int, mpicc: str | None,
-          mpiexec: str | None, latency_model: str, as_json: bool, quiet: bool) -> None:
+          mpiexec: str | None, latency_model: str, bandwidth_model: str, as_json: bool, quiet: bool) -> None:
     """Write the system profile of CAMPAIGN (a `cloudnoise measure --out` directory).
 
     The profile and its data files are written only once all of it is built
@@ -57,7 +61,8 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     """
     from cloudnoise.model.build import build_profile
 
-    profile = build_profile(campaign, out, name, on_demand_price, committed_price, allow_missing, latency_model)
+    profile = build_profile(campaign, out, name, on_demand_price, committed_price, allow_missing, latency_model,
+                            bandwidth_model)
     for part in profile["missing"]:
         click.echo(f"cloudnoise: warning: left out of the profile: {part}", err=True)
     parts = [k for k in ("loggops", "latency_noise", "bandwidth_noise", "os_noise") if k in profile]
@@ -67,12 +72,19 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     split = profile.get("latency_split")
     if split is not None:
         doc["latency_split"] = split
+    bw_split = profile.get("bandwidth_split")
+    if bw_split is not None:
+        doc["bandwidth_split"] = bw_split
     if not as_json:
         click.echo(f"wrote {out} ({', '.join(parts)}; LogGOPS {profile['loggops']['provenance']['kind']})")
         if split is not None:
             what = (f"stalls in time + per-message remainder: {split['why']}" if split["used"]
                     else f"per-message draws: {split['why']}")
             click.echo(f"latency noise: {what}")
+        if bw_split is not None:
+            what = (f"drops in time + per-message remainder: {bw_split['why']}" if bw_split["used"]
+                    else f"per-message draws: {bw_split['why']}")
+            click.echo(f"bandwidth noise: {what}")
         if profile.get("compared_with_tool"):
             from cloudnoise.model.tool_table import print_compared
 

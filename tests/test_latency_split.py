@@ -1,5 +1,5 @@
 """Splitting a latency series into stalls in time and an independent remainder
-(model/series_split.py): synthetic ping-pong series with known structure
+(model/latency_split.py): synthetic ping-pong series with known structure
 (periodic + iid, bursty + iid, two hosts' independent bursts + iid, iid only)
 are recovered within stated errors; series without order fall back to the
 independent model with one line saying why.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cloudnoise.model.series_split import split_series
+from cloudnoise.model.latency_split import split_latency
 
 RTT_NS = 4800.0
 
@@ -73,7 +73,7 @@ def run_split(starts: np.ndarray, values: np.ndarray, batch: int = 7777, hosts: 
         for i in range(0, starts.size, batch):
             yield starts[i:i + batch], values[i:i + batch], key[i:i + batch]
 
-    return split_series(batches, float(np.median(values)), float(np.percentile(values, 90)), hosts=hosts)
+    return split_latency(batches, float(np.median(values)), float(np.percentile(values, 90)), hosts=hosts)
 
 
 def test_iid_only_stays_independent():

@@ -1,10 +1,9 @@
 """Split a latency noise series into stalls in time and an independent remainder.
 
 Issue 48. A ping-pong series (Netgauge's or cloudnoise's own) is read in its
-order, with each sample's start time: a Netgauge file has no timestamps, but
-its ping-pongs run back to back, so the importer gives each sample the sum of
-the round trips before it (measurement/imports/netgauge_pingpong.py). From
-that order and those times:
+order, with each sample's start time (model/series_order.py: what the noise
+parts' splits share; model/bandwidth_split.py is the bandwidth's). From that
+order and those times:
 
 1. **Stalls.** A sample is a stall when its round trip exceeds the median by
    more than ten times the body's spread (p90 - median), and by at least the
@@ -44,17 +43,16 @@ twice, a batch at a time, and everything kept is a few streaming histograms.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from statistics import NormalDist
 
 import numpy as np
 
 from cloudnoise.measurement.summaries import StreamStats
-from cloudnoise.model.distributions import Constant, Distribution, LogNormal, Mixture
+from cloudnoise.model.distributions import Constant, Distribution, Mixture
 from cloudnoise.model.latency_episodes import LatencyEpisodes, StallTable
+from cloudnoise.model.series_order import Batch, SeriesOrder, add_log, log_hist, otsu, shape
 
-_Z75 = NormalDist().inv_cdf(0.75)
 MIN_SAMPLES = 10_000
 MIN_STALLS = 30
 SPREAD_FACTOR = 10.0  # a stall exceeds the median by this many (p90 - median) ...
@@ -64,19 +62,13 @@ BURSTY_CV = 1.5
 MAX_LAG = 64
 MIN_ACF = 0.05
 ACF_Z = 6.0
-MAX_SEGMENT_GAP_NS = 10**9  # a longer pause between two samples starts a new stretch of the series
-SORTED_SHARE = 0.99  # values non-decreasing at this share of steps: sorted, no order to read
 LOG_BINS_PER_DECADE = 40
 REPLAY_NS = 500_000_000
 MIN_OVERLAP_SHARE = 0.03  # below this share of short quiet times in the replay, overlaps cannot be told  # the scope test replays half a second of ping-pongs
 
-# A batch of the series: start times (ns), round trips (ns), and a key that
-# changes where the series is not one stretch (another run, rank or stream).
-Batch = tuple[np.ndarray, np.ndarray, np.ndarray]
-
 
 @dataclass(frozen=True)
-class SeriesSplit:
+class LatencySplit:
     """What a series holds: stalls in time (or None) and the independent remainder."""
 
     kind: str  # "periodic" | "bursty" | "independent"
@@ -93,12 +85,9 @@ class SeriesSplit:
 
 @dataclass
 class _Carry:
-    """The last sample of the previous batch: its key, start and round trip; the
-    last stall seen (its end, and its sample's index); the last MAX_LAG flags."""
+    """From the previous batch: the last stall seen (its end, and its sample's index);
+    the last MAX_LAG flags."""
 
-    key: int | None = None
-    start: int = 0
-    value: int = 0
     index: int = 0
     stall_end: int | None = None
     stall_start: int = 0
@@ -108,8 +97,8 @@ class _Carry:
     seg: np.ndarray | None = None
 
 
-def split_series(batches: Callable[[], Iterable[Batch]], median_ns: float, p90_ns: float, hosts: int = 2,
-                 scope: str = "auto", seed: int = 0) -> SeriesSplit:
+def split_latency(batches: Callable[[], Iterable[Batch]], median_ns: float, p90_ns: float, hosts: int = 2,
+                  scope: str = "auto", seed: int = 0) -> LatencySplit:
     """Split the series that `batches()` yields (called once per pass); `median_ns`
     and `p90_ns` are its round trips' (from the streaming histogram). `scope`: whether
     bursty stalls are each host's own (`host`), one state of the system (`shared`), or
@@ -119,18 +108,12 @@ def split_series(batches: Callable[[], Iterable[Batch]], median_ns: float, p90_n
     threshold = median_ns + max(SPREAD_FACTOR * (p90_ns - median_ns), MIN_EXCESS_OF_MEDIAN * median_ns)
     a = _first_pass(batches(), threshold, median_ns)
 
-    def independent(why: str, kind: str = "independent") -> SeriesSplit:
-        return SeriesSplit(kind, why, a.n, threshold, a.stalls / max(a.n, 1), 1.0, None, a.lag, a.acf, a.cv)
+    def independent(why: str, kind: str = "independent") -> LatencySplit:
+        return LatencySplit(kind, why, a.n, threshold, a.stalls / max(a.n, 1), 1.0, None, a.lag, a.acf, a.cv)
 
-    if a.n < MIN_SAMPLES:
-        return independent(f"too short for a time model: {a.n} samples (at least {MIN_SAMPLES:,}); "
-                           "the latency noise is drawn per message")
-    if a.no_time:
-        return independent("no order to read time from (the samples carry no increasing start times); "
-                           "the latency noise is drawn per message")
-    if a.sorted_share >= SORTED_SHARE:
-        return independent(f"no order to read time from (the values are sorted: {100 * a.sorted_share:.3g}% of "
-                           "steps non-decreasing); the latency noise is drawn per message")
+    unordered = a.order.fallback(MIN_SAMPLES, "latency noise")
+    if unordered is not None:
+        return independent(unordered)
     if a.stalls < MIN_STALLS:
         return independent(f"no stalls to model: {a.stalls} of {a.n} round trips above {threshold / 1e3:.3g} us "
                            f"(at least {MIN_STALLS}); the latency noise is drawn per message")
@@ -141,12 +124,12 @@ def split_series(batches: Callable[[], Iterable[Batch]], median_ns: float, p90_n
     significant = a.acf >= max(MIN_ACF, ACF_Z / math.sqrt(a.n))
     if a.cv <= PERIODIC_CV:
         period = a.period.percentile(50.0)
-        stall = _shape(a.excess)
+        stall = shape(a.excess)
         if not stall.mean() < 0.5 * period:
             return independent(f"{seen}: stalls of {stall.mean() / 1e3:.3g} us every {period / 1e3:.3g} us are no "
                                "state that comes and goes; the latency noise is drawn per message")
         ep = LatencyEpisodes(stall, period_ns=float(round(period)), shared=scope == "shared")
-        return SeriesSplit("periodic", f"{seen}: periodic stalls, {ep.describe()}", a.n, threshold,
+        return LatencySplit("periodic", f"{seen}: periodic stalls, {ep.describe()}", a.n, threshold,
                            a.stalls / a.n, keep, ep, a.lag, a.acf, a.cv)
     if not (a.cv >= BURSTY_CV and significant):
         return independent(f"{seen}: no time structure (independent stalls: CV near 1, no autocorrelation above "
@@ -174,36 +157,28 @@ def split_series(batches: Callable[[], Iterable[Batch]], median_ns: float, p90_n
             scope_why = (f"; overlapping trains as from {hosts} independent hosts ({100 * measured:.2g}% of the quiet "
                          f"times inside episodes under half their median, {100 * independent_hosts:.2g}% expected): "
                          "each host its own episodes")
-    return SeriesSplit("bursty", f"{seen}: {ep.describe()}, episodes split at quiet times above {split / 1e3:.3g} us"
+    return LatencySplit("bursty", f"{seen}: {ep.describe()}, episodes split at quiet times above {split / 1e3:.3g} us"
                                  f"{scope_why}", a.n, threshold, a.stalls / a.n, keep, ep, a.lag, a.acf, a.cv)
 
 
 @dataclass
 class _PassA:
-    n: int = 0
+    order: SeriesOrder = field(default_factory=SeriesOrder)
     stalls: int = 0
-    no_time: bool = False
-    sorted_share: float = 0.0
     cv: float = math.nan
     acf: float = 0.0
     lag: int = 0
-    observed_ns: float = 0.0
     excess: StreamStats = field(default_factory=StreamStats)
     period: StreamStats = field(default_factory=StreamStats)  # start-to-start times between consecutive stalls
     gap_hist: np.ndarray = field(default_factory=lambda: _log_hist())  # quiet times between stalls, log-binned
 
+    @property
+    def n(self) -> int:
+        return self.order.n
 
-def _segments(key: np.ndarray, start: np.ndarray, value: np.ndarray, carry: _Carry) -> tuple[np.ndarray, int]:
-    """Per sample, whether it starts a new stretch (another key, time running backwards or a
-    long pause), with the carried last sample first; and how many steps ran backwards."""
-    prev_key = np.concatenate(([carry.key if carry.key is not None else key[0] - 1], key[:-1]))
-    prev_start = np.concatenate(([carry.start], start[:-1]))
-    step = start - prev_start
-    backwards = (prev_key == key) & (step < 0)
-    new = (prev_key != key) | backwards | (step > MAX_SEGMENT_GAP_NS)
-    if carry.key is None:
-        new[0] = True
-    return new, int(backwards.sum())
+    @property
+    def observed_ns(self) -> float:
+        return self.order.observed_ns
 
 
 def _first_pass(batches: Iterable[Batch], threshold: float, median_ns: float) -> _PassA:
@@ -211,28 +186,15 @@ def _first_pass(batches: Iterable[Batch], threshold: float, median_ns: float) ->
     carry = _Carry()
     lag_pairs = np.zeros(MAX_LAG + 1)
     lag_both = np.zeros(MAX_LAG + 1)
-    ups = steps = backwards_total = same_time = 0
     dist_sum = dist_sq = 0.0
     dist_n = 0
-    seg_base = 0
     for start, value, key in batches:
         start = np.asarray(start, np.int64)
         value = np.asarray(value, np.int64)
         key = np.asarray(key, np.int64)
         if start.size == 0:
             continue
-        new, backwards = _segments(key, start, value, carry)
-        backwards_total += backwards
-        inner = ~new
-        step = np.diff(np.concatenate(([carry.start], start)))
-        same_time += int((inner & (step == 0)).sum())
-        prev_value = np.concatenate(([carry.value], value[:-1]))
-        ups += int((inner & (value >= prev_value)).sum())
-        steps += int(inner.sum())
-        # time the series covers: each step within a stretch, and each stretch's last sample
-        out.observed_ns += float(step[inner].sum()) + float(value[np.concatenate((new[1:], [False]))].sum())
-        seg = seg_base + np.cumsum(new)
-        seg_base = int(seg[-1])
+        seg, _ = out.order.read(start, value, key)
         flag = value > threshold
         # the stall indicator's lagged co-occurrences, with the carried last MAX_LAG samples before
         f = flag if carry.flags is None else np.concatenate((carry.flags, flag))
@@ -247,7 +209,6 @@ def _first_pass(batches: Iterable[Batch], threshold: float, median_ns: float) ->
             lag_both[k] += int((same & f[lo:-k] & f[lo + k:]).sum())
         carry.flags, carry.seg = f[-MAX_LAG:].copy(), s[-MAX_LAG:].copy()
         idx = np.nonzero(flag)[0]
-        out.n += start.size
         out.stalls += idx.size
         if idx.size:
             out.excess.add(np.maximum(1, np.rint(value[idx] - median_ns).astype(np.int64)))
@@ -267,15 +228,10 @@ def _first_pass(batches: Iterable[Batch], threshold: float, median_ns: float) ->
                 dist_sq += float((dist * dist).sum())
                 dist_n += int(ok.sum())
                 out.period.add(np.maximum(1, (st - p_start)[ok]))
-                gaps = np.maximum(1, (st - p_end)[ok]).astype(np.float64)
-                bins = np.clip((np.log10(gaps) * LOG_BINS_PER_DECADE).astype(np.int64), 0, out.gap_hist.size - 1)
-                np.add.at(out.gap_hist, bins, 1)
+                add_log(out.gap_hist, np.maximum(1, (st - p_end)[ok]).astype(np.float64), LOG_BINS_PER_DECADE)
             carry.stall_key, carry.stall_end = int(sg[-1]), int(en[-1])
             carry.stall_start, carry.stall_index = int(st[-1]), int(g_index[-1])
-        carry.key, carry.start, carry.value = int(key[-1]), int(start[-1]), int(value[-1])
         carry.index += start.size
-    out.no_time = out.n > 1 and (same_time + backwards_total) >= 0.5 * max(steps, 1)
-    out.sorted_share = ups / steps if steps else 0.0
     if dist_n >= 2:
         mean = dist_sum / dist_n
         var = max(0.0, dist_sq / dist_n - mean * mean)
@@ -310,8 +266,7 @@ class _PassB:
 
 def _second_pass(batches: Iterable[Batch], threshold: float, median_ns: float, split: float) -> _PassB:
     out = _PassB()
-    carry = _Carry()
-    seg_base = 0
+    order = SeriesOrder()
     open_ep: list[int] | None = None  # [stretch, first start, last start, last end, count]
 
     def close(ep: list[int]) -> None:
@@ -328,10 +283,7 @@ def _second_pass(batches: Iterable[Batch], threshold: float, median_ns: float, s
         key = np.asarray(key, np.int64)
         if start.size == 0:
             continue
-        new, _ = _segments(key, start, value, carry)
-        seg = seg_base + np.cumsum(new)
-        seg_base = int(seg[-1])
-        carry.key, carry.start, carry.value = int(key[-1]), int(start[-1]), int(value[-1])
+        seg, _ = order.read(start, value, key)
         idx = np.nonzero(value > threshold)[0]
         if idx.size == 0:
             continue
@@ -349,8 +301,7 @@ def _second_pass(batches: Iterable[Batch], threshold: float, median_ns: float, s
         if in_gaps:
             g = np.array(in_gaps, np.int64)
             out.gaps.add(g)
-            bins = np.clip((np.log10(g) * LOG_BINS_PER_DECADE).astype(np.int64), 0, out.gap_hist.size - 1)
-            np.add.at(out.gap_hist, bins, 1)
+            add_log(out.gap_hist, g.astype(np.float64), LOG_BINS_PER_DECADE)
     if open_ep is not None:
         close(open_ep)
     return out
@@ -358,7 +309,7 @@ def _second_pass(batches: Iterable[Batch], threshold: float, median_ns: float, s
 
 def _log_hist() -> np.ndarray:
     """Bins of LOG_BINS_PER_DECADE per decade of ns, from 1 ns to 10^14 ns."""
-    return np.zeros(14 * LOG_BINS_PER_DECADE)
+    return log_hist(14, LOG_BINS_PER_DECADE)
 
 
 def _otsu_log(hist: np.ndarray) -> float:
@@ -367,35 +318,9 @@ def _otsu_log(hist: np.ndarray) -> float:
     whatever the split: they are left out, or they would be split off on their own."""
     hist = hist.copy()
     hist[:3 * LOG_BINS_PER_DECADE] = 0
-    total = hist.sum()
-    if total == 0:
+    if hist.sum() == 0:
         return 1e3
-    centers = (np.arange(hist.size) + 0.5) / LOG_BINS_PER_DECADE
-    w0 = np.cumsum(hist)
-    m0 = np.cumsum(hist * centers)
-    w1 = total - w0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        between = (m0[-1] * w0 / total - m0) ** 2 / (w0 * w1 / total)
-    between[~np.isfinite(between)] = -1
-    k = int(np.argmax(between))
-    return float(10 ** ((k + 1) / LOG_BINS_PER_DECADE))
-
-
-def _shape(stats: StreamStats, keep_mean: bool = True) -> Distribution:
-    """A lognormal with a streaming histogram's median and its mean (`keep_mean`: the time
-    the model spends in stalls and episodes is then the measured time), else its
-    interquartile range (robust to a few values of another population in a tail); a
-    constant where they agree with the median."""
-    median = float(stats.percentile(50.0))
-    if keep_mean:
-        mean = float(stats.mean)
-        if not mean > median * 1.01:
-            return Constant(mean)
-        return LogNormal.from_median(median, math.sqrt(2.0 * math.log(mean / median)))
-    q1, q3 = float(stats.percentile(25.0)), float(stats.percentile(75.0))
-    if not (q1 > 0 and q3 > q1 * 1.01):
-        return Constant(median)
-    return LogNormal.from_median(median, math.log(q3 / q1) / (2 * _Z75))
+    return float(10 ** ((otsu(hist) + 1) / LOG_BINS_PER_DECADE))
 
 
 def _bursty(a: _PassA, b: _PassB, hosts: int, shared: bool) -> LatencyEpisodes:
@@ -407,12 +332,12 @@ def _bursty(a: _PassA, b: _PassB, hosts: int, shared: bool) -> LatencyEpisodes:
     if multi == 0:
         duration: Distribution = Constant(0.0)
     else:
-        body = _shape(b.durations)
+        body = shape(b.durations)
         single = b.single / b.episodes
         duration = body if single == 0 else Mixture((single, 1.0 - single), (Constant(0.0), body))
     # the gaps' spread from their quartiles: one train's regular recurrence, not the rare
     # longer quiet times inside an episode
-    return LatencyEpisodes(_shape(b.stalls), rate, duration, _shape(b.gaps, keep_mean=False), shared=shared)
+    return LatencyEpisodes(shape(b.stalls), rate, duration, shape(b.gaps, keep_mean=False), shared=shared)
 
 
 def _one_train_at_a_time(per_host: LatencyEpisodes, b: _PassB, median_ns: float, threshold: float, hosts: int,
@@ -434,7 +359,7 @@ def _quiet_hist(start: np.ndarray, value: np.ndarray, threshold: float) -> np.nd
     idx = np.nonzero(value > threshold)[0]
     gaps = np.maximum(1, start[idx[1:]] - (start[idx[:-1]] + value[idx[:-1]])).astype(np.float64)
     hist = _log_hist()
-    np.add.at(hist, np.clip((np.log10(gaps) * LOG_BINS_PER_DECADE).astype(np.int64), 0, hist.size - 1), 1)
+    add_log(hist, gaps, LOG_BINS_PER_DECADE)
     return hist
 
 
@@ -474,11 +399,3 @@ def pingpong(tables: list[StallTable], offsets: list[int], rtt_ns: float, span_n
             t += int(values[i])
             i += 1
     return starts, values
-
-
-def iter_batches(chunks: Iterator[dict[str, np.ndarray]]) -> Iterator[Batch]:
-    """(start, round trip, key) batches from a campaign's sample columns (time, value_ns, and the
-    run, part, rank, stream that name a stretch)."""
-    for c in chunks:
-        key = c["run"] * 1_000_003 + c["part"] * 10_007 + c["rank"] * 101 + c["stream"]
-        yield c["time"], c["value_ns"], key

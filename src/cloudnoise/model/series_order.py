@@ -1,0 +1,167 @@
+"""Reading a noise series in its order, with times: what the noise parts' splits share.
+
+Issue 48. A latency or bandwidth noise series (Netgauge's or cloudnoise's own)
+is read in the order it was measured, each sample with its start time: a
+Netgauge file has no timestamps, but its ping-pongs run back to back in calls
+of 1,000, so the importer gives each sample the sum of the round trips before
+it (measurement/imports/netgauge_pingpong.py). One file per noise part splits
+such a series into interference in time and an independent remainder
+(model/latency_split.py, model/bandwidth_split.py); this module is what they
+share:
+
+* the batches a campaign's samples come in (`iter_batches`), each
+  `(start ns, round trip ns, key)`, read a batch at a time (bounded memory);
+* **stretches**: a stretch of the series ends where the key changes (another
+  run, part, rank, stream or pair count), where time runs backwards or after a
+  pause of over MAX_SEGMENT_GAP_NS (`SeriesOrder.read` numbers them);
+* **whether there is an order to read time from** (`SeriesOrder.fallback`):
+  enough samples, start times that increase, values not in sorted order; else
+  one line saying why, for the profile's provenance;
+* log-binned histograms and Otsu's split of one, and the lognormal that keeps a
+  streaming histogram's median and mean (`shape`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+from cloudnoise.measurement.summaries import StreamStats
+from cloudnoise.model.distributions import Constant, Distribution, LogNormal
+
+MAX_SEGMENT_GAP_NS = 10**9  # a longer pause between two samples starts a new stretch of the series
+SORTED_SHARE = 0.99  # values non-decreasing at this share of steps: sorted, no order to read
+_Z75 = NormalDist().inv_cdf(0.75)
+
+# A batch of the series: start times (ns), round trips (ns), and a key that
+# changes where the series is not one stretch (another run, rank or stream).
+Batch = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+@dataclass
+class SeriesOrder:
+    """What a pass over the series learns about its order, batch by batch: its
+    samples, the time it covers, how many steps ran backwards, stood still or
+    went up; and the last sample carried from one batch to the next."""
+
+    n: int = 0
+    steps: int = 0  # steps within a stretch
+    ups: int = 0  # of them, values non-decreasing
+    same_time: int = 0  # of them, no time passing
+    backwards: int = 0  # steps where time ran backwards (each starts a new stretch)
+    observed_ns: float = 0.0  # time the series covers: each step within a stretch, each stretch's last sample
+    stretches: int = 0
+    key: int | None = None
+    start: int = 0
+    value: int = 0
+
+    def read(self, start: np.ndarray, value: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Counts one batch in; per sample, its stretch's number (from 1, over the whole
+        series) and whether it begins its stretch."""
+        prev_key = np.concatenate(([self.key if self.key is not None else key[0] - 1], key[:-1]))
+        prev_start = np.concatenate(([self.start], start[:-1]))
+        step = start - prev_start
+        backwards = (prev_key == key) & (step < 0)
+        new = (prev_key != key) | backwards | (step > MAX_SEGMENT_GAP_NS)
+        if self.key is None:
+            new[0] = True
+        inner = ~new
+        prev_value = np.concatenate(([self.value], value[:-1]))
+        self.backwards += int(backwards.sum())
+        self.same_time += int((inner & (step == 0)).sum())
+        self.ups += int((inner & (value >= prev_value)).sum())
+        self.steps += int(inner.sum())
+        self.observed_ns += float(step[inner].sum()) + float(value[np.concatenate((new[1:], [False]))].sum())
+        seg = self.stretches + np.cumsum(new)
+        self.stretches = int(seg[-1])
+        self.n += start.size
+        self.key, self.start, self.value = int(key[-1]), int(start[-1]), int(value[-1])
+        return seg, new
+
+    @property
+    def no_time(self) -> bool:
+        """Most steps stand still or run backwards: the samples carry no increasing start times."""
+        return self.n > 1 and (self.same_time + self.backwards) >= 0.5 * max(self.steps, 1)
+
+    @property
+    def sorted_share(self) -> float:
+        return self.ups / self.steps if self.steps else 0.0
+
+    def fallback(self, min_samples: int, what: str) -> str | None:
+        """Why the series has no order to read time from (one line, ending with what the
+        profile does instead: `what` is drawn per message), or None when it has one."""
+        instead = f"the {what} is drawn per message"
+        if self.n < min_samples:
+            return f"too short for a time model: {self.n} samples (at least {min_samples:,}); {instead}"
+        if self.no_time:
+            return f"no order to read time from (the samples carry no increasing start times); {instead}"
+        if self.sorted_share >= SORTED_SHARE:
+            return (f"no order to read time from (the values are sorted: {100 * self.sorted_share:.3g}% of steps "
+                    f"non-decreasing); {instead}")
+        return None
+
+
+def iter_batches(chunks: Iterator[dict[str, np.ndarray]]) -> Iterator[Batch]:
+    """(start, round trip, key) batches from a campaign's sample columns (time, value_ns, and the
+    run, part, rank, stream and, where read, pairs that name a stretch)."""
+    for c in chunks:
+        key = c["run"] * 1_000_003 + c["part"] * 10_007 + c["rank"] * 101 + c["stream"]
+        if "pairs" in c:
+            key = key * 1_009 + c["pairs"]
+        yield c["time"], c["value_ns"], key
+
+
+def log_hist(decades: int, per_decade: int) -> np.ndarray:
+    """An empty histogram of `per_decade` bins per decade over `decades` decades."""
+    return np.zeros(decades * per_decade)
+
+
+def add_log(hist: np.ndarray, values: np.ndarray, per_decade: int, unit: float = 1.0) -> None:
+    """Counts `values` (>= unit) into a log-binned histogram whose first bin starts at `unit`."""
+    bins = np.clip((np.log10(np.maximum(values, unit) / unit) * per_decade).astype(np.int64), 0, hist.size - 1)
+    np.add.at(hist, bins, 1)
+
+
+def otsu(hist: np.ndarray, middle: bool = False) -> int:
+    """The bin that best splits a histogram in two (Otsu's threshold): the split lies
+    after it, so the lower class is bins [0, k]. Across an empty stretch between two
+    populations every split is as good: the first is taken, or with `middle` the
+    stretch's middle."""
+    total = hist.sum()
+    if total == 0:
+        return 0
+    centers = np.arange(hist.size) + 0.5
+    w0 = np.cumsum(hist)
+    m0 = np.cumsum(hist * centers)
+    w1 = total - w0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        between = (m0[-1] * w0 / total - m0) ** 2 / (w0 * w1 / total)
+    between[~np.isfinite(between)] = -1
+    k = int(np.argmax(between))
+    if middle:
+        last = k
+        while last + 1 < hist.size and hist[last + 1] == 0 and between[last + 1] >= between[k]:
+            last += 1
+        k = (k + last) // 2
+    return k
+
+
+def shape(stats: StreamStats, keep_mean: bool = True) -> Distribution:
+    """A lognormal with a streaming histogram's median and its mean (`keep_mean`: the time
+    the model spends in stalls and episodes is then the measured time), else its
+    interquartile range (robust to a few values of another population in a tail); a
+    constant where they agree with the median."""
+    median = float(stats.percentile(50.0))
+    if keep_mean:
+        mean = float(stats.mean)
+        if not mean > median * 1.01:
+            return Constant(mean)
+        return LogNormal.from_median(median, math.sqrt(2.0 * math.log(mean / median)))
+    q1, q3 = float(stats.percentile(25.0)), float(stats.percentile(75.0))
+    if not (q1 > 0 and q3 > q1 * 1.01):
+        return Constant(median)
+    return LogNormal.from_median(median, math.log(q3 / q1) / (2 * _Z75))
