@@ -1,6 +1,7 @@
 """`cloudnoise profiles calibrate`: the fit recovers the known parameters of a
-synthetic system, the search is deterministic, the truncated Pareto tail has
-its closed forms, and the CLI's record-only path reproduces the built-in files."""
+synthetic system, the search is deterministic, the calibration models exactly
+the systems whose built-in noise is the paper's text (and what they borrow),
+and the CLI's record-only path reproduces the built-in files."""
 
 from __future__ import annotations
 
@@ -9,15 +10,13 @@ import json
 import math
 from dataclasses import replace
 
-import numpy as np
 import pytest
 
-from cloudnoise.model.distributions import Pareto, parse_distribution
 from cloudnoise.profiles.calibrate.assemble import build_profile, initial_params
 from cloudnoise.profiles.calibrate.fit import Fitter, solve
 from cloudnoise.profiles.calibrate.simulations import CalibrationRuns, Simulator
 from cloudnoise.paper.measures import noise_ratio
-from cloudnoise.profiles.registry import DATA_DIR
+from cloudnoise.profiles.registry import DATA_DIR, builtin_names, load_builtin
 
 NODES = 1024  # 10,240 messages a run: the top 0.1% tail sets the per-round maximum, as at 16K
 
@@ -32,23 +31,24 @@ def _fitter(reps: int = 24) -> Fitter:
     ("os", "long_median_ns", 40000.0, 5000.0, "os", "mean"),
 ])
 def test_fit_recovers_a_synthetic_systems_parameter(part, field, truth, guess, variant, stat):
-    """A synthetic Daint whose latency tail (or long OS detours) we set: its
-    simulated noise ratio is the target; the fit, started 4-8x away, finds
-    the parameter again (common random numbers make the statistic a monotone
-    function of it)."""
+    """A synthetic AWS c5n.metal whose latency tail (or long OS detours) we
+    set: its simulated noise ratio is the target; the fit, started 4-8x
+    away, finds the parameter again (common random numbers make the
+    statistic a monotone function of it)."""
     f = _fitter()
-    start = initial_params("daint", {})
+    system = "aws-hpc-metal"
+    start = initial_params(system, {})
     synthetic = replace(start, **{part: replace(getattr(start, part), **{field: truth})})
-    measure = noise_ratio("fig14", "daint", NODES, variant, stat)
-    target = measure.value(CalibrationRuns({"daint": build_profile("daint", synthetic)}, f.sim))
+    measure = noise_ratio("fig14", system, NODES, variant, stat)
+    target = measure.value(CalibrationRuns({system: build_profile(system, synthetic)}, f.sim))
     assert target > 1.05  # the parameter matters at this scale
-    f.params["daint"] = replace(synthetic, **{part: replace(getattr(synthetic, part), **{field: guess})})
-    f.fit_one("daint", part, field, "synthetic", measure, target, guess, 1.0, 1e9)
-    got = getattr(getattr(f.params["daint"], part), field)
+    f.params[system] = replace(synthetic, **{part: replace(getattr(synthetic, part), **{field: guess})})
+    f.fit_one(system, part, field, "synthetic", measure, target, guess, 1.0, 1e9)
+    got = getattr(getattr(f.params[system], part), field)
     assert got == pytest.approx(truth, rel=0.05)
     result = f.results[-1]
     assert result.achieved[0] == pytest.approx(target, rel=0.005) and result.steps
-    assert f.params["daint"].fitted == {f"{part}.{field}": "synthetic"}
+    assert f.params[system].fitted == {f"{part}.{field}": "synthetic"}
 
 
 def test_solve_finds_roots_deterministically_and_backs_off_infeasible_values():
@@ -63,19 +63,6 @@ def test_solve_finds_roots_deterministically_and_backs_off_infeasible_values():
     # decreasing statistic
     x, _ = solve(lambda x: 1.0 / x, 0.01, guess=10.0, increasing=False)
     assert x == pytest.approx(100.0, rel=0.01)
-
-
-def test_truncated_pareto_closed_forms():
-    d = Pareto(10.0, 2.0, 100.0)
-    t = (10.0 / 100.0) ** 2
-    assert d.cdf(np.array([5.0, 10.0, 20.0, 100.0, 200.0])).tolist() == pytest.approx(
-        [0.0, 0.0, (1 - 0.25) / (1 - t), 1.0, 1.0])
-    assert d.quantile(np.array([0.0, 1.0])).tolist() == pytest.approx([10.0, 100.0])
-    assert d.mean() == pytest.approx(10 * 2 / 1 * (1 - 0.1) / (1 - t))  # = 20 x 0.9 / 0.99
-    samples = d.quantile(np.linspace(0, 1, 200001)[1:-1])
-    assert samples.mean() == pytest.approx(d.mean(), rel=2e-3)
-    assert parse_distribution(d.spec()) == d
-    assert Pareto(10.0, 1.0, 100.0).mean() == pytest.approx(10 * math.log(10) / 0.9)
 
 
 def test_record_reproduces_the_built_in_files_through_the_cli(tmp_path, run_cli):
@@ -103,3 +90,44 @@ def test_calibration_record_cites_every_target_and_keeps_the_held_out_out():
     fitted_to = {s for fit in record["fits"] for s in fit["statements"]}
     assert fitted_to <= ids
     assert record["conflicts"] and all(c["choice"] for c in record["conflicts"])
+    # the targets checked read only the modelled systems
+    from cloudnoise.paper.statements import TARGETS
+
+    for s in TARGETS:
+        if s.id in ids:
+            assert {c.system for c in s.needs()} <= set(record["parameters"]), s.id
+
+
+def test_the_calibration_models_exactly_the_systems_whose_built_in_noise_is_the_text():
+    """Its priors, the record's parameters and the built-ins agree: the
+    systems whose built-in noise is not the artifact's (no switch draws),
+    plus every system their priors borrow from (`like`), and nothing else."""
+    from cloudnoise.profiles.calibrate.priors import PRIORS
+
+    record = json.loads((DATA_DIR / "calibration.json").read_text())
+    from_text = {n for n in builtin_names() if load_builtin(n).switch_draws is None}
+    assert from_text == {"aws-hpc", "oracle-hpc-metal", "oracle-normal"}
+    lent = {like for n in from_text for like in (PRIORS[n].latency.like, PRIORS[n].drops.like, PRIORS[n].os.long_like)
+            if like}
+    assert lent == {"aws-hpc-metal"}
+    assert set(PRIORS) == set(record["parameters"]) == from_text | lent
+    for name in from_text:  # their noise is the record's, labelled so
+        p = load_builtin(name)
+        assert p.latency_noise.provenance.kind in ("reconstructed", "calibrated")
+        assert p.os_noise.provenance.kind in ("reconstructed", "calibrated")
+
+
+def test_a_record_of_another_format_is_refused_in_one_line(tmp_path, run_cli):
+    record = json.loads((DATA_DIR / "calibration.json").read_text())
+    old = dict(record, format="cloudnoise-calibration/1")
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    res = run_cli("profiles", "calibrate", "--from-record", tmp_path / "old.json", "--out", tmp_path / "o")
+    assert res.returncode == 2 and "not a calibration record" in res.stderr and "profiles calibrate" in res.stderr
+    assert "Traceback" not in res.stderr
+    stray = dict(record, parameters=dict(record["parameters"], daint=record["parameters"]["aws-hpc"]))
+    (tmp_path / "stray.json").write_text(json.dumps(stray))
+    (tmp_path / "art").mkdir()
+    (tmp_path / "art" / "description.csv").write_text("")
+    res = run_cli("profiles", "build", "--artifact", tmp_path / "art", "--record", tmp_path / "stray.json",
+                  "--out", tmp_path / "b")
+    assert res.returncode == 2 and "models no system daint" in res.stderr and "Traceback" not in res.stderr

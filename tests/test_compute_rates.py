@@ -15,7 +15,7 @@ import pytest
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.compute import ComputeRate, PeakFlops, peak_times_efficiency, round_sig
 from cloudnoise.model.profile import profile_from_dict
-from cloudnoise.profiles.registry import DATA_DIR, builtin_names, load_builtin
+from cloudnoise.profiles.registry import builtin_names, load_builtin
 from cloudnoise.schedules.apps import parse_app, resolve
 from cloudnoise.schedules.compute_model import gemm_time
 from cloudnoise.simulation.api import simulate
@@ -23,11 +23,12 @@ from cloudnoise.simulation.params import LogGOPS
 from cloudnoise.sweep.presets import PRESETS, PRICED_100G_SYSTEMS
 
 def _text(name: str):
-    """The text-based profile (peak x efficiency), which the built-ins with
-    DGEMM data in the artifact replace with the measured rate."""
-    from cloudnoise.profiles.calibrate.assemble import build_profile, read_params
+    """The text-based profile's published parts and compute (peak x
+    efficiency), which the built-ins with DGEMM data in the artifact replace
+    with the measured rate."""
+    from cloudnoise.profiles.reconstruct import base_profile
 
-    return build_profile(name, read_params(DATA_DIR / "calibration.json")[name])
+    return base_profile(name)
 
 
 # (sockets, cores per socket, GHz, DP flop/cycle, efficiency) -> GFLOP/s, by hand.

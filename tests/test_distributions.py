@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -12,6 +14,7 @@ from scipy import stats
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.distributions import (
     Empirical,
+    Pareto,
     QuantileTable,
     check_bandwidth_noise,
     check_latency_noise,
@@ -59,6 +62,19 @@ def test_pareto_quantiles_and_mean():
     np.testing.assert_allclose(dist.quantile(PROBS), ref.ppf(PROBS), rtol=1e-12)
     assert dist.mean() == pytest.approx(10_000 * 2.5 / 1.5)
     assert dist.support() == (10_000.0, np.inf)
+
+
+def test_truncated_pareto_closed_forms():
+    d = Pareto(10.0, 2.0, 100.0)
+    t = (10.0 / 100.0) ** 2
+    assert d.cdf(np.array([5.0, 10.0, 20.0, 100.0, 200.0])).tolist() == pytest.approx(
+        [0.0, 0.0, (1 - 0.25) / (1 - t), 1.0, 1.0])
+    assert d.quantile(np.array([0.0, 1.0])).tolist() == pytest.approx([10.0, 100.0])
+    assert d.mean() == pytest.approx(10 * 2 / 1 * (1 - 0.1) / (1 - t))  # = 20 x 0.9 / 0.99
+    samples = d.quantile(np.linspace(0, 1, 200001)[1:-1])
+    assert samples.mean() == pytest.approx(d.mean(), rel=2e-3)
+    assert parse_distribution(d.spec()) == d
+    assert Pareto(10.0, 1.0, 100.0).mean() == pytest.approx(10 * math.log(10) / 0.9)
 
 
 def test_mixture_spike_probability_when_sampled():

@@ -76,11 +76,17 @@ def test_build_from_a_small_artifact(tmp_path):
     art.mkdir()
     fake_artifact(art)
     done = {b.name: b.parts for b in build_profiles(art, out, default_record())}
-    assert done["daint"]["noise"].startswith("data:") and done["alps"]["noise"].startswith("text:")
-    # alps has no run in this artifact: the authors' rows all the same, the text's noise said to be around others
-    alps = load_profile(out / "alps.json")
-    assert alps.loggops.L == 1900.0 and alps.different_racks.loggops.G == 0.092
-    assert "not these rows" in alps.different_racks.note
+    assert done["daint"]["noise"].startswith("data:")
+    # alps has no run in this artifact and the calibration has no model of its
+    # noise (its built-in noise is the paper artifact's): not written, said why
+    assert done["alps"]["noise"].startswith("none:") and "not written" in done["alps"]["noise"]
+    assert not list(out.glob("alps*"))
+    # c5n.metal has no run here either, but the calibration models it (AWS HPC
+    # borrows its tail): the authors' rows all the same, the text's noise said
+    # to be around others
+    aws = load_profile(out / "aws-hpc-metal.json")
+    assert aws.loggops.L == 28000.0 and aws.different_racks.loggops.G == 0.3
+    assert "not these rows" in aws.different_racks.note and aws.latency_noise.provenance.kind == "calibrated"
     assert done["aws-hpc"]["loggops"].startswith("text:")  # the authors did not simulate it
     p = load_profile(out / "daint.json")
     assert p.loggops.L == 500.0 and p.loggops.G == 0.11 and p.loggops.provenance.kind == "published"
@@ -103,6 +109,25 @@ def test_build_from_a_small_artifact(tmp_path):
     build_profiles(art, again, default_record())
     for f in sorted(out.iterdir()):
         assert filecmp.cmp(f, again / f.name, shallow=False), f.name
+
+
+def test_a_system_with_an_empty_os_trace_and_no_text_model_is_not_written(tmp_path, run_cli):
+    """Alps's run here has network samples but an empty ng_osnoise.out, and the
+    calibration has no OS noise model of Alps: no profile (and no side file)
+    rather than one without OS noise; the command says why."""
+    art, out = tmp_path / "art", tmp_path / "out"
+    art.mkdir()
+    fake_artifact(art)
+    with open(art / "description.csv", "a") as f:
+        f.write("Alps,HPC (Metal),Same Rack,Day,alps_sr/2022_01_01_00_00_00\n")
+    write_run(art / "alps_sr" / "2022_01_01_00_00_00.tar.xz", {
+        "ng_netnoise_mpi_lat.out": noise_file(1, [2.0] * 21 + [3.0, 4.0]),
+        "ng_netnoise_mpi_bw.out": noise_file(16777216, [1000.0] * 21 + [1677.7216]), "ng_osnoise.out": b""})
+    res = run_cli("profiles", "build", "--artifact", art, "--out", out)
+    assert res.returncode == 0, res.stderr
+    line = next(x for x in res.stdout.splitlines() if x.startswith("alps:"))
+    assert "ng_osnoise.out are empty" in line and "not written" in line
+    assert not list(out.glob("alps*")) and (out / "daint.json").is_file()
 
 
 def test_build_needs_an_artifact(tmp_path):

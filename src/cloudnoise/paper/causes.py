@@ -99,8 +99,8 @@ TEXT_CAUSES: dict[str, str] = {
                         "(Sec. V-B): that tail already gives about 2.4-2.5x at 1K; the two statements pull apart for "
                         "Daint under one model, and Sec. V-B's Daint sentence was kept",
     "obs8-16k-up-to-10x": _SAMPLING,
-    "obs9-on-premise-50": _RING_PLATEAU + "; the calibration record's conflicts list this: no on-premise system "
-                          "can reach +50% within its Table II mean bandwidth",
+    "obs9-on-premise-50": _RING_PLATEAU + "; no on-premise system can reach +50% within its Table II mean "
+                          "bandwidth",
     "obs9-cloud-50": _RING_PLATEAU,
 }
 

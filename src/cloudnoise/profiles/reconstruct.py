@@ -20,8 +20,9 @@ its built-in profile simulates with them, so its text-based noise is
 calibrated around them. (The other systems' rows come with their runs, in
 `profiles build`.)
 
-The noise models are the calibration's (cloudnoise.profiles.calibrate), which
-also writes the data files: `cloudnoise profiles calibrate`.
+The noise models of the systems without data are the calibration's
+(cloudnoise.profiles.calibrate: `cloudnoise profiles calibrate`); the data
+files are `cloudnoise profiles build`'s (profiles/artifact/build.py).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The built-in system profiles shipped with cloudnoise, found by name.
 
-The files live in cloudnoise/profiles/data/NAME.json (package data); they are
-written by `cloudnoise profiles calibrate` (cloudnoise.profiles.calibrate)
-from the paper's tables and statements, beside the calibration record
+The files live in cloudnoise/profiles/data/NAME.json (package data), with
+their side files; they are written by `cloudnoise profiles build` from the
+paper authors' data over the text-based reconstruction, whose noise for the
+systems without data `cloudnoise profiles calibrate` fits, beside its record
 data/calibration.json (not a profile).
 `resolve_profile` also accepts a path, so every command that takes a system
 takes either a built-in name or a profile file (e.g. one `cloudnoise model

@@ -15,11 +15,14 @@ Every built-in profile of a paper system, written from
 * the authors' LogGOPS parameters, same rack and different racks, and nodes
   per switch (profiles/authors_parameters.py), simulated with their
   semantics (the profile's `switch_draws`, docs/profile-format.md);
-* the text-based reconstruction (the calibration record data/calibration.json,
-  profiles/calibrate/assemble.py) for what has no data: hardware, prices and
-  Table II are published; the noise of a system without network data in the
-  stored copy (Oracle HPC) and of the systems the authors did not simulate
-  (AWS HPC c5n.18xlarge, Oracle Normal) stays reconstructed, labelled so.
+* the text-based reconstruction for what has no data: hardware, prices and
+  Table II are published (profiles/reconstruct.py); the noise of a system
+  without network data in the stored copy (Oracle HPC) and of the systems
+  the authors did not simulate (AWS HPC c5n.18xlarge, Oracle Normal) is the
+  calibration's (the record data/calibration.json, profiles/calibrate/),
+  labelled so. The calibration models only those (and c5n.metal, whose
+  fitted tail c5n.18xlarge takes): a system with neither a run in the given
+  artifact nor a calibrated model is not written, and the build says why.
 
 Deterministic: the same artifact and record give the same files bit for bit
 (`--compare` checks them against the built-in ones).
@@ -37,7 +40,7 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.measurement.imports.netgauge_reading import run_files
 from cloudnoise.model.os_noise import OSNoiseTrace, write_npz_trace
 from cloudnoise.model.profile import (
-    Compute, OSNoiseModel, Provenance, RackPlacement, SystemProfile, save_profile,
+    OSNoiseModel, Provenance, RackPlacement, SystemProfile, save_profile,
 )
 from cloudnoise.model.switch_draws import SwitchDraws
 from cloudnoise.output_files import write_npz
@@ -47,7 +50,9 @@ from cloudnoise.profiles.artifact.authors_inputs import (
 from cloudnoise.profiles.artifact.compute import compute_rate
 from cloudnoise.profiles.artifact.runs import candidates
 from cloudnoise.profiles.authors_parameters import SOURCE, WITHOUT_STORED_RUN, authors_parameters, loggops_of
-from cloudnoise.profiles.calibrate.assemble import RECORD, build_profile, read_params
+from cloudnoise.profiles.calibrate.assemble import RECORD, SystemParams, build_profile, read_params
+from cloudnoise.profiles.paper import TABLE_I
+from cloudnoise.profiles.reconstruct import base_profile
 
 # A measured DGEMM below this share of the node's published peak is not a
 # whole-node rate (see build_one) and the text's rate stays.
@@ -68,10 +73,22 @@ class NetworkRun:
 
 @dataclass
 class Built:
-    """What one profile was built from: part -> "data: ..." or "text: ..."."""
+    """What one profile was built from: part -> "data: ..." or "text: ...", or
+    "none: ..." for a part with neither (then the profile is not written)."""
 
     name: str
     parts: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def written(self) -> bool:
+        return not any(v.startswith("none:") for v in self.parts.values())
+
+
+def text_base(name: str, params: dict[str, SystemParams]) -> SystemProfile:
+    """A system's text-based profile: the calibration's where it models the
+    system, else the published parts and reconstructed LogGOPS without noise
+    (the build gives those systems the artifact's)."""
+    return build_profile(name, params[name]) if name in params else base_profile(name)
 
 
 def network_run(artifact: Path, name: str, placement: str) -> NetworkRun | None:
@@ -112,7 +129,8 @@ def _os_noise_model(run: NetworkRun, path: Path) -> tuple[OSNoiseModel, str]:
 
 
 def build_one(name: str, text: SystemProfile, artifact: Path, out: Path) -> tuple[SystemProfile, Built]:
-    """One system's profile from the data where there is data, else its text-based reconstruction."""
+    """One system's profile from the data where there is data, else its
+    text-based reconstruction (`built.written` False: neither for a noise part)."""
     built = Built(name)
     compute = compute_rate(artifact, name)
     peak = text.compute.peak.flops().gflops if text.compute is not None and text.compute.peak is not None else None
@@ -128,7 +146,10 @@ def build_one(name: str, text: SystemProfile, artifact: Path, out: Path) -> tupl
         built.parts["compute"] = "text: no DGEMM run in the stored copy"
     near, far = authors_parameters(name, "same-rack"), authors_parameters(name, "different-racks")
     if near is None or far is None:
-        built.parts["loggops"] = built.parts["noise"] = "text: the authors did not simulate this system"
+        built.parts["loggops"] = "text: the authors did not simulate this system"
+        built.parts["noise"] = ("text: the authors did not simulate this system" if text.latency_noise is not None else
+                                "none: the authors did not simulate this system and the record has no model of it: "
+                                "not written")
         return text, built
     runs = {p: network_run(artifact, name, p) for p in ("same-rack", "different-racks")}
     if runs["same-rack"] is None and runs["different-racks"] is None:
@@ -136,7 +157,13 @@ def build_one(name: str, text: SystemProfile, artifact: Path, out: Path) -> tupl
         # noise at both. For the systems whose run the stored artifact lacks
         # (WITHOUT_STORED_RUN) that noise was calibrated around these rows
         # (profiles/reconstruct.py); for another one missing from `artifact`,
-        # around the text's own reconstruction, and the note says so.
+        # around the text's own reconstruction, and the note says so; where
+        # the calibration has no model of the system, nothing is written.
+        if text.latency_noise is None:
+            built.parts["noise"] = (f"none: no network run of {name} in {artifact} and no text-based noise (the "
+                                    "calibration models only the systems without a run in the paper's artifact): "
+                                    "not written")
+            return text, built
         around = ("calibrated around the authors' rows" if name in WITHOUT_STORED_RUN else
                   "reconstructed around the text's own LogGOPS, not these rows")
         note = f"no network run of {name} in {ARTIFACT}: the text's noise ({around}) at both placements"
@@ -146,6 +173,16 @@ def build_one(name: str, text: SystemProfile, artifact: Path, out: Path) -> tupl
         built.parts["loggops"] = "data: " + SOURCE + " (both placements)"
         built.parts["noise"] = "text: " + note
         return profile, built
+    # OS noise per placement, as the authors' scenarios take it: each placement's
+    # own run's ng_osnoise.out; the same rack's (or, without one, the other
+    # run's) is the node's, and a different-racks run with a trace of its own
+    # carries it in the different-racks block.
+    os_run = next((r for r in (runs["same-rack"], runs["different-racks"]) if r is not None and r.os_trace_ps),
+                  None)
+    if os_run is None and text.os_noise is None:
+        built.parts["os_noise"] = ("none: the stored runs' ng_osnoise.out are empty and the calibration has no "
+                                   f"OS noise model of {name}: not written")
+        return text, built
     built.parts["loggops"] = "data: " + SOURCE
     sr = runs["same-rack"] or runs["different-racks"]
     dr = runs["different-racks"] or runs["same-rack"]
@@ -156,12 +193,6 @@ def build_one(name: str, text: SystemProfile, artifact: Path, out: Path) -> tupl
         "same_rack_latency_ps": sr.latency_ps, "same_rack_gap_ps": sr.gap_ps,
         "different_racks_latency_ps": dr.latency_ps, "different_racks_gap_ps": dr.gap_ps,
     })
-    # OS noise per placement, as the authors' scenarios take it: each placement's
-    # own run's ng_osnoise.out; the same rack's (or, without one, the other
-    # run's) is the node's, and a different-racks run with a trace of its own
-    # carries it in the different-racks block.
-    os_run = next((r for r in (runs["same-rack"], runs["different-racks"]) if r is not None and r.os_trace_ps),
-                  None)
     os_noise = text.os_noise
     if os_run is not None:
         os_noise, os_text = _os_noise_model(os_run, out / f"{name}-os.npz")
@@ -199,7 +230,8 @@ def build_one(name: str, text: SystemProfile, artifact: Path, out: Path) -> tupl
 
 
 def build_profiles(artifact: Path, out: Path, record: Path, log: Callable[[str], None] | None = None) -> list[Built]:
-    """Writes OUT/NAME.json (and its .npz files) for every system the record holds."""
+    """Writes OUT/NAME.json (and its .npz files) for every system of the
+    paper that has a noise model from the artifact or the record."""
     if not (artifact / "description.csv").is_file():
         raise CloudnoiseError(f"{artifact}: no description.csv here; give the paper artifact's folder "
                               "(the authors' cloud_noise_data)")
@@ -209,18 +241,20 @@ def build_profiles(artifact: Path, out: Path, record: Path, log: Callable[[str],
         raise CloudnoiseError(f"{out}: cannot write there ({err.strerror or err})") from None
     params = read_params(record)
     done = []
-    for name in sorted(params):
+    for name in sorted(TABLE_I):
         if log:
             log(f"{name} ...")
-        profile, built = build_one(name, build_profile(name, params[name]), artifact, out)
-        save_profile(profile, out / f"{name}.json")
+        profile, built = build_one(name, text_base(name, params), artifact, out)
+        if built.written:
+            save_profile(profile, out / f"{name}.json")
         done.append(built)
     return done
 
 
 def text_only_names() -> list[str]:
     """The built-in systems whose profile is the text-based one as a whole:
-    the authors did not simulate them (no parameters of theirs)."""
+    the authors did not simulate them (no parameters of theirs), so the
+    calibration models them."""
     from cloudnoise.profiles.registry import DATA_DIR
 
     return sorted(n for n in read_params(DATA_DIR / RECORD) if authors_parameters(n) is None)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cloudnoise.model.profile import NoiseModel, OSNoiseModel, RackPlacement, SystemProfile, save_profile
+from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.provenance import Provenance
 from cloudnoise.profiles.calibrate import families as fam
 from cloudnoise.profiles.calibrate.priors import PRIORS, bandwidth_params, latency_params, os_params
@@ -24,6 +25,7 @@ from cloudnoise.profiles.paper import TABLE_I
 from cloudnoise.profiles.reconstruct import base_profile, figures_of, text_loggops
 
 RECORD = "calibration.json"
+FORMAT = "cloudnoise-calibration/2"  # /2: only the systems whose built-in noise is the text's
 
 
 @dataclass(frozen=True)
@@ -78,14 +80,12 @@ def initial_params(name: str, done: dict[str, SystemParams]) -> SystemParams:
         ref = done[prior.latency.like].latency
         lat = replace(ref, tail_scale_ns=ref.tail_scale_ns * min_latency_ns(name) / min_latency_ns(prior.latency.like))
     drops = prior.drops
-    bw = capped_drops(bandwidth_params(drops, done[drops.like].bandwidth if drops is not None and drops.like else None),
-                      mean_fraction(name))
+    bw = capped_drops(bandwidth_params(drops, done[drops.like].bandwidth if drops.like else None), mean_fraction(name))
     os_p = os_params(prior.os)
     if prior.os.long_like:
         ref_os = done[prior.os.long_like].os
         os_p = replace(os_p, long_rate=ref_os.long_rate, long_median_ns=ref_os.long_median_ns)
-    for part, like in (("latency", prior.latency.like), ("bandwidth", drops.like if drops else None),
-                       ("os", prior.os.long_like)):
+    for part, like in (("latency", prior.latency.like), ("bandwidth", drops.like), ("os", prior.os.long_like)):
         if like:
             for k, v in done[like].fitted.items():
                 if k.startswith(part + "."):
@@ -93,24 +93,17 @@ def initial_params(name: str, done: dict[str, SystemParams]) -> SystemParams:
     return SystemParams(lat, bw, os_p, fitted=fitted)
 
 
-def with_placements(name: str, params: SystemParams, done: dict[str, SystemParams]) -> SystemParams:
-    """`params` with the different-racks block derived from its same-rack models:
-    the same tail relative to the minimum latency times the prose's factor, and
-    the prose's drops (cloudnoise.profiles.calibrate.priors)."""
-    prior = PRIORS[name]
+def with_placements(name: str, params: SystemParams) -> SystemParams:
+    """`params` with the different-racks block derived from its same-rack models
+    where Table II has different-racks figures: the same tail relative to the
+    minimum latency, and the same drops (capped to that placement's mean)."""
     _, dr, _ = figures_of(name)
     if dr is None:
         return replace(params, latency_dr=None, bandwidth_dr=None)
     lat = params.latency
-    lat_dr = replace(lat, tail_scale_ns=lat.tail_scale_ns * (dr[0] * 1000.0 / min_latency_ns(name)) * prior.dr_tail_factor)
-    d = prior.dr_drops
-    if d is None:
-        bw_dr = params.bandwidth
-    elif d.like:
-        bw_dr = bandwidth_params(d, params.bandwidth if d.like == name else done[d.like].bandwidth)
-    else:
-        bw_dr = bandwidth_params(d)
-    return replace(params, latency_dr=lat_dr, bandwidth_dr=capped_drops(bw_dr, mean_fraction(name, "different-racks")))
+    lat_dr = replace(lat, tail_scale_ns=lat.tail_scale_ns * (dr[0] * 1000.0 / min_latency_ns(name)))
+    return replace(params, latency_dr=lat_dr,
+                   bandwidth_dr=capped_drops(params.bandwidth, mean_fraction(name, "different-racks")))
 
 
 def mean_fraction(name: str, placement: str = "same-rack") -> float:
@@ -163,7 +156,6 @@ def build_profile(name: str, params: SystemParams) -> SystemProfile:
                f"{lat.spike_sigma:.4g}" if lat.spike_weight else "")
             + f". {prior.latency.why}"
             + (f". Fitted: {fitted} ({see})" if fitted else "")
-            + (f". Different racks: {prior.dr_why}" if placement == "different racks" and prior.dr_why else "")
         )
         return NoiseModel(Provenance(_kind(params, "latency"), text), spec=fam.latency_spec(lat, mean_excess),
                           note="excess over L per message, ns")
@@ -184,9 +176,8 @@ def build_profile(name: str, params: SystemParams) -> SystemProfile:
                           episodes=fam.bandwidth_episodes_spec(bw, ratio),
                           note="fraction of the max bandwidth per message; G is scaled by 1 / fraction")
 
-    drops_why = prior.drops.why if prior.drops else "Sec. IV-C: Daint and DEEP-EST are almost unaffected by bandwidth noise"
     latency = latency_model(p.latency, same, "same rack")
-    bandwidth = bandwidth_model(p.bandwidth, same, "same rack", drops_why)
+    bandwidth = bandwidth_model(p.bandwidth, same, "same rack", prior.drops.why)
     fitted_os = _fitted_text(params, "os")
     o = p.os
     os_text = (
@@ -204,9 +195,7 @@ def build_profile(name: str, params: SystemParams) -> SystemProfile:
         different = RackPlacement(
             loggops=dr_loggops,
             latency_noise=latency_model(p.latency_dr, dr, "different racks"),
-            bandwidth_noise=bandwidth_model(
-                p.bandwidth_dr, dr, "different racks", (prior.dr_drops.why if prior.dr_drops else
-                                                        prior.dr_why or "as same rack")),
+            bandwidth_noise=bandwidth_model(p.bandwidth_dr, dr, "different racks", "as same rack"),
             note=f"{row.provider} {row.kind} with the two nodes on different racks (Table II's second block)",
         )
     return replace(base, latency_noise=latency, bandwidth_noise=bandwidth, os_noise=os_noise, different_racks=different)
@@ -224,6 +213,17 @@ def write_profiles(directory: Path, params: dict[str, SystemParams]) -> list[Pat
 
 
 def read_params(record_path: Path) -> dict[str, SystemParams]:
-    """The parameters a calibration record holds."""
-    data = json.loads(record_path.read_text(encoding="utf-8"))
-    return {name: SystemParams.from_dict(d) for name, d in data["parameters"].items()}
+    """The parameters a calibration record holds (a one-line error for a file
+    that is not one, or one of another format)."""
+    try:
+        data = json.loads(record_path.read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT:
+            raise ValueError(f"format {data.get('format')!r}, not {FORMAT!r}: make it again with "
+                             "`cloudnoise profiles calibrate`")
+        params = {name: SystemParams.from_dict(d) for name, d in data["parameters"].items()}
+        unknown = sorted(set(params) - set(PRIORS))
+        if unknown:
+            raise ValueError(f"the calibration models no system {', '.join(unknown)}")
+        return params
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        raise CloudnoiseError(f"{record_path}: not a calibration record ({err})") from None

@@ -5,12 +5,11 @@ physical reading:
 
 * Latency excess over L, ns, per message (Sec. IV-B, Fig. 9-10):
       (1 - w_t - w_s) * lognormal(median=m, sigma=s_b)     the body
-    + w_t * pareto(scale=x_t, alpha=a[, max=C])               the top 0.1%
+    + w_t * pareto(scale=x_t, alpha=a)                        the top 0.1%
     + w_s * lognormal(median=M_s, sigma=s_s)                  rare spikes
   w_t = 1e-3: the tail is exactly the "largest 0.1% measurements" Fig. 9
   plots; its scale x_t is where it starts (the 99.9th percentile) and a
-  its heaviness; C, where a system needs it, bounds an excursion (as a
-  transport's retransmission timeout does). Spikes are the very rare, very long events of the prose
+  its heaviness. Spikes are the very rare, very long events of the prose
   (Oracle's 59 ms sample). The body median m is solved so that the mean
   excess equals Table II's mean minus min latency (`solve_body_median`).
   What a 16K-node dissemination sees: 14 rounds, each gated by the slowest
@@ -23,9 +22,7 @@ physical reading:
       (1 - w_d) * uniform(b, 1) + w_d * uniform(d_lo, d_hi)
   a body of small fluctuations and drops of weight w_d to depth [d_lo,
   d_hi]; b is solved so the mean fraction equals Table II's mean / max
-  bandwidth (`solve_body_low`). A 4-node ring's 24 messages (6 steps of 4)
-  feel the drops once 24 w_d is of order 1, so Table II's mean deficit
-  1 - mean/max bounds what bandwidth noise can do to it.
+  bandwidth (`solve_body_low`).
   Where the paper says the drops persist (Oracle, Sec. IV-C: "clustered in
   time ... up to 0.6 seconds"), the same share of samples w_d sits in
   episodes of each node (model/bandwidth_episodes.py) instead of in
@@ -39,16 +36,14 @@ physical reading:
   written as one `random:` spec (a Poisson stream with a mixture of
   durations is two independent streams). In LogGOPSim's rule a detour delays
   a rank when one of its CPU activities starts inside it, so a P-rank
-  collective lasting T meets about P x r x (T + d) detours (`os_hits`); at
-  16K ranks the long ones decide.
+  collective lasting T meets about P x r x (T + d) detours; at 16K ranks
+  the long ones decide.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-
-from scipy import stats
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.compute import round_sig
@@ -78,24 +73,20 @@ class LatencyParams:
     spike_weight: float = 0.0
     spike_median_ns: float = 0.0
     spike_sigma: float = 0.0
-    tail_max_ns: float = 0.0  # 0: unbounded
 
     def rounded(self) -> LatencyParams:
         return LatencyParams(*(round_sig(float(v), DIGITS) for v in (
             self.body_sigma, self.tail_scale_ns, self.tail_alpha, self.spike_weight, self.spike_median_ns,
-            self.spike_sigma, self.tail_max_ns)))
-
-    def tail(self):
-        from cloudnoise.model.distributions import Pareto
-
-        return Pareto(self.tail_scale_ns, self.tail_alpha, self.tail_max_ns or math.inf)
+            self.spike_sigma)))
 
 
 def tail_mean(p: LatencyParams) -> float:
-    """Mean contribution of the Pareto tail, w_t x_t a / (a - 1) (a > 1), truncated if bounded."""
-    if p.tail_alpha <= 1 and not p.tail_max_ns:
+    """Mean contribution of the Pareto tail, w_t x_t a / (a - 1) (a > 1)."""
+    from cloudnoise.model.distributions import Pareto
+
+    if p.tail_alpha <= 1:
         raise CloudnoiseError(f"latency tail alpha must exceed 1 (a finite mean), got {p.tail_alpha}")
-    return TAIL_WEIGHT * p.tail().mean()
+    return TAIL_WEIGHT * Pareto(p.tail_scale_ns, p.tail_alpha).mean()
 
 
 def spike_mean(p: LatencyParams) -> float:
@@ -120,8 +111,7 @@ def latency_spec(p: LatencyParams, mean_excess_ns: float) -> str:
     m = solve_body_median(p, mean_excess_ns)
     parts = [
         f"{complement(TAIL_WEIGHT, p.spike_weight)}*lognormal(median={fmt(m)},sigma={fmt(p.body_sigma)})",
-        f"{fmt(TAIL_WEIGHT)}*pareto(scale={fmt(p.tail_scale_ns)},alpha={fmt(p.tail_alpha)}"
-        + (f",max={fmt(p.tail_max_ns)})" if p.tail_max_ns else ")"),
+        f"{fmt(TAIL_WEIGHT)}*pareto(scale={fmt(p.tail_scale_ns)},alpha={fmt(p.tail_alpha)})",
     ]
     if p.spike_weight > 0:
         parts.append(
@@ -200,18 +190,6 @@ def bandwidth_episodes_spec(p: BandwidthParams, mean_fraction: float) -> str | N
             f"fraction=uniform(low={fmt(p.drop_low)},high={fmt(p.drop_high)})")
 
 
-def max_ring_slowdown_bound(mean_fraction: float, slowdown: float = 1.5, ranks: int = 4) -> float:
-    """Markov bound: the largest probability that a ring of `ranks` ranks runs at
-    least `slowdown` times its noiseless time, when the bandwidth fraction f has
-    mean `mean_fraction`. Such a run has a path of its 2(P-1) steps whose
-    per-byte times sum to >= slowdown x 2(P-1), so some message on it has
-    1/f - 1 >= (slowdown - 1), i.e. a deficit 1 - f >= (s - 1) / s; each of the
-    2P(P-1) messages does with probability <= (1 - mean) s / (s - 1)."""
-    messages = 2 * ranks * (ranks - 1)
-    per_message = (1.0 - mean_fraction) * slowdown / (slowdown - 1.0)
-    return min(1.0, messages * per_message)
-
-
 @dataclass(frozen=True)
 class OSParams:
     """OS detour model; see the module docstring. Rates per second, durations ns."""
@@ -241,25 +219,3 @@ def os_noise_fraction(p: OSParams) -> float:
     """Share of CPU time lost to detours (mean duration x rate)."""
     k = math.exp(0.5 * p.sigma**2)
     return (p.short_rate * p.short_median_ns + p.long_rate * p.long_median_ns) * k * 1e-9
-
-
-def os_duration_quantile(p: OSParams, q: float) -> float:
-    """Quantile q of a detour's duration (ns), by bisection on the mixture's cdf."""
-    total = p.short_rate + p.long_rate
-    ws, wl = p.short_rate / total, p.long_rate / total
-
-    def cdf(x: float) -> float:
-        return ws * stats.lognorm.cdf(x, p.sigma, scale=p.short_median_ns) + wl * stats.lognorm.cdf(
-            x, p.sigma, scale=p.long_median_ns)
-
-    lo, hi = 0.0, max(p.short_median_ns, p.long_median_ns) * 100
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if cdf(mid) < q else (lo, mid)
-    return 0.5 * (lo + hi)
-
-
-def os_hits(ranks: int, collective_ns: float, rate: float, duration_ns: float) -> float:
-    """Expected detours met by a `ranks`-rank collective lasting `collective_ns`:
-    each rank meets those that start during it or are in progress when it starts."""
-    return ranks * rate * (collective_ns + duration_ns) * 1e-9

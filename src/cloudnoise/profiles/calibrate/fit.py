@@ -23,19 +23,9 @@ of the statistic (see families.py):
 * Oracle's "small increase in the median" bounds its long OS detours
   (`os.long_median_ns`, aimed at +12%, inside the "small" <= 25%).
 
-Only what reaches a built-in profile is fitted (issue 36): the systems the
-artifact has data for (Daint, Alps, Azure HPC and the others of
-profiles/artifact) take their noise from their measurements, so the fits of
-their text-based noise (Daint's and Alps's latency tails to Obs. 8, Azure's
-tail to its mean and outliers) went; their text reconstructions keep the
-priors, and the record still checks every target against them.
-
-Not fitted: Obs. 9 (+50% on the 4-node 512 MiB ring). Under LogGOPS's rule
-the receiver's CPU is busy for max(O, G) x size while a message arrives, so
-once transfer times vary by more than the pipeline's slack (about 2o + L) a
-4-node ring serialises and runs about a third longer whatever the size of the
-variation; AWS's Table II spread (mean 90% of max) then gives +50%, and no
-on-premise system can get there within Table II's mean (see conflicts.py).
+Only what reaches a built-in profile is fitted: the other systems' built-in
+noise is their measurements (profiles/artifact), and c5n.metal's fits serve
+c5n.18xlarge, which takes them.
 
 Search: regula falsi (Illinois) on the logarithm of the parameter, inside a
 bracket that starts from an analytic guess and widens until it holds the
@@ -51,7 +41,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-import numpy as np
 from scipy import stats
 
 from cloudnoise.errors import CloudnoiseError
@@ -59,18 +48,10 @@ from cloudnoise.profiles.calibrate import families as fam
 from cloudnoise.profiles.calibrate.assemble import SystemParams, build_profile, initial_params, with_placements
 from cloudnoise.profiles.calibrate.priors import PRIORS
 from cloudnoise.profiles.calibrate.simulations import CalibrationRuns, Simulator
-from cloudnoise.paper.measures import Stat, noise_ratio, statistic
+from cloudnoise.paper.measures import Stat, noise_ratio
 
 K16 = 16384
 DISSEMINATION_16K_MESSAGES = 14 * K16
-
-
-@dataclass
-class Step:
-    """One evaluation the fit made (kept in the calibration record)."""
-
-    value: float
-    statistic: float
 
 
 @dataclass
@@ -262,8 +243,4 @@ def run_fits(fitter: Fitter) -> None:
     for name in PRIORS:
         f.start(name)
     for name in PRIORS:
-        f.params[name] = with_placements(name, f.params[name], f.params)
-
-
-def summary_statistic(values: np.ndarray, stat: str) -> float:
-    return statistic(values, stat)
+        f.params[name] = with_placements(name, f.params[name])

@@ -1,4 +1,4 @@
-"""The calibration's simulations: the paper's workloads on candidate profiles.
+"""The calibration's simulations: the paper's collectives on candidate profiles.
 
 This is the one part of the profiles stage that runs the engine: the
 calibration produces the profiles' data and must see what its parameters do
@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,37 +49,33 @@ def default_threads() -> int:
         return os.cpu_count() or 1
 
 
+class NotModelled(Exception):
+    """What a statement reads is outside the calibration: a system it does not
+    model (its built-in noise is the artifact's) or an application workload."""
+
+
 @dataclass
 class Simulator:
-    """Runs a workload on a profile; results cached by the profile's content."""
+    """Runs a collective on a profile; results cached by the profile's content."""
 
     seed: int
     reps: int
     threads: int = field(default_factory=default_threads)
     traces: int = TRACES
-    on_run: Callable[[str], None] | None = None
-    _schedules: dict[tuple[str, int, str], Any] = field(default_factory=dict, repr=False)
+    _schedules: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False)
     _cache: dict[tuple[str, str, int, str, int], np.ndarray] = field(default_factory=dict, repr=False)
-    simulated_reps: int = 0
 
-    def _schedule(self, profile: SystemProfile, workload: str, nodes: int) -> tuple[Any, float]:
-        from cloudnoise.schedules.apps import parse_app, parse_phase, resolve
+    def _schedule(self, workload: str, nodes: int) -> Any:
+        from cloudnoise.schedules.apps import parse_phase
         from cloudnoise.schedules.patterns import generate
 
         w = WORKLOADS[workload]
-        if w.kind == "collective":
-            key = (workload, nodes, "")
-            if key not in self._schedules:
-                self._schedules[key] = (generate(parse_phase(w.spec).collective(nodes)), 0.0)
-            return self._schedules[key]
-        key = (workload, nodes, profile.name)
+        if w.kind != "collective":
+            raise NotModelled(f"{workload}: an application (the calibration simulates collectives)")
+        key = (workload, nodes)
         if key not in self._schedules:
-            app = resolve(parse_app(w.spec), ranks=nodes, rate=profile.compute_rate())
-            self._schedules[key] = (app.generate(), float(app.compute_ns))
+            self._schedules[key] = generate(parse_phase(w.spec).collective(nodes))
         return self._schedules[key]
-
-    def compute_ns(self, profile: SystemProfile, workload: str) -> float:
-        return self._schedule(profile, workload, 2)[1] if WORKLOADS[workload].kind == "app" else 0.0
 
     def run(self, profile: SystemProfile, workload: str, nodes: int, variant: str, reps: int | None = None) -> np.ndarray:
         """Runtimes (ns) of `reps` repetitions (1 when noiseless).
@@ -98,7 +93,7 @@ class Simulator:
         fingerprint = hashlib.sha256(json.dumps(profile.to_dict(), sort_keys=True).encode()).hexdigest()
         key = (fingerprint, workload, nodes, variant, reps)
         if key not in self._cache:
-            schedule, _ = self._schedule(profile, workload, nodes)
+            schedule = self._schedule(workload, nodes)
             draws = 1 if variant == "none" else min(self.traces, reps)
             parts = []
             for draw in range(draws):
@@ -111,31 +106,30 @@ class Simulator:
                 )
                 parts.append(np.asarray(result.max_end_ns, dtype=np.float64))
             self._cache[key] = np.concatenate(parts)
-            self.simulated_reps += reps
-            if self.on_run is not None:
-                self.on_run(f"{profile.name} {workload} {nodes}n {variant} x{reps}")
         return self._cache[key]
-
-    def forget(self) -> None:
-        """Drops cached runtimes (schedules are kept)."""
-        self._cache.clear()
 
 
 @dataclass
 class CalibrationRuns:
-    """`Runs` and `Models` over a set of candidate profiles (see statements.py)."""
+    """`Runs` and `Models` (paper/measures.py) over a set of candidate
+    profiles; NotModelled for a system outside them or an application."""
 
     profiles: dict[str, SystemProfile]
     sim: Simulator
 
+    def _of(self, system: str) -> SystemProfile:
+        if system not in self.profiles:
+            raise NotModelled(f"{system}: not modelled by the calibration")
+        return self.profiles[system]
+
     def runtimes(self, config: Config) -> np.ndarray:
-        return self.sim.run(self.profiles[config.system], config.workload, config.nodes, config.variant)
+        return self.sim.run(self._of(config.system), config.workload, config.nodes, config.variant)
 
     def compute_ns(self, workload: str, system: str) -> float:
-        return self.sim.compute_ns(self.profiles[system], workload)
+        raise NotModelled(f"{workload}: an application (the calibration simulates collectives)")
 
     def price(self, system: str) -> float | None:
-        return self.profiles[system].prices.on_demand_per_node_hour
+        return self._of(system).prices.on_demand_per_node_hour
 
     def profile(self, system: str, placement: str = "same-rack") -> SystemProfile:
-        return self.profiles[system].at(placement)
+        return self._of(system).at(placement)
