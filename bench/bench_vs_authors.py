@@ -373,7 +373,8 @@ def compare(cases: list[Case], theirs: dict[str, int], a: argparse.Namespace) ->
             continue
         runs = ours_runs(c, a.placement, ["none", *c.variants], c.reps, a.jobs)
         base_ours = float(runs["none"][0])
-        row: dict[str, Any] = {"system": c.system, "pattern": c.pattern, "nodes": c.nodes, "goal": GOALS[c.key("none", 0)],
+        row: dict[str, Any] = {"system": c.system, "placement": a.placement, "pattern": c.pattern, "nodes": c.nodes,
+                               "goal": GOALS[c.key("none", 0)],
                                "theirs_ps": base_theirs, "ours_ps": base_ours, "diff": base_ours / base_theirs - 1,
                                "variants": {}}
         print(f"{c.system:16} {c.pattern:28} {c.nodes:6} none   theirs {base_theirs / 1e6:12.3f} us  ours "
@@ -404,11 +405,12 @@ GOALS: dict[str, str] = {}  # case key -> how our GOAL compares with theirs
 
 def markdown(rows: list[dict[str, Any]]) -> str:
     """The docs/paper.md table: one line per case, cells theirs / ours."""
-    out = ["| system | schedule | nodes | GOAL | noiseless us: theirs / ours (diff) | os: median, p90 slowdown "
-           "theirs / ours (z) | net | os+net |", "|---|---|---:|---|---|---|---|---|"]
+    out = ["| system | placement | schedule | nodes | GOAL | noiseless us: theirs / ours (diff) | os: median, p90 "
+           "slowdown theirs / ours (z) | net | os+net |", "|---|---|---|---:|---|---|---|---|---|"]
     names = {"nwaydissemination_nocompute": "dissemination 16 B", "pipelinedring": "ring 512 MiB"}
     order = {s: i for i, s in enumerate(FOUR + OTHERS)}
-    for r in sorted(rows, key=lambda r: (order.get(r["system"], 99), r["system"], r["pattern"], r["nodes"])):
+    for r in sorted(rows, key=lambda r: (order.get(r["system"], 99), r["system"], r.get("placement", ""),
+                                         r["pattern"], r["nodes"])):
         cells = []
         for v in ("os", "net", "os+net"):
             s = r["variants"].get(v)
@@ -420,7 +422,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
             cells.append(f"{m['theirs']:.3f}, {p['theirs']:.3f} / {m['ours']:.3f}, {p['ours']:.3f} "
                          f"({m['z']:+.1f}, {p['z']:+.1f}){reps}")
         goal = "identical" if r["goal"] == "identical GOAL" else "equivalent"
-        out.append(f"| {r['system']} | {names[r['pattern']]} | {r['nodes']} | {goal} | {r['theirs_ps'] / 1e6:.3f} / "
+        out.append(f"| {r['system']} | {r.get('placement', '')} | {names[r['pattern']]} | {r['nodes']} | {goal} | "
+                   f"{r['theirs_ps'] / 1e6:.3f} / "
                    f"{r['ours_ps'] / 1e6:.3f} ({100 * r['diff']:+.3f}%) | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
