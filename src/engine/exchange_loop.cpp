@@ -1,0 +1,103 @@
+// The event loop specialised for exchanges (exchange_plan.hpp): the paper
+// authors' pipelined ring and the dissemination, generated in the engine.
+//
+// It is the general loop (engine.cpp) with only what an exchange makes
+// certain taken out, the event order kept exactly: the same queue, the same
+// (time, stamp) keys, the same stamps taken in the same order, the same
+// steps (engine_steps.hpp) for every message with every noise model. What
+// it leaves out:
+//  * the schedule walk: an event's op, bytes and peer come from the plan's
+//    step of the send (one record per template op), not from the rank's
+//    template, its size class and its edges;
+//  * the matching: every receive is posted at time 0 and the message of a
+//    send is taken by one known receive, so the posted receives are never
+//    built, searched or copied (the 16K-rank ring posts 268 million);
+//  * the releases: a send releases nothing and a matched receive at most
+//    one send, queued at once (no release list, no ordering of ready ops).
+// Receives take their stamps at time 0 and no events, as in the general
+// loop with its receives posted in advance (Engine::build_posted_at_zero).
+#include "engine.hpp"
+#include "engine_steps.hpp"
+
+namespace cloudnoise {
+
+// A send event: the send starts when its host's CPU and NIC are free, else
+// it waits for them, keeping its stamp (as in Engine::process_event).
+[[gnu::always_inline]] inline void Engine::exchange_send(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h) {
+  int64_t& o_free = next_o(h, 0);
+  int64_t& gs_free = next_gs(h, 0);
+  const int64_t avail = std::max(o_free, gs_free);
+  if (avail > t) {
+    queue_.push({avail, ts, op_index, Event::pack(h, kEvSend)});
+    return;
+  }
+  const ExchangePlan::Step& step = exchange_->step(op_index - h * exchange_->ops_per_rank());
+  const SizeCosts& size = exchange_sizes_[step.size];
+  const uint32_t receiver = Schedule::absolute_peer(h, step.to, ranks_);
+  const Departure d = depart(t, h, receiver, op_index, size.bytes, size.costs, o_free, gs_free);
+  queue_.push({d.arrival, stamp_++, op_index, Event::pack(h, kEvMsg)});
+  // An eager send is complete and releases nothing; a rendezvous send
+  // completes when its message is taken (exchange_message).
+}
+
+// A message event of sender h: taken when its receiver's CPU and NIC are
+// free (else it waits, keeping its stamp), by the receive posted for it,
+// which completes a rendezvous send and releases the receiver's next send.
+[[gnu::always_inline]] inline void Engine::exchange_message(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h) {
+  const uint32_t n = exchange_->ops_per_rank();
+  const ExchangePlan::Step& step = exchange_->step(op_index - h * n);
+  const uint32_t r = Schedule::absolute_peer(h, step.to, ranks_);
+  int64_t& o_free = next_o(r, 0);
+  int64_t& gr_free = next_gr(r, 0);
+  const int64_t avail = std::max(o_free, gr_free);
+  if (avail > t) {
+    queue_.push({avail, ts, op_index, Event::pack(h, kEvMsg)});
+    return;
+  }
+  const SizeCosts& size = exchange_sizes_[step.size];
+  arrive(t, h, r, op_index, size.bytes, size.costs, 0, o_free, gr_free);
+  if (size.bytes > p_.S) hold_until(h, 0, 0, t);
+  if (step.next == ExchangePlan::kNone) return;
+  // The receive releases its successor, queued as Engine::enqueue_op
+  // queues it: at its CPU and NIC's free time, with the next stamp. (No
+  // ready bits: they are kept only in a deadlocked repetition's second
+  // run, which the general loop runs.)
+  const uint32_t next = r * n + step.next;
+  ++ready_count_;
+  const int64_t at = std::max(next_o(r, 0), next_gs(r, 0));
+  if (switch_) [[unlikely]] {
+    const ExchangePlan::Step& s = exchange_->step(step.next);
+    switch_->prefetch(switch_->is_far(r, Schedule::absolute_peer(r, s.to, ranks_)), latency_rng_.bits(next),
+                      bandwidth_rng_.bits(next));
+  }
+  queue_.push({at, stamp_++, next, Event::pack(r, kEvSend)});
+}
+
+void Engine::process_exchange() {
+  // Time 0: the sends that wait for nothing, in the general loop's order
+  // and with its stamps (Engine::process_initial); the receives only take
+  // their stamps.
+  stamp_ = initial_total_;
+  ready_count_ = initial_total_;
+  uint64_t stamp = 0;
+  for (uint32_t h = 0; h < ranks_; ++h) {
+    const uint32_t* local = initial_ops_.data() + initial_begin_[h];
+    const uint32_t* active = initial_active_.data() + initial_active_begin_[h];
+    for (uint32_t j = 0; j < initial_active_count_[h]; ++j) {
+      const uint32_t k = active[j];
+      exchange_send(0, stamp + k, h * exchange_->ops_per_rank() + local[k], h);
+    }
+    stamp += initial_count_[h];
+  }
+  while (!queue_.empty()) {
+    poll_stop();
+    const Event e = queue_.pop();
+    const uint32_t h = Event::host_of(e.host_kind);
+    if (Event::kind_of(e.host_kind) == kEvSend)
+      exchange_send(e.time, e.ts, e.op, h);
+    else
+      exchange_message(e.time, e.ts, e.op, h);
+  }
+}
+
+}  // namespace cloudnoise
