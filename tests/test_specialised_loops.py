@@ -126,10 +126,16 @@ def test_the_paper_ring_runs_specialised_by_default(noise_kind, program_order):
     assert out["specialised"] == 4 and out["windowed"] == 0
 
 
-def test_eager_exchanges_under_noise_keep_the_windows():
+def test_eager_exchanges_of_few_rounds_under_noise_keep_the_windows():
     # The windows are faster there (Engine::choose_loop), and exact as well.
     out = both_loops(dissemination(256, 16), PARAMS["plain"], noise("os+network"), reps=3, seed=2)
     assert out["specialised"] == 0 and out["windowed"] == 3
+
+
+def test_eager_rings_under_noise_run_specialised():
+    # Many rounds: the exchange loop beats the windows by far (Engine::choose_loop).
+    out = both_loops(paper_ring(80, 80 * 1024), PARAMS["plain"], noise("os+network"), reps=3, seed=2)
+    assert out["specialised"] == 3 and out["windowed"] == 0
 
 
 @pytest.mark.parametrize(

@@ -516,17 +516,22 @@ void Engine::post_initial_receives() {
 }
 
 // The one place that picks a repetition's event loop (after reset: it
-// looks at the noise). A specialised loop where the schedule has its shape
-// and the general loop would run in the global order; the general loop
-// where the general loop is asked for (general_only: exchange_ is then
-// never made), windows are asked for (Processing::WindowedRendezvous) or
-// would run (Auto, eager messages under noise: the 16K-rank 16 B
-// dissemination under azure-hpc's and OS noise ran 0.09 s a repetition in
-// windows, 0.12 s in the exchange loop), or a deadlocked repetition runs
-// again to name its stuck ops.
+// looks at the noise). A specialised loop where the schedule has its shape;
+// the general loop where it is asked for (general_only: exchange_ is then
+// never made), where windows are asked for (Processing::WindowedRendezvous),
+// for a deadlocked repetition's second run (it names the stuck ops), and
+// where the general loop's windows (Auto: eager messages under noise) beat
+// the exchange loop: on exchanges of a few rounds. Measured (one thread,
+// 2026-11-28): the 16K-rank 16 B dissemination (14 sends a rank) under
+// azure-hpc's and OS noise ran 0.09 s a repetition in windows and 0.12 s in
+// the exchange loop; the 4,096-rank 128 MiB paper ring (32 KiB segments,
+// eager, 4,096 sends a rank) under aws-hpc-metal's network noise 32 s in
+// windows and 4.9 s in the exchange loop.
 Loop Engine::choose_loop() const {
+  constexpr uint32_t kWindowsUpToSends = 64;
   if (!exchange_ || track_ready_ || processing_ == Processing::WindowedRendezvous) return Loop::General;
-  if (processing_ == Processing::Auto && window_width() != 0) return Loop::General;
+  if (processing_ == Processing::Auto && exchange_->sends_per_rank() <= kWindowsUpToSends && window_width() != 0)
+    return Loop::General;
   return Loop::Exchange;
 }
 

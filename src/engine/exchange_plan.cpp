@@ -38,6 +38,7 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s) {
 
   ExchangePlan plan;
   plan.n_ = n;
+  plan.sends_ = sends;
   plan.steps_.assign(n, Step{0, kNone, 0});
   std::unordered_map<uint64_t, uint32_t> size_of;
   std::vector<bool> taken(n, false);

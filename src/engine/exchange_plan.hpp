@@ -46,6 +46,7 @@ class ExchangePlan {
   static std::optional<ExchangePlan> of(const Schedule& schedule);
 
   uint32_t ops_per_rank() const { return n_; }
+  uint32_t sends_per_rank() const { return sends_; }
   // The step of the send at template index `local`.
   const Step& step(uint32_t local) const { return steps_[local]; }
   // The distinct message sizes, bytes.
@@ -55,6 +56,7 @@ class ExchangePlan {
   std::vector<Step> steps_;  // per template index (receives' entries unused)
   std::vector<uint64_t> sizes_;
   uint32_t n_ = 0;
+  uint32_t sends_ = 0;
 };
 
 }  // namespace cloudnoise
