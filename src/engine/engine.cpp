@@ -59,8 +59,10 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   posted_ = PostedReceives(ranks_);
   unexpected_.resize(ranks_);
   index_templates();
-  if (exchange_)
+  if (exchange_) {
     for (const uint64_t bytes : exchange_->sizes()) exchange_sizes_.push_back({bytes, p_.costs_for(bytes)});
+    exchange_packed_ = sched_.num_ops() + uint64_t{exchange_->sends_per_rank()} * ranks_ < (uint64_t{1} << 32);
+  }
   // Every pushed event takes a stamp: at most one per op and one per send.
   // With one CPU per host an op is never queued before the event that
   // released it; on an idle second CPU it can be (at that CPU's free time),

@@ -167,7 +167,11 @@ class Engine {
   Loop choose_loop() const;
   // The exchange loop (exchange_loop.cpp) and its two events.
   void process_exchange();
+  template <bool kPacked>
+  void exchange_events();
+  template <bool kPacked>
   void exchange_send(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
+  template <bool kPacked>
   void exchange_message(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
   RunResult simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   RunResult result(bool windowed) const;
@@ -193,16 +197,18 @@ class Engine {
   void release_started(uint32_t op, uint32_t host);
   void complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t);
   void hold_until(uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t);
-  // A message leaving its sender (engine_steps.hpp): when it arrives, and
-  // the G its sender drew for the receiver (0: none carried).
+  // A message leaving its sender (engine_steps.hpp): when it arrives, the G
+  // its sender drew for the receiver (0: none carried), and the time its
+  // bytes took the sender's NIC (G's part of it, the receiver's too).
   struct Departure {
     int64_t arrival;
     uint32_t carried_G;
+    int64_t gap_ps;
   };
   Departure depart(int64_t t, uint32_t h, uint32_t receiver, uint32_t op_index, uint64_t bytes,
                    const LogGOPSParams::Costs& costs, int64_t& o_free, int64_t& gs_free);
   void arrive(int64_t t, uint32_t h, uint32_t r, uint32_t op_index, uint64_t bytes, const LogGOPSParams::Costs& costs,
-              uint32_t carried_G, int64_t& o_free, int64_t& gr_free);
+              uint32_t carried_G, int64_t& o_free, int64_t& gr_free, int64_t switch_gap_ps = -1);
   template <bool kWindowed>
   void complete_rendezvous_at(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t,
                               uint32_t here, uint32_t owner);
@@ -250,6 +256,10 @@ class Engine {
     LogGOPSParams::Costs costs;
   };
   std::vector<SizeCosts> exchange_sizes_;
+  // Whether every stamp of a run fits 32 bits: the exchange loop then keeps
+  // a stamp in an event's ts's high half and what the message carries to
+  // its receiver in the low half (exchange_loop.cpp).
+  bool exchange_packed_ = false;
   Loop loop_ = Loop::General;  // this repetition's
   LogGOPSParams p_;
   ReadyOrder order_;

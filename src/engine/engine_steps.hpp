@@ -105,18 +105,22 @@ inline int64_t unsigned_max(int64_t a, int64_t b) {
   // The message's first byte reaches the receiver after o + L; G is
   // charged at the receiver.
   const bool carry = bandwidth_ && G_drawn > 0 && G_drawn <= int64_t{0xFFFFFFFF};
-  return {time_add(t, p_.o_ps, latency), carry ? static_cast<uint32_t>(G_drawn) : 0};
+  return {time_add(t, p_.o_ps, latency), carry ? static_cast<uint32_t>(G_drawn) : 0, g_bytes};
 }
 
 // The message of send op `op_index` (`bytes` from `h`, its costs as in
 // depart) is taken by its receiver r at t, r's CPU and NIC free (o_free,
-// gr_free: r's, updated here); carried_G is the G its sender drew, or 0.
+// gr_free: r's, updated here); carried_G is the G its sender drew, or 0;
+// under switch draws, switch_gap_ps is the gap its sender drew (depart's
+// gap_ps), or -1: the receiver draws the same blocks.
 [[gnu::always_inline]] inline void Engine::arrive(int64_t t, uint32_t h, uint32_t r, uint32_t op_index,
                                                   uint64_t bytes, const LogGOPSParams::Costs& costs,
-                                                  uint32_t carried_G, int64_t& o_free, int64_t& gr_free) {
+                                                  uint32_t carried_G, int64_t& o_free, int64_t& gr_free,
+                                                  int64_t switch_gap_ps) {
   int64_t g_bytes;
   if (switch_) [[unlikely]] {
-    g_bytes = switch_->gap_time_ps(switch_->is_far(h, r), bytes, bandwidth_rng_, op_index);
+    g_bytes = switch_gap_ps >= 0 ? switch_gap_ps
+                                 : switch_->gap_time_ps(switch_->is_far(h, r), bytes, bandwidth_rng_, op_index);
   } else {
     const int64_t G_drawn = carried_G   ? carried_G
                             : bandwidth_ ? message_G_fs(op_index, costs.G_fs)

@@ -16,13 +16,35 @@
 //    one send, queued at once (no release list, no ordering of ready ops).
 // Receives take their stamps at time 0 and no events, as in the general
 // loop with its receives posted in advance (Engine::build_posted_at_zero).
+//
+// When every stamp of a run fits 32 bits (kPacked; all but schedules of
+// over 2^32 ops and messages), an event's 64-bit ts holds its stamp in the
+// high half and, for a message, what its sender drew for the receiver in
+// the low half: the gap of its bytes under switch draws (plus one; 0: not
+// carried), else the G drawn (0: none). The queue orders by (time, ts), and
+// stamps are distinct, so the order is the stamps' as in the general loop;
+// the receiver reads the draw instead of drawing it again (a random read of
+// a sample set that no cache holds, once per message at 16K ranks).
 #include "engine.hpp"
 #include "engine_steps.hpp"
 
 namespace cloudnoise {
 
+namespace {
+
+constexpr uint64_t kLow = 0xFFFFFFFFu;
+
+// An event's ts from its stamp and what it carries.
+template <bool kPacked>
+uint64_t pack_ts(uint64_t stamp, uint32_t carried) {
+  return kPacked ? stamp << 32 | carried : stamp;
+}
+
+}  // namespace
+
 // A send event: the send starts when its host's CPU and NIC are free, else
 // it waits for them, keeping its stamp (as in Engine::process_event).
+template <bool kPacked>
 [[gnu::always_inline]] inline void Engine::exchange_send(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h) {
   int64_t& o_free = next_o(h, 0);
   int64_t& gs_free = next_gs(h, 0);
@@ -35,7 +57,9 @@ namespace cloudnoise {
   const SizeCosts& size = exchange_sizes_[step.size];
   const uint32_t receiver = Schedule::absolute_peer(h, step.to, ranks_);
   const Departure d = depart(t, h, receiver, op_index, size.bytes, size.costs, o_free, gs_free);
-  queue_.push({d.arrival, stamp_++, op_index, Event::pack(h, kEvMsg)});
+  uint32_t carried = d.carried_G;
+  if (switch_) carried = d.gap_ps >= 0 && d.gap_ps < static_cast<int64_t>(kLow) ? static_cast<uint32_t>(d.gap_ps + 1) : 0;
+  queue_.push({d.arrival, pack_ts<kPacked>(stamp_++, carried), op_index, Event::pack(h, kEvMsg)});
   // An eager send is complete and releases nothing; a rendezvous send
   // completes when its message is taken (exchange_message).
 }
@@ -43,6 +67,7 @@ namespace cloudnoise {
 // A message event of sender h: taken when its receiver's CPU and NIC are
 // free (else it waits, keeping its stamp), by the receive posted for it,
 // which completes a rendezvous send and releases the receiver's next send.
+template <bool kPacked>
 [[gnu::always_inline]] inline void Engine::exchange_message(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h) {
   const uint32_t n = exchange_->ops_per_rank();
   const ExchangePlan::Step& step = exchange_->step(op_index - h * n);
@@ -55,7 +80,11 @@ namespace cloudnoise {
     return;
   }
   const SizeCosts& size = exchange_sizes_[step.size];
-  arrive(t, h, r, op_index, size.bytes, size.costs, 0, o_free, gr_free);
+  const auto carried = kPacked ? static_cast<uint32_t>(ts & kLow) : 0u;
+  if (switch_)
+    arrive(t, h, r, op_index, size.bytes, size.costs, 0, o_free, gr_free, int64_t{carried} - 1);
+  else
+    arrive(t, h, r, op_index, size.bytes, size.costs, carried, o_free, gr_free);
   if (size.bytes > p_.S) hold_until(h, 0, 0, t);
   if (step.next == ExchangePlan::kNone) return;
   // The receive releases its successor, queued as Engine::enqueue_op
@@ -70,22 +99,31 @@ namespace cloudnoise {
     switch_->prefetch(switch_->is_far(r, Schedule::absolute_peer(r, s.to, ranks_)), latency_rng_.bits(next),
                       bandwidth_rng_.bits(next));
   }
-  queue_.push({at, stamp_++, next, Event::pack(r, kEvSend)});
+  queue_.push({at, pack_ts<kPacked>(stamp_++, 0), next, Event::pack(r, kEvSend)});
 }
 
 void Engine::process_exchange() {
+  if (exchange_packed_)
+    exchange_events<true>();
+  else
+    exchange_events<false>();
+}
+
+template <bool kPacked>
+void Engine::exchange_events() {
   // Time 0: the sends that wait for nothing, in the general loop's order
   // and with its stamps (Engine::process_initial); the receives only take
   // their stamps.
   stamp_ = initial_total_;
   ready_count_ = initial_total_;
   uint64_t stamp = 0;
+  const uint32_t n = exchange_->ops_per_rank();
   for (uint32_t h = 0; h < ranks_; ++h) {
     const uint32_t* local = initial_ops_.data() + initial_begin_[h];
     const uint32_t* active = initial_active_.data() + initial_active_begin_[h];
     for (uint32_t j = 0; j < initial_active_count_[h]; ++j) {
       const uint32_t k = active[j];
-      exchange_send(0, stamp + k, h * exchange_->ops_per_rank() + local[k], h);
+      exchange_send<kPacked>(0, pack_ts<kPacked>(stamp + k, 0), h * n + local[k], h);
     }
     stamp += initial_count_[h];
   }
@@ -94,9 +132,9 @@ void Engine::process_exchange() {
     const Event e = queue_.pop();
     const uint32_t h = Event::host_of(e.host_kind);
     if (Event::kind_of(e.host_kind) == kEvSend)
-      exchange_send(e.time, e.ts, e.op, h);
+      exchange_send<kPacked>(e.time, e.ts, e.op, h);
     else
-      exchange_message(e.time, e.ts, e.op, h);
+      exchange_message<kPacked>(e.time, e.ts, e.op, h);
   }
 }
 
