@@ -22,9 +22,9 @@ def table(values_ns, probabilities=None) -> _engine.QuantileTable:
                                  np.array(values_ns, dtype=np.float64) * 1000.0)
 
 
-def os_trace() -> _engine.OsNoiseTrace:
-    starts = np.arange(0, 2 * 10**9, 997_000, dtype=np.int64)  # ps
-    return _engine.OsNoiseTrace(starts, np.full(starts.size, 41_000, dtype=np.int64))
+def os_trace(every_ps: int = 997_000, detour_ps: int = 41_000) -> _engine.OsNoiseTrace:
+    starts = np.arange(0, 2 * 10**9, every_ps, dtype=np.int64)
+    return _engine.OsNoiseTrace(starts, np.full(starts.size, detour_ps, dtype=np.int64))
 
 
 def switch_draws() -> _engine.SwitchDraws:
@@ -43,6 +43,8 @@ def noise(kind: str) -> _engine.NoiseModel:
     m = _engine.NoiseModel()
     if kind in ("os", "os+network"):
         m.os = os_trace()
+    if kind == "os-long":  # 20 us detours: some hosts' calcs end far later than others'
+        m.os = os_trace(53_000_000, 20_000_000)
     if kind in ("network", "os+network"):
         p = np.linspace(0.0, 1.0, 257)
         m.latency_excess_ps = table(list(np.expm1(4.0 * p) * 400.0), list(p))
@@ -63,7 +65,7 @@ def noise(kind: str) -> _engine.NoiseModel:
     return m
 
 
-NOISES = ["none", "os", "network", "os+network", "stepped", "episodes", "stalls", "stalls-shared", "switch"]
+NOISES = ["none", "os", "os-long", "network", "os+network", "stepped", "episodes", "stalls", "stalls-shared", "switch"]
 
 PARAMS = {
     "plain": LogGOPS.parse(L="1200", o="150", g="150", G="0.085", O="0", S=str(S)),
@@ -95,12 +97,49 @@ def dissemination(ranks: int, size: int) -> _engine.Schedule:
     return generate(CollectiveSpec("dissemination", ranks, size))
 
 
+def app(collective: str):
+    """A compute phase, then the collective (the paper's Fig. 16-17 shape): its
+    receives are posted when the calc ends, and messages may arrive before."""
+    from cloudnoise.schedules.apps import parse_app, resolve
+
+    def make(ranks: int, size: int) -> _engine.Schedule:
+        text = collective.format(size=size)
+        return resolve(parse_app(f"compute:3us + {text}"), ranks=ranks, iterations=1).generate()
+
+    return make
+
+
+def dissemination_nb(ranks: int, size: int) -> _engine.Schedule:
+    # Schedgen's --nb: a calc nothing waits for, overlapping the collective.
+    return generate(CollectiveSpec("dissemination", ranks, size, nb=2))
+
+
+def early_messages(ranks: int, size: int) -> _engine.Schedule:
+    """Every rank sends at once and posts its receive only after a calc: each
+    message arrives before its receive (the unexpected path), and a rendezvous
+    send is completed by the late receive, after its sender's own calc."""
+    body = "".join(
+        f"rank {r} {{\nl1: calc 5000\nl2: send {size}b to {(r + 1) % ranks} tag 3\n"
+        f"l3: recv {size}b from {(r - 1) % ranks} tag 3\nl3 requires l1\n}}\n"
+        for r in range(ranks))
+    return _engine.parse_goal(f"num_ranks {ranks}\n{body}".encode(), "early")
+
+
 # (schedule maker, sizes): eager, rendezvous, and a ring whose last segment is shorter.
-CASES = [(paper_ring, [4096, 96 * 1024 + 5]), (dissemination, [16, 64 * 1024])]
+CASES = [
+    (paper_ring, [4096, 96 * 1024 + 5]),
+    (dissemination, [16, 64 * 1024]),
+    (app("dissemination:{size}B"), [16, 64 * 1024]),
+    (app("pipelinedring:{size}B:schedgen=paper,segmentsize=size/ranks"), [4096, 96 * 1024 + 5]),
+    (dissemination_nb, [16, 64 * 1024]),
+    (early_messages, [16, 64 * 1024]),
+]
 
 
 @pytest.mark.parametrize("noise_kind", NOISES)
-@pytest.mark.parametrize("make,sizes", CASES, ids=["paper-ring", "dissemination"])
+@pytest.mark.parametrize("make,sizes", CASES,
+                         ids=["paper-ring", "dissemination", "compute+dissemination", "compute+paper-ring",
+                              "dissemination-nb", "early-messages"])
 @pytest.mark.parametrize("ranks", [1, 2, 7, 64])
 def test_exchange_loop_matches_the_general_loop(make, sizes, ranks, noise_kind):
     for size in sizes:
@@ -142,13 +181,22 @@ def test_eager_rings_under_noise_run_specialised():
     "spec",
     [CollectiveSpec("pipelinedring", 16, 4096, segmentsize=512),  # public Schedgen's chain
      CollectiveSpec("binomialtreebcast", 20, 64),
-     CollectiveSpec("dissemination", 16, 64, nb=100),  # a calc first
+     CollectiveSpec("nwaydissemination", 16, 64, nway=2),  # calcs between the rounds
      CollectiveSpec("allreduce_ring", 12, 4096)],
-    ids=["public-ring", "tree", "dissemination-nb", "allreduce-ring"],
+    ids=["public-ring", "tree", "nwaydissemination", "allreduce-ring"],
 )
 def test_other_schedules_take_the_general_loop(spec):
     out = both_loops(generate(spec), PARAMS["plain"], noise("network"), reps=2, seed=3, sequential=True,
                      program_order=True)
+    assert out["specialised"] == 0
+
+
+def test_applications_of_several_iterations_take_the_general_loop():
+    # A join between iterations waits for several ops: not an exchange.
+    from cloudnoise.schedules.apps import parse_app, resolve
+
+    sched = resolve(parse_app("compute:3us + dissemination:64B"), ranks=8, iterations=2).generate()
+    out = both_loops(sched, PARAMS["plain"], noise("network"), reps=2, seed=3, sequential=True)
     assert out["specialised"] == 0
 
 

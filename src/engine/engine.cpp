@@ -62,6 +62,7 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   if (exchange_) {
     for (const uint64_t bytes : exchange_->sizes()) exchange_sizes_.push_back({bytes, p_.costs_for(bytes)});
     exchange_packed_ = sched_.num_ops() + uint64_t{exchange_->sends_per_rank()} * ranks_ < (uint64_t{1} << 32);
+    index_exchange_calcs();
   }
   // Every pushed event takes a stamp: at most one per op and one per send.
   // With one CPU per host an op is never queued before the event that
@@ -515,6 +516,32 @@ void Engine::post_initial_receives() {
   else
     posted_.clear();
   for (auto& q : unexpected_) q.clear();
+}
+
+// For the exchange loop: what each calc of the template releases, in the
+// order the general loop queues it (order_ready on the same list gives the
+// same order on every rank: it compares kinds only), and the receives'
+// state row (1: posted at time 0).
+void Engine::index_exchange_calcs() {
+  const uint32_t n = exchange_->ops_per_rank();
+  const uint32_t tb = sched_.template_begin(0);
+  for (uint32_t k = 0; k < n; ++k) {
+    const Op& op = sched_.stored_op(tb + k);
+    if (op.kind != OpKind::Calc) continue;
+    host_ops_.clear();
+    for (const uint32_t succ : sched_.done_successors(op, sched_.rank_begin(0))) host_ops_.push_back(succ);
+    order_ready(0, host_ops_);
+    calc_release_.push_back({k, static_cast<uint32_t>(calc_release_ops_.size()), static_cast<uint32_t>(host_ops_.size())});
+    for (const uint32_t i : host_ops_) calc_release_ops_.push_back(i - sched_.rank_begin(0));
+  }
+  reordered_ = false;
+  if (exchange_->late_receives()) {
+    recv_state_row_.assign(n, 0);
+    for (uint32_t k = 0; k < n; ++k) {
+      const Op& op = sched_.stored_op(tb + k);
+      if (op.kind == OpKind::Recv && op.num_deps == 0) recv_state_row_[k] = 1;
+    }
+  }
 }
 
 // The one place that picks a repetition's event loop (after reset: it

@@ -173,6 +173,13 @@ class Engine {
   void exchange_send(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
   template <bool kPacked>
   void exchange_message(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
+  template <bool kPacked>
+  void exchange_recv(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
+  template <bool kPacked>
+  void exchange_calc(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
+  template <bool kPacked>
+  void exchange_release(uint32_t r, uint32_t local, OpKind kind);
+  void index_exchange_calcs();
   RunResult simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   RunResult result(bool windowed) const;
   void process_initial();
@@ -260,6 +267,17 @@ class Engine {
   // a stamp in an event's ts's high half and what the message carries to
   // its receiver in the low half (exchange_loop.cpp).
   bool exchange_packed_ = false;
+  // Per calc of the exchange's template: the ops it releases (template
+  // indices), in the order they are queued (order_ready's, once).
+  struct CalcRelease {
+    uint32_t calc, begin, count;
+  };
+  std::vector<CalcRelease> calc_release_;
+  std::vector<uint32_t> calc_release_ops_;
+  // With receives posted late (ExchangePlan::late_receives): per rank and
+  // template op, a receive's state in this run (exchange_loop.cpp), and
+  // the row every rank starts from.
+  std::vector<uint8_t> recv_state_, recv_state_row_;
   Loop loop_ = Loop::General;  // this repetition's
   LogGOPSParams p_;
   ReadyOrder order_;
