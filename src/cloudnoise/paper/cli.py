@@ -40,7 +40,7 @@ def _cores() -> int:
               help="Also run Fig. 15's 512 MiB ring past the paper's 1,024 nodes: at 4,096 and 16,384 nodes, without "
                    "and with network noise, on Fig. 15's systems (the report shows them as beyond the paper).")
 @click.option("--beyond-reps", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Repetitions of the --beyond points [default: 3; a noisy one at 16,384 nodes is ~1 CPU minute].")
+              help="Repetitions of the --beyond points [default: 3; a noisy one at 16,384 nodes is 1-2 CPU minutes].")
 def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, workers: int | None, scheduler: str | None,
           in_process: bool, as_json: bool, as_csv: bool, quiet: bool, beyond: bool, beyond_reps: int | None) -> None:
     """Reproduce the quantitative statements of the paper's Sec. V (Fig. 14-17,
@@ -64,7 +64,7 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
     --beyond adds the paper's ring at 4,096 and 16,384 nodes (a GOAL file of
     the 16,384-node ring would hold 268 million messages): Fig. 15's eight
     systems, no noise and network noise, --beyond-reps repetitions each
-    (default 3; about 25-50 CPU minutes more on a 2-core machine).
+    (default 3; about 30-60 CPU minutes more on this 2-core machine).
 
     \b
     Examples:
