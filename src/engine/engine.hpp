@@ -213,8 +213,8 @@ class Engine {
     int64_t gap_ps;
   };
   Departure depart(int64_t t, uint32_t h, uint32_t receiver, uint32_t op_index, uint64_t bytes,
-                   const LogGOPSParams::Costs& costs, int64_t& o_free, int64_t& gs_free);
-  void arrive(int64_t t, uint32_t h, uint32_t r, uint32_t op_index, uint64_t bytes, const LogGOPSParams::Costs& costs,
+                   LogGOPSParams::Costs costs, int64_t& o_free, int64_t& gs_free);
+  void arrive(int64_t t, uint32_t h, uint32_t r, uint32_t op_index, uint64_t bytes, LogGOPSParams::Costs costs,
               uint32_t carried_G, int64_t& o_free, int64_t& gr_free, int64_t switch_gap_ps = -1);
   template <bool kWindowed>
   void complete_rendezvous_at(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t,

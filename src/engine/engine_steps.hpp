@@ -75,7 +75,7 @@ inline int64_t unsigned_max(int64_t a, int64_t b) {
 // message reaches the receiver.
 [[gnu::always_inline]] inline Engine::Departure Engine::depart(int64_t t, uint32_t h, uint32_t receiver,
                                                                uint32_t op_index, uint64_t bytes,
-                                                               const LogGOPSParams::Costs& costs, int64_t& o_free,
+                                                               LogGOPSParams::Costs costs, int64_t& o_free,
                                                                int64_t& gs_free) {
   const int64_t G_base = costs.G_fs;
   int64_t G_drawn = G_base;
@@ -114,7 +114,7 @@ inline int64_t unsigned_max(int64_t a, int64_t b) {
 // under switch draws, switch_gap_ps is the gap its sender drew (depart's
 // gap_ps), or -1: the receiver draws the same blocks.
 [[gnu::always_inline]] inline void Engine::arrive(int64_t t, uint32_t h, uint32_t r, uint32_t op_index,
-                                                  uint64_t bytes, const LogGOPSParams::Costs& costs,
+                                                  uint64_t bytes, LogGOPSParams::Costs costs,
                                                   uint32_t carried_G, int64_t& o_free, int64_t& gr_free,
                                                   int64_t switch_gap_ps) {
   int64_t g_bytes;
