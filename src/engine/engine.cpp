@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <unordered_map>
 
-
 namespace cloudnoise {
 
 namespace {
@@ -187,8 +186,6 @@ void Engine::build_posted_at_zero() {
   posted_at_zero_built_ = true;
 }
 
-
-
 int64_t Engine::os_noise_lookup(uint32_t host, int64_t at, int64_t len) {
   size_t cursor = static_cast<size_t>(os_cursor(host));
   const int64_t noise = os_->noise(at, len, cursor);
@@ -220,7 +217,6 @@ int64_t Engine::os_noise_lookup(uint32_t host, int64_t at, int64_t len) {
 [[gnu::always_inline]] inline void Engine::release_done(uint32_t op, uint32_t host) {
   release_done(sched_.template_op(host, op), host);
 }
-
 
 // A rendezvous send completes when its message is matched: the sender's
 // CPU and NIC are held until then (LogGOPSim charges no ack latency).
@@ -255,7 +251,6 @@ void Engine::mark_ready(uint32_t op) {
   if (track_ready_) [[unlikely]]
     ready_bits_[op >> 6] |= uint64_t{1} << (op & 63);
 }
-
 
 // The drawn G's tables for a fraction table, one per base G (a handful at
 // most: the size classes'), built once and kept while the table is the
@@ -339,7 +334,6 @@ void Engine::order_ready(uint32_t host, std::vector<uint32_t>& ops) {
     ops.swap(sorted_);
   }
 }
-
 
 // Op i of `host` is now executable: counted and marked ready, and the
 // event that runs it, at the time its CPU (and, for a send, its NIC) is
