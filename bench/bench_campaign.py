@@ -1,24 +1,32 @@
-"""The paper's simulation campaign, timed in one run on one machine (issue 39), with ratios.
+"""The paper's simulation campaign and its ring past the paper's scale, timed in one run
+on one machine (issues 39, 50), every figure beside its target.
 
     python bench/bench_campaign.py                                   # cloudnoise only
     python bench/bench_campaign.py --authors DIR --loggopsim DIR2    # beside both reference simulators
     python bench/bench_campaign.py --paper-reps 0                    # skip the whole `paper` run
+    python bench/bench_campaign.py --big-nodes 0                     # skip the 4,096/16,384-node rings
     python bench/bench_campaign.py --cases                           # CPU per case of paper --reps 1000, extrapolated
     python bench/bench_campaign.py --paper-only                      # only the whole `paper --reps 1000` run
 
-Cases:
+Cases (cloudnoise's side always end to end, as a user runs it: the public API or
+the CLI with the built-in profile):
 
-* The 1,024-node 512 MiB pipelined ring (512 KiB segments, every message a
-  rendezvous) under network noise, per repetition, on the paper authors'
-  inputs for Daint across racks (their parameters, their latency/bandwidth
-  samples in the switch-draws semantics; bench_vs_authors.make_inputs).
-  cloudnoise runs --reps repetitions on one thread, through the global
-  queue (what `simulate` does) and through the windows with rendezvous
-  (`rendezvous_windows`), and checks both give the same runtimes. With
-  --authors DIR (their modified LogGOPSim, which this script does not build:
-  `make` in the artifact's simulations/LogGOPSim with CXXFLAGS=-O3), their
-  simulator runs --authors-reps repetitions, one process each, on the same
-  schedule converted by their txt2bin (conversion not timed).
+* The paper's 1,024-node 512 MiB ring (the authors' pipelinedring, `--schedgen
+  paper --segmentsize size/ranks`: 512 KiB segments, every message a
+  rendezvous) under network noise with the built-in Daint profile across racks,
+  per repetition: `cloudnoise.simulate` on one thread (the specialised exchange
+  loop, src/engine/exchange_loop.cpp), and the same schedule and noise forced
+  through the general event loop (`_engine.run(general=True)`, the reference),
+  checked to give the same runtimes bit for bit. With --authors DIR (their
+  modified LogGOPSim, which this script does not build: `make` in the
+  artifact's simulations/LogGOPSim with CXXFLAGS=-O3), their simulator runs
+  --authors-reps repetitions, one process each, on the same ring converted by
+  their txt2bin (conversion not timed), with their own inputs for Daint across
+  racks (bench_vs_authors.make_inputs; needs the artifact).
+* The same ring at --big-nodes (default 4,096 and 16,384 nodes): `cloudnoise
+  simulate ... --reps --big-reps --threads 1 --json` as a subprocess: its
+  engine seconds per repetition, wall time and peak RSS (the process's own,
+  from wait4).
 * The 16,384-rank 16 B dissemination under OS noise, per repetition, beside
   public LogGOPSim -O3 (bench_vs_loggopsim.os_noise_only; --loggopsim DIR).
 * `cloudnoise paper --reps N` from an empty folder: wall time, CPU seconds
@@ -33,15 +41,18 @@ Cases:
   the cores of this machine if both stay busy. CPU time, so it holds on a
   shared machine too (within the cache contention other load causes).
 
-Targets (issue 39): ring >= 30 M events/s, <= 0.1 s per repetition and >= 50x
-the authors' simulator; dissemination >= 50x LogGOPSim; paper --reps 1000
-<= 15 minutes and <= 1 GB. The machine is shared: the load average is printed
-beside every figure, and CPU seconds beside wall seconds for our own runs.
+Targets (issue 50, on this 2-core machine): the 1,024-node ring <= 0.1 s per
+repetition; the 16,384-node ring <= 20 s per repetition, peak RSS <= 1 GB;
+`paper --reps 1000` <= 15 minutes and <= 1 GB; every result bit for bit the
+general loop's. The machine is shared: the load average is printed beside
+every figure, and CPU seconds beside wall seconds for our own runs; the
+summary at the end repeats each figure beside its target.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -71,32 +82,41 @@ def load() -> str:
     return f"load {os.getloadavg()[0]:.1f}"
 
 
+SUMMARY: list[tuple[str, str, str]] = []  # (figure, value, target), printed at the end
+
+
 def ring(work: Path, artifact: Path, reps: int, authors: Path | None, authors_reps: int) -> None:
+    import cloudnoise
+    from cloudnoise.simulation.setup import load_system, resolve_noise, resolve_params
+
+    system = load_system("daint").at("different-racks")
+    t0 = time.perf_counter()
+    sched = generate(CollectiveSpec("pipelinedring", 1024, 512 * MiB, segmentsize="size/ranks", schedgen="paper"))
+    print(f"\nThe paper's 1,024-node 512 MiB ring (the authors' pipelinedring), Daint across racks (built-in "
+          f"profile), network noise, one thread; schedule generated in {time.perf_counter() - t0:.1f} s")
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = cloudnoise.simulate(sched, profile=system, noise="network", reps=reps, seed=1, threads=1)
+    wall, cpu = (time.perf_counter() - t0) / reps, (time.process_time() - c0) / reps
+    print(f"  cloudnoise.simulate (specialised loop): {wall:.3f} s/repetition wall, {cpu:.3f} s CPU, "
+          f"{r.events / cpu / 1e6:.1f} M events/CPU-s ({r.events:,} events; {load()})")
+    noise = resolve_noise(system, 1).engine_model("network")
+    t0, c0 = time.perf_counter(), time.process_time()
+    g = _engine.run(sched, resolve_params(system, {}).to_engine(), noise, seed=1, count=reps, threads=1,
+                    program_order=True, general=True)
+    g_wall, g_cpu = (time.perf_counter() - t0) / reps, (time.process_time() - c0) / reps
+    print(f"  the general loop (reference):         {g_wall:.3f} s/repetition wall, {g_cpu:.3f} s CPU ({load()})")
+    same = np.asarray(r.runtime_ns).tolist() == (g["max_end_ps"] / 1000).tolist()
+    print(f"  same runtimes bit for bit: {same}; specialised / general CPU: {cpu / g_cpu:.2f}; median "
+          f"{np.median(r.runtime_ns) / 1e6:.3f} ms")
+    SUMMARY.append(("1,024-node ring, s/repetition (CPU)", f"{cpu:.3f} (wall {wall:.3f})", "<= 0.1"))
+    SUMMARY.append(("1,024-node ring, same as the general loop", str(same), "True"))
+    if authors is None:
+        print("  the authors' simulator: not run (pass --authors DIR)")
+        return
     try:
         inputs = make_inputs(artifact, "daint", "different-racks", work)
     except CloudnoiseError as err:
         sys.exit(f"{err} (--artifact, or set CLOUDNOISE_SHARED)")
-    model = inputs.models["net"]
-    t0 = time.perf_counter()
-    sched = generate(CollectiveSpec("pipelinedring", 1024, 512 * MiB, segmentsize=512 * MiB // 1024))
-    print(f"\n1,024-node 512 MiB pipelined ring, Daint across racks, network noise (the authors' inputs: "
-          f"{inputs.run}); schedule generated in {time.perf_counter() - t0:.1f} s")
-    results = {}
-    for name, kw in (("global queue (simulate's default)", {}), ("windows with rendezvous", {"rendezvous_windows": True})):
-        t0, c0 = time.perf_counter(), time.process_time()
-        out = _engine.run(sched, inputs.params, model, seed=1, count=reps, threads=1, program_order=True, **kw)
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        results[name] = (out, wall / reps, cpu / reps)
-        print(f"  cloudnoise, {name}: {wall / reps:.3f} s/repetition wall, {cpu / reps:.3f} s CPU, "
-              f"{out['events'] / (cpu / reps) / 1e6:.1f} M events/CPU-s ({out['events']:,} events; "
-              f"{out['windowed']} of {reps} in windows; {load()})")
-    (a, a_wall, a_cpu), (b, _, _) = results.values()
-    same = a["max_end_ps"].tolist() == b["max_end_ps"].tolist() and a["host_end_ps"].tolist() == b["host_end_ps"].tolist()
-    print(f"  both give the same runtimes: {same}; median {np.median(a['max_end_ps']) / 1e9:.3f} ms")
-    print("  target: >= 30 M events/s, <= 0.1 s per repetition, >= 50x the authors' simulator")
-    if authors is None:
-        print("  the authors' simulator: not run (pass --authors DIR)")
-        return
     _, binary = schedule_files("pipelinedring", 1024, work, work, authors / "txt2bin")
     walls, cpus = [], []
     for seed in range(authors_reps):
@@ -105,11 +125,43 @@ def ring(work: Path, artifact: Path, reps: int, authors: Path | None, authors_re
                 {"key": "ring", "schedule": str(binary.resolve()), "flags": inputs.flags["net"], "seed": seed + 1})
         walls.append(time.perf_counter() - t0)
         cpus.append(children_cpu() - c0)
-    wall, cpu = statistics.median(walls), statistics.median(cpus)
-    print(f"  the authors' simulator: {wall:.2f} s/repetition wall, {cpu:.2f} s CPU (median of {authors_reps}, "
-          f"one process each, reading its schedule included; {load()})")
-    print(f"  ratio, cloudnoise (global queue) faster per repetition: {cpu / a_cpu:.1f}x in CPU time, "
-          f"{wall / a_wall:.1f}x in wall time")
+    a_wall, a_cpu = statistics.median(walls), statistics.median(cpus)
+    print(f"  the authors' simulator: {a_wall:.2f} s/repetition wall, {a_cpu:.2f} s CPU (median of {authors_reps}, "
+          f"one process each, reading its schedule included; their inputs; {load()})")
+    print(f"  ratio, cloudnoise faster per repetition: {a_cpu / cpu:.1f}x in CPU time, {a_wall / wall:.1f}x in wall time")
+
+
+def big_ring(nodes: int, reps: int) -> None:
+    """`cloudnoise simulate` of the paper's ring at `nodes`, as a user runs it: its engine
+    seconds per repetition, its wall time and its own peak RSS."""
+    cmd = [sys.executable, "-m", "cloudnoise", "simulate", "--profile", "daint", "--placement", "different-racks",
+           "--pattern", "pipelinedring", "--ranks", str(nodes), "--size", "512MiB", "--segmentsize", "size/ranks",
+           "--schedgen", "paper", "--noise", "network", "--reps", str(reps), "--threads", "1", "--json", "--quiet"]
+    print(f"\nThe paper's ring at {nodes:,} nodes, Daint across racks, network noise: `cloudnoise simulate` "
+          f"--reps {reps} --threads 1 ({load()})", flush=True)
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as errf:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf, text=True)
+        assert proc.stdout is not None
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        errf.seek(0)
+        err = errf.read()
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        print(f"  failed (exit {proc.returncode}): {err.strip()[-300:]}")
+        return
+    data = json.loads(out)
+    per_rep = data["engine_seconds"] / reps
+    rss_mib = usage.ru_maxrss / 1024
+    print(f"  {per_rep:.1f} s/repetition (engine), {wall:.1f} s wall in all; {data['events']:,} events a repetition, "
+          f"{data['events'] / per_rep / 1e6:.1f} M events/s; peak RSS {rss_mib:.0f} MiB; {load()}")
+    if nodes == 16384:
+        SUMMARY.append(("16,384-node ring, s/repetition", f"{per_rep:.1f}", "<= 20"))
+        SUMMARY.append(("16,384-node ring, peak RSS MiB", f"{rss_mib:.0f}", "<= 1024"))
+    else:
+        SUMMARY.append((f"{nodes:,}-node ring, s/repetition", f"{per_rep:.2f}", "-"))
 
 
 def cases(reps: int, case_cpu: float, cores: int) -> None:
@@ -117,13 +169,13 @@ def cases(reps: int, case_cpu: float, cores: int) -> None:
     from collections import defaultdict
 
     from cloudnoise.paper.reproduce import plan, request_for
-    from cloudnoise.paper.statements import ALL
+    from cloudnoise.paper.statements import SEC_V
     from cloudnoise.simulation.api import run_variant
     from cloudnoise.sweep.runner import config_setup
 
     print(f"\nCPU per case of `cloudnoise paper --reps {reps}`, each case timed on about {case_cpu:g} CPU s of "
           f"repetitions on one thread and extrapolated ({load()})")
-    grids = plan(ALL)
+    grids = plan(SEC_V)
     per_grid: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0])  # CPU, events, setup CPU, cells
     noisy_rep: dict[str, list[float]] = defaultdict(list)
     total_setup = 0.0
@@ -186,6 +238,8 @@ def paper(reps: int, work: Path) -> None:
     cpu = children_cpu() - cpu0
     print(f"  {wall:.0f} s wall ({wall / 900:.2f}x the 15-minute target), {cpu:.0f} CPU s in all its processes; "
           f"peak RSS of its largest process {peak_mib:.0f} MiB ({peak_mib / 1024:.2f}x the 1 GB target); {load()}")
+    SUMMARY.append((f"paper --reps {reps}, wall s", f"{wall:.0f}", "<= 900"))
+    SUMMARY.append((f"paper --reps {reps}, peak RSS MiB", f"{peak_mib:.0f}", "<= 1024"))
 
 
 def main() -> None:
@@ -195,7 +249,9 @@ def main() -> None:
     ap.add_argument("--loggopsim", type=Path, help="folder with public LogGOPSim -O3 and txt2bin")
     ap.add_argument("--artifact", type=Path,
                     default=Path(os.environ.get("CLOUDNOISE_SHARED", REPO.parent / "shared")) / "paper-artifact")
-    ap.add_argument("--reps", type=int, default=4, help="cloudnoise repetitions of the ring")
+    ap.add_argument("--reps", type=int, default=4, help="cloudnoise repetitions of the 1,024-node ring")
+    ap.add_argument("--big-nodes", default="4096,16384", help="node counts of the ring past the paper (0: none)")
+    ap.add_argument("--big-reps", type=int, default=1, help="repetitions of each --big-nodes ring")
     ap.add_argument("--diss-reps", type=int, default=200)
     ap.add_argument("--paper-reps", type=int, default=1000, help="0: skip the paper run")
     ap.add_argument("--cases", action="store_true",
@@ -213,9 +269,15 @@ def main() -> None:
         work = Path(tmp)
         if not opts.paper_only:
             ring(work, opts.artifact, opts.reps, opts.authors, opts.authors_reps)
+            for n in (int(v) for v in opts.big_nodes.split(",") if v.strip() and int(v) > 0):
+                big_ring(n, opts.big_reps)
             os_noise_only(work, opts.diss_reps, 3, opts.loggopsim)
         if opts.paper_reps:
             paper(opts.paper_reps, work)
+    if SUMMARY:
+        print(f"\nSummary (issue 50's targets; {load()}):")
+        for name, value, target in SUMMARY:
+            print(f"  {name:45s} {value:>22s}   target {target}")
 
 
 if __name__ == "__main__":

@@ -3,12 +3,14 @@ does not move with the machine's load.
 
     python bench/bench_instructions.py                    # the three noise variants
     python bench/bench_instructions.py --variants both --reps 3
-    python bench/bench_instructions.py --ring ../shared/paper-artifact          # issue 39's ring
+    python bench/bench_instructions.py --ring          # the paper's ring, specialised and general loop
 
-`--ring ARTIFACT`: instead, the 1,024-node 512 MiB pipelined ring (512 KiB segments,
-every message a rendezvous) under network noise on the paper authors' inputs for Daint
-across racks (bench_vs_authors.make_inputs, as bench_campaign.py runs it), per
-repetition and per queue pop. valgrind 3.19 crashed (SIGSEGV, in the Python process,
+`--ring`: instead, the paper's 1,024-node 512 MiB ring (the authors' pipelinedring, 512
+KiB segments, every message a rendezvous) under network noise with the built-in Daint
+profile across racks, per repetition and per message, in the specialised exchange loop
+(what `simulate` runs) and forced through the general loop (`_engine.run(general=True)`).
+Until issue 50 this case was the public Schedgen's chain on the authors' inputs, whose
+counts (below) are not comparable with these. valgrind 3.19 crashed (SIGSEGV, in the Python process,
 before the engine ran) on some runs of this case started from this script: one of four
 plain runs, and all three with its branch and cache model on (--branch-sim=yes
 --cache-sim=yes; docs/paper.md "Stop 44" gives that model's figures from a one-repetition
@@ -90,20 +92,18 @@ simulate(sched, params=params, noise=noise, variant=variant, reps=reps, seed=1, 
 
 RING_CASE = """
 import sys
-from pathlib import Path
-sys.path.insert(0, sys.argv[3])
-import tempfile
-from bench_vs_authors import make_inputs
 from cloudnoise import _engine
 from cloudnoise.schedules.patterns import CollectiveSpec, generate
-reps, artifact = int(sys.argv[1]), Path(sys.argv[2])
-MiB = 1 << 20
-with tempfile.TemporaryDirectory() as work:
-    inputs = make_inputs(artifact, "daint", "different-racks", Path(work))
-    sched = generate(CollectiveSpec("pipelinedring", 1024, 512 * MiB, segmentsize=512 * MiB // 1024))
-    _engine.run(sched, inputs.params, inputs.models["net"], seed=1, count=reps, threads=1, program_order=True)
+from cloudnoise.simulation.setup import load_system, resolve_noise, resolve_params
+reps, loop = int(sys.argv[1]), sys.argv[2]
+system = load_system("daint").at("different-racks")
+sched = generate(CollectiveSpec("pipelinedring", 1024, 512 << 20, segmentsize="size/ranks", schedgen="paper"))
+noise = resolve_noise(system, 0).engine_model("network")
+out = _engine.run(sched, resolve_params(system, {}).to_engine(), noise, seed=1, count=reps, threads=1,
+                  program_order=True, general=loop == "general")
+assert out["specialised"] == (0 if loop == "general" else reps)
 """
-RING_POPS = 3.04e6  # queue pops per repetition of the ring (docs/paper.md, stop 43's instrumented count)
+RING_MESSAGES = 1024 * 1024  # messages per repetition of the paper's 1,024-node ring
 
 
 def count(script: Path, reps: int, arg: str, work: Path) -> int:
@@ -123,25 +123,28 @@ def count(script: Path, reps: int, arg: str, work: Path) -> int:
     return int(found.group(1))
 
 
-def ring(artifact: Path, reps: int, work: Path) -> None:
-    """The ring's instructions per repetition (the difference of 1 + reps and 1 repetitions)."""
-    if not artifact.is_dir():
-        sys.exit(f"{artifact}: not the paper's artifact folder (../shared/paper-artifact)")
+def ring(reps: int, work: Path) -> None:
+    """The paper's ring's instructions per repetition (the difference of 1 + reps and 1
+    repetitions), in the specialised exchange loop and forced through the general loop."""
     script = work / "ring.py"
     script.write_text(RING_CASE)
-    print(f"1,024-node 512 MiB pipelined ring, Daint across racks (authors' inputs), network noise, 1 thread; "
-          f"{reps} repetitions counted")
-    per_rep = (count(script, 1 + reps, str(artifact), work) - count(script, 1, str(artifact), work)) / reps
-    print(f"  {per_rep / 1e6:7.1f} M instructions/repetition, {per_rep / RING_POPS:5.0f} per queue pop "
-          f"(1d7ebeb: 1,503.8 M; ratio {per_rep / 1503.8e6:.3f})")
+    print(f"1,024-node 512 MiB paper ring (the authors' pipelinedring), Daint across racks (built-in profile), "
+          f"network noise, 1 thread; {reps} repetitions counted")
+    counts = {}
+    for loop in ("specialised", "general"):
+        per_rep = (count(script, 1 + reps, loop, work) - count(script, 1, loop, work)) / reps
+        counts[loop] = per_rep
+        print(f"  {loop:11s} loop: {per_rep / 1e6:7.1f} M instructions/repetition, "
+              f"{per_rep / RING_MESSAGES:5.0f} per message")
+    print(f"  specialised / general: {counts['specialised'] / counts['general']:.3f}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variants", default="both,os,none", help="noise variants, comma-separated")
     ap.add_argument("--reps", type=int, default=2, help="repetitions counted beyond the first")
-    ap.add_argument("--ring", type=Path, metavar="ARTIFACT",
-                    help="count issue 39's ring instead, on the paper's artifact folder")
+    ap.add_argument("--ring", action="store_true",
+                    help="count the paper's 1,024-node ring instead, in the specialised and the general loop")
     args = ap.parse_args()
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if bad := [v for v in variants if v not in REFERENCE]:
@@ -152,8 +155,8 @@ def main() -> None:
         sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
     with tempfile.TemporaryDirectory(prefix="cn-bench-ir-") as tmp:
         work = Path(tmp)
-        if args.ring is not None:
-            ring(args.ring.resolve(), args.reps, work)
+        if args.ring:
+            ring(args.reps, work)
             return
         script = work / "case.py"
         script.write_text(CASE)

@@ -256,3 +256,49 @@ def test_a_disagreeing_row_shows_the_cause_of_the_profile_it_reads():
         systems = {c.system for c in by_id[sid].measure.needs()}
         if systems <= built:
             assert sid not in TEXT_CAUSES or TEXT_CAUSES[sid] not in text, sid
+
+
+def test_beyond_grids_run_in_the_campaign_and_show_as_past_the_paper(tmp_path):
+    """paper --beyond's grids (here one small one in their place) run in the same
+    campaign with their own repetitions, no statement reads them, and their points
+    are the repetitions' medians; the report marks them as past the paper."""
+    from cloudnoise.paper.beyond import BEYOND_NODES, BEYOND_VARIANTS, beyond_grids, beyond_points
+    from cloudnoise.paper.reproduce import SweepRuns
+    from cloudnoise.paper.table import beyond_rows, read_result
+    from cloudnoise.report.build import ReportOptions, build_report
+    from cloudnoise.sweep.store import by_config, load_results
+
+    grids = beyond_grids()
+    assert [g.nodes for g in grids] == list(BEYOND_NODES) == [4096, 16384]
+    assert all(g.workload == "fig15" and g.variants == BEYOND_VARIANTS == ("none", "network") for g in grids)
+    assert len(grids[0].systems) == 8
+    small = Grid("fig15", 8, ("daint", "aws-hpc-metal"), BEYOND_VARIANTS)
+    statement = _st("k-none", Stat("fig14", "daint", 16, "none"), None, None, "us", 1e-3)
+    run = reproduce([statement], tmp_path, reps=2, seed=1, in_process=True, extra=[(small, 3)])
+    assert run.extra == [small] and small not in run.grids
+    points = beyond_points(SweepRuns(tmp_path, run.extra), run.extra)
+    runs = by_config(load_results(tmp_path / small.folder))
+    for p in points:
+        x = runs[(p["system"], 8, p["variant"])]
+        assert p["reps"] == 3 == len(x) and p["median_ns"] == pytest.approx(float(np.median(x)))
+    rows_ = beyond_rows(points)
+    assert len(rows_) == 2 and all(r[1] == "8" and "beyond the paper" in r[-1] for r in rows_)
+    net = next(p for p in points if p["system"] == "daint" and p["variant"] == "network")
+    none = next(p for p in points if p["system"] == "daint" and p["variant"] == "none")
+    assert rows_[0][4] == f"{net['median_ns'] / none['median_ns']:.2f}x"
+
+    data = {**to_json(run, tmp_path), "beyond": {"reps": 3, "points": points}}
+    (tmp_path / "paper.json").write_text(json.dumps(data))
+    assert read_result(tmp_path)["beyond"]["points"] == points
+    rep = build_report(ReportOptions(outdir=tmp_path / "r", paper=tmp_path))
+    section = next(s for s in rep.sections if s.key == "paper")
+    assert len(section.tables) == 2 and section.tables[1].rows == rows_
+    assert "stops at 1,024 nodes" in section.tables[1].note
+    (tmp_path / "paper.json").write_text(json.dumps({**data, "beyond": {"points": [{"system": 1}]}}))
+    with pytest.raises(Exception, match="beyond"):
+        read_result(tmp_path)
+
+
+def test_beyond_reps_needs_beyond(tmp_path, run_cli):
+    res = run_cli("paper", "--beyond-reps", "2", "--out", tmp_path / "p", "--statement", "fig17-gcp-15-at-4")
+    assert res.returncode == 2 and "--beyond-reps goes with --beyond" in res.stderr

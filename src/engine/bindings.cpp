@@ -13,6 +13,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 #include "engine.hpp"
@@ -82,14 +83,14 @@ class WorkerThreads {
 nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
                          const NoiseModel& noise, uint64_t seed, uint64_t first, uint64_t count,
                          unsigned threads, ReadyOrder order, Processing processing,
-                         uint32_t stamp_record_bits,
+                         uint32_t stamp_record_bits, bool general_only,
                          const std::function<void(uint64_t)>* progress) {
   if (count == 0) throw std::invalid_argument("repetitions must be at least 1");
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::min<uint64_t>(count, 4096))));
   std::vector<int64_t> max_end(count);
   std::vector<int64_t> first_host_end;
   uint64_t events = 0, messages = 0;
-  std::atomic<uint64_t> next{0}, done{0}, windowed{0};
+  std::atomic<uint64_t> next{0}, done{0}, windowed{0}, specialised{0};
   std::atomic<bool> failed{false}, stop{false};
   std::exception_ptr error;
   std::mutex mutex;  // guards error and finished_threads
@@ -98,7 +99,7 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
 
   auto worker = [&]() {
     try {
-      Engine engine(sched, params, order, processing, stamp_record_bits);
+      Engine engine(sched, params, order, processing, stamp_record_bits, general_only);
       engine.set_stop(&stop);
       for (;;) {
         if (failed.load(std::memory_order_relaxed) || stop.load(std::memory_order_relaxed)) break;
@@ -107,6 +108,7 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
         RunResult r = engine.run(noise, seed, first + k);
         max_end[k] = r.max_end_ps;
         if (r.windowed) windowed.fetch_add(1, std::memory_order_relaxed);
+        if (std::string_view(r.loop) != "general") specialised.fetch_add(1, std::memory_order_relaxed);
         if (k == 0) {
           first_host_end = std::move(r.host_end_ps);
           events = r.events;
@@ -157,6 +159,7 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
   out["events"] = events;
   out["messages"] = messages;
   out["windowed"] = windowed.load();
+  out["specialised"] = specialised.load();
   return out;
 }
 
@@ -424,19 +427,19 @@ NB_MODULE(_engine, m) {
       [](const Schedule& sched, const LogGOPSParams& params, const NoiseModel& noise,
          uint64_t seed, uint64_t first, uint64_t count, unsigned threads, bool program_order,
          bool sequential, bool rendezvous_windows, std::function<void(uint64_t)> progress,
-         uint32_t stamp_record_bits) {
+         uint32_t stamp_record_bits, bool general) {
         return run_repetitions(sched, params, noise, seed, first, count, threads,
                                program_order ? ReadyOrder::Program : ReadyOrder::LogGOPSim,
                                sequential           ? Processing::Sequential
                                : rendezvous_windows ? Processing::WindowedRendezvous
                                                     : Processing::Auto,
-                               stamp_record_bits, &progress);
+                               stamp_record_bits, general, &progress);
       },
       nb::arg("schedule"), nb::arg("params"), nb::arg("noise"), nb::arg("seed") = 0,
       nb::arg("first") = 0, nb::arg("count") = 1, nb::arg("threads") = 1,
       nb::arg("program_order") = false, nb::arg("sequential") = false,
       nb::arg("rendezvous_windows") = false, nb::arg("progress") = nb::none(),
-      nb::arg("stamp_record_bits") = StampOrder::kDefaultRecordBits,
+      nb::arg("stamp_record_bits") = StampOrder::kDefaultRecordBits, nb::arg("general") = false,
       "Simulate repetitions [first, first+count); returns max_end_ps per repetition, "
       "host_end_ps of the first, events, messages, and how many repetitions were "
       "processed host by host in windows (`windowed`). `sequential` forces one global "
@@ -444,7 +447,10 @@ NB_MODULE(_engine, m) {
       "messages into windows too (slower on the cases measured; for tests and benchmarks). "
       "The results are the same bit for bit either way. "
       "`stamp_record_bits` is for tests: fewer remembered stamps make the windows give up "
-      "(and the repetition run again in the global order) more often.");
+      "(and the repetition run again in the global order) more often. "
+      "`general` forces the general event loop, never a specialised one (engine.hpp, Loop); "
+      "`specialised` in the result counts the repetitions a specialised loop ran, with the "
+      "same results bit for bit.");
 
   bind_schedules(m);
   bind_assembly(m);

@@ -1,4 +1,5 @@
 #include "engine.hpp"
+#include "engine_steps.hpp"
 
 #include "input_limits.hpp"
 #include "round_to_int.hpp"
@@ -7,17 +8,9 @@
 #include <algorithm>
 #include <unordered_map>
 
-
 namespace cloudnoise {
 
 namespace {
-
-// LogGOPSim computes (size-1)*G on unsigned 64-bit integers; for a 0-byte
-// message the term wraps "negative" and wins an unsigned max. Comparing the
-// signed picosecond values as unsigned reproduces that.
-int64_t unsigned_max(int64_t a, int64_t b) {
-  return static_cast<uint64_t>(a) > static_cast<uint64_t>(b) ? a : b;
-}
 
 uint32_t checked_record_bits(uint32_t bits) {
   if (bits < 1 || bits > 28) throw std::invalid_argument("stamp_record_bits must be in [1, 28]");
@@ -26,6 +19,10 @@ uint32_t checked_record_bits(uint32_t bits) {
 
 }  // namespace
 
+[[noreturn, gnu::noinline, gnu::cold]] void throw_size_overflow(uint64_t bytes) {
+  throw std::overflow_error("message of " + std::to_string(bytes) + " bytes overflows the simulated time range");
+}
+
 [[gnu::noinline, gnu::cold]] void throw_time_overflow() {
   throw std::overflow_error(
       "simulated time overflows its range (int64 picoseconds, about 106 days): the run is too long, "
@@ -33,8 +30,9 @@ uint32_t checked_record_bits(uint32_t bits) {
 }
 
 Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder order,
-               Processing processing, uint32_t stamp_record_bits)
+               Processing processing, uint32_t stamp_record_bits, bool general_only)
     : sched_(schedule),
+      exchange_(general_only ? std::nullopt : ExchangePlan::of(schedule)),
       p_(params),
       order_(order),
       processing_(processing),
@@ -60,6 +58,11 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   posted_ = PostedReceives(ranks_);
   unexpected_.resize(ranks_);
   index_templates();
+  if (exchange_) {
+    for (const uint64_t bytes : exchange_->sizes()) exchange_sizes_.push_back({bytes, p_.costs_for(bytes)});
+    exchange_packed_ = sched_.num_ops() + uint64_t{exchange_->sends_per_rank()} * ranks_ < (uint64_t{1} << 32);
+    index_exchange_calcs();
+  }
   // Every pushed event takes a stamp: at most one per op and one per send.
   // With one CPU per host an op is never queued before the event that
   // released it; on an idle second CPU it can be (at that CPU's free time),
@@ -116,7 +119,7 @@ void Engine::index_templates() {
     initial_total_ += it->second.initial_count;
   }
   multi_total_ = base;
-  build_posted_at_zero();
+  check_posted_at_zero();
   index_initial_active();
 }
 
@@ -150,52 +153,37 @@ void Engine::index_initial_active() {
 // Every rank posts the receives it starts with at time 0, the same way in
 // every repetition: unless one of them releases an op when it starts
 // (irequires), whose timing then depends on the noise, they are posted once
-// here and each repetition starts from a copy. Those receives were a third
-// of the 16K-rank dissemination's events.
+// (build_posted_at_zero) and each repetition starts from a copy. Those
+// receives were a third of the 16K-rank dissemination's events. Decided per
+// initial list, as ranks share them.
+void Engine::check_posted_at_zero() {
+  initial_recvs_posted_ = true;
+  std::vector<uint64_t> seen;
+  for (uint32_t h = 0; h < ranks_ && initial_recvs_posted_; ++h) {
+    const uint64_t key = uint64_t{initial_count_[h]} << 32 | initial_begin_[h];
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    if (seen.size() < 64) seen.push_back(key);
+    const uint32_t* local = initial_ops_.data() + initial_begin_[h];
+    for (uint32_t k = 0; k < initial_count_[h]; ++k) {
+      const Op& op = sched_.stored_op(sched_.template_begin(h) + local[k]);
+      if (op.kind == OpKind::Recv && op.start_count != 0) initial_recvs_posted_ = false;
+    }
+  }
+}
+
+// The general loop's copy to start from, built when it first runs: an
+// exchange (exchange_loop.cpp) never needs it, and the 16K-rank ring's
+// holds 268 million receives.
 void Engine::build_posted_at_zero() {
   posted_at_zero_ = PostedReceives(ranks_);
   for (uint32_t h = 0; h < ranks_; ++h) {
     const uint32_t* local = initial_ops_.data() + initial_begin_[h];
     for (uint32_t k = 0; k < initial_count_[h]; ++k) {
       const Op& op = sched_.stored_op(sched_.template_begin(h) + local[k]);
-      if (op.kind != OpKind::Recv) continue;
-      if (op.start_count != 0) {
-        posted_at_zero_ = PostedReceives();
-        initial_recvs_posted_ = false;
-        return;
-      }
-      posted_at_zero_.push(h, {peer_of(h, op), op.tag, local[k]});
+      if (op.kind == OpKind::Recv) posted_at_zero_.push(h, {peer_of(h, op), op.tag, local[k]});
     }
   }
-  initial_recvs_posted_ = true;
-}
-
-[[noreturn, gnu::noinline, gnu::cold]] static void throw_size_overflow(uint64_t bytes) {
-  throw std::overflow_error("message of " + std::to_string(bytes) +
-                            " bytes overflows the simulated time range");
-}
-
-int64_t Engine::bytes_time(uint64_t bytes, int64_t per_byte_fs) const {
-  // Most profiles charge no per-byte CPU overhead (O = 0): skip the
-  // multiply and the division, whose result is 0 for every size.
-  if (per_byte_fs == 0) return 0;
-  // (size - 1) * per-byte cost, as the reference charges it.
-  const int64_t n = static_cast<int64_t>(bytes) - 1;
-  int64_t fs;
-  if (__builtin_mul_overflow(n, per_byte_fs, &fs)) [[unlikely]]
-    throw_size_overflow(bytes);
-  return fs / 1000;
-}
-
-// Inline, as every send and receive asks: activities of length o mostly
-// fall in the quiet span of the rank's last lookup, which needs no trace
-// access at all.
-[[gnu::always_inline]] inline int64_t Engine::os_noise(uint32_t host, int64_t start, int64_t len) {
-  if (!os_) return 0;
-  const int64_t at = time_add(start, os_offset(host));
-  const int64_t* quiet = os_quiet(host);
-  if (len == p_.o_ps && at >= quiet[0] && at <= quiet[1]) return quiet[2] > at ? quiet[2] - at : 0;
-  return os_noise_lookup(host, at, len);
+  posted_at_zero_built_ = true;
 }
 
 int64_t Engine::os_noise_lookup(uint32_t host, int64_t at, int64_t len) {
@@ -237,10 +225,7 @@ int64_t Engine::os_noise_lookup(uint32_t host, int64_t at, int64_t len) {
 [[gnu::always_inline]] inline void Engine::complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu,
                                                                 uint8_t nic, int64_t t) {
   release_done(send_op, sender);
-  int64_t& o_free = next_o(sender, cpu);
-  int64_t& gs_free = next_gs(sender, nic);
-  o_free = std::max(o_free, t);
-  gs_free = std::max(gs_free, t);
+  hold_until(sender, cpu, nic, t);
 }
 
 // A match at `here` (by an event owned by `owner`: the receive, or the
@@ -265,16 +250,6 @@ void Engine::release_started(uint32_t op, uint32_t host) {
 void Engine::mark_ready(uint32_t op) {
   if (track_ready_) [[unlikely]]
     ready_bits_[op >> 6] |= uint64_t{1} << (op & 63);
-}
-
-// The bandwidth drawn for one message, as the G it is sent with. The draw
-// is keyed by the send op, so the sender and the receiver agree on it
-// without storing it per op.
-[[gnu::always_inline]] inline int64_t Engine::message_G_fs(uint32_t send_op, int64_t G_fs) const {
-  const uint64_t bits = bandwidth_rng_.bits(send_op);
-  for (const DrawnGapTable& t : gap_tables_)
-    if (t.base_fs() == G_fs) return t.gap_fs(bits);
-  return drawn_gap_fs(*bandwidth_, bits, G_fs);
 }
 
 // The drawn G's tables for a fraction table, one per base G (a handful at
@@ -358,20 +333,6 @@ void Engine::order_ready(uint32_t host, std::vector<uint32_t>& ops) {
         if (sched_.template_op(host, i).kind == k) sorted_.push_back(i);
     ops.swap(sorted_);
   }
-}
-
-// Queues an event for processing at `host` (a message's receiver); a
-// message may carry the G its sender drew, so the receiver need not draw it
-// again. Fields are passed one by one: an Event built on the stack and read
-// back whole stalls on store forwarding.
-template <bool kWindowed>
-[[gnu::always_inline]] inline void Engine::push_event(int64_t time, uint64_t ts, uint32_t op,
-                                                      uint32_t host_kind, uint32_t host,
-                                                      uint32_t carried_G) {
-  if constexpr (kWindowed)
-    windows_.push(time, static_cast<uint32_t>(ts), op, host_kind, host, carried_G);
-  else
-    queue_.push({time, ts, op, host_kind});
 }
 
 // Op i of `host` is now executable: counted and marked ready, and the
@@ -497,11 +458,6 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   const size_t times = ncpu_ + 2 * static_cast<size_t>(nnic_);
   stride_ = os_ ? times + 5 : (times + 3) / 4 * 4;
   host_state_.assign(static_cast<size_t>(ranks_) * stride_, 0);
-  if (initial_recvs_posted_)
-    posted_ = posted_at_zero_;
-  else
-    posted_.clear();
-  for (auto& q : unexpected_) q.clear();
   queue_.clear();
   windowed_ = false;
   pending_.clear();
@@ -544,6 +500,62 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
       quiet[1] = 0;
     }
   }
+}
+
+// The general loop's receives posted at time 0, and no message waiting.
+void Engine::post_initial_receives() {
+  if (initial_recvs_posted_ && !posted_at_zero_built_) build_posted_at_zero();
+  if (initial_recvs_posted_)
+    posted_ = posted_at_zero_;
+  else
+    posted_.clear();
+  for (auto& q : unexpected_) q.clear();
+}
+
+// For the exchange loop: what each calc of the template releases, in the
+// order the general loop queues it (order_ready on the same list gives the
+// same order on every rank: it compares kinds only), and the receives'
+// state row (1: posted at time 0).
+void Engine::index_exchange_calcs() {
+  const uint32_t n = exchange_->ops_per_rank();
+  const uint32_t tb = sched_.template_begin(0);
+  for (uint32_t k = 0; k < n; ++k) {
+    const Op& op = sched_.stored_op(tb + k);
+    if (op.kind != OpKind::Calc) continue;
+    host_ops_.clear();
+    for (const uint32_t succ : sched_.done_successors(op, sched_.rank_begin(0))) host_ops_.push_back(succ);
+    order_ready(0, host_ops_);
+    calc_release_.push_back({k, static_cast<uint32_t>(calc_release_ops_.size()), static_cast<uint32_t>(host_ops_.size())});
+    for (const uint32_t i : host_ops_) calc_release_ops_.push_back(i - sched_.rank_begin(0));
+  }
+  reordered_ = false;
+  if (exchange_->late_receives()) {
+    recv_state_row_.assign(n, 0);
+    for (uint32_t k = 0; k < n; ++k) {
+      const Op& op = sched_.stored_op(tb + k);
+      if (op.kind == OpKind::Recv && op.num_deps == 0) recv_state_row_[k] = 1;
+    }
+  }
+}
+
+// The one place that picks a repetition's event loop (after reset: it
+// looks at the noise). A specialised loop where the schedule has its shape;
+// the general loop where it is asked for (general_only: exchange_ is then
+// never made), where windows are asked for (Processing::WindowedRendezvous),
+// for a deadlocked repetition's second run (it names the stuck ops), and
+// where the general loop's windows (Auto: eager messages under noise) beat
+// the exchange loop: on exchanges of a few rounds. Measured (one thread,
+// 2026-11-28): the 16K-rank 16 B dissemination (14 sends a rank) under
+// azure-hpc's and OS noise ran 0.09 s a repetition in windows and 0.12 s in
+// the exchange loop; the 4,096-rank 128 MiB paper ring (32 KiB segments,
+// eager, 4,096 sends a rank) under aws-hpc-metal's network noise 32 s in
+// windows and 4.9 s in the exchange loop.
+Loop Engine::choose_loop() const {
+  constexpr uint32_t kWindowsUpToSends = 64;
+  if (!exchange_ || track_ready_ || processing_ == Processing::WindowedRendezvous) return Loop::General;
+  if (processing_ == Processing::Auto && exchange_->sends_per_rank() <= kWindowsUpToSends && window_width() != 0)
+    return Loop::General;
+  return Loop::Exchange;
 }
 
 // The ops with no dependencies would all be queued at time 0 with the
@@ -637,7 +649,13 @@ void Engine::process_windows() {
 
 RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
   reset(noise, seed, repetition);
+  loop_ = choose_loop();
   bool windowed = false;
+  if (loop_ == Loop::Exchange) {
+    process_exchange();
+    return result(false);
+  }
+  post_initial_receives();
   const int64_t width = window_width();
   // Stop trying after the windows failed on a quarter of 8 or more tries.
   if (width != 0 && (window_tries_ < 8 || 4 * window_failures_ <= window_tries_)) {
@@ -646,6 +664,7 @@ RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repe
     if (!windowed) {
       ++window_failures_;
       reset(noise, seed, repetition);
+      post_initial_receives();
     }
   }
   if (!windowed) {
@@ -657,7 +676,10 @@ RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repe
       enqueue_ready<false>();
     }
   }
+  return result(windowed);
+}
 
+RunResult Engine::result(bool windowed) const {
   RunResult res;
   res.host_end_ps.resize(ranks_);
   for (uint32_t r = 0; r < ranks_; ++r) {
@@ -668,6 +690,7 @@ RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repe
   res.events = stamp_;
   res.messages = messages_;
   res.windowed = windowed;
+  res.loop = loop_ == Loop::Exchange ? "exchange" : "general";
   return res;
 }
 
@@ -678,8 +701,9 @@ void Engine::check_stop() {
 
 RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
   RunResult res = simulate(noise, seed, repetition);
+  // An exchange that ran every op took every message (exchange_plan.hpp).
   bool complete = ready_count_ == sched_.num_ops();
-  for (uint32_t r = 0; r < ranks_ && complete; ++r)
+  for (uint32_t r = 0; r < ranks_ && complete && loop_ == Loop::General; ++r)
     complete = posted_.empty(r) && unexpected_[r].empty();
   if (!complete) {
     // The same repetition again, deterministic, now marking which ops
@@ -740,39 +764,10 @@ template <bool kWindowed, bool kRendezvous>
       const int64_t avail = std::max(o_free, gs_free);
       if (avail <= t) {
         if (op.start_count) release_started(op_index, h);
-        const LogGOPSParams::Costs costs = p_.costs_for(op.amount);
-        const int64_t G_base = costs.G_fs;
-        int64_t G_drawn = G_base;
-        int64_t latency = costs.L_ps;
-        int64_t g_bytes;
-        if (switch_) [[unlikely]] {
-          // The authors' semantics (noise/switch_draws.hpp): L and the
-          // blocks' G from the near or far set; rendezvous 2 L later.
-          const bool far = switch_->is_far(h, peer_of(h, op));
-          latency = switch_->latency_ps(far, latency_rng_.bits(op_index));
-          if (op.amount > p_.S) latency = time_add(latency, SwitchDraws::kRendezvousExtraL * latency);
-          g_bytes = switch_->gap_time_ps(far, op.amount, bandwidth_rng_, op_index);
-          G_drawn = 0;  // nothing carried: the receiver draws the same blocks
-        } else {
-          if (bandwidth_) G_drawn = message_G_fs(op_index, G_base);
-          const int64_t G = episodes_ ? episode_G_fs(h, t, G_base, G_drawn) : G_drawn;
-          // Keyed by the send op, like the bandwidth: a draw must not depend
-          // on the order in which sends are processed.
-          if (latency_)
-            latency = time_add(latency, round_to_int(latency_->quantile_of_bits(latency_rng_.bits(op_index))));
-          if (stalls_) latency = time_add(latency, stall_delay_ps(h, t));
-          g_bytes = bytes_time(op.amount, G);
-        }
-        o_free = time_add(t, p_.o_ps, bytes_time(op.amount, costs.O_fs), os_noise(h, t, p_.o_ps));
-        gs_free = time_add(t, p_.g_ps, g_bytes);
-        ++messages_;
-        // The message's first byte reaches the receiver after o + L; G is
-        // charged at the receiver.
-        const bool carry = bandwidth_ && G_drawn > 0 && G_drawn <= int64_t{0xFFFFFFFF};
-        const int64_t arrival = time_add(t, p_.o_ps, latency);
         const uint32_t receiver = peer_of(h, op);
-        push_event<kWindowed>(arrival, stamp_++, op_index, Event::pack(h, kEvMsg), receiver,
-                              carry ? static_cast<uint32_t>(G_drawn) : 0);
+        const Departure d = depart(t, h, receiver, op_index, op.amount, p_.costs_for(op.amount), o_free, gs_free);
+        push_event<kWindowed>(d.arrival, stamp_++, op_index, Event::pack(h, kEvMsg), receiver, d.carried_G);
+        const int64_t arrival = d.arrival;
         if (!kRendezvous || op.amount <= p_.S)
           release_done(op, h);  // eager: the send is complete
         else if (kWindowed)
@@ -804,21 +799,7 @@ template <bool kWindowed, bool kRendezvous>
       int64_t& gr_free = next_gr(r, op.nic);
       const int64_t avail = std::max(o_free, gr_free);
       if (avail <= t) {
-        const LogGOPSParams::Costs costs = p_.costs_for(op.amount);
-        int64_t g_bytes;
-        if (switch_) [[unlikely]] {
-          g_bytes = switch_->gap_time_ps(switch_->is_far(h, r), op.amount, bandwidth_rng_, op_index);
-        } else {
-          const int64_t G_drawn = carried_G   ? carried_G
-                                  : bandwidth_ ? message_G_fs(op_index, costs.G_fs)
-                                               : costs.G_fs;
-          const int64_t G = episodes_ ? episode_G_fs(h, t, costs.G_fs, G_drawn) : G_drawn;
-          g_bytes = bytes_time(op.amount, G);
-        }
-        const int64_t o_r = p_.o_recv();
-        const int64_t noise_ps = os_noise(r, t, o_r);
-        o_free = time_add(t, o_r, noise_ps, unsigned_max(bytes_time(op.amount, costs.O_fs), g_bytes));
-        gr_free = time_add(t, p_.g_ps, g_bytes);
+        arrive(t, h, r, op_index, op.amount, p_.costs_for(op.amount), carried_G, o_free, gr_free);
         const MatchEntry m = posted_.take(r, h, op.tag, [&](uint32_t local) { return posted_key(r, local); });
         if (m.op != kNoMatch) {
           if (kRendezvous && op.amount > p_.S) complete_rendezvous_at<kWindowed>(op_index, h, op.cpu, op.nic, t, r, h);

@@ -9,11 +9,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "event_queue.hpp"
+#include "exchange_plan.hpp"
 #include "loggops_params.hpp"
 #include "match_queue.hpp"
 #include "noise/bandwidth_episodes.hpp"
@@ -70,6 +72,7 @@ struct RunResult {
   uint64_t events = 0;  // ops executed + messages, as LogGOPSim counts them
   uint64_t messages = 0;
   bool windowed = false;  // processed host by host in windows (see windowed_events.hpp)
+  const char* loop = "general";  // the event loop that ran it (Engine::choose_loop)
 };
 
 // A schedule that cannot complete; the message names the stuck ranks and
@@ -125,14 +128,25 @@ enum class Processing {
   WindowedRendezvous,
 };
 
+// Which event loop runs a repetition (Engine::choose_loop). The general
+// loop runs any schedule and is the reference; a specialised loop runs one
+// family of generated collectives in the same event order with the same
+// steps (engine_steps.hpp), without walking the schedule's edges or the
+// posted receives, and gives the same results bit for bit.
+enum class Loop : uint8_t {
+  General,
+  Exchange,  // exchange_loop.cpp: the paper's pipelined ring, dissemination (exchange_plan.hpp)
+};
+
 // One engine per thread; run() may be called many times (repetitions).
 class Engine {
  public:
   // stamp_record_bits: how many stamps' pushers the windows remember to
   // order ties (2^bits; see stamp_order.hpp); fewer only for tests.
+  // general_only: never a specialised loop (for tests and benchmarks).
   Engine(const Schedule& schedule, const LogGOPSParams& params,
          ReadyOrder order = ReadyOrder::LogGOPSim, Processing processing = Processing::Auto,
-         uint32_t stamp_record_bits = StampOrder::kDefaultRecordBits);
+         uint32_t stamp_record_bits = StampOrder::kDefaultRecordBits, bool general_only = false);
 
   RunResult run(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
 
@@ -149,7 +163,25 @@ class Engine {
   void check_stop();
 
   void reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
+  void post_initial_receives();
+  Loop choose_loop() const;
+  // The exchange loop (exchange_loop.cpp) and its two events.
+  void process_exchange();
+  template <bool kPacked>
+  void exchange_events();
+  template <bool kPacked>
+  void exchange_send(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
+  template <bool kPacked>
+  void exchange_message(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
+  template <bool kPacked>
+  void exchange_recv(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
+  template <bool kPacked>
+  void exchange_calc(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
+  template <bool kPacked>
+  void exchange_release(uint32_t r, uint32_t local, OpKind kind);
+  void index_exchange_calcs();
   RunResult simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
+  RunResult result(bool windowed) const;
   void process_initial();
   bool process_windowed(int64_t width);
   template <bool kRendezvous>
@@ -171,6 +203,19 @@ class Engine {
   void release_done(const Op& op, uint32_t host);
   void release_started(uint32_t op, uint32_t host);
   void complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t);
+  void hold_until(uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t);
+  // A message leaving its sender (engine_steps.hpp): when it arrives, the G
+  // its sender drew for the receiver (0: none carried), and the time its
+  // bytes took the sender's NIC (G's part of it, the receiver's too).
+  struct Departure {
+    int64_t arrival;
+    uint32_t carried_G;
+    int64_t gap_ps;
+  };
+  Departure depart(int64_t t, uint32_t h, uint32_t receiver, uint32_t op_index, uint64_t bytes,
+                   LogGOPSParams::Costs costs, int64_t& o_free, int64_t& gs_free);
+  void arrive(int64_t t, uint32_t h, uint32_t r, uint32_t op_index, uint64_t bytes, LogGOPSParams::Costs costs,
+              uint32_t carried_G, int64_t& o_free, int64_t& gr_free, int64_t switch_gap_ps = -1);
   template <bool kWindowed>
   void complete_rendezvous_at(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t,
                               uint32_t here, uint32_t owner);
@@ -190,6 +235,7 @@ class Engine {
   void enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops);
   void mark_ready(uint32_t op);
   void index_templates();
+  void check_posted_at_zero();
   void build_posted_at_zero();
   void index_initial_active();
   int64_t os_noise(uint32_t host, int64_t start, int64_t len);
@@ -208,6 +254,31 @@ class Engine {
   uint32_t peer_of(uint32_t r, const Op& op) const { return Schedule::absolute_peer(r, op.peer, ranks_); }
 
   const Schedule& sched_;
+  // The schedule as an exchange (exchange_plan.hpp), when it is one and
+  // specialised loops are allowed.
+  std::optional<ExchangePlan> exchange_;
+  // Per size of the exchange's messages: its bytes and costs.
+  struct SizeCosts {
+    uint64_t bytes;
+    LogGOPSParams::Costs costs;
+  };
+  std::vector<SizeCosts> exchange_sizes_;
+  // Whether every stamp of a run fits 32 bits: the exchange loop then keeps
+  // a stamp in an event's ts's high half and what the message carries to
+  // its receiver in the low half (exchange_loop.cpp).
+  bool exchange_packed_ = false;
+  // Per calc of the exchange's template: the ops it releases (template
+  // indices), in the order they are queued (order_ready's, once).
+  struct CalcRelease {
+    uint32_t calc, begin, count;
+  };
+  std::vector<CalcRelease> calc_release_;
+  std::vector<uint32_t> calc_release_ops_;
+  // With receives posted late (ExchangePlan::late_receives): per rank and
+  // template op, a receive's state in this run (exchange_loop.cpp), and
+  // the row every rank starts from.
+  std::vector<uint8_t> recv_state_, recv_state_row_;
+  Loop loop_ = Loop::General;  // this repetition's
   LogGOPSParams p_;
   ReadyOrder order_;
   Processing processing_;
@@ -251,6 +322,7 @@ class Engine {
   // (when initial_recvs_posted_; see build_posted_at_zero).
   PostedReceives posted_at_zero_;
   bool initial_recvs_posted_ = false;
+  bool posted_at_zero_built_ = false;
   uint64_t multi_total_ = 0;
 
   // Per-run state.

@@ -36,8 +36,13 @@ def _cores() -> int:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (no progress bar).")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@click.option("--beyond", is_flag=True,
+              help="Also run Fig. 15's 512 MiB ring past the paper's 1,024 nodes: at 4,096 and 16,384 nodes, without "
+                   "and with network noise, on Fig. 15's systems (the report shows them as beyond the paper).")
+@click.option("--beyond-reps", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Repetitions of the --beyond points [default: 3; a noisy one at 16,384 nodes is 1-2 CPU minutes].")
 def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, workers: int | None, scheduler: str | None,
-          in_process: bool, as_json: bool, as_csv: bool, quiet: bool) -> None:
+          in_process: bool, as_json: bool, as_csv: bool, quiet: bool, beyond: bool, beyond_reps: int | None) -> None:
     """Reproduce the quantitative statements of the paper's Sec. V (Fig. 14-17,
     Obs. 8-10) with the built-in profiles: each is simulated through `sweep`
     (only the systems, node counts and noise variants it needs) and compared
@@ -52,9 +57,14 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
 
     The sweeps' tasks run together, the largest first, on every core; a
     noiseless cell is simulated once (its repetitions are alike). --reps
-    1000 needs about 2,900-3,900 CPU seconds of simulation (measured on a
-    2-core machine: 24-33 minutes; bench/bench_campaign.py --cases and
-    --paper-only, docs/paper.md).
+    1000 needs about 1,500 CPU seconds of simulation (measured on a shared
+    2-core machine at load 3, 2026-11-28: 13 minutes with both cores busy;
+    bench/bench_campaign.py --cases and --paper-only, docs/paper.md).
+
+    --beyond adds the paper's ring at 4,096 and 16,384 nodes (a GOAL file of
+    the 16,384-node ring would hold 268 million messages): Fig. 15's eight
+    systems, no noise and network noise, --beyond-reps repetitions each
+    (default 3; about 30-60 CPU minutes more on this 2-core machine).
 
     \b
     Examples:
@@ -62,7 +72,9 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
       cloudnoise paper --reps 1000 --out paper-1000 --workers 16
       cloudnoise paper --only held-out --json
       cloudnoise paper --statement fig17-gcp-15-at-4,fig15-gcp-outliers-5x --reps 200
+      cloudnoise paper --reps 200 --beyond --beyond-reps 5
     """
+    from cloudnoise.paper.beyond import BEYOND_REPS, beyond_grids, beyond_points
     from cloudnoise.paper.causes import causes_for
     from cloudnoise.paper.reproduce import reproduce, to_json
     from cloudnoise.paper.statements import SEC_V
@@ -85,18 +97,25 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
         statements = [s for s in statements if s.id in wanted]
     if not statements:
         raise CloudnoiseError("no statement selected: check --only and --statement")
+    if beyond_reps is not None and not beyond:
+        raise CloudnoiseError("--beyond-reps goes with --beyond")
+    extra = [(g, beyond_reps or BEYOND_REPS) for g in beyond_grids()] if beyond else []
     show = not (as_json or as_csv or quiet) and sys.stderr.isatty()
     bar = _Bar(show)
     try:
         with bar:
             run = reproduce(statements, out, reps=reps, seed=seed, in_process=in_process,
                             workers=workers or _cores(), scheduler=scheduler, progress=bar.update,
-                            causes=causes_for(statements))
+                            causes=causes_for(statements), extra=extra)
     except KeyboardInterrupt:
         raise CloudnoiseError(
             f"interrupted; finished work is kept in {out}: rerun the same command to continue", EXIT_INTERRUPTED
         ) from None
     data = to_json(run, out)
+    if run.extra:
+        from cloudnoise.paper.reproduce import SweepRuns
+
+        data["beyond"] = {"reps": beyond_reps or BEYOND_REPS, "points": beyond_points(SweepRuns(out, run.extra), run.extra)}
     _write(out / RESULT, data)
     if as_json:
         click.echo(json.dumps(data))

@@ -177,6 +177,7 @@ class PaperRun:
     seed: int
     seconds: float
     reps_run: int
+    extra: list[Grid] = field(default_factory=list)  # run, read by no statement
 
 
 def reproduce(
@@ -190,8 +191,11 @@ def reproduce(
     scheduler: str | None = None,
     progress: Callable[[float, float, str], None] | None = None,
     causes: dict[str, str] | None = None,
+    extra: list[tuple[Grid, int]] | tuple[tuple[Grid, int], ...] = (),
 ) -> PaperRun:
-    """Runs (or continues) every grid the statements need into `out`, then checks them."""
+    """Runs (or continues) every grid the statements need into `out`, then checks them.
+    `extra`: more grids to run in the same campaign, each with its own repetitions,
+    which no statement reads (paper/beyond.py: Fig. 15 past the paper's scale)."""
     from cloudnoise.paper.statements import WORKLOADS as W
     from cloudnoise.sweep.presets import get_preset
     from cloudnoise.sweep.runner import dask_client, run_groups_in_process, run_groups_on_dask
@@ -201,14 +205,17 @@ def reproduce(
     t0 = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     sweeps = []
-    for g in grids:  # one sweep's setups in memory at a time
-        sweeps.append(prepare_sweep(request_for(g, reps, seed), out / g.folder, target_ops=CAMPAIGN_OPS_PER_TASK))
+    runs_of = [(g, reps) for g in grids] + list(extra)
+    for g, r in runs_of:  # one sweep's setups in memory at a time
+        sweeps.append(prepare_sweep(request_for(g, r, seed), out / g.folder, target_ops=CAMPAIGN_OPS_PER_TASK))
         sweeps[-1].drop_setups()
     groups = campaign_groups(sweeps)
     task_costs = {(key[0], t): c for key, ts, _ in groups for t, c in ts}
     total = sum(c for _, _, c in groups)
     done = 0.0
     labels = [f"{get_preset(W[g.workload].preset).figure}: {g.workload} on {g.nodes} nodes" for g in grids]
+    labels += [f"{get_preset(W[g.workload].preset).figure} beyond the paper: {g.workload} on {g.nodes} nodes"
+               for g, _ in extra]
     if progress is not None:
         progress(0.0, total, "paper")
 
@@ -238,7 +245,7 @@ def reproduce(
         o.raise_failures()
     runs = SweepRuns(out, grids)
     outcomes = [check(s, runs, causes) for s in statements]
-    return PaperRun(outcomes, grids, reps, seed, time.perf_counter() - t0, reps_run)
+    return PaperRun(outcomes, grids, reps, seed, time.perf_counter() - t0, reps_run, [g for g, _ in extra])
 
 
 def summary(outcomes: list[Outcome]) -> dict[str, dict[str, int]]:

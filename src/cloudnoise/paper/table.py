@@ -14,6 +14,9 @@ from cloudnoise.paper.statements import format_value
 HEADERS = ("statement", "figure", "role", "paper", "allowed", "ours", "agrees", "cause")
 RESULT = "paper.json"
 FORMAT = "cloudnoise-paper/1"
+BEYOND_HEADERS = ("system", "nodes", "median, no noise", "median, network noise", "network / none", "repetitions",
+                  "scale")
+PAPER_LARGEST_RING = 1024  # the paper's largest 512 MiB ring (paper/beyond.py goes past it)
 _KEYS = {"id": str, "figure": str, "role": str, "paper": str, "unit": str, "agrees": bool}
 
 
@@ -45,6 +48,16 @@ def read_result(folder: Path) -> dict[str, Any]:
             raise CloudnoiseError(f"{bad} (summary)")
     if not isinstance(data.get("reps"), int) or not isinstance(data.get("seed"), int):
         raise CloudnoiseError(f"{bad} (reps, seed)")
+    beyond = data.get("beyond")
+    if beyond is not None:
+        points = beyond.get("points") if isinstance(beyond, dict) else None
+        if not isinstance(points, list) or not all(
+            isinstance(p, dict) and isinstance(p.get("system"), str) and isinstance(p.get("nodes"), int)
+            and isinstance(p.get("variant"), str) and isinstance(p.get("reps"), int)
+            and all(isinstance(p.get(k), (int, float)) for k in ("median_ns", "q1_ns", "q3_ns"))
+            for p in points
+        ):
+            raise CloudnoiseError(f"{bad} (beyond: points need system, nodes, variant, reps, median_ns, q1_ns, q3_ns)")
     return data
 
 
@@ -80,6 +93,25 @@ def rows(statements: list[dict[str, Any]]) -> list[list[str]]:
     return out
 
 
+def beyond_rows(points: list[dict[str, Any]]) -> list[list[str]]:
+    """The points past the paper's scale (paper/beyond.py), one row per system and
+    node count: the medians without and with network noise, and their ratio."""
+    by: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
+    for p in points:
+        by.setdefault((p["system"], p["nodes"]), {})[p["variant"]] = p
+    out = []
+    for (system, nodes), v in by.items():
+        none, net = v.get("none"), v.get("network")
+        ratio = f"{net['median_ns'] / none['median_ns']:.2f}x" if none and net and none["median_ns"] else "-"
+        out.append([system, f"{nodes:,}", _ms(none), _ms(net), ratio, str(net["reps"] if net else none["reps"]),
+                    f"beyond the paper (it stops at {PAPER_LARGEST_RING:,})"])
+    return out
+
+
+def _ms(p: dict[str, Any] | None) -> str:
+    return "-" if p is None else f"{p['median_ns'] / 1e6:.2f} ms"
+
+
 def print_table(data: dict[str, Any]) -> None:
     from rich import box
     from cloudnoise.console import stdout_console
@@ -95,6 +127,14 @@ def print_table(data: dict[str, Any]) -> None:
         style = None if d["agrees"] else "red"
         t.add_row(*r, style=style)
     con.print(t)
+    if data.get("beyond"):
+        b = Table(box=box.SIMPLE_HEAD, pad_edge=False,
+                  title="Fig. 15's 512 MiB ring past the paper's scale (cloudnoise paper --beyond)")
+        for h in BEYOND_HEADERS:
+            b.add_column(h)
+        for r in beyond_rows(data["beyond"]["points"]):
+            b.add_row(*r)
+        con.print(b)
     s = data["summary"]
     for role in ("calibration", "held-out"):
         n = s[role]
