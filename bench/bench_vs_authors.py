@@ -43,7 +43,7 @@ A system with no stored network run (Oracle HPC) runs noiseless only.
 Variants none, os, net, os+net (their names; ours none, os, network, both).
 Their simulator runs one repetition per process (fresh random seed; its
 OS-noise offsets come from /dev/urandom), --jobs processes at a time
-(bench/authors_runner.py); cloudnoise runs --reps repetitions (seed 1).
+(bench/authors_runner.py); cloudnoise runs --reps repetitions (--seed, default 1).
 Printed per case: noiseless runtimes (both, relative difference), and per
 noise variant the median and p90 slowdown (over the noiseless run) of both,
 with the difference in units of the combined bootstrap standard error of the
@@ -348,7 +348,7 @@ def read_theirs(path: Path) -> dict[str, int]:
 OUR_VARIANT = {"none": "none", "os": "os", "net": "network", "os+net": "both"}
 
 
-def ours_runs(c: Case, placement: str, variants: list[str], reps: int, threads: int) -> dict[str, np.ndarray]:
+def ours_runs(c: Case, placement: str, variants: list[str], reps: int, threads: int, seed: int) -> dict[str, np.ndarray]:
     """Our runtimes (ps) per variant (their names), as a user gets them: the public API, the built-in profile."""
     from cloudnoise import load_profile, simulate
 
@@ -356,7 +356,7 @@ def ours_runs(c: Case, placement: str, variants: list[str], reps: int, threads: 
     profile = load_profile(c.system).at(placement)
     ours = [OUR_VARIANT[v] for v in variants]
     r = simulate(pattern=phase.pattern, ranks=c.nodes, size=phase.size, segmentsize=phase.segmentsize,
-                 schedgen=phase.schedgen, profile=profile, noise=ours, reps=reps, seed=1, threads=threads,
+                 schedgen=phase.schedgen, profile=profile, noise=ours, reps=reps, seed=seed, threads=threads,
                  ready_order=ready_order)
     ran = r.by_variant()
     return {v: np.asarray(ran[o].runtime_ns, dtype=np.float64) * 1000 for v, o in zip(variants, ours)}
@@ -371,7 +371,7 @@ def compare(cases: list[Case], theirs: dict[str, int], a: argparse.Namespace) ->
         if base_theirs is None:
             print(f"{c.system} {c.pattern} {c.nodes}: no noiseless run of theirs; skipped", file=sys.stderr)
             continue
-        runs = ours_runs(c, a.placement, ["none", *c.variants], c.reps, a.jobs)
+        runs = ours_runs(c, a.placement, ["none", *c.variants], c.reps, a.jobs, a.seed)
         base_ours = float(runs["none"][0])
         row: dict[str, Any] = {"system": c.system, "placement": a.placement, "pattern": c.pattern, "nodes": c.nodes,
                                "goal": GOALS[c.key("none", 0)],
@@ -454,6 +454,8 @@ def main() -> None:
     ap.add_argument("--new-only", action="store_true",
                     help="for the four systems, only rings at 1,024 nodes and more (the rest is in docs/paper.md)")
     ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--seed", type=int, default=1, help="cloudnoise's seed (one for every case, so the cases' draws "
+                    "are correlated: a second seed shows how far one seed moves them all)")
     ap.add_argument("--jobs", type=int, default=1, help="their runs (and cloudnoise's threads) at a time")
     ap.add_argument("--work", type=Path, help="folder for the GOAL files (kept)")
     ap.add_argument("--bundle", type=Path, help="folder for their inputs and tasks.json (kept)")
@@ -498,7 +500,7 @@ def main() -> None:
     print(summary(rows), file=sys.stderr)
     if a.markdown:
         print(f"Repetitions per noisy case: {a.reps}, {a.reps_large} at 16,384 nodes (theirs: one process per "
-              "repetition; ours: seed 1). "
+              f"repetition; ours: seed {a.seed}). "
               f"Placement: {a.placement}. z: difference over the combined bootstrap standard error.\n")
         print(markdown(rows))
 
