@@ -108,6 +108,20 @@ def test_consistent_gap_known_answer():
     assert G == 0.09 and np.median(G / fraction) == pytest.approx(0.1, rel=1e-12)
 
 
+def test_bandwidth_fractions_known_answer_never_above_one():
+    """min RTT / RTT quantile, non-decreasing, at most 1: the per-message draws' fastest round trips
+    may be faster than the summary's minimum (the quick demo's measured campaign failed to load)."""
+    import numpy as np
+
+    from cloudnoise.model.build import bandwidth_fractions
+    from cloudnoise.model.distributions import QuantileTable
+
+    rtt_at_1_minus_p = np.array([200.0, 150.0, 95.0, 93.0, 90.0])  # RTT quantiles at p = 1, 0.75, ..., 0
+    fraction = bandwidth_fractions(100.0, rtt_at_1_minus_p)
+    assert fraction.tolist() == pytest.approx([0.5, 100.0 / 150.0, 1.0, 1.0, 1.0])
+    QuantileTable(np.linspace(0.0, 1.0, 5), fraction)  # the table the profile stores loads
+
+
 def test_model_build_needs_a_campaign(tmp_path):
     proc = run("model", "build", str(tmp_path), "-o", str(tmp_path / "p.json"))
     assert proc.returncode == 2

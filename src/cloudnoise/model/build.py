@@ -249,6 +249,20 @@ def consistent_gap(fitted_G: float, fraction: np.ndarray) -> float:
     return round(float(fitted_G) * float(np.median(fraction)), 6)
 
 
+def bandwidth_fractions(min_rtt_ns: float, rtt_quantiles_ns: np.ndarray) -> np.ndarray:
+    """The bandwidth noise's quantile values from the RTT's quantiles taken at 1 - p.
+
+    Bandwidth over its maximum = min RTT / RTT, so the fraction's p-quantile is min / the RTT's
+    (1-p)-quantile; non-decreasing, at most 1, the last exactly 1. At most 1 because the per-message
+    draws may come from other samples than the minimum: with drops in time, the remainder's series
+    holds every sample of the size (a campaign's short sweep over sizes too), while `min_rtt_ns` is
+    the summary's, so a remainder's fastest round trip can be faster than the peak (the demo's
+    measured campaign: 28,956 against 29,008 ns) and gave a table the profile loader refuses."""
+    fraction = np.minimum(np.maximum.accumulate(min_rtt_ns / np.asarray(rtt_quantiles_ns, np.float64)), 1.0)
+    fraction[-1] = 1.0
+    return fraction
+
+
 def build_profile(
     campaign: Path,
     out: Path,
@@ -441,9 +455,7 @@ def build_profile(
         episodes = bw_split.episodes if bandwidth_model == "auto" else None
         # with drops in time, the per-message draws are the remainder: the samples outside them
         draws = bw_split.remainder if episodes is not None and bw_split.remainder is not None else stats
-        # bandwidth / its maximum = min RTT / RTT: the fraction's p-quantile is min / RTT's (1-p)-quantile
-        fraction = np.maximum.accumulate(stats.min / draws.quantiles(1.0 - grid))
-        fraction[-1] = 1.0
+        fraction = bandwidth_fractions(stats.min, draws.quantiles(1.0 - grid))
         median_fraction = np.array([stats.min / draws.percentile(50.0)])
         if classified:
             scale = float(median_fraction[0])
