@@ -63,6 +63,9 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   if (exchange_) {
     for (const uint64_t bytes : exchange_->sizes()) exchange_sizes_.push_back({bytes, p_.costs_for(bytes)});
     exchange_packed_ = sched_.num_ops() + exchange_->total_sends() < (uint64_t{1} << 32);
+    exchange_n_ = exchange_->templates().front().n;
+    exchange_tb_ = exchange_->templates().front().tb;
+    exchange_counters_ = exchange_->counters_per_rank();
     index_exchange_releases();
   }
   // Every pushed event takes a stamp: at most one per op and one per send.

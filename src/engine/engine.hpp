@@ -193,6 +193,9 @@ class Engine {
   void exchange_done(const ExchangeDone* done, uint32_t count);
   template <bool kPacked>
   void exchange_sorted(const ExchangeDone& done);
+  template <bool kPacked>
+  void exchange_taken(uint32_t h, const ExchangePlan::RankInfo& from, uint32_t send_stored, uint32_t r,
+                      const ExchangePlan::RankInfo& at, uint32_t recv_stored, bool send_releases);
   void index_exchange_releases();
   RunResult simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   RunResult result(bool windowed) const;
@@ -281,6 +284,9 @@ class Engine {
   // a stamp in an event's ts's high half and what the message carries to
   // its receiver in the low half (exchange_loop.cpp).
   bool exchange_packed_ = false;
+  // A uniform exchange's places (exchange_rank): its ops per rank, its
+  // template's first stored op, its counters per rank.
+  uint32_t exchange_n_ = 0, exchange_tb_ = 0, exchange_counters_ = 0;
   // Per stored op of the exchange with a simple release (ExchangePlan::
   // Release): what it releases as ExchangePlan::ready_op, in the order the
   // general loop queues them (order_ready's, once), at the same places as

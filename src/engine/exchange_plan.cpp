@@ -193,6 +193,7 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
       }
       if (op.kind == OpKind::Calc) continue;
       Step& step = plan.steps_[tb + k];
+      step.releases = rel.count != 0;
       step.to = op.peer;
       step.size = size_index(op.amount);
       if (op.kind == OpKind::Send) step.key = key_of.at(pair_key(op.peer == 0 ? 0 : P - op.peer, op.tag));

@@ -54,7 +54,8 @@ class ExchangePlan {
   // whose channel for it is one receive, that receive (`recv`, kNone
   // otherwise); and then, when that receive releases at most one op that
   // waits for nothing else, that op (`next`, a ready_op, kNone for none;
-  // `next_known` false when it releases otherwise).
+  // `next_known` false when it releases otherwise). `releases`: the op
+  // itself releases ops when it is done (release()).
   struct Step {
     uint32_t to = 0;
     uint32_t size = 0;
@@ -62,6 +63,7 @@ class ExchangePlan {
     uint32_t recv = kNone;
     uint32_t next = kNone;
     bool next_known = false;
+    bool releases = false;
   };
 
   // What an op (by stored op) releases when it is done: successors()
