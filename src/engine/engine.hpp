@@ -193,9 +193,8 @@ class Engine {
   void exchange_done(const ExchangeDone* done, uint32_t count);
   template <bool kPacked>
   void exchange_sorted(const ExchangeDone& done);
-  template <bool kPacked>
-  void exchange_taken(uint32_t h, const ExchangePlan::RankInfo& from, uint32_t send_stored, uint32_t r,
-                      const ExchangePlan::RankInfo& at, uint32_t recv_stored, bool send_releases);
+  template <bool kPacked, bool kUniform>
+  void exchange_taken(uint32_t h, uint32_t send_stored, uint32_t r, uint32_t recv_stored, bool send_releases);
   void index_exchange_releases();
   RunResult simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   RunResult result(bool windowed) const;

@@ -91,16 +91,13 @@ template <bool kPacked, bool kUniform>
   const ExchangePlan::RankInfo at = exchange_rank<kUniform>(h);
   const uint32_t stored = at.tb + (op_index - at.begin);
   const ExchangePlan::Step& step = exchange_->step(stored);
-  const SizeCosts& size = exchange_sizes_[step.size];
+  const SizeCosts& size = exchange_sizes_[ExchangePlan::size_of(step)];
   const uint32_t receiver = Schedule::absolute_peer(h, step.to, ranks_);
   const Departure d = depart(t, h, receiver, op_index, size.bytes, size.costs, o_free, gs_free);
   uint32_t carried = d.carried_G;
   if (switch_) carried = d.gap_ps >= 0 && d.gap_ps < static_cast<int64_t>(kLow) ? static_cast<uint32_t>(d.gap_ps + 1) : 0;
   queue_.push({d.arrival, pack_ts<kPacked>(stamp_++, carried), op_index, Event::pack(h, kEvMsg)});
-  if (step.releases && size.bytes <= p_.S) {
-    const ExchangeDone done{h, at, stored};
-    exchange_done<kPacked>(&done, 1);
-  }
+  if (ExchangePlan::releases(step) && size.bytes <= p_.S) exchange_taken<kPacked, kUniform>(h, stored, h, stored, false);
 }
 
 // A message event of sender h: taken when its receiver's CPU and NIC are
@@ -120,7 +117,7 @@ template <bool kPacked, bool kUniform>
     queue_.push({avail, ts, op_index, Event::pack(h, kEvMsg)});
     return;
   }
-  const SizeCosts& size = exchange_sizes_[step.size];
+  const SizeCosts& size = exchange_sizes_[ExchangePlan::size_of(step)];
   const auto carried = kPacked ? static_cast<uint32_t>(ts & kLow) : 0u;
   if (switch_)
     arrive(t, h, r, op_index, size.bytes, size.costs, 0, o_free, gr_free, int64_t{carried} - 1);
@@ -129,7 +126,7 @@ template <bool kPacked, bool kUniform>
   const ExchangePlan::RankInfo at = exchange_rank<kUniform>(r);
   uint32_t recv = step.recv;
   if (recv == ExchangePlan::kNone) {
-    const ExchangePlan::Channel& c = exchange_->channel(at.tid, step.key);
+    const ExchangePlan::Channel& c = exchange_->channel(at.tid, exchange_->key(stored));
     const uint32_t k = c.count == 1 ? 0 : channel_taken_[at.counters + c.slot]++;
     recv = exchange_->recv_order()[c.first + k];
   }
@@ -143,33 +140,35 @@ template <bool kPacked, bool kUniform>
   }
   const bool rendezvous = size.bytes > p_.S;
   if (rendezvous) hold_until(h, 0, 0, t);
-  const bool send_releases = rendezvous && step.releases;
+  const bool send_releases = rendezvous && ExchangePlan::releases(step);
   if (!send_releases) {
     // The receive alone releases: mostly one op or none, known in advance.
-    if (step.next_known) {
-      if (step.next != ExchangePlan::kNone) exchange_release<kPacked>(r, at, step.next);
-      return;
+    uint32_t next = step.next;
+    if (next == ExchangePlan::kUnknown) {
+      const ExchangePlan::Release& rel = exchange_->release(at.tb + recv);
+      next = rel.count == 0 ? ExchangePlan::kNone
+             : rel.count == 1 && rel.simple ? release_sorted_[rel.begin]
+                                            : ExchangePlan::kUnknown;
     }
-    const ExchangePlan::Release& rel = exchange_->release(at.tb + recv);
-    if (rel.count == 0) return;
-    if (rel.count == 1 && rel.simple) {
-      exchange_release<kPacked>(r, at, release_sorted_[rel.begin]);
+    if (next != ExchangePlan::kUnknown) {
+      if (next != ExchangePlan::kNone) exchange_release<kPacked>(r, at, next);
       return;
     }
   }
-  exchange_taken<kPacked>(h, from, stored, r, at, at.tb + recv, send_releases);
+  exchange_taken<kPacked, kUniform>(h, stored, r, at.tb + recv, send_releases);
 }
 
-// The rest of exchange_message, out of its way: as Engine::process_event,
-// the send's completion (when it releases ops), then the receive's.
-template <bool kPacked>
-[[gnu::noinline]] void Engine::exchange_taken(uint32_t h, const ExchangePlan::RankInfo& from, uint32_t send_stored,
-                                              uint32_t r, const ExchangePlan::RankInfo& at, uint32_t recv_stored,
+// What is left of an event, out of its way: as Engine::process_event, a
+// rendezvous send's completion (when send_releases), then op `stored` of
+// rank r's (a receive's, or any op done).
+template <bool kPacked, bool kUniform>
+[[gnu::noinline]] void Engine::exchange_taken(uint32_t h, uint32_t send_stored, uint32_t r, uint32_t stored,
                                               bool send_releases) {
+  const ExchangePlan::RankInfo from = exchange_rank<kUniform>(h), at = exchange_rank<kUniform>(r);
   ExchangeDone done[2];
   uint32_t count = 0;
   if (send_releases) done[count++] = {h, from, send_stored};
-  if (exchange_->release(recv_stored).count != 0) done[count++] = {r, at, recv_stored};
+  if (exchange_->release(stored).count != 0) done[count++] = {r, at, stored};
   if (count != 0) exchange_done<kPacked>(done, count);
 }
 
@@ -276,11 +275,8 @@ template <bool kPacked, bool kUniform>
   const ExchangePlan::RankInfo at = exchange_rank<kUniform>(h);
   const uint32_t stored = at.tb + (op_index - at.begin);
   const ExchangePlan::Step& step = exchange_->step(stored);
-  if (exchange_sizes_[step.size].bytes > p_.S) hold_until(Schedule::absolute_peer(h, step.to, ranks_), 0, 0, t);
-  if (exchange_->release(stored).count != 0) {
-    const ExchangeDone done{h, at, stored};
-    exchange_done<kPacked>(&done, 1);
-  }
+  if (exchange_sizes_[ExchangePlan::size_of(step)].bytes > p_.S) hold_until(Schedule::absolute_peer(h, step.to, ranks_), 0, 0, t);
+  if (exchange_->release(stored).count != 0) exchange_taken<kPacked, kUniform>(h, stored, h, stored, false);
 }
 
 // A calc: it runs when its CPU is free (else it waits, keeping its stamp),
@@ -296,10 +292,7 @@ template <bool kPacked, bool kUniform>
   const uint32_t stored = at.tb + (op_index - at.begin);
   const auto len = static_cast<int64_t>(sched_.stored_op(stored).amount);
   o_free = time_add(t, len, os_noise(h, t, len));
-  if (exchange_->release(stored).count != 0) {
-    const ExchangeDone done{h, at, stored};
-    exchange_done<kPacked>(&done, 1);
-  }
+  if (exchange_->release(stored).count != 0) exchange_taken<kPacked, kUniform>(h, stored, h, stored, false);
 }
 
 template <bool kPacked, bool kUniform>

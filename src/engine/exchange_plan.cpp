@@ -170,6 +170,7 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
 
   // Per stored op: its step and what it releases.
   plan.steps_.assign(stored_ops, Step{});
+  plan.send_keys_.assign(stored_ops, kNone);
   plan.releases_.assign(stored_ops, Release{});
   std::unordered_map<uint64_t, uint32_t> size_of;
   auto size_index = [&](uint64_t bytes) {
@@ -193,10 +194,9 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
       }
       if (op.kind == OpKind::Calc) continue;
       Step& step = plan.steps_[tb + k];
-      step.releases = rel.count != 0;
       step.to = op.peer;
-      step.size = size_index(op.amount);
-      if (op.kind == OpKind::Send) step.key = key_of.at(pair_key(op.peer == 0 ? 0 : P - op.peer, op.tag));
+      step.size = size_index(op.amount) | (rel.count != 0 ? kReleases : 0);
+      if (op.kind == OpKind::Send) plan.send_keys_[tb + k] = key_of.at(pair_key(op.peer == 0 ? 0 : P - op.peer, op.tag));
     }
   }
   // A send's receive, where one template receives it from every rank
@@ -212,19 +212,18 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
       const std::vector<uint32_t>& us = receivers[pair_key(tid, op.peer)];
       uint32_t recv = kNone, recv_stored = kNone;
       if (us.size() == 1) {
-        const Channel& c = plan.channels_[channel_at(us[0], step.key)];
+        const Channel& c = plan.channels_[channel_at(us[0], plan.send_keys_[tb + k])];
         if (c.count == 1) {
           recv = plan.recv_order_[c.first];
           recv_stored = plan.templates_[us[0]].tb + recv;
         }
       }
-      uint32_t next = kNone;
-      bool known = false;
+      uint32_t next = kUnknown;
       if (recv_stored != kNone) {
         const Release& rel = plan.releases_[recv_stored];
         const uint32_t rtb = plan.templates_[us[0]].tb;
         if (rel.simple && rel.count <= 1) {
-          known = true;
+          next = kNone;
           if (rel.count == 1) {
             const uint32_t succ = plan.successors_[rel.begin];
             next = ready_op(succ, s.stored_op(rtb + succ).kind);
@@ -232,17 +231,15 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
         }
       }
       if (conflict[tb + k]) continue;
-      if (checked[tb + k] == 2 && (step.recv != recv || step.next != next || step.next_known != known)) {
+      if (checked[tb + k] == 2 && (step.recv != recv || step.next != next)) {
         conflict[tb + k] = 1;
         step.recv = kNone;
-        step.next = kNone;
-        step.next_known = false;
+        step.next = kUnknown;
         continue;
       }
       checked[tb + k] = 2;
       step.recv = recv;
       step.next = next;
-      step.next_known = known;
     }
   }
   plan.n_ = plan.templates_[0].n;

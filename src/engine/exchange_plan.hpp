@@ -47,24 +47,25 @@ class ExchangePlan {
   static uint32_t ready_local(uint32_t op) { return op >> 2; }
   static OpKind ready_kind(uint32_t op) { return static_cast<OpKind>(op & 3u); }
 
-  // One send or receive (by stored op): its peer relative to the rank (a
-  // send's receiver, a receive's source) and its size as an index into
-  // sizes(). A send also has the key of its receiver's channel (channel())
-  // and, where every rank with this op sends to a rank of one template
-  // whose channel for it is one receive, that receive (`recv`, kNone
-  // otherwise); and then, when that receive releases at most one op that
+  // One send or receive (by stored op), in 16 bytes: its peer relative to
+  // the rank (a send's receiver, a receive's source) and its size as an
+  // index into sizes() (size_of; with kReleases set when the op itself
+  // releases ops when it is done). A send also has, where every rank with
+  // this op sends to a rank of one template whose channel for it is one
+  // receive, that receive (`recv`, kNone otherwise; else key() finds its
+  // channel); and then, when that receive releases at most one op that
   // waits for nothing else, that op (`next`, a ready_op, kNone for none;
-  // `next_known` false when it releases otherwise). `releases`: the op
-  // itself releases ops when it is done (release()).
+  // kUnknown when it releases otherwise).
+  static constexpr uint32_t kUnknown = 0xFFFFFFFEu;
+  static constexpr uint32_t kReleases = 0x80000000u;
   struct Step {
     uint32_t to = 0;
     uint32_t size = 0;
-    uint32_t key = kNone;
     uint32_t recv = kNone;
-    uint32_t next = kNone;
-    bool next_known = false;
-    bool releases = false;
+    uint32_t next = kUnknown;
   };
+  static uint32_t size_of(const Step& s) { return s.size & ~kReleases; }
+  static bool releases(const Step& s) { return (s.size & kReleases) != 0; }
 
   // What an op (by stored op) releases when it is done: successors()
   // [begin, begin + count), local indices in the schedule's edge order.
@@ -112,6 +113,8 @@ class ExchangePlan {
   // each such receive's state).
   bool late_receives() const { return late_; }
   const Step& step(uint32_t stored) const { return steps_[stored]; }
+  // A send's key of its receiver's channel (channel()).
+  uint32_t key(uint32_t stored) const { return send_keys_[stored]; }
   const Release& release(uint32_t stored) const { return releases_[stored]; }
   const std::vector<uint32_t>& successors() const { return successors_; }
   // The channel of template `tid` with key `key`.
@@ -133,6 +136,7 @@ class ExchangePlan {
 
  private:
   std::vector<Step> steps_;         // per stored op
+  std::vector<uint32_t> send_keys_;  // per stored op
   std::vector<Release> releases_;   // per stored op
   std::vector<uint32_t> successors_;
   std::vector<Channel> channels_;
