@@ -47,6 +47,7 @@
 #include "engine_steps.hpp"
 
 #include <cstddef>
+#include <stdexcept>
 
 namespace cloudnoise {
 
@@ -328,7 +329,13 @@ void Engine::exchange_events() {
     stamp += initial_count_[h];
   }
   while (!queue_.empty()) {
-    poll_stop();
+    if (--stop_countdown_ == 0) [[unlikely]] {
+      check_stop();
+      // A plan that let an op be released twice would run forever: stop.
+      if (ready_count_ > sched_.num_ops())
+        throw std::logic_error("internal error: the exchange loop released an operation twice; "
+                               "run with the general loop (general=True) and report the schedule");
+    }
     const Event e = queue_.pop();
     const uint32_t h = Event::host_of(e.host_kind);
     switch (Event::kind_of(e.host_kind)) {
