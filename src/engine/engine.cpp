@@ -177,7 +177,7 @@ void Engine::check_posted_at_zero() {
 }
 
 // The general loop's copy to start from, built when it first runs: an
-// exchange (exchange_loop.cpp) never needs it, and the 16K-rank ring's
+// exchange (exchange_loop.hpp) never needs it, and the 16K-rank ring's
 // holds 268 million receives.
 void Engine::build_posted_at_zero() {
   posted_at_zero_ = PostedReceives(ranks_);
@@ -566,7 +566,10 @@ void Engine::index_exchange_releases() {
 // azure-hpc's and OS noise ran 0.09 s a repetition in windows and 0.12 s in
 // the exchange loop; the 4,096-rank 128 MiB paper ring (32 KiB segments,
 // eager, 4,096 sends a rank) under aws-hpc-metal's network noise 32 s in
-// windows and 4.9 s in the exchange loop.
+// windows and 4.9 s in the exchange loop. Counted by the rank that sends
+// most (a tree's root, the chain's rank 0): the 16K-rank 8 B binomial
+// broadcast under Daint's network noise ran 4-5 ms a repetition either way
+// (windows or, sequential, the exchange loop; 2026-11-28).
 Loop Engine::choose_loop() const {
   constexpr uint32_t kWindowsUpToSends = 64;
   if (!exchange_ || track_ready_ || processing_ == Processing::WindowedRendezvous) return Loop::General;

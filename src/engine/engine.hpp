@@ -135,7 +135,7 @@ enum class Processing {
 // posted receives, and gives the same results bit for bit.
 enum class Loop : uint8_t {
   General,
-  Exchange,  // exchange_loop.cpp: rings, chains, dissemination, trees (exchange_plan.hpp)
+  Exchange,  // exchange_loop.hpp: rings, chains, dissemination, trees (exchange_plan.hpp)
 };
 
 // One engine per thread; run() may be called many times (repetitions).
@@ -165,7 +165,7 @@ class Engine {
   void reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   void post_initial_receives();
   Loop choose_loop() const;
-  // The exchange loop (exchange_loop.cpp) and its events; kUniform: one
+  // The exchange loop (exchange_loop.hpp) and its events; kUniform: one
   // template for all ranks (ExchangePlan::uniform), whose ranks' places
   // need no lookup.
   void process_exchange();
@@ -281,7 +281,7 @@ class Engine {
   std::vector<SizeCosts> exchange_sizes_;
   // Whether every stamp of a run fits 32 bits: the exchange loop then keeps
   // a stamp in an event's ts's high half and what the message carries to
-  // its receiver in the low half (exchange_loop.cpp).
+  // its receiver in the low half (exchange_loop.hpp).
   bool exchange_packed_ = false;
   // A uniform exchange's places (exchange_rank): its ops per rank, its
   // template's first stored op, its counters per rank.
@@ -294,7 +294,7 @@ class Engine {
   // The channels' counters of messages taken (ExchangePlan::Channel), this run's.
   std::vector<uint32_t> channel_taken_;
   // With receives posted late (ExchangePlan::late_receives): per op of the
-  // schedule, a receive's state in this run (exchange_loop.cpp), and per
+  // schedule, a receive's state in this run (exchange_loop.hpp), and per
   // template the row its ranks start from (recv_state_row_begin_).
   std::vector<uint8_t> recv_state_, recv_state_row_;
   std::vector<uint32_t> recv_state_row_begin_;

@@ -1,5 +1,6 @@
-// The event loop specialised for exchanges (exchange_plan.hpp): the paper
-// authors' pipelined ring and the dissemination, generated in the engine.
+// The event loop specialised for exchanges (exchange_plan.hpp): the rings
+// and chains, the dissemination, the trees and the linear patterns,
+// generated in the engine or read from a file of the same shape.
 //
 // It is the general loop (engine.cpp) with only what an exchange makes
 // certain taken out, the event order kept exactly: the same queue, the same
@@ -7,22 +8,26 @@
 // steps (engine_steps.hpp) for every message with every noise model. What
 // it leaves out:
 //  * the schedule walk: an event's op, bytes and peer come from the plan's
-//    step of the send (one record per template op), not from the rank's
+//    step of the op (one record per template op), not from the rank's
 //    template, its size class and its edges;
-//  * the matching: every receive is posted at time 0 and the message of a
-//    send is taken by one known receive, so the posted receives are never
-//    built, searched or copied (the 16K-rank ring posts 268 million);
-//  * the releases: a send releases nothing and a matched receive at most
-//    one send, queued at once (no release list, no ordering of ready ops);
-//    a calc its list, in the order the general loop's order_ready gives it
-//    (Engine::index_exchange_calcs, once).
-// A receive that waits for a calc (the collective after a compute phase) is
-// posted by its own event when the calc has ended, as in the general loop;
-// a message that arrives before it waits (the general loop's unexpected
-// queue). Each receive's state is one byte per rank in this run: 0 not
-// posted, 1 posted, 2 a message waiting, 3 matched.
-// Receives take their stamps at time 0 and no events, as in the general
-// loop with its receives posted in advance (Engine::build_posted_at_zero).
+//  * the matching: a message is taken by the receive the plan names, or by
+//    the next of its channel's (a counter per rank and channel), so the
+//    posted receives are never built, searched or copied (the 16K-rank
+//    ring posts 268 million);
+//  * mostly, the releases: an op whose successors wait for it alone queues
+//    them in an order found once (order_ready's; Engine::
+//    index_exchange_releases), a matched receive's single successor is in
+//    the send's step. Otherwise the release is replayed as the general loop
+//    makes it (exchange_done: the same counters, order_ready, and the hosts
+//    of a rendezvous completion in ascending order).
+// A receive that waits for other ops (the collective after a compute
+// phase) is posted by its own event when they are done, as in the general
+// loop; a message that arrives before it waits (the general loop's
+// unexpected queue). Each such receive's state is one byte per op in this
+// run: 0 not posted, 1 posted, 2 a message waiting, 3 matched.
+// Receives posted at time 0 take their stamps and no events, as in the
+// general loop with its receives posted in advance
+// (Engine::build_posted_at_zero).
 //
 // When every stamp of a run fits 32 bits (kPacked; all but schedules of
 // over 2^32 ops and messages), an event's 64-bit ts holds its stamp in the

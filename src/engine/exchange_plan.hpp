@@ -1,4 +1,4 @@
-// What the exchange loop (exchange_loop.cpp) needs to know of a schedule,
+// What the exchange loop (exchange_loop.hpp) needs to know of a schedule,
 // and the test of whether a schedule is one it can run.
 //
 // An *exchange* is a schedule of sends, receives and calcs on one CPU and
@@ -109,7 +109,7 @@ class ExchangePlan {
   uint32_t max_sends_per_rank() const { return max_sends_; }
   uint64_t total_sends() const { return total_sends_; }
   // Whether some receive waits for other ops: it is posted when they are
-  // done, and a message may arrive before it (exchange_loop.cpp keeps
+  // done, and a message may arrive before it (exchange_loop.hpp keeps
   // each such receive's state).
   bool late_receives() const { return late_; }
   const Step& step(uint32_t stored) const { return steps_[stored]; }
