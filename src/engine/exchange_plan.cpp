@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace cloudnoise {
 
@@ -54,6 +55,10 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
   };
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> channels_of(templates);  // (key, channel)
   std::vector<std::vector<SendGroup>> sends_of(templates);
+  std::vector<std::vector<uint32_t>> tos_of(templates);  // distinct receivers (relative)
+  std::vector<uint32_t> sends_in(templates, 0);
+  std::unordered_map<uint64_t, uint32_t> group_of;  // (to, key) -> index into sends_of[tid]
+  std::unordered_set<uint32_t> seen_to;
   std::vector<uint32_t> slots_of(templates, 0);
   std::vector<uint8_t> checked(stored_ops, 0);
   bool sends_release = false;
@@ -61,6 +66,8 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
   for (uint32_t tid = 0; tid < templates; ++tid) {
     const auto [tb, n, rep] = plan.templates_[tid];
     local_channel.clear();
+    group_of.clear();
+    seen_to.clear();
     std::vector<std::vector<uint32_t>> chan_recvs;
     std::vector<bool> chan_late;
     uint32_t sends = 0;
@@ -77,12 +84,12 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
         sends_release |= edges != 0;
         const uint32_t from = op.peer == 0 ? 0 : P - op.peer;
         const uint32_t key = intern(from, op.tag);
-        auto g = std::find_if(sends_of[tid].begin(), sends_of[tid].end(),
-                              [&](const SendGroup& x) { return x.to == op.peer && x.key == key; });
-        if (g == sends_of[tid].end())
-          sends_of[tid].push_back({op.peer, key, 1});
-        else
-          ++g->count;
+        const auto [g, fresh] = group_of.try_emplace(pair_key(op.peer, key), static_cast<uint32_t>(sends_of[tid].size()));
+        if (fresh) {
+          sends_of[tid].push_back({op.peer, key, 0});
+          if (seen_to.insert(op.peer).second) tos_of[tid].push_back(op.peer);
+        }
+        ++sends_of[tid][g->second].count;
       } else if (op.kind == OpKind::Recv) {
         if (op.peer == kAny || op.tag == kAny) return std::nullopt;
         const uint32_t key = intern(op.peer, op.tag);
@@ -119,6 +126,7 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
       plan.channels_.push_back(ch);
     }
     plan.max_sends_ = std::max(plan.max_sends_, sends);
+    sends_in[tid] = sends;
   }
   // A late receive's match would have to find its send, to release what
   // that send's completion releases: not kept.
@@ -141,7 +149,6 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
   // (rank, channel) pairs, every channel takes exactly its messages.
   uint64_t groups = 0, channels = 0, counters = 0;
   std::unordered_map<uint64_t, std::vector<uint32_t>> receivers;  // (tid, to) -> receiver templates
-  std::vector<uint32_t> tos;
   for (uint32_t r = 0; r < P; ++r) {
     const uint32_t tid = plan.ranks_[r].tid;
     groups += sends_of[tid].size();
@@ -149,13 +156,12 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
     plan.ranks_[r].counters = static_cast<uint32_t>(counters);
     counters += slots_of[tid];
     if (counters > kMaxCounters) return std::nullopt;
-    tos.clear();
-    for (const SendGroup& g : sends_of[tid]) {
-      plan.total_sends_ += g.count;
-      if (std::find(tos.begin(), tos.end(), g.to) != tos.end()) continue;
-      tos.push_back(g.to);
-      const uint32_t u = plan.ranks_[Schedule::absolute_peer(r, g.to, P)].tid;
-      std::vector<uint32_t>& us = receivers[pair_key(tid, g.to)];
+    plan.total_sends_ += sends_in[tid];
+    // One template: every receiver is of it (no look per rank and receiver).
+    if (templates == 1 && r > 0) continue;
+    for (const uint32_t to : tos_of[tid]) {
+      const uint32_t u = plan.ranks_[Schedule::absolute_peer(r, to, P)].tid;
+      std::vector<uint32_t>& us = receivers[pair_key(tid, to)];
       if (std::find(us.begin(), us.end(), u) == us.end()) us.push_back(u);
     }
   }
