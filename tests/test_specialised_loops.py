@@ -125,6 +125,21 @@ def early_messages(ranks: int, size: int) -> _engine.Schedule:
     return _engine.parse_goal(f"num_ranks {ranks}\n{body}".encode(), "early")
 
 
+def public_ring(ranks: int, size: int) -> _engine.Schedule:
+    """Public Schedgen's chain: rank 0 only sends, the last rank only receives, and
+    a rank's receives share one source and tag (matched in posting order). 4096 B
+    in 41 eager segments (more than 16 posted at once: LogGOPSim's unstable sort
+    posts them out of program order), 96 KiB in 5 rendezvous ones; the last shorter."""
+    return generate(CollectiveSpec("pipelinedring", ranks, size, segmentsize=100 if size < S else 20000))
+
+
+def tree(pattern: str, schedgen: str = "public"):
+    def make(ranks: int, size: int) -> _engine.Schedule:
+        return generate(CollectiveSpec(pattern, ranks, size, schedgen=schedgen))
+
+    return make
+
+
 # (schedule maker, sizes): eager, rendezvous, and a ring whose last segment is shorter.
 CASES = [
     (paper_ring, [4096, 96 * 1024 + 5]),
@@ -133,13 +148,22 @@ CASES = [
     (app("pipelinedring:{size}B:schedgen=paper,segmentsize=size/ranks"), [4096, 96 * 1024 + 5]),
     (dissemination_nb, [16, 64 * 1024]),
     (early_messages, [16, 64 * 1024]),
+    (public_ring, [4096, 96 * 1024 + 5]),
+    # A receive releasing several sends; the paper's: each send also waits for the one before.
+    (tree("binomialtreebcast"), [16, 64 * 1024]),
+    (tree("binomialtreebcast", "paper"), [16, 64 * 1024]),
+    # A send waiting for several receives (some edges declared twice).
+    (tree("binomialtreereduce"), [16, 64 * 1024]),
+    (tree("binarytreebcast"), [16, 64 * 1024]),  # a template per rank
+    (app("binomialtreereduce:{size}B"), [16, 64 * 1024]),
 ]
 
 
 @pytest.mark.parametrize("noise_kind", NOISES)
 @pytest.mark.parametrize("make,sizes", CASES,
                          ids=["paper-ring", "dissemination", "compute+dissemination", "compute+paper-ring",
-                              "dissemination-nb", "early-messages"])
+                              "dissemination-nb", "early-messages", "public-ring", "binomial-bcast",
+                              "binomial-bcast-paper", "binomial-reduce", "binary-bcast", "compute+reduce"])
 @pytest.mark.parametrize("ranks", [1, 2, 7, 64])
 def test_exchange_loop_matches_the_general_loop(make, sizes, ranks, noise_kind):
     for size in sizes:
@@ -177,13 +201,47 @@ def test_eager_rings_under_noise_run_specialised():
     assert out["specialised"] == 3 and out["windowed"] == 0
 
 
+@pytest.mark.parametrize("noise_kind", ["none", "network", "os+network", "switch"])
 @pytest.mark.parametrize(
     "spec",
-    [CollectiveSpec("pipelinedring", 16, 4096, segmentsize=512),  # public Schedgen's chain
-     CollectiveSpec("binomialtreebcast", 20, 64),
-     CollectiveSpec("nwaydissemination", 16, 64, nway=2),  # calcs between the rounds
-     CollectiveSpec("allreduce_ring", 12, 4096)],
-    ids=["public-ring", "tree", "nwaydissemination", "allreduce-ring"],
+    [CollectiveSpec("nwaydissemination", 9, 64, nway=2),  # calcs between the rounds
+     CollectiveSpec("allreduce_ring", 12, 4096),
+     CollectiveSpec("allreduce_recdoub", 11, 4096),
+     CollectiveSpec("linbarrier", 24, 1),  # a calc waiting for 23 receives, releasing 23 sends
+     CollectiveSpec("gather", 20, 64 * 1024),
+     CollectiveSpec("scatter", 20, 64 * 1024),
+     CollectiveSpec("doublering", 9, 64 * 1024),
+     CollectiveSpec("linear_alltoall", 9, 64 * 1024),
+     CollectiveSpec("binomialtreebcast", 19, 64 * 1024, nb=3)],
+    ids=["nwaydissemination", "allreduce-ring", "allreduce-recdoub", "linbarrier", "gather", "scatter",
+         "doublering", "linear-alltoall", "binomial-bcast-nb"],
+)
+def test_other_generated_collectives_run_specialised(spec, noise_kind):
+    for k, (name, params) in enumerate(PARAMS.items()):
+        if noise_kind == "switch" and name != "plain":
+            continue
+        # LogGOPSim's order deadlocks the ring allreduce (engine.hpp, ReadyOrder).
+        program = k % 2 == 0 or spec.pattern == "allreduce_ring"
+        out = both_loops(generate(spec), params, noise(noise_kind), reps=2, seed=3, sequential=True,
+                         program_order=program)
+        assert out["specialised"] == 2
+
+
+@pytest.mark.parametrize("noise_kind", ["none", "network", "switch"])
+@pytest.mark.parametrize("spec", [CollectiveSpec("pipelinedring", 48, 48 * 20 * 1024, segmentsize=20 * 1024),
+                                  CollectiveSpec("binomialtreebcast", 48, 20 * 1024),
+                                  CollectiveSpec("binomialtreereduce", 48, 20 * 1024)],
+                         ids=["public-ring", "binomial-bcast", "binomial-reduce"])
+def test_rendezvous_chains_and_trees_run_specialised_by_default(spec, noise_kind):
+    out = both_loops(generate(spec), PARAMS["plain"], noise(noise_kind), reps=3, seed=11, threads=2)
+    assert out["specialised"] == 3 and out["windowed"] == 0
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [CollectiveSpec("pipelinedringdep", 16, 4096, segmentsize=512),  # a channel's receives posted late
+     CollectiveSpec("chained_dissem", 8, 64)],
+    ids=["pipelinedringdep", "chained-dissemination"],
 )
 def test_other_schedules_take_the_general_loop(spec):
     out = both_loops(generate(spec), PARAMS["plain"], noise("network"), reps=2, seed=3, sequential=True,

@@ -32,7 +32,6 @@ uint32_t checked_record_bits(uint32_t bits) {
 Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder order,
                Processing processing, uint32_t stamp_record_bits, bool general_only)
     : sched_(schedule),
-      exchange_(general_only ? std::nullopt : ExchangePlan::of(schedule)),
       p_(params),
       order_(order),
       processing_(processing),
@@ -58,10 +57,16 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   posted_ = PostedReceives(ranks_);
   unexpected_.resize(ranks_);
   index_templates();
+  // The exchange plan needs the time-0 lists: its channels match in their
+  // posting order.
+  if (!general_only) exchange_ = ExchangePlan::of(sched_, initial_ops_, initial_begin_, initial_count_);
   if (exchange_) {
     for (const uint64_t bytes : exchange_->sizes()) exchange_sizes_.push_back({bytes, p_.costs_for(bytes)});
-    exchange_packed_ = sched_.num_ops() + uint64_t{exchange_->sends_per_rank()} * ranks_ < (uint64_t{1} << 32);
-    index_exchange_calcs();
+    exchange_packed_ = sched_.num_ops() + exchange_->total_sends() < (uint64_t{1} << 32);
+    exchange_n_ = exchange_->templates().front().n;
+    exchange_tb_ = exchange_->templates().front().tb;
+    exchange_counters_ = exchange_->counters_per_rank();
+    index_exchange_releases();
   }
   // Every pushed event takes a stamp: at most one per op and one per send.
   // With one CPU per host an op is never queued before the event that
@@ -172,7 +177,7 @@ void Engine::check_posted_at_zero() {
 }
 
 // The general loop's copy to start from, built when it first runs: an
-// exchange (exchange_loop.cpp) never needs it, and the 16K-rank ring's
+// exchange (exchange_loop.hpp) never needs it, and the 16K-rank ring's
 // holds 268 million receives.
 void Engine::build_posted_at_zero() {
   posted_at_zero_ = PostedReceives(ranks_);
@@ -512,28 +517,40 @@ void Engine::post_initial_receives() {
   for (auto& q : unexpected_) q.clear();
 }
 
-// For the exchange loop: what each calc of the template releases, in the
-// order the general loop queues it (order_ready on the same list gives the
-// same order on every rank: it compares kinds only), and the receives'
-// state row (1: posted at time 0).
-void Engine::index_exchange_calcs() {
-  const uint32_t n = exchange_->ops_per_rank();
-  const uint32_t tb = sched_.template_begin(0);
-  for (uint32_t k = 0; k < n; ++k) {
-    const Op& op = sched_.stored_op(tb + k);
-    if (op.kind != OpKind::Calc) continue;
-    host_ops_.clear();
-    for (const uint32_t succ : sched_.done_successors(op, sched_.rank_begin(0))) host_ops_.push_back(succ);
-    order_ready(0, host_ops_);
-    calc_release_.push_back({k, static_cast<uint32_t>(calc_release_ops_.size()), static_cast<uint32_t>(host_ops_.size())});
-    for (const uint32_t i : host_ops_) calc_release_ops_.push_back(i - sched_.rank_begin(0));
+// For the exchange loop: what each simple release queues, in the order the
+// general loop queues it (order_ready on a rank of the op's template gives
+// the same order on every rank: it compares kinds only), and the late
+// receives' state rows (1: posted at time 0).
+void Engine::index_exchange_releases() {
+  const std::vector<uint32_t>& succ = exchange_->successors();
+  release_sorted_.assign(succ.size(), 0);
+  std::vector<uint8_t> done(sched_.num_template_ops(), 0);
+  for (const ExchangePlan::Template& t : exchange_->templates()) {
+    const uint32_t base = sched_.rank_begin(t.rank);
+    for (uint32_t k = 0; k < t.n; ++k) {
+      if (done[t.tb + k]) continue;
+      done[t.tb + k] = 1;
+      const ExchangePlan::Release& rel = exchange_->release(t.tb + k);
+      if (!rel.simple || rel.count == 0) continue;
+      host_ops_.clear();
+      for (uint32_t j = 0; j < rel.count; ++j) host_ops_.push_back(base + succ[rel.begin + j]);
+      if (host_ops_.size() > 1) order_ready(t.rank, host_ops_);
+      for (uint32_t j = 0; j < rel.count; ++j) {
+        const uint32_t local = host_ops_[j] - base;
+        release_sorted_[rel.begin + j] = ExchangePlan::ready_op(local, sched_.stored_op(t.tb + local).kind);
+      }
+    }
   }
   reordered_ = false;
   if (exchange_->late_receives()) {
-    recv_state_row_.assign(n, 0);
-    for (uint32_t k = 0; k < n; ++k) {
-      const Op& op = sched_.stored_op(tb + k);
-      if (op.kind == OpKind::Recv && op.num_deps == 0) recv_state_row_[k] = 1;
+    recv_state_row_.clear();
+    recv_state_row_begin_.clear();
+    for (const ExchangePlan::Template& t : exchange_->templates()) {
+      recv_state_row_begin_.push_back(static_cast<uint32_t>(recv_state_row_.size()));
+      for (uint32_t k = 0; k < t.n; ++k) {
+        const Op& op = sched_.stored_op(t.tb + k);
+        recv_state_row_.push_back(op.kind == OpKind::Recv && op.num_deps == 0 ? 1 : 0);
+      }
     }
   }
 }
@@ -549,11 +566,14 @@ void Engine::index_exchange_calcs() {
 // azure-hpc's and OS noise ran 0.09 s a repetition in windows and 0.12 s in
 // the exchange loop; the 4,096-rank 128 MiB paper ring (32 KiB segments,
 // eager, 4,096 sends a rank) under aws-hpc-metal's network noise 32 s in
-// windows and 4.9 s in the exchange loop.
+// windows and 4.9 s in the exchange loop. Counted by the rank that sends
+// most (a tree's root, the chain's rank 0): the 16K-rank 8 B binomial
+// broadcast under Daint's network noise ran 4-5 ms a repetition either way
+// (windows or, sequential, the exchange loop; 2026-11-28).
 Loop Engine::choose_loop() const {
   constexpr uint32_t kWindowsUpToSends = 64;
   if (!exchange_ || track_ready_ || processing_ == Processing::WindowedRendezvous) return Loop::General;
-  if (processing_ == Processing::Auto && exchange_->sends_per_rank() <= kWindowsUpToSends && window_width() != 0)
+  if (processing_ == Processing::Auto && exchange_->max_sends_per_rank() <= kWindowsUpToSends && window_width() != 0)
     return Loop::General;
   return Loop::Exchange;
 }

@@ -135,7 +135,7 @@ enum class Processing {
 // posted receives, and gives the same results bit for bit.
 enum class Loop : uint8_t {
   General,
-  Exchange,  // exchange_loop.cpp: the paper's pipelined ring, dissemination (exchange_plan.hpp)
+  Exchange,  // exchange_loop.hpp: rings, chains, dissemination, trees (exchange_plan.hpp)
 };
 
 // One engine per thread; run() may be called many times (repetitions).
@@ -165,21 +165,37 @@ class Engine {
   void reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   void post_initial_receives();
   Loop choose_loop() const;
-  // The exchange loop (exchange_loop.cpp) and its two events.
+  // The exchange loop (exchange_loop.hpp) and its events; kUniform: one
+  // template for all ranks (ExchangePlan::uniform), whose ranks' places
+  // need no lookup.
   void process_exchange();
-  template <bool kPacked>
+  template <bool kPacked, bool kUniform>
   void exchange_events();
-  template <bool kPacked>
+  template <bool kUniform>
+  [[gnu::always_inline]] ExchangePlan::RankInfo exchange_rank(uint32_t r) const;
+  template <bool kPacked, bool kUniform>
   void exchange_send(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
-  template <bool kPacked>
+  template <bool kPacked, bool kUniform>
   void exchange_message(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
-  template <bool kPacked>
+  template <bool kPacked, bool kUniform>
   void exchange_recv(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
-  template <bool kPacked>
+  template <bool kPacked, bool kUniform>
   void exchange_calc(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
   template <bool kPacked>
-  void exchange_release(uint32_t r, uint32_t local, OpKind kind);
-  void index_exchange_calcs();
+  void exchange_release(uint32_t r, const ExchangePlan::RankInfo& at, uint32_t ready_op);
+  // An op done whose release the exchange loop replays: of `host`, stored op `stored`.
+  struct ExchangeDone {
+    uint32_t host;
+    ExchangePlan::RankInfo at;
+    uint32_t stored;
+  };
+  template <bool kPacked>
+  void exchange_done(const ExchangeDone* done, uint32_t count);
+  template <bool kPacked>
+  void exchange_sorted(const ExchangeDone& done);
+  template <bool kPacked, bool kUniform>
+  void exchange_taken(uint32_t h, uint32_t send_stored, uint32_t r, uint32_t recv_stored, bool send_releases);
+  void index_exchange_releases();
   RunResult simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   RunResult result(bool windowed) const;
   void process_initial();
@@ -265,19 +281,23 @@ class Engine {
   std::vector<SizeCosts> exchange_sizes_;
   // Whether every stamp of a run fits 32 bits: the exchange loop then keeps
   // a stamp in an event's ts's high half and what the message carries to
-  // its receiver in the low half (exchange_loop.cpp).
+  // its receiver in the low half (exchange_loop.hpp).
   bool exchange_packed_ = false;
-  // Per calc of the exchange's template: the ops it releases (template
-  // indices), in the order they are queued (order_ready's, once).
-  struct CalcRelease {
-    uint32_t calc, begin, count;
-  };
-  std::vector<CalcRelease> calc_release_;
-  std::vector<uint32_t> calc_release_ops_;
-  // With receives posted late (ExchangePlan::late_receives): per rank and
-  // template op, a receive's state in this run (exchange_loop.cpp), and
-  // the row every rank starts from.
+  // A uniform exchange's places (exchange_rank): its ops per rank, its
+  // template's first stored op, its counters per rank.
+  uint32_t exchange_n_ = 0, exchange_tb_ = 0, exchange_counters_ = 0;
+  // Per stored op of the exchange with a simple release (ExchangePlan::
+  // Release): what it releases as ExchangePlan::ready_op, in the order the
+  // general loop queues them (order_ready's, once), at the same places as
+  // the plan's successors.
+  std::vector<uint32_t> release_sorted_;
+  // The channels' counters of messages taken (ExchangePlan::Channel), this run's.
+  std::vector<uint32_t> channel_taken_;
+  // With receives posted late (ExchangePlan::late_receives): per op of the
+  // schedule, a receive's state in this run (exchange_loop.hpp), and per
+  // template the row its ranks start from (recv_state_row_begin_).
   std::vector<uint8_t> recv_state_, recv_state_row_;
+  std::vector<uint32_t> recv_state_row_begin_;
   Loop loop_ = Loop::General;  // this repetition's
   LogGOPSParams p_;
   ReadyOrder order_;

@@ -1,7 +1,7 @@
 // The steps every event loop of the engine takes, inline: what a message
 // costs its sender when it leaves (depart) and its receiver when it arrives
 // (arrive), with every noise model, and how an event is queued. The general
-// loop (engine.cpp) and the specialised loops (exchange_loop.cpp, ...) take
+// loop (engine.cpp) and the specialised loops (exchange_loop.hpp, ...) take
 // these same steps, so a specialised loop differs from the general one only
 // in how it finds an event's op, its peer and what the event releases:
 // their results are the same bit for bit by construction, and the tests

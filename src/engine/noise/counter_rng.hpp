@@ -11,7 +11,7 @@ namespace cloudnoise {
 enum class RngStream : uint64_t { OsOffsets = 1, Latency = 2, Bandwidth = 3, EpisodeOffsets = 4, StallOffsets = 5 };
 
 // SplitMix64's finaliser: a bijective 64-bit mix with good avalanche.
-inline uint64_t mix64(uint64_t z) {
+[[gnu::always_inline]] inline uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
@@ -25,7 +25,7 @@ class CounterRng {
 
   // SplitMix64 at position `counter` of the stream keyed by key_: one
   // finaliser per draw (up to three draws per simulated message).
-  uint64_t bits(uint64_t counter) const { return mix64(key_ + (counter + 1) * 0x9E3779B97F4A7C15ull); }
+  [[gnu::always_inline]] uint64_t bits(uint64_t counter) const { return mix64(key_ + (counter + 1) * 0x9E3779B97F4A7C15ull); }
 
   // Uniform in [0, 1) with 53 random bits.
   double uniform(uint64_t counter) const {

@@ -91,7 +91,7 @@ class SwitchDraws {
   }
 
   // The message's latency from its 64 random bits.
-  int64_t latency_ps(bool far, uint64_t bits) const {
+  [[gnu::always_inline]] int64_t latency_ps(bool far, uint64_t bits) const {
     const CodedSamples& v = *L_[far];
     return v[pick(bits, v.size())];
   }

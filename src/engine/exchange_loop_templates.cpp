@@ -1,0 +1,10 @@
+// The exchange loop (exchange_loop.hpp) for exchanges of several templates:
+// public Schedgen's chain, the trees, the linear patterns.
+#include "exchange_loop.hpp"
+
+namespace cloudnoise {
+
+template void Engine::exchange_events<true, false>();
+template void Engine::exchange_events<false, false>();
+
+}  // namespace cloudnoise
