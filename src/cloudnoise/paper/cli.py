@@ -57,9 +57,10 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
 
     The sweeps' tasks run together, the largest first, on every core; a
     noiseless cell is simulated once (its repetitions are alike). --reps
-    1000 needs about 1,500 CPU seconds of simulation (measured on a shared
-    2-core machine at load 3, 2026-11-28: 13 minutes with both cores busy;
-    bench/bench_campaign.py --cases and --paper-only, docs/paper.md).
+    1000 from an empty folder took 23 minutes on a shared 2-core machine
+    (2026-11-28: 2,355 CPU seconds, peak 454 MB in the client process; the
+    simulation alone is 1,500-2,300 CPU seconds by the machine's day,
+    bench/bench_campaign.py, docs/paper.md).
 
     --beyond adds the paper's ring at 4,096 and 16,384 nodes (a GOAL file of
     the 16,384-node ring would hold 268 million messages): Fig. 15's eight
