@@ -76,3 +76,51 @@ def test_event_queue_pops_in_time_then_stamp_order(pattern, seed):
     # Two passes: the second starts with the slot width the first learned.
     got = _engine.replay_event_queue(times, stamps, passes=2)
     assert got.tolist() == expected
+
+
+def crowd_sequence(rng: random.Random, crowd: int, span: int, rounds: int) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Crowds of `crowd` events within `span` ps of each other, as dense traffic makes them
+    (thousands of messages of a 16K-rank collective in one calendar slot): each crowd's stamps
+    rise in push order but for a tenth queued again with an older stamp, so a slot holds many
+    short runs; half of each crowd is popped before the next arrives, and some pushes land at
+    a time already served. Returns times (-1: a pop), stamps and heapq's pop order."""
+    times: list[int] = []
+    stamps: list[int] = []
+    heap: list[tuple[int, int]] = []
+    expected: list[int] = []
+    stamp, now = 0, 0
+    old: list[int] = []  # stamps popped and free to come back
+    for _ in range(rounds):
+        base = now + rng.randrange(1, 4 * span + 2)
+        for _ in range(crowd):
+            t = base + rng.randrange(span)
+            if old and rng.random() < 0.1:
+                s = old.pop(rng.randrange(len(old)))
+            else:
+                s = stamp
+                stamp += 1
+            times.append(t)
+            stamps.append(s)
+            heapq.heappush(heap, (t, s))
+        for _ in range(len(heap) // 2):
+            t, s = heapq.heappop(heap)
+            times.append(-1)
+            stamps.append(0)
+            expected.append(s)
+            old.append(s)
+            now = t
+    while heap:
+        times.append(-1)
+        stamps.append(0)
+        expected.append(heapq.heappop(heap)[1])
+    return np.array(times, dtype=np.int64), np.array(stamps, dtype=np.int64), expected
+
+
+# Spans in ps: within one radix pass (2^11), two (2^22), and beyond, where a slot is sorted outright.
+@pytest.mark.parametrize("span", [1, 900, 1_500_000, 40_000_000])
+@pytest.mark.parametrize("crowd", [40, 2_000])
+def test_dense_crowds_pop_in_time_then_stamp_order(span, crowd):
+    rng = random.Random(f"crowd-{span}-{crowd}")
+    times, stamps, expected = crowd_sequence(rng, crowd, span, rounds=12)
+    got = _engine.replay_event_queue(times, stamps, passes=2)
+    assert got.tolist() == expected
