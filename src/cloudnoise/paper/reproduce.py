@@ -29,10 +29,12 @@ from cloudnoise.paper.statements import HPC, WORKLOADS, Outcome, Statement, chec
 from cloudnoise.sweep.plan import REP_OVERHEAD_OPS
 
 VARIANT_ORDER = ("none", "os", "network", "both")
-# Operations per task in the campaign: 4x a sweep's (sweep.plan), 1,158 tasks at --reps 1000
-# instead of 4,318, each still a few seconds (the client's work per task, ~25 ms CPU measured at
-# --reps 100, was ~4% of the campaign); chunking changes no number.
-CAMPAIGN_OPS_PER_TASK = 20_000_000
+# Operations per task in the campaign: 12x a sweep's (sweep.plan), 400 tasks at --reps 1000
+# (950 at 20 M, 4,318 at a sweep's 5 M), the largest ~4 s. Each task costs the client ~25 ms CPU
+# (Dask, its part file) and its worker an engine set up again (~10-30 ms for a 16K-rank schedule:
+# the first repetition of a call against the next ones, 2026-11-28); the largest tasks run first,
+# so a larger task lengthens no tail. Chunking changes no number.
+CAMPAIGN_OPS_PER_TASK = 60_000_000
 
 
 @dataclass(frozen=True)
