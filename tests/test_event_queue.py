@@ -82,8 +82,8 @@ def crowd_sequence(rng: random.Random, crowd: int, span: int, rounds: int) -> tu
     """Crowds of `crowd` events within `span` ps of each other, as dense traffic makes them
     (thousands of messages of a 16K-rank collective in one calendar slot): each crowd's stamps
     rise in push order but for a tenth queued again with an older stamp, so a slot holds many
-    short runs; half of each crowd is popped before the next arrives, and some pushes land at
-    a time already served. Returns times (-1: a pop), stamps and heapq's pop order."""
+    short runs; half of each crowd is popped before the next arrives, so narrow crowds land in
+    the slot being served. Returns times (-1: a pop), stamps and heapq's pop order."""
     times: list[int] = []
     stamps: list[int] = []
     heap: list[tuple[int, int]] = []

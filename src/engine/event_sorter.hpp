@@ -73,8 +73,8 @@ class EventSorter {
     }
   }
 
-  // A batch of many short runs. A calendar slot's span only a few hundred
-  // picoseconds, and dense traffic gives them thousands of events: Fig.
+  // A batch of many short runs. A calendar slot spans a few hundred
+  // picoseconds, and dense traffic puts thousands of events in one: Fig.
   // 16's 16K-node DGEMM + dissemination under Oracle HPC's noise pops slots
   // of ~2,000 messages at ~900 distinct times, 1,200 runs, and sorting them
   // outright was a fifth of the run. A stable radix sort by time (11 bits
