@@ -70,6 +70,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from authors_runner import run_one  # noqa: E402
 from bench_vs_authors import make_inputs, schedule_files  # noqa: E402
+from bench_long_measure import process_tree  # noqa: E402
 from bench_vs_loggopsim import children_cpu, os_noise_only  # noqa: E402
 
 from cloudnoise import _engine  # noqa: E402
@@ -227,27 +228,16 @@ def cases(reps: int, case_cpu: float, cores: int) -> None:
 def tree_cpu_seconds(root: int) -> float:
     """CPU seconds (user + system) of process `root` and every live descendant, from /proc
     (Linux): what the campaign's client, scheduler and workers have used so far."""
-    children: dict[int, list[int]] = {}
-    stat_of: dict[int, list[str]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in process_tree(root):
         try:
-            with open(f"/proc/{entry}/stat") as f:
+            with open(f"/proc/{pid}/stat") as f:
                 text = f.read()
         except OSError:  # ended meanwhile
             continue
         fields = text[text.rfind(")") + 2:].split()  # after the command name, which may hold spaces
-        stat_of[int(entry)] = fields
-        children.setdefault(int(fields[1]), []).append(int(entry))
-    tick = os.sysconf("SC_CLK_TCK")
-    total, stack = 0.0, [root]
-    while stack:
-        pid = stack.pop()
-        fields = stat_of.get(pid)
-        if fields is not None:
-            total += (int(fields[11]) + int(fields[12])) / tick
-        stack.extend(children.get(pid, []))
+        total += (int(fields[11]) + int(fields[12])) / tick
     return total
 
 

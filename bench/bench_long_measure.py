@@ -52,7 +52,8 @@ def _children() -> dict[int, list[int]]:
     return kids
 
 
-def _tree(pid: int) -> list[int]:
+def process_tree(pid: int) -> list[int]:
+    """`pid` and every live descendant, from /proc (Linux); bench_campaign.py sums their CPU."""
     kids, out, todo = _children(), [], [pid]
     while todo:
         p = todo.pop()
@@ -88,7 +89,7 @@ def watched(cmd: list[str], raw_dir: Path | None = None, nice: int = 0) -> dict[
     peak_rss = peak_pss = 0
     chunk_sizes: dict[str, int] = {}
     while proc.poll() is None:
-        rss, pss = _memory_kb(_tree(proc.pid))
+        rss, pss = _memory_kb(process_tree(proc.pid))
         peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
         if raw_dir is not None and raw_dir.is_dir():
             for f in raw_dir.glob("*.cnk"):
