@@ -71,10 +71,16 @@ def main() -> None:
     ap.add_argument("--pending", default="1024,4096,16384,32768", help="events pending at once (comma list)")
     ap.add_argument("--events", type=int, default=2_000_000, help="pop-push pairs replayed per pass")
     opts = ap.parse_args()
+    try:
+        pendings = [int(v) for v in opts.pending.split(",")]
+    except ValueError:
+        ap.error(f"--pending takes whole numbers separated by commas, got {opts.pending!r}")
+    if not pendings or min(pendings) < 1 or opts.events < 1:
+        ap.error("--pending values and --events must be at least 1")
     print(f"the engine's event queue, hold model, {opts.events:,} pop-push pairs a pass, best of 3 passes "
           f"(load {os.getloadavg()[0]:.1f})")
     print(f"  {'pending':>8} {'ns/event':>9}   queue alone for the ring of as many nodes")
-    for pending in (int(v) for v in opts.pending.split(",")):
+    for pending in pendings:
         nodes = min(RING_EVENTS, key=lambda n: abs(n - pending))
         times, stamps = hold_sequence(pending, opts.events, SEGMENT_PS[nodes], seed=pending)
         _engine.replay_event_queue(times, stamps, passes=1)  # warm-up: buffers grown, width learned
