@@ -284,21 +284,68 @@ static void rec_coll(int call, int64_t t0, int64_t t1, MPI_Comm comm, int root, 
 
 static void rec_plain(int call, int64_t t0, int64_t t1) { (void)cn_record(call, 0, t0, t1); }
 
+/* The graph part of a GRAPH record: this rank's in- and out-neighbours
+ * on the new communicator `c` (its ranks), as MPI reports them. */
+struct cn_graph {
+    int nsrc, ndst;
+    int *ids; /* nsrc sources, then ndst destinations; NULL: none */
+};
+
+static struct cn_graph cn_graph_of(MPI_Comm c)
+{
+    struct cn_graph g = {0, 0, NULL};
+    int topo = MPI_UNDEFINED;
+    if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &topo) != MPI_SUCCESS)
+        return g;
+    if (topo == MPI_GRAPH) {
+        int rank = 0, n = 0;
+        PMPI_Comm_rank(c, &rank);
+        PMPI_Graph_neighbors_count(c, rank, &n);
+        g.ids = malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof(int));
+        if (!g.ids)
+            return g;
+        PMPI_Graph_neighbors(c, rank, n, g.ids);
+        memcpy(g.ids + n, g.ids, (size_t)n * sizeof(int));
+        g.nsrc = g.ndst = n;
+    } else if (topo == MPI_DIST_GRAPH) {
+        int indeg = 0, outdeg = 0, weighted = 0;
+        PMPI_Dist_graph_neighbors_count(c, &indeg, &outdeg, &weighted);
+        /* room for the weights too: MPI_UNWEIGHTED is only for graphs made without them */
+        size_t n = (size_t)(indeg + outdeg > 0 ? indeg + outdeg : 1);
+        g.ids = malloc(2 * n * sizeof(int));
+        if (!g.ids)
+            return g;
+        PMPI_Dist_graph_neighbors(c, indeg, g.ids, g.ids + n, outdeg, g.ids + indeg, g.ids + n + indeg);
+        g.nsrc = indeg;
+        g.ndst = outdeg;
+    }
+    return g;
+}
+
 /* A new communicator: its name (root's world rank and creation counter,
- * broadcast on it), members in world ranks, and Cartesian grid if any. */
-static void rec_comm(int call, int64_t t0, int64_t t1, MPI_Comm parent, MPI_Comm c)
+ * broadcast on it), members in world ranks, Cartesian grid if any, and
+ * `extra` flags (bit 2: reorder was asked for; bit 3 with bits 8..31:
+ * MPI_Cart_sub's remain_dims). A GRAPH record (`graph`) adds the rank's
+ * neighbours on a graph topology. */
+static void rec_comm_ex(int call, int64_t t0, int64_t t1, MPI_Comm parent, MPI_Comm c, uint32_t extra,
+                        int graph)
 {
     uint32_t parent_id = cn_comm(parent);
     if (!cn_on)
         return;
     if (c == MPI_COMM_NULL) {
-        unsigned char *p = cn_record(call, 32, t0, t1);
+        unsigned char *p = cn_record(call, graph ? 40 : 32, t0, t1);
         if (!p)
             return;
         PUT(p, parent_id);
         PUT(p, CN_COMM_NULL);
-        for (int i = 0; i < 6; i++)
+        for (int i = 0; i < 5; i++)
             PUT(p, (uint32_t)0);
+        PUT(p, extra);
+        if (graph) {
+            PUT(p, (uint32_t)0);
+            PUT(p, (uint32_t)0);
+        }
         return;
     }
     uint32_t id = cn_comm_add(c);
@@ -336,7 +383,11 @@ static void rec_comm(int call, int64_t t0, int64_t t1, MPI_Comm parent, MPI_Comm
         else
             ndims = 0;
     }
-    size_t payload = 32 + (identity ? 0 : 4 * (size_t)size) + 8 * (size_t)ndims;
+    struct cn_graph nb = {0, 0, NULL};
+    if (graph)
+        nb = cn_graph_of(c);
+    size_t payload = 32 + (identity ? 0 : 4 * (size_t)size) + 8 * (size_t)ndims +
+                     (graph ? 8 + 4 * (size_t)(nb.nsrc + nb.ndst) : 0);
     unsigned char *p = cn_record(call, payload, t0, t1);
     if (p) {
         PUT(p, parent_id);
@@ -346,15 +397,27 @@ static void rec_comm(int call, int64_t t0, int64_t t1, MPI_Comm parent, MPI_Comm
         PUT(p, (uint32_t)size);
         PUT(p, (uint32_t)rank);
         PUT(p, (uint32_t)ndims);
-        PUT(p, (uint32_t)((identity ? 1u : 0u) | (ndims ? 2u : 0u)));
+        PUT(p, (uint32_t)((identity ? 1u : 0u) | (ndims ? 2u : 0u) | extra));
         if (!identity)
             for (int i = 0; i < size; i++)
                 PUT(p, (int32_t)members[i]);
         for (int i = 0; i < 2 * ndims; i++)
             PUT(p, (int32_t)dims[i]);
+        if (graph) {
+            PUT(p, (uint32_t)nb.nsrc);
+            PUT(p, (uint32_t)nb.ndst);
+            for (int i = 0; i < nb.nsrc + nb.ndst; i++)
+                PUT(p, (int32_t)nb.ids[i]);
+        }
     }
+    free(nb.ids);
     free(dims);
     free(members);
+}
+
+static void rec_comm(int call, int64_t t0, int64_t t1, MPI_Comm parent, MPI_Comm c)
+{
+    rec_comm_ex(call, t0, t1, parent, c, 0, 0);
 }
 
 /* --------------------------------------- unwrapped imports (ELF scan) */
@@ -1153,12 +1216,143 @@ CN_COMM_CREATOR(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
                 (comm, group, newcomm), comm, newcomm)
 CN_COMM_CREATOR(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm),
                 (comm, group, tag, newcomm), comm, newcomm)
-CN_COMM_CREATOR(Cart_create,
-                (MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
-                 MPI_Comm *newcomm),
-                (comm, ndims, dims, periods, reorder, newcomm), comm, newcomm)
-CN_COMM_CREATOR(Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm),
-                (comm, remain_dims, newcomm), comm, newcomm)
+
+/* ------------------------------------------------------------ topology
+ * The calls that say how the application decomposes its domain, with
+ * their arguments: what extrapolation places messages by (the Python
+ * side's trace/topology.py). */
+
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
+                    MPI_Comm *newcomm)
+{
+    T0;
+    int rc = PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm);
+    T1;
+    if (cn_on && rc == MPI_SUCCESS)
+        rec_comm_ex(CN_CALL_MPI_Cart_create, t0_, t1_, comm, *newcomm, reorder ? 4u : 0u, 0);
+    return rc;
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    int ndims = 0, topo = MPI_UNDEFINED;
+    uint32_t keep = 0;
+    if (cn_on && PMPI_Topo_test(comm, &topo) == MPI_SUCCESS && topo == MPI_CART &&
+        PMPI_Cartdim_get(comm, &ndims) == MPI_SUCCESS && ndims <= 24) {
+        keep = 8u;
+        for (int i = 0; i < ndims; i++)
+            if (remain_dims[i])
+                keep |= 1u << (8 + i);
+    }
+    T0;
+    int rc = PMPI_Cart_sub(comm, remain_dims, newcomm);
+    T1;
+    if (cn_on && rc == MPI_SUCCESS)
+        rec_comm_ex(CN_CALL_MPI_Cart_sub, t0_, t1_, comm, *newcomm, keep, 0);
+    return rc;
+}
+
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder,
+                     MPI_Comm *comm_graph)
+{
+    T0;
+    int rc = PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph);
+    T1;
+    if (cn_on && rc == MPI_SUCCESS)
+        rec_comm_ex(CN_CALL_MPI_Graph_create, t0_, t1_, comm_old, *comm_graph, reorder ? 4u : 0u, 1);
+    return rc;
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                   const int sourceweights[], int outdegree, const int destinations[],
+                                   const int destweights[], MPI_Info info, int reorder,
+                                   MPI_Comm *comm_dist_graph)
+{
+    T0;
+    int rc = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
+                                             destinations, destweights, info, reorder, comm_dist_graph);
+    T1;
+    if (cn_on && rc == MPI_SUCCESS)
+        rec_comm_ex(CN_CALL_MPI_Dist_graph_create_adjacent, t0_, t1_, comm_old, *comm_dist_graph,
+                    reorder ? 4u : 0u, 1);
+    return rc;
+}
+
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm *comm_dist_graph)
+{
+    T0;
+    int rc = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
+                                    comm_dist_graph);
+    T1;
+    if (cn_on && rc == MPI_SUCCESS)
+        rec_comm_ex(CN_CALL_MPI_Dist_graph_create, t0_, t1_, comm_old, *comm_dist_graph,
+                    reorder ? 4u : 0u, 1);
+    return rc;
+}
+
+int MPI_Dims_create(int nnodes, int ndims, int dims[])
+{
+    int before[32];
+    int n = ndims > 0 && ndims <= 32 ? ndims : 0;
+    if (n)
+        memcpy(before, dims, (size_t)n * sizeof(int));
+    T0;
+    int rc = PMPI_Dims_create(nnodes, ndims, dims);
+    T1;
+    if (cn_on && rc == MPI_SUCCESS) {
+        unsigned char *p = cn_record(CN_CALL_MPI_Dims_create, 8 + 8 * (size_t)n, t0_, t1_);
+        if (p) {
+            PUT(p, (uint32_t)nnodes);
+            PUT(p, (uint32_t)n);
+            for (int i = 0; i < n; i++)
+                PUT(p, (int32_t)before[i]);
+            for (int i = 0; i < n; i++)
+                PUT(p, (int32_t)dims[i]);
+        }
+    }
+    return rc;
+}
+
+/* MPI_Cart_coords (rank in, coords out) and MPI_Cart_rank (coords in,
+ * rank out): one CARTQ record, the rank and the coordinates. */
+static void rec_cartq(int call, int64_t t0, int64_t t1, MPI_Comm comm, int rank, int ndims, const int *coords)
+{
+    int n = ndims > 0 && ndims <= 32 ? ndims : 0;
+    unsigned char *p = cn_record(call, 16 + 4 * (size_t)n, t0, t1);
+    if (!p)
+        return;
+    PUT(p, cn_comm(comm));
+    PUT(p, (int32_t)rank);
+    PUT(p, (uint32_t)n);
+    PUT(p, (uint32_t)0);
+    for (int i = 0; i < n; i++)
+        PUT(p, (int32_t)coords[i]);
+}
+
+int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+{
+    T0;
+    int rc = PMPI_Cart_coords(comm, rank, maxdims, coords);
+    T1;
+    if (cn_on && rc == MPI_SUCCESS)
+        rec_cartq(CN_CALL_MPI_Cart_coords, t0_, t1_, comm, rank, maxdims, coords);
+    return rc;
+}
+
+int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+{
+    int ndims = 0;
+    T0;
+    int rc = PMPI_Cart_rank(comm, coords, rank);
+    T1;
+    if (cn_on && rc == MPI_SUCCESS) {
+        PMPI_Cartdim_get(comm, &ndims);
+        rec_cartq(CN_CALL_MPI_Cart_rank, t0_, t1_, comm, *rank, ndims, coords);
+    }
+    return rc;
+}
 
 int MPI_Comm_free(MPI_Comm *comm)
 {
@@ -1248,16 +1442,6 @@ CN_NAMED(Intercomm_create,
          (local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm))
 CN_NAMED(Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm),
          (intercomm, high, newintracomm))
-CN_NAMED(Graph_create,
-         (MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder,
-          MPI_Comm *comm_graph),
-         (comm_old, nnodes, indx, edges, reorder, comm_graph))
-CN_NAMED(Dist_graph_create_adjacent,
-         (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
-          int outdegree, const int destinations[], const int destweights[], MPI_Info info,
-          int reorder, MPI_Comm *comm_dist_graph),
-         (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info,
-          reorder, comm_dist_graph))
 CN_NAMED(Win_create,
          (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win),
          (base, size, disp_unit, info, comm, win))

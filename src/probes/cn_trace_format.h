@@ -58,8 +58,24 @@
  *              every member), uint32 size, uint32 rank, uint32 ndims,
  *              uint32 flags (bit 0: members are MPI_COMM_WORLD's ranks in
  *              order and are not listed; bit 1: periods follow dims),
+ *              bit 2: reorder was asked for (MPI_Cart_create, the
+ *              graph calls); bit 3: bits 8..31 hold MPI_Cart_sub's
+ *              remain_dims, bit 8 + i for dimension i),
  *              then size x int32 world ranks (unless bit 0),
  *              ndims x int32 dims, ndims x int32 periods       (32 + ...)
+ *   GRAPH      COMM, then uint32 nsrc, uint32 ndst, nsrc x int32
+ *              sources, ndst x int32 destinations: the rank's in- and
+ *              out-neighbours on the new graph communicator (its ranks;
+ *              MPI_Graph_create's neighbours are both)   (40 + ...)
+ *              A GRAPH record with no payload at all is the same call
+ *              recorded by name only (older recorders).
+ *   DIMS       uint32 nnodes, uint32 ndims, ndims x int32 dims passed
+ *              in (0: free), ndims x int32 dims MPI_Dims_create chose
+ *                                                           (8 + 8 ndims)
+ *   CARTQ      uint32 comm, int32 rank, uint32 ndims, uint32 0, then
+ *              ndims x int32 coordinates: MPI_Cart_coords (rank in,
+ *              coordinates out) and MPI_Cart_rank (the reverse)
+ *                                                          (16 + 4 ndims)
  *   COMMFREE   uint32 comm, uint32 0                                   (8)
  *   SHIFT      uint32 comm, int32 direction, int32 disp,
  *              int32 source, int32 dest, uint32 0                     (24)
@@ -101,7 +117,10 @@ enum cn_layout {
     CN_LAYOUT_COMMFREE = 8,
     CN_LAYOUT_SHIFT = 9,
     CN_LAYOUT_NAMES = 10,
-    CN_LAYOUT_END = 11
+    CN_LAYOUT_END = 11,
+    CN_LAYOUT_GRAPH = 12,
+    CN_LAYOUT_DIMS = 13,
+    CN_LAYOUT_CARTQ = 14
 };
 
 /* X(number, NAME, layout): every call the recorder writes. Numbers are
@@ -196,8 +215,8 @@ enum cn_layout {
     X(109, MPI_Comm_idup, CN_LAYOUT_PLAIN)           \
     X(110, MPI_Intercomm_create, CN_LAYOUT_PLAIN)    \
     X(111, MPI_Intercomm_merge, CN_LAYOUT_PLAIN)     \
-    X(112, MPI_Graph_create, CN_LAYOUT_PLAIN)        \
-    X(113, MPI_Dist_graph_create_adjacent, CN_LAYOUT_PLAIN) \
+    X(112, MPI_Graph_create, CN_LAYOUT_GRAPH)        \
+    X(113, MPI_Dist_graph_create_adjacent, CN_LAYOUT_GRAPH) \
     X(114, MPI_Win_create, CN_LAYOUT_PLAIN)          \
     X(115, MPI_Win_allocate, CN_LAYOUT_PLAIN)        \
     X(116, MPI_Win_fence, CN_LAYOUT_PLAIN)           \
@@ -214,6 +233,10 @@ enum cn_layout {
     X(127, MPI_File_write_at_all, CN_LAYOUT_PLAIN)   \
     X(128, MPI_File_read_at_all, CN_LAYOUT_PLAIN)    \
     X(129, MPI_Abort, CN_LAYOUT_PLAIN)               \
+    X(140, MPI_Dims_create, CN_LAYOUT_DIMS)          \
+    X(141, MPI_Cart_coords, CN_LAYOUT_CARTQ)         \
+    X(142, MPI_Cart_rank, CN_LAYOUT_CARTQ)           \
+    X(143, MPI_Dist_graph_create, CN_LAYOUT_GRAPH)   \
     X(200, CN_NAMES, CN_LAYOUT_NAMES)                \
     X(201, CN_END, CN_LAYOUT_END)
 

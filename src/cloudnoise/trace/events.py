@@ -29,6 +29,8 @@ KINDS = (
     "comm_create",   # a new communicator: `comm_info`
     "comm_free",     # MPI_Comm_free
     "cart_shift",    # MPI_Cart_shift: peer = dest, recv_peer = source, root = direction, tag = disp
+    "topology",      # MPI_Dims_create (bytes = nnodes, vec = dims passed in, then dims chosen),
+                     # MPI_Cart_coords / MPI_Cart_rank (comm, peer = the rank, vec = its coordinates)
     "local",         # a call with no communication (probes, queries): its time is compute
     "unsupported",   # recorded by name only: the converter refuses it unless told to count it as compute
 )
@@ -44,7 +46,10 @@ class CommInfo:
     `key` names it identically on every member (the world rank of its rank
     0 and that rank's creation counter, or ("world",)); `members` are the
     world ranks of its ranks in order (None: MPI_COMM_WORLD's, in order);
-    `dims`/`periods` describe a Cartesian grid.
+    `dims`/`periods` describe a Cartesian grid; `reorder` says the
+    application let MPI reorder its ranks; `keep` is MPI_Cart_sub's
+    remain_dims where the trace has them; `neighbours` is a graph
+    topology's (sources, destinations) of this rank, in its ranks.
     """
 
     id: int
@@ -54,6 +59,9 @@ class CommInfo:
     members: tuple[int, ...] | None = None
     dims: tuple[int, ...] = ()
     periods: tuple[int, ...] = ()
+    reorder: bool = False
+    keep: tuple[int, ...] = ()
+    neighbours: tuple[tuple[int, ...], tuple[int, ...]] | None = None
 
     def world_rank(self, r: int) -> int:
         return r if self.members is None else self.members[r]

@@ -2,23 +2,31 @@
 
 A trace of P ranks is *regular* when every rank makes the same sequence of
 MPI calls and each point-to-point call's peer follows one rule on every
-rank: a fixed displacement on a Cartesian communicator's grid (the peer is
-MPI_PROC_NULL where the displacement leaves a non-periodic grid), or a fixed
+rank (peer_rules.py). Where the application made a Cartesian grid spanning
+its ranks (MPI_Cart_create; topology.py), each message is a displacement on
+that grid, whatever communicator carries it (LAMMPS sends on
+MPI_COMM_WORLD to the neighbours MPI_Cart_shift gave it); otherwise a fixed
 rank offset on MPI_COMM_WORLD (plain, or modulo the size for rings).
 `ExtrapolatedTrace` then plays the program of N ranks: rank R makes the
-traced calls, with peers placed by the same rules on N ranks (a Cartesian
-grid gets MPI_Dims_create's balanced dims for N), collectives run on all N
-ranks (the converter picks their algorithm for the new size), message and
-collective sizes are the traced ones (weak scaling: each rank keeps its
-share of the work), and the time between calls is the median over the
-traced ranks, call by call.
+traced calls, with peers placed by the same rules on N ranks (the grid's
+dims for N: MPI_Dims_create's, keeping what the application fixed in its
+own MPI_Dims_create, or `grid`), collectives on all N ranks (the converter
+picks their algorithm for the new size), and the time between calls the
+median over the traced ranks, call by call.
 
-Refused, with the call that breaks the rule: ranks whose call sequences
-differ, peers that follow no rule, a call whose peer is MPI_PROC_NULL on
-every traced rank (where it would go on more ranks is unknown: trace with a
-grid that has a neighbour in every direction, e.g. 2 x 2), wildcard
-receives, v-collectives and collectives or messages on communicators other
-than MPI_COMM_WORLD and one Cartesian grid spanning it.
+Where +1 and -1 are one traced rank (a periodic dimension of 2 ranks, a
+ring of 2) the way of each message is chosen by peer_rules.resolve_ways; a
+dimension of one traced rank that has more on the new grid gets the
+exchanges of the nearest dimension (dimension_copies.py). Sizes and compute
+follow `scaling` (scaling.py: weak keeps them, strong divides compute by
+N / P and sizes halo messages by the face per rank of each dimension).
+
+Refused (NotRegular: the caller replicates the trace instead), with the
+call that breaks the rule: ranks whose call sequences differ, peers that
+follow no rule, a call whose peer is MPI_PROC_NULL on every traced rank,
+wildcard receives, v-collectives, and messages or collectives on
+communicators other than MPI_COMM_WORLD (and its duplicates), the grid and
+the sub-communicators whose rule the trace shows.
 
 Memory: the template (one rank's calls) is held while the N ranks are
 played; the traced ranks are read in lockstep, one call of each at a time.
@@ -28,149 +36,118 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.trace.collectives import collective_of, rank_ops
+from cloudnoise.trace.dimension_copies import copy_missing_dims
 from cloudnoise.trace.events import ANY, PROC_NULL, Call, CommInfo
-from cloudnoise.trace.grid import coords_of, dims_create, rank_of
+from cloudnoise.trace.goal_tags import comm_code
+from cloudnoise.trace.peer_rules import PeerRule, RuledCall, SubRule, resolve_ways
 from cloudnoise.trace.reader import TraceReader
+from cloudnoise.trace.scaling import Scaling, parse_scaling
+from cloudnoise.trace.topology import Grid, Topology, displacement, parse_grid
 
-LABEL = "extrapolated (approximation: regular SPMD program, weak scaling)"
 P2P_KINDS = ("send", "recv", "isend", "irecv", "send_init", "recv_init", "sendrecv")
+SENDS = ("send", "isend", "send_init")
 
 
-@dataclass(frozen=True)
-class PeerRule:
-    """Where a call's peer is, relative to the calling rank."""
-
-    mode: str  # "null" (always MPI_PROC_NULL), "grid", "offset", "ring", "fixed"
-    value: tuple[int, ...] = ()
-
-    def place(self, rank: int, n: int, dims: tuple[int, ...], periods: tuple[int, ...]) -> int:
-        if self.mode == "null":
-            return PROC_NULL
-        if self.mode == "fixed":
-            return self.value[0] if self.value[0] < n else PROC_NULL
-        if self.mode == "offset":
-            p = rank + self.value[0]
-            return p if 0 <= p < n else PROC_NULL
-        if self.mode == "ring":
-            return (rank + self.value[0]) % n
-        c = coords_of(rank, dims)
-        for k, d in enumerate(self.value):
-            c[k] += d
-            if not 0 <= c[k] < dims[k]:
-                if not periods[k]:
-                    return PROC_NULL
-                c[k] %= dims[k]
-        return rank_of(c, dims)
-
-
-def extrapolated(trace: TraceReader, ranks: int) -> Any:
-    """The N-rank program a P-rank trace stands for: as a regular SPMD
-    program where it is one, else by replication (`replicate`, N a multiple
-    of P). Either way a TraceReader whose `label` says which approximation."""
-    if ranks < 1 or ranks > 2**31 - 1:
-        raise CloudnoiseError(f"--ranks must be between 1 and 2147483647, got {ranks}")
-    try:
-        return ExtrapolatedTrace(trace, ranks)
-    except UnknownRule:
-        raise
-    except CloudnoiseError as err:
-        from cloudnoise.trace.replicate import ReplicatedTrace
-
-        return ReplicatedTrace(trace, ranks, str(err))
+class NotRegular(CloudnoiseError):
+    """The trace is not a regular SPMD program (it can be replicated instead)."""
 
 
 class UnknownRule(CloudnoiseError):
     """A communicator whose rule for more ranks the trace does not show (not replicated either)."""
 
 
-@dataclass(frozen=True)
-class SubRule:
-    """Who is in a sub-communicator on N ranks, as the traced split shows it: contiguous
-    blocks of `value` ranks ("blocks"), every `value`-th rank ("strided", `value` groups),
-    every rank alone ("self"), or a Cartesian sub-grid keeping dimensions `keep`."""
+def extrapolated(trace: TraceReader, ranks: int, *, scaling: str | None = None, grid: str | None = None) -> Any:
+    """The N-rank program a P-rank trace stands for: as a regular SPMD
+    program where it is one, else by replication (`replicate`, N a multiple
+    of P; weak scaling only). Either way a TraceReader whose `label` says
+    which approximation. `grid` ('16x16x4') lays out the Cartesian grid;
+    `scaling` is 'weak' (default) or 'strong'."""
+    if ranks < 1 or ranks > 2**31 - 1:
+        raise CloudnoiseError(f"--ranks must be between 1 and 2147483647, got {ranks}")
+    mode = parse_scaling(scaling)
+    dims = parse_grid(grid) if grid is not None else None
+    try:
+        return ExtrapolatedTrace(trace, ranks, scaling=mode, grid=dims)
+    except NotRegular as err:
+        if mode == "strong":
+            raise CloudnoiseError(
+                f"--scaling strong needs a decomposition to scale, and this trace is not a regular program on a "
+                f"Cartesian grid ({err}); use --scaling weak (replication)") from None
+        if dims is not None:
+            raise CloudnoiseError(f"--grid lays out a Cartesian grid, and this trace is not a regular program on one "
+                                  f"({err}); leave --grid out to replicate it") from None
+        from cloudnoise.trace.replicate import ReplicatedTrace
 
-    mode: str
-    value: int = 0
-    keep: tuple[int, ...] = ()
-
-    def info(self, cid: int, key: tuple, rank: int, n: int, dims: tuple[int, ...]) -> CommInfo:
-        if self.mode == "self":
-            return CommInfo(cid, key + (rank,), 1, 0, (rank,))
-        if self.mode == "blocks":
-            b = self.value
-            g = rank // b
-            return CommInfo(cid, key + (g,), b, rank % b, range(g * b, g * b + b))  # type: ignore[arg-type]
-        if self.mode == "strided":
-            m = self.value
-            return CommInfo(cid, key + (rank % m,), n // m, rank // m, range(rank % m, n, m))  # type: ignore[arg-type]
-        coords = coords_of(rank, dims)
-        color = tuple(c for c, k in zip(coords, self.keep) if not k)
-        kept = [k for k in range(len(dims)) if self.keep[k]]
-        r, size = 0, 1
-        for k in kept:
-            r, size = r * dims[k] + coords[k], size * dims[k]
-        if len(kept) != 1:
-            raise CloudnoiseError(f"a Cartesian sub-grid keeping {len(kept)} dimensions is not extrapolated")
-        k = kept[0]
-        step = 1
-        for d in dims[k + 1:]:
-            step *= d
-        first = rank - coords[k] * step
-        return CommInfo(cid, key + color, size, r, range(first, first + size * step, step),  # type: ignore[arg-type]
-                        (dims[k],), (0,))
+        return ReplicatedTrace(trace, ranks, str(err))
 
 
 class ExtrapolatedTrace:
     """The N-rank program a regular P-rank trace stands for (a TraceReader)."""
 
     format = "extrapolated"
-    label = LABEL
 
-    def __init__(self, trace: TraceReader, ranks: int) -> None:
+    def __init__(self, trace: TraceReader, ranks: int, *, scaling: str = "weak",
+                 grid: tuple[int, ...] | None = None) -> None:
         if ranks < 1 or ranks > 2**31 - 1:
             raise CloudnoiseError(f"--ranks must be between 1 and 2147483647, got {ranks}")
         self.base = trace
         self.path = Path(trace.path)
         self.num_ranks = ranks
+        self.grid_option = grid
+        self.topology = Topology(trace.num_ranks)
         self.grid_dims: tuple[int, ...] = ()
         self.grid_periods: tuple[int, ...] = ()
-        self.grid_comm: int | None = None
+        self.grid_from = ""
+        self.grid_comms: set[int] = set()
         self.world_like: set[int] = {0}  # MPI_COMM_WORLD and its duplicates
         self.subs: dict[int, tuple[SubRule, tuple, list[tuple[int, int]]]] = {}  # id -> rule, key, traced (rank, size)
         self._created_at: dict[int, int] = {}  # sub-communicator id -> index of the call that made it
-        self.template: list[tuple[Call, PeerRule | None, PeerRule | None]] = []
+        self.entries: list[RuledCall] = []
+        self.sources: dict[int, int] = {}
+        self.ways_chosen = False
         self._build()
+        self._finish(scaling)
 
     @property
     def warnings(self) -> Sequence[str]:
         return self.base.warnings
 
+    @property
+    def traced_grid(self) -> Grid | None:
+        return self.topology.grid
+
     def describe(self) -> dict[str, Any]:
         out = dict(self.base.describe())
+        g = self.traced_grid
         out.update({
             "format": f"{self.base.format}, {self.format}",
             "ranks": self.num_ranks,
             "traced_ranks": self.base.num_ranks,
-            "extrapolation": LABEL,
+            "extrapolation": self.label,
             "grid": list(self.grid_dims) if self.grid_dims else None,
+            "traced_grid": list(g.dims) if g else None,
+            "grid_from": self.grid_from or None,
+            "scaling": self.scaling.mode,
+            "copied_dims": {str(k): m for k, m in self.sources.items()},
         })
         return out
 
-    def _refuse(self, index: int, name: str, what: str, todo: str = "extrapolate cannot scale this trace") -> CloudnoiseError:
-        return CloudnoiseError(f"{self.path}: call {index} ({name}): {what}; {todo}")
+    def _refuse(self, index: int, name: str, what: str, todo: str = "extrapolate cannot scale this trace") -> NotRegular:
+        return NotRegular(f"{self.path}: call {index} ({name}): {what}; {todo}")
 
     # -- learning the template
     def _build(self) -> None:
         p = self.base.num_ranks
         streams = [self.base.calls(r) for r in range(p)]
-        traced_dims: tuple[int, ...] = ()
         last_exit = [0] * p
-        clock = 0
         while True:
             maybe = [next(s, None) for s in streams]
             if all(c is None for c in maybe):
@@ -189,13 +166,14 @@ class ExtrapolatedTrace:
                 last_exit[r] = c.t_exit_ns
             gap = int(statistics.median(gaps))
             dur = max(0, int(statistics.median(durs)))
-            entry = clock + gap if c0.kind != "init" else c0.t_entry_ns
-            exit_ = entry + dur if c0.kind != "init" else 0
-            clock = exit_
-            call = replace(c0, t_entry_ns=entry, t_exit_ns=exit_)
+            call = c0.copy()
             rule = recv_rule = None
             if c0.kind == "comm_create":
-                call, traced_dims = self._comm(row, call, traced_dims)
+                call = self._comm(row, call)
+            elif c0.kind == "topology":
+                self.topology.topology_call(row)
+            elif c0.kind == "cart_shift":
+                self.topology.shift_call(row)
             elif c0.kind in P2P_KINDS and c0.comm in self.subs:
                 rule = self._sub_peer([c.peer for c in row], c0)
                 if c0.kind == "sendrecv":
@@ -203,58 +181,71 @@ class ExtrapolatedTrace:
                 call.status = (ANY, ANY, 0) if c0.kind in ("recv", "sendrecv") else None
             elif c0.kind in P2P_KINDS:
                 comm = c0.comm
-                if comm not in self.world_like and comm != self.grid_comm:
+                if comm not in self.world_like and comm not in self.grid_comms:
                     raise self._refuse(c0.index, c0.name, f"a message on communicator {comm}",
-                                       "only MPI_COMM_WORLD and one Cartesian grid spanning it are extrapolated")
-                grid = comm == self.grid_comm
+                                       "only MPI_COMM_WORLD, a Cartesian grid spanning it and sub-communicators "
+                                       "whose rule the trace shows are extrapolated")
+                on_grid = comm in self.grid_comms
+                rule = self._rule([self._world(c.peer, on_grid) for c in row], c0)
                 if c0.kind == "sendrecv":
-                    rule = self._rule([c.peer for c in row], grid, traced_dims, c0)
-                    recv_rule = self._rule([c.recv_peer for c in row], grid, traced_dims, c0)
-                else:
-                    rule = self._rule([c.peer for c in row], grid, traced_dims, c0)
+                    recv_rule = self._rule([self._world(c.recv_peer, on_grid) for c in row], c0)
                 call.status = (ANY, ANY, 0) if c0.kind in ("recv", "sendrecv") else None
             elif c0.kind == "coll":
-                if c0.comm not in self.world_like and c0.comm != self.grid_comm and c0.comm not in self.subs:
+                if c0.comm not in self.world_like and c0.comm not in self.grid_comms and c0.comm not in self.subs:
                     raise self._refuse(c0.index, c0.name, f"a collective on communicator {c0.comm}",
-                                       "only MPI_COMM_WORLD and one Cartesian grid spanning it are extrapolated")
+                                       "only MPI_COMM_WORLD, a Cartesian grid spanning it and sub-communicators "
+                                       "whose rule the trace shows are extrapolated")
                 if c0.vec is not None:
                     raise self._refuse(c0.index, c0.name, "a v-collective (per-rank counts)", "its counts for more ranks are unknown")
                 if c0.root > 0:
                     rule = PeerRule("fixed", (c0.root,))
             elif c0.kind == "complete" and c0.completions:
                 call.completions = [(req, ANY, ANY, 0) for (req, _, _, _) in c0.completions]
-            elif c0.kind == "unsupported":
-                pass  # the converter refuses it or counts it as compute
-            self.template.append((call, rule, recv_rule))
-        if not self.template:
+            if c0.kind == "init":
+                gap, dur = c0.t_entry_ns, -1
+            self.entries.append(RuledCall(call, rule, recv_rule, gap, dur))
+        if not self.entries:
             raise CloudnoiseError(f"{self.path}: the trace is empty")
 
-    def _comm(self, row: list[Call], call: Call, traced_dims: tuple[int, ...]) -> tuple[Call, tuple[int, ...]]:
+    def _world(self, peer: int, on_grid: bool) -> int:
+        """A peer as a world rank (a grid's ranks may be reordered)."""
+        g = self.traced_grid
+        if on_grid and g is not None and g.members is not None and peer >= 0:
+            return g.members[peer]
+        return peer
+
+    def _comm(self, row: list[Call], call: Call) -> Call:
         info = row[0].comm_info
         p = self.base.num_ranks
         if info is None:
-            return call, traced_dims
+            return call
         spans = all(c.comm_info is not None and c.comm_info.size == p for c in row)
         if not spans:
-            self._sub(row, call, traced_dims)
-            return replace(call, comm_info=None), traced_dims
+            self._sub(row, call)
+            return replace(call, comm_info=None)
+        if info.neighbours is not None:
+            self.topology.grid_call(row)
+            raise self._refuse(call.index, call.name, "a graph topology",
+                               "where its neighbours go on more ranks is unknown")
         if info.dims:
-            if self.grid_comm is not None:
-                raise self._refuse(call.index, call.name, "a second Cartesian grid", "only one grid is extrapolated")
-            if any(c.comm_info.members is not None for c in row):
-                raise self._refuse(call.index, call.name, "a Cartesian grid whose ranks were reordered",
-                                   "create the grid with reorder = 0 to extrapolate it")
-            self.grid_comm = info.id
-            self.grid_dims = dims_create(self.num_ranks, len(info.dims))
-            self.grid_periods = info.periods
-            traced_dims = info.dims
-        new = CommInfo(info.id, info.key, self.num_ranks, 0, None, self.grid_dims if info.dims else (),
-                       self.grid_periods if info.dims else ())
-        if not info.dims:
-            self.world_like.add(info.id)
-        return replace(call, comm_info=new), traced_dims
+            before = self.traced_grid
+            grid = self.topology.grid_call(row)
+            if grid is None:
+                raise self._refuse(call.index, call.name, "a Cartesian grid whose members are not every rank once",
+                                   "only grids spanning MPI_COMM_WORLD are extrapolated")
+            if before is not None and (grid.dims != before.dims or grid.members != before.members):
+                raise self._refuse(call.index, call.name, f"a second Cartesian grid ({'x'.join(map(str, grid.dims))} "
+                                   f"after {'x'.join(map(str, before.dims))})", "only one grid is extrapolated")
+            if not self.grid_dims:
+                self.grid_dims, self.grid_from = self.topology.new_dims(self.num_ranks, self.grid_option)
+                self.grid_periods = tuple(self.traced_grid.periods)  # type: ignore[union-attr]
+            self.grid_comms.add(info.id)
+            return replace(call, comm_info=CommInfo(info.id, info.key, self.num_ranks, 0, None, self.grid_dims,
+                                                   self.grid_periods))
+        self.world_like.add(info.id)
+        return replace(call, comm_info=CommInfo(info.id, info.key, self.num_ranks, 0, None))
 
-    def _sub(self, row: list[Call], call: Call, traced_dims: tuple[int, ...]) -> None:
+    def _sub(self, row: list[Call], call: Call) -> None:
         """Learns the rule of a sub-communicator from every traced rank's view of it."""
         p = self.base.num_ranks
         infos = [c.comm_info for c in row]
@@ -264,22 +255,25 @@ class ExtrapolatedTrace:
                               "extrapolate cannot scale this trace")
         groups = {tuple(i.world_rank(k) for k in range(i.size)) for i in infos}  # type: ignore[union-attr]
         sizes = {len(g) for g in groups}
+        traced_dims = self.traced_grid.dims if self.traced_grid else ()
+        info0 = infos[0]
+        assert info0 is not None
         rule: SubRule | None = None
-        if sizes == {1}:
+        if info0.keep and traced_dims and info0.dims and sum(info0.keep[:len(traced_dims)]) == 1:
+            rule = SubRule("grid", 0, tuple(info0.keep[:len(traced_dims)]))
+        elif sizes == {1}:
             rule = SubRule("self")
         elif len(sizes) == 1:
             size = sizes.pop()
             if groups == {tuple(range(g, g + size)) for g in range(0, p, size)}:
                 rule = SubRule("blocks", size)
-                info = infos[0]
-                if info is not None and info.dims and self.grid_comm is not None and len(traced_dims) == 2:
+                if info0.dims and self.grid_comms and len(traced_dims) == 2:
                     keep = (0, 1) if size == traced_dims[1] else (1, 0)
                     rule = SubRule("grid", 0, keep)
             elif groups == {tuple(range(c, p, p // size)) for c in range(p // size)}:
                 m = p // size
                 rule = SubRule("strided", m)
-                info = infos[0]
-                if info is not None and info.dims and self.grid_comm is not None and len(traced_dims) == 2 and m == traced_dims[1]:
+                if info0.dims and self.grid_comms and len(traced_dims) == 2 and m == traced_dims[1]:
                     rule = SubRule("grid", 0, (1, 0))
         if rule is None:
             raise UnknownRule(
@@ -291,8 +285,8 @@ class ExtrapolatedTrace:
         if rule.mode == "blocks" and n % rule.value or rule.mode == "strided" and n % rule.value:
             raise UnknownRule(f"{self.path}: call {call.index} ({call.name}): its groups of {rule.value} do not divide "
                               f"{n} ranks; give --ranks a multiple of {rule.value}")
-        self.subs[infos[0].id] = (rule, infos[0].key, [(i.rank, i.size) for i in infos])  # type: ignore[union-attr]
-        self._created_at[infos[0].id] = call.index  # type: ignore[union-attr]
+        self.subs[info0.id] = (rule, info0.key, [(i.rank, i.size) for i in infos])  # type: ignore[union-attr]
+        self._created_at[info0.id] = call.index
 
     def _sub_peer(self, peers: list[int], call: Call) -> PeerRule:
         """A peer on a sub-communicator: a fixed offset (or ring) in its ranks."""
@@ -315,38 +309,34 @@ class ExtrapolatedTrace:
             return PeerRule("ring", (d - size if d > size // 2 else d,))
         raise self._refuse(call.index, call.name, f"peers {peers} follow no fixed offset in their communicator's ranks")
 
-    def _rule(self, peers: list[int], grid: bool, traced_dims: tuple[int, ...], call: Call) -> PeerRule:
+    def _rule(self, peers: list[int], call: Call) -> PeerRule:
+        """The rule of a message on MPI_COMM_WORLD or the grid, from every traced rank's peer (world ranks)."""
         p = self.base.num_ranks
         if any(x == ANY for x in peers):
             raise self._refuse(call.index, call.name, "a wildcard (MPI_ANY_SOURCE) receive", "its partner on more ranks is unknown")
         real = [(r, x) for r, x in enumerate(peers) if x != PROC_NULL]
         if not real:
-            if all(x == PROC_NULL for x in peers):
-                raise self._refuse(
-                    call.index, call.name, "its peer is MPI_PROC_NULL on every traced rank",
-                    "where it goes on more ranks is unknown: trace on more ranks, with a neighbour in every "
-                    "direction of the grid (e.g. 4 ranks as 2 x 2)",
-                )
-        if grid:
-            periods = self.grid_periods
-            shifts = set()
-            for r, x in real:
-                cr, cx = coords_of(r, traced_dims), coords_of(x, traced_dims)
-                d = []
-                for k, size in enumerate(traced_dims):
-                    delta = cx[k] - cr[k]
-                    if periods[k] and size > 0:
-                        delta %= size
-                        if delta > size // 2:
-                            delta -= size
-                    d.append(delta)
-                shifts.add(tuple(d))
-            if len(shifts) == 1:
-                rule = PeerRule("grid", shifts.pop())
+            raise self._refuse(
+                call.index, call.name, "its peer is MPI_PROC_NULL on every traced rank",
+                "where it goes on more ranks is unknown: trace on more ranks, with a neighbour in every "
+                "direction of the grid (e.g. 4 ranks as 2 x 2)",
+            )
+        grid = self.traced_grid
+        if grid is not None:
+            moves = {displacement(grid, r, x) for r, x in real}
+            if len(moves) == 1:
+                move = moves.pop()
+                rule = PeerRule("grid", move.delta, move.unknown)
                 # the same rule must give MPI_PROC_NULL where the trace has it
-                if all(rule.place(r, p, traced_dims, periods) == x for r, x in enumerate(peers)):
+                placed = [rule.place(grid.members.index(r) if grid.members else r, p, grid.dims, grid.periods)
+                          for r in range(p)]
+                if grid.members is not None:
+                    placed = [grid.members[x] if x >= 0 else x for x in placed]
+                if all(x == peers[r] for r, x in enumerate(placed)) or move.unknown:
                     return rule
-            raise self._refuse(call.index, call.name, f"peers {peers} follow no fixed displacement on the {traced_dims} grid")
+            if call.comm in self.grid_comms:
+                raise self._refuse(call.index, call.name, f"peers {peers} follow no fixed displacement on the "
+                                   f"{'x'.join(map(str, grid.dims))} grid")
         offsets = {x - r for r, x in real}
         if len(offsets) == 1:
             rule = PeerRule("offset", (offsets.pop(),))
@@ -355,9 +345,98 @@ class ExtrapolatedTrace:
         ring = {(x - r) % p for r, x in real}
         if len(ring) == 1 and all(x != PROC_NULL for x in peers):
             d = ring.pop()
+            if d == 0:
+                return PeerRule("self")
+            if 2 * d == p:  # half way round: forward and back are one rank
+                return PeerRule("ring", (d,), (1,))
             return PeerRule("ring", (d - p if d > p // 2 else d,))  # the shorter way round
+        where = f" and no fixed displacement on the {'x'.join(map(str, grid.dims))} grid" if grid is not None else ""
+        raise self._refuse(call.index, call.name, f"peers {peers} of ranks 0..{p - 1} follow no fixed rank offset{where}")
 
-        raise self._refuse(call.index, call.name, f"peers {peers} of ranks 0..{p - 1} follow no fixed rank offset")
+    # -- choosing ways, copying dimensions, scaling
+    def _finish(self, mode: str) -> None:
+        if self.grid_option is not None and self.traced_grid is None:
+            raise CloudnoiseError(f"{self.path}: --grid lays out the application's Cartesian grid, and the trace has none "
+                                  "(no MPI_Cart_create spanning its ranks); leave --grid out")
+        sides: list[tuple[str, int, int, PeerRule | None]] = []
+        for e in self.entries:
+            c = e.call
+            if c.kind == "sendrecv":
+                sides += [("send", c.comm, c.tag, e.rule), ("recv", c.comm, c.recv_tag, e.recv_rule)]
+            elif c.kind in P2P_KINDS:
+                sides.append(("send" if c.kind in SENDS else "recv", c.comm, c.tag, e.rule))
+            else:
+                sides.append(("other", 0, 0, e.rule))
+        chosen = iter(resolve_ways(sides))
+        for e in self.entries:
+            if e.call.kind in P2P_KINDS:
+                was = (e.rule, e.recv_rule)
+                e.rule = next(chosen)
+                if e.call.kind == "sendrecv":
+                    e.recv_rule = next(chosen)
+                self.ways_chosen |= was != (e.rule, e.recv_rule)
+            else:
+                next(chosen)
+        g = self.traced_grid
+        if g is not None:
+            self.entries, self.sources = copy_missing_dims(self.entries, g.dims, self.grid_dims)
+        if mode == "strong" and g is None:
+            raise CloudnoiseError(
+                f"{self.path}: --scaling strong needs the application's decomposition, and the trace has no Cartesian "
+                "grid (MPI_Cart_create spanning its ranks) whose faces would size its messages; use --scaling weak")
+        self.scaling = Scaling(mode, self.base.num_ranks, self.num_ranks, g.dims if g else (), self.grid_dims)
+        self._apply()
+        self.label = self._label()
+
+    def _apply(self) -> None:
+        """Times from the median gaps (compute scaled) and sizes by the scaling rule."""
+        s = self.scaling
+        clock = 0
+        for e in self.entries:
+            c = e.call
+            gap, dur = e.gap, e.dur
+            if dur < 0:  # MPI_Init: its own times
+                c.t_entry_ns, c.t_exit_ns = gap, 0
+                continue
+            entry = clock + round(gap * s.compute)
+            c.t_entry_ns, c.t_exit_ns = entry, entry + dur
+            clock = c.t_exit_ns
+            if c.kind in P2P_KINDS:
+                rule = e.rule if e.rule is not None and e.rule.mode == "grid" else e.recv_rule
+                if rule is None or rule.mode != "grid":
+                    continue
+                moved = rule.moved
+                source = tuple(e.copied[1] if k == e.copied[0] else k for k in moved) if e.copied else None
+                f = s.halo(moved, source)
+                if f != 1.0:
+                    c.bytes = _scaled(c.bytes, f)
+                    c.recv_bytes = _scaled(c.recv_bytes, f)
+                    if c.completions:
+                        c.completions = [(req, src, tag, _scaled(nb, f)) for req, src, tag, nb in c.completions]
+            elif c.kind == "coll":
+                f = s.collective(collective_of(c.name))
+                if f != 1.0:
+                    c.bytes, c.recv_bytes = _scaled(c.bytes, f), _scaled(c.recv_bytes, f)
+
+    def _label(self) -> str:
+        g = self.traced_grid
+        parts = ["extrapolated (approximation: regular SPMD program"]
+        if g is not None:
+            parts.append(f"; messages by their displacement on the traced {'x'.join(map(str, g.dims))} grid, placed on "
+                         f"{'x'.join(map(str, self.grid_dims))} ({self.grid_from})")
+            two = [k for k, d in enumerate(g.dims) if g.periods[k] and d == 2 and self.grid_dims[k] > 2]
+            two += [k for k, m in self.sources.items() if g.periods[m] and g.dims[m] == 2 and self.grid_dims[k] > 2]
+            if self.ways_chosen and two:
+                parts.append(f"; along dim {', '.join(map(str, sorted(two)))} (+1 and -1 one traced rank) messages go -1 "
+                             "and +1 in turn")
+            for k, m in sorted(self.sources.items()):
+                parts.append(f"; dim {k} (one traced rank, no messages) copies dim {m}'s exchanges")
+        else:
+            parts.append("; peers by a fixed rank offset")
+            if self.ways_chosen:
+                parts.append(" (half way round a ring: back and forth in turn)")
+        parts.append(f"; {self.scaling.describe(self.sources)})")
+        return "".join(parts)
 
     # -- playing N ranks
     def _sub_created(self, call: Call) -> tuple[SubRule, tuple] | None:
@@ -376,7 +455,8 @@ class ExtrapolatedTrace:
 
     def calls(self, rank: int) -> Iterator[Call]:
         n, dims, periods = self.num_ranks, self.grid_dims, self.grid_periods
-        for call, rule, recv_rule in self.template:
+        for e in self.entries:
+            call, rule, recv_rule = e.call, e.rule, e.recv_rule
             c = call.copy()
             if c.kind == "comm_create" and c.comm_info is None and call.comm_info is None:
                 sub = self._sub_created(call)
@@ -389,17 +469,30 @@ class ExtrapolatedTrace:
                 if rule is not None:
                     c.root = rule.place(rank, n, dims, periods)
                     if c.root < 0:
-                        raise self._refuse(c.index, c.name, f"root {call.root} does not exist on {n} ranks")
+                        raise CloudnoiseError(f"{self.path}: call {c.index} ({c.name}): root {call.root} does not "
+                                              f"exist on {n} ranks; give --ranks of at least {call.root + 1}")
             elif rule is not None and c.comm in self.subs:
                 cr, cs = self._sub_place(c.comm, rank)
                 c.peer = rule.place(cr, cs, (), ())
                 if recv_rule is not None:
                     c.recv_peer = recv_rule.place(cr, cs, (), ())
             elif rule is not None:
-                grid = dims if c.comm == self.grid_comm else ()
-                c.peer = rule.place(rank, n, grid, periods if grid else ())
+                c.peer = rule.place(rank, n, dims, periods)
                 if recv_rule is not None:
-                    c.recv_peer = recv_rule.place(rank, n, grid, periods if grid else ())
+                    c.recv_peer = recv_rule.place(rank, n, dims, periods)
             if c.completions is not None:
                 c.completions = list(c.completions)
             yield c
+
+
+CONTROL_BYTES = 64
+
+
+def _scaled(nbytes: int, factor: float) -> int:
+    """A halo message's size times a factor, at least one byte where it was
+    some. A message of at most CONTROL_BYTES is taken for control (a count,
+    a flag: LAMMPS sends the number of atoms it will send as 4 bytes) and
+    keeps its size."""
+    if nbytes <= CONTROL_BYTES:
+        return nbytes
+    return max(1, round(nbytes * factor))

@@ -209,11 +209,24 @@ def _decode(name: str, layout: str, buf: bytes, body: int, end: int, index: int,
         if nvec:
             c.vec = struct.unpack_from(f"<{nvec}Q", buf, tail)
         return c
-    elif layout == "comm":
+    elif layout in ("comm", "graph"):
+        if layout == "graph" and end == body:
+            c.kind = "unsupported"  # recorded by name only (an older recorder)
+            return c
         parent, cid, root_world, root_seq, size, crank, ndims, flags = s.unpack_from(buf, body)
         identity = bool(flags & 1)
         n_members = 0 if identity or cid == fmt.COMM_NULL else size
-        if end - tail != 4 * n_members + 8 * ndims:
+        grid_end = tail + 4 * n_members + 8 * ndims
+        neighbours = None
+        if layout == "graph":
+            if end - grid_end < 8:
+                return None
+            nsrc, ndst = struct.unpack_from("<II", buf, grid_end)
+            if end - grid_end - 8 != 4 * (nsrc + ndst):
+                return None
+            ids = struct.unpack_from(f"<{nsrc + ndst}i", buf, grid_end + 8)
+            neighbours = (tuple(ids[:nsrc]), tuple(ids[nsrc:]))
+        elif end != grid_end:
             return None
         members = struct.unpack_from(f"<{n_members}i", buf, tail) if n_members else None
         grid = struct.unpack_from(f"<{2 * ndims}i", buf, tail + 4 * n_members) if ndims else ()
@@ -221,10 +234,25 @@ def _decode(name: str, layout: str, buf: bytes, body: int, end: int, index: int,
         if cid != fmt.COMM_NULL:
             if size < 1 or crank >= size:
                 return None
+            keep = tuple((flags >> (8 + i)) & 1 for i in range(24)) if flags & 8 else ()
             c.comm_info = CommInfo(
                 id=cid, key=(root_world, root_seq), size=size, rank=crank, members=members,
-                dims=tuple(grid[:ndims]), periods=tuple(grid[ndims:]),
+                dims=tuple(grid[:ndims]), periods=tuple(grid[ndims:]), reorder=bool(flags & 4),
+                keep=keep, neighbours=neighbours,
             )
+        return c
+    elif layout == "dims":
+        nnodes, ndims = s.unpack_from(buf, body)
+        if end - tail != 8 * ndims:
+            return None
+        c.bytes = nnodes
+        c.vec = struct.unpack_from(f"<{2 * ndims}i", buf, tail) if ndims else ()
+        return c
+    elif layout == "cartq":
+        c.comm, c.peer, ndims, _ = s.unpack_from(buf, body)
+        if end - tail != 4 * ndims:
+            return None
+        c.vec = struct.unpack_from(f"<{ndims}i", buf, tail) if ndims else ()
         return c
     elif layout == "commfree":
         c.comm, _ = s.unpack_from(buf, body)

@@ -31,6 +31,9 @@ LAYOUTS = {
     "commfree": struct.Struct("<II"),
     "shift": struct.Struct("<IiiiiI"),          # comm, direction, disp, source, dest, 0
     "names": struct.Struct("<II"),              # count, length; then length bytes
+    "graph": struct.Struct("<IIIIIIII"),        # as comm; after its tail: nsrc, ndst, sources, destinations
+    "dims": struct.Struct("<II"),               # nnodes, ndims; then ndims dims in, ndims dims out
+    "cartq": struct.Struct("<IiII"),            # comm, rank, ndims, 0; then ndims coordinates
     "end": struct.Struct("<Q"),
 }
 ENTRY = struct.Struct("<QiiQ")  # completed request, status source, tag, bytes
@@ -124,8 +127,8 @@ CALLS: dict[int, tuple[str, str]] = {
     109: ("MPI_Comm_idup", "plain"),
     110: ("MPI_Intercomm_create", "plain"),
     111: ("MPI_Intercomm_merge", "plain"),
-    112: ("MPI_Graph_create", "plain"),
-    113: ("MPI_Dist_graph_create_adjacent", "plain"),
+    112: ("MPI_Graph_create", "graph"),
+    113: ("MPI_Dist_graph_create_adjacent", "graph"),
     114: ("MPI_Win_create", "plain"),
     115: ("MPI_Win_allocate", "plain"),
     116: ("MPI_Win_fence", "plain"),
@@ -142,6 +145,10 @@ CALLS: dict[int, tuple[str, str]] = {
     127: ("MPI_File_write_at_all", "plain"),
     128: ("MPI_File_read_at_all", "plain"),
     129: ("MPI_Abort", "plain"),
+    140: ("MPI_Dims_create", "dims"),
+    141: ("MPI_Cart_coords", "cartq"),
+    142: ("MPI_Cart_rank", "cartq"),
+    143: ("MPI_Dist_graph_create", "graph"),
     200: ("CN_NAMES", "names"),
     201: ("CN_END", "end"),}
 
@@ -158,6 +165,7 @@ KIND_OF_NAME = {
     "MPI_Sendrecv": "sendrecv", "MPI_Sendrecv_replace": "sendrecv",
     "MPI_Probe": "local", "MPI_Iprobe": "local",
     "MPI_Comm_free": "comm_free", "MPI_Cart_shift": "cart_shift",
+    "MPI_Dims_create": "topology", "MPI_Cart_coords": "topology", "MPI_Cart_rank": "topology",
 }
 
 
@@ -165,4 +173,4 @@ def kind_of(name: str, layout: str) -> str:
     """The converter's kind of a recorded call."""
     if name in KIND_OF_NAME:
         return KIND_OF_NAME[name]
-    return {"complete": "complete", "coll": "coll", "comm": "comm_create"}.get(layout, "unsupported")
+    return {"complete": "complete", "coll": "coll", "comm": "comm_create", "graph": "comm_create"}.get(layout, "unsupported")

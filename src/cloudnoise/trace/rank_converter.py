@@ -457,7 +457,7 @@ class RankConverter:
                 self.compute_until(c.t_entry_ns)
                 self.finalize_ns = c.t_entry_ns
                 continue
-            if kind in ("local", "cart_shift", "comm_free"):
+            if kind in ("local", "cart_shift", "comm_free", "topology"):
                 continue
             if kind == "names":
                 if self.rank == 0 and c.names:
