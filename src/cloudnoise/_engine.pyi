@@ -41,7 +41,7 @@ class Schedule:
     @property
     def in_order(self) -> bool:
         """
-        Messages of one (sender, receiver, tag) channel arrive in the order they were sent (MPI's non-overtaking rule; set for recorded traces). False: LogGOPSim's semantics, where latency noise may reorder them.
+        Messages from one rank to another arrive in the order they were sent (an in-order connection; MPI's non-overtaking rule follows; set for recorded traces). False: LogGOPSim's semantics, where latency noise may reorder them.
         """
 
     @in_order.setter

@@ -1,19 +1,22 @@
-// MPI's non-overtaking rule for a schedule that asks for it
-// (Schedule::in_order): two messages of one channel (sender, receiver,
-// tag) reach the receiver in the order they were sent. Latency noise draws
-// each message's latency on its own, so without this a message could
-// arrive before one sent earlier on its channel and take that one's
-// receive: a receive then completes with another message's data and size,
-// and a program that relies on MPI's order (an Isend of a large message
-// then a small one, the receiver's next step waiting on the first) can
-// deadlock. A message's arrival is therefore at least its channel's
-// previous arrival; at equal times the earlier send's event comes first
-// (its stamp is smaller), so the channel's messages are matched in order.
+// In-order delivery between two ranks, for a schedule that asks for it
+// (Schedule::in_order): the messages from one rank to another reach it in
+// the order they were sent, as on the in-order connection an MPI library
+// keeps between two processes; MPI's non-overtaking rule (messages of one
+// sender, receiver and tag are matched in send order) follows from it.
+// Latency drawn per message (latency noise, stalls, switch draws) would let
+// a message arrive before one sent earlier to the same rank and take that
+// one's receive: a receive then completes with another message's data and
+// size, and a program that relies on MPI's order (an Isend of a large
+// message then a small one, the receiver's next step waiting on the first)
+// can deadlock. A message's arrival is therefore at least the previous
+// arrival from its sender at its receiver; at equal times the earlier
+// send's event comes first (its stamp is smaller).
 //
-// Per sender, a hash map from (receiver, tag) to the channel's last
-// arrival; a collective's tag is used once per call, so the maps hold one
-// entry per channel used in the repetition. Cleared per repetition, the
-// maps' storage kept.
+// Per sender, the receivers it sent to this repetition and the last
+// arrival at each: a short array searched in place (a rank of an
+// application sends to a few neighbours and a collective's few peers), and
+// a hash map once a sender has sent to more than kFlat ranks (an
+// all-to-all). Cleared per repetition, the storage kept.
 #pragma once
 
 #include <cstdint>
@@ -24,20 +27,39 @@ namespace cloudnoise {
 
 class ChannelOrder {
  public:
-  void resize(uint32_t senders) { last_.resize(senders); }
+  static constexpr uint32_t kFlat = 32;
 
-  // Forgets every channel (a new repetition).
+  void resize(uint32_t senders) { senders_.resize(senders); }
+
+  // Forgets every arrival (a new repetition).
   void clear() {
-    for (const uint32_t h : used_) last_[h].clear();
+    for (const uint32_t h : used_) {
+      senders_[h].flat.clear();
+      senders_[h].many.clear();
+    }
     used_.clear();
   }
 
-  // The arrival of a message of (h, r, tag) drawn for `arrival`: no earlier
-  // than the channel's previous one, which it becomes.
-  int64_t arrival(uint32_t h, uint32_t r, uint32_t tag, int64_t arrival) {
-    auto& channels = last_[h];
-    if (channels.empty()) used_.push_back(h);
-    auto [it, inserted] = channels.try_emplace(uint64_t{r} << 32 | tag, arrival);
+  // The arrival at r of a message from h drawn to arrive at `arrival`: no
+  // earlier than h's previous message to r, whose place it takes.
+  int64_t arrival(uint32_t h, uint32_t r, int64_t arrival) {
+    Sender& s = senders_[h];
+    if (s.flat.empty() && s.many.empty()) used_.push_back(h);
+    if (s.many.empty()) {
+      for (Last& l : s.flat)
+        if (l.receiver == r) {
+          if (arrival < l.at) arrival = l.at;
+          l.at = arrival;
+          return arrival;
+        }
+      if (s.flat.size() < kFlat) {
+        s.flat.push_back({r, arrival});
+        return arrival;
+      }
+      for (const Last& l : s.flat) s.many.emplace(l.receiver, l.at);
+      s.flat.clear();
+    }
+    auto [it, inserted] = s.many.try_emplace(r, arrival);
     if (!inserted) {
       if (arrival < it->second) arrival = it->second;
       it->second = arrival;
@@ -46,8 +68,16 @@ class ChannelOrder {
   }
 
  private:
-  std::vector<std::unordered_map<uint64_t, int64_t>> last_;
-  std::vector<uint32_t> used_;  // senders with channels this repetition
+  struct Last {
+    uint32_t receiver;
+    int64_t at;
+  };
+  struct Sender {
+    std::vector<Last> flat;
+    std::unordered_map<uint32_t, int64_t> many;
+  };
+  std::vector<Sender> senders_;
+  std::vector<uint32_t> used_;  // senders that sent this repetition
 };
 
 }  // namespace cloudnoise

@@ -793,7 +793,7 @@ template <bool kWindowed, bool kRendezvous>
         const uint32_t receiver = peer_of(h, op);
         const Departure d = depart(t, h, receiver, op_index, op.amount, p_.costs_for(op.amount), o_free, gs_free);
         const int64_t arrival =
-            order_arrivals_ ? channel_order_.arrival(h, receiver, op.tag, d.arrival) : d.arrival;
+            order_arrivals_ ? channel_order_.arrival(h, receiver, d.arrival) : d.arrival;
         push_event<kWindowed>(arrival, stamp_++, op_index, Event::pack(h, kEvMsg), receiver, d.carried_G);
         if (!kRendezvous || op.amount <= p_.S)
           release_done(op, h);  // eager: the send is complete

@@ -373,9 +373,9 @@ class Engine {
   std::vector<uint32_t> host_ops_, sorted_;
   uint64_t stamp_ = 0;
   uint64_t messages_ = 0;
-  // MPI's non-overtaking rule (channel_order.hpp): on for a repetition of a
-  // schedule that asks for it (Schedule::in_order) when latency varies per
-  // message; otherwise every channel's messages arrive in order already.
+  // In-order delivery between two ranks (channel_order.hpp): on for a
+  // repetition of a schedule that asks for it (Schedule::in_order) when
+  // latency varies per message; otherwise messages arrive in order already.
   bool order_arrivals_ = false;
   ChannelOrder channel_order_;
   // The run's noise parts (null when absent), read on every message.

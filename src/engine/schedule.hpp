@@ -153,11 +153,11 @@ class Schedule {
   }
   const uint32_t* edges() const { return edges_.data(); }
 
-  // Whether the messages of one channel (sender, receiver, tag) reach the
-  // receiver in the order they were sent: MPI's non-overtaking rule, which
-  // an application's messages rely on for their matching (a recorded
-  // trace). Schedules that do not ask for it keep LogGOPSim's semantics,
-  // where a message delayed by latency noise may be overtaken.
+  // Whether the messages from one rank to another reach it in the order
+  // they were sent (channel_order.hpp), which MPI's non-overtaking rule
+  // follows from and an application's messages rely on for their matching
+  // (a recorded trace). Schedules that do not ask for it keep LogGOPSim's
+  // semantics, where a message delayed by latency noise may be overtaken.
   bool in_order() const { return in_order_; }
   void set_in_order(bool on) { in_order_ = on; }
 

@@ -50,6 +50,7 @@ class Conversion:
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     native_ranks: int = 0  # ranks the C++ liballprof converter did (not in to_dict: the output is the same)
+    copied_ranks: int = 0  # ranks made from another rank's conversion (rank_copies; the same output)
 
     @property
     def recorded_runtime_ns(self) -> int:

@@ -16,8 +16,9 @@ from cloudnoise import _engine
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.trace import liballprof_native
 from cloudnoise.trace.conversion import Conversion, ConvertOptions
-from cloudnoise.trace.matching import Matching
+from cloudnoise.trace.matching import Matching, Unmatched
 from cloudnoise.trace.rank_converter import RankConverter
+from cloudnoise.trace.rank_copies import ConvertedRank
 from cloudnoise.trace.reader import TraceReader
 
 __all__ = ["Conversion", "ConvertOptions", "convert", "to_goal", "to_schedule"]
@@ -37,22 +38,58 @@ def convert(trace: TraceReader, sink: Any, options: ConvertOptions | None = None
     matching = Matching()
     t0 = time.perf_counter()
     use_native = native and liballprof_native.usable(trace)
-    for rank in range(trace.num_ranks):
+    signature = getattr(trace, "rank_signature", None)
+    made: dict[object, ConvertedRank] = {}
+    n = trace.num_ranks
+    for rank in range(n):
+        key = signature(rank, options) if signature is not None else None
+        twin = made.get(key) if key is not None else None
+        if twin is not None:
+            columns = twin.shifted(rank, n)
+            twin.add_matching(matching, rank, n)
+            result.calls += twin.calls
+            result.calls_by_name.update(twin.by_name)
+            result.unsupported.update(twin.unsupported)
+            result.ops += len(columns[0])
+            result.finalize_ns.append(twin.finalize_ns)
+            result.compute_ns.append(twin.compute_ns)
+            result.mpi_ns.append(twin.mpi_ns)
+            _add(sink, trace, rank, columns)
+            continue
         if use_native and liballprof_native.convert_rank(trace, rank, options, matching, result, sink):
             continue
-        rc = RankConverter(trace, rank, options, matching, result)
+        own = Matching() if key is not None else matching
+        before = (result.calls, result.calls_by_name.copy(), result.unsupported.copy()) if key is not None else None
+        rc = RankConverter(trace, rank, options, own, result)
         rc.run()
         result.ops += len(rc.ops.kinds)
         result.finalize_ns.append(int(rc.finalize_ns or 0))
         result.compute_ns.append(rc.compute_ns)
         result.mpi_ns.append(rc.mpi_ns)
-        try:
-            sink.add_rank(rank, *rc.ops.columns())
-        except ValueError as err:
-            raise CloudnoiseError(f"{trace.path}: rank {rank}: {err}") from None
-    matching.check(str(trace.path))
+        columns = rc.ops.columns()
+        _add(sink, trace, rank, columns)
+        if key is not None and before is not None:
+            kept = ConvertedRank(rank, columns, own, result.calls - before[0], result.calls_by_name - before[1],
+                                 result.unsupported - before[2], int(rc.finalize_ns or 0), rc.compute_ns, rc.mpi_ns)
+            kept.add_matching(matching, rank, n)
+            made[key] = kept
+    try:
+        matching.check(str(trace.path))
+    except Unmatched as err:
+        explain = getattr(trace, "unmatched", None)
+        if explain is None:
+            raise
+        raise CloudnoiseError(explain(err)) from None
     result.seconds = time.perf_counter() - t0
+    result.copied_ranks = n - len(made) if signature is not None else 0
     return result
+
+
+def _add(sink: Any, trace: TraceReader, rank: int, columns: tuple) -> None:
+    try:
+        sink.add_rank(rank, *columns)
+    except ValueError as err:
+        raise CloudnoiseError(f"{trace.path}: rank {rank}: {err}") from None
 
 
 def to_schedule(trace: TraceReader, options: ConvertOptions | None = None, *, native: bool = True) -> tuple[Any, Conversion]:

@@ -168,6 +168,9 @@ class ExtrapolatedTrace:
             dur = max(0, int(statistics.median(durs)))
             call = c0.copy()
             rule = recv_rule = None
+            if c0.kind in P2P_KINDS and any(c.tag != c0.tag or c.recv_tag != c0.recv_tag for c in row):
+                raise self._refuse(c0.index, c0.name, f"tags {[c.tag for c in row]} differ between the ranks",
+                                   "every rank must make the same call")
             if c0.kind == "comm_create":
                 call = self._comm(row, call)
             elif c0.kind == "topology":
@@ -437,6 +440,86 @@ class ExtrapolatedTrace:
                 parts.append(" (half way round a ring: back and forth in turn)")
         parts.append(f"; {self.scaling.describe(self.sources)})")
         return "".join(parts)
+
+    def unmatched(self, err: Any) -> str:
+        """The error for a message the extrapolated program does not pair
+        (matching.Unmatched): the traced program pairs it (it simulates as
+        recorded); the rule placing it on N ranks is what fails."""
+        e = next((x for x in self.entries if x.call.index == err.index), None)
+        how = ""
+        if e is not None:
+            rules = [f"{side} by {r.text()}" for side, r in (("peer", e.rule), ("source", e.recv_rule)) if r is not None]
+            how = f" ({e.call.name}, {', '.join(rules)}" + (f"; copied onto dim {e.copied[0]} from dim {e.copied[1]}"
+                                                            if e.copied else "") + ")"
+        todo = (f"give --grid with another layout of {self.num_ranks} ranks than {'x'.join(map(str, self.grid_dims))}, "
+                if self.grid_dims else "")
+        return (f"{self.path}: extrapolated to {self.num_ranks} ranks: rank {err.rank}, call {err.index}{how}: "
+                f"{err.what}. The traced {self.base.num_ranks} ranks pair it (they simulate as recorded); the rule that "
+                f"places it on {self.num_ranks} ranks does not; {todo}or simulate at the traced {self.base.num_ranks} "
+                "ranks")
+
+    # -- which ranks convert alike (rank_copies.py)
+    def rank_signature(self, rank: int, options: Any) -> tuple:
+        """What rank `rank`'s converted ops depend on, with peers relative to it:
+        ranks with equal signatures convert alike (rank_copies.py)."""
+        algos = options.algorithms.describe()
+        if self._signature_for != algos:
+            self._prepare_signatures(options)
+            self._signature_for = algos
+        n = self.num_ranks
+        parts: list[Any] = [self._rel[rank].tobytes()]
+        infos: dict[int, CommInfo] = {}
+        for cid, (rule, key, _) in self.subs.items():
+            info = infos[cid] = rule.info(cid, key, rank, n, self.grid_dims)
+            members = info.members
+            start, step = (members.start, members.step) if isinstance(members, range) else (rank, 1)
+            parts.append((info.key, info.size, info.rank, (start - rank) % n, step))
+        for cid, rule in self._sub_rules:
+            info = infos[cid]
+            x = rule.place(info.rank, info.size, (), ())
+            parts.append(-1 if x < 0 else (info.world_rank(x) - rank) % n)
+        shapes = self._shapes
+        for name, comm, root, nbytes, sb, rb in self._colls:
+            info = infos.get(comm)
+            if info is None:
+                parts.append(shapes.shape(name, nbytes, sb, rb, n, rank, root, None, rank, n))
+            else:
+                world = info.members if info.members is not None else None
+                parts.append(shapes.shape(name, nbytes, sb, rb, info.size, info.rank, root, world, rank, n))
+        return tuple(parts)
+
+    _signature_for = ""
+
+    def _prepare_signatures(self, options: Any) -> None:
+        from cloudnoise.trace.rank_copies import CollectiveShapes
+
+        n, dims, periods = self.num_ranks, self.grid_dims, self.grid_periods
+        rules: dict[PeerRule, int] = {}
+        sub_rules: dict[tuple[int, PeerRule], int] = {}
+        colls: dict[tuple, int] = {}
+        for e in self.entries:
+            c = e.call
+            if c.kind in P2P_KINDS:
+                for r in (e.rule, e.recv_rule):
+                    if r is None:
+                        continue
+                    if c.comm in self.subs:
+                        sub_rules.setdefault((c.comm, r), len(sub_rules))
+                    else:
+                        rules.setdefault(r, len(rules))
+            elif c.kind == "coll":
+                root = e.rule.value[0] if e.rule is not None else c.root
+                colls.setdefault((collective_of(c.name), c.comm, root, max(c.bytes, c.recv_bytes), c.bytes, c.recv_bytes),
+                                 len(colls))
+        ranks = np.arange(n, dtype=np.int64)
+        rel = np.zeros((n, max(1, len(rules))), dtype=np.int64)
+        for r, k in rules.items():
+            placed = r.place_all(n, dims, periods)
+            rel[:, k] = np.where(placed < 0, -1, (placed - ranks) % n)
+        self._rel = rel
+        self._sub_rules = list(sub_rules)
+        self._colls = list(colls)
+        self._shapes = CollectiveShapes(options.algorithms)
 
     # -- playing N ranks
     def _sub_created(self, call: Call) -> tuple[SubRule, tuple] | None:

@@ -12,6 +12,17 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.trace.goal_tags import user_tag
 
 
+class Unmatched(CloudnoiseError):
+    """A message, receive or collective the trace's other ranks do not pair:
+    `rank` and `index` name the call, `what` says what is unpaired (the
+    message is the recorded trace's verdict; an extrapolated program names
+    its own cause instead)."""
+
+    def __init__(self, message: str, rank: int, index: int, what: str) -> None:
+        super().__init__(message)
+        self.rank, self.index, self.what = rank, index, what
+
+
 class Matching:
     """Counts messages per (sender, receiver, tag) and collectives per
     communicator and rank across the whole trace, to name what is unmatched."""
@@ -41,10 +52,9 @@ class Matching:
                 w[0] -= taken
         for (dst, tag), (left, rank, index) in self.wild.items():
             if left > 0:
-                raise CloudnoiseError(
-                    f"rank {rank}, call {index}: {left} receive(s) from MPI_ANY_SOURCE (tag {user_tag(tag)}) "
-                    "that no rank sends to; the trace is incomplete or inconsistent: record the run again"
-                )
+                what = f"{left} receive(s) from MPI_ANY_SOURCE (tag {user_tag(tag)}) that no rank sends to"
+                raise Unmatched(f"rank {rank}, call {index}: {what}; the trace is incomplete or inconsistent: "
+                                "record the run again", rank, index, what)
 
     def message(self, src: int, dst: int, tag: int, delta: int, rank: int, index: int, name: str) -> None:
         # [balance, rank and call of the latest send, of the latest receive]: MPI matches
@@ -70,33 +80,27 @@ class Matching:
     def check(self, source: str) -> None:
         try:
             self._absorb_wildcards()
-        except CloudnoiseError as err:
-            raise CloudnoiseError(f"{source}: {err}") from None
+        except Unmatched as err:
+            raise Unmatched(f"{source}: {err}", err.rank, err.index, err.what) from None
         for (src, dst, tag), (balance, srank, sindex, rrank, rindex) in self.channels.items():
             if balance > 0:
-                raise CloudnoiseError(
-                    f"{source}: rank {srank}, call {sindex}: a message to rank {dst} (tag {user_tag(tag)}) "
-                    f"that rank {dst} never receives ({balance} unmatched); the trace is incomplete or inconsistent: "
-                    "record the run again"
-                )
+                what = f"a message to rank {dst} (tag {user_tag(tag)}) that rank {dst} never receives ({balance} unmatched)"
+                raise Unmatched(f"{source}: rank {srank}, call {sindex}: {what}; the trace is incomplete or "
+                                "inconsistent: record the run again", srank, sindex, what)
             if balance < 0:
-                raise CloudnoiseError(
-                    f"{source}: rank {rrank}, call {rindex}: a receive from rank {src} (tag {user_tag(tag)}) "
-                    f"that rank {src} never sends ({-balance} unmatched); the trace is incomplete or inconsistent: "
-                    "record the run again"
-                )
+                what = f"a receive from rank {src} (tag {user_tag(tag)}) that rank {src} never sends ({-balance} unmatched)"
+                raise Unmatched(f"{source}: rank {rrank}, call {rindex}: {what}; the trace is incomplete or "
+                                "inconsistent: record the run again", rrank, rindex, what)
         for key, per_rank in self.colls.items():
             counts = {r: e[0] for r, e in per_rank.items()}
             size = next(iter(per_rank.values()))[2]
             if len(per_rank) != size or len(set(counts.values())) > 1:
                 most = max(counts.values())
                 short = min(per_rank, key=lambda r: (counts[r], r))
-                raise CloudnoiseError(
-                    f"{source}: rank {short}, call {per_rank[short][1]}: this rank made {counts[short]} collective "
-                    f"calls on a communicator where another member made {most}"
-                    + ("" if len(per_rank) == size else f" ({size - len(per_rank)} members made none)")
-                    + "; the trace is incomplete or inconsistent: record the run again"
-                )
+                what = (f"this rank made {counts[short]} collective calls on a communicator where another member made "
+                        f"{most}" + ("" if len(per_rank) == size else f" ({size - len(per_rank)} members made none)"))
+                raise Unmatched(f"{source}: rank {short}, call {per_rank[short][1]}: {what}; the trace is incomplete "
+                                "or inconsistent: record the run again", short, per_rank[short][1], what)
 
     # -- a rank converted elsewhere (liballprof_native), merged once it is complete
     def merge_channels(self, rank: int, channels: list[tuple[int, int, int, int, int, int]]) -> None:

@@ -62,6 +62,13 @@ class ReplicatedTrace:
                     "traced_ranks": self.base.num_ranks, "extrapolation": self.label, "why_replicated": self.why})
         return out
 
+    def unmatched(self, err: Any) -> str:
+        """The error for a message the replicated program does not pair (matching.Unmatched)."""
+        return (f"{self.path}: replicated to {self.num_ranks} ranks ({self.copies} copies of the traced "
+                f"{self.base.num_ranks}): rank {err.rank}, call {err.index}: {err.what}; a copy keeps its messages "
+                "inside itself, so the traced ranks do not pair it either: simulate the trace at its own "
+                f"{self.base.num_ranks} ranks to see where")
+
     def calls(self, rank: int) -> Iterator[Call]:
         p = self.base.num_ranks
         copy, base_rank = divmod(rank, p)
