@@ -1,5 +1,5 @@
-"""A recorded trace as `advise`'s WORKLOAD: converted once into the --sweep
-folder, advised at the trace's rank count, and resumable from that folder."""
+"""A recorded trace as `advise`'s WORKLOAD: advised at the trace's rank count
+by default, at any --nodes extrapolated, and resumable from its --sweep folder."""
 
 from __future__ import annotations
 
@@ -36,9 +36,8 @@ def test_a_trace_is_advised_at_its_rank_count(tmp_path: Path) -> None:
     code, out = _advise(trace, "--profile", "aws-hpc", "--reps", "5", "--in-process", "--sweep", runs, "--json")
     assert code == 0, out
     doc = json.loads(out)
-    assert doc["nodes"] == [2] and doc["workload"]["kind"] == "goal"
-    assert "MPI trace pp (2 ranks, 8 MPI calls)" in doc["workload"]["description"]
-    assert list((runs / "workload").glob("trace-pp.goal.gz"))
+    assert doc["nodes"] == [2] and doc["workload"]["kind"] == "trace"
+    assert "MPI trace pp (2 ranks, 8 MPI calls" in doc["workload"]["description"]
     # two messages of 1 KiB in turn: at least two of AWS HPC's latencies (L = 13.4 us) end to end
     assert all(p["noiseless_runtime_ns"] > 2 * 13_000 for p in doc["points"])
     assert all(p["runtime_p50_ns"] >= p["noiseless_runtime_ns"] for p in doc["points"])

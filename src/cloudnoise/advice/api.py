@@ -353,7 +353,8 @@ def advise(
             workload=chosen,
             systems=systems,
             nodes=(tuple(parse_scales(nodes, "nodes")) if isinstance(nodes, str) else tuple(nodes)) if nodes is not None else
-            ((chosen.fixed_nodes,) if chosen.fixed_nodes is not None else DEFAULT_NODES),
+            ((chosen.fixed_nodes,) if chosen.fixed_nodes is not None else
+             (chosen.default_nodes,) if chosen.default_nodes is not None else DEFAULT_NODES),
             reps=reps,
             seed=seed,
             noise=noise,

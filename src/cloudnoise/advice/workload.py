@@ -3,11 +3,11 @@
 A workload is named one of these ways, tried in this order (the first
 resolver that claims the text resolves it):
 
-* a folder: a recorded MPI trace (`cloudnoise trace record`, or liballprof
-  files). The trace stage converts it (MPICH's collective algorithms) into a
-  GOAL file written to `WorkloadOptions.scratch` (the --sweep folder, so a
-  resumed advice runs the same schedule, or a temporary folder), advised at
-  the trace's own rank count like any GOAL file;
+* a folder: a recorded MPI trace (`cloudnoise trace record`, liballprof
+  files or an OTF2 archive), advised at every node count: as recorded at its
+  own rank count, extrapolated at the others (`--scaling` weak or strong;
+  see cloudnoise.trace.extrapolate), converted by the trace stage (MPICH's
+  collective algorithms) in each process that simulates it;
 * an app file (`*.toml`, see docs/applications.md);
 * a GOAL file (`*.goal`, `*.goal.gz`, or any other existing file): a
   schedule for one rank count, so it is advised at that node count only;
@@ -19,9 +19,11 @@ resolver that claims the text resolves it):
 `--pattern NAME --size SIZE` and `--app SPEC` say the same as options;
 `--schedgen public|paper` picks whose Schedgen generates the collectives
 that do not name theirs (see cloudnoise.schedules.patterns).
-`--iterations`, `--gflops` and `--scaling` belong to applications; strong
-scaling divides an application's compute phases over the ranks (see
-`cloudnoise.sweep.experiment`).
+`--iterations` and `--gflops` belong to applications, `--scaling` to
+applications and traces; strong scaling divides an application's compute
+phases over the ranks (see `cloudnoise.sweep.experiment`), and a trace's
+compute over N / P with its halo messages sized by its grid
+(`cloudnoise.trace.scaling`).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ class WorkloadOptions:
     scaling: str | None = None  # None: weak
     # compute times fixed by an earlier sweep of the same app (not timed again)
     stored_compute: list[dict[str, Any] | None] | None = None
-    # where a trace's converted schedule is written (None: a trace is refused)
+    # a scratch folder for what the workload writes (kept with --sweep)
     scratch: Path | None = None
     schedgen: str | None = None  # None: public, or what the collective names
 
@@ -61,6 +63,7 @@ class Workload:
     experiment: Experiment
     description: str
     fixed_nodes: int | None = None
+    default_nodes: int | None = None  # without --nodes (a trace: the rank count it was recorded at)
 
     @property
     def kind(self) -> str:
@@ -82,7 +85,7 @@ def _not_for(kind: str, opts: WorkloadOptions) -> None:
         raise CloudnoiseError(f"--schedgen goes with a generated collective or an app; a {kind} brings its own schedule")
     if opts.iterations is not None or opts.gflops is not None:
         raise CloudnoiseError(f"--iterations and --gflops go with an application; this workload is a {kind}")
-    if opts.scaling == "strong":
+    if opts.scaling == "strong" and kind != "trace":
         raise CloudnoiseError(
             f"--scaling strong divides an application's compute phases over the ranks; a {kind} has none "
             "(write it as an app, e.g. 'compute:10ms + dissemination:16B')"
@@ -97,21 +100,18 @@ class TraceFolder:
         return Path(text).is_dir()
 
     def resolve(self, text: str, opts: WorkloadOptions) -> Workload:
-        from cloudnoise.trace.collectives import parse_algorithms
-        from cloudnoise.trace.convert import ConvertOptions, to_goal
-        from cloudnoise.trace.reader import open_trace
+        from cloudnoise.schedules.trace import trace_schedule
+        from cloudnoise.sweep.experiment import trace_experiment
 
         _not_for("trace", opts)
-        if opts.scratch is None:
-            raise CloudnoiseError(f"{text}: a trace needs a folder for its converted schedule; give --sweep DIR")
-        trace = open_trace(text)
-        opts.scratch.mkdir(parents=True, exist_ok=True)
-        goal = opts.scratch / f"trace-{Path(text).resolve().name}.goal.gz"
-        conversion = to_goal(trace, goal, ConvertOptions(parse_algorithms(None), 1.0, False))
-        exp = goal_experiment(goal, name=Path(text).name)
-        assert exp.goal is not None
-        what = f"MPI trace {Path(text).name} ({exp.goal.ranks} ranks, {conversion.calls} MPI calls)"
-        return Workload(exp, what, fixed_nodes=exp.goal.ranks)
+        scaling = opts.scaling or "weak"
+        exp = trace_experiment(text, name=Path(text).name, scaling=scaling)
+        assert exp.trace is not None
+        ts = trace_schedule(text)  # converts the trace once here: a bad trace fails before any sweep
+        exp.trace._schedules[exp.trace.ranks] = ts.schedule
+        what = (f"MPI trace {Path(text).name} ({exp.trace.ranks} ranks, {ts.conversion.calls} MPI calls; other node "
+                f"counts extrapolated, {scaling} scaling)")
+        return Workload(exp, what, default_nodes=exp.trace.ranks)
 
 
 class AppFile:
@@ -230,6 +230,9 @@ def workload_of_sweep(meta: dict[str, Any], opts: WorkloadOptions) -> Workload:
         return _described(collective_experiment(spec))
     if kind == "goal":
         return GoalFile().resolve(spec, opts)
+    if kind == "trace":
+        scaling = opts.scaling or e.get("scaling", "weak")
+        return TraceFolder().resolve(spec, WorkloadOptions(scaling=scaling))
     if kind == "app":
         gflops = opts.gflops if opts.gflops is not None else e.get("gflops")
         stored = WorkloadOptions(

@@ -64,6 +64,7 @@ during compute included). `cm_cp_ratio` = communication / compute (Cm/Cp).
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -340,6 +341,15 @@ class Application:
         """Compute time on the critical path: iterations x the compute phases."""
         ps = self.iterations * self.compute_ps_per_iteration
         return ps // 1000 if ps % 1000 == 0 else ps / 1000
+
+    def strong(self, ranks: int | None = None) -> Application:
+        """The application strongly scaled to `ranks` (default its own): its compute
+        phases are the whole job's work, each rank's share 1 / ranks of it."""
+        n = self.ranks if ranks is None else ranks
+        compute = [None if c is None else dataclasses.replace(
+            c, seconds=c.seconds / n, detail=f"{c.detail}; / {n} ranks (strong scaling)".lstrip("; "))
+            for c in self.compute]
+        return dataclasses.replace(self, ranks=n, compute=compute)
 
     def engine_phases(self, whole_ns: bool = False) -> list[tuple[str, str, int, int, int, int | None, str]]:
         """Phases as the engine takes them; `whole_ns` rounds compute to ns (GOAL's unit)."""

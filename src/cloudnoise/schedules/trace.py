@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cloudnoise.errors import CloudnoiseError
 from cloudnoise.trace.collectives import parse_algorithms
 from cloudnoise.trace.convert import Conversion, ConvertOptions, to_schedule
 from cloudnoise.trace.reader import TraceReader, open_trace
@@ -34,20 +35,30 @@ class TraceSchedule:
         return out
 
 
-def open_for(path: str | Path, ranks: int | None) -> TraceReader:
-    """The trace, or its extrapolation to `ranks` when that differs from the traced count."""
+def open_for(path: str | Path, ranks: int | None, *, scaling: str | None = None, grid: str | None = None) -> TraceReader:
+    """The trace, or its extrapolation to `ranks` when that differs from the
+    traced count (`scaling` weak or strong, `grid` the Cartesian grid's
+    layout, e.g. '16x16x4': see cloudnoise.trace.extrapolate)."""
     trace = open_trace(path)
     if ranks is not None and ranks != trace.num_ranks:
         from cloudnoise.trace.extrapolate import extrapolated
 
-        return extrapolated(trace, ranks)
+        return extrapolated(trace, ranks, scaling=scaling, grid=grid)
+    if grid is not None:
+        raise CloudnoiseError(f"--grid lays out the grid of an extrapolated trace: give --ranks other than the "
+                              f"trace's {trace.num_ranks}")
+    if scaling is not None:
+        from cloudnoise.trace.scaling import parse_scaling
+
+        parse_scaling(scaling)  # at the traced count weak and strong are the trace itself
     return trace
 
 
 def trace_schedule(path: str | os.PathLike[str], *, ranks: int | None = None, algorithms: str | None = None,
-                   compute_scale: float = 1.0, allow_unsupported: bool = False) -> TraceSchedule:
+                   compute_scale: float = 1.0, allow_unsupported: bool = False, scaling: str | None = None,
+                   grid: str | None = None) -> TraceSchedule:
     """Converts the trace at `path` (extrapolated to `ranks` if given) into a Schedule."""
-    trace = open_for(path, ranks)
+    trace = open_for(path, ranks, scaling=scaling, grid=grid)
     options = ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported)
     schedule, conversion = to_schedule(trace, options)
     label = f"trace {path} ({trace.num_ranks} ranks{', extrapolated' if trace.format == 'extrapolated' else ''})"

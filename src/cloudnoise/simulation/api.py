@@ -59,6 +59,8 @@ def simulate(
     algorithms: str | None = None,
     compute_scale: float | None = None,
     allow_unsupported: bool = False,
+    scaling: str | None = None,
+    grid: str | None = None,
     profile: str | os.PathLike[str] | SystemProfile | None = None,
     compute_rate: ComputeRate | None = None,
     params: LogGOPS | None = None,
@@ -96,7 +98,12 @@ def simulate(
       at DGEMM's rate timed here);
     - a recorded MPI trace: `trace` (a `cloudnoise trace record` folder,
       liballprof or OTF2), extrapolated to `ranks` when given; `algorithms`,
-      `compute_scale`, `allow_unsupported` as in `cloudnoise trace convert`.
+      `compute_scale`, `allow_unsupported` as in `cloudnoise trace convert`,
+      `grid` ('16x16x4') the extrapolated grid's layout.
+
+    `scaling`: "weak" (default) or "strong": strong divides an app's compute
+    phases over its ranks, and extrapolates a trace with compute divided by
+    N / P and halo messages sized by its grid (docs/traces.md).
 
     Parameters: `params`, else `profile`'s (a built-in name, a profile file
     or a SystemProfile), else LogGOPSim's defaults; `L`, `o`, `g`, `G`, `O`,
@@ -143,7 +150,7 @@ def simulate(
     workload = schedule_input(
         schedule, pattern=pattern, ranks=ranks, size=size, nway=nway, segmentsize=segmentsize, nb=nb,
         schedgen=schedgen, app=app, iterations=iterations, gflops=gflops, trace=trace, algorithms=algorithms,
-        compute_scale=compute_scale, allow_unsupported=allow_unsupported, rate=compute_rate,
+        compute_scale=compute_scale, allow_unsupported=allow_unsupported, rate=compute_rate, scaling=scaling, grid=grid,
     )
     overrides = {"L": L, "o": o, "g": g, "G": G, "O": O, "S": S}
     if params is not None and any(v is not None for v in overrides.values()):

@@ -13,7 +13,7 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.units import format_time_ps
 
 def app_options(func):  # type: ignore[no-untyped-def]
-    """Adds --app, --iterations and --gflops."""
+    """Adds --app, --iterations, --gflops and --scaling."""
     options = [
         click.option(
             "--app",
@@ -27,6 +27,13 @@ def app_options(func):  # type: ignore[no-untyped-def]
             type=click.FloatRange(min=0, min_open=True),
             help="Flop rate (GFLOP/s) for gemm:N phases (2N^3/rate) instead of the --profile's node rate "
             "(its CPU's peak x a stated efficiency, or the DGEMM rate measured there), or DGEMM timed on this machine without one.",
+        ),
+        click.option(
+            "--scaling", type=click.Choice(["weak", "strong"]),
+            help="weak: an --app's phases are each rank's work, a --trace extrapolated with --ranks keeps its "
+            "compute and message sizes; strong: the app's compute phases are the whole job's, divided over "
+            "--ranks, and a trace's compute is divided by N/P, its halo messages sized by its grid's faces "
+            "(docs/traces.md). [default: weak]",
         ),
     ]
     for option in reversed(options):

@@ -118,7 +118,10 @@ def trace_options(func):  # type: ignore[no-untyped-def]
     """Adds --trace and the conversion options (see `cloudnoise trace convert`)."""
     from cloudnoise.trace.cli import conversion_options
 
+    from cloudnoise.trace.cli import GRID_HELP
+
     func = conversion_options(func)
+    func = click.option("--grid", metavar="AxBxC", help="With --trace --ranks: " + GRID_HELP)(func)
     return click.option(
         "--trace", "trace_dir", metavar="DIR", type=click.Path(path_type=Path),
         help="Simulate a recorded MPI trace (`cloudnoise trace record`, liballprof or OTF2); with --ranks N, "
@@ -155,6 +158,7 @@ def simulate(goal_file: Path | None, **opts: Any) -> None:
           --noise none,os,network,both --reps 1000 --threads 2 --out runs.parquet
       cloudnoise simulate --app "gemm:128 + dissemination:128KiB" --iterations 10 --ranks 1024
       cloudnoise simulate --trace jac --ranks 16384 --profile aws-hpc --noise none,both --reps 20
+      cloudnoise simulate --trace lammps-melt-4 --ranks 1024 --scaling strong --profile aws-hpc-metal --reps 100
     """
     run_and_report(goal_file, opts)
 
@@ -178,7 +182,7 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
             app=opts.get("app"), iterations=opts.get("iterations"), gflops=opts.get("gflops"),
             compute_rate=opts.get("compute_rate") if opts.get("gflops") is None else None,
             trace=opts.get("trace_dir"), algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale"),
-            allow_unsupported=bool(opts.get("allow_unsupported")),
+            allow_unsupported=bool(opts.get("allow_unsupported")), scaling=opts.get("scaling"), grid=opts.get("grid"),
             params=params, noise=noise, variant=[primary] + [v for v in variants if v != primary],
             reps=reps, seed=opts["seed"], threads=opts["threads"], ready_order=opts["ready_order"],
             progress=progress.callback,

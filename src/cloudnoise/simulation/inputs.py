@@ -49,6 +49,8 @@ def schedule_input(
     compute_scale: float | None = None,
     allow_unsupported: bool = False,
     rate: Any = None,
+    scaling: str | None = None,
+    grid: str | None = None,
 ) -> ScheduleInput:
     """The schedule one of the four inputs names (exactly one must be given).
 
@@ -60,18 +62,26 @@ def schedule_input(
     `trace` a trace folder, converted with `algorithms` (default "mpich"),
     `compute_scale` and `allow_unsupported` (see `cloudnoise trace convert`).
     `rate` (a ComputeRate, e.g. a profile's) times an app's gemm phases
-    unless `gflops` is given."""
+    unless `gflops` is given. `scaling` ("weak", the default, or "strong")
+    says how an app or an extrapolated trace scales: strong divides an
+    app's compute phases over its ranks, and scales a trace by its grid
+    (cloudnoise.trace.scaling); `grid` ('16x16x4') lays out a trace's grid."""
     given = [name for name, v in (("a schedule or GOAL file", schedule), ("pattern", pattern), ("app", app),
                                   ("trace", trace)) if v is not None]
     if len(given) > 1:
         raise CloudnoiseError(f"give one of a GOAL file, --pattern, --app or --trace, not {' and '.join(given)}")
     if trace is not None:
-        return _trace_input(trace, ranks, algorithms, compute_scale, allow_unsupported,
+        return _trace_input(trace, ranks, algorithms, compute_scale, allow_unsupported, scaling, grid,
                             size=size, nb=nb, iterations=iterations, gflops=gflops, schedgen=schedgen)
     if algorithms not in (None, "mpich") or compute_scale not in (None, 1.0) or allow_unsupported:
         raise CloudnoiseError("--algorithms, --compute-scale and --allow-unsupported go with --trace")
+    if grid is not None:
+        raise CloudnoiseError("--grid lays out an extrapolated trace's grid: it goes with --trace DIR --ranks N")
     if app is not None:
-        return _app_input(app, ranks, iterations, gflops, size, nb, rate, schedgen)
+        return _app_input(app, ranks, iterations, gflops, size, nb, rate, schedgen, scaling)
+    if scaling is not None:
+        raise CloudnoiseError("--scaling goes with --app or --trace --ranks; a collective or a GOAL file has no compute "
+                              "to divide")
     for name, value in (("iterations", iterations), ("gflops", gflops)):
         if value is not None:
             raise CloudnoiseError(f"--{name} goes with --app")
@@ -90,15 +100,19 @@ def schedule_input(
 
 
 def _trace_input(trace: str | os.PathLike[str], ranks: int | None, algorithms: str | None,
-                 compute_scale: float | None, allow_unsupported: bool, **others: Any) -> ScheduleInput:
+                 compute_scale: float | None, allow_unsupported: bool, scaling: str | None, grid: str | None,
+                 **others: Any) -> ScheduleInput:
     from cloudnoise.schedules.trace import trace_schedule
 
     for name, value in others.items():
         if value is not None:
             raise CloudnoiseError(f"--{name} does not go with --trace: the trace brings its own schedule")
+    if ranks is None and (scaling is not None or grid is not None):
+        raise CloudnoiseError("--scaling and --grid say how to extrapolate a trace: give --ranks N too")
     t0 = time.perf_counter()
     ts = trace_schedule(trace, ranks=ranks, algorithms=algorithms,
-                        compute_scale=1.0 if compute_scale is None else compute_scale, allow_unsupported=allow_unsupported)
+                        compute_scale=1.0 if compute_scale is None else compute_scale, allow_unsupported=allow_unsupported,
+                        scaling=scaling, grid=grid)
     return ScheduleInput(ts.schedule, ts.source, parse_seconds=time.perf_counter() - t0, trace_info=ts.describe())
 
 
@@ -123,13 +137,17 @@ def _pattern_input(pattern: str, ranks: int | None, size: int | str | None, nway
 
 def _app_input(app: str, ranks: int | None, iterations: int | None, gflops: float | None,
                size: int | str | None, nb: int | str | None, rate: Any = None,
-               schedgen: str | None = None) -> ScheduleInput:
+               schedgen: str | None = None, scaling: str | None = None) -> ScheduleInput:
     from cloudnoise.schedules.apps import app_from, resolve
 
     for name, value in (("size", size), ("nb", nb)):
         if value is not None:
             raise CloudnoiseError(f"--{name} goes with --pattern; with --app give it on the phase (e.g. dissemination:128KiB)")
+    if scaling not in (None, "weak", "strong"):
+        raise CloudnoiseError(f"--scaling {scaling!r}: choose weak or strong")
     application = resolve(app_from(app, schedgen=schedgen), ranks=ranks, iterations=iterations, gflops=gflops, rate=rate)
+    if scaling == "strong":
+        application = application.strong()
     return ScheduleInput(application.generate(), application.label(), application)
 
 

@@ -70,6 +70,47 @@ class GoalFile:
         return {**self.__dict__, "_loaded": None}
 
 
+@dataclass
+class TraceRun:
+    """A recorded MPI trace, run at any node count: at its own rank count as
+    recorded, at others extrapolated with `scaling` (cloudnoise.trace.extrapolate).
+    `sha256` is over the folder's files. Converted schedules are kept per
+    process and node count (not pickled: each worker converts its own)."""
+
+    path: str
+    sha256: str
+    ranks: int
+    scaling: str = "weak"
+    _schedules: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def schedule(self, nodes: int) -> Any:
+        if nodes not in self._schedules:
+            from cloudnoise.schedules.trace import trace_schedule
+
+            if folder_sha256(self.path) != self.sha256:
+                raise CloudnoiseError(f"{self.path}: the trace changed while the sweep ran; start it again")
+            self._schedules[nodes] = trace_schedule(self.path, ranks=nodes, scaling=self.scaling).schedule
+        return self._schedules[nodes]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_schedules": {}}
+
+
+def folder_sha256(path: str | Path) -> str:
+    """SHA-256 over a folder's files (names and bytes, in name order; a file's own otherwise)."""
+    p = Path(path)
+    if p.is_file():
+        return file_sha256(p)
+    h = hashlib.sha256()
+    try:
+        files = sorted(f for f in p.rglob("*") if f.is_file())
+    except OSError as err:
+        raise CloudnoiseError(f"{p}: cannot read ({err.strerror or err})") from None
+    for f in files:
+        h.update(str(f.relative_to(p)).encode() + b"\0" + file_sha256(f).encode())
+    return h.hexdigest()
+
+
 def file_sha256(path: str | Path) -> str:
     """SHA-256 of a file's bytes, read in 1 MiB blocks."""
     h = hashlib.sha256()
@@ -82,14 +123,6 @@ def file_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def _strong(c: ComputeTime | None, ranks: int) -> ComputeTime | None:
-    """A compute phase's share of one rank when the phase is the whole job's work."""
-    if c is None:
-        return None
-    return dataclasses.replace(c, seconds=c.seconds / ranks,
-                               detail=f"{c.detail}; / {ranks} ranks (strong scaling)".lstrip("; "))
-
-
 @dataclass(frozen=True)
 class Experiment:
     """A named workload; `collective`, `app` or `goal` holds it (ranks are a placeholder).
@@ -99,7 +132,7 @@ class Experiment:
     depends on the system: --gflops, or compute stored by a resumed sweep)."""
 
     name: str
-    kind: str  # "collective" | "app" | "goal"
+    kind: str  # "collective" | "app" | "goal" | "trace"
     spec: str  # "pattern:size", the app's phase text, or the GOAL file's path
     figure: str | None = None
     collective: CollectiveSpec | None = None
@@ -126,12 +159,13 @@ class Experiment:
     scaling: str = "weak"  # apps: see the module docstring
     goal: GoalFile | None = None
     schedgen: str | None = None  # apps: the Schedgen of phases that name none (--schedgen)
+    trace: TraceRun | None = None
 
     def application(self, nodes: int) -> Application:
         """The application as it runs on `nodes` ranks (strong scaling divides its compute)."""
         assert self.app is not None
         if self.scaling == "strong":
-            return dataclasses.replace(self.app, ranks=nodes, compute=[_strong(c, nodes) for c in self.app.compute])
+            return self.app.strong(nodes)
         return dataclasses.replace(self.app, ranks=nodes)
 
     def _check_goal_nodes(self, nodes: int) -> None:
@@ -148,6 +182,8 @@ class Experiment:
         if self.goal is not None:
             self._check_goal_nodes(nodes)
             return self.goal.schedule()
+        if self.trace is not None:
+            return self.trace.schedule(nodes)
         return self.application(nodes).generate()
 
     def ops_per_rep(self, nodes: int) -> int:
@@ -158,6 +194,8 @@ class Experiment:
         if self.goal is not None:
             self._check_goal_nodes(nodes)
             return self.goal.ops
+        if self.trace is not None:
+            return int(self.trace.schedule(nodes).num_ops)
         assert self.app is not None
         app = self.application(nodes)
         for phase in app.spec.phases:  # the pattern's arguments against these ranks
@@ -186,6 +224,10 @@ class Experiment:
                 out["schedgen"] = self.schedgen
         if self.goal is not None:
             out.update(sha256=self.goal.sha256, ranks=self.goal.ranks)
+        if self.trace is not None:
+            out.update(sha256=self.trace.sha256, ranks=self.trace.ranks)
+            if self.scaling != "weak":
+                out["scaling"] = self.scaling
         return out
 
     def compute_record(self) -> list[dict[str, Any] | None]:
@@ -272,6 +314,17 @@ def app_experiment(
         app = Application(spec=spec, ranks=2, iterations=iterations or spec.iterations or 1, compute=placeholder)
     return Experiment(name=name or text.strip(), kind="app", spec=text.strip(), figure=figure, app=app, gflops=user,
                       scaling=scaling, schedgen=schedgen)
+
+
+def trace_experiment(path: str | Path, name: str = "", scaling: str = "weak") -> Experiment:
+    """A recorded trace at every node count (extrapolated where it was not recorded)."""
+    from cloudnoise.trace.reader import open_trace
+
+    if scaling not in SCALINGS:
+        raise CloudnoiseError(f"--scaling: choose {' or '.join(SCALINGS)}, not {scaling!r}")
+    p = Path(path).resolve()
+    trace = TraceRun(str(p), folder_sha256(p), int(open_trace(p).num_ranks), scaling)
+    return Experiment(name=name or p.name, kind="trace", spec=trace.path, trace=trace, scaling=scaling)
 
 
 def goal_experiment(path: str | Path, name: str = "") -> Experiment:

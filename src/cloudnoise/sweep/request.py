@@ -32,7 +32,8 @@ def system_from(text: str, placement: str | None = None) -> System:
 
 def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequest:
     """The SweepRequest the options describe; with --resume, sweep.json fills what is not given."""
-    from cloudnoise.sweep.experiment import app_experiment, collective_experiment, collective_text, goal_experiment
+    from cloudnoise.sweep.experiment import (app_experiment, collective_experiment, collective_text, goal_experiment,
+                                             trace_experiment)
     from cloudnoise.sweep.sweeper import SweepRequest
 
     chosen = [k for k in ("preset", "pattern", "app") if opts.get(k)]
@@ -70,6 +71,8 @@ def build_request(opts: dict[str, Any], old: dict[str, Any] | None) -> SweepRequ
             experiment = collective_experiment(e["spec"], name=e.get("name", ""), figure=e.get("figure"))
         elif e["kind"] == "goal":  # a GOAL file's sweep (`cloudnoise advise FILE.goal`)
             experiment = goal_experiment(e["spec"], name=e.get("name", ""))
+        elif e["kind"] == "trace":  # a trace's sweep (`cloudnoise advise TRACE_DIR`)
+            experiment = trace_experiment(e["spec"], name=e.get("name", ""), scaling=e.get("scaling", "weak"))
         else:
             gflops = e.get("gflops") if gflops is None else gflops
             experiment = app_experiment(e["spec"], iterations=e.get("iterations"), gflops=gflops,

@@ -96,7 +96,7 @@ def _schema() -> dict[str, Any]:
                 "required": ["kind", "spec"],
                 "properties": {
                     "name": {"type": ["string", "null"], "maxLength": 1000},
-                    "kind": {"enum": ["collective", "app", "goal"]},
+                    "kind": {"enum": ["collective", "app", "goal", "trace"]},
                     "spec": {"type": "string", "minLength": 1, "maxLength": 100_000},
                     "figure": opt_text,
                     "iterations": {"type": ["integer", "null"], "minimum": 1, "maximum": 2**31},

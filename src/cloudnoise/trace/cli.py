@@ -41,6 +41,20 @@ def conversion_options(func):  # type: ignore[no-untyped-def]
     return func
 
 
+SCALING_HELP = ("How an extrapolated trace scales: weak (each rank keeps its compute and message sizes) or strong "
+                "(the same problem on more ranks: compute / (N/P), halo messages by the face per rank of each grid "
+                "dimension, collectives by their rule; needs the application's Cartesian grid). See docs/traces.md. "
+                "[default: weak]")
+GRID_HELP = ("Lay the extrapolated trace's Cartesian grid out as AxBxC (its product must be --ranks) instead of "
+             "MPI_Dims_create's choice.")
+
+
+def extrapolation_options(func):  # type: ignore[no-untyped-def]
+    """Adds --scaling and --grid."""
+    func = click.option("--grid", metavar="AxBxC", help=GRID_HELP)(func)
+    return click.option("--scaling", type=click.Choice(["weak", "strong"]), help=SCALING_HELP)(func)
+
+
 def _time(ns: float) -> str:
     return format_time_ps(float(ns) * 1000)
 
@@ -180,10 +194,11 @@ def show_cmd(trace_dir: Path, algorithms: str, compute_scale: float, allow_unsup
 @click.argument("trace_dir", type=click.Path(path_type=Path))
 @click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path), help="GOAL file to write: .goal, or .goal.gz for gzip.")
 @click.option("--ranks", type=click.IntRange(min=1), help="Extrapolate to this many ranks first (see `cloudnoise trace extrapolate`).")
+@extrapolation_options
 @conversion_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object describing the conversion.")
-def convert_cmd(trace_dir: Path, out: Path, ranks: int | None, algorithms: str, compute_scale: float,
-                allow_unsupported: bool, as_json: bool) -> None:
+def convert_cmd(trace_dir: Path, out: Path, ranks: int | None, scaling: str | None, grid: str | None, algorithms: str,
+                compute_scale: float, allow_unsupported: bool, as_json: bool) -> None:
     """Turn a trace (native, liballprof or OTF2) into a GOAL schedule:
     sends and receives with their dependencies (non-blocking ones complete
     at their Wait), collectives expanded by --algorithms, the time between
@@ -202,7 +217,9 @@ def convert_cmd(trace_dir: Path, out: Path, ranks: int | None, algorithms: str, 
     from cloudnoise.trace.collectives import parse_algorithms
     from cloudnoise.trace.convert import ConvertOptions, to_goal
 
-    trace_ = open_for(trace_dir, ranks)
+    if ranks is None and (scaling is not None or grid is not None):
+        raise CloudnoiseError("--scaling and --grid say how to extrapolate: give --ranks N too")
+    trace_ = open_for(trace_dir, ranks, scaling=scaling, grid=grid)
     result = to_goal(trace_, out, ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported))
     doc = {"out": str(out), **result.to_dict()}
     if trace_.format == "extrapolated":
@@ -215,24 +232,29 @@ def convert_cmd(trace_dir: Path, out: Path, ranks: int | None, algorithms: str, 
 @click.argument("trace_dir", type=click.Path(path_type=Path))
 @click.option("--ranks", required=True, type=click.IntRange(min=1), help="Ranks of the extrapolated program.")
 @click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path), help="GOAL file to write: .goal or .goal.gz.")
+@extrapolation_options
 @conversion_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object describing the result.")
-def extrapolate_cmd(trace_dir: Path, ranks: int, out: Path, algorithms: str, compute_scale: float,
-                    allow_unsupported: bool, as_json: bool) -> None:
+def extrapolate_cmd(trace_dir: Path, ranks: int, out: Path, scaling: str | None, grid: str | None, algorithms: str,
+                    compute_scale: float, allow_unsupported: bool, as_json: bool) -> None:
     """Scale a regular SPMD trace to --ranks ranks and write it as GOAL. An
     approximation, labelled so: every rank repeats the traced call sequence
-    (median compute between calls, traced message sizes: weak scaling),
-    neighbours placed by the traced rank offsets or Cartesian displacements
-    on the new grid, sub-communicators by the rule the trace shows,
-    collectives on all ranks. A trace that is not such a program (ranks
-    making different calls, as a wavefront code) is replicated instead:
-    --ranks / P copies of the traced ranks, collectives on all (Schedgen's
-    --traces-extr), labelled so. A sub-communicator whose rule the trace does
-    not show is refused, naming the call that made it.
+    (median compute between calls), each message placed by its displacement
+    on the application's Cartesian grid (MPI_Cart_create, whatever
+    communicator carries it; the new grid MPI_Dims_create's or --grid) or by
+    a fixed rank offset, sub-communicators by the rule the trace shows,
+    collectives on all ranks. --scaling weak keeps sizes and compute;
+    strong divides compute by N/P and sizes halos by the grid's faces. A
+    trace that is not such a program (ranks making different calls, as a
+    wavefront code) is replicated instead (weak only): --ranks / P copies of
+    the traced ranks, collectives on all (Schedgen's --traces-extr),
+    labelled so. A sub-communicator whose rule the trace does not show is
+    refused, naming the call that made it.
 
     \b
     Examples:
       cloudnoise trace extrapolate jac --ranks 16384 -o jac16k.goal.gz
+      cloudnoise trace extrapolate lammps-melt-4 --ranks 1024 --scaling strong --grid 16x8x8 -o melt1k.goal.gz
       cloudnoise simulate --trace jac --ranks 16384 --profile aws-hpc   # the same, simulated
     """
     from cloudnoise.trace.collectives import parse_algorithms
@@ -243,10 +265,10 @@ def extrapolate_cmd(trace_dir: Path, ranks: int, out: Path, algorithms: str, com
     base = open_trace(trace_dir)
     if ranks == base.num_ranks:
         raise CloudnoiseError(f"{trace_dir} already has {ranks} ranks; use `cloudnoise trace convert`")
-    ext = extrapolated(base, ranks)
+    ext = extrapolated(base, ranks, scaling=scaling, grid=grid)
     result = to_goal(ext, out, ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported))
     doc = {"out": str(out), **result.to_dict(), "extrapolated": ext.label, "traced_ranks": base.num_ranks,
-           "grid": list(ext.grid_dims) or None}
+           "grid": list(ext.grid_dims) or None, "scaling": scaling or "weak"}
     if getattr(ext, "why", None):
         doc["why_replicated"] = ext.why
     doc["recorded_runtime_ns"] = None

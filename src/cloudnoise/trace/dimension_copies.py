@@ -7,12 +7,11 @@ on 4 ranks as 1 x 2 x 2 therefore has no messages along dimension 0, yet on
 2 x 2 x 2 ranks the application exchanges along it as along the others.
 
 Such a dimension k gets the exchanges of the nearest dimension m that has
-them (the lower one on a tie): each *sweep* of the template (consecutive
-*blocks*, a block being a run of calls whose messages all move along one
-dimension and that completes every request it starts) gets a copy of its
-block along m, moved onto k, placed where the sweep's order puts dimension
-k: before the first block of a higher dimension when the sweep goes up
-(0, 1, 2), after the last one when it goes down (2, 1, 0). Copies keep
+them (the lower one on a tie): every *block* along m (a run of calls whose
+messages all move along one dimension and that completes every request it
+starts) gets a copy moved onto k, placed beside it where the pass's order
+puts dimension k: before it when the pass goes up (0, 1, 2), after it when
+it goes down (2, 1, 0), as the adjacent blocks show. Copies keep
 their calls' requests and tags (a block completes what it starts, so the
 copy's requests are done before the original's begin) and are sized by
 scaling.py (the ratio of the faces). A run of messages along m that is not
@@ -106,35 +105,36 @@ def copy_missing_dims(entries: list[RuledCall], traced_dims: tuple[int, ...], ne
                 f"here (a completion waits for requests of several dimensions); give --grid with dimension {k} of "
                 f"size 1 (e.g. --grid {'x'.join(map(str, _spread(new_dims, k)))}), or record on ranks that split "
                 "every dimension")
-    # sweeps: runs of adjacent blocks
-    sweeps: list[list[Block]] = []
-    for b in blocks:
-        if sweeps and sweeps[-1][-1].end == b.start:
-            sweeps[-1].append(b)
-        else:
-            sweeps.append([b])
+    # Each block along a source dimension gets a copy beside it, on the side the
+    # pass's order puts the missing dimension: a pass going up (0, 1, 2) reaches a
+    # lower dimension first, one going down reaches it last; the order shows in the
+    # adjacent blocks (a block with nothing adjacent is taken as going up).
     inserts: dict[int, list[RuledCall]] = {}  # before template index -> copies
-    for sweep in sweeps:
-        dims_in = [b.dim for b in sweep]
-        down = len(dims_in) > 1 and dims_in[0] > dims_in[-1]
-        for k in sorted(missing, reverse=down):
-            m = sources[k]
-            present = sorted({b.dim for b in sweep}, key=lambda d: (abs(d - k), d))
-            src = m if m in dims_in else present[0]
-            block = next(b for b in sweep if b.dim == src)
-            if down:
-                after = [b for b in sweep if b.dim > k]
-                at = after[-1].end if after else sweep[0].start
-            else:
-                later = [b for b in sweep if b.dim > k]
-                at = later[0].start if later else sweep[-1].end
-            inserts.setdefault(at, []).extend(_copy(entries[block.start:block.end], src, k))
+    for i, b in enumerate(blocks):
+        prev = blocks[i - 1].dim if i > 0 and blocks[i - 1].end == b.start else None
+        nxt = blocks[i + 1].dim if i + 1 < len(blocks) and blocks[i + 1].start == b.end else None
+        ks = [k for k in missing if sources[k] == b.dim]
+        before = [k for k in ks if not _after(k, b.dim, prev, nxt)]
+        after = [k for k in ks if _after(k, b.dim, prev, nxt)]
+        for k in sorted(before):
+            inserts.setdefault(b.start, []).extend(_copy(entries[b.start:b.end], b.dim, k))
+        for k in sorted(after, reverse=True):
+            inserts.setdefault(b.end, []).extend(_copy(entries[b.start:b.end], b.dim, k))
     out: list[RuledCall] = []
     for i, e in enumerate(entries):
         out.extend(inserts.get(i, ()))
         out.append(e)
     out.extend(inserts.get(len(entries), ()))
     return out, sources
+
+
+def _after(k: int, m: int, prev: int | None, nxt: int | None) -> bool:
+    """Whether dimension k's copy of a block along m goes after it: k below m
+    when the pass came down to m (from a higher dimension, going no higher);
+    k above m unless the pass is going down past m."""
+    if k < m:
+        return prev is not None and prev > m and not (nxt is not None and nxt > m)
+    return not (nxt is not None and nxt < m and not (prev is not None and prev < m))
 
 
 def _copy(block: list[RuledCall], src: int, dst: int) -> list[RuledCall]:

@@ -54,6 +54,8 @@ from cloudnoise.trace.topology import Grid, Topology, displacement, parse_grid
 
 P2P_KINDS = ("send", "recv", "isend", "irecv", "send_init", "recv_init", "sendrecv")
 SENDS = ("send", "isend", "send_init")
+# Calls that communicate with nobody: the converter counts their time as compute.
+LOCAL_KINDS = ("local", "cart_shift", "comm_free", "topology", "comm_create", "names", "unsupported")
 
 
 class NotRegular(CloudnoiseError):
@@ -402,6 +404,8 @@ class ExtrapolatedTrace:
                 c.t_entry_ns, c.t_exit_ns = gap, 0
                 continue
             entry = clock + round(gap * s.compute)
+            if c.kind in LOCAL_KINDS or (c.kind == "complete" and not c.completions):
+                dur = round(dur * s.compute)  # replayed as compute by the converter
             c.t_entry_ns, c.t_exit_ns = entry, entry + dur
             clock = c.t_exit_ns
             if c.kind in P2P_KINDS:

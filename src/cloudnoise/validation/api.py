@@ -79,6 +79,9 @@ def validate(
     trace: PathLike | None = None,
     algorithms: str = "mpich",
     compute_scale: float = 1.0,
+    extrapolate_from: PathLike | None = None,
+    scaling: str | None = None,
+    grid: str | None = None,
     profile: PathLike | None = None,
     L: ParamText = None,
     o: ParamText = None,
@@ -123,7 +126,11 @@ def validate(
       simulated repetitions;
     - `trace`: a recorded trace folder, its runtime (first MPI_Init exit to
       last MPI_Finalize entry) against its simulation (`algorithms`,
-      `compute_scale` as in `cloudnoise trace convert`).
+      `compute_scale` as in `cloudnoise trace convert`); with
+      `extrapolate_from`, against the simulation of that trace (the same
+      application on fewer ranks) extrapolated to `trace`'s rank count
+      (`scaling` "weak" or "strong", `grid` "AxBxC"), and their messages,
+      peers and bytes per rank (`structure`).
 
     The simulated side uses `profile` (a built-in name or a profile file)
     or the LogGOPS parameters `L`, `o`, `g`, `G`, `O`, `S` (numbers in ns,
@@ -154,6 +161,8 @@ def validate(
         "ranks": ranks if ranks is None or isinstance(ranks, str) else ",".join(str(r) for r in ranks),
         "measured_dir": None if measured is None else Path(measured), "suite": suite,
         "trace_dir": None if trace is None else Path(trace), "algorithms": algorithms, "compute_scale": compute_scale,
+        "extrapolate_from": None if extrapolate_from is None else Path(extrapolate_from), "scaling": scaling,
+        "grid": grid,
         "profile": None if profile is None else os.fspath(profile),
         **{f"{k}_": None if v is None else str(v) for k, v in zip(DEFAULTS, (L, o, g, G, O, S))},
         "variants": noise if noise is None or isinstance(noise, str) else ",".join(noise),
@@ -306,10 +315,20 @@ def run_trace(goal_file: Path | None, opts: dict[str, Any]) -> dict[str, Any]:
         variants = parse_variants(opts["variants"], noise)[0]
     else:
         variants = ["none"] + (["network"] if noise.latency is not None or noise.bandwidth is not None else [])
-    ts = trace_schedule(opts["trace_dir"], algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale", 1.0))
-    check_completes(Config(ts.conversion.ranks, ts.source, ts.schedule), params, opts["ready_order"])
-    result: dict[str, Any] = trace_validation.compare(ts, params, noise, variants, opts["reps"], opts["seed"],
-                                                      opts["ready_order"])
+    source = opts.get("extrapolate_from")
+    if source is None and (opts.get("scaling") is not None or opts.get("grid") is not None):
+        raise CloudnoiseError("--scaling and --grid go with validate --trace only with --extrapolate-from DIR "
+                              "(the recorded trace runs at its own rank count)")
+    if source is None:
+        ts = trace_schedule(opts["trace_dir"], algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale", 1.0))
+        check_completes(Config(ts.conversion.ranks, ts.source, ts.schedule), params, opts["ready_order"])
+        result: dict[str, Any] = trace_validation.compare(ts, params, noise, variants, opts["reps"], opts["seed"],
+                                                          opts["ready_order"])
+    else:
+        result = trace_validation.compare_extrapolated(
+            opts["trace_dir"], source, opts.get("scaling"), opts.get("grid"), params, noise, variants, opts["reps"],
+            opts["seed"], opts["ready_order"], algorithms=opts.get("algorithms"),
+            compute_scale=opts.get("compute_scale", 1.0))
     result["profile"] = opts.get("profile")
     result["params_ns"] = params.as_ns()
     if opts.get("out") is not None:

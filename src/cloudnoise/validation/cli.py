@@ -55,6 +55,8 @@ from cloudnoise.simulation.cli import loggops_options
 @click.option("--trace", "trace_dir", metavar="DIR", type=click.Path(path_type=Path), help="Compare a recorded trace's runtime (first MPI_Init exit to last MPI_Finalize entry) with its simulation; nothing is launched.")
 @click.option("--algorithms", metavar="SPEC", default="mpich", show_default=True, help="With --trace: collective algorithms (see `cloudnoise trace convert --help`).")
 @click.option("--compute-scale", type=float, default=1.0, show_default=True, metavar="FACTOR", help="With --trace: multiply the compute between MPI calls by FACTOR.")
+@click.option("--extrapolate-from", "extrapolate_from", metavar="DIR", type=click.Path(path_type=Path), help="With --trace: simulate DIR, the same application traced on fewer ranks, extrapolated to --trace's rank count (--scaling, --grid), against --trace's recorded runtime and its messages, peers and bytes per rank.")
+@click.option("--grid", metavar="AxBxC", help="With --extrapolate-from: the extrapolated grid's layout (its product must be --trace's rank count).")
 @click.option("--inject-crash", type=int, hidden=True, help="Tests: this rank aborts in the first measured repetition.")
 def validate(goal_file: Path | None, **opts: Any) -> None:
     """Run GOAL_FILE (or a generated --pattern, or an --app) on real MPI
@@ -113,11 +115,22 @@ def print_trace_table(result: dict[str, Any]) -> None:
         table.add_row(name, f(result["recorded_runtime_ns"]), f(row["simulated_median_ns"]),
                       "" if err is None else f"{err:+.1%}")
     console.print(table)
-    sp = result["split"]
-    console.print(
-        f"rank {sp['rank']} (last to finish): compute {f(sp['compute_ns'])} replayed as recorded; "
-        f"time in MPI recorded {f(sp['recorded_mpi_ns'])}, simulated communication {f(sp['simulated_communication_ns'])}"
-    )
+    sp = result.get("split")
+    if sp is not None:
+        console.print(
+            f"rank {sp['rank']} (last to finish): compute {f(sp['compute_ns'])} replayed as recorded; "
+            f"time in MPI recorded {f(sp['recorded_mpi_ns'])}, simulated communication {f(sp['simulated_communication_ns'])}"
+        )
+    if result.get("extrapolated_from"):
+        console.print(f"simulated: {result['extrapolated_from']} {result['extrapolation']}")
+        st = Table(title="per rank: recorded vs extrapolated (median over the ranks, their range in brackets)")
+        for col in ("", "recorded", "extrapolated", "error"):
+            st.add_column(col, justify="right", no_wrap=True)
+        for name, c in result["structure"].items():
+            st.add_row(name, f"{c['recorded']:,.0f} [{c['recorded_range'][0]:,.0f}-{c['recorded_range'][1]:,.0f}]",
+                       f"{c['extrapolated']:,.0f} [{c['extrapolated_range'][0]:,.0f}-{c['extrapolated_range'][1]:,.0f}]",
+                       f"{c['error']:+.1%}")
+        console.print(st)
     for w in result["conversion"]["warnings"]:
         console.print(f"[yellow]warning:[/] {w}")
 

@@ -17,13 +17,43 @@ import numpy as np
 from cloudnoise.simulation.statistics import summarize
 
 
+def compare_extrapolated(recorded_dir: Any, source_dir: Any, scaling: str | None, grid: str | None, params: Any,
+                         noise: Any, variants: list[str], reps: int, seed: int, ready_order: str, *,
+                         algorithms: str | None, compute_scale: float) -> dict[str, Any]:
+    """The application recorded at its size (`recorded_dir`) against a trace of
+    it on fewer ranks (`source_dir`) extrapolated to that size: runtimes, and
+    messages, peers and bytes per rank (cloudnoise.trace.structure)."""
+    from cloudnoise.schedules.trace import open_for, trace_schedule
+    from cloudnoise.trace.convert import ConvertOptions, convert
+    from cloudnoise.trace.reader import open_trace
+    from cloudnoise.trace.structure import compare as compare_structure
+    from cloudnoise.trace.structure import structure
+
+    recorded = open_trace(recorded_dir)
+    ranks = recorded.num_ranks
+
+    class _Nothing:
+        def add_rank(self, *args: Any) -> None:
+            pass
+
+    recorded_conv = convert(recorded, _Nothing(), ConvertOptions(compute_scale=1.0))
+    ts = trace_schedule(source_dir, ranks=ranks, algorithms=algorithms, compute_scale=compute_scale, scaling=scaling,
+                        grid=grid)
+    ext = open_for(source_dir, ranks, scaling=scaling, grid=grid)
+    result = compare(ts, params, noise, variants, reps, seed, ready_order, recorded_ns=recorded_conv.recorded_runtime_ns)
+    result.update(source=str(recorded_dir), extrapolated_from=str(source_dir), extrapolation=getattr(ext, "label", ""),
+                  structure=compare_structure(structure(recorded), structure(ext)), split=None)
+    return result
+
+
 def compare(ts: Any, params: Any, noise: Any, variants: list[str], reps: int, seed: int,
-            ready_order: str) -> dict[str, Any]:
-    """Simulates the trace's schedule per variant and compares with the recording."""
+            ready_order: str, recorded_ns: float | None = None) -> dict[str, Any]:
+    """Simulates the trace's schedule per variant and compares with the recording
+    (`recorded_ns`: another run's recorded runtime, for an extrapolated schedule)."""
     from cloudnoise.simulation.api import simulate
 
     conv = ts.conversion
-    recorded = float(conv.recorded_runtime_ns)
+    recorded = float(conv.recorded_runtime_ns if recorded_ns is None else recorded_ns)
     rows: dict[str, Any] = {}
     first_hosts = None
     for v in variants:
@@ -53,7 +83,7 @@ def compare(ts: Any, params: Any, noise: Any, variants: list[str], reps: int, se
     return {
         "source": ts.source,
         "ranks": conv.ranks,
-        "recorded_runtime_ns": conv.recorded_runtime_ns,
+        "recorded_runtime_ns": recorded,
         "noise": primary,
         "noise_variants": variants,
         "reps": reps,
