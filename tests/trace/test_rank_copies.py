@@ -51,7 +51,7 @@ def test_an_unpaired_message_of_an_extrapolated_program_names_its_rule() -> None
     index = next(e.call.index for e in ext.entries if e.call.name == "MPI_Send")
     text = ext.unmatched(Unmatched("x", 5, index, "a message to rank 6 (tag 0) that rank 6 never receives (1 unmatched)"))
     assert "extrapolated to 16 ranks: rank 5" in text and "MPI_Send, peer by displacement" in text
-    assert "The traced 4 ranks pair it" in text and "--grid" in text and "record" not in text
+    assert "The traced 4 ranks pair it" in text and "--grid" in text and "record the run" not in text
     # the recording's own verdict stays for a trace that is not extrapolated
     with pytest.raises(CloudnoiseError):
         raise Unmatched("record the run again", 0, 1, "x")
