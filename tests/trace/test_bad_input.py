@@ -99,3 +99,23 @@ def test_cli_one_line_exit_2(tmp_path: Path) -> None:
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("cloudnoise: error:") and "Traceback" not in proc.stderr
     assert not (tmp_path / "x.goal").exists()
+
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["simulate", "--trace", DATA / "lammps-melt-4", "--ranks", "16", "--grid", "4x4x2", "--L", "1us"],
+     "--grid 4x4x2 holds 32 ranks, not --ranks 16: give dimensions whose product is 16"),
+    (["trace", "extrapolate", DATA / "lammps-melt-4", "--ranks", "16", "--grid", "4x4", "-o", "x.goal"],
+     "--grid 4x4: 2 dimensions, the traced grid 1x2x2 has 3"),
+    (["simulate", "--trace", DATA / "sweep3d-2x2", "--ranks", "16", "--scaling", "strong", "--L", "1us"],
+     "--scaling strong needs a decomposition to scale"),
+    (["simulate", "--trace", DATA / "lammps-melt-4", "--scaling", "strong", "--L", "1us"],
+     "--scaling and --grid say how to extrapolate a trace: give --ranks N too"),
+    (["simulate", "--pattern", "dissemination", "--ranks", "4", "--size", "8", "--scaling", "strong"],
+     "--scaling goes with --app or --trace --ranks"),
+])
+def test_extrapolation_options_that_cannot_apply_are_one_line(tmp_path: Path, args: list, says: str) -> None:
+    proc = run(*[str(tmp_path / a) if a == "x.goal" else str(a) for a in args])
+    assert proc.returncode == 2 and says in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr

@@ -173,6 +173,8 @@ def _records(ch: _Chunks, path: Path, rank: int) -> Iterator[Call]:
 def _decode(name: str, layout: str, buf: bytes, body: int, end: int, index: int, t0: int, t1: int) -> Call | None:
     """One record's Call, or None when its length does not match its counts."""
     s = fmt.LAYOUTS[layout]
+    if layout == "graph" and end == body:
+        return Call(index, name, "unsupported", t0, t1)  # recorded by name only (an older recorder)
     if end - body < s.size:
         return None
     kind = fmt.kind_of(name, layout)
@@ -210,9 +212,6 @@ def _decode(name: str, layout: str, buf: bytes, body: int, end: int, index: int,
             c.vec = struct.unpack_from(f"<{nvec}Q", buf, tail)
         return c
     elif layout in ("comm", "graph"):
-        if layout == "graph" and end == body:
-            c.kind = "unsupported"  # recorded by name only (an older recorder)
-            return c
         parent, cid, root_world, root_seq, size, crank, ndims, flags = s.unpack_from(buf, body)
         identity = bool(flags & 1)
         n_members = 0 if identity or cid == fmt.COMM_NULL else size
