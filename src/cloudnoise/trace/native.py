@@ -24,6 +24,8 @@ CHUNK = 1 << 20
 RANK_FILE = re.compile(r"rank-(\d{6})\.cntr$")
 # A record longer than this is not believed (a corrupt length field).
 MAX_RECORD = 1 << 30
+# A polling record standing for more calls than this is damaged (a call a nanosecond for a hundred days).
+MAX_POLLS = 1 << 53
 
 
 def rank_file(folder: Path, rank: int) -> Path:
@@ -60,6 +62,7 @@ class NativeTrace:
 
     format = "native"
     warnings: tuple[str, ...] = ()
+    records_status = True  # completions carry MPI's status: an empty one means no message arrived
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -166,8 +169,10 @@ def _records(ch: _Chunks, path: Path, rank: int) -> Iterator[Call]:
         rec = _decode(name, layout, ch.buf, body, end, index, t0, t1)
         if rec is None:
             raise _bad(path, rank, index, f"{name} record has the wrong length")
+        if rec.kind == "poll" and rec.name not in fmt.POLLED:
+            raise _bad(path, rank, index, f"a polling record of {rec.name}, which is not a test or MPI_Iprobe")
         yield rec
-        index += 1
+        index += rec.repeat  # (a polling record stands for that many calls: later calls keep their numbers)
 
 
 def _decode(name: str, layout: str, buf: bytes, body: int, end: int, index: int, t0: int, t1: int) -> Call | None:
@@ -231,6 +236,16 @@ def _decode(name: str, layout: str, buf: bytes, body: int, end: int, index: int,
     elif layout == "shift":
         c.comm, direction, disp, source, dest, _ = s.unpack_from(buf, body)
         c.root, c.tag, c.recv_peer, c.peer = direction, disp, source, dest
+    elif layout == "poll":
+        polled, nreq, calls, _inside_ns, c.peer, c.tag, c.comm, _ = s.unpack_from(buf, body)
+        if end - tail != 8 * nreq or not 1 <= calls <= MAX_POLLS:
+            return None
+        c.name = fmt.CALLS.get(polled, (f"call number {polled}", ""))[0]
+        c.kind = "poll"
+        c.repeat = calls
+        c.bytes = nreq
+        c.requests = list(struct.unpack_from(f"<{nreq}Q", buf, tail))
+        return c
     elif layout == "names":
         count, length = s.unpack_from(buf, body)
         if end - tail != length:

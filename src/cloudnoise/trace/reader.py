@@ -26,6 +26,9 @@ class TraceReader(Protocol):
     num_ranks: int
     # what the reader found wrong and worked around (one line each; the conversion's warnings)
     warnings: Sequence[str]
+    # whether completions carry the status MPI returned (native, OTF2): an empty status then
+    # means no message arrived; False where the format does not record it (liballprof)
+    records_status: bool
 
     def calls(self, rank: int) -> Iterator[Call]:
         """Rank `rank`'s calls in program order, streamed from disk."""
