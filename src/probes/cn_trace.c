@@ -837,16 +837,24 @@ static void rec_start(int call, int64_t t0, int64_t t1, int count, const uint64_
     memcpy(p, handles, 8 * (size_t)count);
 }
 
-int MPI_Start(MPI_Request *req)
-{
-    uint64_t h = cn_req(*req);
-    T0;
-    int rc = PMPI_Start(req);
-    T1;
-    if (cn_on)
-        rec_start(CN_CALL_MPI_Start, t0_, t1_, 1, &h);
-    return rc;
-}
+/* A call on one request, recorded with its handle (START layout). */
+#define CN_ONE_REQUEST(NAME)                                \
+    int MPI_##NAME(MPI_Request *req)                        \
+    {                                                       \
+        uint64_t h = cn_req(*req);                          \
+        T0;                                                 \
+        int rc = PMPI_##NAME(req);                          \
+        T1;                                                 \
+        if (cn_on)                                          \
+            rec_start(CN_CALL_MPI_##NAME, t0_, t1_, 1, &h); \
+        return rc;                                          \
+    }
+
+CN_ONE_REQUEST(Start)
+CN_ONE_REQUEST(Request_free)
+/* MPI_Cancel: the request is marked; whether the cancellation succeeded is
+ * in the completion that follows (source CN_PEER_CANCELLED). */
+CN_ONE_REQUEST(Cancel)
 
 int MPI_Startall(int count, MPI_Request reqs[])
 {
@@ -859,30 +867,6 @@ int MPI_Startall(int count, MPI_Request reqs[])
     T1;
     if (ok)
         rec_start(CN_CALL_MPI_Startall, t0_, t1_, count, cn_handles);
-    return rc;
-}
-
-int MPI_Request_free(MPI_Request *req)
-{
-    uint64_t h = cn_req(*req);
-    T0;
-    int rc = PMPI_Request_free(req);
-    T1;
-    if (cn_on)
-        rec_start(CN_CALL_MPI_Request_free, t0_, t1_, 1, &h);
-    return rc;
-}
-
-/* MPI_Cancel: the request is marked; whether the cancellation succeeded is
- * in the completion that follows (source CN_PEER_CANCELLED). */
-int MPI_Cancel(MPI_Request *req)
-{
-    uint64_t h = cn_req(*req);
-    T0;
-    int rc = PMPI_Cancel(req);
-    T1;
-    if (cn_on)
-        rec_start(CN_CALL_MPI_Cancel, t0_, t1_, 1, &h);
     return rc;
 }
 

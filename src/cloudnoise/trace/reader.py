@@ -47,7 +47,7 @@ def open_trace(path: str | Path) -> TraceReader:
     if not p.exists():
         raise CloudnoiseError(f"{p}: no such trace folder; give the folder `cloudnoise trace record --out` wrote")
     if p.is_dir():
-        if any(p.glob("rank-*.cntr")):
+        if any(p.glob("rank-*.cntr")) or any(p.glob("rank-*.cntr.gz")):
             from cloudnoise.trace.native import NativeTrace
 
             return NativeTrace(p)
