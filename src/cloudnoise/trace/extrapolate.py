@@ -43,10 +43,9 @@ from typing import Any
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.trace.collectives import collective_of, rank_ops
+from cloudnoise.trace.collectives import collective_of
 from cloudnoise.trace.dimension_copies import copy_missing_dims
-from cloudnoise.trace.events import ANY, PROC_NULL, Call, CommInfo
-from cloudnoise.trace.goal_tags import comm_code
+from cloudnoise.trace.events import ANY, CANCELLED, PROC_NULL, Call, CommInfo
 from cloudnoise.trace.peer_rules import PeerRule, RuledCall, SubRule, resolve_ways
 from cloudnoise.trace.reader import TraceReader
 from cloudnoise.trace.scaling import Scaling, parse_scaling
@@ -95,6 +94,7 @@ class ExtrapolatedTrace:
     """The N-rank program a regular P-rank trace stands for (a TraceReader)."""
 
     format = "extrapolated"
+    records_status = False  # receives take the posted values (their statuses are not the traced ones)
 
     def __init__(self, trace: TraceReader, ranks: int, *, scaling: str = "weak",
                  grid: tuple[int, ...] | None = None) -> None:
@@ -205,7 +205,7 @@ class ExtrapolatedTrace:
                 if c0.root > 0:
                     rule = PeerRule("fixed", (c0.root,))
             elif c0.kind == "complete" and c0.completions:
-                call.completions = [(req, ANY, ANY, 0) for (req, _, _, _) in c0.completions]
+                call.completions = [(req, s if s == CANCELLED else ANY, ANY, 0) for (req, s, _, _) in c0.completions]
             if c0.kind == "init":
                 gap, dur = c0.t_entry_ns, -1
             self.entries.append(RuledCall(call, rule, recv_rule, gap, dur))
