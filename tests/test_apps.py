@@ -486,3 +486,14 @@ def test_huge_counts_in_an_app_file_are_one_line_errors(tmp_path, text, message)
     assert message in str(err.value) and str(f) in str(err.value)
     with pytest.raises(CloudnoiseError, match="--iterations = 4294967296 is out of range"):
         resolve(app_from("compute:1us"), ranks=4, iterations=2**32)
+
+
+def test_strong_scaling_divides_the_compute_phases_over_the_ranks():
+    # compute:1ms on 4 ranks, strong: each rank computes 250 us, then the collective
+    weak = simulate(app="compute:1ms + dissemination:8B", ranks=4, L=1000, o=100, g=0, G=0, O=0)
+    strong = simulate(app="compute:1ms + dissemination:8B", ranks=4, scaling="strong", L=1000, o=100, g=0, G=0, O=0)
+    collective = weak.runtime_ns[0] - 1_000_000
+    assert strong.runtime_ns[0] == 250_000 + collective
+    assert strong.extra["application"]["phases"][0]["duration_ns"] == 250_000
+    with pytest.raises(CloudnoiseError, match="--scaling goes with --app or --trace"):
+        simulate(pattern="dissemination", ranks=4, size=8, scaling="strong")

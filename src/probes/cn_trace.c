@@ -362,7 +362,7 @@ static struct cn_graph cn_graph_of(MPI_Comm c)
  * `extra` flags (bit 2: reorder was asked for; bit 3 with bits 8..31:
  * MPI_Cart_sub's remain_dims). A GRAPH record (`graph`) adds the rank's
  * neighbours on a graph topology. */
-static void rec_comm_ex(int call, int64_t t0, int64_t t1, MPI_Comm parent, MPI_Comm c, uint32_t extra,
+static void rec_comm(int call, int64_t t0, int64_t t1, MPI_Comm parent, MPI_Comm c, uint32_t extra,
                         int graph)
 {
     uint32_t parent_id = cn_comm(parent);
@@ -450,10 +450,6 @@ static void rec_comm_ex(int call, int64_t t0, int64_t t1, MPI_Comm parent, MPI_C
     free(members);
 }
 
-static void rec_comm(int call, int64_t t0, int64_t t1, MPI_Comm parent, MPI_Comm c)
-{
-    rec_comm_ex(call, t0, t1, parent, c, 0, 0);
-}
 
 /* ------------------------------------------------------------ polling
  *
@@ -1334,16 +1330,20 @@ CN_PAIR(Alltoallv, Ialltoallv,
 
 /* ------------------------------------------------------ communicators */
 
-#define CN_COMM_CREATOR(NAME, PARAMS, ARGS, PARENT, NEWCOMM)    \
-    int MPI_##NAME(CN_UNPAREN PARAMS)                           \
-    {                                                           \
-        T0;                                                     \
-        int rc = PMPI_##NAME(CN_UNPAREN ARGS);                  \
-        T1;                                                     \
-        if (cn_on && rc == MPI_SUCCESS)                         \
-            rec_comm(CN_CALL_MPI_##NAME, t0_, t1_, PARENT, *NEWCOMM); \
-        return rc;                                              \
+/* A wrapper for a call that makes a communicator: EXTRA are its COMM
+ * flags (rec_comm), GRAPH whether it is a graph topology's. */
+#define CN_TOPO_CREATOR(NAME, PARAMS, ARGS, PARENT, NEWCOMM, EXTRA, GRAPH)            \
+    int MPI_##NAME(CN_UNPAREN PARAMS)                                                 \
+    {                                                                                 \
+        T0;                                                                           \
+        int rc = PMPI_##NAME(CN_UNPAREN ARGS);                                        \
+        T1;                                                                           \
+        if (cn_on && rc == MPI_SUCCESS)                                               \
+            rec_comm(CN_CALL_MPI_##NAME, t0_, t1_, PARENT, *NEWCOMM, EXTRA, GRAPH); \
+        return rc;                                                                    \
     }
+#define CN_COMM_CREATOR(NAME, PARAMS, ARGS, PARENT, NEWCOMM) \
+    CN_TOPO_CREATOR(NAME, PARAMS, ARGS, PARENT, NEWCOMM, 0u, 0)
 
 CN_COMM_CREATOR(Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm), (comm, newcomm), comm, newcomm)
 CN_COMM_CREATOR(Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm),
@@ -1362,16 +1362,9 @@ CN_COMM_CREATOR(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI
  * their arguments: what extrapolation places messages by (the Python
  * side's trace/topology.py). */
 
-int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
-                    MPI_Comm *newcomm)
-{
-    T0;
-    int rc = PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm);
-    T1;
-    if (cn_on && rc == MPI_SUCCESS)
-        rec_comm_ex(CN_CALL_MPI_Cart_create, t0_, t1_, comm, *newcomm, reorder ? 4u : 0u, 0);
-    return rc;
-}
+CN_TOPO_CREATOR(Cart_create,
+                (MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *newcomm),
+                (comm, ndims, dims, periods, reorder, newcomm), comm, newcomm, reorder ? 4u : 0u, 0)
 
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
@@ -1388,49 +1381,25 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     int rc = PMPI_Cart_sub(comm, remain_dims, newcomm);
     T1;
     if (cn_on && rc == MPI_SUCCESS)
-        rec_comm_ex(CN_CALL_MPI_Cart_sub, t0_, t1_, comm, *newcomm, keep, 0);
+        rec_comm(CN_CALL_MPI_Cart_sub, t0_, t1_, comm, *newcomm, keep, 0);
     return rc;
 }
 
-int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder,
-                     MPI_Comm *comm_graph)
-{
-    T0;
-    int rc = PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph);
-    T1;
-    if (cn_on && rc == MPI_SUCCESS)
-        rec_comm_ex(CN_CALL_MPI_Graph_create, t0_, t1_, comm_old, *comm_graph, reorder ? 4u : 0u, 1);
-    return rc;
-}
-
-int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
-                                   const int sourceweights[], int outdegree, const int destinations[],
-                                   const int destweights[], MPI_Info info, int reorder,
-                                   MPI_Comm *comm_dist_graph)
-{
-    T0;
-    int rc = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
-                                             destinations, destweights, info, reorder, comm_dist_graph);
-    T1;
-    if (cn_on && rc == MPI_SUCCESS)
-        rec_comm_ex(CN_CALL_MPI_Dist_graph_create_adjacent, t0_, t1_, comm_old, *comm_dist_graph,
-                    reorder ? 4u : 0u, 1);
-    return rc;
-}
-
-int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-                          const int destinations[], const int weights[], MPI_Info info, int reorder,
-                          MPI_Comm *comm_dist_graph)
-{
-    T0;
-    int rc = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
-                                    comm_dist_graph);
-    T1;
-    if (cn_on && rc == MPI_SUCCESS)
-        rec_comm_ex(CN_CALL_MPI_Dist_graph_create, t0_, t1_, comm_old, *comm_dist_graph,
-                    reorder ? 4u : 0u, 1);
-    return rc;
-}
+CN_TOPO_CREATOR(Graph_create,
+                (MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder,
+                 MPI_Comm *comm_graph),
+                (comm_old, nnodes, indx, edges, reorder, comm_graph), comm_old, comm_graph, reorder ? 4u : 0u, 1)
+CN_TOPO_CREATOR(Dist_graph_create_adjacent,
+                (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree,
+                 const int destinations[], const int destweights[], MPI_Info info, int reorder,
+                 MPI_Comm *comm_dist_graph),
+                (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder,
+                 comm_dist_graph), comm_old, comm_dist_graph, reorder ? 4u : 0u, 1)
+CN_TOPO_CREATOR(Dist_graph_create,
+                (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[],
+                 const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph),
+                (comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph), comm_old,
+                comm_dist_graph, reorder ? 4u : 0u, 1)
 
 int MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
