@@ -35,7 +35,8 @@ class TraceSchedule:
         return out
 
 
-def open_for(path: str | Path, ranks: int | None, *, scaling: str | None = None, grid: str | None = None) -> TraceReader:
+def open_for(path: str | Path, ranks: int | None, *, scaling: str | None = None,
+             grid: str | None = None) -> TraceReader:
     """The trace, or its extrapolation to `ranks` when that differs from the
     traced count (`scaling` weak or strong, `grid` the Cartesian grid's
     layout, e.g. '16x16x4': see cloudnoise.trace.extrapolate)."""
@@ -43,7 +44,8 @@ def open_for(path: str | Path, ranks: int | None, *, scaling: str | None = None,
     if ranks is not None and ranks != trace.num_ranks:
         from cloudnoise.trace.extrapolate import extrapolated
 
-        return extrapolated(trace, ranks, scaling=scaling, grid=grid)
+        ext: TraceReader = extrapolated(trace, ranks, scaling=scaling, grid=grid)
+        return ext
     if grid is not None:
         raise CloudnoiseError(f"--grid lays out the grid of an extrapolated trace: give --ranks other than the "
                               f"trace's {trace.num_ranks}")
@@ -58,7 +60,7 @@ def trace_schedule(path: str | os.PathLike[str], *, ranks: int | None = None, al
                    compute_scale: float = 1.0, allow_unsupported: bool = False, scaling: str | None = None,
                    grid: str | None = None) -> TraceSchedule:
     """Converts the trace at `path` (extrapolated to `ranks` if given) into a Schedule."""
-    trace = open_for(path, ranks, scaling=scaling, grid=grid)
+    trace = open_for(Path(path), ranks, scaling=scaling, grid=grid)
     options = ConvertOptions(parse_algorithms(algorithms), compute_scale, allow_unsupported)
     schedule, conversion = to_schedule(trace, options)
     label = f"trace {path} ({trace.num_ranks} ranks{', extrapolated' if trace.format == 'extrapolated' else ''})"

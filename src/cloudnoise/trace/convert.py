@@ -85,7 +85,7 @@ def convert(trace: TraceReader, sink: Any, options: ConvertOptions | None = None
     return result
 
 
-def _add(sink: Any, trace: TraceReader, rank: int, columns: tuple) -> None:
+def _add(sink: Any, trace: TraceReader, rank: int, columns: tuple[Any, ...]) -> None:
     try:
         sink.add_rank(rank, *columns)
     except ValueError as err:

@@ -110,7 +110,7 @@ class ExtrapolatedTrace:
         self.grid_from = ""
         self.grid_comms: set[int] = set()
         self.world_like: set[int] = {0}  # MPI_COMM_WORLD and its duplicates
-        self.subs: dict[int, tuple[SubRule, tuple, list[tuple[int, int]]]] = {}  # id -> rule, key, traced (rank, size)
+        self.subs: dict[int, tuple[SubRule, tuple[Any, ...], list[tuple[int, int]]]] = {}  # id -> rule, key, traced (rank, size)
         self._created_at: dict[int, int] = {}  # sub-communicator id -> index of the call that made it
         self.entries: list[RuledCall] = []
         self.sources: dict[int, int] = {}
@@ -463,7 +463,7 @@ class ExtrapolatedTrace:
                 "ranks")
 
     # -- which ranks convert alike (rank_copies.py)
-    def rank_signature(self, rank: int, options: Any) -> tuple:
+    def rank_signature(self, rank: int, options: Any) -> tuple[Any, ...]:
         """What rank `rank`'s converted ops depend on, with peers relative to it:
         ranks with equal signatures convert alike (rank_copies.py)."""
         algos = options.algorithms.describe()
@@ -473,8 +473,8 @@ class ExtrapolatedTrace:
         n = self.num_ranks
         parts: list[Any] = [self._rel[rank].tobytes()]
         infos: dict[int, CommInfo] = {}
-        for cid, (rule, key, _) in self.subs.items():
-            info = infos[cid] = rule.info(cid, key, rank, n, self.grid_dims)
+        for cid, (sub, key, _) in self.subs.items():
+            info = infos[cid] = sub.info(cid, key, rank, n, self.grid_dims)
             members = info.members
             start, step = (members.start, members.step) if isinstance(members, range) else (rank, 1)
             parts.append((info.key, info.size, info.rank, (start - rank) % n, step))
@@ -484,12 +484,11 @@ class ExtrapolatedTrace:
             parts.append(-1 if x < 0 else (info.world_rank(x) - rank) % n)
         shapes = self._shapes
         for name, comm, root, nbytes, sb, rb in self._colls:
-            info = infos.get(comm)
-            if info is None:
+            on = infos.get(comm)
+            if on is None:
                 parts.append(shapes.shape(name, nbytes, sb, rb, n, rank, root, None, rank, n))
             else:
-                world = info.members if info.members is not None else None
-                parts.append(shapes.shape(name, nbytes, sb, rb, info.size, info.rank, root, world, rank, n))
+                parts.append(shapes.shape(name, nbytes, sb, rb, on.size, on.rank, root, on.members, rank, n))
         return tuple(parts)
 
     _signature_for = ""
@@ -500,7 +499,7 @@ class ExtrapolatedTrace:
         n, dims, periods = self.num_ranks, self.grid_dims, self.grid_periods
         rules: dict[PeerRule, int] = {}
         sub_rules: dict[tuple[int, PeerRule], int] = {}
-        colls: dict[tuple, int] = {}
+        colls: dict[tuple[Any, ...], int] = {}
         for e in self.entries:
             c = e.call
             if c.kind in P2P_KINDS:
@@ -526,7 +525,7 @@ class ExtrapolatedTrace:
         self._shapes = CollectiveShapes(options.algorithms)
 
     # -- playing N ranks
-    def _sub_created(self, call: Call) -> tuple[SubRule, tuple] | None:
+    def _sub_created(self, call: Call) -> tuple[SubRule, tuple[Any, ...]] | None:
         for cid, (rule, key, _) in self.subs.items():
             if self._created_at.get(cid) == call.index:
                 return rule, key

@@ -22,11 +22,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.trace.events import PROC_NULL, CommInfo
+from cloudnoise.trace.events import PROC_NULL, Call, CommInfo
 from cloudnoise.trace.grid import coords_of
 from cloudnoise.trace.topology import Displacement, place, place_all
 
@@ -101,14 +102,14 @@ def resolve_ways(rules: Sequence[tuple[str, int, int, PeerRule | None]]) -> list
     neighbour, then upper' sends in that order), and the j-th receive comes
     from the other side, so the j-th receive takes the j-th send's message
     on every rank, as in the trace."""
-    count: dict[tuple, int] = defaultdict(int)
+    count: dict[tuple[Any, ...], int] = defaultdict(int)
     out: list[PeerRule | None] = []
     for side, comm, tag, rule in rules:
         if rule is None or not rule.open_way:
             out.append(rule)
             continue
         if rule.mode == "ring":
-            base: tuple = ("ring", abs(rule.value[0]))
+            base: tuple[Any, ...] = ("ring", abs(rule.value[0]))
         else:
             known = tuple(0 if k in rule.open_way else (d if side == "send" else -d) for k, d in enumerate(rule.value))
             base = ("grid", rule.open_way, known)
@@ -137,7 +138,7 @@ class SubRule:
     value: int = 0
     keep: tuple[int, ...] = ()
 
-    def info(self, cid: int, key: tuple, rank: int, n: int, dims: tuple[int, ...]) -> CommInfo:
+    def info(self, cid: int, key: tuple[Any, ...], rank: int, n: int, dims: tuple[int, ...]) -> CommInfo:
         if self.mode == "self":
             return CommInfo(cid, key + (rank,), 1, 0, (rank,))
         if self.mode == "blocks":
@@ -172,7 +173,7 @@ class RuledCall:
     time and -1). `copied` is (k, m) for a call copied from dimension m's
     exchanges onto dimension k."""
 
-    call: object  # events.Call
+    call: Call
     rule: PeerRule | None = None
     recv_rule: PeerRule | None = None
     gap: int = 0

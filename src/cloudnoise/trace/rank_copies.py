@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -36,8 +37,8 @@ class CollectiveShapes:
 
     def __init__(self, algorithms: Algorithms) -> None:
         self.algorithms = algorithms
-        self._by_rank: dict[tuple, tuple] = {}
-        self._ids: dict[tuple, int] = {}
+        self._by_rank: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self._ids: dict[tuple[Any, ...], int] = {}
 
     def shape(self, coll: str, nbytes: int, sbytes: int, rbytes: int, size: int, crank: int, root: int,
               world: tuple[int, ...] | range | None, world_rank: int, world_size: int) -> int:
@@ -69,8 +70,8 @@ class ConvertedRank:
     columns: tuple[np.ndarray, ...]
     matching: Matching
     calls: int
-    by_name: Counter = field(default_factory=Counter)
-    unsupported: Counter = field(default_factory=Counter)
+    by_name: Counter[str] = field(default_factory=Counter)
+    unsupported: Counter[str] = field(default_factory=Counter)
     finalize_ns: int = 0
     compute_ns: int = 0
     mpi_ns: int = 0
@@ -101,10 +102,10 @@ class ConvertedRank:
             if rindex >= 0:
                 entry[3], entry[4] = rank, rindex
         for (dst, tag), (count, _, latest) in own.wild.items():
-            key = ((dst + delta) % ranks, tag)
-            w = into.wild.get(key)
+            at = ((dst + delta) % ranks, tag)
+            w = into.wild.get(at)
             if w is None:
-                into.wild[key] = [count, rank, latest]
+                into.wild[at] = [count, rank, latest]
             else:
                 w[0] += count
                 w[2] = latest

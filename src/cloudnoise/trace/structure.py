@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from typing import Any
 
 from cloudnoise.trace.events import CommInfo, PROC_NULL
 from cloudnoise.trace.reader import TraceReader
@@ -86,7 +87,7 @@ def summary(ranks: list[RankStructure]) -> dict[str, dict[str, float]]:
     return out
 
 
-def compare(recorded: list[RankStructure], extrapolated: list[RankStructure]) -> dict[str, dict[str, float]]:
+def compare(recorded: list[RankStructure], extrapolated: list[RankStructure]) -> dict[str, dict[str, Any]]:
     """Per quantity: both medians and the extrapolation's error relative to the recording's
     (median over ranks; ranks are compared as a distribution: the two programs may lay
     their grids out differently)."""

@@ -244,11 +244,12 @@ class Topology:
                       if len(asked) == nd and tuple(chosen) == self.grid.dims), None)
         if fixed and any(fixed):
             return dims_create_fixed(ranks, tuple(fixed)), "MPI_Dims_create, with the dimensions the application fixed"
+        traced = self.grid.dims
         # MPI_Dims_create's sizes, the largest to the dimensions the trace split most
         # (MPI_Dims_create's order among equals): a dimension the application exchanges
         # along never shrinks to one rank while one it never split grows.
         sizes = sorted(dims_create(ranks, nd), reverse=True)
-        order = sorted(range(nd), key=lambda k: -self.grid.dims[k])
+        order = sorted(range(nd), key=lambda k: -traced[k])
         out = [1] * nd
         for k, size in zip(order, sizes):
             out[k] = size
