@@ -9,8 +9,13 @@ imported from the installed package, so the site documents the code it is built 
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
 
 from cloudnoise.version import __version__
+
+# docs/_ext: the directives that render stored results (cloudnoise_results.py).
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
 
 project = "cloudnoise"
 author = "the cloudnoise developers"
@@ -18,10 +23,10 @@ copyright = "the cloudnoise developers"
 release = __version__
 version = __version__
 
-extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx_click"]
+extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx_click", "cloudnoise_results"]
 source_suffix = {".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_ext", "Thumbs.db", ".DS_Store"]
 
 # Markdown: headings up to level 3 get anchors, so `page.md#a-heading` links are checked.
 myst_heading_anchors = 3
