@@ -35,6 +35,8 @@ myst_enable_extensions = ["colon_fence", "deflist"]
 default_role = "code"
 
 autodoc_typehints = "signature"
+# One parameter a line once a signature is longer than this.
+python_maximum_signature_line_length = 90
 autodoc_member_order = "bysource"
 autodoc_default_options = {"members": True, "undoc-members": False}
 
