@@ -86,7 +86,7 @@ def _summary_lines(doc: dict[str, Any]) -> list[str]:
 def trace() -> None:
     """Record an MPI application's calls, and simulate the application on
     any system: record -> convert (GOAL) -> simulate / validate, or scale
-    out a regular trace with extrapolate. See docs/traces.md.
+    out a regular trace with extrapolate. See docs/how-to/traces.md.
     """
 
 
