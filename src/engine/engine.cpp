@@ -566,15 +566,15 @@ void Engine::index_exchange_releases() {
 // never made), where windows are asked for (Processing::WindowedRendezvous),
 // for a deadlocked repetition's second run (it names the stuck ops), and
 // where the general loop's windows (Auto: eager messages under noise) beat
-// the exchange loop: on exchanges of a few rounds. Measured (one thread,
-// 2026-11-28): the 16K-rank 16 B dissemination (14 sends a rank) under
+// the exchange loop: on exchanges of a few rounds. Measured (one thread):
+// the 16K-rank 16 B dissemination (14 sends a rank) under
 // azure-hpc's and OS noise ran 0.09 s a repetition in windows and 0.12 s in
 // the exchange loop; the 4,096-rank 128 MiB paper ring (32 KiB segments,
 // eager, 4,096 sends a rank) under aws-hpc-metal's network noise 32 s in
 // windows and 4.9 s in the exchange loop. Counted by the rank that sends
 // most (a tree's root, the chain's rank 0): the 16K-rank 8 B binomial
 // broadcast under Daint's network noise ran 4-5 ms a repetition either way
-// (windows or, sequential, the exchange loop; 2026-11-28).
+// (windows or, sequential, the exchange loop).
 Loop Engine::choose_loop() const {
   constexpr uint32_t kWindowsUpToSends = 64;
   if (!exchange_ || track_ready_ || processing_ == Processing::WindowedRendezvous || order_arrivals_)

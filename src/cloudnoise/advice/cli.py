@@ -47,7 +47,7 @@ def parse_usd(text: str, what: str = "--budget") -> float:
 @schedgen_option()
 @click.option("--iterations", type=click.IntRange(min=1), help="Iterations of the application [default: 1, or the app file's].")
 @click.option("--gflops", type=click.FloatRange(min=0, min_open=True), help="Flop rate of gemm:N phases instead of DGEMM timed on this machine.")
-@click.option("--scaling", type=click.Choice(SCALINGS), help="Applications: weak = the phases are each node's work; strong = their compute is the whole job's, divided over the nodes. Traces: weak keeps each rank's compute and messages; strong divides compute by N/P and sizes halos by the grid (docs/traces.md) [default: weak].")
+@click.option("--scaling", type=click.Choice(SCALINGS), help="Applications: weak = the phases are each node's work; strong = their compute is the whole job's, divided over the nodes. Traces: weak keeps each rank's compute and messages; strong divides compute by N/P and sizes halos by the grid (docs/how-to/traces.md) [default: weak].")
 @profile_option(multiple=True, help="Systems: built-in names or profile files, repeated or a comma list [default: every built-in with a price].")
 @click.option("--all", "all_builtin", is_flag=True, help="Every built-in profile, those without a price too (shown without cost).")
 @click.option("--nodes", metavar="LIST", help=f"Node counts: 16,64,256 or ranges 16..16384 (doubling) and 16..16384:4 (factor 4) [default: {','.join(map(str, DEFAULT_NODES))}].")
@@ -88,7 +88,7 @@ def advise(**opts: Any) -> None:
     WORKLOAD is one of:
       PATTERN:SIZE        a collective, e.g. dissemination:16B (also --pattern/--size)
       'PHASE + PHASE'     an application, e.g. 'gemm:128 + dissemination:128KiB' (also --app)
-      FILE.toml           an app file (docs/applications.md)
+      FILE.toml           an app file (docs/how-to/applications.md)
       FILE.goal[.gz]      a GOAL schedule: advised at its own rank count
       TRACE_DIR           a recorded MPI trace: at its own rank count as
                           recorded, at other --nodes extrapolated
@@ -98,7 +98,7 @@ def advise(**opts: Any) -> None:
     divides its compute by N/P and sizes its halo messages by its grid. Prices are the paper's
     Table I (July 2022) unless a price file (--pricing FILE or --prices
     FILE) lists the system; the output gives every price's date. Times:
-    a plain number is ns; money: USD. See docs/advise.md.
+    a plain number is ns; money: USD. See docs/how-to/advise.md.
 
     \b
     Examples:

@@ -8,7 +8,7 @@ resolver that claims the text resolves it):
   own rank count, extrapolated at the others (`--scaling` weak or strong;
   see cloudnoise.trace.extrapolate), converted by the trace stage (MPICH's
   collective algorithms) in each process that simulates it;
-* an app file (`*.toml`, see docs/applications.md);
+* an app file (`*.toml`, see docs/how-to/applications.md);
 * a GOAL file (`*.goal`, `*.goal.gz`, or any other existing file): a
   schedule for one rank count, so it is advised at that node count only;
 * `PATTERN:SIZE[:OPTS]`, a single Schedgen collective such as

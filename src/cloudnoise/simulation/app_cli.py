@@ -33,7 +33,7 @@ def app_options(func):  # type: ignore[no-untyped-def]
             help="weak: an --app's phases are each rank's work, a --trace extrapolated with --ranks keeps its "
             "compute and message sizes; strong: the app's compute phases are the whole job's, divided over "
             "--ranks, and a trace's compute is divided by N/P, its halo messages sized by its grid's faces "
-            "(docs/traces.md). [default: weak]",
+            "(docs/how-to/traces.md). [default: weak]",
         ),
     ]
     for option in reversed(options):

@@ -43,7 +43,7 @@ def conversion_options(func):  # type: ignore[no-untyped-def]
 
 SCALING_HELP = ("How an extrapolated trace scales: weak (each rank keeps its compute and message sizes) or strong "
                 "(the same problem on more ranks: compute / (N/P), halo messages by the face per rank of each grid "
-                "dimension, collectives by their rule; needs the application's Cartesian grid). See docs/traces.md. "
+                "dimension, collectives by their rule; needs the application's Cartesian grid). See docs/how-to/traces.md. "
                 "[default: weak]")
 GRID_HELP = ("Lay the extrapolated trace's Cartesian grid out as AxBxC (its product must be --ranks) instead of "
              "MPI_Dims_create's choice.")
@@ -100,7 +100,7 @@ def _summary_lines(doc: dict[str, Any]) -> list[str]:
 def trace() -> None:
     """Record an MPI application's calls, and simulate the application on
     any system: record -> convert (GOAL) -> simulate / validate, or scale
-    out a regular trace with extrapolate. See docs/traces.md.
+    out a regular trace with extrapolate. See docs/how-to/traces.md.
     """
 
 

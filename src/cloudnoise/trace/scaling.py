@@ -108,4 +108,4 @@ class Scaling:
             f"dim {k} x{self.halo(k, (sources or {}).get(k)):.3g}" + (f" (as dim {sources[k]})" if sources and k in sources else "")
             for k in range(len(self.dims)))
         return (f"strong scaling: compute x{self.compute:.4g} (P/N = {self.traced_ranks}/{self.ranks}), "
-                f"halo messages by the face per rank ({faces}), collectives by their rule (docs/traces.md)")
+                f"halo messages by the face per rank ({faces}), collectives by their rule (docs/how-to/traces.md)")
