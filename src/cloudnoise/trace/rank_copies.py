@@ -9,7 +9,7 @@ signature with RankConverter and makes the others from it: peers shifted,
 its matching counts shifted the same way (so a message without its receive
 is still named), its recorded times and call counts repeated. The result is
 the same as converting every rank (tests/trace/test_rank_copies.py compares
-them); on a 1,024-rank LAMMPS program about 70 conversions serve all ranks.
+them); on LAMMPS extrapolated to 1,024 ranks, 47 conversions serve them all.
 
 `CollectiveShapes` gives the part of a signature a collective makes: the
 ops a rank runs in it, with peers relative to the rank, interned.
