@@ -36,7 +36,7 @@ def constant_ps(value_ps: float) -> _engine.QuantileTable:
 
 
 def test_a_repetitions_stalls_depend_on_seed_and_repetition_alone():
-    p = _engine.StallProcess.bursty(1e9, constant_ps(2e8), constant_ps(1e7), constant_ps(4e7), 10**13)
+    p = _engine.StallProcess.bursty(1e9, 1.21e9, constant_ps(2e8), constant_ps(1e7), constant_ps(4e7), 10**13)
     a, again = p.draw(3, 5), p.draw(3, 5)
     assert np.array_equal(a.starts_ps, again.starts_ps) and np.array_equal(a.ends_ps, again.ends_ps)
     assert not np.array_equal(a.starts_ps[:5], p.draw(3, 6).starts_ps[:5])
@@ -47,7 +47,7 @@ def test_bursty_stalls_known_answers():
     # episodes of 200 us after quiet times of 1 ms (mean), each a train of 10 us
     # stalls 50 us apart starting at 0, 50, ..., 200 us: 5 stalls, 210 us
     period = 10**13  # 10 s: ~8,300 episodes
-    p = _engine.StallProcess.bursty(1e9, constant_ps(2e8), constant_ps(1e7), constant_ps(4e7), period)
+    p = _engine.StallProcess.bursty(1e9, 1.21e9, constant_ps(2e8), constant_ps(1e7), constant_ps(4e7), period)
     t = p.draw(1, 0)
     starts, ends = t.starts_ps, t.ends_ps
     assert np.all(ends - starts == 10**7) and np.all(starts[1:] >= ends[:-1]) and ends[-1] <= period
@@ -69,7 +69,7 @@ def test_periodic_stalls_and_episodes_known_answers():
     p = _engine.StallProcess.periodic(10**9, constant_ps(1.2e7), 10**9)
     t = p.draw(0, 0)
     assert (t.starts_ps.tolist(), t.ends_ps.tolist(), t.period_ps) == ([0], [12_000_000], 10**9)
-    e = _engine.EpisodeProcess(9e9, constant_ps(1e9), _engine.QuantileTable(np.array([0.0, 1.0]),
+    e = _engine.EpisodeProcess(9e9, 1e10, constant_ps(1e9), _engine.QuantileTable(np.array([0.0, 1.0]),
                                                                              np.array([0.5, 0.5])), 10**14)
     d = e.draw(2, 7)
     assert np.all(d.ends_ps - d.starts_ps == 10**9) and np.all(d.fractions == 0.5)
@@ -78,8 +78,20 @@ def test_periodic_stalls_and_episodes_known_answers():
     assert not np.array_equal(d.starts_ps[:3], e.draw(2, 8).starts_ps[:3])
 
 
+def test_tables_grow_with_the_hosts_that_read_them():
+    """4 mean cycles per host, never below the model's period nor above 10^5 s: the
+    hosts of a repetition read fresh episodes, not the same few (its longest stalls
+    would then bound the slowest host however many there are)."""
+    p = _engine.StallProcess.bursty(1e9, 1.21e9, constant_ps(2e8), constant_ps(1e7), constant_ps(4e7), 10**12)
+    assert (p.period_ps(1), p.period_ps(1000), p.period_ps(10**9)) == (10**12, 484 * 10**10, 10**17)
+    assert p.draw(1, 0, 1000).period_ps == 484 * 10**10 and len(p.draw(1, 0, 1000)) > 4 * len(p.draw(1, 0, 1))
+    e = _engine.EpisodeProcess(9e9, 1e10, constant_ps(1e9), constant_ps(1e3), 10**12)
+    assert (e.period_ps(1), e.period_ps(1000)) == (10**12, 4 * 10**13)
+
+
 def test_a_draw_without_a_stall_is_a_quiet_table():
-    p = _engine.StallProcess.bursty(1e17, constant_ps(1e3), constant_ps(1e3), constant_ps(1e3), 10**6)
+    # a stall as long as the table, starting after its start, ends past it: none is kept
+    p = _engine.StallProcess.bursty(1e3, 1e3, constant_ps(0), constant_ps(2e12), constant_ps(1e3), 10**12)
     t = p.draw(0, 0)
     assert len(t) == 0 and t.delay_at(5) == 0
 
@@ -93,7 +105,7 @@ def test_profiles_give_the_engine_processes_and_tables_stay_tables(tmp_path):
     m = setup.engine_model("network")
     assert m.stall_process is not None and m.latency_stalls is None
     assert m.episode_process is not None and m.bandwidth_episodes is None
-    assert m.stall_process.period_ps == parse_latency_episodes(BUSY).representative_period_ns() * 1000
+    assert m.stall_process.period_ps() == parse_latency_episodes(BUSY).representative_period_ns() * 1000
     given = NoiseSetup(bandwidth_episodes=parse_bandwidth_episodes("rate=1,duration=1ms,fraction=0.5").table(
         np.random.default_rng(0))).engine_model("network")
     assert given.bandwidth_episodes is not None and given.episode_process is None

@@ -143,18 +143,18 @@ class BandwidthEpisodes:
     def __len__(self) -> int: ...
 
 class EpisodeProcess:
-    def __init__(self, mean_quiet_ps: float, duration_ps: QuantileTable, fraction: QuantileTable, period_ps: int) -> None:
+    def __init__(self, mean_quiet_ps: float, mean_cycle_ps: float, duration_ps: QuantileTable, fraction: QuantileTable, period_ps: int) -> None:
         """
-        Bandwidth drops in time: quiet times exponential with mean `mean_quiet_ps`, episodes of a drawn duration (ps) at a drawn fraction of the peak, over a table of `period_ps`; each repetition draws its own table.
-        """
-
-    def draw(self, seed: int, repetition: int) -> BandwidthEpisodes:
-        """
-        The table repetition `repetition` of a run seeded `seed` reads (a function of the two alone).
+        Bandwidth drops in time: quiet times exponential with mean `mean_quiet_ps`, episodes of a drawn duration (ps) at a drawn fraction of the peak, over a table of `period_ps` or, read by more hosts, 4 mean cycles (`mean_cycle_ps`) per host; each repetition draws its own table.
         """
 
-    @property
-    def period_ps(self) -> int: ...
+    def draw(self, seed: int, repetition: int, hosts: int = 1) -> BandwidthEpisodes:
+        """
+        The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it (a function of the three alone).
+        """
+
+    def period_ps(self, hosts: int = 1) -> int:
+        """A table's period when `hosts` read it."""
 
 class LatencyStalls:
     def __init__(self, starts_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], ends_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], period_ps: int) -> None: ...
@@ -177,9 +177,9 @@ class LatencyStalls:
 
 class StallProcess:
     @staticmethod
-    def bursty(mean_quiet_ps: float, duration_ps: QuantileTable, stall_ps: QuantileTable, gap_ps: QuantileTable, period_ps: int) -> StallProcess:
+    def bursty(mean_quiet_ps: float, mean_cycle_ps: float, duration_ps: QuantileTable, stall_ps: QuantileTable, gap_ps: QuantileTable, period_ps: int) -> StallProcess:
         """
-        Episodes after quiet times exponential with mean `mean_quiet_ps`, each a train of stalls (stall, gap, stall, ...) while a stall starts within its drawn duration, over a table of `period_ps`; each repetition draws its own table.
+        Episodes after quiet times exponential with mean `mean_quiet_ps`, each a train of stalls (stall, gap, stall, ...) while a stall starts within its drawn duration, over a table of `period_ps` or, read by more hosts, 4 mean cycles (`mean_cycle_ps`: quiet time and episode) per host; each repetition draws its own table.
         """
 
     @staticmethod
@@ -188,13 +188,13 @@ class StallProcess:
         A stall of a drawn length every `every_ps`, over a table of `period_ps`.
         """
 
-    def draw(self, seed: int, repetition: int) -> LatencyStalls:
+    def draw(self, seed: int, repetition: int, hosts: int = 1) -> LatencyStalls:
         """
-        The table repetition `repetition` of a run seeded `seed` reads (a function of the two alone).
+        The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it (a function of the three alone).
         """
 
-    @property
-    def period_ps(self) -> int: ...
+    def period_ps(self, hosts: int = 1) -> int:
+        """A table's period when `hosts` read it."""
 
 class SwitchDraws:
     def __init__(self, near_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], near_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], nodes_per_switch: int) -> None:

@@ -327,14 +327,17 @@ NB_MODULE(_engine, m) {
       .def("__len__", &BandwidthEpisodes::size);
 
   nb::class_<EpisodeProcess>(m, "EpisodeProcess")
-      .def(nb::init<double, std::shared_ptr<const QuantileTable>, std::shared_ptr<const QuantileTable>, int64_t>(),
-           nb::arg("mean_quiet_ps"), nb::arg("duration_ps"), nb::arg("fraction"), nb::arg("period_ps"),
+      .def(nb::init<double, double, std::shared_ptr<const QuantileTable>, std::shared_ptr<const QuantileTable>,
+                    int64_t>(),
+           nb::arg("mean_quiet_ps"), nb::arg("mean_cycle_ps"), nb::arg("duration_ps"), nb::arg("fraction"),
+           nb::arg("period_ps"),
            "Bandwidth drops in time: quiet times exponential with mean `mean_quiet_ps`, episodes of a drawn "
-           "duration (ps) at a drawn fraction of the peak, over a table of `period_ps`; each repetition draws "
-           "its own table.")
-      .def("draw", &EpisodeProcess::draw, nb::arg("seed"), nb::arg("repetition"),
-           "The table repetition `repetition` of a run seeded `seed` reads (a function of the two alone).")
-      .def_prop_ro("period_ps", &EpisodeProcess::period_ps);
+           "duration (ps) at a drawn fraction of the peak, over a table of `period_ps` or, read by more hosts, "
+           "4 mean cycles (`mean_cycle_ps`) per host; each repetition draws its own table.")
+      .def("draw", &EpisodeProcess::draw, nb::arg("seed"), nb::arg("repetition"), nb::arg("hosts") = 1,
+           "The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it "
+           "(a function of the three alone).")
+      .def("period_ps", &EpisodeProcess::period_ps, nb::arg("hosts") = 1, "A table's period when `hosts` read it.");
 
   nb::class_<LatencyStalls>(m, "LatencyStalls")
       .def(
@@ -359,16 +362,18 @@ NB_MODULE(_engine, m) {
       .def("__len__", &LatencyStalls::size);
 
   nb::class_<StallProcess>(m, "StallProcess")
-      .def_static("bursty", &StallProcess::bursty, nb::arg("mean_quiet_ps"), nb::arg("duration_ps"),
-                  nb::arg("stall_ps"), nb::arg("gap_ps"), nb::arg("period_ps"),
+      .def_static("bursty", &StallProcess::bursty, nb::arg("mean_quiet_ps"), nb::arg("mean_cycle_ps"),
+                  nb::arg("duration_ps"), nb::arg("stall_ps"), nb::arg("gap_ps"), nb::arg("period_ps"),
                   "Episodes after quiet times exponential with mean `mean_quiet_ps`, each a train of stalls "
                   "(stall, gap, stall, ...) while a stall starts within its drawn duration, over a table of "
-                  "`period_ps`; each repetition draws its own table.")
+                  "`period_ps` or, read by more hosts, 4 mean cycles (`mean_cycle_ps`: quiet time and episode) "
+                  "per host; each repetition draws its own table.")
       .def_static("periodic", &StallProcess::periodic, nb::arg("every_ps"), nb::arg("stall_ps"), nb::arg("period_ps"),
                   "A stall of a drawn length every `every_ps`, over a table of `period_ps`.")
-      .def("draw", &StallProcess::draw, nb::arg("seed"), nb::arg("repetition"),
-           "The table repetition `repetition` of a run seeded `seed` reads (a function of the two alone).")
-      .def_prop_ro("period_ps", &StallProcess::period_ps);
+      .def("draw", &StallProcess::draw, nb::arg("seed"), nb::arg("repetition"), nb::arg("hosts") = 1,
+           "The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it "
+           "(a function of the three alone).")
+      .def("period_ps", &StallProcess::period_ps, nb::arg("hosts") = 1, "A table's period when `hosts` read it.");
 
   nb::class_<SwitchDraws>(m, "SwitchDraws")
       .def(

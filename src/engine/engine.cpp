@@ -445,9 +445,13 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   tabulate_gaps(noise.bandwidth_fraction);
   if ((noise.bandwidth_episodes && noise.episode_process) || (noise.latency_stalls && noise.stall_process))
     throw std::invalid_argument("a noise part takes a table or a process that draws one, not both");
-  episodes_ = noise.episode_process ? drawn_episodes_.get(noise.episode_process, seed, repetition)
+  // A drawn table is read by every host from its own offset, or by all
+  // from one for stalls of the whole system.
+  episodes_ = noise.episode_process ? drawn_episodes_.get(noise.episode_process, seed, repetition, ranks_)
                                     : noise.bandwidth_episodes.get();
-  stalls_ = noise.stall_process ? drawn_stalls_.get(noise.stall_process, seed, repetition) : noise.latency_stalls.get();
+  stalls_ = noise.stall_process ? drawn_stalls_.get(noise.stall_process, seed, repetition,
+                                                    noise.latency_stalls_shared ? 1 : ranks_)
+                                : noise.latency_stalls.get();
   switch_ = noise.switch_draws.get();
   if (switch_ && (latency_ || bandwidth_ || episodes_ || stalls_))
     throw std::invalid_argument(

@@ -402,12 +402,14 @@ class Engine {
     std::optional<Table> table;
     std::shared_ptr<const Process> process;
     uint64_t seed = 0, repetition = 0;
-    const Table* get(const std::shared_ptr<const Process>& p, uint64_t s, uint64_t r) {
-      if (!table || process != p || seed != s || repetition != r) {
-        table.emplace(p->draw(s, r));
+    uint32_t hosts = 0;
+    const Table* get(const std::shared_ptr<const Process>& p, uint64_t s, uint64_t r, uint32_t h) {
+      if (!table || process != p || seed != s || repetition != r || hosts != h) {
+        table.emplace(p->draw(s, r, h));
         process = p;
         seed = s;
         repetition = r;
+        hosts = h;
       }
       return &*table;
     }

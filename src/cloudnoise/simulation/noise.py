@@ -253,7 +253,8 @@ def _quantiles_ps(dist: Distribution, scale: float = 1000.0) -> _engine.Quantile
 
 def _engine_episode_process(episodes: BandwidthEpisodes) -> _engine.EpisodeProcess:
     try:
-        return _engine.EpisodeProcess(episodes.mean_quiet_ns() * 1000.0, _quantiles_ps(episodes.duration),
+        return _engine.EpisodeProcess(episodes.mean_quiet_ns() * 1000.0, 1e12 / episodes.rate_hz,
+                                      _quantiles_ps(episodes.duration),
                                       _quantiles_ps(episodes.fraction, 1.0),
                                       episodes.representative_period_ns() * 1000)
     except ValueError as err:
@@ -268,7 +269,9 @@ def _engine_stall_process(stalls: LatencyEpisodes) -> _engine.StallProcess:
             return _engine.StallProcess.periodic(max(1, round(stalls.period_ns)) * 1000, _quantiles_ps(stalls.stall),
                                                  period_ps)
         assert stalls.duration is not None and stalls.gap is not None
-        return _engine.StallProcess.bursty(stalls.mean_quiet_ns() * 1000.0, _quantiles_ps(stalls.duration),
+        return _engine.StallProcess.bursty(stalls.mean_quiet_ns() * 1000.0,
+                                           (stalls.mean_quiet_ns() + stalls.mean_episode_ns()) * 1000.0,
+                                           _quantiles_ps(stalls.duration),
                                            _quantiles_ps(stalls.stall), _quantiles_ps(stalls.gap), period_ps)
     except ValueError as err:
         raise CloudnoiseError(f"latency stalls unusable: {err}") from None
