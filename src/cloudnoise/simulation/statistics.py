@@ -113,3 +113,17 @@ def summarize(values: np.ndarray) -> Summary:
         mean_ci_low=mean_low,
         mean_ci_high=mean_high,
     )
+
+
+def box_stats(values: np.ndarray, label: str = "") -> dict[str, object]:
+    """A matplotlib bxp() stats dict from summarize(): the same quartiles, whiskers, notch
+    and mean as every table, the notch (the median's interval) drawn within the box."""
+    s = summarize(values)
+    x = np.asarray(values, dtype=float)
+    return {
+        "label": label, "med": s.median, "q1": s.q1, "q3": s.q3, "mean": s.mean,
+        "whislo": s.whisker_low, "whishi": s.whisker_high,
+        # the notch within the box: matplotlib folds a box whose notch reaches beyond it
+        "cilo": max(s.median_ci_low, s.q1), "cihi": min(s.median_ci_high, s.q3),
+        "fliers": x[(x < s.whisker_low) | (x > s.whisker_high)],
+    }

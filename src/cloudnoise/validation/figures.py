@@ -1,7 +1,7 @@
 """The validation figure: a measured/simulated boxplot pair per configuration,
 as in the paper's Fig. 13 (notched boxes, whiskers at 1.5 IQR, outliers
 drawn), written as PNG and PDF with matplotlib's Agg backend. Each box marks
-its p90 (a black bar across it) and each panel's title gives the simulated
+its p90 (a dashed red bar across it) and each panel's title gives the simulated
 median's and p90's errors: the verdict judges both. The y axis spans the
 whiskers and the p90s of both boxes; outliers beyond it are counted in the
 panel instead of squashing the boxes (noise tails reach 1000x the median)."""
@@ -12,7 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from cloudnoise.simulation.statistics import summarize
+from cloudnoise.simulation.statistics import box_stats, summarize
+
+P90_COLOR = "#b22222"
 
 
 def boxplot_pairs(
@@ -29,9 +31,11 @@ def boxplot_pairs(
     for ax, (ranks, measured, simulated) in zip(axes[0], configs):
         scale = 1e3 if max(np.median(measured), np.median(simulated)) < 1e6 else 1e6
         unit = "us" if scale == 1e3 else "ms"
-        parts = ax.boxplot(
-            [np.asarray(measured) / scale, np.asarray(simulated) / scale],
-            notch=True,
+        # drawn from cloudnoise's statistics (the notch: the median's distribution-free interval)
+        parts = ax.bxp(
+            [box_stats(np.asarray(measured) / scale), box_stats(np.asarray(simulated) / scale)],
+            shownotches=True,
+            showmeans=False,
             widths=0.6,
             patch_artist=True,
             flierprops={"markersize": 2, "alpha": 0.4},
@@ -42,7 +46,7 @@ def boxplot_pairs(
         ax.set_xticks([1, 2], ["measured", f"simulated\n({variant})"])
         # the p90 of each side, as the verdict takes it (numpy's linear interpolation)
         p90s = [float(np.percentile(np.asarray(v, dtype=float) / scale, 90)) for v in (measured, simulated)]
-        ax.hlines(p90s, [0.7, 1.7], [1.3, 2.3], colors="black", linewidths=1.5, zorder=5)
+        ax.hlines(p90s, [0.62, 1.62], [1.38, 2.38], colors=P90_COLOR, linewidths=1.6, linestyles="--", zorder=5)
         # the axis spans the whiskers (Tukey's, as the boxes draw them) and the p90s; outliers beyond are counted
         whiskers = [summarize(np.asarray(v) / scale) for v in (measured, simulated)]
         lo = min(w.whisker_low for w in whiskers)
@@ -62,7 +66,7 @@ def boxplot_pairs(
         ax.grid(axis="y", alpha=0.3)
     import textwrap
 
-    fig.suptitle("\n".join(textwrap.wrap(title + " (bar: p90)", width=max(30, 28 * n))), fontsize=9)
+    fig.suptitle("\n".join(textwrap.wrap(title + " (dashed red: p90)", width=max(30, 28 * n))), fontsize=9)
     # Labels are text, never mathtext: a `$` in a profile name is a character.
     from matplotlib.text import Text
 
