@@ -121,6 +121,25 @@ def test_repetition_r_alone_equals_r_in_a_long_run_on_any_threads():
     assert many.runtime_ns[29] == alone.runtime_ns[0]
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_drawn_tables_keep_the_loops_and_threads_alike(seed):
+    """Windowed and sequential processing, 1 and 2 threads: the same results, bit for bit,
+    with stalls and drops drawn per repetition."""
+    sched = generate(CollectiveSpec("dissemination", 32, 20000))
+    stalls = parse_latency_episodes("rate=2000,duration=lognormal(median=20us,sigma=1),stall=5us,gap=3us"
+                                    + (",shared=1" if seed == 1 else ""))
+    episodes = parse_bandwidth_episodes("rate=500,duration=lognormal(median=100us,sigma=1),fraction=0.3")
+    model = NoiseSetup(latency_stalls=stalls, bandwidth_episodes=episodes,
+                       latency_stalls_shared=stalls.shared).engine_model("network")
+    params = PARAMS.to_engine()
+    windowed = _engine.run(sched, params, model, seed=seed, count=12, threads=2)
+    sequential = _engine.run(sched, params, model, seed=seed, count=12, sequential=True)
+    one_thread = _engine.run(sched, params, model, seed=seed, count=12, threads=1)
+    for key in ("host_end_ps", "max_end_ps"):
+        assert windowed[key].tolist() == sequential[key].tolist() == one_thread[key].tolist()
+    assert len(set(windowed["max_end_ps"].tolist())) > 1
+
+
 def test_seeds_agree_within_their_intervals():
     """The busy machine's stalls, 100 repetitions of a 16-rank dissemination, 8
     seeds: the medians' 95% intervals (order statistics) overlap, all of them,
