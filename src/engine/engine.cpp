@@ -452,6 +452,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
         "or latency stalls");
   seed_ = seed;
   rep_ = repetition;
+  if (departures_) departures_->assign(sched_.num_ops(), -1);
   latency_rng_ = CounterRng(seed, repetition, RngStream::Latency);
   bandwidth_rng_ = CounterRng(seed, repetition, RngStream::Bandwidth);
   met_.assign(multi_total_, 0);

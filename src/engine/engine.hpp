@@ -154,6 +154,13 @@ class Engine {
   // kStopPoll events (and every window) and throws Interrupted. Null: never.
   void set_stop(const std::atomic<bool>* stop) { stop_ = stop; }
 
+  // Where the next repetitions write each send's departure time (ps, the
+  // moment its CPU and NIC take it; -1 for an op that is no send), indexed
+  // by op: what a ping-pong benchmark's timer reads between iterations.
+  // Null (the default): nothing is written. Every loop departs through
+  // depart (engine_steps.hpp), so every loop records the same times.
+  void record_departures(std::vector<int64_t>* out) { departures_ = out; }
+
  private:
   static constexpr uint32_t kStopPoll = 1u << 16;
   [[gnu::always_inline]] void poll_stop() {
@@ -390,6 +397,7 @@ class Engine {
   std::vector<LatencyStalls::Span> stall_span_;  // per host, its last lookup's span
   uint64_t seed_ = 0, rep_ = 0;
   const std::atomic<bool>* stop_ = nullptr;
+  std::vector<int64_t>* departures_ = nullptr;
   uint32_t stop_countdown_ = kStopPoll;
   CounterRng latency_rng_{0, 0, RngStream::Latency};
   CounterRng bandwidth_rng_{0, 0, RngStream::Bandwidth};

@@ -37,7 +37,7 @@ from rich.progress import (
 )
 
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
-from cloudnoise.measurement import diskspace, loggp, osnoise, rows, tables
+from cloudnoise.measurement import diskspace, loggp, machine_load, osnoise, rows, tables
 from cloudnoise.measurement.campaign import Campaign, utc_now, write_json
 from cloudnoise.measurement.dgemm import record_dgemm
 from cloudnoise.measurement.experiments import Options, Run, Unit, plan
@@ -301,6 +301,8 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
         wait_for_probes(campaign.exp_dir(name) / "raw")
     campaign.meta["labels"] = {"distance": "unknown", **campaign.meta.get("labels", {}), **req.labels}
     campaign.meta["mpi"] = {**campaign.meta.get("mpi", {}), **mpi.as_dict()}
+    # the machine's load at the experiment's start (and end, below): model build flags a busy one
+    exp.setdefault("load", []).append(machine_load.snapshot("start"))
     record_dgemm(campaign)
     campaign.root.mkdir(parents=True, exist_ok=True)
     campaign.save()
@@ -374,6 +376,7 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
     exp["complete"] = interrupted is None and all(
         remaining(campaign, name, i, r, stream) is None for i, r in enumerate(runs) if r.role != "skip")
     exp["end_time"] = utc_now()
+    exp.setdefault("load", []).append(machine_load.snapshot("end"))
     campaign.save()
     if interrupted is not None:
         kept = summary.get("samples", 0)

@@ -217,8 +217,10 @@ def run_variant(
     first_rep: int = 0,
     ready_order: str = "program",
     progress: Callable[[int], None] | None = None,
+    departures: bool = False,
 ) -> SimulationResult:
-    """One noise variant of a loaded schedule through the engine: the core of `simulate`."""
+    """One noise variant of a loaded schedule through the engine: the core of `simulate`.
+    `departures`: also each send's departure time in the first repetition (`departures_ns`)."""
     if reps < 1:
         raise CloudnoiseError(f"--reps must be at least 1, got {reps}")
     if threads < 1:
@@ -249,6 +251,7 @@ def run_variant(
             threads=threads,
             program_order=ready_order == "program",
             progress=progress,
+            departures=departures,
         )
     except _engine.DeadlockError as err:
         hint = ""
@@ -273,6 +276,7 @@ def run_variant(
         engine_seconds=engine_seconds,
         ready_order=ready_order,
         variant=variant if noise is not None else "",
+        departures_ns=_ps_to_ns(out["departures_ps"]) if departures else None,
     )
 
 
