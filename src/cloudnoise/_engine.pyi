@@ -221,6 +221,15 @@ class NoiseModel:
     def latency_stalls_shared(self, arg: bool, /) -> None: ...
 
     @property
+    def latency_stalls_hosts(self) -> float:
+        """
+        The share of hosts that stall at all, drawn per host and repetition (1: every host)
+        """
+
+    @latency_stalls_hosts.setter
+    def latency_stalls_hosts(self, arg: float, /) -> None: ...
+
+    @property
     def switch_draws(self) -> SwitchDraws: ...
 
     @switch_draws.setter

@@ -370,6 +370,8 @@ NB_MODULE(_engine, m) {
       .def_rw("bandwidth_episodes", &NoiseModel::bandwidth_episodes)
       .def_rw("latency_stalls", &NoiseModel::latency_stalls)
       .def_rw("latency_stalls_shared", &NoiseModel::latency_stalls_shared)
+      .def_rw("latency_stalls_hosts", &NoiseModel::latency_stalls_hosts,
+              "The share of hosts that stall at all, drawn per host and repetition (1: every host)")
       .def_rw("switch_draws", &NoiseModel::switch_draws);
 
   m.def(

@@ -55,6 +55,9 @@ struct NoiseModel {
   // All hosts read the stalls from one offset (a system-wide state) instead
   // of independent offsets.
   bool latency_stalls_shared = false;
+  // The share of hosts that stall at all (drawn per host and repetition); the
+  // others never do: stalls a measurement saw on some pairs of hosts only.
+  double latency_stalls_hosts = 1.0;
   // The paper authors' network semantics (noise/switch_draws.hpp): each
   // message's L and G picked from near or far sample sets, G charged per
   // 16 MiB block, rendezvous 2 L later. Replaces the parameters' L and G,
@@ -395,6 +398,7 @@ class Engine {
   std::vector<BandwidthEpisodes::Span> episode_span_;  // per host, its last lookup's span
   std::vector<int64_t> stall_offset_;  // per host, this repetition's (with stalls_)
   std::vector<LatencyStalls::Span> stall_span_;  // per host, its last lookup's span
+  std::vector<uint8_t> stall_on_;  // per host, whether it stalls this repetition (with stalls_)
   uint64_t seed_ = 0, rep_ = 0;
   const std::atomic<bool>* stop_ = nullptr;
   std::vector<int64_t>* departures_ = nullptr;

@@ -14,6 +14,7 @@ later continues with the missing part only.
 from __future__ import annotations
 
 import json
+import dataclasses
 import os
 import signal
 import socket
@@ -326,7 +327,10 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
                 part = len(campaign.parts(name, index))
                 prefix = campaign.prefix(name, index, part)
                 prefix.parent.mkdir(parents=True, exist_ok=True)
-                cmd = build_command(mpi, req.launch, todo.ranks,
+                # a run of one pair of hosts (latency-noise --hosts a,b,c,d) is launched on that pair
+                pair = todo.extra.get("hosts")
+                launch_spec = dataclasses.replace(req.launch, hosts=[str(h) for h in pair]) if pair else req.launch
+                cmd = build_command(mpi, launch_spec, todo.ranks,
                                     probe_argv(binaries[todo.probe], todo, prefix, watch), ppn=todo.ppn,
                                     bind_core=bool(todo.extra.get("bind_core")))
                 launch = {"run": index, "part": part, "command": cmd, "start": utc_now(), "end": None}
@@ -407,10 +411,28 @@ def _update_campaign_facts(campaign: Campaign, name: str) -> None:
                 "overhead_ns": float(info.get("timer_overhead_ns", 0)),
             }
     campaign.meta["hosts"] = sorted(hosts | set(campaign.meta.get("hosts", [])))
+    exp = campaign.experiment(name)
+    if exp is not None and name == "latency-noise":
+        exp["pairs"] = _pairs_measured(campaign, name)
     if library:
         campaign.meta.setdefault("mpi", {})["library"] = library
     if timer:
         campaign.meta["timer"] = timer
+
+
+def _pairs_measured(campaign: Campaign, name: str) -> list[dict[str, Any]]:
+    """Per run of a ping-pong experiment, the hosts its two ranks reported (rank 0 times the
+    series): what a profile built from it can vouch for (model/vouching.py)."""
+    runs: dict[int, dict[int, str]] = {}
+    for info_path in sorted((campaign.exp_dir(name) / "raw").glob("run*-part*.rank*.info")):
+        try:
+            run = int(info_path.name[3:5])
+            rank = int(info_path.name.split(".rank")[1].split(".")[0])
+        except ValueError:
+            continue
+        runs.setdefault(run, {})[rank] = str(read_info(info_path).get("host", "unknown"))
+    return [{"run": run, "hosts": [ranks.get(0, "unknown"), ranks.get(1, "unknown")]}
+            for run, ranks in sorted(runs.items())]
 
 
 def finalize(campaign: Campaign, name: str, runs: list[Run], stream: Stream | None = None,

@@ -81,17 +81,21 @@ def _measured(source: str) -> dict[str, str]:
     return {"kind": "measured", "source": source}
 
 
-def _series(campaign: Path, exp: str, size: int,
-            one_pair: bool) -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
-    """The experiment's samples of `size` (`one_pair`: of one pair of hosts) in their order, a
-    batch at a time, each call reading them again: start times, round trips and the stretch
-    they belong to (model/series_order.py)."""
+def _series(campaign: Path, exp: str, size: int, one_pair: bool,
+            runs: set[int] | None = None) -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """The experiment's samples of `size` (`one_pair`: of one pair of hosts at a time; `runs`:
+    of these runs only, e.g. one pair of hosts of several) in their order, a batch at a time,
+    each call reading them again: start times, round trips and the stretch they belong to
+    (model/series_order.py)."""
     path = experiment_stats(campaign, exp).parquet  # type: ignore[union-attr]
     columns = ("run", "part", "rank", "stream", "time", "value_ns", "size_bytes", "pairs")
+    chosen = np.array(sorted(runs), np.int64) if runs is not None else None
 
     def batches() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         for c in iter_samples(path, columns):
             keep = (c["size_bytes"] == size) & ((c["pairs"] == 1) if one_pair else True)
+            if chosen is not None:
+                keep = keep & np.isin(c["run"], chosen)
             if not keep.all():
                 c = {k: v[keep] for k, v in c.items()}
             yield from iter_batches(iter([c]))
@@ -111,11 +115,41 @@ def _latency_stats(campaign: Path) -> tuple[StreamStats, str, str, int] | None:
 
 
 def _split_latency(campaign: Path, exp: str, size: int, stats: StreamStats,
-                   least_threshold_ns: float = 0.0) -> LatencySplit:
-    """The experiment's one-pair series of `size` in its order, split into stalls in time and
-    the independent remainder (model/latency_split.py), read twice a batch at a time."""
-    return split_latency(_series(campaign, exp, size, one_pair=True), float(stats.percentile(50.0)),
+                   least_threshold_ns: float = 0.0, runs: set[int] | None = None) -> LatencySplit:
+    """The experiment's one-pair series of `size` in its order (`runs`: of these runs only),
+    split into stalls in time and the independent remainder (model/latency_split.py), read
+    twice a batch at a time."""
+    return split_latency(_series(campaign, exp, size, one_pair=True, runs=runs), float(stats.percentile(50.0)),
                          float(stats.percentile(90.0)), least_threshold_ns=least_threshold_ns)
+
+
+def _pairs_apart(campaign: Path, exp: str, size: int, stats: StreamStats, split: LatencySplit,
+                 measured: list[dict[str, Any]], floor_ns: float) -> tuple[LatencySplit, list[dict[str, Any]]]:
+    """With several pairs of hosts measured in turn: each pair's round trips, duration and time
+    in stalls; and where only some pairs stall, the stalls estimated from those pairs' series
+    and applied to those hosts' share (`hosts=` in the stalls: model/latency_episodes.py)."""
+    from dataclasses import replace
+
+    from cloudnoise.model.vouching import STALLED_PAIR_SHARE, stall_time_share
+
+    rows = []
+    for m in measured:
+        got = count_round_trips(_series(campaign, exp, size, one_pair=True, runs={int(m["run"])}))
+        rows.append({"run": int(m["run"]), "hosts": [str(h) for h in m["hosts"]], "round_trips": got.count,
+                     "duration_s": got.observed_ns / 1e9,
+                     "stall_time_share": stall_time_share(got, split.threshold_ns) if got.count else 0.0})
+    stalled = [r for r in rows if r["stall_time_share"] >= STALLED_PAIR_SHARE]
+    if split.episodes is None or not stalled or len(stalled) == len(rows):
+        return split, rows
+    alone = _split_latency(campaign, exp, size, stats, floor_ns, runs={r["run"] for r in stalled})
+    if alone.episodes is None:
+        return split, rows
+    hosts = {h for r in rows for h in r["hosts"]}
+    share = len({h for r in stalled for h in r["hosts"]}) / max(len(hosts), 1)
+    episodes = replace(alone.episodes, hosts=min(1.0, share), text="")
+    why = (f"{alone.why}; seen on {len(stalled)} of {len(rows)} pairs of hosts "
+           f"({', '.join('-'.join(r['hosts']) for r in stalled)}): on {100 * share:.3g}% of the hosts")
+    return replace(alone, episodes=episodes, why=why), rows
 
 
 def _provisional(profile: dict[str, Any], trace: Path | None) -> Any:
@@ -427,6 +461,7 @@ def build_profile(
     lat = _latency_stats(campaign)
     split: LatencySplit | None = None
     trips: RoundTrips | None = None
+    pair_rows: list[dict[str, Any]] = []
     os_part: OSPart | None = None
     trace = campaign / "os-noise" / "os_noise.trace"
     has_trace = "os-noise" in experiments and trace.is_file() and trace.stat().st_size > 0
@@ -434,7 +469,11 @@ def build_profile(
         stats, src, exp, size = lat
         if not as_paper:  # what the hosts' OS detours do to the series, as the engine replays them
             os_part = os_part_of(_provisional(profile, trace if has_trace else None), size, stats.count, seed)
-        split = _split_latency(campaign, exp, size, stats, os_part.stall_floor_ns() if os_part else 0.0)
+        floor = os_part.stall_floor_ns() if os_part else 0.0
+        split = _split_latency(campaign, exp, size, stats, floor)
+        measured_pairs = (experiments.get(exp) or {}).get("pairs") or []
+        if len(measured_pairs) > 1:
+            split, pair_rows = _pairs_apart(campaign, exp, size, stats, split, measured_pairs, floor)
         trips = count_round_trips(_series(campaign, exp, size, one_pair=True))
         keep = split.keep if split.episodes is not None and latency_model == "auto" else 1.0
         # RTT/2 at each probability of the engine's grid; with stalls in time, of the
@@ -576,8 +615,10 @@ def build_profile(
                                  f"{src}", seed)
             profile["closure"] = _closure_part(closure, where, profile, as_paper)
             # a profile that does not give back its own measurement says so where it is listed
-            profile["labels"] = [*profile["labels"], f"closure={'closes' if closure.closes else 'misses'}"]
-        profile["campaign"] = _campaign_part(campaign, meta, where, trips, split, bw_split, profile, missing)
+            verdict = "closes" if closure.closes else "misses" if closure.judged else "too-few-round-trips"
+            profile["labels"] = [*profile["labels"], f"closure={verdict}"]
+        profile["campaign"] = _campaign_part(campaign, meta, where, trips, split, bw_split, profile, missing,
+                                             pair_rows)
         staging.commit(profile)
     profile["missing"] = missing
     profile["counted_once"] = None if once is None else {
@@ -617,7 +658,7 @@ def _closure_part(closure: Closure, where: str, profile: dict[str, Any], as_pape
     out = closure.as_dict()
     out.pop("closes", None)
     return {"provenance": _measured(
-        f"{where}: model build's replay of {closure.experiment}, {closure.round_trips:,} back-to-back ping-pongs "
+        f"{where}: model build's replay of {closure.experiment}, {closure.replayed:,} back-to-back ping-pongs "
         "through the engine with this profile (all its noise, as `simulate --noise both` runs it; "
         "model/closure.py), against the measured round trips"),
         "closes": closure.closes, **out, "stall_model": stall_model}
@@ -625,11 +666,11 @@ def _closure_part(closure: Closure, where: str, profile: dict[str, Any], as_pape
 
 def _campaign_part(campaign: Path, meta: dict[str, Any], where: str, trips: RoundTrips | None,
                    split: LatencySplit | None, bw_split: BandwidthSplit | None, profile: dict[str, Any],
-                   missing: list[str]) -> dict[str, Any]:
+                   missing: list[str], pair_rows: list[dict[str, Any]]) -> dict[str, Any]:
     """What the campaign measured, so what its profile can vouch for (model/vouching.py)."""
     from cloudnoise.model.vouching import vouch
 
-    return vouch(campaign, meta, where, trips, split, bw_split, profile, missing)
+    return vouch(campaign, meta, where, trips, split, bw_split, profile, missing, pair_rows)
 
 
 class _Staging:

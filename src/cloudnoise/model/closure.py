@@ -54,6 +54,7 @@ QUANTILE_SLACK_NS = 200.0  # ... or absolute
 SHARE_TOLERANCE = 0.25  # relative ...
 SHARE_SLACK = 0.001  # ... or absolute (0.1 points)
 JUDGED_QUANTILES = (50.0, 90.0, 99.0)  # p99.9 is shown, not judged: a few hundred samples decide it
+MIN_ROUND_TRIPS = 1_000  # fewer measured round trips: shown, nothing judged (no p99 to speak of)
 
 
 def pingpong_goal(round_trips: int, size: int) -> bytes:
@@ -200,10 +201,16 @@ class Closure:
     clock_step_ns: float
     seed: int
     notes: tuple[str, ...] = field(default_factory=tuple)
+    replayed: int = 0  # round trips the replay ran (the measured count, up to MAX_REPLAY)
+
+    @property
+    def judged(self) -> bool:
+        """Whether the measurement was long enough to judge the replay by (MIN_ROUND_TRIPS)."""
+        return self.round_trips >= MIN_ROUND_TRIPS
 
     @property
     def closes(self) -> bool:
-        return all(r.within for r in self.rows if r.judged)
+        return self.judged and all(r.within for r in self.rows if r.judged)
 
     @property
     def misses(self) -> list[str]:
@@ -211,6 +218,9 @@ class Closure:
 
     def summary(self) -> str:
         """One line: closes, or which rows miss."""
+        if not self.judged:
+            return (f"not judged: {self.round_trips} round trips of {self.experiment} are too few (at least "
+                    f"{MIN_ROUND_TRIPS:,})")
         if self.closes:
             return f"closes: the replay of {self.round_trips:,} round trips gives back {self.experiment}"
         worst = ", ".join(f"{r.statistic} {_show(r.statistic, r.replay)} against {_show(r.statistic, r.measured)}"
@@ -220,6 +230,7 @@ class Closure:
     def as_dict(self) -> dict[str, Any]:
         return {
             "experiment": self.experiment, "size_bytes": self.size_bytes, "round_trips": self.round_trips,
+            "replayed": self.replayed,
             "clock_step_ns": self.clock_step_ns, "seed": self.seed, "closes": self.closes,
             "rows": [r.as_dict() for r in self.rows], "notes": list(self.notes),
             "tolerance": (f"quantiles within {QUANTILE_TOLERANCE:.0%} or {QUANTILE_SLACK_NS:g} ns (p99.9 shown, not "
@@ -237,18 +248,19 @@ def compare(measured: Measured, replay_ns: np.ndarray, experiment: str, size: in
     """The closure table: the replay's round trips against the measured statistics."""
     r = np.sort(np.asarray(replay_ns, np.float64))
     rows: list[ClosureRow] = []
+    enough = measured.count >= MIN_ROUND_TRIPS
     for p in QUANTILES:
         got = nearest_rank(r, p)
         want = measured.quantiles_ns[p]
         ok = abs(got - want) <= max(QUANTILE_TOLERANCE * abs(want), QUANTILE_SLACK_NS)
-        rows.append(ClosureRow(f"p{p:g}", want, float(got), p in JUDGED_QUANTILES, bool(ok)))
+        rows.append(ClosureRow(f"p{p:g}", want, float(got), p in JUDGED_QUANTILES and enough, bool(ok)))
     for t in LATE_NS:
         want = measured.late[t]
         got = float(np.mean(r > measured.median_ns + t))
         ok = abs(got - want) <= max(SHARE_TOLERANCE * want, SHARE_SLACK)
-        rows.append(ClosureRow(f"late > {t // 1000} us", want, got, True, bool(ok)))
-    return Closure(experiment, int(size), int(r.size), tuple(rows), float(measured.clock_step_ns), int(seed),
-                   tuple(notes))
+        rows.append(ClosureRow(f"late > {t // 1000} us", want, got, enough, bool(ok)))
+    return Closure(experiment, int(size), int(measured.count), tuple(rows), float(measured.clock_step_ns), int(seed),
+                   tuple(notes), int(r.size))
 
 
 def closure_of(profile: SystemProfile, measured: Measured, size: int, experiment: str, seed: int = 0,
@@ -267,14 +279,4 @@ def closure_of(profile: SystemProfile, measured: Measured, size: int, experiment
     replay = replay_round_trips(params, noise if variant != "none" else None, variant, size, count, seed)
     read = read_through_clock(replay, measured.clock_step_ns, seed)
     return compare(measured, read, experiment, size, seed, notes)
-
-
-def closure_from_dict(data: dict[str, Any]) -> str:
-    """One line for people from a stored closure (profiles show)."""
-    if not isinstance(data, dict) or "rows" not in data:
-        return "no closure recorded"
-    rows = data["rows"]
-    bad = [r for r in rows if r.get("judged") and not r.get("within")]
-    head = "closes" if not bad else "misses " + ", ".join(str(r.get("statistic")) for r in bad)
-    return f"{head} ({data.get('experiment')}, {data.get('round_trips'):,} round trips replayed)"
 

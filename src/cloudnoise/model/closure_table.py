@@ -21,8 +21,9 @@ def print_closure(closure: dict[str, Any]) -> None:
 
     rows = closure.get("rows") or []
     misses = [r["statistic"] for r in rows if r.get("judged") and not r.get("within")]
-    verdict = "closes" if not misses else f"MISSES {', '.join(misses)}"
-    t = Table(title=f"Closure: the profile replays {closure.get('round_trips', 0):,} round trips of "
+    verdict = ("closes" if closure.get("closes") else f"MISSES {', '.join(misses)}" if misses
+               else "not judged: too few round trips")
+    t = Table(title=f"Closure: the profile replays {closure.get('replayed') or closure.get('round_trips', 0):,} round trips of "
                     f"{closure.get('experiment')} ({verdict})")
     for col in ("statistic", "measured", "replay", ""):
         t.add_column(col, justify="right" if col in ("measured", "replay") else "left")

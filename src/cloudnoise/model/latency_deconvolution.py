@@ -61,14 +61,14 @@ MAX_BINS = 1 << 14  # grid points over the measured excesses
 MIN_GRID_NS = 1.0
 BODY_POINTS = 48  # grid points over the body's spread (p10 to p90 of the excesses), at least
 MAX_ITERATIONS = 400
-TOLERANCE = 1e-9  # stop when the mean log-likelihood gains less per iteration
+TOLERANCE = 1e-7  # stop when the log-likelihood gains less than this per sample and round
 
 
 @dataclass(frozen=True)
 class PerMessage:
     """The per-message latency noise (ns over L) the round trips give, and how well it explains them."""
 
-    probabilities: np.ndarray  # the engine's grid
+    probabilities: np.ndarray  # the engine's grid (and a point either side of the far tail's start)
     values_ns: np.ndarray  # quantiles (ns), non-decreasing, >= floor_ns
     grid_ns: float
     clock_step_ns: float
@@ -89,15 +89,14 @@ def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return sfft.irfft(sfft.rfft(a, size) * sfft.rfft(b, size), size)[:n]
 
 
-def _grid(x: np.ndarray, w: np.ndarray, clock_ns: float, os_ns: np.ndarray) -> float:
-    """DELTA: fine enough for the body's spread, coarse enough that the grid spans the round trips
-    and the OS part in MAX_BINS points; a divisor of the clock's tick where the clock is coarse."""
+def _grid(x: np.ndarray, w: np.ndarray, clock_ns: float) -> float:
+    """DELTA: BODY_POINTS over the body's spread (the grid's MAX_BINS points then reach a few hundred
+    spreads up; the far tail beyond them follows the far tail's rule); a divisor of the clock's
+    tick where the clock is coarse."""
     cum = np.cumsum(w) / w.sum()
     p10, p90 = x[np.searchsorted(cum, 0.10)], x[min(np.searchsorted(cum, 0.90), x.size - 1)]
     spread = max(float(p90 - p10), clock_ns, 1.0)
-    delta = max(MIN_GRID_NS, spread / BODY_POINTS)
-    span = float(x[-1] - x[0]) + (float(np.max(os_ns)) if os_ns.size else 0.0)
-    delta = max(delta, min(span / (MAX_BINS - 8), spread / 4))  # the far tail beyond the grid, if need be
+    delta = max(MIN_GRID_NS, spread / BODY_POINTS)  # a longer span is cut: the far tail's rule beyond
     if clock_ns > 1.0:
         delta = clock_ns / max(1, math.ceil(clock_ns / delta - 1e-9))
     return delta
@@ -139,7 +138,7 @@ def deconvolve(values_ns: np.ndarray, counts: np.ndarray, os_effect_ns: np.ndarr
     if n_os.size == 0:
         n_os = np.zeros(1)
     clock = float(clock_step_ns) if clock_step_ns > 1.0 else 1.0
-    delta = _grid(x, w, clock, n_os)
+    delta = _grid(x, w, clock)
     m_per_tick = max(1, int(round(clock / delta))) if clock > 1.0 else 1
     # the per-message grid: from the floor (or half the least excess) in steps of delta
     lowest = 2.0 * floor_ns
@@ -236,13 +235,17 @@ def deconvolve(values_ns: np.ndarray, counts: np.ndarray, os_effect_ns: np.ndarr
         vv = float(np.dot(v, v))
         alpha = min(-math.sqrt(float(np.dot(r, r)) / vv), -1.0) if vv > 0 else -1.0
         nxt = f2
+        # a step that would make a point negative is shortened towards the plain steps (a point
+        # set to 0 could never come back: EM only scales the points)
+        cand = f - 2.0 * alpha * r + alpha * alpha * v
+        while alpha < -1.0 and not cand.min() > 0:
+            alpha = (alpha - 1.0) / 2.0 if alpha < -1.01 else -1.0
+            cand = f - 2.0 * alpha * r + alpha * alpha * v
         if alpha < -1.0:
-            cand = np.maximum(f - 2.0 * alpha * r + alpha * alpha * v, 0.0)
-            if cand.sum() > 0:
-                stepped, cand_ll = step(cand / cand.sum())
-                it += 1
-                if cand_ll >= loglik(f2):
-                    nxt = stepped
+            stepped, cand_ll = step(cand / cand.sum())
+            it += 1
+            if cand_ll >= loglik(f2):
+                nxt = stepped
         f = nxt
         if ll - last_ll < TOLERANCE * total:
             break
@@ -253,17 +256,19 @@ def deconvolve(values_ns: np.ndarray, counts: np.ndarray, os_effect_ns: np.ndarr
     h_cdf = np.cumsum(h) / total
     distance = float(np.max(np.abs(m_cdf[ticks] - h_cdf[ticks])))
     tail_e = max(0.0, h_tail / total - g_tail) / 2.0
-    values = _quantiles(f, e_lo, delta, tail_e, survival if survival is not None else (x, w), n_os, floor_ns,
-                        x_origin + (nx - 1) * delta)
+    probabilities = quantile_grid()
+    if tail_e > 0:  # the far tail's start is a jump of the quantile function: a point either side of it
+        probabilities = np.unique(np.concatenate((probabilities, 1.0 - tail_e + np.array([-1e-12, 1e-12]))))
+    values = _quantiles(probabilities, f, e_lo, delta, tail_e, survival if survival is not None else (x, w), n_os,
+                        floor_ns, x_origin + (nx - 1) * delta)
     os_share = float(np.mean(n_os > delta))
-    return PerMessage(quantile_grid(), values, delta, clock, it, below, h_tail / total, distance, os_share)
+    return PerMessage(probabilities, values, delta, clock, it, below, h_tail / total, distance, os_share)
 
 
-def _quantiles(f: np.ndarray, e_lo: float, delta: float, tail_e: float, survival: tuple[np.ndarray, np.ndarray],
-               n_os: np.ndarray, floor_ns: float, x_top: float) -> np.ndarray:
-    """F's quantiles on the engine's grid: the grid's distribution (each point's mass spread over
+def _quantiles(p: np.ndarray, f: np.ndarray, e_lo: float, delta: float, tail_e: float,
+               survival: tuple[np.ndarray, np.ndarray], n_os: np.ndarray, floor_ns: float, x_top: float) -> np.ndarray:
+    """F's quantiles at probabilities `p`: the grid's distribution (each point's mass spread over
     its cell), and beyond the grid (the top `tail_e` of F) the far tail's rule."""
-    p = quantile_grid()
     edges = e_lo + (np.arange(f.size + 1) - 0.5) * delta
     cdf = np.concatenate(([0.0], np.cumsum(f)))
     cdf /= cdf[-1]

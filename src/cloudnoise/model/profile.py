@@ -188,11 +188,13 @@ def _schema() -> dict[str, Any]:
                 duration_s=opt_number(1e12), stall_time_share=opt_number(1), stall_sample_share=opt_number(1),
                 episode_time_share=opt_number(1), os_noise=opt_text,
                 load={"type": ["array", "null"], "maxItems": 100_000, "items": {"type": "object"}},
+                per_pair={"type": ["array", "null"], "maxItems": 100_000, "items": {"type": "object"}},
                 flags={"type": ["array", "null"], "items": text, "maxItems": 1000})]},
             "closure": {"oneOf": [{"type": "null"}, part(
                 ["experiment", "round_trips", "closes", "rows"], experiment=text,
                 size_bytes={"type": ["integer", "null"], "minimum": 0},
                 round_trips={"type": "integer", "minimum": 0}, closes={"type": "boolean"},
+                replayed={"type": ["integer", "null"], "minimum": 0},
                 rows={"type": "array", "maxItems": 1000, "items": {
                     "type": "object", "required": ["statistic", "measured", "replay", "judged", "within"],
                     "properties": {"statistic": text, "measured": number(1e18), "replay": number(1e18),
@@ -495,9 +497,12 @@ class Campaign:
     os_noise: str | None = None
     load: tuple[dict[str, Any], ...] = ()
     flags: tuple[str, ...] = ()
+    # several pairs measured in turn: each pair's hosts, round trips, duration, time in stalls
+    per_pair: tuple[dict[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pairs", tuple(tuple(p) for p in (self.pairs or ())))
+        object.__setattr__(self, "per_pair", tuple(self.per_pair or ()))
         object.__setattr__(self, "load", tuple(self.load or ()))
         object.__setattr__(self, "flags", tuple(self.flags or ()))
 
@@ -515,6 +520,7 @@ class Closure:
     closes: bool
     rows: tuple[dict[str, Any], ...]
     size_bytes: int | None = None
+    replayed: int | None = None
     clock_step_ns: float | None = None
     seed: int | None = None
     tolerance: str | None = None

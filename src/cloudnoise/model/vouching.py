@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 SHORT_RUN_S = 60.0
 SHORT_RUN_SHARE = 0.05
 STEAL_SHARE = 0.02
+MIN_ROUND_TRIPS = 1_000  # as model/closure.py judges a replay
+STALLED_PAIR_SHARE = 0.01  # a pair of hosts whose series spends this share of its time in stalls stalls
 
 
 def stall_time_share(trips: RoundTrips, threshold_ns: float) -> float:
@@ -56,15 +58,29 @@ def stall_time_share(trips: RoundTrips, threshold_ns: float) -> float:
 
 
 def vouch(campaign: Path, meta: dict[str, Any], where: str, trips: RoundTrips | None, split: LatencySplit | None,
-          bw_split: BandwidthSplit | None, profile: dict[str, Any], missing: list[str]) -> dict[str, Any]:
-    """The `campaign` part of a profile (docs/profile-format.md)."""
+          bw_split: BandwidthSplit | None, profile: dict[str, Any], missing: list[str],
+          pair_rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The `campaign` part of a profile (docs/profile-format.md); `pair_rows`: each pair's round
+    trips, duration and time in stalls where several pairs were measured in turn."""
     from cloudnoise.measurement.machine_load import busy_flags, load_records
 
     flags: list[str] = []
-    pairs = _pairs(meta)
+    pairs = [r["hosts"] for r in pair_rows] if pair_rows else _pairs(meta)
     out: dict[str, Any] = {"pairs": pairs}
+    if pair_rows:
+        out["per_pair"] = [{k: r[k] for k in ("hosts", "round_trips", "duration_s", "stall_time_share")}
+                           for r in pair_rows]
+        stalled = [r for r in pair_rows if r["stall_time_share"] >= STALLED_PAIR_SHARE]
+        if stalled and len(stalled) < len(pair_rows):
+            flags.append("stalls on " + ", ".join(f"{'-'.join(r['hosts'])} ({100 * r['stall_time_share']:.3g}% of "
+                                                  f"its time)" for r in stalled)
+                         + f", not on the other {len(pair_rows) - len(stalled)} pair(s): those hosts' stalls, applied "
+                           "to their share of the hosts")
     if trips is not None and trips.count:
         out["round_trips"] = trips.count
+        if trips.count < MIN_ROUND_TRIPS:
+            flags.append(f"only {trips.count} round trip(s) in the latency series: too few for a noise model or its "
+                         f"replay to mean much (at least {MIN_ROUND_TRIPS:,}); measure longer")
         out["duration_s"] = trips.observed_ns / 1e9
         if split is not None:
             share = stall_time_share(trips, split.threshold_ns)
@@ -99,9 +115,16 @@ def vouch(campaign: Path, meta: dict[str, Any], where: str, trips: RoundTrips | 
 
 
 def _pairs(meta: dict[str, Any]) -> list[list[str]]:
-    """The host pairs of the latency series, as the campaign recorded them."""
-    got = meta.get("pairs")
-    if isinstance(got, list):
-        return [[str(a), str(b)] for a, b in (p for p in got if isinstance(p, (list, tuple)) and len(p) == 2)]
-    hosts = [h for h in meta.get("hosts", []) if isinstance(h, str)]
-    return [hosts[:2]] if len(hosts) >= 2 else []
+    """The host pairs of the latency series, as the measure stage recorded them (the two ranks'
+    hosts of each run; one host twice for a pair of ranks on one machine); none for a tool that
+    does not record them (Netgauge)."""
+    exp = (meta.get("experiments") or {}).get("latency-noise") or {}
+    got = exp.get("pairs") if isinstance(exp, dict) else None
+    if not isinstance(got, list):
+        return []
+    out = []
+    for p in got:
+        hosts = p.get("hosts") if isinstance(p, dict) else None
+        if isinstance(hosts, list) and len(hosts) == 2 and all(isinstance(h, str) and h != "unknown" for h in hosts):
+            out.append([hosts[0], hosts[1]])
+    return out

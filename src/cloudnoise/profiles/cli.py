@@ -247,8 +247,8 @@ def _closure_table(con: Console, p) -> None:
     if c is None:
         return
     con.print()
-    t = Table(title=f"Closure: {c.round_trips:,} round trips of {c.experiment} replayed with this profile "
-                    f"({'closes' if c.closes else 'misses ' + ', '.join(c.misses())})")
+    t = Table(title=f"Closure: {c.replayed or c.round_trips:,} round trips of {c.experiment} replayed with this profile "
+                    f"({'closes' if c.closes else 'misses ' + ', '.join(c.misses()) if c.misses() else 'not judged'})")
     for col in ("statistic", "measured", "replay", ""):
         t.add_column(col, justify="right" if col in ("measured", "replay") else "left")
     for r in c.rows:
