@@ -71,7 +71,8 @@ def test_loggp_fit_and_profile(tmp_path):
     assert proc.returncode == 0, proc.stderr
     built = json.loads(once.read_text())
     assert built["loggops"]["L"] == fit["L"]
-    least = min([built["loggops"]["L"]] + [c["L"] for c in built["loggops"]["size_classes"]])
+    lg = built["loggops"]
+    least = min([lg["L"]] + [c["L"] for c in lg["size_classes"]]) + lg.get("o_s", lg["o"])
     assert min(built["latency_noise"]["quantiles"]["v"]) >= -least
     assert "deconvolved" in built["latency_noise"]["provenance"]["source"]
     assert built["closure"]["round_trips"] > 0 and len(built["closure"]["rows"]) == 7

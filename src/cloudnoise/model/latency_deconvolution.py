@@ -33,10 +33,11 @@ How (the non-parametric maximum-likelihood estimate of F, by EM):
 * The far tail, beyond the grid: a round trip far above every typical sum is
   one message's rare excess (two rare excesses in one round trip are rarer
   still), so per message P(e > y) = (P(x > y) - P(n > y)) / 2.
-* A message cannot arrive before it is sent: e >= -L (`floor_ns`, the least
-  L of the profile's size classes). Round trips faster than 2 * floor allows
-  (the overheads of the LogGOPS fit exceed them) are counted at that floor,
-  and the share is reported.
+* A message arrives no earlier than its send starts: e >= -(L + o_s)
+  (`floor_ns`: the least L of the profile's size classes and the send
+  overhead; a one-way time shorter than the fitted o_s + L says the
+  overheads were smaller then). Round trips faster than that allows are
+  counted at the floor, and the share is reported.
 
 The estimate is tested against synthetic round trips made from a known F and
 a known OS part (tests/model/test_latency_deconvolution.py); its closure, the
@@ -301,7 +302,7 @@ class CountedOnce:
     noise: PerMessage
     noiseless_ns: float  # T0: the profile's noiseless round trip
     os_measured: bool  # whether the profile has OS noise to count once
-    least_L_ns: float
+    floor_ns: float  # how far a message's latency noise may go below 0: the least L and the send overhead
 
     def describe(self) -> str:
         """One line for the profile's provenance: how the per-message noise was made."""
@@ -311,15 +312,15 @@ class CountedOnce:
                    "with no OS-noise run to count against (the real hosts' detours stay in it: with OS noise "
                    "added, they would count twice)")
         clock = f", read through the measuring clock's {n.clock_step_ns:.4g} ns step" if n.clock_step_ns > 1 else ""
-        below = (f"; {100 * n.below_floor:.2g}% of the round trips are faster than the LogGOPS overheads allow "
-                 f"(2 x least L = {2 * self.least_L_ns:.4g} ns under the noiseless {self.noiseless_ns:.5g} ns), "
+        below = (f"; {100 * n.below_floor:.2g}% of the round trips are faster than the model allows (2 x (least L + "
+                 f"send overhead) = {2 * self.floor_ns:.4g} ns under the noiseless {self.noiseless_ns:.5g} ns), "
                  "counted at that floor" if n.below_floor > 0 else "")
         tail = (f"; the {100 * n.tail_share:.2g}% beyond the grid by the far tail's rule (per message, half the "
                 f"round trips' share above each value, less the OS part's)" if n.tail_share > 0 else "")
         return (f"per message, deconvolved (model/latency_deconvolution.py): the distribution of which two draws "
                 f"(one per message of a round trip), {os_part}, give back the measured round trips' excess over the "
                 f"noiseless round trip {self.noiseless_ns:.5g} ns{clock}; may run below L (a round trip faster than "
-                f"the noiseless one), at most L below it; grid {n.grid_ns:.3g} ns, {n.iterations} EM iterations, "
+                f"the noiseless one), at most L and the send overhead below it; grid {n.grid_ns:.3g} ns, {n.iterations} EM iterations, "
                 f"largest gap between the two distributions {n.distance:.2g}{below}{tail}")
 
 
@@ -368,7 +369,7 @@ def count_once(profile: SystemProfile, values_ns: np.ndarray, counts: np.ndarray
     t0 = float(replay_round_trips(LogGOPS.from_profile(profile), None, "none", size, 1, seed)[0])
     if os_part is None:
         os_part = os_part_of(profile, size, int(np.sum(counts)), seed)
-    least = profile.loggops.least_L()
+    floor = profile.loggops.latency_noise_floor()
     x = np.asarray(values_ns, np.float64) - t0
-    per_message = deconvolve(x, np.asarray(counts, np.float64), os_part.delays_ns, -least, clock_step_ns)
-    return CountedOnce(per_message, t0, os_part.measured, least)
+    per_message = deconvolve(x, np.asarray(counts, np.float64), os_part.delays_ns, floor, clock_step_ns)
+    return CountedOnce(per_message, t0, os_part.measured, -floor)

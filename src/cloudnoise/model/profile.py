@@ -422,6 +422,14 @@ class LogGOPS:
         """The least latency any message has (ns): L, or the least of the size classes' L."""
         return min([float(self.L)] + [float(c.L) for c in self.size_classes]) if self.size_classes else float(self.L)
 
+    def latency_noise_floor(self) -> float:
+        """The least per-message latency noise (ns): minus the least L and the send overhead, so
+        that a message arrives no earlier than its send starts (a round trip measured faster than
+        the fitted overheads allow is a message whose overheads were smaller then)."""
+        # whole picoseconds, as the engine takes them, and one above: no rounding can pass it
+        least_ps = round(self.least_L() * 1000) + round(float(self.o_s if self.o_s is not None else self.o) * 1000)
+        return -(least_ps - 1) / 1000.0
+
 
 #: The key that marks a `cloudnoise profiles show --json` view: a profile to read, not to load.
 VIEW_KEY = "view_of"
@@ -790,9 +798,9 @@ class SystemProfile:
         """The latency excess distribution (ns over L), or None for no latency noise."""
         if self.latency_noise is None:
             return None
-        # measured per-message noise may run below L (a round trip faster than the median one),
-        # never below 0 latency: a message cannot arrive before it is sent
-        least = -self.loggops.least_L()
+        # measured per-message noise may run below L (a round trip faster than the noiseless
+        # one), never so far that a message arrives before its send starts
+        least = self.loggops.latency_noise_floor()
         with _naming(f"{self.where}: latency_noise"):
             dist = self.latency_noise.distribution(self.base_dir, LATENCY_NOISE.down_to(least))
         return check_latency_noise(dist, f"{self.where}: latency_noise", least)
