@@ -41,7 +41,7 @@ def model() -> None:
                    "iid: draw every sample per message (the paper's semantics).")
 @click.option("--bandwidth-model", type=click.Choice(["auto", "iid"]), default="auto", show_default=True,
               help="auto: where the bandwidth series' order shows drops that persist in time, model them as "
-                   "bandwidth episodes per sending host and draw the rest per message (docs/measure.md); "
+                   "bandwidth episodes per sending host and draw the rest per message (docs/explanation/measurement.md); "
                    "iid: draw every sample per message (the paper's semantics).")
 @click.option("--as-paper", is_flag=True,
               help="Build the latency and bandwidth noise as the paper's authors did: every sample a per-message "
