@@ -80,6 +80,12 @@ def test_the_paper_way_counts_the_os_noise_twice_and_its_replay_says_so(iid_camp
     rows = {r["statistic"]: r for r in doc["closure"]["rows"]}
     assert not doc["closure"]["closes"] and "closure=misses" in profile["labels"]
     assert rows["late > 2 us"]["replay"] > 1.5 * rows["late > 2 us"]["measured"]
+    # profiles show prints the table and the verdict; --json carries it
+    shown = run_cli("profiles", "show", str(folder / "paper.json"))
+    assert shown.returncode == 0 and "Closure" in shown.stdout and "misses" in shown.stdout, shown.stderr
+    assert "stall model: per-message draws" in shown.stdout and "Measured" in shown.stdout
+    view = json.loads(run_cli("profiles", "show", str(folder / "paper.json"), "--json").stdout)
+    assert view["closure"]["closes"] is False and view["campaign"]["round_trips"] == doc["closure"]["round_trips"]
 
 
 def test_episodes_in_time_come_back_and_the_replay_closes(tmp_path):

@@ -164,8 +164,11 @@ def split_latency(batches: Callable[[], Iterable[Batch]], median_ns: float, p90_
             scope_why = (f"; overlapping trains as from {hosts} independent hosts ({100 * measured:.2g}% of the quiet "
                          f"times inside episodes under half their median, {100 * independent_hosts:.2g}% expected): "
                          "each host its own episodes")
+    bounded = (f"; the episodes' durations and the stalls' lengths as measured ({b.durations.count} episodes of "
+               f"several stalls, the longest {b.durations.max / 1e6:.3g} ms; stalls up to {b.stalls.max / 1e3:.3g} us): "
+               f"nothing longer than {b.observed_s(a.observed_ns)} of series showed is drawn")
     return LatencySplit("bursty", f"{seen}: {ep.describe()}, episodes split at quiet times above {split / 1e3:.3g} us"
-                                 f"{scope_why}", a.n, threshold, a.stalls / a.n, keep, ep, a.lag, a.acf, a.cv)
+                                 f"{scope_why}{bounded}", a.n, threshold, a.stalls / a.n, keep, ep, a.lag, a.acf, a.cv)
 
 
 @dataclass
@@ -261,6 +264,11 @@ class _PassB:
     gaps: StreamStats = field(default_factory=StreamStats)  # quiet times inside episodes
     stalls: StreamStats = field(default_factory=StreamStats)  # excess over the median
     gap_hist: np.ndarray = field(default_factory=lambda: _log_hist())  # quiet times inside episodes, log-binned
+
+    @staticmethod
+    def observed_s(observed_ns: float) -> str:
+        """The series' span for people: `4.3 s`."""
+        return f"{observed_ns / 1e9:.3g} s"
 
     def short_gaps(self) -> float:
         """Share of the quiet times inside episodes under half their median: where two trains overlap."""
