@@ -64,6 +64,7 @@ class NoiseSetup:
     # a model or a table as the episodes; shared: one clock for every host
     latency_stalls: LatencyEpisodes | StallTable | None = None
     latency_stalls_shared: bool = False
+    latency_stalls_hosts: float = 1.0  # the share of hosts that stall at all
     # The paper authors' semantics (model/switch_draws.py): near/far sets of
     # one value each (every variant: the network itself) and the measured
     # sets (the network-noise variants; None without samples).
@@ -157,6 +158,7 @@ class NoiseSetup:
                 else:
                     model.stall_process = _engine_stall_process(self.latency_stalls)
                 model.latency_stalls_shared = self.latency_stalls_shared
+                model.latency_stalls_hosts = self.latency_stalls_hosts
         return model
 
     def describe(self) -> dict[str, str | bool | None]:
@@ -223,6 +225,7 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
             raise CloudnoiseError(f"{profile.where}: latency_noise.stalls: {err}", err.exit_code) from None
         setup.latency_stalls = stalls
         setup.latency_stalls_shared = stalls.shared
+        setup.latency_stalls_hosts = stalls.hosts
         setup.stalls_source = f"{profile.name}: {stalls.spec()}"
     return setup
 
