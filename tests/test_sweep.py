@@ -613,20 +613,34 @@ def test_a_folder_where_every_cell_failed_takes_another_order(run_cli, tmp_path)
     assert meta["complete"] is True and meta["failed"] == [] and meta["ready_order"] == "program"
 
 
-def test_ctrl_c_says_how_to_resume(capsys, monkeypatch, tmp_path):
+def test_ctrl_c_says_what_was_kept_and_how_to_resume(capsys, monkeypatch, tmp_path):
+    """Interrupted after a task: the repetitions saved and how to go on; before
+    any: one line saying nothing was saved (never a promise of kept work)."""
     from cloudnoise import cli
     from cloudnoise.sweep import sweeper
 
-    def interrupted(*args, **kwargs):
+    real = sweeper.run_sweep
+
+    def after_one_task(*args, **kwargs):
+        def stop(result):
+            raise KeyboardInterrupt
+
+        return real(*args, **{**kwargs, "on_result": stop, "chunk": 5})
+
+    def at_once(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sweeper, "run_sweep", interrupted)
-    with pytest.raises(SystemExit) as exit_:
-        cli.main(["sweep", "--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "4",
-                  "--out", str(tmp_path), "--in-process"])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 130
-    assert f"rerun with --resume --out {tmp_path}" in err and len(err.strip().splitlines()) == 1
+    args = ["sweep", "--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "4",
+            "--reps", "20", "--in-process", "--quiet"]
+    for stub, out, said in ((at_once, tmp_path / "a", "interrupted before any repetition was saved"),
+                            (after_one_task, tmp_path / "b", f"interrupted; 5 repetitions are saved in {tmp_path / 'b'}: "
+                                                             f"rerun with --resume --out {tmp_path / 'b'} to continue")):
+        monkeypatch.setattr(sweeper, "run_sweep", stub)
+        with pytest.raises(SystemExit) as exit_:
+            cli.main([*args, "--out", str(out)])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 130
+        assert err.strip().splitlines() == [f"cloudnoise: error: {said}"], err
 
 
 def test_cost_of_a_sweep_with_an_unpriced_system(tmp_path):

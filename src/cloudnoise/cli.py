@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
         cli.main(args=args, prog_name="cloudnoise", standalone_mode=False)
         sys.stdout.flush()  # here, not at exit, where a closed reader would cost a traceback
     except (KeyboardInterrupt, click.exceptions.Abort):
-        _fail("cloudnoise: interrupted; what was already written is kept", EXIT_INTERRUPTED)
+        _fail("cloudnoise: interrupted", EXIT_INTERRUPTED)
     except (BrokenPipeError, OutputClosed):
         # The reader of our output went away (`| head`): nothing left to say.
         _quiet_stdout()
