@@ -46,7 +46,8 @@ def demo(quick: bool, out: Path, no_measure: bool, workers: int | None, in_proce
     3. simulate it beside the paper's cloud HPC instances and supercomputers
        at scale (16 B dissemination, Fig. 14; 128x128 GEMM + 128 KiB
        dissemination, Fig. 16), without noise and with OS, network and both;
-    4. price every run (on-demand node-hours) and the cost of noise;
+    4. price every run (on-demand, billed as each provider bills, the rule
+       of `advise` and `cost`) and the cost of noise;
     5. write OUT/report.html (figures also as PNG and PDF) and say where.
 
     The default takes about five minutes on a 2-core machine and simulates up

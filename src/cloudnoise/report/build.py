@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from cloudnoise.version import __version__
-from cloudnoise.costs.model import Pricing, parse_pricing
+from cloudnoise.costs.billing import Billing, parse_billing
+from cloudnoise.costs.model import Pricing, billing_label, parse_pricing
 from cloudnoise.costs.money import format_usd
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.profile import SystemProfile
@@ -50,6 +51,7 @@ class ReportOptions:
     sweeps: tuple[Path, ...] = ()
     profiles: tuple[str, ...] | None = None  # None: every built-in profile
     pricing: str = "on-demand"
+    billing: str = "provider"  # as `advise` and `cost` bill: each provider's rule
     title: str = "cloudnoise report"
     paper: Path | None = None  # a `cloudnoise paper --out` folder (its paper.json)
     log_y: bool = False  # scalability runtimes on a log axis (default: linear, as the paper)
@@ -244,8 +246,8 @@ def _runtime_table(sweep: SweepData) -> HtmlTable:
                      "of the median); the last columns: noisy median over the noiseless median.")
 
 
-def _cost_table(sweep: SweepData, pricing: Pricing) -> HtmlTable | None:
-    rows = cost_rows(sweep, pricing)
+def _cost_table(sweep: SweepData, pricing: Pricing, billing: Billing | None = None) -> HtmlTable | None:
+    rows = cost_rows(sweep, pricing, billing)
     if not rows:
         return None
     body = []
@@ -262,7 +264,8 @@ def _cost_table(sweep: SweepData, pricing: Pricing) -> HtmlTable | None:
                      "price are shown without cost. The increase is over the noiseless median.")
 
 
-def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str, log_y: bool = False) -> list[Section]:
+def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str, log_y: bool = False,
+                   billing: Billing | None = None) -> list[Section]:
     from cloudnoise.report.figures.cost import cost_increase_figure
     from cloudnoise.report.figures.scalability import scalability_figure
 
@@ -283,9 +286,11 @@ def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str, 
         figs.append(base.save(cost_increase_figure(sweep), outdir, f"cost-increase-{name}",
                               f"Cost increase: {sweep.title}",
                               "Per repetition, its cost over the median noiseless cost, minus one (Fig. 16-17 "
-                              "style); the same as the runtime increase, since nodes and price do not change.",
+                              "style), priced pro rata as the paper does: the runtime increase, since nodes and price "
+                              "do not change. Billed as the providers bill (the table below), a run shorter than the "
+                              "minimum charge costs the same with noise or without.",
                               wide=True))
-    points = advice_points_of(sweep, pricing)
+    points = advice_points_of(sweep, pricing, billing)
     if any(p.cost_usd is not None for p in points):
         from cloudnoise.report.figures.front import front_figure
 
@@ -295,9 +300,9 @@ def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str, 
                               f"Every priced system and node count with {VARIANT_LABELS.get(noisy, noisy)}: median cost "
                               "per run against median runtime, whiskers to the p99 of each, one colour per system; the "
                               "black steps join the Pareto front (no other point is both cheaper and faster), labelled "
-                              f"with node counts. Priced pro rata ({pricing.label()}); `cloudnoise advise --sweep DIR` "
-                              "prices the same runs as each provider bills them and recommends one."))
-    table = _cost_table(sweep, pricing)
+                              f"with node counts. Priced {pricing.label()}, {billing_label(billing)}, as "
+                              "`cloudnoise advise --sweep DIR` prices the same runs (and recommends one)."))
+    table = _cost_table(sweep, pricing, billing)
     if figs or table:
         sections.append(Section(f"cost-{name}", f"Cost: {sweep.title}",
                                 "What noise adds to the cost of a run, what a run costs, and which systems and node counts "
@@ -340,6 +345,7 @@ def build_report(opts: ReportOptions) -> Report:
     if not (opts.campaigns or opts.sweeps or opts.profiles or opts.paper):
         raise CloudnoiseError("nothing to report: give --campaign DIR, --sweep DIR, --paper DIR or --profile NAMES")
     pricing = parse_pricing(opts.pricing)
+    billing = parse_billing(opts.billing)
     campaigns = [load_campaign(p) for p in opts.campaigns]
     sweeps = [load_sweep(p) for p in opts.sweeps]
     profiles = _profiles(opts.profiles)
@@ -363,9 +369,9 @@ def build_report(opts: ReportOptions) -> Report:
         while name in used:
             name += "-2"
         used.add(name)
-        sections += sweep_sections(sweep, opts.outdir, pricing, name, log_y=opts.log_y)
+        sections += sweep_sections(sweep, opts.outdir, pricing, name, log_y=opts.log_y, billing=billing)
         observations += (median_slowdowns(sweep) + os_noise_negligible(sweep) + communication_share(sweep)
-                         + cheapest_per_scale(sweep, pricing))
+                         + cheapest_per_scale(sweep, pricing, billing))
     if paper is not None:
         sections.append(paper)
     inputs = [f"campaign {c.root}" for c in campaigns] + [f"sweep {s.root}" for s in sweeps]
@@ -374,7 +380,17 @@ def build_report(opts: ReportOptions) -> Report:
     if opts.profiles:
         inputs.append("profiles " + ", ".join(opts.profiles))
     return Report(opts.title, datetime.now(timezone.utc).isoformat(timespec="seconds"), __version__, inputs,
-                  pricing.label(), observations, sections, opts.outdir, gaps)
+                  f"{pricing.label()}, {billing_label(billing)} ({_billing_rules(billing)})", observations, sections,
+                  opts.outdir, gaps)
+
+
+def _billing_rules(billing: Billing | None) -> str:
+    """What the billing means, for the page's header: the rule applied to every
+    run's cost (the same as `cost` and `advise` apply by default)."""
+    if billing is not None:
+        return "the same rule for every system; the cost tables' Billed column"
+    return ("per-second or per-hour rounding and each provider's minimum charge, as `cloudnoise advise` and "
+            "`cloudnoise cost` bill; the cost tables' Billed column gives each system's rule")
 
 
 def gaps_section(gaps: list[Gap]) -> Section:
