@@ -47,9 +47,10 @@ class Observation:
 
 
 def format_ratio(ratio: float) -> str:
-    """2.1x; small effects keep two decimals (1.04x) so they do not read as 1.0x; large ones none (1791x)."""
+    """2.1x; small effects keep two decimals (1.04x) so they do not read as 1.0x; large ones none,
+    in groups of thousands (1791x, 43,650x)."""
     if ratio >= 99.95:
-        return f"{ratio:.0f}x"
+        return f"{ratio:,.0f}x"
     return f"{ratio:.1f}x" if ratio >= 1.095 or ratio < 0.9 else f"{ratio:.2f}x"
 
 
@@ -199,7 +200,7 @@ def campaign_facts(name: str, table2: dict[str, Any], os_row: dict[str, Any] | N
     out: list[Observation] = []
     lat = table2.get("latency_normalized") or {}
     if "p99.9" in lat and "min_latency_us" in table2:
-        text = (f"On {name}, the 99.9th-percentile latency is {lat['p99.9']:.1f}x the minimum "
+        text = (f"On {name}, the 99.9th-percentile latency is {format_ratio(float(lat['p99.9']))} the minimum "
                 f"({table2['min_latency_us']:.3g} µs); the largest sample is {format_ratio(float(lat.get('max', float('nan'))))}.")
         out.append(Observation("latency_tail", text, {"campaign": name, "p999_over_min": lat["p99.9"],
                                                       "max_over_min": lat.get("max"),
@@ -213,7 +214,7 @@ def campaign_facts(name: str, table2: dict[str, Any], os_row: dict[str, Any] | N
                                                         "max_bandwidth_gbps": table2["max_bandwidth_gbps"]}))
     if os_row and os_row.get("detours"):
         text = (f"On {name}, OS detours take {os_row['noise_fraction']:.2%} of the time: "
-                f"{os_row['detours_per_s']:.0f} per second, the longest {os_row['max_detour_us']:.0f} µs.")
+                f"{os_row['detours_per_s']:,.0f} per second, the longest {os_row['max_detour_us']:,.0f} µs.")
         out.append(Observation("os_noise", text, {"campaign": name, "noise_fraction": os_row["noise_fraction"],
                                                   "detours_per_s": os_row["detours_per_s"],
                                                   "max_detour_us": os_row["max_detour_us"]}))
