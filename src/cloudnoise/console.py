@@ -1,4 +1,4 @@
-"""Where commands print: tables on stdout, notes and progress on stderr (docs/cli.md).
+"""Where commands print: tables on stdout, notes and progress on stderr (docs/reference/conventions.md).
 
 `Progress` is the one progress display of every long command: an estimate
 before it starts, then a bar with ETA on a terminal or a plain line every

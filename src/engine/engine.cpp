@@ -55,6 +55,7 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   }
   if (ranks_ >= (1u << 29)) throw std::invalid_argument("at most 2^29 ranks are supported");
   posted_ = PostedReceives(ranks_);
+  if (sched_.in_order()) channel_order_.resize(ranks_);
   unexpected_.resize(ranks_);
   index_templates();
   // The exchange plan needs the time-0 lists: its channels match in their
@@ -446,6 +447,10 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   episodes_ = noise.bandwidth_episodes.get();
   stalls_ = noise.latency_stalls.get();
   switch_ = noise.switch_draws.get();
+  // Only a latency drawn per message can let one overtake another sent
+  // earlier on its channel (the sender's sends start in time order).
+  order_arrivals_ = sched_.in_order() && (latency_ || stalls_ || switch_);
+  if (order_arrivals_) channel_order_.clear();
   if (switch_ && (latency_ || bandwidth_ || episodes_ || stalls_))
     throw std::invalid_argument(
         "switch draws replace L and G: they cannot be combined with latency excess, bandwidth fractions, episodes "
@@ -561,18 +566,19 @@ void Engine::index_exchange_releases() {
 // never made), where windows are asked for (Processing::WindowedRendezvous),
 // for a deadlocked repetition's second run (it names the stuck ops), and
 // where the general loop's windows (Auto: eager messages under noise) beat
-// the exchange loop: on exchanges of a few rounds. Measured (one thread,
-// 2026-11-28): the 16K-rank 16 B dissemination (14 sends a rank) under
+// the exchange loop: on exchanges of a few rounds. Measured (one thread):
+// the 16K-rank 16 B dissemination (14 sends a rank) under
 // azure-hpc's and OS noise ran 0.09 s a repetition in windows and 0.12 s in
 // the exchange loop; the 4,096-rank 128 MiB paper ring (32 KiB segments,
 // eager, 4,096 sends a rank) under aws-hpc-metal's network noise 32 s in
 // windows and 4.9 s in the exchange loop. Counted by the rank that sends
 // most (a tree's root, the chain's rank 0): the 16K-rank 8 B binomial
 // broadcast under Daint's network noise ran 4-5 ms a repetition either way
-// (windows or, sequential, the exchange loop; 2026-11-28).
+// (windows or, sequential, the exchange loop).
 Loop Engine::choose_loop() const {
   constexpr uint32_t kWindowsUpToSends = 64;
-  if (!exchange_ || track_ready_ || processing_ == Processing::WindowedRendezvous) return Loop::General;
+  if (!exchange_ || track_ready_ || processing_ == Processing::WindowedRendezvous || order_arrivals_)
+    return Loop::General;
   if (processing_ == Processing::Auto && exchange_->max_sends_per_rank() <= kWindowsUpToSends && window_width() != 0)
     return Loop::General;
   return Loop::Exchange;
@@ -786,8 +792,9 @@ template <bool kWindowed, bool kRendezvous>
         if (op.start_count) release_started(op_index, h);
         const uint32_t receiver = peer_of(h, op);
         const Departure d = depart(t, h, receiver, op_index, op.amount, p_.costs_for(op.amount), o_free, gs_free);
-        push_event<kWindowed>(d.arrival, stamp_++, op_index, Event::pack(h, kEvMsg), receiver, d.carried_G);
-        const int64_t arrival = d.arrival;
+        const int64_t arrival =
+            order_arrivals_ ? channel_order_.arrival(h, receiver, op.tag, d.arrival) : d.arrival;
+        push_event<kWindowed>(arrival, stamp_++, op_index, Event::pack(h, kEvMsg), receiver, d.carried_G);
         if (!kRendezvous || op.amount <= p_.S)
           release_done(op, h);  // eager: the send is complete
         else if (kWindowed)
@@ -802,9 +809,16 @@ template <bool kWindowed, bool kRendezvous>
       const uint32_t source = peer_of(h, op);
       const MatchEntry m = unexpected_[h].take(source, op.tag);
       if (m.op != kNoMatch) {
-        // Rendezvous: as in the reference, the receive's own size decides,
-        // and its cpu/nic indices address the sender.
-        if (kRendezvous && op.amount > p_.S) complete_rendezvous_at<kWindowed>(m.op, m.src, op.cpu, op.nic, t, h, h);
+        // Rendezvous: the message's size decides, as it decided at the
+        // sender (kEvSend), so a send completes exactly once whatever
+        // receive takes it; the receive's cpu/nic indices address the
+        // sender, as in the reference. (The reference decides by the
+        // receive's size: where a receive is larger than the message it
+        // takes, across the eager limit, it completes an eager send a
+        // second time and runs its successors twice; where smaller, it
+        // never completes a rendezvous send.)
+        if (kRendezvous && sched_.template_op(m.src, m.op).amount > p_.S)
+          complete_rendezvous_at<kWindowed>(m.op, m.src, op.cpu, op.nic, t, h, h);
         release_done(op, h);
       } else {
         posted_.push(h, {source, op.tag, op_index - sched_.rank_begin(h)});

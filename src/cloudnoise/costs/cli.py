@@ -35,7 +35,7 @@ from cloudnoise.units import format_time_ps, parse_time_ps
 
 def parse_positive_duration_s(text: str, what: str = "runtime") -> float:
     """A positive simulated runtime, in seconds: `1.5s`, `200ms`, `3us`; a plain
-    number is nanoseconds, as every simulated time is (docs/cli.md)."""
+    number is nanoseconds, as every simulated time is (docs/reference/conventions.md)."""
     seconds = parse_time_ps(text.strip(), what, default_unit="ns", limit_ps=limits.MAX_COST_RUNTIME_S * 10**12) / 1e12
     if not seconds > 0:
         raise CloudnoiseError(f"{what} must be positive, got {text!r}")
@@ -149,7 +149,7 @@ def cost(
     rounding and minimum charges, the rule `advise` and the report apply;
     --billing exact for pro rata); every output's title says which rule.
     Runtimes are simulated time: a plain number is ns. Money is in US
-    dollars (docs/cli.md, Money).
+    dollars (docs/reference/conventions.md, Money).
 
     \b
     Examples:
