@@ -21,7 +21,7 @@ from cloudnoise.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, expec
 # name -> (module, attribute, one-line help shown in `cloudnoise --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "simulate": ("cloudnoise.simulation.cli", "simulate", "Simulate a GOAL schedule with LogGOPS."),
-    "profiles": ("cloudnoise.profiles.cli", "profiles", "List and show built-in system profiles."),
+    "profiles": ("cloudnoise.profiles.cli", "profiles", "List, show, compare and copy system profiles."),
     "cost": ("cloudnoise.costs.cli", "cost", "Price runs, the cost of noise, and the cheapest system."),
     "schedule": ("cloudnoise.schedules.cli", "schedule", "Generate collective schedules (Schedgen patterns) as GOAL."),
     "measure": ("cloudnoise.measurement.cli", "measure", "Measure latency, bandwidth and noise with MPI probes."),
