@@ -234,6 +234,11 @@ def _noise_table(con: Console, p, title: str, os_noise: bool = True) -> None:
     if os_noise and p.os_noise is not None:
         t.add_row("OS", p.os_noise.synthetic or f"trace {p.os_noise.trace}", "", p.os_noise.provenance.kind)
     con.print(t)
+    shadowed = [name for name, part in (("latency", p.latency_noise), ("bandwidth", p.bandwidth_noise))
+                if part is not None]
+    if sd is not None and shadowed:
+        con.print(f"the switch draws take precedence: the {' and '.join(shadowed)} noise above is checked but not "
+                  "used in simulations")
     for label, part in (("latency", p.latency_noise), ("bandwidth", p.bandwidth_noise),
                         ("network (switch draws, docs/profile-format.md)", sd),
                         ("OS", p.os_noise if os_noise else None)):
