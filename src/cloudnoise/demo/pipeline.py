@@ -90,6 +90,7 @@ def measure_step(step: MeasureStep, campaign: Path, mpi: Any, choice: MpiChoice)
         labels={"system": THIS_MACHINE, "distance": "unknown"},
         resume=existing is not None,
         timeout_s=choice.timeout_s,
+        announce_mpi=False,  # the demo says it once, before its first measurement
     )
     try:
         execute(request, mpi)

@@ -10,7 +10,6 @@ probes through `measure.runner` and describe the campaign with
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,8 +168,6 @@ def measure(
         raise CloudnoiseError("--resume needs --out CAMPAIGN_DIR")
     label_map = arguments.parse_labels(labels or ())
     mpi = find_mpi(mpicc, mpiexec)
-    if not quiet:
-        print(f"cloudnoise: {mpi.summary()}", file=sys.stderr)
     folder = Path(out) if out is not None else arguments.unique_campaign_dir(Path.cwd())
     request = Request(
         experiment=experiment,

@@ -61,6 +61,7 @@ class Request:
     slice_s: float | None = None
     min_free: int = diskspace.DEFAULT_MIN_FREE
     quiet: bool = False  # no progress bar (--quiet, --json)
+    announce_mpi: bool = True  # say which MPI measures (a caller that said it already passes False)
 
 
 @contextmanager
@@ -278,6 +279,8 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
     _drain(campaign, name, runs, stream)
 
     binaries = {probe: build_probe(probe, mpi) for probe in {r.probe for r in runs}}
+    if req.announce_mpi and not req.quiet:  # the request is checked and its probes built: measuring starts
+        print(f"cloudnoise: {mpi.summary()}", file=sys.stderr)
     watch = f"{socket.gethostname()}:{os.getpid()}"
     interrupted: BaseException | None = None
     try:
