@@ -230,6 +230,15 @@ class NoiseModel:
     def latency_stalls_shared(self, arg: bool, /) -> None: ...
 
     @property
+    def latency_stalls_hosts(self) -> float:
+        """
+        The share of hosts that stall at all, drawn per host and repetition (1: every host)
+        """
+
+    @latency_stalls_hosts.setter
+    def latency_stalls_hosts(self, arg: float, /) -> None: ...
+
+    @property
     def switch_draws(self) -> SwitchDraws: ...
 
     @switch_draws.setter
@@ -250,9 +259,9 @@ def replay_event_queue(times: Annotated[NDArray[numpy.int64], dict(shape=(None,)
     For tests: push (time, stamp) where time >= 0, pop where time is -1, on the engine's event queue (cleared and replayed `passes` times, as an engine's repetitions reuse it); returns the stamps popped.
     """
 
-def run(schedule: Schedule, params: LogGOPSParams, noise: NoiseModel, seed: int = 0, first: int = 0, count: int = 1, threads: int = 1, program_order: bool = False, sequential: bool = False, rendezvous_windows: bool = False, progress: Callable[[int], None] | None = None, stamp_record_bits: int = 20, general: bool = False) -> dict:
+def run(schedule: Schedule, params: LogGOPSParams, noise: NoiseModel, seed: int = 0, first: int = 0, count: int = 1, threads: int = 1, program_order: bool = False, sequential: bool = False, rendezvous_windows: bool = False, progress: Callable[[int], None] | None = None, stamp_record_bits: int = 20, general: bool = False, departures: bool = False) -> dict:
     """
-    Simulate repetitions [first, first+count); returns max_end_ps per repetition, host_end_ps of the first, events, messages, and how many repetitions were processed host by host in windows (`windowed`). `sequential` forces one global event queue throughout; `rendezvous_windows` takes schedules with rendezvous messages into windows too (slower on the cases measured; for tests and benchmarks). The results are the same bit for bit either way. `stamp_record_bits` is for tests: fewer remembered stamps make the windows give up (and the repetition run again in the global order) more often. `general` forces the general event loop, never a specialised one (engine.hpp, Loop); `specialised` in the result counts the repetitions a specialised loop ran, with the same results bit for bit.
+    Simulate repetitions [first, first+count); returns max_end_ps per repetition, host_end_ps of the first, events, messages, and how many repetitions were processed host by host in windows (`windowed`). `sequential` forces one global event queue throughout; `rendezvous_windows` takes schedules with rendezvous messages into windows too (slower on the cases measured; for tests and benchmarks). The results are the same bit for bit either way. `stamp_record_bits` is for tests: fewer remembered stamps make the windows give up (and the repetition run again in the global order) more often. `general` forces the general event loop, never a specialised one (engine.hpp, Loop); `specialised` in the result counts the repetitions a specialised loop ran, with the same results bit for bit. `departures`: also `departures_ps` of the first repetition, each send's departure time by op index (-1 for other ops), as a ping-pong's timer reads it.
     """
 
 def patterns() -> list[tuple[str, str, str, str]]:

@@ -84,11 +84,12 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
                          const NoiseModel& noise, uint64_t seed, uint64_t first, uint64_t count,
                          unsigned threads, ReadyOrder order, Processing processing,
                          uint32_t stamp_record_bits, bool general_only,
-                         const std::function<void(uint64_t)>* progress) {
+                         const std::function<void(uint64_t)>* progress, bool departures) {
   if (count == 0) throw std::invalid_argument("repetitions must be at least 1");
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::min<uint64_t>(count, 4096))));
   std::vector<int64_t> max_end(count);
   std::vector<int64_t> first_host_end;
+  std::vector<int64_t> first_departures;
   uint64_t events = 0, messages = 0;
   std::atomic<uint64_t> next{0}, done{0}, windowed{0}, specialised{0};
   std::atomic<bool> failed{false}, stop{false};
@@ -105,6 +106,7 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
         if (failed.load(std::memory_order_relaxed) || stop.load(std::memory_order_relaxed)) break;
         const uint64_t k = next.fetch_add(1);
         if (k >= count) break;
+        engine.record_departures(departures && k == 0 ? &first_departures : nullptr);
         RunResult r = engine.run(noise, seed, first + k);
         max_end[k] = r.max_end_ps;
         if (r.windowed) windowed.fetch_add(1, std::memory_order_relaxed);
@@ -156,6 +158,7 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
   nb::dict out;
   out["max_end_ps"] = to_numpy(std::move(max_end));
   out["host_end_ps"] = to_numpy(std::move(first_host_end));
+  if (departures) out["departures_ps"] = to_numpy(std::move(first_departures));
   out["events"] = events;
   out["messages"] = messages;
   out["windowed"] = windowed.load();
@@ -371,6 +374,8 @@ NB_MODULE(_engine, m) {
       .def_rw("bandwidth_episodes", &NoiseModel::bandwidth_episodes)
       .def_rw("latency_stalls", &NoiseModel::latency_stalls)
       .def_rw("latency_stalls_shared", &NoiseModel::latency_stalls_shared)
+      .def_rw("latency_stalls_hosts", &NoiseModel::latency_stalls_hosts,
+              "The share of hosts that stall at all, drawn per host and repetition (1: every host)")
       .def_rw("switch_draws", &NoiseModel::switch_draws);
 
   m.def(
@@ -431,19 +436,20 @@ NB_MODULE(_engine, m) {
       [](const Schedule& sched, const LogGOPSParams& params, const NoiseModel& noise,
          uint64_t seed, uint64_t first, uint64_t count, unsigned threads, bool program_order,
          bool sequential, bool rendezvous_windows, std::function<void(uint64_t)> progress,
-         uint32_t stamp_record_bits, bool general) {
+         uint32_t stamp_record_bits, bool general, bool departures) {
         return run_repetitions(sched, params, noise, seed, first, count, threads,
                                program_order ? ReadyOrder::Program : ReadyOrder::LogGOPSim,
                                sequential           ? Processing::Sequential
                                : rendezvous_windows ? Processing::WindowedRendezvous
                                                     : Processing::Auto,
-                               stamp_record_bits, general, &progress);
+                               stamp_record_bits, general, &progress, departures);
       },
       nb::arg("schedule"), nb::arg("params"), nb::arg("noise"), nb::arg("seed") = 0,
       nb::arg("first") = 0, nb::arg("count") = 1, nb::arg("threads") = 1,
       nb::arg("program_order") = false, nb::arg("sequential") = false,
       nb::arg("rendezvous_windows") = false, nb::arg("progress") = nb::none(),
       nb::arg("stamp_record_bits") = StampOrder::kDefaultRecordBits, nb::arg("general") = false,
+      nb::arg("departures") = false,
       "Simulate repetitions [first, first+count); returns max_end_ps per repetition, "
       "host_end_ps of the first, events, messages, and how many repetitions were "
       "processed host by host in windows (`windowed`). `sequential` forces one global "
@@ -454,7 +460,8 @@ NB_MODULE(_engine, m) {
       "(and the repetition run again in the global order) more often. "
       "`general` forces the general event loop, never a specialised one (engine.hpp, Loop); "
       "`specialised` in the result counts the repetitions a specialised loop ran, with the "
-      "same results bit for bit.");
+      "same results bit for bit. `departures`: also `departures_ps` of the first repetition, "
+      "each send's departure time by op index (-1 for other ops), as a ping-pong's timer reads it.");
 
   bind_schedules(m);
   bind_assembly(m);

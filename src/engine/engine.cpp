@@ -298,6 +298,7 @@ int64_t Engine::episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t
 // time alone, like the episodes, so both processing orders agree; it only
 // adds to L, so the windows' lookahead (the least latency) still holds.
 int64_t Engine::stall_delay_ps(uint32_t sender, int64_t t) {
+  if (!stall_on_[sender]) return 0;
   const int64_t s = stalls_->wrap(time_add(t, stall_offset_[sender]));
   LatencyStalls::Span& span = stall_span_[sender];
   if (!span.holds(s)) span = stalls_->span_at(s);
@@ -457,6 +458,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
         "or latency stalls");
   seed_ = seed;
   rep_ = repetition;
+  if (departures_) departures_->assign(sched_.num_ops(), -1);
   latency_rng_ = CounterRng(seed, repetition, RngStream::Latency);
   bandwidth_rng_ = CounterRng(seed, repetition, RngStream::Bandwidth);
   met_.assign(multi_total_, 0);
@@ -490,6 +492,12 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     const double period = static_cast<double>(stalls_->period_ps());
     stall_offset_.resize(ranks_);
     stall_span_.assign(ranks_, LatencyStalls::Span{});
+    // Which hosts stall at all: each, independently, with the given share (all of them at 1);
+    // drawn from counters past the offsets' so that the offsets stay as they were.
+    constexpr uint64_t kHostDraws = uint64_t{1} << 40;
+    stall_on_.assign(ranks_, 1);
+    if (noise.latency_stalls_hosts < 1.0)
+      for (uint32_t r = 0; r < ranks_; ++r) stall_on_[r] = rng.uniform(kHostDraws + r) < noise.latency_stalls_hosts;
     for (uint32_t r = 0; r < ranks_; ++r)
       stall_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(noise.latency_stalls_shared ? 0 : r) * period),
                                   stalls_->period_ps() - 1);

@@ -56,6 +56,9 @@ struct NoiseModel {
   // All hosts read the stalls from one offset (a system-wide state) instead
   // of independent offsets.
   bool latency_stalls_shared = false;
+  // The share of hosts that stall at all (drawn per host and repetition); the
+  // others never do: stalls a measurement saw on some pairs of hosts only.
+  double latency_stalls_hosts = 1.0;
   // The paper authors' network semantics (noise/switch_draws.hpp): each
   // message's L and G picked from near or far sample sets, G charged per
   // 16 MiB block, rendezvous 2 L later. Replaces the parameters' L and G,
@@ -154,6 +157,13 @@ class Engine {
   // A flag another thread sets to stop the run: the engine looks at it every
   // kStopPoll events (and every window) and throws Interrupted. Null: never.
   void set_stop(const std::atomic<bool>* stop) { stop_ = stop; }
+
+  // Where the next repetitions write each send's departure time (ps, the
+  // moment its CPU and NIC take it; -1 for an op that is no send), indexed
+  // by op: what a ping-pong benchmark's timer reads between iterations.
+  // Null (the default): nothing is written. Every loop departs through
+  // depart (engine_steps.hpp), so every loop records the same times.
+  void record_departures(std::vector<int64_t>* out) { departures_ = out; }
 
  private:
   static constexpr uint32_t kStopPoll = 1u << 16;
@@ -394,8 +404,10 @@ class Engine {
   std::vector<BandwidthEpisodes::Span> episode_span_;  // per host, its last lookup's span
   std::vector<int64_t> stall_offset_;  // per host, this repetition's (with stalls_)
   std::vector<LatencyStalls::Span> stall_span_;  // per host, its last lookup's span
+  std::vector<uint8_t> stall_on_;  // per host, whether it stalls this repetition (with stalls_)
   uint64_t seed_ = 0, rep_ = 0;
   const std::atomic<bool>* stop_ = nullptr;
+  std::vector<int64_t>* departures_ = nullptr;
   uint32_t stop_countdown_ = kStopPoll;
   CounterRng latency_rng_{0, 0, RngStream::Latency};
   CounterRng bandwidth_rng_{0, 0, RngStream::Bandwidth};

@@ -30,6 +30,8 @@ Written in a profile as `latency_noise.episodes`:
     rate=180,duration=lognormal(median=400us,p99=5ms),stall=lognormal(median=45us,p99=120us),gap=10us
     period=1ms,stall=12us
     ...,shared=1      (one clock for every host: a system-wide state)
+    ...,hosts=0.5     (only this share of the hosts stalls, drawn per host and repetition:
+                       a measurement over several pairs saw the stalls on some of them)
 
 The engine reads one table of stalls over a period, each host from its own
 drawn offset (all from one with `shared`): `StallTable`, generated with a seed.
@@ -88,6 +90,7 @@ class LatencyEpisodes:
     gap: Distribution | None = None  # bursty: ns between a stall's end and the next one's start
     period_ns: float | None = None  # periodic: a stall every period
     shared: bool = False  # one clock for every host instead of one per host
+    hosts: float = 1.0  # the share of hosts that stall at all (a measurement saw them on some pairs only)
     text: str = ""
 
     def __post_init__(self) -> None:
@@ -225,7 +228,7 @@ class LatencyEpisodes:
     def spec(self) -> str:
         if self.text:
             return self.text
-        tail = ",shared=1" if self.shared else ""
+        tail = (",shared=1" if self.shared else "") + (f",hosts={self.hosts!r}" if self.hosts < 1.0 else "")
         if self.periodic:
             return f"period={self.period_ns!r}ns,stall={_inline(self.stall.spec())}{tail}"
         assert self.duration is not None and self.gap is not None
@@ -235,6 +238,8 @@ class LatencyEpisodes:
     def describe(self) -> str:
         """One line for people: what the stalls are."""
         scope = "one clock for every host" if self.shared else "per host"
+        if self.hosts < 1.0:
+            scope += f", on {100 * self.hosts:.3g}% of the hosts"
         if self.periodic:
             assert self.period_ns is not None
             return f"periodic: a {_us(self.stall.mean())} stall every {_us(self.period_ns)} ({scope})"
@@ -270,7 +275,7 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
                 f"bad latency episodes {shown(text)}: write rate=PER_S,duration=TIME,stall=TIME,gap=TIME "
                 "or period=TIME,stall=TIME")
         params[name.strip()] = value.strip()
-    allowed = {"rate", "duration", "stall", "gap", "period", "shared"}
+    allowed = {"rate", "duration", "stall", "gap", "period", "shared", "hosts"}
     unknown = set(params) - allowed
     if unknown:
         raise CloudnoiseError(f"in {shown(text)}: latency episodes take rate, duration, stall, gap, period, shared; "
@@ -280,6 +285,13 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
     shared = params.get("shared", "0")
     if shared not in ("0", "1"):
         raise CloudnoiseError(f"in {shown(text)}: shared={shown(shared)} must be 0 or 1")
+    try:
+        hosts = float(params.get("hosts", "1"))
+    except ValueError:
+        hosts = math.nan
+    if not 0 < hosts <= 1:
+        raise CloudnoiseError(f"in {shown(text)}: hosts={shown(params.get('hosts'))} is the share of hosts that stall: "
+                              "a number in (0, 1]")
     stall = parse_inline_distribution(params["stall"], "stall", time=True)
     if "period" in params:
         extra = {"rate", "duration", "gap"} & set(params)
@@ -289,7 +301,7 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
         lo, hi = period.support()
         if lo != hi:
             raise CloudnoiseError(f"in {shown(text)}: period= is one time (e.g. 1ms), not a distribution")
-        return LatencyEpisodes(stall, period_ns=float(lo), shared=shared == "1", text=text)
+        return LatencyEpisodes(stall, period_ns=float(lo), shared=shared == "1", hosts=hosts, text=text)
     missing = {"rate", "duration", "gap"} - set(params)
     if missing:
         raise CloudnoiseError(f"in {shown(text)}: bursty latency episodes need rate, duration, stall, gap; missing "
@@ -300,4 +312,4 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
         raise CloudnoiseError(f"in {shown(text)}: rate={shown(params['rate'])} is not a number (per second)") from None
     duration = parse_inline_distribution(params["duration"], "duration", time=True)
     gap = parse_inline_distribution(params["gap"], "gap", time=True)
-    return LatencyEpisodes(stall, rate, duration, gap, shared=shared == "1", text=text)
+    return LatencyEpisodes(stall, rate, duration, gap, shared=shared == "1", hosts=hosts, text=text)

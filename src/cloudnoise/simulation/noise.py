@@ -52,6 +52,7 @@ class NoiseSetup:
     # shared: one clock for every host
     latency_stalls: StallTable | None = None
     latency_stalls_shared: bool = False
+    latency_stalls_hosts: float = 1.0  # the share of hosts that stall at all
     # The paper authors' semantics (model/switch_draws.py): near/far sets of
     # one value each (every variant: the network itself) and the measured
     # sets (the network-noise variants; None without samples).
@@ -139,6 +140,7 @@ class NoiseSetup:
             if self.latency_stalls is not None:
                 model.latency_stalls = _engine_stalls(self.latency_stalls)
                 model.latency_stalls_shared = self.latency_stalls_shared
+                model.latency_stalls_hosts = self.latency_stalls_hosts
         return model
 
     def describe(self) -> dict[str, str | bool | None]:
@@ -205,6 +207,7 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
         except CloudnoiseError as err:
             raise CloudnoiseError(f"{profile.where}: latency_noise.stalls: {err}", err.exit_code) from None
         setup.latency_stalls_shared = stalls.shared
+        setup.latency_stalls_hosts = stalls.hosts
         setup.stalls_source = f"{profile.name}: {stalls.spec()}"
     return setup
 

@@ -47,6 +47,9 @@ class SimulationResult:
     variant: str = ""  # the noise variant ("" when no noise setup was involved)
     variants: dict[str, SimulationResult] = field(default_factory=dict)
     noise_sources: dict[str, Any] = field(default_factory=dict)
+    # each send's departure time (ns) in the first repetition, by op index (-1 for other ops),
+    # when run_variant was asked for them: what a ping-pong's timer reads between iterations
+    departures_ns: np.ndarray | None = None
 
     @property
     def max_end_ns(self) -> np.ndarray:
