@@ -384,20 +384,21 @@ def _with_latency_noise(tmp_path, samples: list[int]):
 
 
 def test_a_part_the_switch_draws_override_is_still_checked(tmp_path):
-    """switch_draws take precedence over latency_noise; a latency_noise with a negative sample
-    is refused all the same, in one line that names the precedence."""
+    """switch_draws take precedence over latency_noise; a latency_noise with a sample that
+    would make a message arrive before its send is refused all the same, in one line that
+    names the precedence."""
     import subprocess
     import sys
 
     from measure_support import env
 
-    path = _with_latency_noise(tmp_path, [100, -50, 200])
+    path = _with_latency_noise(tmp_path, [100, -50_000_000, 200])  # 50 ms earlier than L (28 us) allows
     proc = subprocess.run([sys.executable, "-m", "cloudnoise", "simulate", "--pattern", "dissemination", "--ranks", "16",
                            "--size", "16B", "--profile", str(path), "--reps", "3"],
                           capture_output=True, text=True, env=env(), timeout=120)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1, proc.stderr
-    assert "lat.csv:3: sample -50 is negative" in lines[0]
+    assert "lat.csv:3: sample -50000000 is below -28000 ns" in lines[0]
     assert "switch_draws take precedence over latency_noise in simulations, but every part" in lines[0]
 
 

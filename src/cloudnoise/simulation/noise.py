@@ -214,7 +214,8 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
 
 def check_shadowed_by_switch_draws(profile: SystemProfile) -> list[str]:
     """The network-noise parts a profile with switch draws also holds, checked as if
-    they ran (a negative latency sample is refused there too), though the switch
+    they ran (a latency sample that would make a message arrive before its send is refused
+    there too), though the switch
     draws take precedence over them; returns their names, for the source to say so."""
     parts = []
     checks = (("latency_noise", profile.latency_noise, (profile.latency_distribution, profile.latency_episodes)),
