@@ -76,17 +76,39 @@ def test_eta_follows_the_rate_once_work_is_done(monkeypatch: pytest.MonkeyPatch)
     assert p.eta_seconds() == pytest.approx(30)
 
 
-def test_without_an_estimate_the_first_second_of_work_makes_one(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_an_estimate_the_rate_so_far_makes_one(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [0.0]
     monkeypatch.setattr(console.time, "monotonic", lambda: now[0])
     stream = io.StringIO()
     p = Progress("simulate", stream=stream, terminal=False)
     p.update(0, 1000)
+    now[0] = 1.0
+    p.update(60, 1000)  # 6% in 1 s: too soon to say
     now[0] = 2.0
-    p.update(10, 1000)  # 10 in 2 s: 1000 take 200 s
-    assert stream.getvalue() == "simulate: estimate about 3 min 20 s (from the rate so far)\n"
-    p.update(20, 1000)
+    p.update(100, 1000)  # 100 in 2 s: 1000 take 20 s
+    assert stream.getvalue() == "simulate: estimate about 20 s (from the rate so far)\n"
+    now[0] = 3.0
+    p.update(150, 1000)
     assert stream.getvalue().count("estimate") == 1
+
+
+def test_a_rate_that_slows_down_is_said_once_it_passes_the_floor(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [0.0]
+    monkeypatch.setattr(console.time, "monotonic", lambda: now[0])
+    stream = io.StringIO()
+    p = Progress("measure", stream=stream, terminal=False)
+    p.update(0, 1000)
+    now[0] = 2.0
+    p.update(300, 1000)  # would end at 6.7 s: below the floor, nothing said yet
+    assert stream.getvalue() == ""
+    now[0] = 8.0
+    p.update(400, 1000)  # slower: 20 s in all
+    assert stream.getvalue() == "measure: estimate about 20 s (from the rate so far)\n"
+    q = Progress("late", stream=io.StringIO(), terminal=False)
+    q.update(0, 10)
+    now[0] = 20.0
+    q.update(6, 10)  # past half the work: no estimate any more
+    assert q._stream.getvalue() == ""  # type: ignore[union-attr]
 
 
 def test_on_a_terminal_a_bar_with_the_detail(monkeypatch: pytest.MonkeyPatch) -> None:

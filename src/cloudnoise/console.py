@@ -57,8 +57,9 @@ PROGRESS_INTERVAL_S = 10.0
 # An estimate below this is not printed: the command ends before anyone waits.
 ESTIMATE_FLOOR_S = 10.0
 # Without an estimate up front, the rate of the first this many seconds makes one.
-AUTO_ESTIMATE_AFTER_S = 1.0
-AUTO_ESTIMATE_FRACTION = 0.01  # ... and at least this fraction of the work
+AUTO_ESTIMATE_AFTER_S = 2.0
+AUTO_ESTIMATE_FRACTION = 0.05  # ... and at least this fraction of the work
+AUTO_ESTIMATE_UNTIL = 0.5  # past this fraction of the work an estimate is no news
 # Until this fraction of the work is done the ETA is the up-front estimate's
 # remainder (when there is one): the first tasks are too few to time the rest.
 ETA_WARMUP_FRACTION = 0.02
@@ -204,7 +205,9 @@ class Progress:
             self._bar.update(self._task, completed=0, total=None, detail="", description=description)
 
     def _estimate_from_rate(self) -> None:
-        """Without an estimate given up front, the first second of work makes one."""
+        """Without an estimate given up front, the rate so far makes one: said once, as
+        soon as it reaches ESTIMATE_FLOOR_S (a rate that slows down later still gets
+        said), and no longer tried once half the work is done."""
         with self._lock:
             if self._estimated or self._first is None or self._total <= 0:
                 return
@@ -212,9 +215,14 @@ class Progress:
             gained = self._done - self._first[1]
             if spent < AUTO_ESTIMATE_AFTER_S or gained < AUTO_ESTIMATE_FRACTION * (self._total - self._first[1]):
                 return
-            self._estimated = True
+            if self._done >= AUTO_ESTIMATE_UNTIL * self._total:
+                self._estimated = True
+                return
             seconds = (time.monotonic() - self._t0) + (self._total - self._done) * spent / gained
-        if not self.quiet and seconds >= ESTIMATE_FLOOR_S:
+            if seconds < ESTIMATE_FLOOR_S:
+                return
+            self._estimated = True
+        if not self.quiet:
             self.say(f"{self.what}: estimate about {duration_text(seconds)} (from the rate so far)")
 
     def eta_seconds(self) -> float | None:
