@@ -140,7 +140,30 @@ class BandwidthEpisodes:
     @property
     def period_ps(self) -> int: ...
 
+    @property
+    def starts_ps(self) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]: ...
+
+    @property
+    def ends_ps(self) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]: ...
+
+    @property
+    def fractions(self) -> Annotated[NDArray[numpy.float64], dict(shape=(None,))]: ...
+
     def __len__(self) -> int: ...
+
+class EpisodeProcess:
+    def __init__(self, mean_quiet_ps: float, mean_cycle_ps: float, duration_ps: QuantileTable, fraction: QuantileTable, period_ps: int) -> None:
+        """
+        Bandwidth drops in time: quiet times exponential with mean `mean_quiet_ps`, episodes of a drawn duration (ps) at a drawn fraction of the peak, over a table of `period_ps` or, read by more hosts, 4 mean cycles (`mean_cycle_ps`) per host; each repetition draws its own table.
+        """
+
+    def draw(self, seed: int, repetition: int, hosts: int = 1) -> BandwidthEpisodes:
+        """
+        The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it (a function of the three alone).
+        """
+
+    def period_ps(self, hosts: int = 1) -> int:
+        """A table's period when `hosts` read it."""
 
 class LatencyStalls:
     def __init__(self, starts_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], ends_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], period_ps: int) -> None: ...
@@ -153,7 +176,34 @@ class LatencyStalls:
     @property
     def period_ps(self) -> int: ...
 
+    @property
+    def starts_ps(self) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]: ...
+
+    @property
+    def ends_ps(self) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]: ...
+
     def __len__(self) -> int: ...
+
+class StallProcess:
+    @staticmethod
+    def bursty(mean_quiet_ps: float, mean_cycle_ps: float, duration_ps: QuantileTable, stall_ps: QuantileTable, gap_ps: QuantileTable, period_ps: int) -> StallProcess:
+        """
+        Episodes after quiet times exponential with mean `mean_quiet_ps`, each a train of stalls (stall, gap, stall, ...) while a stall starts within its drawn duration, over a table of `period_ps` or, read by more hosts, 4 mean cycles (`mean_cycle_ps`: quiet time and episode) per host; each repetition draws its own table.
+        """
+
+    @staticmethod
+    def periodic(every_ps: int, stall_ps: QuantileTable, period_ps: int) -> StallProcess:
+        """
+        A stall of a drawn length every `every_ps`, over a table of `period_ps`.
+        """
+
+    def draw(self, seed: int, repetition: int, hosts: int = 1) -> LatencyStalls:
+        """
+        The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it (a function of the three alone).
+        """
+
+    def period_ps(self, hosts: int = 1) -> int:
+        """A table's period when `hosts` read it."""
 
 class SwitchDraws:
     def __init__(self, near_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], near_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], nodes_per_switch: int) -> None:
@@ -222,6 +272,18 @@ class NoiseModel:
 
     @latency_stalls.setter
     def latency_stalls(self, arg: LatencyStalls, /) -> None: ...
+
+    @property
+    def episode_process(self) -> EpisodeProcess: ...
+
+    @episode_process.setter
+    def episode_process(self, arg: EpisodeProcess, /) -> None: ...
+
+    @property
+    def stall_process(self) -> StallProcess: ...
+
+    @stall_process.setter
+    def stall_process(self, arg: StallProcess, /) -> None: ...
 
     @property
     def latency_stalls_shared(self) -> bool: ...

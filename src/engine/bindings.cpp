@@ -29,16 +29,17 @@ namespace {
 
 using I64Array = nb::ndarray<nb::numpy, int64_t, nb::ndim<1>>;
 
-I64Array to_numpy(std::vector<int64_t> v) {
+template <class T>
+nb::ndarray<nb::numpy, T, nb::ndim<1>> vector_to_numpy(std::vector<T> v) {
   // The array's memory stays with the vector; the capsule owns the vector.
-  auto holder = std::make_unique<std::vector<int64_t>>(std::move(v));
-  std::vector<int64_t>* raw = holder.get();
-  nb::capsule owner(raw, [](void* p) noexcept {
-    std::unique_ptr<std::vector<int64_t>>(static_cast<std::vector<int64_t>*>(p));
-  });
+  auto holder = std::make_unique<std::vector<T>>(std::move(v));
+  std::vector<T>* raw = holder.get();
+  nb::capsule owner(raw, [](void* p) noexcept { std::unique_ptr<std::vector<T>>(static_cast<std::vector<T>*>(p)); });
   holder.release();
-  return I64Array(raw->data(), {raw->size()}, owner);
+  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(raw->data(), {raw->size()}, owner);
 }
+
+I64Array to_numpy(std::vector<int64_t> v) { return vector_to_numpy(std::move(v)); }
 
 std::vector<int64_t> to_vector(nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> a) {
   return std::vector<int64_t>(a.data(), a.data() + a.shape(0));
@@ -323,7 +324,27 @@ NB_MODULE(_engine, m) {
           },
           nb::arg("at_ps"), "The bandwidth fraction at a position (wrapped by the period): 1 outside an episode.")
       .def_prop_ro("period_ps", &BandwidthEpisodes::period_ps)
+      .def_prop_ro(
+          "starts_ps", [](const BandwidthEpisodes& e) { return to_numpy(e.starts_ps()); }, nb::rv_policy::automatic)
+      .def_prop_ro(
+          "ends_ps", [](const BandwidthEpisodes& e) { return to_numpy(e.ends_ps()); }, nb::rv_policy::automatic)
+      .def_prop_ro(
+          "fractions", [](const BandwidthEpisodes& e) { return vector_to_numpy(e.fractions()); },
+          nb::rv_policy::automatic)
       .def("__len__", &BandwidthEpisodes::size);
+
+  nb::class_<EpisodeProcess>(m, "EpisodeProcess")
+      .def(nb::init<double, double, std::shared_ptr<const QuantileTable>, std::shared_ptr<const QuantileTable>,
+                    int64_t>(),
+           nb::arg("mean_quiet_ps"), nb::arg("mean_cycle_ps"), nb::arg("duration_ps"), nb::arg("fraction"),
+           nb::arg("period_ps"),
+           "Bandwidth drops in time: quiet times exponential with mean `mean_quiet_ps`, episodes of a drawn "
+           "duration (ps) at a drawn fraction of the peak, over a table of `period_ps` or, read by more hosts, "
+           "4 mean cycles (`mean_cycle_ps`) per host; each repetition draws its own table.")
+      .def("draw", &EpisodeProcess::draw, nb::arg("seed"), nb::arg("repetition"), nb::arg("hosts") = 1,
+           "The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it "
+           "(a function of the three alone).")
+      .def("period_ps", &EpisodeProcess::period_ps, nb::arg("hosts") = 1, "A table's period when `hosts` read it.");
 
   nb::class_<LatencyStalls>(m, "LatencyStalls")
       .def(
@@ -341,7 +362,25 @@ NB_MODULE(_engine, m) {
           },
           nb::arg("at_ps"), "What a message sent at a position (wrapped by the period) waits: the rest of its stall.")
       .def_prop_ro("period_ps", &LatencyStalls::period_ps)
+      .def_prop_ro(
+          "starts_ps", [](const LatencyStalls& e) { return to_numpy(e.starts_ps()); }, nb::rv_policy::automatic)
+      .def_prop_ro(
+          "ends_ps", [](const LatencyStalls& e) { return to_numpy(e.ends_ps()); }, nb::rv_policy::automatic)
       .def("__len__", &LatencyStalls::size);
+
+  nb::class_<StallProcess>(m, "StallProcess")
+      .def_static("bursty", &StallProcess::bursty, nb::arg("mean_quiet_ps"), nb::arg("mean_cycle_ps"),
+                  nb::arg("duration_ps"), nb::arg("stall_ps"), nb::arg("gap_ps"), nb::arg("period_ps"),
+                  "Episodes after quiet times exponential with mean `mean_quiet_ps`, each a train of stalls "
+                  "(stall, gap, stall, ...) while a stall starts within its drawn duration, over a table of "
+                  "`period_ps` or, read by more hosts, 4 mean cycles (`mean_cycle_ps`: quiet time and episode) "
+                  "per host; each repetition draws its own table.")
+      .def_static("periodic", &StallProcess::periodic, nb::arg("every_ps"), nb::arg("stall_ps"), nb::arg("period_ps"),
+                  "A stall of a drawn length every `every_ps`, over a table of `period_ps`.")
+      .def("draw", &StallProcess::draw, nb::arg("seed"), nb::arg("repetition"), nb::arg("hosts") = 1,
+           "The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it "
+           "(a function of the three alone).")
+      .def("period_ps", &StallProcess::period_ps, nb::arg("hosts") = 1, "A table's period when `hosts` read it.");
 
   nb::class_<SwitchDraws>(m, "SwitchDraws")
       .def(
@@ -373,6 +412,8 @@ NB_MODULE(_engine, m) {
       .def_rw("bandwidth_fraction", &NoiseModel::bandwidth_fraction)
       .def_rw("bandwidth_episodes", &NoiseModel::bandwidth_episodes)
       .def_rw("latency_stalls", &NoiseModel::latency_stalls)
+      .def_rw("episode_process", &NoiseModel::episode_process)
+      .def_rw("stall_process", &NoiseModel::stall_process)
       .def_rw("latency_stalls_shared", &NoiseModel::latency_stalls_shared)
       .def_rw("latency_stalls_hosts", &NoiseModel::latency_stalls_hosts,
               "The share of hosts that stall at all, drawn per host and repetition (1: every host)")

@@ -445,8 +445,15 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   latency_ = noise.latency_excess_ps.get();
   bandwidth_ = noise.bandwidth_fraction.get();
   tabulate_gaps(noise.bandwidth_fraction);
-  episodes_ = noise.bandwidth_episodes.get();
-  stalls_ = noise.latency_stalls.get();
+  if ((noise.bandwidth_episodes && noise.episode_process) || (noise.latency_stalls && noise.stall_process))
+    throw std::invalid_argument("a noise part takes a table or a process that draws one, not both");
+  // A drawn table is read by every host from its own offset, or by all
+  // from one for stalls of the whole system.
+  episodes_ = noise.episode_process ? drawn_episodes_.get(noise.episode_process, seed, repetition, ranks_)
+                                    : noise.bandwidth_episodes.get();
+  stalls_ = noise.stall_process ? drawn_stalls_.get(noise.stall_process, seed, repetition,
+                                                    noise.latency_stalls_shared ? 1 : ranks_)
+                                : noise.latency_stalls.get();
   switch_ = noise.switch_draws.get();
   // Only a latency drawn per message can let one overtake another sent
   // earlier on its channel (the sender's sends start in time order).

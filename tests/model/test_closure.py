@@ -57,13 +57,12 @@ def test_stalls_on_a_share_of_the_hosts():
     spec = "rate=2000,duration=0,stall=50us,gap=1us"
     from cloudnoise.model.latency_episodes import parse_latency_episodes
     from cloudnoise.simulation.api import run_variant
-    from cloudnoise.simulation.noise import stall_table
 
     schedule = _engine.generate("dissemination", 64, 16)
     medians = {}
     for share in (1.0, 0.25, 0.0001):
         ep = parse_latency_episodes(f"{spec},hosts={share}")
-        setup = NoiseSetup(latency_stalls=stall_table(ep, 1), latency_stalls_hosts=ep.hosts)
+        setup = NoiseSetup(latency_stalls=ep, latency_stalls_hosts=ep.hosts)
         medians[share] = float(np.median(run_variant(schedule, params=_params(), noise=setup, variant="network",
                                                      reps=300, seed=3, threads=1).runtime_ns))
     noiseless = float(np.median(run_variant(schedule, params=_params(), reps=1).runtime_ns))

@@ -93,7 +93,7 @@ def test_episodes_in_time_come_back_and_the_replay_closes(tmp_path):
     from cloudnoise.model.closure import replay_round_trips
     from cloudnoise.model.distributions import parse_distribution
     from cloudnoise.model.latency_episodes import parse_latency_episodes
-    from cloudnoise.simulation.noise import NoiseSetup, stall_table
+    from cloudnoise.simulation.noise import NoiseSetup
 
     rng = np.random.default_rng(11)
     trace = os_trace(rng, rate_hz=300.0)
@@ -104,7 +104,7 @@ def test_episodes_in_time_come_back_and_the_replay_closes(tmp_path):
     latency = parse_distribution("uniform:low=50,high=250")
 
     def truth(seed: int) -> NoiseSetup:
-        return NoiseSetup(os_trace=trace, latency=latency, latency_stalls=stall_table(stalls, seed),
+        return NoiseSetup(os_trace=trace, latency=latency, latency_stalls=stalls,
                           latency_stalls_shared=True)
 
     camp = write_campaign(tmp_path, series(truth(1), 160_000, 9), trace, "episodes")
