@@ -21,7 +21,7 @@ from cloudnoise.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, expec
 # name -> (module, attribute, one-line help shown in `cloudnoise --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "simulate": ("cloudnoise.simulation.cli", "simulate", "Simulate a GOAL schedule with LogGOPS."),
-    "profiles": ("cloudnoise.profiles.cli", "profiles", "List and show built-in system profiles."),
+    "profiles": ("cloudnoise.profiles.cli", "profiles", "List, show, compare and copy system profiles."),
     "cost": ("cloudnoise.costs.cli", "cost", "Price runs, the cost of noise, and the cheapest system."),
     "schedule": ("cloudnoise.schedules.cli", "schedule", "Generate collective schedules (Schedgen patterns) as GOAL."),
     "measure": ("cloudnoise.measurement.cli", "measure", "Measure latency, bandwidth and noise with MPI probes."),
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
         cli.main(args=args, prog_name="cloudnoise", standalone_mode=False)
         sys.stdout.flush()  # here, not at exit, where a closed reader would cost a traceback
     except (KeyboardInterrupt, click.exceptions.Abort):
-        _fail("cloudnoise: interrupted; what was already written is kept", EXIT_INTERRUPTED)
+        _fail("cloudnoise: interrupted", EXIT_INTERRUPTED)
     except (BrokenPipeError, OutputClosed):
         # The reader of our output went away (`| head`): nothing left to say.
         _quiet_stdout()

@@ -22,13 +22,16 @@ from cloudnoise.options import accepts_aliases, json_option, out_option, profile
                 help="Systems for the Table II rows (built-in names or profile files; repeat or comma list) [default: every built-in].")
 @click.option("--pricing", default="on-demand", show_default=True, metavar="on-demand|committed|spot:F|PRICE",
               help="Price per node-hour for the cost of runs.")
+@click.option("--billing", default="provider", show_default=True, metavar="provider|exact|STEP[:MIN]",
+              help="How runtime is billed: each provider's rule (rounding, minimum charge; as `advise` and `cost`), "
+                   "pro rata, or e.g. 1s:60s for every system.")
 @click.option("--title", default="cloudnoise report", show_default=True, help="Title of the page.")
 @click.option("--log-y", is_flag=True, help="Scalability runtimes on a logarithmic axis [default: linear per panel, as the paper].")
 @out_option(required=True, dir_okay=True, file_okay=False, help="Folder where report.html and figures/ go (created if missing).")
 @json_option("Print one JSON object: report, figures, observations.")
 @accepts_aliases
 def report(campaigns: tuple[Path, ...], sweeps: tuple[Path, ...], paper: Path | None, profile: tuple[str, ...], pricing: str,
-           title: str, log_y: bool, out: Path, as_json: bool) -> None:
+           billing: str, title: str, log_y: bool, out: Path, as_json: bool) -> None:
     """Write OUTDIR/report.html (self-contained: inline CSS, embedded figures)
     and OUTDIR/figures/NAME.png + NAME.pdf: the Table II-style table, latency
     and bandwidth versus size, latency, bandwidth and OS noise over time,
@@ -47,7 +50,7 @@ def report(campaigns: tuple[Path, ...], sweeps: tuple[Path, ...], paper: Path | 
 
     outdir = out
     opts = ReportOptions(outdir=outdir, campaigns=campaigns, sweeps=sweeps, profiles=tuple(profile_names(profile)) or None,
-                         pricing=pricing, title=title, log_y=log_y, paper=paper)
+                         pricing=pricing, billing=billing, title=title, log_y=log_y, paper=paper)
     rep = build_report(opts)
     path = write(rep)
     if as_json:

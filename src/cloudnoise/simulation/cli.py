@@ -12,7 +12,7 @@ import click
 import numpy as np
 from rich.table import Table
 
-from cloudnoise.console import stdout_console, write_csv
+from cloudnoise.console import Progress, stdout_console, write_csv
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.options import (
     csv_option,
@@ -31,7 +31,6 @@ from cloudnoise.simulation.setup import parse_variants, resolve_setup  # noqa: F
 from cloudnoise.simulation.result import SimulationResult
 from cloudnoise.simulation.api import simulate as run_simulation
 from cloudnoise.simulation.params import DEFAULTS, LogGOPS
-from cloudnoise.simulation.progress import RepetitionProgress
 from cloudnoise.simulation.statistics import summarize
 
 if TYPE_CHECKING:
@@ -170,7 +169,8 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
     variants, primary = parse_variants(opts.get("variants"), noise)
     reps = opts["reps"]
     quiet = opts["as_json"] or opts["as_csv"] or opts["quiet"]
-    with RepetitionProgress(reps * len(variants), enabled=not quiet and reps > 1) as progress:
+    total = reps * len(variants)
+    with Progress("simulate", quiet=quiet or reps == 1) as progress:
         result = run_simulation(
             goal_file,
             pattern=opts.get("pattern"), ranks=opts.get("ranks"), size=opts.get("size"), nway=opts["nway"],
@@ -181,7 +181,7 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
             allow_unsupported=bool(opts.get("allow_unsupported")),
             params=params, noise=noise, variant=[primary] + [v for v in variants if v != primary],
             reps=reps, seed=opts["seed"], threads=opts["threads"], ready_order=opts["ready_order"],
-            progress=progress.callback,
+            progress=None if progress.quiet else (lambda done: progress.update(done, total, f"{done:,} of {total:,} repetitions")),
         )
     ran = result.by_variant()
     results = {v: ran[v] for v in variants}  # shown in the order asked (the baseline first)

@@ -118,6 +118,8 @@ def _pattern_input(pattern: str, ranks: int | None, size: int | str | None, nway
         schedgen=schedgen or DEFAULT_SCHEDGEN,
     )
     flavour = ", the paper authors' Schedgen" if spec.schedgen == "paper" else ""
+    if spec.mpi_call is not None:  # the algorithm MPICH runs, and why: said wherever the source is shown
+        return ScheduleInput(generate(spec), f"{spec.why}{flavour}")
     return ScheduleInput(generate(spec), f"{spec.pattern} ({spec.ranks} ranks, {spec.size} B{flavour})")
 
 

@@ -67,7 +67,11 @@ class SimulationResult:
 
     def to_pandas(self) -> Any:
         """One row per (variant, repetition): `variant`, `rep`, `runtime_ns`,
-        `seed` (and an application's compute/communication columns)."""
+        `seed` (and an application's compute/communication columns).
+        Needs pandas (pip install pandas): without it, a CloudnoiseError says so."""
+        from cloudnoise.optional import import_pandas
+
+        import_pandas()
         return repetitions_table(self.by_variant()).to_pandas()
 
     def to_dict(self) -> dict[str, Any]:
