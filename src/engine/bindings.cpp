@@ -18,7 +18,9 @@
 
 #include "engine.hpp"
 #include "goal_reader.hpp"
+#include "critical_path_bindings.hpp"
 #include "input_limits.hpp"
+#include "numpy_arrays.hpp"
 #include "round_to_int.hpp"
 #include "schedule.hpp"
 
@@ -27,18 +29,7 @@ using namespace cloudnoise;
 
 namespace {
 
-using I64Array = nb::ndarray<nb::numpy, int64_t, nb::ndim<1>>;
-
-I64Array to_numpy(std::vector<int64_t> v) {
-  // The array's memory stays with the vector; the capsule owns the vector.
-  auto holder = std::make_unique<std::vector<int64_t>>(std::move(v));
-  std::vector<int64_t>* raw = holder.get();
-  nb::capsule owner(raw, [](void* p) noexcept {
-    std::unique_ptr<std::vector<int64_t>>(static_cast<std::vector<int64_t>*>(p));
-  });
-  holder.release();
-  return I64Array(raw->data(), {raw->size()}, owner);
-}
+using bindings::to_numpy;
 
 std::vector<int64_t> to_vector(nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> a) {
   return std::vector<int64_t>(a.data(), a.data() + a.shape(0));
@@ -84,8 +75,11 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
                          const NoiseModel& noise, uint64_t seed, uint64_t first, uint64_t count,
                          unsigned threads, ReadyOrder order, Processing processing,
                          uint32_t stamp_record_bits, bool general_only,
-                         const std::function<void(uint64_t)>* progress) {
+                         const std::function<void(uint64_t)>* progress, bool critical_path,
+                         const std::vector<uint64_t>& path_reps) {
   if (count == 0) throw std::invalid_argument("repetitions must be at least 1");
+  std::optional<bindings::PathCollector> paths;
+  if (critical_path) paths.emplace(first, count, path_reps);
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::min<uint64_t>(count, 4096))));
   std::vector<int64_t> max_end(count);
   std::vector<int64_t> first_host_end;
@@ -101,12 +95,14 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
     try {
       Engine engine(sched, params, order, processing, stamp_record_bits, general_only);
       engine.set_stop(&stop);
+      engine.set_critical_path(critical_path);
       for (;;) {
         if (failed.load(std::memory_order_relaxed) || stop.load(std::memory_order_relaxed)) break;
         const uint64_t k = next.fetch_add(1);
         if (k >= count) break;
         RunResult r = engine.run(noise, seed, first + k);
         max_end[k] = r.max_end_ps;
+        if (r.path) paths->add(k, *r.path);
         if (r.windowed) windowed.fetch_add(1, std::memory_order_relaxed);
         if (std::string_view(r.loop) != "general") specialised.fetch_add(1, std::memory_order_relaxed);
         if (k == 0) {
@@ -160,6 +156,7 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
   out["messages"] = messages;
   out["windowed"] = windowed.load();
   out["specialised"] = specialised.load();
+  if (paths) paths->write(out);
   return out;
 }
 
@@ -367,7 +364,10 @@ NB_MODULE(_engine, m) {
       .def_rw("bandwidth_episodes", &NoiseModel::bandwidth_episodes)
       .def_rw("latency_stalls", &NoiseModel::latency_stalls)
       .def_rw("latency_stalls_shared", &NoiseModel::latency_stalls_shared)
-      .def_rw("switch_draws", &NoiseModel::switch_draws);
+      .def_rw("switch_draws", &NoiseModel::switch_draws)
+      .def_rw("switch_nominal", &NoiseModel::switch_nominal,
+              "With switch_draws: the noiseless network (sets of one value) against which a critical path "
+              "splits each message's drawn L and G into the network's and the noise's.");
 
   m.def(
       "drawn_gaps",
@@ -427,19 +427,20 @@ NB_MODULE(_engine, m) {
       [](const Schedule& sched, const LogGOPSParams& params, const NoiseModel& noise,
          uint64_t seed, uint64_t first, uint64_t count, unsigned threads, bool program_order,
          bool sequential, bool rendezvous_windows, std::function<void(uint64_t)> progress,
-         uint32_t stamp_record_bits, bool general) {
+         uint32_t stamp_record_bits, bool general, bool critical_path, const std::vector<uint64_t>& path_reps) {
         return run_repetitions(sched, params, noise, seed, first, count, threads,
                                program_order ? ReadyOrder::Program : ReadyOrder::LogGOPSim,
                                sequential           ? Processing::Sequential
                                : rendezvous_windows ? Processing::WindowedRendezvous
                                                     : Processing::Auto,
-                               stamp_record_bits, general, &progress);
+                               stamp_record_bits, general, &progress, critical_path, path_reps);
       },
       nb::arg("schedule"), nb::arg("params"), nb::arg("noise"), nb::arg("seed") = 0,
       nb::arg("first") = 0, nb::arg("count") = 1, nb::arg("threads") = 1,
       nb::arg("program_order") = false, nb::arg("sequential") = false,
       nb::arg("rendezvous_windows") = false, nb::arg("progress") = nb::none(),
       nb::arg("stamp_record_bits") = StampOrder::kDefaultRecordBits, nb::arg("general") = false,
+      nb::arg("critical_path") = false, nb::arg("path_reps") = std::vector<uint64_t>{},
       "Simulate repetitions [first, first+count); returns max_end_ps per repetition, "
       "host_end_ps of the first, events, messages, and how many repetitions were "
       "processed host by host in windows (`windowed`). `sequential` forces one global "
@@ -450,8 +451,14 @@ NB_MODULE(_engine, m) {
       "(and the repetition run again in the global order) more often. "
       "`general` forces the general event loop, never a specialised one (engine.hpp, Loop); "
       "`specialised` in the result counts the repetitions a specialised loop ran, with the "
-      "same results bit for bit.");
+      "same results bit for bit. "
+      "`critical_path` records every repetition's critical path (off: the loops run without its hooks): "
+      "the result gains path_parts (reps x PATH_PARTS, ps, each row adding up to the runtime), "
+      "path_counts (reps x PATH_COUNTS), path_last_host, path_noise (rows of repetition index, host, "
+      "part, ps: the noise on the path by the host it came from) and paths (the segments of the "
+      "repetitions in `path_reps`, as activities() gives them).");
 
   bind_schedules(m);
   bind_assembly(m);
+  bindings::bind_critical_path(m);
 }
