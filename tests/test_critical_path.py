@@ -132,9 +132,11 @@ def chain(ranks: int, calc_ns: int = 10_000) -> _engine.Schedule:
     return _engine.parse_goal("\n".join(lines).encode())
 
 
-@pytest.mark.parametrize("sched", [chain(6), generate(CollectiveSpec("pipelinedring", 9, 9 * 1024, segmentsize=1024))],
+@pytest.mark.parametrize("make", [lambda: chain(6),
+                                  lambda: generate(CollectiveSpec("pipelinedring", 9, 9 * 1024, segmentsize=1024))],
                          ids=["chain", "public-ring"])
-def test_added_latency_costs_d_per_latency_on_a_unique_path(sched):
+def test_added_latency_costs_d_per_latency_on_a_unique_path(make):
+    sched = make()  # made here: a schedule held by the parametrisation would outlive the module
     base = LogGOPS.parse(L="3000", o="200", g="100", G="0.01", O="0", S="65535")
     out = recorded(sched, base, _engine.NoiseModel(), 1)
     n_L = int(out["path_counts"][0][COUNT["L"]])

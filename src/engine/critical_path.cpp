@@ -23,24 +23,41 @@ std::vector<PathSegment> walk_path(const CriticalPathRecorder& rec, CriticalPath
   int64_t t = end;
   PathNode after{};
   bool has_after = false;
-  // Every node is on a path at most once: a longer walk is a cycle.
-  const uint64_t limit = 2 * rec.ops() + 2;
+  // One pass backwards over the log: a node's last entry (its start) comes
+  // before the entries of the nodes that waited for it.
+  size_t pos = rec.size();
   while (Rec::link_of(w) != PathLink::Start) {
     const PathNode n = Rec::node_of(w);
     const PathLink link = Rec::link_of(w);
-    const int64_t start = rec.time(n);
+    // Going back to n's last entry, past the release of the node after it,
+    // which n made if that came after n started.
+    bool released_by_n = false, release_seen = false;
+    const Rec::Why n_node = Rec::why(n.op, n.message, PathLink::Start);
+    if (has_after && rec.entry(pos).released()) {  // the node after was queued once: at its release
+      release_seen = true;
+      released_by_n = rec.entry(pos).releaser() == n_node;
+    }
+    for (;;) {
+      if (pos == 0) broken("names an event that was never queued");
+      const Rec::Entry& e = rec.entry(--pos);
+      const PathNode node = e.node();
+      if (has_after && !release_seen && e.released() && node.op == after.op && node.message == after.message) {
+        release_seen = true;
+        released_by_n = e.releaser() == n_node;
+      }
+      if (node.op == n.op && node.message == n.message) break;
+    }
+    const Rec::Entry& start_entry = rec.entry(pos);
+    const int64_t start = start_entry.time;
     if (start > t) broken("goes forward in time");
     PathSegment s = segment(n, link, start);
     if (s.end != t) broken("has a stretch that does not end where the next one starts");
-    if (has_after)
-      s.dependency = after.message ? link == PathLink::Flight
-                                   : rec.released_by(after.op) == Rec::why(n.op, n.message, PathLink::Start);
+    if (has_after) s.dependency = after.message ? link == PathLink::Flight : released_by_n;
     out.push_back(s);
     after = n;
     has_after = true;
     t = start;
-    w = rec.why_of(n);
-    if (out.size() > limit) broken("loops");
+    w = start_entry.setter();
   }
   if (t != 0) broken("does not reach time 0");
   std::reverse(out.begin(), out.end());

@@ -10,7 +10,7 @@
 // *setter*: the node whose activity set it, and which part of that
 // activity it was (its CPU part, its NIC's gap, ...: a PathLink). Whenever
 // an event is queued, at the time one of those resources frees or at a
-// message's arrival, the recorder notes that time and why (the setter that
+// message's arrival, the recorder logs that time and why (the setter that
 // binds: the later of the CPU and the NIC, the CPU on a tie; for a message
 // queued at its arrival, its flight from its send). An event's start is
 // its last queued time, so following "why" from the setter of the last
@@ -19,8 +19,9 @@
 // every event loop takes (engine_steps.hpp), so the general, windowed and
 // specialised loops record the same path.
 //
-// What it costs: 40 bytes per op of the schedule (a record per op and per
-// message), one store per queued event and two per activity.
+// What it costs: a 24-byte log entry per queued event, written in
+// sequence, and a store per resource an activity sets; the path is found
+// in one backward pass over the log.
 //
 // The time along a link is split afterwards (Engine::path_segment,
 // critical_path_parts.cpp) by taking the same step again with the same
@@ -29,6 +30,7 @@
 // up to the recorded times to the picosecond.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -118,7 +120,7 @@ struct CriticalPath {
 
 class CriticalPathRecorder {
  public:
-  // A node and a link, packed (node << 3 | link); Start is 0.
+  // A node and a link, packed (node << 3 | link, node = op << 1 | message); Start is 0.
   using Why = uint64_t;
   static constexpr Why kStart = 0;
 
@@ -126,35 +128,49 @@ class CriticalPathRecorder {
     return (uint64_t{op} << 1 | static_cast<uint64_t>(message)) << 3 | static_cast<uint64_t>(link);
   }
   static PathLink link_of(Why w) { return static_cast<PathLink>(w & 7); }
-  static PathNode node_of(Why w) { return {static_cast<uint32_t>(w >> 4), ((w >> 3) & 1) != 0}; }
+  static PathNode node_of(Why w) { return {static_cast<uint32_t>(w >> 4 & 0xFFFFFFFFu), ((w >> 3) & 1) != 0}; }
+
+  // One event queued: its node, the time, and why then (`setter`); for an op
+  // made ready, also the node that released it. Written in the order the
+  // engine queues events, so a node's entries come after those of every
+  // node it waited for (walk_path reads them backwards).
+  struct Entry {
+    int64_t time;
+    uint64_t bits;     // the setter (Why, bits 0-35), kMessage, kReleased, kReleasedByMessage
+    uint32_t op;       // the node's op
+    uint32_t released_by;  // with kReleased: the op of the event that released it
+    static constexpr uint64_t kMessage = uint64_t{1} << 62, kReleased = uint64_t{1} << 61,
+                              kReleasedByMessage = uint64_t{1} << 60, kSetter = (uint64_t{1} << 36) - 1;
+    PathNode node() const { return {op, (bits & kMessage) != 0}; }
+    Why setter() const { return bits & kSetter; }
+    bool released() const { return (bits & kReleased) != 0; }
+    Why releaser() const { return why(released_by, (bits & kReleasedByMessage) != 0, PathLink::Start); }
+  };
 
   // Ready for a run of a schedule of `ops` ops whose hosts keep `resources`
   // times (the engine's host state): every setter is the start.
-  void start_run(uint64_t ops, size_t resources, bool track_matches) {
-    if (op_.size() != ops) {
-      op_.assign(ops, OpRecord{});
-      message_.assign(ops, MessageRecord{});
-    }
+  // `match_ops`: with rendezvous in windows, `ops` (matched / begin_match), else 0.
+  void start_run(size_t resources, uint64_t match_ops, uint64_t ops) {
+    size_ = 0;
+    // An entry per op and per message at least: room for that at once, not by doubling.
+    if (log_.size() < ops + ops / 2) log_.resize(ops + ops / 2);
     setter_.assign(resources, kStart);
-    if (track_matches) match_.assign(ops, kStart);
+    if (match_ops) match_.assign(match_ops, kStart);
     now_ = kStart;
   }
-  uint64_t ops() const { return op_.size(); }
 
   // The hooks (engine_steps.hpp).
   // An event is queued at `time`, which `w` set.
   [[gnu::always_inline]] void queued(uint32_t op, bool message, int64_t time, Why w) {
-    if (message) {
-      message_[op] = {time, w};
-    } else {
-      op_[op].time = time;
-      op_[op].why = w;
-    }
+    append(time, w | (message ? Entry::kMessage : 0), op, 0);
+  }
+  // Op `op` is released by the running event and queued at `time`, which `w` set.
+  [[gnu::always_inline]] void ready(uint32_t op, int64_t time, Why w) {
+    append(time, w | Entry::kReleased | ((now_ >> 3 & 1) ? Entry::kReleasedByMessage : 0), op,
+           static_cast<uint32_t>(now_ >> 4));
   }
   // The event now running.
   [[gnu::always_inline]] void begin(uint32_t op, bool message) { now_ = why(op, message, PathLink::Start); }
-  // The running event released op `op`.
-  [[gnu::always_inline]] void released(uint32_t op) { op_[op].released_by = now_; }
   // Resource `r`'s free time was set by `w` (a node's activity on a link).
   [[gnu::always_inline]] void set(size_t r, Why w) { setter_[r] = w; }
   // The running event, through `link`.
@@ -166,26 +182,30 @@ class CriticalPathRecorder {
   void matched(uint32_t send_op) { match_[send_op] = now_; }
   void begin_match(uint32_t send_op) { now_ = match_[send_op]; }
 
-  // A node's start and why it started then.
-  int64_t time(PathNode n) const { return n.message ? message_[n.op].time : op_[n.op].time; }
-  Why why_of(PathNode n) const { return n.message ? message_[n.op].why : op_[n.op].why; }
-  // The node that released op `op` (its link bits are Start).
-  Why released_by(uint32_t op) const { return op_[op].released_by; }
+  // The run's entries, in the order written.
+  size_t size() const { return size_; }
+  const Entry& entry(size_t i) const { return log_[i]; }
 
  private:
-  struct OpRecord {
-    int64_t time = 0;
-    Why why = kStart;
-    Why released_by = kStart;
-  };
-  struct MessageRecord {
-    int64_t time = 0;
-    Why why = kStart;
-  };
-  std::vector<OpRecord> op_;
-  std::vector<MessageRecord> message_;  // by send op
-  std::vector<Why> setter_;             // parallel to the engine's host state
-  std::vector<Why> match_;              // by send op, rendezvous in windows only
+  [[gnu::always_inline]] void append(int64_t time, uint64_t bits, uint32_t op, uint32_t released_by) {
+    if (size_ == log_.size()) [[unlikely]]
+      grow();
+    Entry& e = log_[size_++];
+    e.time = time;
+    e.bits = bits;
+    e.op = op;
+    e.released_by = released_by;
+  }
+  [[gnu::noinline]] void grow() { log_.resize(std::max<size_t>(size_t{1} << 16, 2 * log_.size())); }
+
+  // A log, written in sequence: an entry a node per queued event. (An array
+  // by op, written in place, cost 2.5x the engine's time on a 16K-rank
+  // dissemination: its writes, a few per host and window over 18 MB, missed
+  // the caches that hold the hosts' state.)
+  std::vector<Entry> log_;
+  size_t size_ = 0;
+  std::vector<Why> setter_;  // parallel to the engine's host state
+  std::vector<Why> match_;   // by send op, rendezvous in windows only
   Why now_ = kStart;
 };
 

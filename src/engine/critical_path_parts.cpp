@@ -153,21 +153,27 @@ CriticalPath Engine::critical_path(const RunResult& res) {
 }
 
 std::vector<PathSegment> Engine::activities(const std::vector<uint8_t>& ranks) {
-  if (path_.ops() != sched_.num_ops()) throw std::logic_error("activities need a run that recorded its path");
+  if (!record_path_ || path_.size() == 0) throw std::logic_error("activities need a run that recorded its path");
   auto wanted = [&](uint32_t r) { return r < ranks.size() && ranks[r] != 0; };
+  // Every node's start: its last entry in the log.
+  std::vector<int64_t> op_start(sched_.num_ops(), -1), message_start(sched_.num_ops(), -1);
+  for (size_t i = 0; i < path_.size(); ++i) {
+    const CriticalPathRecorder::Entry& e = path_.entry(i);
+    (e.node().message ? message_start : op_start)[e.op] = e.time;
+  }
   std::vector<PathSegment> out;
   for (uint32_t r = 0; r < ranks_; ++r) {
     for (uint32_t i = sched_.rank_begin(r); i < sched_.rank_end(r); ++i) {
       const Op& op = sched_.template_op(r, i);
       if (op.kind == OpKind::Calc && wanted(r)) {
-        out.push_back(path_segment({i, false}, PathLink::Cpu, path_.time({i, false})));
+        out.push_back(path_segment({i, false}, PathLink::Cpu, op_start[i]));
       } else if (op.kind == OpKind::Send) {
         if (wanted(r))
           for (const PathLink link : {PathLink::Cpu, PathLink::NicSend, PathLink::Flight})
-            out.push_back(path_segment({i, false}, link, path_.time({i, false})));
+            out.push_back(path_segment({i, false}, link, op_start[i]));
         if (wanted(peer_of(r, op)))
           for (const PathLink link : {PathLink::Cpu, PathLink::NicRecv})
-            out.push_back(path_segment({i, true}, link, path_.time({i, true})));
+            out.push_back(path_segment({i, true}, link, message_start[i]));
       }
     }
   }

@@ -268,8 +268,9 @@ class Engine {
   void path_wait(uint32_t op, bool message, int64_t time, const int64_t& o_free, const int64_t* other);
   template <bool kRecord>
   void path_begin(uint32_t op, bool message);
+  // Op `op` of a host, released by the running event, queued at `time` (as path_wait).
   template <bool kRecord>
-  void path_released(uint32_t op);
+  void path_ready(uint32_t op, int64_t time, const int64_t& o_free, const int64_t* other);
   size_t resource_index(const int64_t& t) const { return static_cast<size_t>(&t - host_state_.data()); }
   template <bool kWindowed, bool kRecord>
   void complete_rendezvous_at(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t,

@@ -80,8 +80,12 @@ template <bool kRecord>
 }
 
 template <bool kRecord>
-[[gnu::always_inline]] inline void Engine::path_released(uint32_t op) {
-  if constexpr (kRecord) path_.released(op);
+[[gnu::always_inline]] inline void Engine::path_ready(uint32_t op, int64_t time, const int64_t& o_free,
+                                                      const int64_t* other) {
+  if constexpr (kRecord) {
+    const int64_t& binding = other && *other > o_free ? *other : o_free;
+    path_.ready(op, time, path_.setter(resource_index(binding)));
+  }
 }
 
 // A rendezvous send's sender is held until its message is matched at t:

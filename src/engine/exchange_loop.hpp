@@ -197,15 +197,14 @@ template <bool kPacked, bool kRecord>
   const OpKind kind = ExchangePlan::ready_kind(ready_op);
   const uint32_t op = at.begin + local;
   ++ready_count_;
-  path_released<kRecord>(op);
   if (kind != OpKind::Send) {
-    path_wait<kRecord>(op, false, next_o(r, 0), next_o(r, 0), nullptr);
+    path_ready<kRecord>(op, next_o(r, 0), next_o(r, 0), nullptr);
     queue_.push({next_o(r, 0), pack_ts<kPacked>(stamp_++, 0), op,
                  Event::pack(r, kind == OpKind::Recv ? kEvRecv : kEvCalc)});
     return;
   }
   const int64_t when = std::max(next_o(r, 0), next_gs(r, 0));
-  path_wait<kRecord>(op, false, when, next_o(r, 0), &next_gs(r, 0));
+  path_ready<kRecord>(op, when, next_o(r, 0), &next_gs(r, 0));
   if (switch_) [[unlikely]] {
     const ExchangePlan::Step& s = exchange_->step(at.tb + local);
     switch_->prefetch(switch_->is_far(r, Schedule::absolute_peer(r, s.to, ranks_)), latency_rng_.bits(op),

@@ -72,10 +72,7 @@ template <bool kRecord>
   const Op& op = sched_.template_op(host, i);
   const int64_t o_free = next_o(host, op.cpu);
   const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
-  if constexpr (kRecord) {
-    path_released<kRecord>(i);
-    path_wait<kRecord>(i, false, t, next_o(host, op.cpu), op.kind == OpKind::Send ? &next_gs(host, op.nic) : nullptr);
-  }
+  path_ready<kRecord>(i, t, next_o(host, op.cpu), op.kind == OpKind::Send ? &next_gs(host, op.nic) : nullptr);
   return {t, stamp_++, Event::pack(host, static_cast<EventKind>(op.kind))};
 }
 
@@ -249,8 +246,9 @@ RunResult Engine::simulate_loops(const NoiseModel& noise, uint64_t seed, uint64_
   // The recorder's setters start with every host's times (reset).
   auto start_path = [&] {
     if constexpr (kRecord)
-      path_.start_run(sched_.num_ops(), host_state_.size(),
-                      rendezvous_ && processing_ == Processing::WindowedRendezvous);
+      path_.start_run(host_state_.size(),
+                      rendezvous_ && processing_ == Processing::WindowedRendezvous ? sched_.num_ops() : 0,
+                      sched_.num_ops());
   };
   reset(noise, seed, repetition);
   start_path();
