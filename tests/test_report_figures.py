@@ -6,7 +6,8 @@ machine of a report's campaign listed once in Table II.
 The report is built from a known campaign (every measured figure: sizes, latency,
 bandwidth and OS noise), a profile built from that campaign (as `cloudnoise demo`
 does), and a small simulated sweep (scalability, cost, front): the figures the quick
-demo draws, from data a test can make in seconds.
+demo draws, from data a test can make in seconds; and the critical path's section
+(`--explain`: shares per system and scale, the timeline of a median and a p99 run).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from cloudnoise.report.figures import base
 from report_support import write_known_campaign, write_simulated_sweep, write_sweep
 
 EVERY_FIGURE = {"latency-bandwidth-vs-size", "latency-noise", "bandwidth-noise", "os-detours",
-                "scalability-dissemination-16b", "cost-increase-dissemination-16b", "front-dissemination-16b"}
+                "scalability-dissemination-16b", "cost-increase-dissemination-16b", "front-dissemination-16b",
+                "critical-path-shares", "critical-path-timeline"}
 
 
 @dataclass
@@ -57,7 +59,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     mp.setattr(base, "save", keep)
     try:
         report = build_report(ReportOptions(root / "out", campaigns=(campaign,), sweeps=(sweep,),
-                                            profiles=(str(root / "here.json"), "daint", "aws-hpc")))
+                                            profiles=(str(root / "here.json"), "daint", "aws-hpc"),
+                                            explain_nodes=(8, 64)))
     finally:
         mp.undo()
     return Built(report, saved)
@@ -225,3 +228,20 @@ def test_a_panel_with_far_outliers_and_means_keeps_its_note_inside(tmp_path):
         for text in notes:
             box = text.get_window_extent(renderer)
             assert edge.containsx(box.x0) and edge.containsx(box.x1), f"{text.get_text()!r} cut at the edge"
+
+
+def test_the_critical_path_section_has_a_row_per_system_and_scale(built):
+    section = next(s for s in built.report.sections if s.key == "critical-path")
+    rows = section.tables[0].rows
+    assert [(r[0], r[1]) for r in rows] == [(n, c) for n in ("this-machine", "daint", "aws-hpc") for c in ("8", "64")]
+    fig, caption = built.figures["critical-path-shares"]
+    bars = [p for ax in fig.axes for p in ax.patches]
+    # each (system, nodes) bar stacks to 100%
+    ends = {}
+    for p in bars:
+        y = round(p.get_y() + p.get_height() / 2)
+        ends[y] = max(ends.get(y, 0.0), p.get_x() + p.get_width())
+    assert len(ends) == 6 and all(abs(v - 100.0) < 1e-6 for v in ends.values())
+    assert "critical path" in caption
+    timeline, _ = built.figures["critical-path-timeline"]
+    assert len([ax for ax in timeline.axes if ax.get_visible()]) == 2  # the median and the p99 repetition
