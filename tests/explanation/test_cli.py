@@ -71,3 +71,20 @@ def test_bad_timeline_requests_are_one_line_and_exit_2(tmp_path, capsys, args, m
         err = capsys.readouterr().err
         assert status == 2, (command, err)
         assert message in err and err.strip().count("\n") == 0, err
+
+
+@pytest.mark.parametrize("within", ["150%", "0", "lots"])
+def test_a_bad_within_is_one_line_and_exit_2(capsys, within):
+    assert run_here("explain", *CASE, "--tolerance", "--within", within) == 2
+    err = capsys.readouterr().err
+    assert "--within" in err and err.strip().count("\n") == 0
+
+
+def test_tolerance_in_json(capsys):
+    assert run_here("explain", "--pattern", "dissemination", "--ranks", "16", "--size", "16B", "--L", "2500",
+                    "--tolerance", "--within", "2%", "--json") == 0
+    v = json.loads(capsys.readouterr().out)["variants"]["none"]
+    t = v["tolerance"][0]
+    assert t["within_fraction"] == 0.02 and t["bound_ns"] == t["simulated_ns"]
+    assert t["tolerated_L_ns"] == pytest.approx(2500 + t["simulated_ns"])
+    assert {s["term"] for s in v["sensitivity"]} == {"L", "o", "g", "G", "O"}

@@ -22,7 +22,9 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.explanation.attribution import Slowdown, TailCause, slowdown, tail_cause
 from cloudnoise.explanation.decomposition import KindShare, shares
 from cloudnoise.explanation.hosts import NoisyRank, noisy_ranks
+from cloudnoise.explanation.sensitivity import Sensitivity, latency_ratio, sensitivities
 from cloudnoise.explanation.timeline import Timeline, TimelineRequest, record_all
+from cloudnoise.explanation.tolerance import Tolerance, tolerances
 from cloudnoise.simulation.api import prepare_run, simulate
 from cloudnoise.simulation.critical_path import CriticalPaths
 from cloudnoise.simulation.noise import NoiseSetup
@@ -42,6 +44,8 @@ class VariantExplanation:
     slowdown: Slowdown | None  # None for `none` itself
     tail: TailCause
     noisy_ranks: list[NoisyRank]
+    sensitivity: list[Sensitivity] = field(default_factory=list)
+    tolerance: list[Tolerance] = field(default_factory=list)  # when asked for (explain(tolerance=True))
 
     @property
     def paths(self) -> CriticalPaths:
@@ -62,6 +66,10 @@ class VariantExplanation:
             "slowdown": self.slowdown.to_dict() if self.slowdown is not None else None,
             "tail": self.tail.to_dict(),
             "noisy_ranks": [r.to_dict() for r in self.noisy_ranks],
+            "sensitivity": [s.to_dict() for s in self.sensitivity],
+            "latency_ratio": {"median": float(np.median(latency_ratio(self.paths))),
+                              "p90": float(np.percentile(latency_ratio(self.paths), 90))},
+            "tolerance": [t.to_dict() for t in self.tolerance],
         }
 
 
@@ -117,6 +125,8 @@ def explain(
     threads: int | None = None,
     ready_order: str = "program",
     top_ranks: int = 5,
+    tolerance: bool = False,
+    within: float = 0.01,
     progress: Callable[[int], None] | None = None,
     **inputs: Any,
 ) -> Explanation:
@@ -128,8 +138,11 @@ def explain(
     simulation.api.RUN_INPUTS); the variants default to all the noise given. The noiseless
     baseline `none` always runs too, first, on the same seed; a variant that draws
     nothing at random runs once and stands for every repetition. `top_ranks`: how many
-    of the ranks whose noise lies on the path most often to name. `progress(done)` counts
-    repetitions over all variants. Bad input raises CloudnoiseError.
+    of the ranks whose noise lies on the path most often to name. `tolerance`: also the
+    largest added latency and OS-noise factor that keep each variant's median and p99 within
+    `within` (a fraction) of today's, by the path and by re-simulation (explanation.tolerance;
+    a run again per step of a bisection). `progress(done)` counts repetitions over all
+    variants. Bad input raises CloudnoiseError.
     """
     if reps < 1:
         raise CloudnoiseError(f"--reps must be at least 1, got {reps}")
@@ -157,8 +170,12 @@ def explain(
         out.variants[name] = VariantExplanation(
             name, r, shares(paths),
             None if name == "none" else slowdown(runtime, base.paths.parts_ps.sum(axis=1), paths),
-            tail_cause(runtime, paths), noisy_ranks(paths, len(runtime), top_ranks),
+            tail_cause(runtime, paths), noisy_ranks(paths, len(runtime), top_ranks), sensitivities(paths),
         )
+        if tolerance:
+            out.variants[name].tolerance = tolerances(
+                run.workload.schedule, run.params, setup, name, paths, seed=seed, ready_order=ready_order,
+                within=within, threads=threads)
     return out
 
 

@@ -9,6 +9,7 @@ import click
 from rich.table import Table
 
 from cloudnoise.console import stdout_console, write_csv
+from cloudnoise.errors import CloudnoiseError
 from cloudnoise.explanation.api import Explanation, explain as run_explain, setup_variants
 from cloudnoise.explanation.decomposition import LABELS, SHORT
 from cloudnoise.options import csv_option, json_option, one_of_json_csv, quiet_option
@@ -25,6 +26,12 @@ from cloudnoise.units import format_time_ps
 @run_options
 @click.option("--top", "top", type=click.IntRange(min=0), default=5, show_default=True,
               help="How many of the ranks whose noise lies on the critical path most often to name.")
+@click.option("--tolerance", is_flag=True,
+              help="Also the latency tolerance: the largest added L (and OS-noise factor) that keeps the median, and "
+              "the p99, within --within of today's, by the critical path and by re-simulation on the same seed "
+              "(a run again per step of a bisection).")
+@click.option("--within", "within", default="1%", show_default=True, metavar="PERCENT",
+              help="With --tolerance: the runtime increase tolerated, a percentage (1%) or a fraction (0.01).")
 @json_option("Print one JSON object instead of the tables.")
 @csv_option("Print each variant's shares by kind as CSV.")
 @quiet_option()
@@ -54,6 +61,7 @@ def explain(goal_file: Path | None, **opts: Any) -> None:
           --reps 50 --timeline rep.json --timeline-rep median,p99 --timeline-ranks 0-63
     """
     one_of_json_csv(opts["as_json"], opts["as_csv"])
+    within = parse_within(opts["within"])
     params, noise = resolve_setup(opts)
     variants = setup_variants(noise, parse_variants(opts.get("variants"), noise)[0] if opts.get("variants")
                               else noise.default_variants())
@@ -65,6 +73,7 @@ def explain(goal_file: Path | None, **opts: Any) -> None:
         result = run_explain(
             workload, params=params, noise=noise, reps=reps, seed=opts["seed"], threads=opts["threads"],
             ready_order=opts["ready_order"], top_ranks=opts["top"], progress=bar.callback, variant=variants,
+            tolerance=opts["tolerance"], within=within,
         )
     if opts["as_json"]:
         print_json(result.to_dict(), opts)
@@ -75,6 +84,18 @@ def explain(goal_file: Path | None, **opts: Any) -> None:
     if timeline is not None:
         write_timeline(opts, timeline, workload, params, noise, result.primary,
                        result.variants[result.primary].result.runtime_ns)
+
+
+def parse_within(text: str) -> float:
+    """--within: "1%" or 0.01, above 0 and below 1."""
+    value = text.strip()
+    try:
+        fraction = float(value[:-1]) / 100 if value.endswith("%") else float(value)
+    except ValueError:
+        raise CloudnoiseError(f"--within takes a percentage (1%) or a fraction (0.01), got {value!r}") from None
+    if not 0 < fraction < 1:
+        raise CloudnoiseError(f"--within must be above 0% and below 100%, got {value!r}")
+    return fraction
 
 
 def write_shares_csv(result: Explanation) -> None:
@@ -119,4 +140,17 @@ def print_explanation(result: Explanation) -> None:
             named = "; ".join(f"rank {r.rank} ({100 * r.fraction:.0f}% of repetitions, {_ns(r.mean_ns)} each)"
                               for r in v.noisy_ranks)
             console.print(f"  noise on the path most often from: {named}")
+        sens = {s.term: s for s in v.sensitivity}
+        if sens:
+            console.print("  terms on the path (dT/dL, dT/do, dT/dg; median, p90): " + ", ".join(
+                f"{t} {sens[t].median:g} ({sens[t].p90:g})" for t in ("L", "o", "g")) +
+                f"; dT/dG {sens['G'].median:g} bytes")
+        for t in v.tolerance:
+            what = ("added L" if t.what == "latency" else "OS detours x")
+            show = (lambda x: "no limit" if x is None else _ns(x)) if t.what == "latency" else \
+                (lambda x: "no limit" if x is None else f"{x:.3g}")
+            console.print(f"  tolerance, {t.statistic} within {100 * t.within:g}%: {what} {show(t.bound)} by the path"
+                          + ("" if t.simulated is None and t.evaluations == 0
+                             else f", {show(t.simulated)} re-simulated ({t.evaluations} runs)")
+                          + ("" if t.tolerated_L_ns is None else f": L up to {_ns(t.tolerated_L_ns)}"))
     console.print(f"[dim]engine {result.engine_seconds:.3f} s[/]")
