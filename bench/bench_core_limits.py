@@ -32,7 +32,7 @@ Measured 2026-11-27 23:20 UTC on this 2-core VM (load 0.7-1.1), medians: depende
 loads 3.0 ns (32 KiB), 6.4 (256 KiB), 8.2 (1 MiB), 30.3 (2 MiB), 38.7 (4 MiB), 151
 (16 MiB), 168 (64 MiB), 277 (512 MiB); independent loads 3.5-4.9 ns up to 16 MiB, 14.9
 at 64 MiB, 23.5 at 512 MiB; a mispredicted branch 9.1 ns; the clock 2.9 GHz.
-docs/paper.md ("Stop 45") sets these beside the engine's counted instructions, misses
+docs/explanation/engine.md sets these beside the engine's counted instructions, misses
 and mispredictions per event.
 """
 

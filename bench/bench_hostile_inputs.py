@@ -42,7 +42,7 @@ from cloudnoise.schedules.patterns import CollectiveSpec, write_goal
 ROOT = Path(__file__).resolve().parents[1]
 PROFILE = ROOT / "src" / "cloudnoise" / "profiles" / "data" / "daint.json"
 TRACE = "# start_ns\tduration_ns\n" + "".join(f"{1000 * i + 500}\t{200 + 7 * (i % 5)}\n" for i in range(200))
-APP = """# a small iterative application (docs/applications.md)
+APP = """# a small iterative application (docs/how-to/applications.md)
 name = "hostile"
 iterations = 3
 

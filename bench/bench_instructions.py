@@ -13,7 +13,7 @@ Until issue 50 this case was the public Schedgen's chain on the authors' inputs,
 counts (below) are not comparable with these. valgrind 3.19 crashed (SIGSEGV, in the Python process,
 before the engine ran) on some runs of this case started from this script: one of four
 plain runs, and all three with its branch and cache model on (--branch-sim=yes
---cache-sim=yes; docs/paper.md "Stop 44" gives that model's figures from a one-repetition
+--cache-sim=yes; docs/explanation/engine.md gives that model's figures from a one-repetition
 run started by hand). The script then stops with valgrind's message: run it again.
 
 Reference for the ring, counted this way on 2026-11-27 (dev builds, Release):
@@ -22,7 +22,7 @@ Reference for the ring, counted this way on 2026-11-27 (dev builds, Release):
           one-block gap and coded reads inlined):      1,312.5 M (-12.7%)
   1082403 (and the summary bit cleared branch-free):   1,324.2 M (-11.9%)
 while paired wall-clock runs of the two builds could not be told apart (within this
-machine's noise; docs/paper.md, "Stop 44", says where the time goes instead).
+machine's noise; docs/explanation/engine.md says where the time goes instead).
 
 On this shared 2-core VM wall-clock figures move by 2x from one day to the next
 (bench_noise.py's first case: 9.6 s at stop 26, 19.5-20.6 s on 2026-11-26 with the

@@ -22,7 +22,7 @@ figure from the same machine at the same time.
 
 Reference figures: >= 200,000 calls/s is the target; Schedgen converts
 about 67,000 calls/s (a 4-rank MILC trace, on the development machine).
-Measured (docs/traces.md, `--calls 25000,100000,400000 --python`, load 6.5
+Measured (docs/reference/trace-formats.md, `--calls 25000,100000,400000 --python`, load 6.5
 to 6.8 on the shared 2-core machine): C++ 563,000 to 675,000 calls/s of CPU
 time, peak RSS 34 to 37 MiB at 25,000 to 400,000 calls a rank (flat);
 the Python converter alone 114,000 to 142,000 calls/s, 32 to 63 MiB.

@@ -13,7 +13,7 @@ eager trees under noise that is the general loop's windows, Engine::choose_loop)
 (process_time), so other processes' load moves it less than wall time, but it still does
 on this shared 2-core VM: compare runs taken in turn.
 
-Measured 2026-11-28 (docs/paper.md, stop 50): public chain 8.7 CPU s/rep specialised,
+Measured (docs/explanation/engine.md): public chain 8.7 CPU s/rep specialised,
 12.6 general (its rank 0 queues all 16,384 sends at once, and each waiting send is popped
 again at every NIC-free time, in both loops: ~134 M pops); 16K-rank 1 MiB binomial
 broadcast 4.9 ms against 6.3 ms.

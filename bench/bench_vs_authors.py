@@ -2,7 +2,7 @@
 
     python bench/bench_vs_authors.py --authors DIR                      # DIR: their LogGOPSim, txt2bin, schedgen
     python bench/bench_vs_authors.py --authors DIR --systems daint --nodes 16,256 --reps 100 --jobs 2
-    python bench/bench_vs_authors.py --authors DIR --markdown           # the table for docs/paper.md
+    python bench/bench_vs_authors.py --authors DIR --markdown           # the table for docs/explanation/paper.md
 
     # their runs on another machine (many cores, no cloudnoise needed there):
     python bench/bench_vs_authors.py --authors DIR --prepare BUNDLE --work GOALS ...   # inputs + tasks.json
@@ -404,7 +404,7 @@ GOALS: dict[str, str] = {}  # case key -> how our GOAL compares with theirs
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
-    """The docs/paper.md table: one line per case, cells theirs / ours."""
+    """The docs/explanation/paper.md table: one line per case, cells theirs / ours."""
     out = ["| system | placement | schedule | nodes | GOAL | noiseless us: theirs / ours (diff) | os: median, p90 "
            "slowdown theirs / ours (z) | net | os+net |", "|---|---|---|---:|---|---|---|---|---|"]
     names = {"nwaydissemination_nocompute": "dissemination 16 B", "pipelinedring": "ring 512 MiB"}
@@ -452,7 +452,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=30, help="repetitions per noisy case (both sides)")
     ap.add_argument("--reps-large", type=int, default=100, help="the same at 16,384 nodes, where tails decide the p90")
     ap.add_argument("--new-only", action="store_true",
-                    help="for the four systems, only rings at 1,024 nodes and more (the rest is in docs/paper.md)")
+                    help="for the four systems, only rings at 1,024 nodes and more (the rest is in docs/explanation/paper.md)")
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--seed", type=int, default=1, help="cloudnoise's seed (one for every case, so the cases' draws "
                     "are correlated: a second seed shows how far one seed moves them all)")

@@ -1,4 +1,4 @@
-"""Every command follows docs/cli.md: walks the whole command tree (as `--help`
+"""Every command follows docs/reference/conventions.md: walks the whole command tree (as `--help`
 shows it) and checks option names, the shared options, --json where results are
 printed, and that old spellings are hidden aliases that still work."""
 
@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from cloudnoise.cli import cli
 
-# Spellings docs/cli.md retired: never shown in --help (hidden aliases at most).
+# Spellings docs/reference/conventions.md retired: never shown in --help (hidden aliases at most).
 RETIRED = {"--system", "--systems", "--profiles", "--output", "--outdir", "--output-dir", "--format"}
 # Commands that only print help-like text, run a user's program, or build a library: no results to print as JSON.
 NO_RESULTS = {"trace lib"}
@@ -115,7 +115,7 @@ def test_wrong_arguments_exit_2_with_one_line(args: list[str], capsys) -> None:
 
 
 def test_piped_profile_show_keeps_long_lines_whole() -> None:
-    """docs/cli.md: off a terminal, tables and notes are as wide as they need (no 80-column folding)."""
+    """docs/reference/conventions.md: off a terminal, tables and notes are as wide as they need (no 80-column folding)."""
     import subprocess
     import sys
 

@@ -130,7 +130,7 @@ def _comm_share(system: str, app_text: str, nodes: int) -> float:
     # The text-based profiles (Table I peak x efficiency, Table II's G): with
     # the built-ins from the artifact (the authors' G, measured DGEMM rates)
     # AWS HPC and GCP HPC spend 23-30% and 38-45% of the Fig. 17 workload
-    # communicating, against the paper's "less than 20%" (docs/paper.md).
+    # communicating, against the paper's "less than 20%" (docs/explanation/paper.md).
     profile = _text(system)
     app = resolve(parse_app(app_text), ranks=nodes, rate=profile.compute_rate())
     r = simulate(app.generate(), params=LogGOPS.from_profile(profile), ready_order="program")

@@ -99,3 +99,65 @@ def test_ns_output_is_integer_when_exact():
 def test_repetitions_without_noise_are_identical():
     r = run_text(pair(8), reps=5, threads=2)
     assert r.runtime_ns.tolist() == [5542] * 5
+
+
+def test_a_small_receive_completes_the_rendezvous_message_it_takes():
+    # Rank 1's 8 B receive, posted at 10 us, takes a 100,000 B message (above S)
+    # waiting since 4 us: the message's size makes it rendezvous, so its
+    # sender is held until then (10 us), its next calc ends at 10.1 us. (A
+    # rule by the receive's size never completed that send: a deadlock.)
+    text = ("num_ranks 2\nrank 0 {\nl1: send 100000b to 1 tag 0\nl2: calc 100\nl2 requires l1\n}\n"
+            "rank 1 {\nl1: calc 10000\nl2: recv 8b from 0 tag 0\nl2 requires l1\n}\n")
+    r = run_text(text)
+    assert r.host_end_ns.tolist() == [10_000 + 100, 10_000 + 1500 + 99_999 * 6]
+
+
+def test_a_large_receive_does_not_complete_an_eager_send_twice():
+    # Rank 1's 100,000 B receive takes an 8 B (eager) message: its send was
+    # complete when it left (rank 0's calc ends at o + 100 ns); completing it
+    # again at the match would run that calc a second time, at 10 us.
+    text = ("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\nl2: calc 100\nl2 requires l1\n}\n"
+            "rank 1 {\nl1: calc 10000\nl2: recv 100000b from 0 tag 0\nl2 requires l1\n}\n")
+    r = run_text(text)
+    assert r.host_end_ns.tolist() == [1500 + 100, 10_000 + 1500 + 7 * 6]
+    assert r.events == 5
+
+
+# Rank 0 sends a rendezvous message M1 and an eager M2 on one channel, then
+# (once M1 is matched) X on another tag; rank 1 receives M1, then X, then M2.
+# Should M2 overtake M1 (a latency drawn per message), M2 takes M1's receive
+# and M1 waits for a receive posted only after X, which waits for M1: the
+# program deadlocks, though MPI never lets M2 overtake M1.
+OVERTAKE = ("num_ranks 2\nrank 0 {\nm1: send 100000b to 1 tag 0\nm2: send 8b to 1 tag 0\nx: send 8b to 1 tag 1\n"
+            "x requires m1\n}\nrank 1 {\nr1: recv 100000b from 0 tag 0\nrx: recv 8b from 0 tag 1\n"
+            "r2: recv 8b from 0 tag 0\nrx requires r1\nr2 requires rx\n}\n")
+NO_G = LogGOPS.parse(L="2500", o="1500", g="1000", G="0", O="0", S="65535")
+
+
+def _stuck_repetitions(in_order: bool, reps: int = 40) -> int:
+    from cloudnoise.errors import CloudnoiseError
+
+    stuck = 0
+    for rep in range(reps):
+        schedule = _engine.parse_goal(OVERTAKE.encode(), "test")
+        schedule.in_order = in_order
+        try:
+            simulate(schedule, params=NO_G, latency_noise="lognormal:median=10us,sigma=1.5", first_rep=rep)
+        except CloudnoiseError:
+            stuck += 1
+    return stuck
+
+
+def test_in_order_channels_keep_mpi_order_under_latency_noise():
+    # LogGOPSim's semantics (the default) let M2 overtake M1 in some
+    # repetitions; a schedule that keeps MPI's order (a recorded trace's)
+    # completes in every one.
+    assert _stuck_repetitions(in_order=False) > 0
+    assert _stuck_repetitions(in_order=True) == 0
+
+
+def test_in_order_changes_nothing_without_latency_noise():
+    schedule = _engine.parse_goal(OVERTAKE.encode(), "test")
+    plain = simulate(schedule, params=NO_G).host_end_ns.tolist()
+    schedule.in_order = True
+    assert simulate(schedule, params=NO_G).host_end_ns.tolist() == plain

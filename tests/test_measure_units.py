@@ -32,7 +32,7 @@ def test_parse_size():
 
 
 def test_sizes_mean_what_they_mean_in_every_command():
-    """docs/cli.md: MB is 10^6 and MiB is 2^20 here as in `simulate --size`."""
+    """docs/reference/conventions.md: MB is 10^6 and MiB is 2^20 here as in `simulate --size`."""
     from cloudnoise.units import parse_size_bytes
 
     for text, expected in (("1MB", 10**6), ("1MiB", 2**20), ("64KB", 64_000), ("64KiB", 65536), ("1.5KB", 1500),

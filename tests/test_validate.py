@@ -493,3 +493,22 @@ def test_work_folder_keeps_what_a_failure_names_and_nothing_else(tmp_path: Path,
     with pytest.raises(KeyboardInterrupt), work_folder(out, "wf-") as given:
         raise KeyboardInterrupt
     assert given == out and out.is_dir()
+
+
+def test_a_dead_rank_is_named_from_either_mpiexec_log(tmp_path: Path) -> None:
+    """MPICH's hydra and Open MPI's mpiexec say a rank died in different words; both are read."""
+    from cloudnoise.validation.executor import _explain_failure
+
+    hydra = ("===================================================================================\n"
+             "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n"
+             "=   EXIT CODE: 134\n"
+             "=   EXIT STRING: Aborted (signal 6)\n")
+    open_mpi = ("--------------------------------------------------------------------------\n"
+                "mpiexec noticed that process rank 1 with PID 0 on node vm exited on signal 6 (Aborted).\n"
+                "--------------------------------------------------------------------------\n")
+    for name, text in (("hydra", hydra), ("open-mpi", open_mpi)):
+        log = tmp_path / f"{name}.log"
+        log.write_text(text)
+        said = _explain_failure("the launch failed (exit 134): ----", log, 2)
+        assert "died" in said and "signal 6" in said and "Aborted" in said, (name, said)
+        assert said.startswith("rank 1 ") == (name == "open-mpi"), said

@@ -1,7 +1,7 @@
 """cloudnoise: measure network and OS noise, model it, simulate its effect on
 tightly coupled jobs at scale with a LogGOPS engine, and price the result.
 
-The public API (docs/api.md) is plain functions with their parameters:
+The public API (docs/how-to/python.md) is plain functions with their parameters:
 `simulate`, `measure`, `validate`, `cost`, `advise`, `load_profile`,
 `build_profile`, `copy_profile`, and the classes they return. Each is its
 stage's own function (`cloudnoise.simulation.api.simulate`, ...), defined

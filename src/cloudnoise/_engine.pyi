@@ -38,6 +38,15 @@ class Schedule:
     @property
     def memory_bytes(self) -> int: ...
 
+    @property
+    def in_order(self) -> bool:
+        """
+        Messages of one (sender, receiver, tag) channel arrive in the order they were sent (MPI's non-overtaking rule; set for recorded traces). False: LogGOPSim's semantics, where latency noise may reorder them.
+        """
+
+    @in_order.setter
+    def in_order(self, arg: bool, /) -> None: ...
+
 def read_goal(path: str) -> Schedule:
     """Read a GOAL text file (.gz inflated) into a Schedule."""
 

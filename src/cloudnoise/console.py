@@ -1,4 +1,4 @@
-"""Where commands print: tables on stdout, notes and progress on stderr (docs/cli.md).
+"""Where commands print: tables on stdout, notes and progress on stderr (docs/reference/conventions.md).
 
 Rich sizes its output to the terminal and, when stdout is a pipe or a file,
 to 80 columns, which folds or truncates wide tables. A table piped to

@@ -2,7 +2,7 @@
 
 `os.cpu_count()` counts the machine's cores, but a Slurm step, a container or
 `taskset` may give this process fewer; `os.sched_getaffinity` says which ones
-it may really run on, so that is what defaults are sized by (docs/cli.md).
+it may really run on, so that is what defaults are sized by (docs/reference/conventions.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every stage raises CloudnoiseError for bad input or an impossible request, so
 users see `cloudnoise: error: <what is wrong and what to do>` instead of a
 traceback, and scripts can tell failure kinds apart by exit status
-(docs/cli.md). `expected_error` is the one place that also turns the
+(docs/reference/conventions.md). `expected_error` is the one place that also turns the
 failures any input can provoke anywhere (a directory where a file was
 expected, a file that is not UTF-8, a request larger than memory, input
 nested too deeply, a number out of range) into such a line, for the paths a
@@ -86,6 +86,6 @@ def expected_error(err: BaseException) -> CloudnoiseError | None:
     if isinstance(err, OverflowError):
         detail = str(err).strip()
         return CloudnoiseError(
-            "a number is out of range" + (f" ({detail})" if detail else "") + "; see docs/cli.md for the limits"
+            "a number is out of range" + (f" ({detail})" if detail else "") + "; see docs/reference/conventions.md for the limits"
         )
     return None

@@ -44,7 +44,7 @@ def file_beside(base_dir: Path, name: str, what: str) -> Path:
     """A data file that a document (a profile) names, resolved in the document's
     folder. The document may come from someone else, so the file must lie
     inside that folder: an absolute path, or `..` or a link out of it, is
-    refused (docs/security.md)."""
+    refused (docs/reference/security.md)."""
     if "\x00" in str(name):  # no file has one; the OS would refuse the name with a ValueError
         raise CloudnoiseError(f"{what} file {shown(name)}: a file name cannot hold a NUL character")
     path = Path(name)

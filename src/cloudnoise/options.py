@@ -1,4 +1,4 @@
-"""The options every command shares, spelled one way (docs/cli.md).
+"""The options every command shares, spelled one way (docs/reference/conventions.md).
 
 Each stage's `cli.py` takes its system, output, JSON, CSV, quiet, seed and
 thread options from here, so `--profile`, `--out/-o`, `--json`, `--csv`,
@@ -107,7 +107,7 @@ def profile_option(*, multiple: bool = False, required: bool = False, help: str 
 
 def out_option(*, help: str, required: bool = False, dir_okay: bool = False, file_okay: bool = True,
                default: Any = None, show_default: bool | str = False, old: Iterable[str] = ()) -> Callable[[F], F]:
-    """`--out PATH` / `-o PATH`: where results go (a folder or a file; docs/cli.md)."""
+    """`--out PATH` / `-o PATH`: where results go (a folder or a file; docs/reference/conventions.md)."""
     from pathlib import Path
 
     kind = click.Path(dir_okay=dir_okay, file_okay=file_okay, path_type=Path)
@@ -127,7 +127,7 @@ def out_option(*, help: str, required: bool = False, dir_okay: bool = False, fil
     return decorate
 
 
-def json_option(help: str = "Print one JSON object on stdout instead of the table (docs/cli.md).") -> Callable[[F], F]:
+def json_option(help: str = "Print one JSON object on stdout instead of the table (docs/reference/conventions.md).") -> Callable[[F], F]:
     """`--json`: results as one JSON object, nothing else on stdout."""
     return click.option("--json", "as_json", is_flag=True, help=help)
 

@@ -1,7 +1,7 @@
 """Writing results: to a temporary name beside the target, renamed when complete.
 
 A run that fails or is interrupted never leaves half a file, and never
-destroys the result an earlier run left (docs/cli.md). The file gets the
+destroys the result an earlier run left (docs/reference/conventions.md). The file gets the
 permissions any program's new file gets, 0666 less the user's umask:
 `tempfile.mkstemp` alone creates 0600 files, which a shared project folder's
 readers cannot open.

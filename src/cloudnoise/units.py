@@ -96,7 +96,7 @@ def parse_time_ps(
     if ps > limit_ps:
         raise CloudnoiseError(
             f"{what}: {shown(text)} is too large: at most {format_time_ps(limit_ps)} "
-            f"({limit_ps:.3g} ps; see docs/cli.md, limits)"
+            f"({limit_ps:.3g} ps; see docs/reference/conventions.md, limits)"
         )
     return _to_int(ps, what, text, "ps")
 

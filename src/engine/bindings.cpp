@@ -182,7 +182,11 @@ NB_MODULE(_engine, m) {
       .def_prop_ro("num_cpus", &Schedule::num_cpus)
       .def_prop_ro("num_nics", &Schedule::num_nics)
       .def_prop_ro("num_templates", &Schedule::num_templates)
-      .def_prop_ro("memory_bytes", &Schedule::memory_bytes);
+      .def_prop_ro("memory_bytes", &Schedule::memory_bytes)
+      .def_prop_rw("in_order", &Schedule::in_order, &Schedule::set_in_order,
+                   "Messages of one (sender, receiver, tag) channel arrive in the order they were sent "
+                   "(MPI's non-overtaking rule; set for recorded traces). False: LogGOPSim's semantics, "
+                   "where latency noise may reorder them.");
 
   m.def(
       "read_goal",

@@ -56,6 +56,7 @@ Engine::Engine(const Schedule& schedule, const LogGOPSParams& params, ReadyOrder
   }
   if (ranks_ >= (1u << 29)) throw std::invalid_argument("at most 2^29 ranks are supported");
   posted_ = PostedReceives(ranks_);
+  if (sched_.in_order()) channel_order_.resize(ranks_);
   unexpected_.resize(ranks_);
   index_templates();
   // The exchange plan needs the time-0 lists: its channels match in their
@@ -307,6 +308,10 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   stalls_ = noise.latency_stalls.get();
   switch_ = noise.switch_draws.get();
   switch_nominal_ = noise.switch_nominal.get();
+  // Only a latency drawn per message can let one overtake another sent
+  // earlier on its channel (the sender's sends start in time order).
+  order_arrivals_ = sched_.in_order() && (latency_ || stalls_ || switch_);
+  if (order_arrivals_) channel_order_.clear();
   if (switch_ && (latency_ || bandwidth_ || episodes_ || stalls_))
     throw std::invalid_argument(
         "switch draws replace L and G: they cannot be combined with latency excess, bandwidth fractions, episodes "
@@ -422,18 +427,19 @@ void Engine::index_exchange_releases() {
 // never made), where windows are asked for (Processing::WindowedRendezvous),
 // for a deadlocked repetition's second run (it names the stuck ops), and
 // where the general loop's windows (Auto: eager messages under noise) beat
-// the exchange loop: on exchanges of a few rounds. Measured (one thread,
-// 2026-11-28): the 16K-rank 16 B dissemination (14 sends a rank) under
+// the exchange loop: on exchanges of a few rounds. Measured (one thread):
+// the 16K-rank 16 B dissemination (14 sends a rank) under
 // azure-hpc's and OS noise ran 0.09 s a repetition in windows and 0.12 s in
 // the exchange loop; the 4,096-rank 128 MiB paper ring (32 KiB segments,
 // eager, 4,096 sends a rank) under aws-hpc-metal's network noise 32 s in
 // windows and 4.9 s in the exchange loop. Counted by the rank that sends
 // most (a tree's root, the chain's rank 0): the 16K-rank 8 B binomial
 // broadcast under Daint's network noise ran 4-5 ms a repetition either way
-// (windows or, sequential, the exchange loop; 2026-11-28).
+// (windows or, sequential, the exchange loop).
 Loop Engine::choose_loop() const {
   constexpr uint32_t kWindowsUpToSends = 64;
-  if (!exchange_ || track_ready_ || processing_ == Processing::WindowedRendezvous) return Loop::General;
+  if (!exchange_ || track_ready_ || processing_ == Processing::WindowedRendezvous || order_arrivals_)
+    return Loop::General;
   if (processing_ == Processing::Auto && exchange_->max_sends_per_rank() <= kWindowsUpToSends && window_width() != 0)
     return Loop::General;
   return Loop::Exchange;

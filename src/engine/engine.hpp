@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "channel_order.hpp"
 #include "critical_path.hpp"
 #include "event_queue.hpp"
 #include "exchange_plan.hpp"
@@ -421,6 +422,11 @@ class Engine {
   std::vector<uint32_t> host_ops_, sorted_;
   uint64_t stamp_ = 0;
   uint64_t messages_ = 0;
+  // MPI's non-overtaking rule (channel_order.hpp): on for a repetition of a
+  // schedule that asks for it (Schedule::in_order) when latency varies per
+  // message; otherwise every channel's messages arrive in order already.
+  bool order_arrivals_ = false;
+  ChannelOrder channel_order_;
   // The run's noise parts (null when absent), read on every message.
   const OsNoiseTrace* os_ = nullptr;
   const QuantileTable* latency_ = nullptr;

@@ -276,9 +276,10 @@ template <bool kPacked, bool kRecord>
 }
 
 // A receive posted late (it waited for other ops): it takes a message
-// waiting for it, completing a rendezvous send (the receive's own size
-// decides, as in Engine::process_event; such a send releases nothing:
-// ExchangePlan) and releasing its successors; else it is posted. A
+// waiting for it, completing a rendezvous send (the receive's size
+// decides: the plan takes a late receive only of its message's size, so
+// this is the message's, as in Engine::process_event; such a send releases
+// nothing: ExchangePlan) and releasing its successors; else it is posted. A
 // receive takes no CPU time: it is never queued again.
 template <bool kPacked, bool kUniform, bool kRecord>
 [[gnu::noinline]] void Engine::exchange_recv(int64_t t, uint64_t, uint32_t op_index, uint32_t h) {

@@ -50,8 +50,11 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
   auto intern = [&](uint32_t src, uint32_t tag) {
     return key_of.try_emplace(pair_key(src, tag), static_cast<uint32_t>(key_of.size())).first->second;
   };
+  // A group's sends' size, or kMixedSizes when they differ.
+  constexpr uint64_t kMixedSizes = ~uint64_t{0};
   struct SendGroup {
     uint32_t to, key, count;
+    uint64_t bytes;
   };
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> channels_of(templates);  // (key, channel)
   std::vector<std::vector<SendGroup>> sends_of(templates);
@@ -63,6 +66,12 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
   std::vector<uint8_t> checked(stored_ops, 0);
   bool sends_release = false;
   std::unordered_map<uint64_t, uint32_t> local_channel;  // key -> index into channels_of[tid]
+  // Per channel: a late receive's size (kMixedSizes for a channel posted at
+  // time 0). A late receive that takes a waiting message completes its
+  // rendezvous by the receive's size (Engine::exchange_recv), where the
+  // general loop goes by the message's: the plan takes a late receive only
+  // of its message's size, so the two agree.
+  std::vector<uint64_t> late_bytes;
   for (uint32_t tid = 0; tid < templates; ++tid) {
     const auto [tb, n, rep] = plan.templates_[tid];
     local_channel.clear();
@@ -86,10 +95,12 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
         const uint32_t key = intern(from, op.tag);
         const auto [g, fresh] = group_of.try_emplace(pair_key(op.peer, key), static_cast<uint32_t>(sends_of[tid].size()));
         if (fresh) {
-          sends_of[tid].push_back({op.peer, key, 0});
+          sends_of[tid].push_back({op.peer, key, 0, op.amount});
           if (seen_to.insert(op.peer).second) tos_of[tid].push_back(op.peer);
         }
-        ++sends_of[tid][g->second].count;
+        SendGroup& group = sends_of[tid][g->second];
+        ++group.count;
+        if (group.bytes != op.amount) group.bytes = kMixedSizes;
       } else if (op.kind == OpKind::Recv) {
         if (op.peer == kAny || op.tag == kAny) return std::nullopt;
         const uint32_t key = intern(op.peer, op.tag);
@@ -124,6 +135,7 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
       plan.recv_order_.insert(plan.recv_order_.end(), recvs.begin(), recvs.end());
       channels_of[tid][c].second = static_cast<uint32_t>(plan.channels_.size());
       plan.channels_.push_back(ch);
+      late_bytes.push_back(chan_late[c] ? s.stored_op(tb + recvs[0]).amount : kMixedSizes);
     }
     plan.max_sends_ = std::max(plan.max_sends_, sends);
     sends_in[tid] = sends;
@@ -172,6 +184,7 @@ std::optional<ExchangePlan> ExchangePlan::of(const Schedule& s, std::span<const 
       for (const uint32_t u : receivers[pair_key(tid, g.to)]) {
         const uint32_t c = channel_at(u, g.key);
         if (c == kNone || plan.channels_[c].count != g.count) return std::nullopt;
+        if (late_bytes[c] != kMixedSizes && late_bytes[c] != g.bytes) return std::nullopt;
       }
 
   // Per stored op: its step and what it releases.

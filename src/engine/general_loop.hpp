@@ -328,8 +328,11 @@ template <bool kWindowed, bool kRendezvous, bool kRecord>
         const uint32_t receiver = peer_of(h, op);
         const Departure d =
             depart<kRecord>(t, h, receiver, op_index, op.amount, p_.costs_for(op.amount), o_free, gs_free);
-        push_event<kWindowed>(d.arrival, stamp_++, op_index, Event::pack(h, kEvMsg), receiver, d.carried_G);
-        const int64_t arrival = d.arrival;
+        const int64_t arrival =
+            order_arrivals_ ? channel_order_.arrival(h, receiver, op.tag, d.arrival) : d.arrival;
+        if constexpr (kRecord)
+          if (order_arrivals_) path_.channel(h, receiver, op.tag, op_index, d.arrival, arrival);
+        push_event<kWindowed>(arrival, stamp_++, op_index, Event::pack(h, kEvMsg), receiver, d.carried_G);
         if (!kRendezvous || op.amount <= p_.S)
           release_done(op, h);  // eager: the send is complete
         else if (kWindowed)
@@ -346,9 +349,15 @@ template <bool kWindowed, bool kRendezvous, bool kRecord>
       const uint32_t source = peer_of(h, op);
       const MatchEntry m = unexpected_[h].take(source, op.tag);
       if (m.op != kNoMatch) {
-        // Rendezvous: as in the reference, the receive's own size decides,
-        // and its cpu/nic indices address the sender.
-        if (kRendezvous && op.amount > p_.S)
+        // Rendezvous: the message's size decides, as it decided at the
+        // sender (kEvSend), so a send completes exactly once whatever
+        // receive takes it; the receive's cpu/nic indices address the
+        // sender, as in the reference. (The reference decides by the
+        // receive's size: where a receive is larger than the message it
+        // takes, across the eager limit, it completes an eager send a
+        // second time and runs its successors twice; where smaller, it
+        // never completes a rendezvous send.)
+        if (kRendezvous && sched_.template_op(m.src, m.op).amount > p_.S)
           complete_rendezvous_at<kWindowed, kRecord>(m.op, m.src, op.cpu, op.nic, t, h, h);
         release_done(op, h);
       } else {

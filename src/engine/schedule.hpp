@@ -153,6 +153,14 @@ class Schedule {
   }
   const uint32_t* edges() const { return edges_.data(); }
 
+  // Whether the messages of one channel (sender, receiver, tag) reach the
+  // receiver in the order they were sent: MPI's non-overtaking rule, which
+  // an application's messages rely on for their matching (a recorded
+  // trace). Schedules that do not ask for it keep LogGOPSim's semantics,
+  // where a message delayed by latency noise may be overtaken.
+  bool in_order() const { return in_order_; }
+  void set_in_order(bool on) { in_order_ = on; }
+
   // Source line of op i (0 when the schedule was generated).
   uint64_t line_of(uint32_t i) const { return lines_.empty() ? 0 : lines_[i]; }
 
@@ -173,6 +181,7 @@ class Schedule {
   std::vector<uint32_t> lines_;            // per global op, files only
   uint32_t num_templates_ = 0;
   uint8_t max_cpu_ = 0, max_nic_ = 0;
+  bool in_order_ = false;
 };
 
 // Builds a Schedule rank by rank, in rank order. Op handles are indices local

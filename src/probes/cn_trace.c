@@ -55,6 +55,20 @@ static uint64_t *cn_handles;
 static MPI_Status *cn_statuses;
 static size_t cn_scratch_cap;
 
+/* Polling runs being folded (POLL records, cn_trace_format.h): a fixed
+ * table, so memory does not grow with the run. */
+struct cn_poll {
+    uint32_t call, nreq;
+    int32_t peer, tag;
+    uint32_t comm;
+    uint64_t calls;
+    int64_t first_entry, last_exit, inside_ns;
+    uint64_t reqs[CN_POLL_REQS];
+};
+static struct cn_poll cn_polls[CN_POLL_SETS];
+static int cn_npolls;
+static int cn_fold = 1; /* 0: every poll is its own record (CN_TRACE_POLLING=every) */
+
 /* ------------------------------------------------------------ the buffer */
 
 static void cn_fail(const char *what)
@@ -110,11 +124,17 @@ static unsigned char *cn_reserve(size_t n)
         (p) += sizeof cn_tmp_;            \
     } while (0)
 
-/* Starts a record with `payload` bytes after its prefix; NULL if off. */
+static void cn_poll_flush(void);
+
+/* Starts a record with `payload` bytes after its prefix; NULL if off. The
+ * polling runs folded so far are written first, so records stay in the
+ * order of the calls. */
 static unsigned char *cn_record(int call, size_t payload, int64_t t_entry, int64_t t_exit)
 {
     if (!cn_on)
         return NULL;
+    if (cn_npolls)
+        cn_poll_flush();
     unsigned char *p = cn_reserve(CN_TRACE_PREFIX_BYTES + payload);
     if (!p)
         return NULL;
@@ -221,6 +241,21 @@ static void cn_put_status(unsigned char **p, const MPI_Status *st)
     PUT(*p, (int32_t)cn_peer(st->MPI_SOURCE));
     PUT(*p, (int32_t)st->MPI_TAG);
     PUT(*p, (uint64_t)(n == MPI_UNDEFINED || n < 0 ? 0 : n));
+}
+
+/* A completed request's status: as cn_put_status, or source
+ * CN_PEER_CANCELLED when the request was cancelled (no message). */
+static void cn_put_completion(unsigned char **p, const MPI_Status *st)
+{
+    int cancelled = 0;
+    PMPI_Test_cancelled(st, &cancelled);
+    if (!cancelled) {
+        cn_put_status(p, st);
+        return;
+    }
+    PUT(*p, (int32_t)CN_PEER_CANCELLED);
+    PUT(*p, (int32_t)CN_TAG_ANY);
+    PUT(*p, (uint64_t)0);
 }
 
 /* --------------------------------------------------- record by layout */
@@ -357,6 +392,95 @@ static void rec_comm(int call, int64_t t0, int64_t t1, MPI_Comm parent, MPI_Comm
     free(members);
 }
 
+/* ------------------------------------------------------------ polling
+ *
+ * An unsuccessful MPI_Test* (it completed nothing) or MPI_Iprobe (it found
+ * nothing) moves no data: converted, its time is compute. A loop of them
+ * is folded into one POLL record per polled set (same call, same
+ * requests, or the same source, tag and communicator), written when the
+ * next other record is; a set seen once is written as its own record,
+ * exactly as it would be without folding. */
+
+static void cn_poll_write(const struct cn_poll *q)
+{
+    if (q->calls == 1 && q->call == CN_CALL_MPI_Iprobe) {
+        unsigned char *p = cn_record((int)q->call, 48, q->first_entry, q->last_exit);
+        if (!p)
+            return;
+        PUT(p, q->peer);
+        PUT(p, q->tag);
+        PUT(p, q->comm);
+        PUT(p, (uint32_t)0);
+        PUT(p, (uint64_t)0);
+        PUT(p, (uint64_t)0);
+        PUT(p, (int32_t)CN_PEER_NULL);
+        PUT(p, (int32_t)CN_TAG_ANY);
+        PUT(p, (uint64_t)0);
+        return;
+    }
+    if (q->calls == 1) {
+        unsigned char *p = cn_record((int)q->call, 8, q->first_entry, q->last_exit);
+        if (!p)
+            return;
+        PUT(p, q->nreq);
+        PUT(p, (uint32_t)0);
+        return;
+    }
+    unsigned char *p = cn_record(CN_CALL_CN_POLL, 40 + 8 * (size_t)q->nreq, q->first_entry, q->last_exit);
+    if (!p)
+        return;
+    PUT(p, q->call);
+    PUT(p, q->nreq);
+    PUT(p, q->calls);
+    PUT(p, q->inside_ns);
+    PUT(p, q->peer);
+    PUT(p, q->tag);
+    PUT(p, q->comm);
+    PUT(p, (uint32_t)0);
+    memcpy(p, q->reqs, 8 * (size_t)q->nreq);
+}
+
+static void cn_poll_flush(void)
+{
+    int n = cn_npolls;
+    cn_npolls = 0; /* (cn_record, called below, flushes while this is set) */
+    for (int i = 0; i < n; i++)
+        cn_poll_write(&cn_polls[i]);
+}
+
+/* Folds one unsuccessful poll; 0 when it must be recorded as usual. */
+static int cn_poll(int call, int64_t t0, int64_t t1, int nreq, const uint64_t *handles, int32_t peer,
+                   int32_t tag, uint32_t comm)
+{
+    if (!cn_on || !cn_fold || nreq < 0 || nreq > CN_POLL_REQS)
+        return 0;
+    for (int i = 0; i < cn_npolls; i++) {
+        struct cn_poll *q = &cn_polls[i];
+        if (q->call == (uint32_t)call && q->nreq == (uint32_t)nreq && q->peer == peer && q->tag == tag &&
+            q->comm == comm && (nreq == 0 || memcmp(q->reqs, handles, 8 * (size_t)nreq) == 0)) {
+            q->calls++;
+            q->last_exit = t1;
+            q->inside_ns += t1 - t0;
+            return 1;
+        }
+    }
+    if (cn_npolls == CN_POLL_SETS)
+        cn_poll_flush();
+    struct cn_poll *q = &cn_polls[cn_npolls++];
+    q->call = (uint32_t)call;
+    q->nreq = (uint32_t)nreq;
+    q->peer = peer;
+    q->tag = tag;
+    q->comm = comm;
+    q->calls = 1;
+    q->first_entry = t0;
+    q->last_exit = t1;
+    q->inside_ns = t1 - t0;
+    if (nreq)
+        memcpy(q->reqs, handles, 8 * (size_t)nreq);
+    return 1;
+}
+
 /* --------------------------------------- unwrapped imports (ELF scan) */
 
 static const char *const cn_wrapped[] = {
@@ -456,6 +580,8 @@ static void cn_start(int call, int64_t t_entry)
     /* a common origin for every rank's clock */
     PMPI_Barrier(MPI_COMM_WORLD);
     cn_t0 = cn_now_ns();
+    const char *polling = getenv("CN_TRACE_POLLING");
+    cn_fold = !(polling && strcmp(polling, "every") == 0);
     const char *dir = getenv("CN_TRACE_DIR");
     if (!dir || !*dir)
         dir = "cn-trace";
@@ -687,6 +813,8 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     T0;
     int rc = PMPI_Iprobe(source, tag, comm, flag, st);
     T1;
+    if (cn_on && !*flag && cn_poll(CN_CALL_MPI_Iprobe, t0_, t1_, 0, NULL, cn_peer(source), cn_tag(tag), cn_comm(comm)))
+        return rc;
     if (cn_on) {
         if (!*flag) {
             st->MPI_SOURCE = MPI_PROC_NULL;
@@ -709,16 +837,24 @@ static void rec_start(int call, int64_t t0, int64_t t1, int count, const uint64_
     memcpy(p, handles, 8 * (size_t)count);
 }
 
-int MPI_Start(MPI_Request *req)
-{
-    uint64_t h = cn_req(*req);
-    T0;
-    int rc = PMPI_Start(req);
-    T1;
-    if (cn_on)
-        rec_start(CN_CALL_MPI_Start, t0_, t1_, 1, &h);
-    return rc;
-}
+/* A call on one request, recorded with its handle (START layout). */
+#define CN_ONE_REQUEST(NAME)                                \
+    int MPI_##NAME(MPI_Request *req)                        \
+    {                                                       \
+        uint64_t h = cn_req(*req);                          \
+        T0;                                                 \
+        int rc = PMPI_##NAME(req);                          \
+        T1;                                                 \
+        if (cn_on)                                          \
+            rec_start(CN_CALL_MPI_##NAME, t0_, t1_, 1, &h); \
+        return rc;                                          \
+    }
+
+CN_ONE_REQUEST(Start)
+CN_ONE_REQUEST(Request_free)
+/* MPI_Cancel: the request is marked; whether the cancellation succeeded is
+ * in the completion that follows (source CN_PEER_CANCELLED). */
+CN_ONE_REQUEST(Cancel)
 
 int MPI_Startall(int count, MPI_Request reqs[])
 {
@@ -734,14 +870,12 @@ int MPI_Startall(int count, MPI_Request reqs[])
     return rc;
 }
 
-int MPI_Request_free(MPI_Request *req)
+int MPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
-    uint64_t h = cn_req(*req);
     T0;
-    int rc = PMPI_Request_free(req);
+    int rc = PMPI_Test_cancelled(status, flag);
     T1;
-    if (cn_on)
-        rec_start(CN_CALL_MPI_Request_free, t0_, t1_, 1, &h);
+    rec_plain(CN_CALL_MPI_Test_cancelled, t0_, t1_);
     return rc;
 }
 
@@ -759,7 +893,7 @@ static void rec_complete(int call, int64_t t0, int64_t t1, int count, int done,
     PUT(p, (uint32_t)done);
     for (int k = 0; k < done; k++) {
         PUT(p, handles[which ? which[k] : k]);
-        cn_put_status(&p, &statuses[k]);
+        cn_put_completion(&p, &statuses[k]);
     }
 }
 
@@ -795,8 +929,11 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
     T0;
     int rc = PMPI_Test(req, flag, st);
     T1;
-    if (cn_on)
-        rec_complete(CN_CALL_MPI_Test, t0_, t1_, 1, *flag && h != *cn_null_handle(), &h, NULL, st);
+    if (cn_on) {
+        int done = *flag && h != *cn_null_handle();
+        if (done || !cn_poll(CN_CALL_MPI_Test, t0_, t1_, 1, &h, 0, 0, 0))
+            rec_complete(CN_CALL_MPI_Test, t0_, t1_, 1, done, &h, NULL, st);
+    }
     return rc;
 }
 
@@ -845,7 +982,8 @@ int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
     int rc = PMPI_Testall(count, reqs, flag, st);
     T1;
     int n = *flag ? cn_compact(count, st) : 0;
-    rec_complete(CN_CALL_MPI_Testall, t0_, t1_, count, n, cn_handles, NULL, cn_statuses);
+    if (n || !cn_poll(CN_CALL_MPI_Testall, t0_, t1_, count, cn_handles, 0, 0, 0))
+        rec_complete(CN_CALL_MPI_Testall, t0_, t1_, count, n, cn_handles, NULL, cn_statuses);
     return rc;
 }
 
@@ -879,7 +1017,8 @@ int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status
     int rc = PMPI_Testany(count, reqs, index, flag, st);
     T1;
     int done = *flag && *index != MPI_UNDEFINED && *index >= 0 && *index < count;
-    rec_complete(CN_CALL_MPI_Testany, t0_, t1_, count, done, cn_handles, done ? index : NULL, st);
+    if (done || !cn_poll(CN_CALL_MPI_Testany, t0_, t1_, count, cn_handles, 0, 0, 0))
+        rec_complete(CN_CALL_MPI_Testany, t0_, t1_, count, done, cn_handles, done ? index : NULL, st);
     return rc;
 }
 
@@ -898,7 +1037,8 @@ static int cn_some(int call, int incount, MPI_Request reqs[], int *outcount, int
                   : PMPI_Testsome(incount, reqs, outcount, indices, st);
     T1;
     int done = *outcount == MPI_UNDEFINED ? 0 : *outcount;
-    rec_complete(call, t0_, t1_, incount, done, cn_handles, indices, st);
+    if (wait || done > 0 || !cn_poll(call, t0_, t1_, incount, cn_handles, 0, 0, 0))
+        rec_complete(call, t0_, t1_, incount, done, cn_handles, indices, st);
     return rc;
 }
 

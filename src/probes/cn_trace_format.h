@@ -42,8 +42,10 @@
  *   COMPLETE   uint32 count (requests passed), uint32 done (entries
  *              following), then per completed request: uint64 request,
  *              int32 source, int32 tag, uint64 bytes (status; meaningful
- *              for receives)                                     (8 + 24 n)
+ *              for receives; source -3: the request was cancelled, as
+ *              MPI_Test_cancelled says, and tag -1, bytes 0)     (8 + 24 n)
  *   START      uint32 count, uint32 0, then count x uint64 request     (8 + 8 n)
+ *              (MPI_Start(all), MPI_Request_free, MPI_Cancel)
  *   COLL       uint32 comm, int32 root (-1 none), uint64 sendbytes,
  *              uint64 recvbytes, uint64 request (0: blocking),
  *              uint32 nvec, uint32 0, then nvec x uint64 bytes   (40 + 8 n)
@@ -66,6 +68,21 @@
  *   NAMES      uint32 count, uint32 length, then `length` bytes: count
  *              NUL-terminated names (the MPI functions the application
  *              imports that the recorder does not wrap)        (8 + length)
+ *   POLL       uint32 call (the polled call's number: MPI_Test,
+ *              MPI_Testall, MPI_Testany, MPI_Testsome or MPI_Iprobe),
+ *              uint32 nreq (requests passed), uint64 calls (how many
+ *              unsuccessful calls this record stands for), int64 time
+ *              inside them (ns, summed), int32 peer, int32 tag, uint32
+ *              comm (MPI_Iprobe's arguments; 0 for tests), uint32 0, then
+ *              nreq x uint64 request                            (40 + 8 n)
+ *              A run of unsuccessful polls (a test that completed nothing,
+ *              an Iprobe that found nothing) on the same requests or the
+ *              same source, tag and communicator, with no other recorded
+ *              call between them: t_entry is the first call's entry,
+ *              t_exit the last call's exit. Up to CN_POLL_SETS such runs
+ *              interleave (a loop testing a receive and a send); each is
+ *              written, in the order it began, before the next other
+ *              record. Polls move no data: converted, they are compute.
  *   END        uint64 records before this one                          (8)
  *
  * Communicator ids are per rank: 0 MPI_COMM_WORLD, 1 MPI_COMM_SELF, then
@@ -86,8 +103,11 @@
 
 #define CN_PEER_ANY (-1)
 #define CN_PEER_NULL (-2)
+#define CN_PEER_CANCELLED (-3) /* a completion's source: the request was cancelled */
 #define CN_TAG_ANY (-1)
 #define CN_COMM_NULL 0xFFFFFFFFu
+#define CN_POLL_SETS 8   /* polling runs the recorder folds at once */
+#define CN_POLL_REQS 64  /* the most requests of one folded test call */
 
 enum cn_layout {
     CN_LAYOUT_PLAIN = 0,
@@ -101,7 +121,8 @@ enum cn_layout {
     CN_LAYOUT_COMMFREE = 8,
     CN_LAYOUT_SHIFT = 9,
     CN_LAYOUT_NAMES = 10,
-    CN_LAYOUT_END = 11
+    CN_LAYOUT_END = 11,
+    CN_LAYOUT_POLL = 20
 };
 
 /* X(number, NAME, layout): every call the recorder writes. Numbers are
@@ -142,6 +163,8 @@ enum cn_layout {
     X(31, MPI_Testsome, CN_LAYOUT_COMPLETE)          \
     X(32, MPI_Probe, CN_LAYOUT_RECV)                 \
     X(33, MPI_Iprobe, CN_LAYOUT_RECV)                \
+    X(34, MPI_Cancel, CN_LAYOUT_START)               \
+    X(35, MPI_Test_cancelled, CN_LAYOUT_PLAIN)       \
     X(40, MPI_Barrier, CN_LAYOUT_COLL)               \
     X(41, MPI_Bcast, CN_LAYOUT_COLL)                 \
     X(42, MPI_Reduce, CN_LAYOUT_COLL)                \
@@ -215,7 +238,8 @@ enum cn_layout {
     X(128, MPI_File_read_at_all, CN_LAYOUT_PLAIN)    \
     X(129, MPI_Abort, CN_LAYOUT_PLAIN)               \
     X(200, CN_NAMES, CN_LAYOUT_NAMES)                \
-    X(201, CN_END, CN_LAYOUT_END)
+    X(201, CN_END, CN_LAYOUT_END)                    \
+    X(202, CN_POLL, CN_LAYOUT_POLL)
 
 enum cn_call {
 #define CN_ENUM(num, name, layout) CN_CALL_##name = num,

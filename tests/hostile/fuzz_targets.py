@@ -263,7 +263,10 @@ def native_trace(choices: Choices, workdir: Path) -> str:
     from cloudnoise.trace.reader import open_trace
 
     body0 = [w.init(), w.send(1000, 1100, 1, 64, tag=3), w.coll("MPI_Allreduce", 2000, 2500, 8), w.finalize(3000)]
-    body1 = [w.init(), w.recv(900, 1300, 0, 64, tag=3), w.coll("MPI_Allreduce", 2000, 2600, 8), w.finalize(3000)]
+    body1 = [w.init(), w.recv(900, 1300, 0, 64, tag=3), w.irecv(1310, 1320, -1, 8, req=0xA, tag=-1),
+             w.poll("MPI_Testany", 1330, 1400, 5, (0xA, 0xB)), w.cancel(1410, 1420, 0xA),
+             w.waitall(1430, 1440, [(0xA, -3, -1, 0)], "MPI_Wait"), w.coll("MPI_Allreduce", 2000, 2600, 8),
+             w.finalize(3000)]
     root = _fresh(workdir) / "t"
     w.write_trace(root, [body0, body1])
     victim = root / pick(choices, sorted(p.name for p in root.iterdir()))

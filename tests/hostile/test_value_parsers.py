@@ -27,7 +27,7 @@ ANY_TEXT = st.one_of(
 def _engine_units(exact: Fraction, limit: int) -> int | None:
     """What a parser must give for the exact value: the nearest whole engine unit (ps, fs),
     or a refusal beyond the limit or where rounding would change the value by more than
-    0.1% (docs/cli.md: finer than the engine's resolution is refused, not rounded away)."""
+    0.1% (docs/reference/conventions.md: finer than the engine's resolution is refused, not rounded away)."""
     nearest = round(exact)
     if exact > limit or abs(nearest - exact) > max(exact, 1) / 1000:
         return None

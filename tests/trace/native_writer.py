@@ -79,3 +79,33 @@ def write_trace(folder: Path, ranks: list[list[bytes]], *, with_end: bool = True
             data += end(len(recs) + 1)
         (folder / f"rank-{r:06d}.cntr").write_bytes(data)
     return folder
+
+
+def requests_record(name: str, t0: int, t1: int, *reqs: int) -> bytes:
+    """A START-layout record: MPI_Start(all), MPI_Request_free, MPI_Cancel."""
+    return record(name, t0, t1, len(reqs), 0, tail=struct.pack(f"<{len(reqs)}Q", *reqs))
+
+
+def cancel(t0: int, t1: int, req: int) -> bytes:
+    return requests_record("MPI_Cancel", t0, t1, req)
+
+
+def request_free(t0: int, t1: int, req: int) -> bytes:
+    return requests_record("MPI_Request_free", t0, t1, req)
+
+
+def failed_test(t0: int, t1: int, count: int = 1, name: str = "MPI_Test") -> bytes:
+    """A test of `count` requests that completed nothing (as the recorder writes it unfolded)."""
+    return record(name, t0, t1, count, 0)
+
+
+def iprobe_nothing(t0: int, t1: int, peer: int = -1, tag: int = -1, comm: int = 0) -> bytes:
+    """An MPI_Iprobe that found nothing (unfolded)."""
+    return record("MPI_Iprobe", t0, t1, peer, tag, comm, 0, 0, 0, -2, -1, 0)
+
+
+def poll(name: str, t0: int, t1: int, calls: int, reqs: tuple[int, ...] = (), inside_ns: int = 0, peer: int = 0,
+         tag: int = 0, comm: int = 0) -> bytes:
+    """A CN_POLL record: `calls` unsuccessful calls of `name` from t0 (first entry) to t1 (last exit)."""
+    return record("CN_POLL", t0, t1, NUMBER[name], len(reqs), calls, inside_ns, peer, tag, comm, 0,
+                  tail=struct.pack(f"<{len(reqs)}Q", *reqs))

@@ -99,3 +99,18 @@ def test_cli_one_line_exit_2(tmp_path: Path) -> None:
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("cloudnoise: error:") and "Traceback" not in proc.stderr
     assert not (tmp_path / "x.goal").exists()
+
+
+def test_damaged_gzip_rank_file(tmp_path: Path) -> None:
+    import gzip
+
+    folder = good(tmp_path)
+    for f in sorted(folder.glob("rank-*.cntr")):
+        data = gzip.compress(f.read_bytes())
+        f.unlink()
+        (folder / (f.name + ".gz")).write_bytes(data)
+    to_schedule(open_trace(folder))  # compressed rank files read as they are
+    f = folder / "rank-000001.cntr.gz"
+    f.write_bytes(f.read_bytes()[:-30])  # cut short
+    msg = convert_error(folder)
+    assert "rank-000001.cntr.gz: rank 1: cannot read" in msg and "cut short" in msg and "\n" not in msg

@@ -39,9 +39,11 @@ def jacobi(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_record_convert_simulate_within_15_percent(tmp_path: Path, jacobi: Path) -> None:
+    from cloudnoise.measurement.launcher import LaunchSpec, build_command
     from cloudnoise.measurement.mpi import find_mpi
 
-    mpiexec = str(find_mpi().mpiexec)
+    # the launcher line as cloudnoise builds it for this MPI (Open MPI run as root needs --allow-run-as-root)
+    launch = build_command(find_mpi(), LaunchSpec(), 2, [str(jacobi), *ARGS])
     camp = tmp_path / "campaign"
     assert run("measure", "loggp", "--sizes", "1,1K,8K,64K", "--iterations", "100", "--out", str(camp),
                timeout=300).returncode == 0
@@ -50,7 +52,7 @@ def test_record_convert_simulate_within_15_percent(tmp_path: Path, jacobi: Path)
     assert proc.returncode == 0, proc.stderr
 
     trace = tmp_path / "jac"
-    proc = run("trace", "record", "--out", str(trace), "--json", "--timeout", "4min", "--", mpiexec, "-n", "2", str(jacobi), *ARGS, timeout=300)
+    proc = run("trace", "record", "--out", str(trace), "--json", "--timeout", "4min", "--", *launch, timeout=300)
     assert proc.returncode == 0, proc.stderr
     rec = json.loads(proc.stdout)
     assert rec["ranks"] == 2 and (trace / "rank-000000.cntr").is_file() and (trace / "trace.json").is_file()

@@ -88,14 +88,14 @@ def advise(**opts: Any) -> None:
     WORKLOAD is one of:
       PATTERN:SIZE        a collective, e.g. dissemination:16B (also --pattern/--size)
       'PHASE + PHASE'     an application, e.g. 'gemm:128 + dissemination:128KiB' (also --app)
-      FILE.toml           an app file (docs/applications.md)
+      FILE.toml           an app file (docs/how-to/applications.md)
       FILE.goal[.gz]      a GOAL schedule: advised at its own rank count
     Strong scaling (--scaling strong) divides an application's compute
     phases over the nodes: at P nodes each compute phase lasts its written
     length / P; collective phases are unchanged. Prices are the paper's
     Table I (July 2022) unless a price file (--pricing FILE or --prices
     FILE) lists the system; the output gives every price's date. Times:
-    a plain number is ns; money: USD. See docs/advise.md.
+    a plain number is ns; money: USD. See docs/how-to/advise.md.
 
     \b
     Examples:

@@ -8,7 +8,7 @@ resolver that claims the text resolves it):
   GOAL file written to `WorkloadOptions.scratch` (the --sweep folder, so a
   resumed advice runs the same schedule, or a temporary folder), advised at
   the trace's own rank count like any GOAL file;
-* an app file (`*.toml`, see docs/applications.md);
+* an app file (`*.toml`, see docs/how-to/applications.md);
 * a GOAL file (`*.goal`, `*.goal.gz`, or any other existing file): a
   schedule for one rank count, so it is advised at that node count only;
 * `PATTERN:SIZE[:OPTS]`, a single Schedgen collective such as

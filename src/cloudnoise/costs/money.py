@@ -2,8 +2,7 @@
 
 One formatter for every table and sentence (cost, advise, report), so a cost
 never prints as ``8e-08`` in one place and ``0.00 USD`` in another, and never
-as a run of zeros to count (issue 49: "0.0000001027 to 0.0000241 USD per
-run"):
+as a run of zeros to count ("0.0000001027 to 0.0000241 USD per run"):
 
 - `format_usd`: one amount. A dollar or more gets cents (``4.22``), a thousand
   or more whole dollars in groups (``100,000``), a million or more words

@@ -8,7 +8,7 @@ the run took, so the noise on it is what made the run longer. The noise need not
 the path to lengthen it: a late message can put another NIC gap on it, time of no
 noise kind (`moved_ns`, the excess the path's noise does not account for; negative where
 the path's noise filled what was slack without it). The split gives such time to the
-noise that is on the path. docs/explain.md compares the split with what `--noise os`
+noise that is on the path. docs/how-to/explain.md compares the split with what `--noise os`
 and `--noise network` give alone.
 
 The tail: the repetitions at or above the 99th percentile. Its cause is the noise kind

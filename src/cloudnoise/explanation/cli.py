@@ -48,7 +48,7 @@ def explain(goal_file: Path | None, **opts: Any) -> None:
     and 90th percentile), the slowdown of the median from the noiseless run (`none`,
     always run beside, same seed) split by OS, latency and bandwidth noise, the ranks
     whose noise lies on the path most often, and whether the tail (the p99
-    repetitions) has another cause than the median. docs/explain.md says how each is
+    repetitions) has another cause than the median. docs/how-to/explain.md says how each is
     read. Times in ns.
 
     Exit status 2 for malformed input, 3 for a schedule that cannot complete.

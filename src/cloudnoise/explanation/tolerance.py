@@ -23,7 +23,7 @@ Two answers, which bracket each other:
   longer, the largest d (k) found by bisection between 0 (1) and past the path's bound.
 
 Where the path is unique and stays critical the two agree to the picosecond
-(tests/explanation/test_tolerance.py; docs/explain.md shows the 1,024-rank dissemination
+(tests/explanation/test_tolerance.py; docs/how-to/explain.md shows the 1,024-rank dissemination
 and the paper's 512 MiB ring on Daint).
 """
 

@@ -2,7 +2,7 @@
 labels and the campaign folder. The CLI passes the text it was given (comma
 lists such as ``1,1K,16MiB``), the Python API lists of numbers or quantities;
 both end here, so `cloudnoise measure latency --sizes 1MB` and
-`cloudnoise.measure("latency", sizes=["1MB"])` mean the same bytes (docs/cli.md).
+`cloudnoise.measure("latency", sizes=["1MB"])` mean the same bytes (docs/reference/conventions.md).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _items(value: str | Iterable[object]) -> list[object]:
 
 def parse_size(text: str | int) -> int:
     """One probe message size in bytes, in the units every command reads
-    (docs/cli.md): `1024`, `64KiB`, `64K` (binary), `1MB` (10^6); at most what
+    (docs/reference/conventions.md): `1024`, `64KiB`, `64K` (binary), `1MB` (10^6); at most what
     an MPI count holds (2^31-1)."""
     size = parse_size_bytes(text, "message size")
     if size > MAX_PROBE_MESSAGE_BYTES:

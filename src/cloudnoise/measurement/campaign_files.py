@@ -1,7 +1,7 @@
 """Reading a campaign folder that may come from someone else: its metadata.json
 and summaries, checked against the schemas below before anything uses them.
 
-A campaign is data (docs/security.md): these checks make sure every reader
+A campaign is data (docs/reference/security.md): these checks make sure every reader
 (`model build`, `report`, `measure --resume`) meets the types it expects, so
 a hand-edited or hostile file gives `FILE: not a valid ...: KEY must be ...`
 instead of a traceback. The schemas fix only what readers rely on; other keys

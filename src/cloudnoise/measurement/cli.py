@@ -162,7 +162,7 @@ def import_() -> None:
 def import_netgauge_command(source: Path, out: Path, labels: tuple[str, ...], salvage: bool, as_json: bool) -> None:
     """A Netgauge run folder, or its .tar.xz (read without unpacking), as a campaign: latency and
     bandwidth noise, connections, bidirectional, striping, OS noise, the LogGP table and DGEMM
-    rates (docs/measure.md, "Importing Netgauge runs")."""
+    rates (docs/how-to/measure.md, "Importing Netgauge runs")."""
     import json
 
     from cloudnoise.measurement.arguments import parse_labels

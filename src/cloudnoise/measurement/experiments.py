@@ -93,7 +93,7 @@ class Run:
         """A run as stored in a campaign's metadata. The metadata is data from
         wherever the folder came from: the probe must be one that ships with
         cloudnoise and be used in one of its modes, and every field must have
-        its type, else a one-line error (issue 16: a plan never chooses code)."""
+        its type, else a one-line error (a plan never chooses code)."""
         try:
             if not isinstance(data, dict):
                 raise TypeError("a run is not an object")

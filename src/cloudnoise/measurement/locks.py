@@ -1,7 +1,7 @@
 """Who is measuring into a campaign: told by locks the processes hold, never by a pid in a file.
 
 A campaign folder may come from someone else, so nothing in its metadata
-decides which process is signalled (issue 16). Instead:
+decides which process is signalled. Instead:
 
 * ``cloudnoise measure`` holds an exclusive ``flock`` on ``CAMPAIGN/.measure.lock``
   while it runs; a second one on the same folder is refused;

@@ -6,7 +6,7 @@ An imported table (``measurement.imports.netgauge_loggp_table``) is handed to
 the ping-pong PRTT(1,0,s), the train PRTT(n,0,s), the delayed train
 PRTT(n,d,s), Netgauge's o_s(s) as the send call and its o_r(s) as the
 receive. The parameters then come exactly as for a campaign measured by
-cloudnoise (docs/measure.md): o_s, o_r of the smallest size, L = T(1) - o_s
+cloudnoise (docs/explanation/measurement.md): o_s, o_r of the smallest size, L = T(1) - o_s
 - o_r (0, with the overheads scaled to T(1), where they exceed it), g from
 the 1-byte train, and size classes (L, G, O per class) fitted to T(s). What
 the table lacks is supplied here:
@@ -38,7 +38,7 @@ the table lacks is supplied here:
   each class's CPU share O rests on the send calls (o_s(s)) alone.
 
 Netgauge's own L, o_s, o_r, g, G (``netgauge_loggp_table.LogGPTable.netgauge_parameters``)
-are kept beside the estimate (``netgauge`` in the fit); docs/measure.md
+are kept beside the estimate (``netgauge`` in the fit); docs/explanation/measurement.md
 says where and why the two differ.
 """
 

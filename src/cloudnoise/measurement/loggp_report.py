@@ -79,7 +79,7 @@ def print_fit(console: Console, fit: dict[str, Any]) -> None:
     if core.get("probes") and core.get("used") is not None:
         console.print(f"# machine state: a cache line between the two ranks' cores took {core['used']:.0f} ns "
                       f"(median of the rounds used; {core['min']:.0f}-{core['max']:.0f} ns over {core['probes']} "
-                      "probes; docs/measure.md, 'Where the ranks' cores are')")
+                      "probes; docs/explanation/measurement.md, 'Where the ranks' cores are')")
     for note in fit.get("notes", []):
         console.print(f"# note: {note}")
 

@@ -35,7 +35,7 @@ def build_profile(
     USD per node-hour. A campaign missing a part (no loggp or latency-noise
     run, say) is an error naming it, unless `allow_missing`.
     `latency_model`: "auto" models stalls that the latency series shows in time
-    as such (docs/measure.md, "Noise in time"), "iid" draws every sample per
+    as such (docs/explanation/measurement.md, "Noise in time"), "iid" draws every sample per
     message (the paper's semantics). `bandwidth_model`: the same for drops
     that the bandwidth series shows persisting in time (bandwidth episodes).
 

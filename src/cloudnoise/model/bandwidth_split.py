@@ -1,6 +1,6 @@
 """Split a bandwidth noise series into drops that persist in time and an independent remainder.
 
-Issue 48, the bandwidth half of model/latency_split.py. A series of large
+The bandwidth half of model/latency_split.py. A series of large
 ping-pongs (Netgauge's 16 MiB `ng_netnoise_mpi_bw.out`, or cloudnoise's own
 `measure bandwidth-noise`) is read in its order, with each sample's start time
 (model/series_order.py). Its bandwidth is the series' least round trip over

@@ -224,7 +224,7 @@ def tool_figures(fit: dict[str, Any]) -> str:
 
     return ("; Netgauge's own figures from the same table: " + ", ".join(
         [f("L", "ns"), f("o_s", "ns"), f("o_r", "ns"), f("g", "ns"), f("G", "ns/B")])
-        + " (docs/measure.md, 'Importing Netgauge runs', says where and why they differ)")
+        + " (docs/explanation/measurement.md, 'LogGP(S) from Netgauge's table', says where and why they differ)")
 
 
 def compared_with_tool(fit: dict[str, Any], loggops: dict[str, Any]) -> dict[str, Any] | None:

@@ -41,7 +41,7 @@ def model() -> None:
                    "iid: draw every sample per message (the paper's semantics).")
 @click.option("--bandwidth-model", type=click.Choice(["auto", "iid"]), default="auto", show_default=True,
               help="auto: where the bandwidth series' order shows drops that persist in time, model them as "
-                   "bandwidth episodes per sending host and draw the rest per message (docs/measure.md); "
+                   "bandwidth episodes per sending host and draw the rest per message (docs/explanation/measurement.md); "
                    "iid: draw every sample per message (the paper's semantics).")
 @json_option("Print one JSON object: the profile file written and its parts (and the check).")
 @quiet_option("With --check: no progress bar on stderr (warnings and errors still print).")

@@ -1,6 +1,6 @@
 """Latency stalls that come in time ("latency episodes"), per sending host.
 
-Issue 48: a Netgauge latency series can hold interference that is a state in
+A Netgauge latency series can hold interference that is a state in
 time, not a per-message draw. Alps' 1-byte ping-pongs (2022_05_06_16_58_37)
 hold 2.4 % of samples above 20 us (median 47 us), in stretches of about a
 millisecond in which a ~45 us stall recurs every ~57 us (the indicator of a

@@ -1,6 +1,6 @@
 """Split a latency noise series into stalls in time and an independent remainder.
 
-Issue 48. A ping-pong series (Netgauge's or cloudnoise's own) is read in its
+A ping-pong series (Netgauge's or cloudnoise's own) is read in its
 order, with each sample's start time (model/series_order.py: what the noise
 parts' splits share; model/bandwidth_split.py is the bandwidth's). From that
 order and those times:

@@ -6,7 +6,7 @@ trace; lines starting with `#` are comments; blank lines are ignored; any
 whitespace separates the two fields on reading, a tab is written.  Detours
 are returned sorted by start time as two int64 numpy arrays.
 
-Synthetic traces for what-if studies (issue 4, section 1):
+Synthetic traces for what-if studies:
 
 * periodic: one detour of fixed duration every 1/frequency, from `phase`;
 * random: detour starts form a Poisson process of a given rate; durations are

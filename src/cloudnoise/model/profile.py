@@ -15,7 +15,7 @@ Noise models are given as a spec string (see cloudnoise.model.distributions and
 cloudnoise.model.os_noise), as a samples/trace file relative to the profile's
 folder, or (for distributions) as an embedded quantile table.
 
-A profile may come from someone else (docs/security.md): it is checked
+A profile may come from someone else (docs/reference/security.md): it is checked
 against PROFILE_SCHEMA (types, and every number within cloudnoise.limits)
 before anything is built from it, and the data files it names (its side
 files) must lie inside its own folder and be there: one rule, `side_file`,
@@ -405,7 +405,7 @@ def side_file(base_dir: Path | None, name: str, what: str, where: str | None = N
     """A side file of a profile: a data file its JSON names (noise samples, an OS-noise
     trace, switch-draw samples). The one rule: the name is relative to the JSON's folder,
     the file lies inside that folder (a profile may come from someone else:
-    docs/security.md) and is there; a profile made in Python, without a folder, names
+    docs/reference/security.md) and is there; a profile made in Python, without a folder, names
     files as given. A missing file is one line that names it and says how to copy a
     profile whole (`where` names the profile; else the caller's context does)."""
     if base_dir is None:

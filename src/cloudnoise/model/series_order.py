@@ -1,6 +1,6 @@
 """Reading a noise series in its order, with times: what the noise parts' splits share.
 
-Issue 48. A latency or bandwidth noise series (Netgauge's or cloudnoise's own)
+A latency or bandwidth noise series (Netgauge's or cloudnoise's own)
 is read in the order it was measured, each sample with its start time: a
 Netgauge file has no timestamps, but its ping-pongs run back to back in calls
 of 1,000, so the importer gives each sample the sum of the round trips before

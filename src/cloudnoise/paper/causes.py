@@ -7,7 +7,7 @@ and nothing in the calibration reads this file.
 
 The entries of TEXT_CAUSES were worked out on the profiles reconstructed
 from the paper's text (Table II means, per-message drops, OS detours fitted
-to Fig. 14). Since issue 36 most built-in profiles are the authors'
+to Fig. 14). Most built-in profiles are the authors'
 measurements in their simulator's semantics, where those mechanisms do not
 apply: `causes_for` gives a row that reads such a profile the cause that
 holds for it instead, and keeps a text entry only for rows that read text
@@ -108,7 +108,7 @@ TEXT_CAUSES: dict[str, str] = {
 def _from_data(systems: list[str]) -> str:
     return (f"{', '.join(systems)}: built from the authors' own measurements (the artifact's samples and OS-noise "
             "trace, their LogGOPS parameters) and simulated in their simulator's semantics, which "
-            "bench/bench_vs_authors.py compares with their simulator on the same inputs (docs/paper.md); so this "
+            "bench/bench_vs_authors.py compares with their simulator on the same inputs (docs/explanation/paper.md); so this "
             "is what the stored data give, not a fit. The artifact does not record which inputs the published "
             "figure was drawn from (their script caches sample files by system and placement name)")
 

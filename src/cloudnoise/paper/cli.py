@@ -57,10 +57,9 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
 
     The sweeps' tasks run together, the largest first, on every core; a
     noiseless cell is simulated once (its repetitions are alike). --reps
-    1000 from an empty folder took 23 minutes on a shared 2-core machine
-    (2026-11-28: 2,355 CPU seconds, peak 454 MB in the client process; the
-    simulation alone is 1,500-2,300 CPU seconds by the machine's day,
-    bench/bench_campaign.py, docs/paper.md).
+    1000 from an empty folder takes 15 to 18 minutes on a quiet 2-core
+    machine (about 2,000 CPU seconds, peak under 0.5 GB; bench/bench_campaign.py,
+    docs/explanation/paper.md).
 
     --beyond adds the paper's ring at 4,096 and 16,384 nodes (a GOAL file of
     the 16,384-node ring would hold 268 million messages): Fig. 15's eight
@@ -94,7 +93,7 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
         unknown = [i for i in wanted if i not in known]
         if unknown:
             raise CloudnoiseError(f"--statement: no statement {unknown[0]!r}; the ids are in the first column of "
-                                  "`cloudnoise paper --json` (or docs/paper.md)")
+                                  "`cloudnoise paper --json` (or docs/explanation/paper.md)")
         statements = [s for s in statements if s.id in wanted]
     if not statements:
         raise CloudnoiseError("no statement selected: check --only and --statement")

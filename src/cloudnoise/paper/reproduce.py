@@ -30,9 +30,9 @@ from cloudnoise.sweep.plan import REP_OVERHEAD_OPS
 
 VARIANT_ORDER = ("none", "os", "network", "both")
 # Operations per task in the campaign: 12x a sweep's (sweep.plan), 400 tasks at --reps 1000
-# (950 at 20 M, 4,318 at a sweep's 5 M), the largest ~4 s. Each task costs the client ~25 ms CPU
+# (4,318 at a sweep's 5 M), the largest ~4 s. Each task costs the client ~25 ms CPU
 # (Dask, its part file) and its worker an engine set up again (~10-30 ms for a 16K-rank schedule:
-# the first repetition of a call against the next ones, 2026-11-28); the largest tasks run first,
+# the first repetition of a call against the next ones); the largest tasks run first,
 # so a larger task lengthens no tail. Chunking changes no number.
 CAMPAIGN_OPS_PER_TASK = 60_000_000
 

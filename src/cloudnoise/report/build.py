@@ -366,7 +366,7 @@ def explanation_section(profiles: list[SystemProfile], nodes: tuple[int, ...], o
                        "Per system and node count, each kind's share of the runtime along the critical path (the "
                        "chain of activities from time 0 to the last rank's end, each starting when the one before "
                        f"it ended), the mean over {EXPLAIN_REPS} repetitions: LogGOPS terms in cool colours, noise in "
-                       "warm ones (cloudnoise explain; docs/explain.md).", wide=True)
+                       "warm ones (cloudnoise explain; docs/how-to/explain.md).", wide=True)
     first = profiles[0]
     small = explain(pattern="dissemination", ranks=TIMELINE_RANKS, size="16B", profile=first, reps=EXPLAIN_REPS)
     timelines = small.timelines(("median", "p99"))

@@ -318,7 +318,7 @@ def app_from(value: str, schedgen: str | None = None) -> AppSpec:
         return load_app(value, schedgen)
     if ":" not in value and Path(value).is_dir():
         raise CloudnoiseError(f"--app {value}: is a directory; give an app file (TOML) or phases such as "
-                              "'gemm:128 + dissemination:128KiB' (see docs/applications.md)")
+                              "'gemm:128 + dissemination:128KiB' (see docs/how-to/applications.md)")
     return parse_app(value, schedgen)
 
 

@@ -91,7 +91,7 @@ def generate(
 
 
 def _check_goal_path(out: Path) -> None:
-    """A GOAL file name in an existing folder (docs/cli.md: the suffix chooses the format)."""
+    """A GOAL file name in an existing folder (docs/reference/conventions.md: the suffix chooses the format)."""
     if not (out.name.endswith(".goal") or out.name.endswith(".goal.gz")):
         raise CloudnoiseError(f"--out {out}: a GOAL file name ends in .goal or .goal.gz")
     if not out.parent.exists():
@@ -137,7 +137,7 @@ def list_(as_json: bool, as_csv: bool) -> None:
 @accepts_aliases
 def app_(app: str, ranks: int | None, iterations: int | None, gflops: float | None, out: Path, as_json: bool) -> None:
     """Write an application (APP: phases such as 'gemm:128 + dissemination:128KiB',
-    or a TOML app file; see docs/applications.md) as a GOAL schedule that
+    or a TOML app file; see docs/how-to/applications.md) as a GOAL schedule that
     LogGOPSim reads too. Compute times are rounded to whole ns."""
     from cloudnoise.schedules.apps import app_from, resolve
 

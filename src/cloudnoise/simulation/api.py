@@ -4,7 +4,7 @@ The Python face of the engine: takes a GOAL file, a generated collective or
 an application, a profile or explicit parameters, noise variants, and runs
 repetitions on threads; returns a `SimulationResult` with numpy arrays and
 the same fields as `cloudnoise simulate --json`. The CLI is a thin layer
-over this (docs/api.md).
+over this (docs/how-to/python.md).
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def simulate(
       or "size/ranks"), `nb`, `schedgen` ("public" Schedgen's pattern, the
       default, or "paper": the paper authors' variant);
     - an application: `app` ("gemm:128 + dissemination:128KiB" or a TOML
-      file, docs/applications.md) with `ranks`, `iterations`, `gflops` (its
+      file, docs/how-to/applications.md) with `ranks`, `iterations`, `gflops` (its
       `gemm:N` phases run at `gflops`, else the profile's node rate, else
       at DGEMM's rate timed here);
     - a recorded MPI trace: `trace` (a `cloudnoise trace record` folder,

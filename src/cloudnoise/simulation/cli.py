@@ -175,7 +175,7 @@ def simulate(goal_file: Path | None, **opts: Any) -> None:
     """Simulate GOAL_FILE (LogGOPSim's GOAL text, optionally .gz), or a
     collective generated in the engine (--pattern NAME --ranks P --size SIZE),
     or an application of compute and collective phases (--app SPEC|FILE
-    --ranks P --iterations K; see docs/applications.md), with LogGOPS.
+    --ranks P --iterations K; see docs/how-to/applications.md), with LogGOPS.
 
     Without noise, reproduces LogGOPSim exactly (same event order, same
     end-time definition) in picoseconds. With noise (--os-noise,

@@ -12,7 +12,7 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.output_files import atomic_write
 from cloudnoise.simulation.result import SimulationResult, repetitions_table
 
-# --out's suffix chooses the format (docs/cli.md): anything else is an error.
+# --out's suffix chooses the format (docs/reference/conventions.md): anything else is an error.
 FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
 
 

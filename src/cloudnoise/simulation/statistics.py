@@ -34,7 +34,7 @@ class Summary:
 
     def to_dict(self, unit: str | None = "ns") -> dict[str, float | int]:
         """The statistics by name; with `unit`, every value that carries it is
-        named with it (`median_ns`), as JSON fields are (docs/cli.md)."""
+        named with it (`median_ns`), as JSON fields are (docs/reference/conventions.md)."""
         d = asdict(self)
         if unit is None:
             return d

@@ -39,7 +39,7 @@ def _presets_text() -> str:
 @click.option("--size", metavar="SIZE", help="... of SIZE bytes per step: 16B, 128KiB, 512MiB.")
 @click.option("--segmentsize", metavar="SIZE", help="Segment of the pipelined rings (bytes or unit), or size/ranks for one segment per rank (the paper's rings) [default: 1].")
 @schedgen_option()
-@click.option("--app", metavar="SPEC|FILE", help="Sweep an application, e.g. 'gemm:128 + dissemination:128KiB' (see docs/applications.md).")
+@click.option("--app", metavar="SPEC|FILE", help="Sweep an application, e.g. 'gemm:128 + dissemination:128KiB' (see docs/how-to/applications.md).")
 @click.option("--iterations", type=click.IntRange(min=1), help="Iterations of the application [default: 1, or the app file's].")
 @click.option("--gflops", type=click.FloatRange(min=0, min_open=True), help="Flop rate (GFLOP/s) for gemm:N phases on every system, instead of each system's own rate (its profile's compute).")
 @profile_option(multiple=True, old=["--systems"], help="Systems: built-in profile names or profile files, repeated or a comma list [default: the preset's].")

@@ -91,8 +91,8 @@ def run_chunk(setup: ConfigSetup, task: Task, threads: int | None = None) -> Chu
     `threads`: engine threads (None: every core, for tasks run one after
     the other in this process). The Dask runners pass 1: they run a task per
     Dask thread already, and the engine's default put two workers' 2 x 2
-    threads on a 2-core machine (load 4 in a whole `paper --reps 1000`, its
-    CPU seconds inflated by the contention). Results do not depend on it.
+    threads on a 2-core machine (twice as many threads as cores, every CPU
+    second inflated by the contention). Results do not depend on it.
 
     A variant whose noise draws nothing (`NoiseSetup.draws`: the noiseless
     one, or one whose noise is a single value) gives every repetition the

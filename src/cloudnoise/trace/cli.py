@@ -86,7 +86,7 @@ def _summary_lines(doc: dict[str, Any]) -> list[str]:
 def trace() -> None:
     """Record an MPI application's calls, and simulate the application on
     any system: record -> convert (GOAL) -> simulate / validate, or scale
-    out a regular trace with extrapolate. See docs/traces.md.
+    out a regular trace with extrapolate. See docs/how-to/traces.md.
     """
 
 
@@ -97,12 +97,15 @@ def trace() -> None:
 @click.option("--timeout", metavar="DURATION", help="Stop the application after this long (wall clock): seconds, or 30m, 2h.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: where the trace is, the command, its wall time.")
 @click.option("--quiet", "-q", is_flag=True, help="Hide the application's output.")
+@click.option("--every-poll", is_flag=True, help="Record each unsuccessful MPI_Test*/MPI_Iprobe call as its own record instead of one record per polling run (the same conversion; many times the bytes of a polling code). Open MPI on several nodes: add -x CN_TRACE_POLLING.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def record_cmd(out: Path, mpicc: str | None, no_preload: bool, timeout: str | None, as_json: bool,
-               quiet: bool, command: tuple[str, ...]) -> None:
+               quiet: bool, every_poll: bool, command: tuple[str, ...]) -> None:
     """Run COMMAND (your launcher line) with the PMPI recorder and write a
     trace to --out: every MPI call of every rank with entry and exit times
-    (ns), peers, tags, sizes in bytes, communicators and request completion.
+    (ns), peers, tags, sizes in bytes, communicators and request completion;
+    a run of unsuccessful MPI_Test*/MPI_Iprobe calls (a polling loop) is one
+    record with its count, first entry and last exit.
 
     The recorder is compiled with --mpicc (cached) and loaded with
     LD_PRELOAD; MPICH's mpiexec passes it to the ranks (Open MPI: add
@@ -120,7 +123,8 @@ def record_cmd(out: Path, mpicc: str | None, no_preload: bool, timeout: str | No
     if cmd and cmd[0] == "--":
         cmd = cmd[1:]
     seconds = parse_wall_seconds(timeout, "--timeout") if timeout is not None else None
-    rec = record(cmd, out, mpicc=mpicc, preload=not no_preload, timeout=seconds, quiet=quiet or as_json)
+    rec = record(cmd, out, mpicc=mpicc, preload=not no_preload, timeout=seconds, quiet=quiet or as_json,
+                 every_poll=every_poll)
     _emit(rec.to_dict(), as_json, [f"wrote {rec.ranks} rank files to {rec.out} ({rec.seconds:.2f} s); "
                                    f"next: cloudnoise trace show {rec.out}"])
 

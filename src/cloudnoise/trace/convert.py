@@ -56,13 +56,18 @@ def convert(trace: TraceReader, sink: Any, options: ConvertOptions | None = None
 
 
 def to_schedule(trace: TraceReader, options: ConvertOptions | None = None, *, native: bool = True) -> tuple[Any, Conversion]:
-    """The trace as an in-memory Schedule, ready to simulate."""
+    """The trace as an in-memory Schedule, ready to simulate. Its messages keep
+    MPI's non-overtaking order (`Schedule.in_order`): a message of one
+    sender, receiver and tag never overtakes one sent before it, whatever
+    latency noise draws, so each receive takes the message MPI would give it."""
     assembler = _engine.ScheduleAssembler(trace.num_ranks)
     result = convert(trace, assembler, options, native=native)
     try:
-        return assembler.finish(), result
+        schedule = assembler.finish()
     except ValueError as err:
         raise CloudnoiseError(f"{trace.path}: {err}") from None
+    schedule.in_order = True
+    return schedule, result
 
 
 def to_goal(trace: TraceReader, out: str | Path, options: ConvertOptions | None = None, *, native: bool = True) -> Conversion:

@@ -23,6 +23,7 @@ KINDS = (
     "recv_init",     # persistent receive
     "start",         # MPI_Start / MPI_Startall: `requests`
     "request_free",  # MPI_Request_free: `requests`
+    "cancel",        # MPI_Cancel: `requests`; whether it succeeded is in the completion (source CANCELLED)
     "sendrecv",      # MPI_Sendrecv(_replace)
     "complete",      # Wait/Test families: `completions` lists what finished
     "coll",          # a collective (blocking, or non-blocking with `request`)
@@ -30,11 +31,14 @@ KINDS = (
     "comm_free",     # MPI_Comm_free
     "cart_shift",    # MPI_Cart_shift: peer = dest, recv_peer = source, root = direction, tag = disp
     "local",         # a call with no communication (probes, queries): its time is compute
+    "poll",          # `repeat` unsuccessful calls of a Test or Iprobe (named `name`) folded into one: compute
     "unsupported",   # recorded by name only: the converter refuses it unless told to count it as compute
 )
 
 ANY = -1     # MPI_ANY_SOURCE / MPI_ANY_TAG
 PROC_NULL = -2
+CANCELLED = -3  # a completion's source when its request was cancelled (MPI_Test_cancelled true): no message
+EMPTY_STATUS = (ANY, ANY, 0)  # MPI's empty status: source and tag wildcards, 0 bytes
 
 
 @dataclass(slots=True, frozen=True)
@@ -66,7 +70,9 @@ class Call:
     `peer`/`tag` are the posted ones (comm ranks; ANY or PROC_NULL allowed);
     `status` is (source, tag, bytes) of what arrived, for blocking receives;
     `completions` is [(request, source, tag, bytes)] for the wait/test
-    families; `vec` holds the per-rank byte counts of v-collectives.
+    families (source CANCELLED: the request was cancelled); `vec` holds the
+    per-rank byte counts of v-collectives; `repeat` is how many calls a
+    folded record stands for (a polling run), 1 otherwise.
     """
 
     index: int
@@ -89,10 +95,11 @@ class Call:
     requests: list[int] | None = None
     comm_info: CommInfo | None = None
     names: list[str] = field(default_factory=list)
+    repeat: int = 1
 
     def copy(self) -> Call:
         """A shallow copy, as dataclasses.replace(self) makes, twenty times faster
         (replicated traces copy every call of every copy)."""
         return Call(self.index, self.name, self.kind, self.t_entry_ns, self.t_exit_ns, self.comm, self.peer, self.tag,
                     self.bytes, self.request, self.root, self.recv_peer, self.recv_tag, self.recv_bytes, self.status,
-                    self.vec, self.completions, self.requests, self.comm_info, self.names)
+                    self.vec, self.completions, self.requests, self.comm_info, self.names, self.repeat)

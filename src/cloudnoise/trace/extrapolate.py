@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.trace.events import ANY, PROC_NULL, Call, CommInfo
+from cloudnoise.trace.events import ANY, CANCELLED, PROC_NULL, Call, CommInfo
 from cloudnoise.trace.grid import coords_of, dims_create, rank_of
 from cloudnoise.trace.reader import TraceReader
 
@@ -130,6 +130,7 @@ class ExtrapolatedTrace:
 
     format = "extrapolated"
     label = LABEL
+    records_status = False  # receives take the posted values (their statuses are not the traced ones)
 
     def __init__(self, trace: TraceReader, ranks: int) -> None:
         if ranks < 1 or ranks > 2**31 - 1:
@@ -222,7 +223,7 @@ class ExtrapolatedTrace:
                 if c0.root > 0:
                     rule = PeerRule("fixed", (c0.root,))
             elif c0.kind == "complete" and c0.completions:
-                call.completions = [(req, ANY, ANY, 0) for (req, _, _, _) in c0.completions]
+                call.completions = [(req, s if s == CANCELLED else ANY, ANY, 0) for (req, s, _, _) in c0.completions]
             elif c0.kind == "unsupported":
                 pass  # the converter refuses it or counts it as compute
             self.template.append((call, rule, recv_rule))

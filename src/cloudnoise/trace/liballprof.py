@@ -44,7 +44,8 @@ as unsupported (counted, and counted as compute with --allow-unsupported).
 What the format cannot say: which rank an MPI_ANY_SOURCE receive matched
 (the converter posts it as an any-source receive), which requests a Test, Waitany or Waitsome
 completed (Test* are compute; Waitany completes the oldest pending request
-of its array, Waitsome all of them).
+of its array, Waitsome all of them), whether an MPI_Cancel succeeded (the
+converter takes a cancelled request as cancelled).
 """
 
 from __future__ import annotations
@@ -95,6 +96,7 @@ SIGNATURES: dict[str, str] = {
     "MPI_Start": "p:request",
     "MPI_Startall": "i:count p:requests",
     "MPI_Request_free": "p:request",
+    "MPI_Cancel": "p:request",
     "MPI_Wait": "p:request p:status",
     "MPI_Waitall": "i:count p:requests p:statuses",
     "MPI_Waitany": "i:count p:requests p:index p:status",
@@ -131,7 +133,7 @@ LOCAL_PREFIXES = (
 LOCAL = {
     "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_group", "MPI_Iprobe", "MPI_Probe", "MPI_Wtime", "MPI_Wtick",
     "MPI_Initialized", "MPI_Finalized", "MPI_Abort", "MPI_Pcontrol", "MPI_Dims_create", "MPI_Address",
-    "MPI_Query_thread", "MPI_Is_thread_main", "MPI_Cancel", "MPI_Get_count", "MPI_Get_elements",
+    "MPI_Query_thread", "MPI_Is_thread_main", "MPI_Get_count", "MPI_Get_elements",
     "MPI_Get_elements_x", "MPI_Get_processor_name", "MPI_Get_version", "MPI_Get_library_version", "MPI_Get_address",
 } | LOCAL_CREATORS
 KIND = {
@@ -142,6 +144,7 @@ KIND = {
     "MPI_Rsend_init": "send_init", "MPI_Recv_init": "recv_init", "MPI_Start": "start", "MPI_Startall": "start",
     "MPI_Wait": "complete", "MPI_Waitall": "complete", "MPI_Waitany": "complete", "MPI_Waitsome": "complete",
     "MPI_Sendrecv": "sendrecv", "MPI_Sendrecv_replace": "sendrecv", "MPI_Request_free": "request_free",
+    "MPI_Cancel": "cancel",
     **{name: "comm_create" for name in CREATORS},
 }
 # name -> {argument: field index}, and the number of fields of its line
@@ -223,6 +226,7 @@ class LiballprofTrace:
     """A folder of liballprof rank files."""
 
     format = "liballprof"
+    records_status = False  # liballprof does not record what a receive got, nor whether a cancel succeeded
 
     def __init__(self, path: Path, *, align_clocks: bool = True) -> None:
         """`align_clocks=False` starts every rank at its own MPI_Init exit, ignoring
@@ -504,6 +508,9 @@ class LiballprofTrace:
         if kind == "start":
             c.requests = _array(int(f[pos["requests"]]), int(f[pos["count"]]), pending) if "count" in pos else [int(f[pos["request"]])]
             pending.update(c.requests)
+            return c
+        if kind == "cancel":  # the request stays pending until it completes (the format does not say whether it was cancelled)
+            c.requests = [int(f[pos["request"]])]
             return c
         if kind == "request_free":  # the request's operation goes on; its handle may be reused at once
             c.requests = [int(f[pos["request"]])]

@@ -1,5 +1,5 @@
 """Which reading of a liballprof trace's clock offsets puts its ranks on one
-time line (issue 47).
+time line.
 
 Each rank's header states its clock's difference to rank 0's, in one of two
 forms: collprof's `# Init clockdiff: -1856.565475` (microseconds) and htor's

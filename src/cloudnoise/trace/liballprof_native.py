@@ -1,4 +1,4 @@
-"""liballprof ranks converted by the engine's C++ converter (issue 38, item 4).
+"""liballprof ranks converted by the engine's C++ converter.
 
 The Python reader and converter (liballprof.py, rank_converter.py) spend about 7 us
 a call; the bulk of a real trace (point-to-point calls, waits, calls that

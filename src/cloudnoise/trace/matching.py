@@ -58,6 +58,10 @@ class Matching:
         else:
             entry[3], entry[4] = rank, index
 
+    def withdraw(self, src: int, dst: int, tag: int) -> None:
+        """A send counted by message() was cancelled: its message was never sent."""
+        self.channels[(src, dst, tag)][0] -= 1
+
     def collective(self, key: tuple, members: tuple[int, ...] | None, size: int, rank: int, index: int) -> None:
         per_rank = self.colls.setdefault(key, {})
         entry = per_rank.get(rank)

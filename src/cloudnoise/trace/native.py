@@ -1,5 +1,6 @@
 """Reader of cloudnoise's own traces (the recorder, cn_trace.c): one binary
-file per rank, rank-NNNNNN.cntr, streamed in 1 MiB chunks.
+file per rank, rank-NNNNNN.cntr (or rank-NNNNNN.cntr.gz, gzip-compressed
+for keeping), streamed in 1 MiB chunks.
 
 A trace folder may come from someone else: every length and count is
 checked against the file before it is used, and anything that does not add
@@ -8,9 +9,11 @@ up is a one-line error naming the file, the rank and the call index.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import struct
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -21,13 +24,19 @@ from cloudnoise.trace import native_format as fmt
 from cloudnoise.trace.events import Call, CommInfo
 
 CHUNK = 1 << 20
-RANK_FILE = re.compile(r"rank-(\d{6})\.cntr$")
+RANK_FILE = re.compile(r"rank-(\d{6})\.cntr(\.gz)?$")
 # A record longer than this is not believed (a corrupt length field).
 MAX_RECORD = 1 << 30
+# A polling record standing for more calls than this is damaged (a call a nanosecond for a hundred days).
+MAX_POLLS = 1 << 53
 
 
 def rank_file(folder: Path, rank: int) -> Path:
     return folder / f"rank-{rank:06d}.cntr"
+
+
+def _open(path: Path) -> BinaryIO:
+    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")  # type: ignore[return-value]
 
 
 class _Chunks:
@@ -60,10 +69,19 @@ class NativeTrace:
 
     format = "native"
     warnings: tuple[str, ...] = ()
+    records_status = True  # completions carry MPI's status: an empty one means no message arrived
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        files = {int(m.group(1)) for p in self.path.iterdir() if (m := RANK_FILE.match(p.name))}
+        self.files: dict[int, Path] = {}
+        for p in self.path.iterdir():
+            if m := RANK_FILE.match(p.name):
+                rank = int(m.group(1))
+                if rank in self.files:
+                    raise CloudnoiseError(f"{self.path}: rank {rank} has two files ({self.files[rank].name} and "
+                                          f"{p.name}); keep one")
+                self.files[rank] = p
+        files = self.files
         if not files:
             raise CloudnoiseError(f"{self.path}: no rank-*.cntr files; give the folder `cloudnoise trace record --out` wrote")
         header = self.header(min(files))
@@ -88,12 +106,12 @@ class NativeTrace:
             )
 
     def header(self, rank: int) -> dict[str, Any]:
-        path = rank_file(self.path, rank)
+        path = self.files.get(rank, rank_file(self.path, rank))
         try:
-            with open(path, "rb") as f:
+            with _open(path) as f:
                 raw = f.read(fmt.HEADER.size)
-        except OSError as err:
-            raise CloudnoiseError(f"{path}: cannot read ({err.strerror})") from None
+        except (OSError, EOFError, zlib.error) as err:
+            raise CloudnoiseError(f"{path}: cannot read ({getattr(err, 'strerror', None) or err})") from None
         if len(raw) < fmt.HEADER.size or raw[:8] != fmt.MAGIC:
             raise CloudnoiseError(f"{path}: rank {rank}: not a cloudnoise trace file (bad header); record the run again")
         magic, version, file_rank, world, _flags, entry, exit_, host = fmt.HEADER.unpack(raw)
@@ -123,15 +141,19 @@ class NativeTrace:
         return out
 
     def calls(self, rank: int) -> Iterator[Call]:
-        path = rank_file(self.path, rank)
+        path = self.files.get(rank, rank_file(self.path, rank))
         self.header(rank)
         try:
-            f = open(path, "rb")
+            f = _open(path)
         except OSError as err:
             raise CloudnoiseError(f"{path}: cannot read ({err.strerror})") from None
         with f:
-            f.seek(fmt.HEADER.size)
-            yield from _records(_Chunks(f), path, rank)
+            try:
+                f.read(fmt.HEADER.size)
+                yield from _records(_Chunks(f), path, rank)
+            except (OSError, EOFError, zlib.error) as err:
+                raise CloudnoiseError(f"{path}: rank {rank}: cannot read ({err}); the file is damaged or cut short: "
+                                      "copy it again, or record the run again") from None
 
 
 def _bad(path: Path, rank: int, index: int, what: str) -> CloudnoiseError:
@@ -166,8 +188,10 @@ def _records(ch: _Chunks, path: Path, rank: int) -> Iterator[Call]:
         rec = _decode(name, layout, ch.buf, body, end, index, t0, t1)
         if rec is None:
             raise _bad(path, rank, index, f"{name} record has the wrong length")
+        if rec.kind == "poll" and rec.name not in fmt.POLLED:
+            raise _bad(path, rank, index, f"a polling record of {rec.name}, which is not a test or MPI_Iprobe")
         yield rec
-        index += 1
+        index += rec.repeat  # (a polling record stands for that many calls: later calls keep their numbers)
 
 
 def _decode(name: str, layout: str, buf: bytes, body: int, end: int, index: int, t0: int, t1: int) -> Call | None:
@@ -231,6 +255,16 @@ def _decode(name: str, layout: str, buf: bytes, body: int, end: int, index: int,
     elif layout == "shift":
         c.comm, direction, disp, source, dest, _ = s.unpack_from(buf, body)
         c.root, c.tag, c.recv_peer, c.peer = direction, disp, source, dest
+    elif layout == "poll":
+        polled, nreq, calls, _inside_ns, c.peer, c.tag, c.comm, _ = s.unpack_from(buf, body)
+        if end - tail != 8 * nreq or not 1 <= calls <= MAX_POLLS:
+            return None
+        c.name = fmt.CALLS.get(polled, (f"call number {polled}", ""))[0]
+        c.kind = "poll"
+        c.repeat = calls
+        c.bytes = nreq
+        c.requests = list(struct.unpack_from(f"<{nreq}Q", buf, tail))
+        return c
     elif layout == "names":
         count, length = s.unpack_from(buf, body)
         if end - tail != length:

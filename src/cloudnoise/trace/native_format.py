@@ -17,6 +17,9 @@ PREFIX = struct.Struct("<HHIqq")  # call, flags, length (after the first 8 bytes
 COMM_NULL = 0xFFFFFFFF
 END_CALL = 201
 NAMES_CALL = 200
+POLL_CALL = 202
+# the calls a POLL record may stand for (unsuccessful polls)
+POLLED = frozenset(("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Iprobe"))
 
 # Fixed part of each layout's payload (what follows is counted by it).
 LAYOUTS = {
@@ -32,6 +35,7 @@ LAYOUTS = {
     "shift": struct.Struct("<IiiiiI"),          # comm, direction, disp, source, dest, 0
     "names": struct.Struct("<II"),              # count, length; then length bytes
     "end": struct.Struct("<Q"),
+    "poll": struct.Struct("<IIQqiiII"),         # polled call, nreq, calls, ns inside, peer, tag, comm, 0; then nreq x uint64
 }
 ENTRY = struct.Struct("<QiiQ")  # completed request, status source, tag, bytes
 
@@ -70,6 +74,8 @@ CALLS: dict[int, tuple[str, str]] = {
     31: ("MPI_Testsome", "complete"),
     32: ("MPI_Probe", "recv"),
     33: ("MPI_Iprobe", "recv"),
+    34: ("MPI_Cancel", "start"),
+    35: ("MPI_Test_cancelled", "plain"),
     40: ("MPI_Barrier", "coll"),
     41: ("MPI_Bcast", "coll"),
     42: ("MPI_Reduce", "coll"),
@@ -143,7 +149,9 @@ CALLS: dict[int, tuple[str, str]] = {
     128: ("MPI_File_read_at_all", "plain"),
     129: ("MPI_Abort", "plain"),
     200: ("CN_NAMES", "names"),
-    201: ("CN_END", "end"),}
+    201: ("CN_END", "end"),
+    202: ("CN_POLL", "poll"),
+}
 
 # Layout of a call -> what it means to the converter (events.KINDS).
 KIND_OF_NAME = {
@@ -157,6 +165,7 @@ KIND_OF_NAME = {
     "MPI_Start": "start", "MPI_Startall": "start", "MPI_Request_free": "request_free",
     "MPI_Sendrecv": "sendrecv", "MPI_Sendrecv_replace": "sendrecv",
     "MPI_Probe": "local", "MPI_Iprobe": "local",
+    "MPI_Cancel": "cancel", "MPI_Test_cancelled": "local",
     "MPI_Comm_free": "comm_free", "MPI_Cart_shift": "cart_shift",
 }
 

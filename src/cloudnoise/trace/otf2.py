@@ -13,7 +13,8 @@ from that location's stream in batches (bounded memory) and mapped onto
   between the Enter and the Leave say what it did: MpiSend (send), MpiRecv
   (receive; what arrived), both (sendrecv), MpiIsend (isend), MpiIrecvRequest
   (irecv), MpiIsendComplete / MpiIrecv / NonBlockingCollectiveComplete (a
-  Wait or Test that completed requests), MpiCollectiveBegin/End (a
+  Wait or Test that completed requests; MpiRequestCancelled there: a
+  request it found cancelled), MpiCollectiveBegin/End (a
   collective: operation, communicator, root, bytes),
   NonBlockingCollectiveRequest (a non-blocking collective); a call with none
   of these is local (its time is compute), or recorded by name only when
@@ -57,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from cloudnoise.errors import CloudnoiseError
-from cloudnoise.trace.events import ANY, Call, CommInfo
+from cloudnoise.trace.events import ANY, CANCELLED, Call, CommInfo
 
 # A held MPI_Irecv / non-blocking collective waits this many calls for its
 # completion before it is let go with what is known (the converter then
@@ -369,6 +370,7 @@ class OTF2Trace:
     """An OTF2 archive (its anchor file, NAME.otf2)."""
 
     format = "otf2"
+    records_status = True  # completions say what arrived, or that the request was cancelled
     warnings: tuple[str, ...] = ()
 
     def __init__(self, anchor: Path) -> None:
@@ -706,10 +708,12 @@ class _RankCalls:
                 if held is not None:
                     self._fill_collective(held, int(getattr(op, "value", op)), ref, root, sent, received, True)
                 completions.append((req + 1, 0, 0, 0))
-            elif tag == "cancel":
+            elif tag == "cancel":  # the request was cancelled: the converter drops its receive (or send)
                 held = self.waiting.pop(args[0] + 1, None)
-                if held is not None:  # a cancelled receive never happened
-                    held.kind, held.request = "local", 0
+                if held is not None and held.kind == "coll":
+                    raise CloudnoiseError(f"{self.where()}: a non-blocking collective's request is cancelled (MPI cannot "
+                                          "cancel collectives); the archive is damaged")
+                completions.append((args[0] + 1, CANCELLED, ANY, 0))
         if completions:
             self._emit(Call(self.index, name or "MPI_Wait", "complete", *span(), bytes=len(completions),
                             completions=completions))

@@ -15,6 +15,16 @@ Per rank, in program order (the rank's `cur` op is where its program is):
   arrived), after the op that was `cur` when it was posted; a Wait/Test
   that completes requests is a `calc 0` joining `cur` and their ops;
   persistent requests do the same at each MPI_Start;
+- a cancelled request (MPI_Cancel, then a completion that says it was
+  cancelled) is no message: a receive matches nothing, a send's op becomes
+  a `calc 0` and its message is taken back from the matching; a cancel that
+  came too late (the completion names what arrived) leaves the request as
+  it was. Where the format cannot say (liballprof), or the request is
+  freed or never completed, a cancelled request is taken as cancelled. A
+  receive that completes with MPI's empty status in a format that records
+  statuses received nothing (a cancelled receive);
+- a polling run (unsuccessful tests and probes folded into one record by
+  the recorder) is compute, exactly as the calls it stands for;
 - a collective is expanded by the algorithm `collectives` picks, on the
   communicator's ranks mapped to world ranks; its first ops wait for `cur`,
   and a join of its last ops becomes `cur` (non-blocking: at its Wait).
@@ -40,7 +50,7 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.limits import MAX_SIZE_BYTES
 from cloudnoise.trace.collectives import CALC, RECV, SEND, collective_of, rank_ops
 from cloudnoise.trace.conversion import Conversion, ConvertOptions
-from cloudnoise.trace.events import ANY, PROC_NULL, Call, CommInfo
+from cloudnoise.trace.events import ANY, CANCELLED, EMPTY_STATUS, PROC_NULL, Call, CommInfo
 from cloudnoise.trace.goal_tags import ANY_PEER, COLL_FLAG, TAG_BITS, TAG_MASK, comm_code
 from cloudnoise.trace.matching import Matching
 from cloudnoise.trace.op_columns import OpColumns
@@ -71,8 +81,12 @@ class RankConverter:
         self.comms: dict[int, CommInfo] = {0: world, 1: CommInfo(1, ("self", rank), 1, 0, (rank,))}
         self.coll_seq: Counter = Counter()
         # request handle -> its pending instances, oldest first (MPICH hands
-        # out one built-in handle for every request to MPI_PROC_NULL)
+        # out one built-in handle for every request to MPI_PROC_NULL):
+        # ("op", send op or None), ("coll", exit op or None), ("recv", op before it, the posted Call)
         self.pending: dict[int, list[tuple]] = {}
+        self.cancelling: set[int] = set()  # requests MPI_Cancel named, until they complete
+        # whether completions say what arrived (an empty status then means nothing did)
+        self.records_status = bool(getattr(trace, "records_status", False))
         self.persistent: dict[int, Call] = {}
         self.call: Call | None = None
         self.folded_tags = False
@@ -289,6 +303,8 @@ class RankConverter:
         entry = queue.pop(0) if queue else None
         if queue is not None and not queue:
             del self.pending[req]
+        asked = req in self.cancelling
+        self.cancelling.discard(req)
         if entry is None:
             if req in self.persistent:
                 return None  # an inactive persistent request completes at once
@@ -296,10 +312,48 @@ class RankConverter:
                 f"request {req:#x} completes but was never started in the trace",
                 "it came from a call the recorder does not wrap; such programs cannot be converted",
             )
-        if entry[0] == "op":
+        if self.was_cancelled(entry, (src, tag, nbytes), asked):
+            return self.withdraw(entry)
+        if entry[0] != "recv":
             return entry[1]
         _, after, posted = entry
         return self.recv(self.comm(posted.comm), (src, tag, nbytes), (posted.peer, posted.tag, posted.bytes), after)
+
+    def was_cancelled(self, entry: tuple, status: tuple[int, int, int], asked: bool) -> bool:
+        """Whether a request completing with `status` was cancelled (`asked`: MPI_Cancel named it)."""
+        if status[0] == CANCELLED:
+            return True
+        if entry[0] == "recv":
+            # MPI's empty status on a receive: nothing arrived (liballprof's is "not recorded": cancelled if asked)
+            return status == EMPTY_STATUS and (asked or self.records_status)
+        return asked and not self.records_status  # a send whose outcome the format does not say
+
+    def withdraw(self, entry: tuple) -> int | None:
+        """A pending request that was cancelled: a receive matches nothing (no op);
+        a send's op becomes a calc 0 and its message leaves the matching."""
+        if entry[0] == "recv":
+            return None
+        if entry[0] == "coll":
+            raise self.fail("a non-blocking collective completes as cancelled (MPI cannot cancel collectives)",
+                            "the trace is damaged: record the run again")
+        s = entry[1]
+        if s is None:
+            return None  # a send to MPI_PROC_NULL
+        ops, i = self.ops, s - self.ops.base
+        self.match.withdraw(self.rank, ops.peers[i], ops.tags[i])
+        ops.kinds[i], ops.amounts[i], ops.peers[i], ops.tags[i] = CALC, 0, 0, 0
+        return s
+
+    def cancel(self, req: int) -> None:
+        """MPI_Cancel of `req`: what it did is known when the request completes."""
+        queue = self.pending.get(req)
+        if not queue:
+            raise self.fail(f"MPI_Cancel of request {req:#x}, which is not pending (no call in the trace started it, "
+                            "or it completed already)", "the trace is damaged: record the run again")
+        if queue[-1][0] == "coll":
+            raise self.fail("MPI_Cancel of a non-blocking collective's request (MPI cannot cancel collectives)",
+                            "the trace is damaged: record the run again")
+        self.cancelling.add(req)
 
     def free_receive(self, posted: Call, after: int) -> bool:
         """A receive nobody waits for, as it was posted; False (left out) for a wildcard one."""
@@ -324,6 +378,8 @@ class RankConverter:
         tag_base_get = self.tag_base.get
         channels = self.match.channels
         pending = self.pending
+        cancelling = self.cancelling
+        records_status = self.records_status
         rank = self.rank
         tag_limit = 1 << TAG_BITS
         by_name = result.calls_by_name
@@ -412,16 +468,19 @@ class RankConverter:
                     joined = []
                     for req, src, tag, nb in c.completions or ():
                         queue = pending.get(req)
-                        if queue:
+                        if queue and src != CANCELLED and req not in cancelling:
                             waiting = queue.pop(0)
                             if not queue:
                                 del pending[req]
-                            if waiting[0] == "op":
+                            if waiting[0] != "recv":
                                 o = waiting[1]
                             else:
                                 posted = waiting[2]
                                 if src == ANY and tag == ANY and nb == 0:
-                                    o = self.recv_as_posted(posted.comm, posted.peer, posted.tag, posted.bytes, waiting[1])
+                                    # MPI's empty status: nothing arrived (a cancelled receive), where the
+                                    # format records statuses; liballprof's "not recorded": as posted
+                                    o = None if records_status else self.recv_as_posted(
+                                        posted.comm, posted.peer, posted.tag, posted.bytes, waiting[1])
                                 else:
                                     o = self.recv(self.comm(posted.comm), (src, tag, nb), (posted.peer, posted.tag, posted.bytes),
                                                   waiting[1])
@@ -450,6 +509,14 @@ class RankConverter:
                     self.mpi_ns += t_exit - t_entry
                 if t_exit > self.last_exit:
                     self.last_exit = t_exit
+                continue
+            if kind == "poll":  # unsuccessful polls folded by the recorder: compute, as each of them is
+                by_name[c.name] += c.repeat - 1
+                n += c.repeat - 1
+                continue
+            if kind == "cancel":  # its time is compute; what it did shows when the request completes
+                for req in c.requests or []:
+                    self.cancel(req)
                 continue
             if kind == "init":
                 continue
@@ -517,11 +584,16 @@ class RankConverter:
             elif kind == "request_free":
                 # MPI_Request_free: the operation still happens, nobody waits for it, and
                 # the handle may come back from the next Isend: its entry leaves now. A
-                # freed receive is simulated as posted (liballprof does not say what came).
+                # freed receive is simulated as posted (liballprof does not say what came);
+                # a freed request MPI_Cancel named is taken as cancelled (nobody learns otherwise).
                 for req in c.requests or []:
                     self.persistent.pop(req, None)
+                    asked = req in self.cancelling
+                    self.cancelling.discard(req)
                     for entry in self.pending.pop(req, []):
-                        if entry[0] == "recv":
+                        if asked:
+                            self.withdraw(entry)
+                        elif entry[0] == "recv":
                             self.free_receive(entry[2], entry[1])
                 continue
             elif kind == "sendrecv":
@@ -535,7 +607,7 @@ class RankConverter:
                 self.compute_until(c.t_entry_ns)
                 exit_op = self.collective(c, self.cur)
                 if c.request:
-                    self.pending.setdefault(c.request, []).append(("op", exit_op if exit_op != self.cur else None))
+                    self.pending.setdefault(c.request, []).append(("coll", exit_op if exit_op != self.cur else None))
                 elif exit_op is not None:
                     self.cur = exit_op
             else:
@@ -547,13 +619,21 @@ class RankConverter:
         self.call = None
         if self.finalize_ns is None:
             raise self.fail("the trace has no MPI_Finalize", "the application did not finish: record a run that reaches MPI_Finalize")
-        for entry in (e for queue in self.pending.values() for e in queue):
-            if entry[0] == "recv":
+        for req, queue in self.pending.items():
+            if req in self.cancelling:  # cancelled and never completed: taken as cancelled
+                for entry in queue:
+                    self.withdraw(entry)
+                continue
+            for entry in queue:
+                if entry[0] != "recv":
+                    continue
                 posted = entry[2]
                 self.call = posted
                 if self.free_receive(posted, entry[1]):
-                    result.warnings.append(f"rank {self.rank}: a receive posted at call {posted.index} never completed; simulated as the posted receive")
+                    result.warnings.append(f"rank {self.rank}: a receive posted at call {posted.index} never completed; "
+                                           "simulated as the posted receive")
                 else:
-                    result.warnings.append(f"rank {self.rank}: a wildcard receive posted at call {posted.index} never completed; left out")
+                    result.warnings.append(f"rank {self.rank}: a wildcard receive posted at call {posted.index} never "
+                                           "completed; left out")
         self.call = None
         result.calls += n

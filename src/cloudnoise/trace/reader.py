@@ -26,6 +26,9 @@ class TraceReader(Protocol):
     num_ranks: int
     # what the reader found wrong and worked around (one line each; the conversion's warnings)
     warnings: Sequence[str]
+    # whether completions carry the status MPI returned (native, OTF2): an empty status then
+    # means no message arrived; False where the format does not record it (liballprof)
+    records_status: bool
 
     def calls(self, rank: int) -> Iterator[Call]:
         """Rank `rank`'s calls in program order, streamed from disk."""
@@ -44,7 +47,7 @@ def open_trace(path: str | Path) -> TraceReader:
     if not p.exists():
         raise CloudnoiseError(f"{p}: no such trace folder; give the folder `cloudnoise trace record --out` wrote")
     if p.is_dir():
-        if any(p.glob("rank-*.cntr")):
+        if any(p.glob("rank-*.cntr")) or any(p.glob("rank-*.cntr.gz")):
             from cloudnoise.trace.native import NativeTrace
 
             return NativeTrace(p)

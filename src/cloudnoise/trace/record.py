@@ -9,6 +9,11 @@ with --no-preload. The launcher line is the user's own (`mpiexec -n 4 ./app`):
 cloudnoise runs it as given, with CN_TRACE_DIR (and LD_PRELOAD) added to
 the environment. MPICH's and Intel's mpiexec pass the environment to the
 ranks; with Open MPI add `-x LD_PRELOAD -x CN_TRACE_DIR` to the line.
+
+A polling loop (MPI_Test* or MPI_Iprobe until something arrives) is
+recorded as one record per run of unsuccessful calls (CN_POLL), not one per
+call: the conversion is the same, the disk rate stays bounded.
+CN_TRACE_POLLING=every (`every_poll`) records every call.
 """
 
 from __future__ import annotations
@@ -57,8 +62,10 @@ class Recording:
 
 
 def record(command: list[str], out: Path, *, mpicc: str | None = None, preload: bool = True,
-           timeout: float | None = None, quiet: bool = False) -> Recording:
-    """Runs `command` (the launcher line) with the recorder; the trace goes to `out`."""
+           timeout: float | None = None, quiet: bool = False, every_poll: bool = False) -> Recording:
+    """Runs `command` (the launcher line) with the recorder; the trace goes to `out`.
+    `every_poll` records each unsuccessful MPI_Test*/MPI_Iprobe call as its own record
+    instead of one record per polling run (the same conversion, far more bytes)."""
     if not command:
         raise CloudnoiseError("give the command to record after --, e.g. -- mpiexec -n 4 ./app")
     out = Path(out)
@@ -69,6 +76,7 @@ def record(command: list[str], out: Path, *, mpicc: str | None = None, preload: 
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env["CN_TRACE_DIR"] = str(out.resolve())
+    env["CN_TRACE_POLLING"] = "every" if every_poll else "folded"
     library = None
     if preload:
         mpi = find_mpi(mpicc)

@@ -56,6 +56,10 @@ class ReplicatedTrace:
     def warnings(self) -> Sequence[str]:
         return self.base.warnings
 
+    @property
+    def records_status(self) -> bool:
+        return bool(getattr(self.base, "records_status", False))
+
     def describe(self) -> dict[str, Any]:
         out = dict(self.base.describe())
         out.update({"format": f"{self.base.format}, {self.format}", "ranks": self.num_ranks,

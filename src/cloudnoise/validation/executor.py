@@ -138,6 +138,8 @@ def run(req: ExecRequest, mpi: MpiInstallation, crash_rank: int | None = None) -
 _SIGNAL = re.compile(r"KILLED BY SIGNAL:\s*(\d+)\s*\(([^)]*)\)")
 _EXIT = re.compile(r"EXIT CODE:\s*(\d+)")
 _EXIT_STRING = re.compile(r"EXIT STRING:\s*(.+?\(signal \d+\))")
+# Open MPI's mpiexec: "process rank 1 with PID 0 on node vm exited on signal 6 (Aborted)."
+_OPEN_MPI_SIGNAL = re.compile(r"process rank (\d+) with PID \d+ on node \S+ exited on signal (\d+) \(([^)]*)\)")
 
 
 def _explain_failure(message: str, log: Path, ranks: int) -> str:
@@ -153,6 +155,10 @@ def _explain_failure(message: str, log: Path, ranks: int) -> str:
     if died:
         return (f"a rank of the GOAL executor died ({died.group(1).strip()}) and the run on {ranks} ranks "
                 f"was stopped; full log: {log}")
+    ompi = _OPEN_MPI_SIGNAL.search(text)
+    if ompi:
+        return (f"rank {ompi.group(1)} of the GOAL executor died (signal {ompi.group(2)}, {ompi.group(3).strip()}) "
+                f"and the run on {ranks} ranks was stopped; full log: {log}")
     sig = _SIGNAL.search(text)
     if sig:
         return (f"a rank of the GOAL executor died (signal {sig.group(1)}, {sig.group(2).strip()}) "

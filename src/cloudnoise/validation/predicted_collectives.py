@@ -1,5 +1,5 @@
 """What a profile predicts for small collectives, with its noise and without:
-`model build --check` on an imported campaign (issue 48).
+`model build --check` on an imported campaign.
 
 An imported campaign (a Netgauge run) was measured elsewhere: there is no
 machine here to run `validate --suite` on. What can be checked is what the
@@ -8,7 +8,8 @@ the artifact's collective programs (dissemination, pipelined ring, binomial
 tree at 16 B and 16 KiB, 4 to 32 nodes) simulated noiseless and with the
 profile's noise (`both`), side by side. A noise model that multiplies a
 16 us collective's median several times over, where the system's own runs
-agree with the noiseless model, is the symptom issue 48 describes; the
+agree with the noiseless model, is the symptom to look for (a noise model
+that does not predict); the
 table shows it (or its absence) before any collective run is compared.
 """
 

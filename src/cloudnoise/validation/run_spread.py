@@ -1,4 +1,4 @@
-"""The measured run-to-run spread of `validate --measured` (issue 48).
+"""The measured run-to-run spread of `validate --measured`.
 
 Where several runs of one system measured the same configuration (program,
 size, node count), their medians differ: Daint's May runs by a median 2.1x,

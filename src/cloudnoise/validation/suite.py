@@ -172,7 +172,7 @@ def print_suite(result: dict[str, Any]) -> None:
         if same < state["configs"]:
             line += ("; the others (*) ran on a machine in another state: the cores placed differently or the "
                      "transport slower or faster than the profile's one-way 1 B time "
-                     f"({fmt_ns(result.get('profile_one_byte_ns'))}; docs/measure.md, 'Where the ranks' cores are')")
+                     f"({fmt_ns(result.get('profile_one_byte_ns'))}; docs/explanation/measurement.md, 'Where the ranks' cores are')")
         console.print(line)
     for w in result["warnings"]:
         console.print(f"[yellow]warning:[/] {w}")

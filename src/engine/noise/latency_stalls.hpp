@@ -1,4 +1,4 @@
-// Latency stalls that come in time (issue 48): while a sending host is
+// Latency stalls that come in time: while a sending host is
 // inside a stall, its messages leave when the stall ends, so the stall's
 // remaining time is added to their latency (Engine::stall_delay_ps). A
 // Netgauge latency series on Alps shows them: stretches of about a

@@ -57,7 +57,7 @@ bool lap_space(char c) {  // what Python's str.rstrip() strips, in ASCII
          (c >= '\x1c' && c <= '\x1f');
 }
 
-// One map type only (each instantiation costs compile time, issue 40):
+// One map type only (each instantiation costs install-time compilation):
 // int -> slot; texts are looked up by their hash, and the slot's text is
 // compared (a collision of two texts hands the rank to Python).
 using LapIntMap = std::unordered_map<int64_t, uint32_t>;

@@ -55,7 +55,7 @@ struct HookOps {
 
 // What the converter asks of its caller (the Python converter, through the
 // bindings). A plain interface rather than std::function members: fewer
-// templates to compile (install time, issue 40).
+// templates to compile at install time.
 class LiballprofHooks {
  public:
   virtual ~LiballprofHooks() = default;

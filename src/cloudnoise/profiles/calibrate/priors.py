@@ -2,7 +2,7 @@
 models, each with the sentence it rests on.
 
 The calibration models the systems whose built-in noise still comes from the
-paper's text (the artifact has no run of theirs: docs/paper.md, "Calibration
+paper's text (the artifact has no run of theirs: docs/explanation/paper.md, "Calibration
 as code"): AWS HPC c5n.18xlarge and Oracle Normal, which the authors did not
 simulate, Oracle HPC, whose network run the stored artifact lacks, and AWS
 c5n.metal, whose fitted latency tail and long OS detours c5n.18xlarge takes

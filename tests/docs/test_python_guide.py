@@ -1,4 +1,4 @@
-"""docs/api.md's worked example runs as printed, and the typed API keeps its promises."""
+"""docs/how-to/python.md's worked example runs as printed, and the typed API keeps its promises."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import pytest
 
 import cloudnoise
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "api.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "python.md"
 
 
 def _examples() -> list[str]:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
-    assert len(blocks) >= 2, "docs/api.md lost a worked example"
+    assert len(blocks) >= 2, "docs/how-to/python.md lost a worked example"
     return blocks
 
 
@@ -33,7 +33,7 @@ def test_the_measure_example_runs(capsys, tmp_path, monkeypatch):
     mpi_or_skip()
     monkeypatch.chdir(tmp_path)
     blocks = [b for b in _examples() if "cloudnoise.measure(" in b]
-    assert blocks, "docs/api.md lost its measure example"
+    assert blocks, "docs/how-to/python.md lost its measure example"
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), {})
     out = capsys.readouterr().out
