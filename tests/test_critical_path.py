@@ -240,3 +240,13 @@ def test_a_message_held_behind_its_channel_waited_for_the_one_before():
     sched.in_order = True
     out = every_loop(sched, params, noise("network"), reps=20, seed=5)
     assert (out["max_end_ps"] != free).any()  # the order held some message back
+
+
+def test_a_recording_that_would_not_fit_is_refused_before_it_runs(monkeypatch):
+    from cloudnoise.errors import CloudnoiseError
+    from cloudnoise.simulation import critical_path
+
+    monkeypatch.setattr(critical_path.os, "sysconf", lambda name: 1000 if name == "SC_AVPHYS_PAGES" else 4096)
+    with pytest.raises(CloudnoiseError, match="needs about .* GiB, and 0.0 GiB are free: give fewer --threads"):
+        critical_path.check_memory(10**6, 2)
+    critical_path.check_memory(10, 1)  # 400 bytes fit

@@ -47,7 +47,7 @@ class Slowdown:
     def moved_ns(self) -> float:
         """The excess the noise on the path does not account for: noiseless activities the noise
         put on the path (a NIC gap more, say); negative where the path's noise filled slack."""
-        return self.excess_ns - sum(self.on_path_ns.values())
+        return round(self.excess_ns - sum(self.on_path_ns.values()), 3)  # to the picosecond
 
     def to_dict(self) -> dict[str, object]:
         return {"ratio": self.ratio, "excess_ns": self.excess_ns, "by_noise_ns": self.by_noise_ns,

@@ -127,9 +127,10 @@ def print_explanation(result: Explanation) -> None:
             split = ", ".join(f"{SHORT[k]} {_ns(x)}" for k, x in sd.by_noise_ns.items() if x)
             console.print(f"  slowdown from none: {sd.ratio:.3g}x (+{_ns(sd.excess_ns)})" + (f": {split}" if split else ""))
             on_path = sum(sd.on_path_ns.values())
-            console.print(f"    noise on the median paths {_ns(on_path)}; "
-                          + (f"{_ns(sd.moved_ns)} more from noiseless activities the noise put on the path"
-                             if sd.moved_ns >= 0 else f"{_ns(-sd.moved_ns)} of it filled slack"))
+            console.print(f"    noise on the median paths {_ns(on_path)}"
+                          + ("" if sd.moved_ns == 0 else
+                             f"; {_ns(sd.moved_ns)} more from noiseless activities the noise put on the path"
+                             if sd.moved_ns > 0 else f"; {_ns(-sd.moved_ns)} of it filled slack"))
         tail = v.tail
         if tail.tail_cause != "none" or tail.median_cause != "none":
             same = "another cause than" if tail.differs else "the same cause as"

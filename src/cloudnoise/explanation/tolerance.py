@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from cloudnoise.cores import available_cores
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulation.api import run_variant
 from cloudnoise.simulation.critical_path import CriticalPaths
@@ -179,7 +180,7 @@ def tolerances(schedule: Any, params: LogGOPS, noise: NoiseSetup | None, variant
 
     def runtimes(params: LogGOPS, noise: NoiseSetup) -> np.ndarray:
         r = run_variant(schedule, params=params, noise=noise, variant=variant, reps=reps, seed=seed,
-                        threads=threads or 1, ready_order=ready_order)
+                        threads=threads or available_cores(), ready_order=ready_order)
         return np.asarray(r.runtime_ns, dtype=np.float64) * 1000.0
 
     out: list[Tolerance] = []

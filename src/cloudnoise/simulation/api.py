@@ -22,7 +22,7 @@ from cloudnoise import _engine
 from cloudnoise.comma_lists import items_of
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_STUCK, CloudnoiseError
-from cloudnoise.simulation.critical_path import CriticalPaths
+from cloudnoise.simulation.critical_path import CriticalPaths, check_memory
 from cloudnoise.simulation.noise import NoiseSetup
 from cloudnoise.simulation.params import LogGOPS
 from cloudnoise.simulation.inputs import ScheduleInput, load_schedule  # noqa: F401  (re-exported)
@@ -288,6 +288,8 @@ def run_variant(
         engine_noise = _engine.NoiseModel()
     else:
         raise CloudnoiseError(f"variant {variant!r} needs noise: give a profile or a noise source")
+    if critical_path:
+        check_memory(schedule.num_ops, min(threads, reps))
     t0 = time.perf_counter()
     try:
         out = _engine.run(
@@ -315,9 +317,9 @@ def run_variant(
         raise CloudnoiseError(str(err)) from None
     except MemoryError:
         raise CloudnoiseError(
-            f"not enough memory to record the critical path of {schedule.num_ops:,} operations "
-            f"on {threads} threads (about {CriticalPaths.bytes_per_op} bytes an operation a thread): "
-            "give fewer --threads or a smaller schedule") from None
+            f"not enough memory for {schedule.num_ops:,} operations on {threads} threads"
+            + (" with their critical paths" if critical_path else "") + ": give fewer --threads or a smaller run"
+        ) from None
     engine_seconds = time.perf_counter() - t0
     return SimulationResult(
         ranks=schedule.num_ranks,

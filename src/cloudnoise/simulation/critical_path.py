@@ -10,12 +10,14 @@ from. Times are picoseconds here, as the engine keeps them: every sum is exact.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from cloudnoise import _engine
+from cloudnoise.errors import CloudnoiseError
 
 PARTS: tuple[str, ...] = tuple(_engine.PATH_PARTS)
 COUNTS: tuple[str, ...] = tuple(_engine.PATH_COUNTS)
@@ -57,8 +59,6 @@ class CriticalPaths:
     index, host, part index, ps): each noise part on the path by the host it came
     from; `segments` the whole path of the repetitions asked for, by repetition."""
 
-    # What the engine keeps per operation of the schedule while it records (critical_path.hpp).
-    bytes_per_op = 40
 
     parts_ps: np.ndarray
     counts: np.ndarray
@@ -83,3 +83,22 @@ class CriticalPaths:
     def count(self, name: str) -> np.ndarray:
         """One count on every repetition's path."""
         return self.counts[:, COUNTS.index(name)]
+
+
+# What a thread's recorder keeps per operation of the schedule: a 24-byte log entry per queued
+# event, room for one and a half per operation reserved at once (critical_path.hpp).
+BYTES_PER_OP = 40
+
+
+def check_memory(ops: int, threads: int) -> None:
+    """A one-line error before a run whose recorders would not fit in the memory free now."""
+    try:
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # not on Linux: nothing to check against
+        return
+    need = ops * BYTES_PER_OP * threads
+    if need > 0.8 * free:
+        raise CloudnoiseError(
+            f"recording the critical path of {ops:,} operations on {threads} threads needs about "
+            f"{need / 2**30:.1f} GiB, and {free / 2**30:.1f} GiB are free: give fewer --threads (each records "
+            "its own) or a smaller run")
