@@ -33,7 +33,7 @@ std::vector<PathSegment> walk_path(const CriticalPathRecorder& rec, CriticalPath
     // which n made if that came after n started.
     bool released_by_n = false, release_seen = false;
     const Rec::Why n_node = Rec::why(n.op, n.message, PathLink::Start);
-    if (has_after && rec.entry(pos).released()) {  // the node after was queued once: at its release
+    if (has_after && rec.entry(pos).released()) {  // the node after's last entry may be its release
       release_seen = true;
       released_by_n = rec.entry(pos).releaser() == n_node;
     }

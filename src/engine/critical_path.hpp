@@ -212,10 +212,10 @@ class CriticalPathRecorder {
   }
   [[gnu::noinline]] void grow() { log_.resize(std::max<size_t>(size_t{1} << 16, 2 * log_.size())); }
 
-  // A log, written in sequence: an entry a node per queued event. (An array
-  // by op, written in place, cost 2.5x the engine's time on a 16K-rank
-  // dissemination: its writes, a few per host and window over 18 MB, missed
-  // the caches that hold the hosts' state.)
+  // A log, written in sequence: an entry per queued event. Records by op,
+  // written in place, would be touched a few per host and window over 18 MB
+  // on a 16K-rank dissemination, missing the caches that hold the hosts'
+  // state: they cost 2.85x the engine's time there, the log 1.4-1.6x.
   std::vector<Entry> log_;
   size_t size_ = 0;
   std::vector<Why> setter_;  // parallel to the engine's host state
