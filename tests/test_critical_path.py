@@ -250,3 +250,20 @@ def test_a_recording_that_would_not_fit_is_refused_before_it_runs(monkeypatch):
     with pytest.raises(CloudnoiseError, match="needs about .* GiB, and 0.0 GiB are free: give fewer --threads"):
         critical_path.check_memory(10**6, 2)
     critical_path.check_memory(10, 1)  # 400 bytes fit
+
+
+def test_noise_drawn_per_repetition_gives_one_path():
+    # Stalls and bandwidth drops drawn from (seed, repetition) by their processes, a
+    # share of the hosts stalling: the same path from every loop, each part exact.
+    def constant(ps: float) -> _engine.QuantileTable:
+        return _engine.QuantileTable(np.array([0.0, 1.0]), np.array([ps, ps]))
+
+    model = noise("network")
+    model.stall_process = _engine.StallProcess.bursty(2e6, 4e6, constant(1.5e6), constant(4e5), constant(2e5), 10**9)
+    model.latency_stalls_hosts = 0.5
+    model.episode_process = _engine.EpisodeProcess(3e6, 5e6, constant(2e6), _engine.QuantileTable(
+        np.array([0.0, 1.0]), np.array([0.3, 0.6])), 10**9)
+    sched = generate(CollectiveSpec("dissemination", 48, 4096))
+    out = every_loop(sched, PARAMS["plain"], model, reps=4, seed=3)
+    on_path = {_engine.PATH_PARTS[p] for p in out["path_noise"][:, 2]}
+    assert {"latency_stall", "bandwidth_episode"} <= on_path

@@ -197,3 +197,22 @@ def test_batches_do_not_change_the_answer():
     one, many = run_split(starts, values, batch=10**9), run_split(starts, values, batch=1000)
     assert one.episodes.spec() == many.episodes.spec() and (one.lag, one.acf, one.cv) == (many.lag, many.acf, many.cv)
 
+
+
+def test_episode_durations_and_stall_lengths_are_bounded_by_what_the_series_showed():
+    """A few seconds of series cannot support a heavy tail (the busy demo's lognormal of sigma
+    2.5 through a median and a mean): the durations and stalls drawn are the measured ones, and
+    nothing longer than the longest seen; the profile's line says so."""
+    rng = np.random.default_rng(8)
+    stalls = [bursty_stalls(rng, 2.0e9, 300.0, 1e6, 50_000, 20_000), []]
+    starts, values = pingpong(body(rng, 260_000), stalls)
+    got = run_split(starts, values)
+    ep = got.episodes
+    longest_stall = float(np.max(values)) - float(np.median(values))
+    assert ep.stall.support()[1] <= longest_stall + 1.0
+    # episodes of 1 ms (two close together may read as one): the longest measured is the bound
+    import re
+
+    longest_ms = float(re.search(r"the longest ([0-9.e+-]+) ms", got.why).group(1))
+    assert ep.duration.support()[1] == pytest.approx(longest_ms * 1e6, rel=0.01) and longest_ms < 5.0
+    assert "nothing longer than" in got.why and "of series showed is drawn" in got.why

@@ -31,7 +31,8 @@ def test_loggp_fit_and_profile(tmp_path):
     assert run("measure", "latency-noise", "--duration", "2", "--out", str(camp)).returncode == 0
     assert run("measure", "os-noise", "--duration", "1", "--out", str(camp)).returncode == 0
     out = tmp_path / "profiles" / "ci.json"
-    proc = run("model", "build", str(camp), "-o", str(out))
+    # the paper's semantics: every sample's one-way time above the median, per message
+    proc = run("model", "build", str(camp), "-o", str(out), "--as-paper")
     assert proc.returncode == 0, proc.stderr
     profile = json.loads(out.read_text())
     assert profile["format"] == "cloudnoise-profile/1" and profile["name"] == "ci"
@@ -63,6 +64,21 @@ def test_loggp_fit_and_profile(tmp_path):
 
     params = LogGOPS.from_profile(load_profile(out))
     assert len(params.classes) == len(lg["size_classes"])
+    # counted once (the default): the same fit, the latency noise at most L below it, the replay
+    # of the series in the profile, and the machine's load at each experiment's start and end
+    once = tmp_path / "profiles" / "once.json"
+    proc = run("model", "build", str(camp), "-o", str(once))
+    assert proc.returncode == 0, proc.stderr
+    built = json.loads(once.read_text())
+    assert built["loggops"]["L"] == fit["L"]
+    lg = built["loggops"]
+    least = min([lg["L"]] + [c["L"] for c in lg["size_classes"]]) + lg.get("o_s", lg["o"])
+    assert min(built["latency_noise"]["quantiles"]["v"]) >= -least
+    assert "deconvolved" in built["latency_noise"]["provenance"]["source"]
+    assert built["closure"]["round_trips"] > 0 and len(built["closure"]["rows"]) == 7
+    assert {r["when"] for r in built["campaign"]["load"]} == {"start", "end"}
+    assert {r["experiment"] for r in built["campaign"]["load"]} >= {"loggp", "latency-noise", "os-noise"}
+    assert "Closure" in proc.stdout and "measured: pairs" in proc.stdout
 
 
 def test_profile_numbers_finer_than_the_engine_are_rounded_not_refused():

@@ -191,16 +191,20 @@ def test_boxes_use_the_same_statistics_as_matplotlib() -> None:
     x = np.random.default_rng(3).lognormal(0, 1, 501)
     ours = box_stats(x)
     ref = cbook.boxplot_stats(x, whis=1.5)[0]
-    for key in ("med", "q1", "q3", "mean", "whislo", "whishi", "cilo", "cihi"):
+    for key in ("med", "q1", "q3", "mean", "whislo", "whishi"):
         assert ours[key] == pytest.approx(ref[key]), key
     assert np.array_equal(np.sort(ours["fliers"]), np.sort(ref["fliers"]))
+    # the notch: the median's distribution-free interval, the 229th and 273rd of 501
+    # (binomial(501, 1/2): 2 P(B <= 228) = 4.9 % <= 5 % < 2 P(B <= 229) = 6.0 %), as
+    # scipy.stats.quantile_test gives it; not matplotlib's McGill notch
+    assert (ours["cilo"], ours["cihi"]) == (np.sort(x)[228], np.sort(x)[272])
 
 
 def test_a_notch_wider_than_its_box_is_drawn_at_the_box_edges() -> None:
-    # five values: the median's interval (± 1.57 IQR / sqrt 5 = ± 0.70 IQR) is wider than the box
+    # five values: below six, the median's interval is the samples' range, wider than the box
     ours = box_stats(np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
     assert (ours["q1"], ours["med"], ours["q3"]) == (2.0, 3.0, 4.0)
-    assert ours["cilo"] == 2.0 and ours["cihi"] == 4.0  # 3 ± 1.40 clipped to [2, 4]
+    assert ours["cilo"] == 2.0 and ours["cihi"] == 4.0  # [1, 5] clipped to [2, 4]
 
 
 def test_far_outliers_and_the_means_they_lift_do_not_squash_the_boxes() -> None:

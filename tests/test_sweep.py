@@ -205,7 +205,8 @@ def test_a_variant_that_draws_nothing_is_simulated_once_with_the_same_bits(refer
             if v in ("os", "both") and not noise.has_os or v in ("network", "both") and not noise.has_network:
                 continue
             m = noise.engine_model(v)
-            random = any(x is not None for x in (m.os, m.latency_excess_ps, m.bandwidth_fraction, m.bandwidth_episodes))
+            random = any(x is not None for x in (m.os, m.latency_excess_ps, m.bandwidth_fraction, m.bandwidth_episodes,
+                                                 m.episode_process, m.latency_stalls, m.stall_process))
             random = random or (m.switch_draws is not None and m.switch_draws.random)
             assert noise.draws(v) == random == (v != "none"), (name, v)
     for name in ("azure-hpc", "daint"):

@@ -256,6 +256,7 @@ int64_t Engine::episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t
 // time alone, like the episodes, so both processing orders agree; it only
 // adds to L, so the windows' lookahead (the least latency) still holds.
 int64_t Engine::stall_delay_ps(uint32_t sender, int64_t t) {
+  if (!stall_on_[sender]) return 0;
   const int64_t s = stalls_->wrap(time_add(t, stall_offset_[sender]));
   LatencyStalls::Span& span = stall_span_[sender];
   if (!span.holds(s)) span = stalls_->span_at(s);
@@ -304,8 +305,15 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   latency_ = noise.latency_excess_ps.get();
   bandwidth_ = noise.bandwidth_fraction.get();
   tabulate_gaps(noise.bandwidth_fraction);
-  episodes_ = noise.bandwidth_episodes.get();
-  stalls_ = noise.latency_stalls.get();
+  if ((noise.bandwidth_episodes && noise.episode_process) || (noise.latency_stalls && noise.stall_process))
+    throw std::invalid_argument("a noise part takes a table or a process that draws one, not both");
+  // A drawn table is read by every host from its own offset, or by all
+  // from one for stalls of the whole system.
+  episodes_ = noise.episode_process ? drawn_episodes_.get(noise.episode_process, seed, repetition, ranks_)
+                                    : noise.bandwidth_episodes.get();
+  stalls_ = noise.stall_process ? drawn_stalls_.get(noise.stall_process, seed, repetition,
+                                                    noise.latency_stalls_shared ? 1 : ranks_)
+                                : noise.latency_stalls.get();
   switch_ = noise.switch_draws.get();
   switch_nominal_ = noise.switch_nominal.get();
   // Only a latency drawn per message can let one overtake another sent
@@ -318,6 +326,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
         "or latency stalls");
   seed_ = seed;
   rep_ = repetition;
+  if (departures_) departures_->assign(sched_.num_ops(), -1);
   latency_rng_ = CounterRng(seed, repetition, RngStream::Latency);
   bandwidth_rng_ = CounterRng(seed, repetition, RngStream::Bandwidth);
   met_.assign(multi_total_, 0);
@@ -351,6 +360,12 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     const double period = static_cast<double>(stalls_->period_ps());
     stall_offset_.resize(ranks_);
     stall_span_.assign(ranks_, LatencyStalls::Span{});
+    // Which hosts stall at all: each, independently, with the given share (all of them at 1);
+    // drawn from counters past the offsets' so that the offsets stay as they were.
+    constexpr uint64_t kHostDraws = uint64_t{1} << 40;
+    stall_on_.assign(ranks_, 1);
+    if (noise.latency_stalls_hosts < 1.0)
+      for (uint32_t r = 0; r < ranks_; ++r) stall_on_[r] = rng.uniform(kHostDraws + r) < noise.latency_stalls_hosts;
     for (uint32_t r = 0; r < ranks_; ++r)
       stall_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(noise.latency_stalls_shared ? 0 : r) * period),
                                   stalls_->period_ps() - 1);

@@ -23,9 +23,11 @@
 #include "noise/bandwidth_episodes.hpp"
 #include "noise/counter_rng.hpp"
 #include "noise/drawn_gap.hpp"
+#include "noise/episode_process.hpp"
 #include "noise/latency_stalls.hpp"
 #include "noise/os_noise_trace.hpp"
 #include "noise/quantile_table.hpp"
+#include "noise/stall_process.hpp"
 #include "noise/switch_draws.hpp"
 #include "posted_receives.hpp"
 #include "released_ops.hpp"
@@ -48,15 +50,25 @@ struct NoiseModel {
   std::shared_ptr<const QuantileTable> latency_excess_ps;
   // Per-message bandwidth as a fraction of peak in (0, 1]; G is divided by it.
   std::shared_ptr<const QuantileTable> bandwidth_fraction;
+  // Noise in time is read, in repetition r, from r's own realization: a
+  // process (a model) draws r's table from (seed, r); a given table (data)
+  // serves every repetition, read from offsets drawn from (seed, r). A part
+  // takes a process or a table, not both.
+  //
   // Drops that persist in time, per sending host; a message's fraction is
   // the lower of its draw and its sender's episode at the send.
   std::shared_ptr<const BandwidthEpisodes> bandwidth_episodes;
+  std::shared_ptr<const EpisodeProcess> episode_process;
   // Latency stalls in time, per sending host: a message sent inside one of
   // its sender's stalls waits for the stall's end (added to its latency).
   std::shared_ptr<const LatencyStalls> latency_stalls;
+  std::shared_ptr<const StallProcess> stall_process;
   // All hosts read the stalls from one offset (a system-wide state) instead
   // of independent offsets.
   bool latency_stalls_shared = false;
+  // The share of hosts that stall at all (drawn per host and repetition); the
+  // others never do: stalls a measurement saw on some pairs of hosts only.
+  double latency_stalls_hosts = 1.0;
   // The paper authors' network semantics (noise/switch_draws.hpp): each
   // message's L and G picked from near or far sample sets, G charged per
   // 16 MiB block, rendezvous 2 L later. Replaces the parameters' L and G,
@@ -68,7 +80,8 @@ struct NoiseModel {
   std::shared_ptr<const SwitchDraws> switch_nominal;
 
   bool any() const {
-    return os || latency_excess_ps || bandwidth_fraction || bandwidth_episodes || latency_stalls || switch_draws;
+    return os || latency_excess_ps || bandwidth_fraction || bandwidth_episodes || episode_process || latency_stalls ||
+           stall_process || switch_draws;
   }
 };
 
@@ -170,6 +183,13 @@ class Engine {
   // A flag another thread sets to stop the run: the engine looks at it every
   // kStopPoll events (and every window) and throws Interrupted. Null: never.
   void set_stop(const std::atomic<bool>* stop) { stop_ = stop; }
+
+  // Where the next repetitions write each send's departure time (ps, the
+  // moment its CPU and NIC take it; -1 for an op that is no send), indexed
+  // by op: what a ping-pong benchmark's timer reads between iterations.
+  // Null (the default): nothing is written. Every loop departs through
+  // depart (engine_steps.hpp), so every loop records the same times.
+  void record_departures(std::vector<int64_t>* out) { departures_ = out; }
 
  private:
   static constexpr uint32_t kStopPoll = 1u << 16;
@@ -439,12 +459,36 @@ class Engine {
   // while the fraction table stays the same.
   std::vector<DrawnGapTable> gap_tables_;
   std::shared_ptr<const QuantileTable> gaps_for_;  // the fraction table gap_tables_ are of
+  // This repetition's tables drawn by the noise's processes, and what they
+  // were drawn for (a failed windowed try resets the same repetition). The
+  // process is held, so that no other can take its address.
+  template <class Process, class Table>
+  struct Drawn {
+    std::optional<Table> table;
+    std::shared_ptr<const Process> process;
+    uint64_t seed = 0, repetition = 0;
+    uint32_t hosts = 0;
+    const Table* get(const std::shared_ptr<const Process>& p, uint64_t s, uint64_t r, uint32_t h) {
+      if (!table || process != p || seed != s || repetition != r || hosts != h) {
+        table.emplace(p->draw(s, r, h));
+        process = p;
+        seed = s;
+        repetition = r;
+        hosts = h;
+      }
+      return &*table;
+    }
+  };
+  Drawn<EpisodeProcess, BandwidthEpisodes> drawn_episodes_;
+  Drawn<StallProcess, LatencyStalls> drawn_stalls_;
   std::vector<int64_t> episode_offset_;  // per host, this repetition's (with episodes_)
   std::vector<BandwidthEpisodes::Span> episode_span_;  // per host, its last lookup's span
   std::vector<int64_t> stall_offset_;  // per host, this repetition's (with stalls_)
   std::vector<LatencyStalls::Span> stall_span_;  // per host, its last lookup's span
+  std::vector<uint8_t> stall_on_;  // per host, whether it stalls this repetition (with stalls_)
   uint64_t seed_ = 0, rep_ = 0;
   const std::atomic<bool>* stop_ = nullptr;
+  std::vector<int64_t>* departures_ = nullptr;
   uint32_t stop_countdown_ = kStopPoll;
   CounterRng latency_rng_{0, 0, RngStream::Latency};
   CounterRng bandwidth_rng_{0, 0, RngStream::Bandwidth};

@@ -146,6 +146,8 @@ template <bool kRecord>
   o_free = time_add(t, p_.o_ps, bytes_time(bytes, costs.O_fs), os_noise(h, t, p_.o_ps));
   gs_free = time_add(t, p_.g_ps, g_bytes);
   ++messages_;
+  if (departures_) [[unlikely]]
+    (*departures_)[op_index] = t;
   // The message's first byte reaches the receiver after o + L; G is
   // charged at the receiver.
   const bool carry = bandwidth_ && G_drawn > 0 && G_drawn <= int64_t{0xFFFFFFFF};

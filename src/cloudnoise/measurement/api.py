@@ -156,6 +156,7 @@ def measure(
         per_core=bool(per_core),
         ppn=ppn,
         hosts=max(1, n_hosts),
+        host_names=host_list,
         inject=inject,
         train=train,
         rounds=rounds,

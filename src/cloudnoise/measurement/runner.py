@@ -14,6 +14,7 @@ later continues with the missing part only.
 from __future__ import annotations
 
 import json
+import dataclasses
 import os
 import signal
 import socket
@@ -37,7 +38,7 @@ from rich.progress import (
 )
 
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
-from cloudnoise.measurement import diskspace, loggp, osnoise, rows, tables
+from cloudnoise.measurement import diskspace, loggp, machine_load, osnoise, rows, tables
 from cloudnoise.measurement.campaign import Campaign, utc_now, write_json
 from cloudnoise.measurement.dgemm import record_dgemm
 from cloudnoise.measurement.experiments import Options, Run, Unit, plan
@@ -301,6 +302,8 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
         wait_for_probes(campaign.exp_dir(name) / "raw")
     campaign.meta["labels"] = {"distance": "unknown", **campaign.meta.get("labels", {}), **req.labels}
     campaign.meta["mpi"] = {**campaign.meta.get("mpi", {}), **mpi.as_dict()}
+    # the machine's load at the experiment's start (and end, below): model build flags a busy one
+    exp.setdefault("load", []).append(machine_load.snapshot("start"))
     record_dgemm(campaign)
     campaign.root.mkdir(parents=True, exist_ok=True)
     campaign.save()
@@ -324,7 +327,10 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
                 part = len(campaign.parts(name, index))
                 prefix = campaign.prefix(name, index, part)
                 prefix.parent.mkdir(parents=True, exist_ok=True)
-                cmd = build_command(mpi, req.launch, todo.ranks,
+                # a run of one pair of hosts (latency-noise --hosts a,b,c,d) is launched on that pair
+                pair = todo.extra.get("hosts")
+                launch_spec = dataclasses.replace(req.launch, hosts=[str(h) for h in pair]) if pair else req.launch
+                cmd = build_command(mpi, launch_spec, todo.ranks,
                                     probe_argv(binaries[todo.probe], todo, prefix, watch), ppn=todo.ppn,
                                     bind_core=bool(todo.extra.get("bind_core")))
                 launch = {"run": index, "part": part, "command": cmd, "start": utc_now(), "end": None}
@@ -374,6 +380,7 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
     exp["complete"] = interrupted is None and all(
         remaining(campaign, name, i, r, stream) is None for i, r in enumerate(runs) if r.role != "skip")
     exp["end_time"] = utc_now()
+    exp.setdefault("load", []).append(machine_load.snapshot("end"))
     campaign.save()
     if interrupted is not None:
         kept = summary.get("samples", 0)
@@ -404,10 +411,28 @@ def _update_campaign_facts(campaign: Campaign, name: str) -> None:
                 "overhead_ns": float(info.get("timer_overhead_ns", 0)),
             }
     campaign.meta["hosts"] = sorted(hosts | set(campaign.meta.get("hosts", [])))
+    exp = campaign.experiment(name)
+    if exp is not None and name == "latency-noise":
+        exp["pairs"] = _pairs_measured(campaign, name)
     if library:
         campaign.meta.setdefault("mpi", {})["library"] = library
     if timer:
         campaign.meta["timer"] = timer
+
+
+def _pairs_measured(campaign: Campaign, name: str) -> list[dict[str, Any]]:
+    """Per run of a ping-pong experiment, the hosts its two ranks reported (rank 0 times the
+    series): what a profile built from it can vouch for (model/vouching.py)."""
+    runs: dict[int, dict[int, str]] = {}
+    for info_path in sorted((campaign.exp_dir(name) / "raw").glob("run*-part*.rank*.info")):
+        try:
+            run = int(info_path.name[3:5])
+            rank = int(info_path.name.split(".rank")[1].split(".")[0])
+        except ValueError:
+            continue
+        runs.setdefault(run, {})[rank] = str(read_info(info_path).get("host", "unknown"))
+    return [{"run": run, "hosts": [ranks.get(0, "unknown"), ranks.get(1, "unknown")]}
+            for run, ranks in sorted(runs.items())]
 
 
 def finalize(campaign: Campaign, name: str, runs: list[Run], stream: Stream | None = None,

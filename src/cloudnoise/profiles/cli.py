@@ -192,6 +192,8 @@ def show_cmd(name: str, as_json: bool) -> None:
         con.print(_prov(c.provenance) + "\n")
 
     _noise_table(con, p, "Noise models" + ("" if p.different_racks is None else " (same rack)"))
+    _closure_table(con, p)
+    _campaign_lines(con, p)
     dr = p.different_racks
     if dr is not None:
         con.print()
@@ -237,6 +239,51 @@ def _noise_table(con: Console, p, title: str, os_noise: bool = True) -> None:
                         ("OS", p.os_noise if os_noise else None)):
         if part is not None:
             con.print(f"{label} noise - " + _prov(part.provenance))
+
+
+def _closure_table(con: Console, p) -> None:
+    """The profile's replay of its own measurement (model/closure.py), row by row."""
+    c = p.closure
+    if c is None:
+        return
+    con.print()
+    t = Table(title=f"Closure: {c.replayed or c.round_trips:,} round trips of {c.experiment} replayed with this profile "
+                    f"({'closes' if c.closes else 'misses ' + ', '.join(c.misses()) if c.misses() else 'not judged'})")
+    for col in ("statistic", "measured", "replay", ""):
+        t.add_column(col, justify="right" if col in ("measured", "replay") else "left")
+    for r in c.rows:
+        late = str(r["statistic"]).startswith("late")
+        show = (lambda v: f"{100 * v:.3g}%") if late else (lambda v: f"{v / 1e3:.4g} us")
+        mark = "" if not r.get("judged") else ("within" if r.get("within") else "[bold red]miss[/bold red]")
+        t.add_row(str(r["statistic"]), show(float(r["measured"])), show(float(r["replay"])), mark)
+    con.print(t)
+    if c.tolerance:
+        con.print(f"tolerance: {c.tolerance}")
+    if c.stall_model:
+        con.print(f"stall model: {c.stall_model}")
+    for note in c.notes:
+        con.print(f"note: {note}")
+    con.print(_prov(c.provenance))
+
+
+def _campaign_lines(con: Console, p) -> None:
+    """What the campaign measured, so what the profile can vouch for (model/vouching.py)."""
+    m = p.campaign
+    if m is None:
+        return
+    pairs = ", ".join(f"{a}-{b}" for a, b in m.pairs) if m.pairs else "not recorded"
+    bits = [f"pairs {pairs}"]
+    if m.round_trips is not None:
+        bits.append(f"{m.round_trips:,} round trips")
+    if m.duration_s is not None:
+        bits.append(f"over {m.duration_s:.3g} s")
+    if m.stall_time_share is not None:
+        bits.append(f"{100 * m.stall_time_share:.3g}% of that time in stalls")
+    if m.episode_time_share:
+        bits.append(f"bandwidth drops {100 * m.episode_time_share:.3g}% of the bandwidth series' time")
+    con.print(f"\n[bold]Measured[/bold]: {'; '.join(bits)}")
+    for flag in m.flags:
+        con.print(f"[yellow]flag[/yellow]: {flag}")
 
 
 def _model_text(model) -> str:

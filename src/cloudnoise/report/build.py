@@ -241,8 +241,9 @@ def _runtime_table(sweep: SweepData) -> HtmlTable:
             rows.append(cells)
     reps = sorted({len(v) for v in sweep.runtimes_ns.values()})
     n = str(reps[0]) if len(reps) == 1 else f"{reps[0]}–{reps[-1]}"
-    return HtmlTable(headers, rows, note=f"Median runtime of {n} repetitions with the notch (95% confidence interval "
-                     "of the median); the last columns: noisy median over the noiseless median.")
+    return HtmlTable(headers, rows, note=f"Median runtime of {n} repetitions with its 95% confidence interval (the "
+                     "distribution-free one, between two repetitions' runtimes); the last columns: noisy median over "
+                     "the noiseless median.")
 
 
 def _cost_table(sweep: SweepData, pricing: Pricing) -> HtmlTable | None:
@@ -269,8 +270,8 @@ def sweep_sections(sweep: SweepData, outdir: Path, pricing: Pricing, name: str, 
 
     status = "" if sweep.complete else " This sweep is incomplete: only the repetitions run so far are shown."
     fig = base.save(scalability_figure(sweep, log_y=log_y), outdir, f"scalability-{name}", f"Scalability: {sweep.title}",
-                    "Runtime per node count with and without noise (Fig. 14-15 style): notched boxes (notch: 95% "
-                    "confidence interval of the median, drawn within the box), diamond: mean, whiskers: 1.5 IQR, "
+                    "Runtime per node count with and without noise (Fig. 14-15 style): notched boxes (notch: the "
+                    "median's distribution-free 95% confidence interval, drawn within the box), diamond: mean, whiskers: 1.5 IQR, "
                     "dots: outliers; a flat bar: every repetition the same (no noise). "
                     + ("Logarithmic runtime axis." if log_y else "Linear axis per panel; outliers and means above "
                        "it are counted in the panel's title."),

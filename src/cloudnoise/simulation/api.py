@@ -268,8 +268,10 @@ def run_variant(
     progress: Callable[[int], None] | None = None,
     critical_path: bool = False,
     path_reps: Sequence[int] = (),
+    departures: bool = False,
 ) -> SimulationResult:
-    """One noise variant of a loaded schedule through the engine: the core of `simulate`."""
+    """One noise variant of a loaded schedule through the engine: the core of `simulate`.
+    `departures`: also each send's departure time in the first repetition (`departures_ns`)."""
     if reps < 1:
         raise CloudnoiseError(f"--reps must be at least 1, got {reps}")
     if threads < 1:
@@ -283,6 +285,8 @@ def run_variant(
     if noise is not None:
         if variant != "both":  # "both" applies whatever noise is given
             noise.check_variants([variant])
+        if noise.latency is not None and variant in ("network", "both"):
+            _latency_within(noise, params)
         engine_noise = noise.engine_model(variant)
     elif variant in ("none", "both"):
         engine_noise = _engine.NoiseModel()
@@ -304,6 +308,7 @@ def run_variant(
             progress=progress,
             critical_path=critical_path,
             path_reps=[int(r) for r in path_reps],
+            departures=departures,
         )
     except _engine.DeadlockError as err:
         hint = ""
@@ -334,7 +339,23 @@ def run_variant(
         ready_order=ready_order,
         variant=variant if noise is not None else "",
         paths=CriticalPaths.from_engine(out) if critical_path else None,
+        departures_ns=_ps_to_ns(out["departures_ps"]) if departures else None,
     )
+
+
+def _latency_within(noise: NoiseSetup, params: LogGOPS) -> None:
+    """Latency noise below L (a measured profile's, model/latency_deconvolution.py) may take back
+    at most L and the send overhead: a message never arrives before its send started. With an
+    L or o given on the command line smaller than the profile's, a draw could."""
+    from cloudnoise.model.distributions import drawn_range
+
+    assert noise.latency is not None
+    least = drawn_range(noise.latency)[0]
+    floor = params.least_latency_noise_ps() / 1000.0
+    if least < floor - 1e-6:
+        raise CloudnoiseError(
+            f"the latency noise ({noise.latency_source or 'given'}) draws {least:g} ns, below L + o = {-floor:g} ns: "
+            "a message would arrive before it was sent; give an L and o at least as large as the profile's")
 
 
 def simulate_variants(

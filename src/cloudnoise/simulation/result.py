@@ -50,6 +50,9 @@ class SimulationResult:
     noise_sources: dict[str, Any] = field(default_factory=dict)
     # every repetition's critical path, when it was asked for (simulate(critical_path=True))
     paths: CriticalPaths | None = None
+    # each send's departure time (ns) in the first repetition, by op index (-1 for other ops),
+    # when run_variant was asked for them: what a ping-pong's timer reads between iterations
+    departures_ns: np.ndarray | None = None
 
     @property
     def max_end_ns(self) -> np.ndarray:
