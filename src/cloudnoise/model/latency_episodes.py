@@ -56,6 +56,9 @@ from cloudnoise.model.distributions import Distribution, parse_inline_distributi
 TABLE_EPISODES = 500
 # At most this many stalls in one table (a periodic table holds one).
 MAX_TABLE_STALLS = 2_000_000
+# a host inside bursty episodes at most this share of the time: beyond it the episodes are the
+# normal state, which the latency distribution itself describes
+MAX_EPISODE_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -124,10 +127,10 @@ class LatencyEpisodes:
                 raise CloudnoiseError(f"latency episodes: {name}={dist.spec()} must be >= 0 ns")
         if not self.gap.mean() + self.stall.mean() > 0:
             raise CloudnoiseError("latency episodes: a stall and the gap after it cannot both be 0")
-        if not self.time_share() < 0.9:
+        if not self.time_share() < MAX_EPISODE_SHARE:
             raise CloudnoiseError(
                 f"latency episodes: rate {self.rate_hz:g}/s with episodes of {self.mean_episode_ns() / 1e3:g} us keeps "
-                f"a host in episodes {100 * self.time_share():.3g}% of the time; at most 90%")
+                f"a host in episodes {100 * self.time_share():.3g}% of the time; at most {100 * MAX_EPISODE_SHARE:g}%")
 
     @property
     def periodic(self) -> bool:

@@ -52,7 +52,7 @@ import numpy as np
 
 from cloudnoise.measurement.summaries import StreamStats
 from cloudnoise.model.distributions import Constant, Distribution
-from cloudnoise.model.latency_episodes import LatencyEpisodes, StallTable
+from cloudnoise.model.latency_episodes import MAX_EPISODE_SHARE, LatencyEpisodes, StallTable
 from cloudnoise.model.series_order import (
     Batch, SeriesOrder, add_log, log_hist, measured_shape, otsu, shape, with_zero,
 )
@@ -146,6 +146,11 @@ def split_latency(batches: Callable[[], Iterable[Batch]], median_ns: float, p90_
     if b.episodes < 2 or b.gaps.count < MIN_STALLS // 3:
         return independent(f"{seen}: clustered, but too few episodes to estimate ({b.episodes}); the latency noise "
                            "is drawn per message")
+    in_episodes = b.episode_ns / a.observed_ns if a.observed_ns > 0 else 0.0
+    if not in_episodes < MAX_EPISODE_SHARE:
+        return independent(f"{seen}: clustered, but in episodes {100 * in_episodes:.3g}% of the time (at most "
+                           f"{100 * MAX_EPISODE_SHARE:g}%): no state that comes and goes; the latency noise is drawn "
+                           "per message")
     ep = _bursty(a, b, hosts, shared=scope == "shared")
     scope_why = ""
     if scope == "auto" and hosts > 1:
@@ -339,18 +344,20 @@ def _otsu_log(hist: np.ndarray) -> float:
 
 
 def _bursty(a: _PassA, b: _PassB, hosts: int, shared: bool) -> LatencyEpisodes:
-    measured_share = min(0.95, b.episode_ns / a.observed_ns) if a.observed_ns > 0 else 0.0
-    mean_episode = b.episode_ns / b.episodes
+    measured_share = b.episode_ns / a.observed_ns if a.observed_ns > 0 else 0.0
     share = measured_share if shared or hosts <= 1 else 1.0 - (1.0 - measured_share) ** (1.0 / hosts)
-    rate = share / ((1.0 - share) * mean_episode) * 1e9
     multi = b.episodes - b.single
     # the stalls' lengths and the episodes' durations as measured, bounded by the longest seen
     # (a lognormal through a few seconds' median and mean claims a tail the series cannot show)
     duration: Distribution = Constant(0.0) if multi == 0 else with_zero(b.single / b.episodes,
                                                                          measured_shape(b.durations))
+    stall = measured_shape(b.stalls)
+    # the rate that gives the model's own episodes (duration + one stall) the measured share of time
+    mean_episode = duration.mean() + stall.mean()
+    rate = share / ((1.0 - share) * mean_episode) * 1e9
     # the gaps' spread from their quartiles: one train's regular recurrence, not the rare
     # longer quiet times inside an episode
-    return LatencyEpisodes(measured_shape(b.stalls), rate, duration, shape(b.gaps, keep_mean=False), shared=shared)
+    return LatencyEpisodes(stall, rate, duration, shape(b.gaps, keep_mean=False), shared=shared)
 
 
 def _one_train_at_a_time(per_host: LatencyEpisodes, b: _PassB, median_ns: float, threshold: float, hosts: int,
