@@ -6,7 +6,8 @@ machine of a report's campaign listed once in Table II.
 The report is built from a known campaign (every measured figure: sizes, latency,
 bandwidth and OS noise), a profile built from that campaign (as `cloudnoise demo`
 does), and a small simulated sweep (scalability, cost, front): the figures the quick
-demo draws, from data a test can make in seconds.
+demo draws, from data a test can make in seconds; and the critical path's section
+(`--explain`: shares per system and scale, the timeline of a median and a p99 run).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from cloudnoise.report.figures import base
 from report_support import write_known_campaign, write_simulated_sweep, write_sweep
 
 EVERY_FIGURE = {"latency-bandwidth-vs-size", "latency-noise", "bandwidth-noise", "os-detours",
-                "scalability-dissemination-16b", "cost-increase-dissemination-16b", "front-dissemination-16b"}
+                "scalability-dissemination-16b", "cost-increase-dissemination-16b", "front-dissemination-16b",
+                "critical-path-shares", "critical-path-timeline"}
 
 
 @dataclass
@@ -57,7 +59,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     mp.setattr(base, "save", keep)
     try:
         report = build_report(ReportOptions(root / "out", campaigns=(campaign,), sweeps=(sweep,),
-                                            profiles=(str(root / "here.json"), "daint", "aws-hpc")))
+                                            profiles=(str(root / "here.json"), "daint", "aws-hpc"),
+                                            explain_nodes=(8, 64)))
     finally:
         mp.undo()
     return Built(report, saved)
@@ -335,7 +338,7 @@ def test_the_page_tables_read_plainly_and_wrap(built):
         for row in table[1:]:
             for (cls, text), head in zip(row, header):
                 assert not re.search(r"\d[eE][+-]?\d", text), (head, text)  # no 1.93e-6, no 4.1e+06
-                if text.endswith("%"):
+                if text.endswith("%") and cls != "td.text":  # a number cell; text cells may list several
                     assert re.fullmatch(r"[+-]?\d{1,3}(,\d{3})*(\.\d)?%", text), (head, text)
                 assert not re.search(r"\d (ns|µs|us|ms|s)\b", text), (head, text)  # joined by a no-break space
                 if head in ("System", "Source", "Instance", "Distance", "Billed"):
@@ -375,3 +378,20 @@ def test_no_table_is_clipped_in_chromium(built, tmp_path, width):
     found = re.search(r'data-clipped="([^"]*)"', out.stdout)
     assert found, out.stderr[-2000:]
     assert found.group(1).replace("&quot;", '"') == "[]", f"tables wider than their box at {width} px: {found.group(1)}"
+
+
+def test_the_critical_path_section_has_a_row_per_system_and_scale(built):
+    section = next(s for s in built.report.sections if s.key == "critical-path")
+    rows = section.tables[0].rows
+    assert [(r[0], r[1]) for r in rows] == [(n, c) for n in ("this-machine", "daint", "aws-hpc") for c in ("8", "64")]
+    fig, caption = built.figures["critical-path-shares"]
+    bars = [p for ax in fig.axes for p in ax.patches]
+    # each (system, nodes) bar stacks to 100%
+    ends = {}
+    for p in bars:
+        y = round(p.get_y() + p.get_height() / 2)
+        ends[y] = max(ends.get(y, 0.0), p.get_x() + p.get_width())
+    assert len(ends) == 6 and all(abs(v - 100.0) < 1e-6 for v in ends.values())
+    assert "critical path" in caption
+    timeline, _ = built.figures["critical-path-timeline"]
+    assert len([ax for ax in timeline.axes if ax.get_visible()]) == 2  # the median and the p99 repetition

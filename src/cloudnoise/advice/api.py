@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from cloudnoise.advice.critical_path import explain_recommendation
 from cloudnoise.advice.points import AdvicePoint, advice_points
 from cloudnoise.advice.recommend import Recommendation, recommend
 from cloudnoise.advice.risk import CONFIDENCE, bounded_reps
@@ -260,6 +261,8 @@ def run_advice(
         shutil.rmtree(folder, ignore_errors=True)
     points, rec = advice_from_runtimes(runtimes, quotes, noise=request.noise, deadline_ns=request.deadline_ns,
                                        budget_usd=request.budget_usd, confidence=request.confidence)
+    rec = explain_recommendation(rec, sweep.experiment, request.systems, request.noise, request.reps, request.seed,
+                                 request.ready_order)
     notes = [f"not simulated: {f.message}" for f in outcome.failed if (f.system, f.nodes) in _cells(request)]
     if not points:
         outcome.raise_failures()

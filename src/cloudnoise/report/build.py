@@ -55,6 +55,7 @@ class ReportOptions:
     title: str = "cloudnoise report"
     paper: Path | None = None  # a `cloudnoise paper --out` folder (its paper.json)
     log_y: bool = False  # scalability runtimes on a log axis (default: linear, as the paper)
+    explain_nodes: tuple[int, ...] = ()  # node counts of the critical-path section (none: no section)
 
 
 @dataclass
@@ -413,6 +414,57 @@ def paper_section(folder: Path) -> Section:
                    "profiles and checked against the interval the paper's wording allows.", tables=tables)
 
 
+# The critical-path section's case: a 16 B dissemination (the paper's latency-bound
+# collective), its repetitions, and the ranks of the run whose timeline is drawn.
+EXPLAIN_REPS = 30
+TIMELINE_RANKS = 16
+
+
+def explanation_section(profiles: list[SystemProfile], nodes: tuple[int, ...], outdir: Path) -> Section:
+    """Where the time goes along the critical path (cloudnoise explain), per system and
+    scale, and the timeline of the median and the p99 repetition of a small run."""
+    from cloudnoise.explanation.api import explain
+    from cloudnoise.report.figures.explanation import shares_figure
+    from cloudnoise.report.figures.timeline import timeline_figure
+
+    cells, rows = [], []
+    for profile in profiles:
+        for n in nodes:
+            e = explain(pattern="dissemination", ranks=n, size="16B", profile=profile, reps=EXPLAIN_REPS, top_ranks=1)
+            v = e.variants[e.primary]
+            cells.append((profile.name, n, v.shares))
+            sd = v.slowdown
+            rows.append([profile.name, f"{n:,}", VARIANT_LABELS.get(e.primary, e.primary),
+                         "—" if sd is None else f"{sd.ratio:.3g}x",
+                         "—" if sd is None or sd.excess_ns <= 0 else ", ".join(
+                             f"{k.split('_')[0]} {100 * x / sd.excess_ns:.0f}%" for k, x in sd.by_noise_ns.items()),
+                         v.tail.tail_cause.replace("_", " ") + (" (not the median's)" if v.tail.differs else "")])
+    shares = base.save(shares_figure(cells, "16 B dissemination, with the noise each profile carries"), outdir,
+                       "critical-path-shares", "Where the time goes on the critical path",
+                       "Per system and node count, each kind's share of the runtime along the critical path (the "
+                       "chain of activities from time 0 to the last rank's end, each starting when the one before "
+                       f"it ended), the mean over {EXPLAIN_REPS} repetitions: LogGOPS terms in cool colours, noise in "
+                       "warm ones (cloudnoise explain; docs/how-to/explain.md).", wide=True)
+    first = profiles[0]
+    small = explain(pattern="dissemination", ranks=TIMELINE_RANKS, size="16B", profile=first, reps=EXPLAIN_REPS)
+    timelines = small.timelines(("median", "p99"))
+    titles = [f"{first.name}, {TIMELINE_RANKS}-rank 16 B dissemination, {VARIANT_LABELS.get(small.primary, small.primary)}: "
+              f"{which} repetition ({t.repetition}), {t.runtime_ps / 1e6:.3g} µs" for which, t in zip(("median", "p99"), timelines)]
+    timeline = base.save(timeline_figure(timelines, titles), outdir, "critical-path-timeline",
+                         "Timeline of the median and the p99 repetition",
+                         "Every rank's CPU (upper bar) and NIC (lower bar) over time, a grey line per message from its "
+                         "send to its receive, OS detours in red at the end of the activity they stopped; the critical "
+                         "path outlined in red. The same run in Perfetto: cloudnoise simulate --timeline FILE.json.",
+                         wide=True)
+    table = HtmlTable(["System", "Nodes", "Noise", "Slowdown from no noise", "Split by noise", "Tail (p99) cause"],
+                      rows, note="The slowdown of the median from the noiseless run, split by the noise on the median "
+                      "repetitions' critical paths; the tail's cause: the noise with the most time on the p99 "
+                      "repetitions' paths.", wrap=(0, 4, 5))
+    return Section("critical-path", "Why it takes its time: the critical path",
+                   "Which LogGOPS terms and which noise the runtime is made of, read from every repetition's critical "
+                   "path.", [shares, timeline], [table])
+
+
 def build_report(opts: ReportOptions) -> Report:
     """Load every input, write the figures under OUTDIR/figures, and return the Report."""
     if not (opts.campaigns or opts.sweeps or opts.profiles or opts.paper):
@@ -445,6 +497,8 @@ def build_report(opts: ReportOptions) -> Report:
         sections += sweep_sections(sweep, opts.outdir, pricing, name, log_y=opts.log_y, billing=billing)
         observations += (median_slowdowns(sweep) + os_noise_negligible(sweep) + communication_share(sweep)
                          + cheapest_per_scale(sweep, pricing, billing))
+    if opts.explain_nodes:
+        sections.append(explanation_section(profiles, opts.explain_nodes, opts.outdir))
     if paper is not None:
         sections.append(paper)
     inputs = [f"campaign {c.root}" for c in campaigns] + [f"sweep {s.root}" for s in sweeps]

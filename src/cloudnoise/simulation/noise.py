@@ -134,8 +134,9 @@ class NoiseSetup:
                 model.os_phase_ps = int(self.os_phase_ns) * 1000
         sets = self.switch_noisy if variant in ("network", "both") and self.switch_noisy else self.switch_quiet
         if sets is not None:
-            model.switch_draws = _engine.SwitchDraws(sets.near_L_ps, sets.near_G_fs, sets.far_L_ps, sets.far_G_fs,
-                                                     sets.nodes_per_switch)
+            model.switch_draws = _switch_draws(sets)
+            if self.switch_quiet is not None:  # what a critical path counts as the network's own L and G
+                model.switch_nominal = model.switch_draws if sets is self.switch_quiet else _switch_draws(self.switch_quiet)
         if variant in ("network", "both"):
             if self.latency is not None:
                 p, v = self.latency.to_quantile_table()
@@ -327,6 +328,10 @@ def _engine_stalls(table: StallTable) -> _engine.LatencyStalls:
         )
     except ValueError as err:
         raise CloudnoiseError(f"latency stalls unusable: {err}") from None
+
+
+def _switch_draws(sets: SwitchSets) -> _engine.SwitchDraws:
+    return _engine.SwitchDraws(sets.near_L_ps, sets.near_G_fs, sets.far_L_ps, sets.far_G_fs, sets.nodes_per_switch)
 
 
 def _engine_trace(trace: OSNoiseTrace) -> _engine.OsNoiseTrace:

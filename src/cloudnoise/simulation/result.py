@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cloudnoise.simulation.critical_path import CriticalPaths
 from cloudnoise.simulation.params import LogGOPS
 from cloudnoise.simulation.statistics import Summary, summarize
 
@@ -47,6 +48,8 @@ class SimulationResult:
     variant: str = ""  # the noise variant ("" when no noise setup was involved)
     variants: dict[str, SimulationResult] = field(default_factory=dict)
     noise_sources: dict[str, Any] = field(default_factory=dict)
+    # every repetition's critical path, when it was asked for (simulate(critical_path=True))
+    paths: CriticalPaths | None = None
     # each send's departure time (ns) in the first repetition, by op index (-1 for other ops),
     # when run_variant was asked for them: what a ping-pong's timer reads between iterations
     departures_ns: np.ndarray | None = None
