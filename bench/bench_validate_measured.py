@@ -11,8 +11,8 @@ p90 (the verdict of `validate --measured` judges both) with
       made with the commands a user runs: `cloudnoise measure import
       netgauge RUN.tar.xz --out C` and `cloudnoise model build C -o P`,
       simulated without noise and with the profile's own noise; the columns
-      stay empty, and the summary says why, until that import exists in this
-      tree (issue 36) or where the artifact has no Netgauge run (Oracle HPC),
+      stay empty, and the summary says why, where this tree has no Netgauge
+      import or the artifact has no Netgauge run (Oracle HPC),
   (b) the authors' hand-tuned LogGOPS parameters
       (profiles/authors_parameters.py, same-rack row, O = 0), without noise
       and with the built-in profile's OS and network noise (`both`).
@@ -93,7 +93,7 @@ def netgauge_profile(name: str, artifact: Path, workdir: Path) -> tuple[Path | N
     except ModuleNotFoundError:  # not even the imports package
         found = False
     if not found:
-        return None, "the Netgauge import (issue 36) is not in this tree yet"
+        return None, "this tree has no Netgauge import (cloudnoise.measurement.imports.netgauge)"
     campaign, profile = workdir / f"{name}-campaign", workdir / f"{name}.json"
     for cmd in (["measure", "import", "netgauge", str(artifact / run), "--out", str(campaign)],
                 ["model", "build", str(campaign), "-o", str(profile)]):
