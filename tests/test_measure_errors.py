@@ -70,7 +70,7 @@ def test_existing_campaign_needs_resume(tmp_path):
 
 @pytest.mark.parametrize("duration", ["-5", "0", "nan", "inf", "-inf", "1x"])
 def test_impossible_durations_are_errors_not_empty_campaigns(tmp_path, duration):
-    """Issue 16, item 7 (duration part): exit 2 with one line, and no campaign made."""
+    """An impossible duration: exit 2 with one line, and no campaign made."""
     out = tmp_path / "c"
     proc = run("measure", "latency-noise", f"--duration={duration}", "--out", str(out))
     assert proc.returncode == 2, proc.stderr

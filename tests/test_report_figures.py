@@ -1,4 +1,4 @@
-"""Every figure of a report reads as drawn (issue 40, item 6): no raw TeX in any text
+"""Every figure of a report reads as drawn: no raw TeX in any text
 (a log axis's `$\\mathdefault{10^{3}}$` printed as it is spelt), no tick labels running
 into each other, a caption whose window and share agree with its panels, and the
 machine of a report's campaign listed once in Table II.
@@ -216,7 +216,7 @@ def _curve(name: str, top: int):  # type: ignore[no-untyped-def]
 
 def test_a_dollar_in_a_name_is_a_character():
     """A campaign named with `$` signs: its legend entries read as written, and the
-    log axes are still typeset (the guard used to turn math off for the whole figure)."""
+    log axes are still typeset (the guard does not turn math off for the whole figure)."""
     from cloudnoise.report.figures.network import size_figure
 
     name = "x$^$y $5"
@@ -230,8 +230,8 @@ def test_a_dollar_in_a_name_is_a_character():
 @pytest.mark.parametrize("top", [2**24, 2**30])
 @pytest.mark.parametrize("width", [2.5, 5.6])
 def test_size_axis_labels_fit_any_panel(top, width):
-    """Issue 40: the size axis read `32KiB256KiB2MiB`; on a narrow or a wide panel, 1 B up
-    to 16 MiB or 1 GiB, the labels stand apart and are byte sizes."""
+    """On a narrow or a wide panel, 1 B up to 16 MiB or 1 GiB, the size axis's labels
+    stand apart (never `32KiB256KiB2MiB`) and are byte sizes."""
     from cloudnoise.report.figures.network import size_figure
 
     fig = size_figure([_curve("c", top)])

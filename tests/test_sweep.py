@@ -189,7 +189,7 @@ def test_a_row_is_what_simulate_gives_with_the_configurations_seed(reference):
 def test_a_variant_that_draws_nothing_is_simulated_once_with_the_same_bits(reference):
     """The noiseless cells are one task each whose runtime is simulated once and
     repeated: every row equals what the engine gives when it simulates each
-    repetition (the code path before the shortcut), and `draws` says exactly
+    repetition (no shortcut), and `draws` says exactly
     which engine models hold something random."""
     from cloudnoise.schedules.patterns import CollectiveSpec, generate
     from cloudnoise.simulation.api import run_variant
@@ -594,7 +594,7 @@ def test_cli_deadlock_is_one_line_with_exit_3(run_cli, tmp_path):
 
 
 def test_a_failed_cell_is_reported_and_the_rest_of_the_sweep_goes_on(run_cli, tmp_path):
-    """Issue 18: LogGOPSim's order deadlocks the 16-node ring but not the
+    """LogGOPSim's order deadlocks the 16-node ring but not the
     4-node one; the 4-node cell is simulated and saved, the 16-node cell is
     named in sweep.json and in the one-line error."""
     out = tmp_path / "ring"

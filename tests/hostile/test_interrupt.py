@@ -1,6 +1,6 @@
-"""Issue 16, item 9: Ctrl-C during a noisy simulation stops the engine's worker threads
-promptly and exits 130 with one line (it aborted with `terminate called without an
-active exception`, SIGABRT, or ran to the end before noticing)."""
+"""Ctrl-C during a noisy simulation stops the engine's worker threads promptly and exits
+130 with one line (never a SIGABRT with `terminate called without an active exception`,
+nor a run to the end before noticing)."""
 
 from __future__ import annotations
 

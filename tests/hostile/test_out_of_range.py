@@ -1,7 +1,6 @@
-"""Issue 16, items 4 and 5: a time, size or count beyond what the engine's int64
-picoseconds hold, and a negative, zero, NaN or infinite value where none can be, are
-refused where they enter, naming the value and its source, never simulated into a
-silently wrong number."""
+"""A time, size or count beyond what the engine's int64 picoseconds hold, and a negative,
+zero, NaN or infinite value where none can be, are refused where they enter, naming the
+value and its source, never simulated into a silently wrong number."""
 
 from __future__ import annotations
 
@@ -132,7 +131,8 @@ def test_the_engine_and_python_agree_on_the_limits():
     ids=["gemm-beyond-int64-ps", "compute-times-iterations"],
 )
 def test_app_compute_beyond_the_time_range(tmp_path, args, says):
-    """Issue 40: a gemm phase of 2e9 s (2e21 ps, beyond int64) was an internal TypeError."""
+    """A gemm phase of 2e9 s (2e21 ps, beyond int64) is refused naming the option, never an
+    internal TypeError."""
     box = sandbox(tmp_path)
     refused_without_side_effects(box, "simulate", *args, says=says)
 

@@ -1,4 +1,4 @@
-"""`cloudnoise profiles copy` and the one rule for a profile's side files (issue 49 item 1):
+"""`cloudnoise profiles copy` and the one rule for a profile's side files:
 a copy loads from anywhere, `show --json` says it is a view, and a moved or half-copied
 profile is refused with one line that names the missing file and says `profiles copy`."""
 
