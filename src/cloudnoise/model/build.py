@@ -628,6 +628,7 @@ def build_profile(
         "tail_share": once.noise.tail_share, "distance": once.noise.distance}
     profile["latency_split"] = None if split is None else {
         "kind": split.kind, "why": split.why, "used": "stalls" in profile.get("latency_noise", {}),
+        "threshold_ns": split.threshold_ns,
         "stalls": profile.get("latency_noise", {}).get("stalls"), "samples": split.samples,
         "stall_share": split.stall_share, "lag": split.lag, "autocorrelation": split.acf}
     profile["bandwidth_split"] = None if bw_split is None else {
