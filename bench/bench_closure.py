@@ -126,6 +126,7 @@ def one(label: str, campaign: Path, work: Path, ks: list[int], reps: int, seed: 
     built = build_profile(campaign, profile, as_paper=as_paper, seed=seed, allow_missing=True)
     row = {"run": label, "build_s": round(time.perf_counter() - t0, 1), "closure": built.get("closure"),
            "campaign": built.get("campaign"), "counted_once": built.get("counted_once"),
+           "latency_level": built.get("latency_level"),
            "latency_split": (built.get("latency_split") or {}).get("kind")}
     if built.get("closure") is not None:
         split = built.get("latency_split") or {}
@@ -151,6 +152,10 @@ def _fmt(row: dict) -> str:
                      f" [absolute: by sample {'ok' if all(b['absolute_within']) else 'MISS'}, by time "
                      f"{'ok' if all(b['absolute_by_time_within']) else 'MISS'}; T0-median "
                      f"{(b['noiseless_ns'] / int(k) - b['median_ns']):+.0f} ns]")
+    level = row.get("latency_level")
+    if level:
+        parts.append(f"L moved {level['L_moved_by_ns']:+.5g} ns (the fit's T0 - median "
+                     f"{level['fitted_noiseless_round_trip_ns'] - level['median_round_trip_ns']:+.0f} ns)")
     return "; ".join(parts)
 
 
