@@ -33,7 +33,10 @@ def test_failing_launcher_is_one_line(tmp_path):
     proc = run("measure", "latency", "--sizes", "1", "--iterations", "10", "--out", str(tmp_path / "c"),
                "--launcher", "false {cmd}")
     assert proc.returncode == 4
-    line = _one_line(proc.stderr)
+    # the line saying which MPI the measurement started with, then the failure in one line
+    said, _, rest = proc.stderr.partition("\n")
+    assert said.startswith("cloudnoise: MPI: ")
+    line = _one_line(rest)
     assert "launch failed" in line
 
 

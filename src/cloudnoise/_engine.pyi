@@ -306,6 +306,15 @@ class NoiseModel:
     @switch_draws.setter
     def switch_draws(self, arg: SwitchDraws, /) -> None: ...
 
+    @property
+    def switch_nominal(self) -> SwitchDraws:
+        """
+        With switch_draws: the noiseless network (sets of one value) against which a critical path splits each message's drawn L and G into the network's and the noise's.
+        """
+
+    @switch_nominal.setter
+    def switch_nominal(self, arg: SwitchDraws, /) -> None: ...
+
 def drawn_gaps(fraction: QuantileTable, G_fs: int, bits: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', writable=False)]) -> tuple:
     """
     For tests: the G (fs/B) that bandwidth draws of these random bits give, from the engine's per-bucket table and from the formula, and how many of the 4096 buckets the table holds.
@@ -321,9 +330,9 @@ def replay_event_queue(times: Annotated[NDArray[numpy.int64], dict(shape=(None,)
     For tests: push (time, stamp) where time >= 0, pop where time is -1, on the engine's event queue (cleared and replayed `passes` times, as an engine's repetitions reuse it); returns the stamps popped.
     """
 
-def run(schedule: Schedule, params: LogGOPSParams, noise: NoiseModel, seed: int = 0, first: int = 0, count: int = 1, threads: int = 1, program_order: bool = False, sequential: bool = False, rendezvous_windows: bool = False, progress: Callable[[int], None] | None = None, stamp_record_bits: int = 20, general: bool = False, departures: bool = False) -> dict:
+def run(schedule: Schedule, params: LogGOPSParams, noise: NoiseModel, seed: int = 0, first: int = 0, count: int = 1, threads: int = 1, program_order: bool = False, sequential: bool = False, rendezvous_windows: bool = False, progress: Callable[[int], None] | None = None, stamp_record_bits: int = 20, general: bool = False, departures: bool = False, critical_path: bool = False, path_reps: Sequence[int] = []) -> dict:
     """
-    Simulate repetitions [first, first+count); returns max_end_ps per repetition, host_end_ps of the first, events, messages, and how many repetitions were processed host by host in windows (`windowed`). `sequential` forces one global event queue throughout; `rendezvous_windows` takes schedules with rendezvous messages into windows too (slower on the cases measured; for tests and benchmarks). The results are the same bit for bit either way. `stamp_record_bits` is for tests: fewer remembered stamps make the windows give up (and the repetition run again in the global order) more often. `general` forces the general event loop, never a specialised one (engine.hpp, Loop); `specialised` in the result counts the repetitions a specialised loop ran, with the same results bit for bit. `departures`: also `departures_ps` of the first repetition, each send's departure time by op index (-1 for other ops), as a ping-pong's timer reads it.
+    Simulate repetitions [first, first+count); returns max_end_ps per repetition, host_end_ps of the first, events, messages, and how many repetitions were processed host by host in windows (`windowed`). `sequential` forces one global event queue throughout; `rendezvous_windows` takes schedules with rendezvous messages into windows too (slower on the cases measured; for tests and benchmarks). The results are the same bit for bit either way. `stamp_record_bits` is for tests: fewer remembered stamps make the windows give up (and the repetition run again in the global order) more often. `general` forces the general event loop, never a specialised one (engine.hpp, Loop); `specialised` in the result counts the repetitions a specialised loop ran, with the same results bit for bit. `departures`: also `departures_ps` of the first repetition, each send's departure time by op index (-1 for other ops), as a ping-pong's timer reads it. `critical_path` records every repetition's critical path (off: the loops run without its hooks): the result gains path_parts (reps x PATH_PARTS, ps, each row adding up to the runtime), path_counts (reps x PATH_COUNTS), path_last_host, path_noise (rows of repetition index, host, part, ps: the noise on the path by the host it came from) and paths (the segments of the repetitions in `path_reps`, as activities() gives them).
     """
 
 def patterns() -> list[tuple[str, str, str, str]]:
@@ -422,3 +431,14 @@ class GoalAssembler:
 
     def close(self) -> None:
         """Flushes and closes the file (raises on a write error)."""
+
+PATH_PARTS: tuple = ...
+
+PATH_LINKS: tuple = ...
+
+PATH_COUNTS: tuple = ...
+
+def activities(schedule: Schedule, params: LogGOPSParams, noise: NoiseModel, seed: int, repetition: int, ranks: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', writable=False)], program_order: bool = False, general: bool = False) -> dict:
+    """
+    Runs one repetition recording its critical path: its segments (`path`) and every activity of the ranks whose byte in `ranks` is set (`activities`: a send's CPU part, NIC gap and flight, a message's CPU part and NIC gap at its receiver, a calc), each a table of columns (op, message, link, kind, dependency, host, cpu, nic, peer, bytes, start_ps, end_ps, parts: PATH_PARTS per row, in ps).
+    """

@@ -27,16 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-
+from cloudnoise.console import Progress
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
 from cloudnoise.measurement import diskspace, loggp, machine_load, osnoise, rows, tables
 from cloudnoise.measurement.campaign import Campaign, utc_now, write_json
@@ -71,6 +62,7 @@ class Request:
     slice_s: float | None = None
     min_free: int = diskspace.DEFAULT_MIN_FREE
     quiet: bool = False  # no progress bar (--quiet, --json)
+    announce_mpi: bool = True  # say which MPI measures (a caller that said it already passes False)
 
 
 @contextmanager
@@ -221,27 +213,6 @@ def _mib(n: float) -> str:
     return f"{n / (1 << 20):.1f} MiB" if n < (1 << 30) else f"{n / (1 << 30):.2f} GiB"
 
 
-class _Bar:
-    """A rich progress bar on stderr, only on a terminal: elapsed, time left,
-    samples per second and disk used; none at all when `quiet`."""
-
-    def __init__(self, quiet: bool = False) -> None:
-        self.console = Console(stderr=True, quiet=quiet)
-        self.progress = Progress(
-            TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-            TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-            TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[disk]}"),
-            console=self.console, disable=quiet or not self.console.is_terminal, transient=True,
-        )
-
-    def __enter__(self) -> "_Bar":
-        self.progress.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.__exit__(*exc)  # type: ignore[arg-type]
-
-
 def _expected_samples(run: Run) -> int:
     if run.mode == "loggp":
         # rank 0's records: a ping-pong and an isend per iteration, an exchange, a
@@ -311,10 +282,15 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
     _drain(campaign, name, runs, stream)
 
     binaries = {probe: build_probe(probe, mpi) for probe in {r.probe for r in runs}}
+    if req.announce_mpi and not req.quiet:  # the request is checked and its probes built: measuring starts
+        print(f"cloudnoise: {mpi.summary()}", file=sys.stderr)
     watch = f"{socket.gethostname()}:{os.getpid()}"
     interrupted: BaseException | None = None
     try:
-        with _sigterm_as_interrupt(), _Bar(req.quiet) as bar:
+        with _sigterm_as_interrupt(), Progress(name, quiet=req.quiet) as bar:
+            timed_s = sum(r.duration_s for r in runs if r.role != "skip" and r.duration_s > 0)
+            if timed_s and exp.get("launches") == []:
+                bar.estimate(timed_s, "the runs' --duration")
             for index, run in enumerate(runs):
                 if run.role == "skip":
                     continue
@@ -338,7 +314,7 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
                 desc = f"{name} run {index + 1}/{len(runs)}"
                 timed = todo.duration_s > 0
                 total = todo.duration_s if timed else max(1, _expected_samples(todo))
-                task = bar.progress.add_task(desc, total=total, rate="", disk="")
+                bar.phase(desc)
                 streamed = is_streamed(todo)
                 current = Launch(index, part, prefix, todo)
                 first_bin = prefix.parent / f"{prefix.name}.rank0.bin"
@@ -356,8 +332,7 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
                     elapsed = max(1e-9, time.monotonic() - started[0])
                     disk = stream.parquet_bytes + (stream.raw_bytes(current) if streamed else 0)
                     done = min(total, elapsed) if timed else min(total, n)
-                    bar.progress.update(task, completed=done, rate=f"{n / elapsed:,.0f} samples/s",
-                                        disk=f"{_mib(disk)} on disk")
+                    bar.update(done, total, f"{n:,} samples, {n / elapsed:,.0f}/s, {_mib(disk)} on disk")
                     diskspace.check_during(req.out, req.min_free)
                     return n
 
@@ -367,7 +342,6 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
                               progress, stall_s=stall, timeout_s=req.timeout_s)
                 finally:
                     launch["end"] = utc_now()
-                    bar.progress.remove_task(task)
                     campaign.save()
                 if streamed:
                     stream.poll(current, finished=True)
@@ -388,7 +362,7 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
         if isinstance(interrupted, CloudnoiseError):
             if kept:
                 raise CloudnoiseError(f"{interrupted}; {note}", interrupted.exit_code) from interrupted
-        else:
+        elif kept:
             print(f"cloudnoise: {note}", file=sys.stderr)
         raise interrupted
     return campaign, summary

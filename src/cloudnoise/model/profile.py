@@ -75,6 +75,7 @@ KEY_ORDER = (
     "campaign",
     "closure",
     "check",
+    "copied_from",
 )
 PLACEMENTS = ("same-rack", "different-racks")
 
@@ -176,6 +177,11 @@ def _schema() -> dict[str, Any]:
             "switch_draws": {"oneOf": [{"type": "null"}, part(
                 ["nodes_per_switch"], nodes_per_switch={"type": "integer", "minimum": 1, "maximum": 2**31},
                 samples=opt_text, note=opt_text)]},
+            "copied_from": {"type": "object", "required": ["profile", "values_sha256"],
+                            "properties": {"profile": text, "values_sha256": {
+                                "type": "object", "maxProperties": 64,
+                                "additionalProperties": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}},
+                            "additionalProperties": False},
             "check": {"oneOf": [{"type": "null"}, part(
                 [], ranks={"type": ["array", "integer", "null"]}, reps={"type": ["integer", "null"], "minimum": 1},
                 median_abs_error=opt_number(1e12), worst_abs_error=opt_number(1e12), worst=opt_text,
@@ -650,6 +656,8 @@ class SystemProfile:
     campaign: Campaign | None = None
     closure: Closure | None = None
     check: Check | None = None
+    # Written by `profiles copy`: the source's name and its parts' values hashed (model/edits.py).
+    copied_from: dict[str, Any] | None = None
     base_dir: Path | None = field(default=None, compare=False)  # where relative files resolve; not saved
     origin: str = field(default="", compare=False)  # the file it was read from, for error messages; not saved
     # Which placement the top-level network parts describe: "same-rack" for the
@@ -859,7 +867,7 @@ class SystemProfile:
         out: dict[str, Any] = {"format": FORMAT}
         for name in KEY_ORDER:
             value = getattr(self, name)
-            if value is None and name in ("compute", "different_racks", "switch_draws"):
+            if value is None and name in ("compute", "different_racks", "switch_draws", "copied_from"):
                 continue  # optional parts a profile may not have
             if name == "labels":
                 value = list(value)
@@ -952,7 +960,9 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
         raise CloudnoiseError(f"{where}: format is {fmt!r}, expected {FORMAT!r}")
     # the schema sees the data as JSON has it (a dict built in Python may hold tuples)
     check_schema(json.loads(json.dumps(data, default=list)), PROFILE_SCHEMA, where, "profile")
-    body = {k: v for k, v in data.items() if k != "format"}
+    from cloudnoise.model.edits import mark_edits
+
+    body = {k: v for k, v in mark_edits(data, where).items() if k != "format"}
     required = ("name", "description", "loggops", "hardware", "prices")
     missing = [k for k in required if k not in body]
     if missing:

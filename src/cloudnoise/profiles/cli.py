@@ -1,4 +1,4 @@
-"""`cloudnoise profiles list|show|copy`: browse the built-in system profiles, copy one to edit."""
+"""`cloudnoise profiles list|show|diff|copy`: browse the built-in system profiles, compare two, copy one to edit."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import click
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -15,7 +16,8 @@ from cloudnoise.model.provenance import Provenance
 from cloudnoise.options import csv_option, json_option, one_of_json_csv
 from cloudnoise.profiles.registry import load_all_builtin, resolve_profile
 
-_KIND_STYLE = {"measured": "green", "published": "cyan", "reconstructed": "yellow"}
+DIFF_WIDTH = 60  # characters of a value per line in `profiles diff` (a source wraps)
+_KIND_STYLE = {"measured": "green", "published": "cyan", "reconstructed": "yellow", "edited": "magenta"}
 
 
 def _num(x: float | None, fmt: str = "{:g}") -> str:
@@ -234,6 +236,11 @@ def _noise_table(con: Console, p, title: str, os_noise: bool = True) -> None:
     if os_noise and p.os_noise is not None:
         t.add_row("OS", p.os_noise.synthetic or f"trace {p.os_noise.trace}", "", p.os_noise.provenance.kind)
     con.print(t)
+    shadowed = [name for name, part in (("latency", p.latency_noise), ("bandwidth", p.bandwidth_noise))
+                if part is not None]
+    if sd is not None and shadowed:
+        con.print(f"the switch draws take precedence: the {' and '.join(shadowed)} noise above is checked but not "
+                  "used in simulations")
     for label, part in (("latency", p.latency_noise), ("bandwidth", p.bandwidth_noise),
                         ("network (switch draws, docs/profile-format.md)", sd),
                         ("OS", p.os_noise if os_noise else None)):
@@ -292,6 +299,54 @@ def _model_text(model) -> str:
     if model.samples is not None:
         return f"samples {model.samples}" + (f" [{model.column}]" if model.column else "")
     return f"quantile table ({len(model.quantiles['p'])} points)"
+
+
+@profiles.command("diff")
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B")
+@click.option("--changed", is_flag=True, help="Only the parameters that differ [default: every parameter].")
+@json_option("Print one JSON object: both profiles' names and every row (parameter, a, b, same).")
+@csv_option("Print the rows as CSV: parameter, a, b, same.")
+def diff_cmd(a: str, b: str, changed: bool, as_json: bool, as_csv: bool) -> None:
+    """Two profiles side by side: every parameter (LogGOPS, noise, prices,
+    hardware, Table II figures) with its source, A and B built-in names or
+    profile files; the rows that differ are marked. A long list (a quantile
+    table) shows as its length, range and a short hash.
+
+    \b
+    Examples:
+      cloudnoise profiles diff aws-hpc aws-hpc-metal
+      cloudnoise profiles diff daint mine/daint.json --changed
+      cloudnoise profiles diff gcp-hpc azure-hpc --json
+    """
+    from cloudnoise.profiles.diff import diff_profiles
+
+    one_of_json_csv(as_json, as_csv)
+    pa, pb = resolve_profile(a), resolve_profile(b)
+    every = diff_profiles(pa, pb)
+    differ = sum(not r.same for r in every)
+    rows = [r for r in every if not (changed and r.same)]
+    if as_json:
+        click.echo(json.dumps({"a": a, "b": b, "parameters": len(every), "differ": differ,
+                               "rows": [r.to_dict() for r in rows]}, ensure_ascii=False))
+        return
+    if as_csv:
+        write_csv(("parameter", "a", "b", "same"), ((r.parameter, r.a, r.b, r.same) for r in rows))
+        return
+    con = stdout_console()
+    if not rows:
+        con.print(f"{a} and {b}: all {len(every)} parameters are the same (side files are compared by name)")
+        return
+    t = Table(title=f"{a} (A) and {b} (B): {differ} of {len(every)} parameters differ", box=box.SIMPLE_HEAD,
+              caption="≠ marks a parameter that differs; the provenance rows are the sources", title_justify="left")
+    t.add_column("", no_wrap=True)
+    t.add_column("parameter", no_wrap=True)
+    t.add_column("A", overflow="fold", max_width=DIFF_WIDTH)
+    t.add_column("B", overflow="fold", max_width=DIFF_WIDTH)
+    for r in rows:
+        style = None if r.same else "bold"
+        t.add_row("" if r.same else "≠", r.parameter, r.a, r.b, style=style)
+    con.print(t)
 
 
 @profiles.command("copy")

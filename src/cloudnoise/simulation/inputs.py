@@ -32,7 +32,7 @@ class ScheduleInput:
 
 
 def schedule_input(
-    schedule: _engine.Schedule | str | os.PathLike[str] | None = None,
+    schedule: ScheduleInput | _engine.Schedule | str | os.PathLike[str] | None = None,
     *,
     pattern: str | None = None,
     ranks: int | None = None,
@@ -61,6 +61,8 @@ def schedule_input(
     `compute_scale` and `allow_unsupported` (see `cloudnoise trace convert`).
     `rate` (a ComputeRate, e.g. a profile's) times an app's gemm phases
     unless `gflops` is given."""
+    if isinstance(schedule, ScheduleInput):  # resolved already (a command that needs the schedule itself)
+        return schedule
     given = [name for name, v in (("a schedule or GOAL file", schedule), ("pattern", pattern), ("app", app),
                                   ("trace", trace)) if v is not None]
     if len(given) > 1:
@@ -118,6 +120,8 @@ def _pattern_input(pattern: str, ranks: int | None, size: int | str | None, nway
         schedgen=schedgen or DEFAULT_SCHEDGEN,
     )
     flavour = ", the paper authors' Schedgen" if spec.schedgen == "paper" else ""
+    if spec.mpi_call is not None:  # the algorithm MPICH runs, and why: said wherever the source is shown
+        return ScheduleInput(generate(spec), f"{spec.why}{flavour}")
     return ScheduleInput(generate(spec), f"{spec.pattern} ({spec.ranks} ranks, {spec.size} B{flavour})")
 
 

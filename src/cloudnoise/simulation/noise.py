@@ -134,8 +134,9 @@ class NoiseSetup:
                 model.os_phase_ps = int(self.os_phase_ns) * 1000
         sets = self.switch_noisy if variant in ("network", "both") and self.switch_noisy else self.switch_quiet
         if sets is not None:
-            model.switch_draws = _engine.SwitchDraws(sets.near_L_ps, sets.near_G_fs, sets.far_L_ps, sets.far_G_fs,
-                                                     sets.nodes_per_switch)
+            model.switch_draws = _switch_draws(sets)
+            if self.switch_quiet is not None:  # what a critical path counts as the network's own L and G
+                model.switch_nominal = model.switch_draws if sets is self.switch_quiet else _switch_draws(self.switch_quiet)
         if variant in ("network", "both"):
             if self.latency is not None:
                 p, v = self.latency.to_quantile_table()
@@ -200,8 +201,11 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
         setup.switch_quiet = profile.switch_sets(params.L_ps, params.G_fs, with_noise=False)
         if profile.switch_draws.samples is not None:
             setup.switch_noisy = profile.switch_sets(params.L_ps, params.G_fs, with_noise=True)
+        shadowed = check_shadowed_by_switch_draws(profile)
         setup.switch_source = (f"{profile.name}: switch draws, {profile.switch_draws.nodes_per_switch} nodes per "
-                               f"switch, {'measured samples' if setup.switch_noisy else 'no samples'}")
+                               f"switch, {'measured samples' if setup.switch_noisy else 'no samples'}"
+                               + (f" (they take precedence over its {' and '.join(shadowed)}, not used)"
+                                  if shadowed else ""))
         return setup
     setup.latency = profile.latency_distribution()
     if setup.latency is not None:
@@ -228,6 +232,29 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
         setup.latency_stalls_hosts = stalls.hosts
         setup.stalls_source = f"{profile.name}: {stalls.spec()}"
     return setup
+
+
+def check_shadowed_by_switch_draws(profile: SystemProfile) -> list[str]:
+    """The network-noise parts a profile with switch draws also holds, checked as if
+    they ran (a latency sample that would make a message arrive before its send is refused
+    there too), though the switch draws take precedence over them; returns their names,
+    for the source to say so."""
+    parts = []
+    checks = (("latency_noise", profile.latency_noise, (profile.latency_distribution, profile.latency_episodes)),
+              ("bandwidth_noise", profile.bandwidth_noise, (profile.bandwidth_distribution, profile.bandwidth_episodes)))
+    for name, part, readers in checks:
+        if part is None:
+            continue
+        try:
+            for read in readers:
+                found = read()
+                if hasattr(found, "check_table"):  # episodes or stalls: checked as a run checks them
+                    found.check_table()
+        except CloudnoiseError as err:
+            raise CloudnoiseError(f"{err} (switch_draws take precedence over {name} in simulations, but every part "
+                                  f"of a profile must be valid: fix {name} or remove it)", err.exit_code) from None
+        parts.append(name)
+    return parts
 
 
 def load_bandwidth_episodes(text: str) -> BandwidthEpisodes:
@@ -301,6 +328,10 @@ def _engine_stalls(table: StallTable) -> _engine.LatencyStalls:
         )
     except ValueError as err:
         raise CloudnoiseError(f"latency stalls unusable: {err}") from None
+
+
+def _switch_draws(sets: SwitchSets) -> _engine.SwitchDraws:
+    return _engine.SwitchDraws(sets.near_L_ps, sets.near_G_fs, sets.far_L_ps, sets.far_G_fs, sets.nodes_per_switch)
 
 
 def _engine_trace(trace: OSNoiseTrace) -> _engine.OsNoiseTrace:
