@@ -118,6 +118,22 @@ def check_b(profile: Path, campaign: Path, ks: list[int], reps: int, seed: int,
     return out
 
 
+def levels(campaign: Path, k: int = 20) -> dict:
+    """How much sums of k consecutive round trips vary beyond independent draws, over the series
+    and within Netgauge's calls (each call a launch of 1,000 ping-pongs, its first 21 dropped on
+    import), with the stalls counted at the split's rule (median + 10 spreads, at least twice the
+    median), and the spread of the calls' medians (model/chain_sums.py `persistence`)."""
+    from cloudnoise.measurement.imports.netgauge_pingpong import RUN_LENGTH, WARMUP_DROPPED
+    from cloudnoise.model.chain_sums import persistence
+
+    series = measured_series(campaign)
+    m = series.median()
+    clip = m + max(10.0 * (float(np.percentile(series.values_ns, 90.0)) - m), m)
+    p = persistence(series, k, RUN_LENGTH - WARMUP_DROPPED, clip)
+    return {"k": k, "ratio": p.ratio, "ratio_within_calls": p.ratio_within_calls,
+            "call_medians_ns": list(p.call_medians_ns), "calls": p.calls}
+
+
 def one(label: str, campaign: Path, work: Path, ks: list[int], reps: int, seed: int, as_paper: bool) -> dict:
     from cloudnoise.model.build import build_profile
 
@@ -131,6 +147,8 @@ def one(label: str, campaign: Path, work: Path, ks: list[int], reps: int, seed: 
     if built.get("closure") is not None:
         split = built.get("latency_split") or {}
         row["b"] = check_b(profile, campaign, ks, reps, seed, split.get("threshold_ns") if split.get("used") else None)
+        if "source=netgauge" in built.get("labels", []):
+            row["levels"] = levels(campaign)
     row["seconds"] = round(time.perf_counter() - t0, 1)
     return row
 
@@ -152,6 +170,10 @@ def _fmt(row: dict) -> str:
                      f" [absolute: by sample {'ok' if all(b['absolute_within']) else 'MISS'}, by time "
                      f"{'ok' if all(b['absolute_by_time_within']) else 'MISS'}; T0-median "
                      f"{(b['noiseless_ns'] / int(k) - b['median_ns']):+.0f} ns]")
+    lv = row.get("levels")
+    if lv:
+        parts.append(f"sums of {lv['k']} vary {lv['ratio']:.2g}x independent draws, {lv['ratio_within_calls']:.2g}x "
+                     f"within calls (call medians {lv['call_medians_ns'][0] / 1e3:.4g}-{lv['call_medians_ns'][1] / 1e3:.4g} us)")
     level = row.get("latency_level")
     if level:
         parts.append(f"L moved {level['L_moved_by_ns']:+.5g} ns (the fit's T0 - median "

@@ -67,3 +67,20 @@ def test_weighted_percentiles_are_nearest_rank():
     s = Series.of(np.arange(1.0, 101.0))
     got = by_sample(s, 1, median_ns=0.0)
     assert got.percentiles([50, 90, 99, 100]).tolist() == [50.0, 90.0, 99.0, 100.0]
+
+
+def test_persistence_of_independent_round_trips_is_one_and_a_level_per_call_shows_across_calls():
+    from cloudnoise.model.chain_sums import persistence
+
+    rng = np.random.default_rng(9)
+    calls, length = 400, 1000
+    iid = Series.of(1000.0 + rng.normal(0.0, 50.0, calls * length))
+    p = persistence(iid, 20, length, clip_ns=1e9)
+    assert p.ratio == pytest.approx(1.0, abs=0.1) and p.ratio_within_calls == pytest.approx(1.0, abs=0.1)
+    # each call at its own level (sd 50 ns): sums of 20 vary by 20 levels more, within calls not
+    levels = np.repeat(rng.normal(0.0, 50.0, calls), length)
+    leveled = Series.of(1000.0 + levels + rng.normal(0.0, 50.0, calls * length))
+    p = persistence(leveled, 20, length, clip_ns=1e9)
+    # var(sum) = 20 (s^2) + 400 (s^2) against 20 x 2 s^2: 10.5
+    assert p.ratio == pytest.approx(10.5, rel=0.2) and p.ratio_within_calls == pytest.approx(1.0, abs=0.1)
+    assert p.call_medians_ns[1] - p.call_medians_ns[0] == pytest.approx(2 * 1.645 * 50.0, rel=0.2)

@@ -144,3 +144,39 @@ def by_time(series: Series, k: int, stall_threshold_ns: float | None, median_ns:
         parts_w.append(np.repeat(share * length / length.sum() / points, points))
     x, w = np.concatenate(parts_x), np.concatenate(parts_w)
     return ChainSums(k, x, w / w.sum(), share)
+
+
+@dataclass(frozen=True)
+class Persistence:
+    """How much more sums of K consecutive round trips vary than independent draws would: the
+    variance of the sums over K times the round trips' variance (1 for independent round trips),
+    over the whole series and within calls (each call's mean taken out: what a level that
+    changes from call to call adds is the difference), and the spread of the calls' medians."""
+
+    k: int
+    ratio: float
+    ratio_within_calls: float
+    call_medians_ns: tuple[float, float]  # their 5th and 95th percentiles
+    calls: int
+
+
+def persistence(series: Series, k: int, call_length: int, clip_ns: float) -> Persistence:
+    """The variance of sums of `k` consecutive round trips against independent ones, with round
+    trips above `clip_ns` (the stalls) counted at it, over calls of `call_length` consecutive
+    round trips (a Netgauge run's calls: 979 kept samples each)."""
+    v = np.minimum(series.values_ns, clip_ns)
+    calls = v.size // call_length
+    if calls == 0 or call_length < k:
+        return Persistence(k, float("nan"), float("nan"), (float("nan"), float("nan")), calls)
+    x = v[:calls * call_length].reshape(calls, call_length)
+    within = x - x.mean(axis=1, keepdims=True)
+    per_call = call_length // k
+
+    def ratio(a: np.ndarray) -> float:
+        sums = a[:, :per_call * k].reshape(calls, per_call, k).sum(axis=2)
+        var = float(a.var())
+        return float(sums.var() / (k * var)) if var > 0 else float("nan")
+
+    medians = np.median(series.values_ns[:calls * call_length].reshape(calls, call_length), axis=1)
+    lo, hi = np.percentile(medians, [5.0, 95.0])
+    return Persistence(k, ratio(x), ratio(within), (float(lo), float(hi)), calls)
