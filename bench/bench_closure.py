@@ -15,7 +15,7 @@ For each run: `measure import netgauge` (a campaign given with --campaign is use
     time, and the rest of the stall it starts in: what each of simulate's repetitions does).
 
 Prints one row per run and (with --json) every figure. Run it niced: it imports and builds
-every run (about a minute each on a loaded 2-core machine).
+every run (the 37 runs of the artifact and a demo campaign: about 5 minutes on a 2-core machine at load 3-4).
 
     python bench/bench_closure.py [--artifact ../shared/paper-artifact] [--runs deep-est,alps]
         [--campaign DIR ...] [--reps 20000] [--ks 1,20] [--as-paper] [--json out.json]
