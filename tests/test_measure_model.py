@@ -83,6 +83,7 @@ def test_loggp_fit_and_profile(tmp_path):
         [max(0.0, c["L"] + moved) for c in fit["size_classes"]], abs=2e-3)
     assert noiseless_round_trip(load(once), size, gapless=True) == pytest.approx(
         max(median, t0 - 2 * fit["size_classes"][0]["L"]), abs=2.0)
+    assert ("latency level: every L moved by" in proc.stdout) == (abs(moved) >= 0.001)
     lg = built["loggops"]
     least = min([lg["L"]] + [c["L"] for c in lg["size_classes"]]) + lg.get("o_s", lg["o"])
     assert min(built["latency_noise"]["quantiles"]["v"]) >= -least
