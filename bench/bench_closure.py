@@ -8,11 +8,14 @@ For each run: `measure import netgauge` (a campaign given with --campaign is use
 (b) through `simulate`, as a user could check it: a 2-rank GOAL chain of K back-to-back 1 B
     ping-pongs, `--profile` the built profile, `--noise none,both`, --reps repetitions
     (20,000): the excess of `both` over the noiseless chain against the run's own sums of K
-    consecutive round trips minus K medians (non-overlapping, within each stretch of the
-    series); p50, p90, p99 within 25 % or 300 ns, for each K.
+    consecutive round trips minus K medians, p50, p90, p99 within 25 % or 300 ns, for each K,
+    with the measured chains started two ways (model/chain_sums.py): by sample (non-overlapping
+    sums within each stretch of the series, the issue's definition) and by time (at a moment
+    uniform over the series' time, meeting the profile's stalls in time as often as they take
+    time, and the rest of the stall it starts in: what each of simulate's repetitions does).
 
 Prints one row per run and (with --json) every figure. Run it niced: it imports and builds
-every run (about a minute each on a loaded 2-core machine).
+every run (the 37 runs of the artifact and a demo campaign: about 5 minutes on a 2-core machine at load 3-4).
 
     python bench/bench_closure.py [--artifact ../shared/paper-artifact] [--runs deep-est,alps]
         [--campaign DIR ...] [--reps 20000] [--ks 1,20] [--as-paper] [--json out.json]
@@ -28,8 +31,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from cloudnoise.model.chain_sums import Series
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
@@ -50,9 +57,10 @@ def runs_of(artifact: Path, only: list[str]) -> list[Path]:
     return out
 
 
-def series_blocks(campaign: Path, k: int) -> tuple[np.ndarray, float]:
-    """Sums of k consecutive round trips (non-overlapping, within each stretch) and the median."""
+def measured_series(campaign: Path) -> Series:
+    """The run's one-pair latency series in order, with its stretches (model/series_order.py)."""
     from cloudnoise.model.build import _latency_stats, _series
+    from cloudnoise.model.chain_sums import Series
 
     lat = _latency_stats(campaign)
     assert lat is not None
@@ -62,26 +70,27 @@ def series_blocks(campaign: Path, k: int) -> tuple[np.ndarray, float]:
         starts.append(np.asarray(s, np.int64))
         values.append(np.asarray(v, np.int64))
         keys.append(np.asarray(key, np.int64))
-    s, v, key = np.concatenate(starts), np.concatenate(values).astype(np.float64), np.concatenate(keys)
-    median = float(np.median(v))
+    s, v, key = np.concatenate(starts), np.concatenate(values), np.concatenate(keys)
     new = np.concatenate(([True], (key[1:] != key[:-1]) | (s[1:] < s[:-1])))
-    sums = []
-    bounds = np.concatenate((np.flatnonzero(new), [v.size]))
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        n = (b - a) // k
-        if n:
-            sums.append(v[a:a + n * k].reshape(n, k).sum(axis=1))
-    return (np.concatenate(sums) if sums else np.zeros(0)), median
+    return Series.of(v, np.flatnonzero(new))
 
 
-def check_b(profile: Path, campaign: Path, ks: list[int], reps: int, seed: int) -> dict:
-    """(b): simulate's K-chains against the run's own sums of K round trips."""
+def within(sim_q: np.ndarray, meas_q: np.ndarray) -> list[bool]:
+    return [bool(abs(a - b) <= max(REL * abs(b), SLACK_NS)) for a, b in zip(sim_q, meas_q)]
+
+
+def check_b(profile: Path, campaign: Path, ks: list[int], reps: int, seed: int,
+            stall_threshold_ns: float | None) -> dict:
+    """(b): simulate's K-chains against the run's own sums of K round trips, by sample and by
+    time (model/chain_sums.py; `stall_threshold_ns`: the profile's stalls in time, or None)."""
     import cloudnoise
+    from cloudnoise.model.chain_sums import by_sample, by_time
     from cloudnoise.model.closure import pingpong_goal
     from cloudnoise.model.profile import load_profile
 
     has_os = load_profile(profile).os_noise is not None
-
+    series = measured_series(campaign)
+    median = series.median()
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         for k in ks:
@@ -92,18 +101,37 @@ def check_b(profile: Path, campaign: Path, ks: list[int], reps: int, seed: int) 
                                       threads=1).by_variant()
             noiseless = float(np.median(res["none"].runtime_ns))
             excess = np.asarray(res[noisy].runtime_ns, np.float64) - noiseless
-            sums, median = series_blocks(campaign, k)
-            measured = sums - k * median
-            sim_q, meas_q = np.percentile(excess, PROBS), np.percentile(measured, PROBS)
-            ok = [bool(abs(a - b) <= max(REL * abs(b), SLACK_NS)) for a, b in zip(sim_q, meas_q)]
-            # the same, both absolute: the chain's time against the sum of k round trips (what the
-            # reference K x T0 against K x median hides: the LogGP table's T0 is not the series' median)
+            sample = by_sample(series, k, median)
+            timed = by_time(series, k, stall_threshold_ns, median)
+            sim_q = np.percentile(excess, PROBS)
+            meas_q, time_q = sample.percentiles(PROBS), timed.percentiles(PROBS)
+            # the same, absolute: the chain's time against the sum of k round trips (what the
+            # reference K x T0 against K x median hides where the noiseless round trip is not the median)
             absolute = np.percentile(np.asarray(res[noisy].runtime_ns, np.float64) - k * median, PROBS)
-            ok_abs = [bool(abs(a - b) <= max(REL * abs(b), SLACK_NS)) for a, b in zip(absolute, meas_q)]
-            out[str(k)] = {"simulated_ns": sim_q.tolist(), "measured_ns": meas_q.tolist(), "within": ok,
-                           "blocks": int(sums.size), "noiseless_ns": noiseless, "median_ns": median,
-                           "absolute_ns": absolute.tolist(), "absolute_within": ok_abs}
+            out[str(k)] = {"simulated_ns": sim_q.tolist(), "measured_ns": meas_q.tolist(),
+                           "within": within(sim_q, meas_q), "blocks": sample.count,
+                           "by_time_ns": time_q.tolist(), "by_time_within": within(sim_q, time_q),
+                           "stall_time_share": timed.stall_time_share,
+                           "noiseless_ns": noiseless, "median_ns": median,
+                           "absolute_ns": absolute.tolist(), "absolute_within": within(absolute, meas_q),
+                           "absolute_by_time_within": within(absolute, time_q)}
     return out
+
+
+def levels(campaign: Path, k: int = 20) -> dict:
+    """How much sums of k consecutive round trips vary beyond independent draws, over the series
+    and within Netgauge's calls (each call a launch of 1,000 ping-pongs, its first 21 dropped on
+    import), with the stalls counted at the split's rule (median + 10 spreads, at least twice the
+    median), and the spread of the calls' medians (model/chain_sums.py `persistence`)."""
+    from cloudnoise.measurement.imports.netgauge_pingpong import RUN_LENGTH, WARMUP_DROPPED
+    from cloudnoise.model.chain_sums import persistence
+
+    series = measured_series(campaign)
+    m = series.median()
+    clip = m + max(10.0 * (float(np.percentile(series.values_ns, 90.0)) - m), m)
+    p = persistence(series, k, RUN_LENGTH - WARMUP_DROPPED, clip)
+    return {"k": k, "ratio": p.ratio, "ratio_within_calls": p.ratio_within_calls,
+            "call_medians_ns": list(p.call_medians_ns), "calls": p.calls}
 
 
 def one(label: str, campaign: Path, work: Path, ks: list[int], reps: int, seed: int, as_paper: bool) -> dict:
@@ -114,9 +142,13 @@ def one(label: str, campaign: Path, work: Path, ks: list[int], reps: int, seed: 
     built = build_profile(campaign, profile, as_paper=as_paper, seed=seed, allow_missing=True)
     row = {"run": label, "build_s": round(time.perf_counter() - t0, 1), "closure": built.get("closure"),
            "campaign": built.get("campaign"), "counted_once": built.get("counted_once"),
+           "latency_level": built.get("latency_level"),
            "latency_split": (built.get("latency_split") or {}).get("kind")}
     if built.get("closure") is not None:
-        row["b"] = check_b(profile, campaign, ks, reps, seed)
+        split = built.get("latency_split") or {}
+        row["b"] = check_b(profile, campaign, ks, reps, seed, split.get("threshold_ns") if split.get("used") else None)
+        if "source=netgauge" in built.get("labels", []):
+            row["levels"] = levels(campaign)
     row["seconds"] = round(time.perf_counter() - t0, 1)
     return row
 
@@ -128,12 +160,24 @@ def _fmt(row: dict) -> str:
     misses = [r["statistic"] for r in c["rows"] if r["judged"] and not r["within"]]
     a = "closes" if not misses else "misses " + ",".join(misses)
     parts = [f"{row['run']}: (a) {a}"]
+    def us(q: list[float]) -> str:
+        return "/".join(f"{x / 1e3:.3g}" for x in q)
+
     for k, b in row.get("b", {}).items():
-        sim = "/".join(f"{x / 1e3:.3g}" for x in b["simulated_ns"])
-        meas = "/".join(f"{x / 1e3:.3g}" for x in b["measured_ns"])
-        parts.append(f"(b) K={k} {'ok' if all(b['within']) else 'MISS'} sim {sim} vs {meas} us"
-                     f" [absolute {'ok' if all(b['absolute_within']) else 'MISS'}, T0-median "
+        parts.append(f"(b) K={k} sim {us(b['simulated_ns'])} us; by sample {'ok' if all(b['within']) else 'MISS'} "
+                     f"{us(b['measured_ns'])}; by time {'ok' if all(b['by_time_within']) else 'MISS'} "
+                     f"{us(b['by_time_ns'])} ({100 * b['stall_time_share']:.3g}% of the time in stalls)"
+                     f" [absolute: by sample {'ok' if all(b['absolute_within']) else 'MISS'}, by time "
+                     f"{'ok' if all(b['absolute_by_time_within']) else 'MISS'}; T0-median "
                      f"{(b['noiseless_ns'] / int(k) - b['median_ns']):+.0f} ns]")
+    lv = row.get("levels")
+    if lv:
+        parts.append(f"sums of {lv['k']} vary {lv['ratio']:.2g}x independent draws, {lv['ratio_within_calls']:.2g}x "
+                     f"within calls (call medians {lv['call_medians_ns'][0] / 1e3:.4g}-{lv['call_medians_ns'][1] / 1e3:.4g} us)")
+    level = row.get("latency_level")
+    if level:
+        parts.append(f"L moved {level['L_moved_by_ns']:+.5g} ns (the fit's T0 - median "
+                     f"{level['fitted_noiseless_round_trip_ns'] - level['median_round_trip_ns']:+.0f} ns)")
     return "; ".join(parts)
 
 

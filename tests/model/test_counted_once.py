@@ -47,9 +47,16 @@ def test_iid_network_noise_comes_back_and_the_os_part_is_counted_once(iid_campai
 
     camp, latency, truth, folder = iid_campaign
     built = build_profile(camp, folder / "once.json")
-    # the per-message noise itself, at p50, p90, p99 and p99.9
+    # the level: the table's L (1 us) moved by half the series' median round trip over the noiseless
+    # one, so that the profile's noiseless round trip is that median
+    level = built["latency_level"]
+    assert level["fitted_noiseless_round_trip_ns"] == 3200.0 and level["residual_ns"] == 0.0
+    assert level["L_moved_by_ns"] == pytest.approx((level["median_round_trip_ns"] - 3200.0) / 2.0, abs=1e-3)
+    assert built["loggops"]["L"] == pytest.approx(1000.0 + level["L_moved_by_ns"], abs=1e-3)
+    # the per-message noise itself over the table's L (the profile's noise plus the move), at p50,
+    # p90, p99 and p99.9
     table = built["latency_noise"]["quantiles"]
-    got = np.interp(PROBS, table["p"], table["v"])
+    got = np.interp(PROBS, table["p"], table["v"]) + level["L_moved_by_ns"]
     want = latency.quantile(PROBS)
     assert np.all(np.abs(got - want) <= 0.10 * want), (got, want)
     # the network part of a round trip (two messages), as the engine gives it: the same
@@ -61,7 +68,8 @@ def test_iid_network_noise_comes_back_and_the_os_part_is_counted_once(iid_campai
     # the OS part is not in it twice: the replay (OS noise and network noise) closes
     closure = built["closure"]
     assert closure["closes"] and all(r["within"] for r in closure["rows"] if r["judged"]), closure["rows"]
-    assert built["counted_once"]["os_measured"] and built["counted_once"]["noiseless_round_trip_ns"] == 3200.0
+    assert built["counted_once"]["os_measured"]
+    assert built["counted_once"]["noiseless_round_trip_ns"] == level["median_round_trip_ns"]
     assert "closure=closes" in built["labels"]
 
 

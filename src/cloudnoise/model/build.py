@@ -68,6 +68,7 @@ from cloudnoise.model.bandwidth_split import BandwidthSplit, describe_episodes, 
 from cloudnoise.model.distributions import quantile_grid
 from cloudnoise.model.closure import Closure, Measured, clock_step, closure_of
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, count_once, os_part_of
+from cloudnoise.model.latency_level import LevelShift, level_delta, noiseless_round_trip, series_L, shift_loggops
 from cloudnoise.model.latency_split import LatencySplit, split_latency
 from cloudnoise.model.round_trips import RoundTrips, count_round_trips
 from cloudnoise.model.series_order import iter_batches
@@ -465,8 +466,17 @@ def build_profile(
     os_part: OSPart | None = None
     trace = campaign / "os-noise" / "os_noise.trace"
     has_trace = "os-noise" in experiments and trace.is_file() and trace.stat().st_size > 0
+    level: LevelShift | None = None
     if lat is not None:
         stats, src, exp, size = lat
+        trips = count_round_trips(_series(campaign, exp, size, one_pair=True))
+        if not as_paper and trips.count:  # the noiseless round trip at the series' median (model/latency_level.py)
+            fitted = _provisional(profile, None)
+            delta = level_delta(noiseless_round_trip(fitted, size, seed, gapless=True), trips.median(),
+                                series_L(loggops, size))
+            shift_loggops(loggops, delta)
+            level = LevelShift(noiseless_round_trip(fitted, size, seed), trips.median(), delta,
+                               noiseless_round_trip(_provisional(profile, None), size, seed))
         if not as_paper:  # what the hosts' OS detours do to the series, as the engine replays them
             os_part = os_part_of(_provisional(profile, trace if has_trace else None), size, stats.count, seed)
         floor = os_part.stall_floor_ns() if os_part else 0.0
@@ -474,7 +484,6 @@ def build_profile(
         measured_pairs = (experiments.get(exp) or {}).get("pairs") or []
         if len(measured_pairs) > 1:
             split, pair_rows = _pairs_apart(campaign, exp, size, stats, split, measured_pairs, floor)
-        trips = count_round_trips(_series(campaign, exp, size, one_pair=True))
         keep = split.keep if split.episodes is not None and latency_model == "auto" else 1.0
         # RTT/2 at each probability of the engine's grid; with stalls in time, of the
         # remainder: the distribution below the stall threshold (a share `keep` of the samples)
@@ -491,10 +500,11 @@ def build_profile(
             how = "RTT/2 - median RTT/2 where above it, else 0"
         else:  # a campaign measured before size classes: its fit describes medians from the minimum
             base, excess = consistent_latency(half_q, float(loggops["o"]))
-            loggops["provenance"]["source"] += (
-                f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {loggops['L']:.4g}), so that 2o + L + "
-                "latency noise reproduces the measured one-way times")
-            loggops["L"] = base
+            if level is None:  # otherwise L is at the series' median, the noise counted once around it
+                loggops["provenance"]["source"] += (
+                    f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {loggops['L']:.4g}), so that 2o + L + "
+                    "latency noise reproduces the measured one-way times")
+                loggops["L"] = base
             how = "RTT/2 - 2o - L"
         if keep < 1.0:
             lat_parts = (f"two parts: stalls in time (`stalls`, model/latency_episodes.py) and, per message, the "
@@ -606,11 +616,13 @@ def build_profile(
                     f"{where}: {src}, over all {stats.count} samples"
                     + (f" (the {remainder.count} at or below the stall threshold)" if stalls else "")
                     + f": {once.describe()}; {lat_parts}")
+                counted = ("; latency noise: per message, counted once against the OS noise around the "
+                           f"noiseless round trip of these L and o ({once.noiseless_ns:.5g} ns; "
+                           "model/latency_deconvolution.py)" + (f"; {level.describe()}" if level is not None else ""))
                 if classified:
-                    loggops["provenance"]["source"] = loggops["provenance"]["source"].replace(
-                        median_text, "; latency noise: per message, counted once against the OS noise around the "
-                        f"noiseless round trip of these L and o ({once.noiseless_ns:.5g} ns; "
-                        "model/latency_deconvolution.py)")
+                    loggops["provenance"]["source"] = loggops["provenance"]["source"].replace(median_text, counted)
+                else:
+                    loggops["provenance"]["source"] += counted
             closure = closure_of(staging.load(profile), Measured.from_round_trips(trips, clock), size,
                                  f"{src}", seed)
             profile["closure"] = _closure_part(closure, where, profile, as_paper)
@@ -626,8 +638,12 @@ def build_profile(
         "grid_ns": once.noise.grid_ns, "clock_step_ns": once.noise.clock_step_ns,
         "iterations": once.noise.iterations, "below_floor": once.noise.below_floor,
         "tail_share": once.noise.tail_share, "distance": once.noise.distance}
+    profile["latency_level"] = None if level is None else {
+        "fitted_noiseless_round_trip_ns": level.noiseless_ns, "median_round_trip_ns": level.median_ns,
+        "L_moved_by_ns": level.delta_ns, "residual_ns": level.residual_ns}
     profile["latency_split"] = None if split is None else {
         "kind": split.kind, "why": split.why, "used": "stalls" in profile.get("latency_noise", {}),
+        "threshold_ns": split.threshold_ns,
         "stalls": profile.get("latency_noise", {}).get("stalls"), "samples": split.samples,
         "stall_share": split.stall_share, "lag": split.lag, "autocorrelation": split.acf}
     profile["bandwidth_split"] = None if bw_split is None else {

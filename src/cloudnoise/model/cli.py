@@ -92,7 +92,7 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     bw_split = profile.get("bandwidth_split")
     if bw_split is not None:
         doc["bandwidth_split"] = bw_split
-    for key in ("counted_once", "closure", "campaign"):
+    for key in ("latency_level", "counted_once", "closure", "campaign"):
         if profile.get(key) is not None:
             doc[key] = profile[key]
     if not as_json:
@@ -101,6 +101,11 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
             what = (f"stalls in time + per-message remainder: {split['why']}" if split["used"]
                     else f"per-message draws: {split['why']}")
             click.echo(f"latency noise: {what}")
+        level = profile.get("latency_level")
+        if level is not None and level["L_moved_by_ns"]:
+            click.echo(f"latency level: every L moved by {level['L_moved_by_ns']:+.5g} ns, so that the noiseless round "
+                       f"trip is the latency series' median {level['median_round_trip_ns']:.5g} ns (the fitted "
+                       f"{level['fitted_noiseless_round_trip_ns']:.5g} ns ran at another level)")
         if bw_split is not None:
             what = (f"drops in time + per-message remainder: {bw_split['why']}" if bw_split["used"]
                     else f"per-message draws: {bw_split['why']}")
