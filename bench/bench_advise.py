@@ -1,6 +1,6 @@
-"""`cloudnoise advise` at the issue's scale, beside issue 20's target.
+"""`cloudnoise advise` at full scale, beside its target (600 s on 2 cores).
 
-    python bench/bench_advise.py                 # the issue's case
+    python bench/bench_advise.py                 # the full case
     python bench/bench_advise.py --reps 50       # a quicker look
     python bench/bench_advise.py --nodes 16..16384   # every power of two
 
@@ -67,7 +67,7 @@ def main() -> None:
     print(f"  points            {points} ({len(doc['front'])} on the front)")
     print(f"  repetitions       {doc['reps_simulated']:,} simulated")
     print(f"  simulation        {doc['wall_s']:.1f} s (the sweep, as the command timed it)")
-    print(f"  whole command     {wall:.1f} s   (issue 20: <= {TARGET_S:.0f} s on 2 cores)"
+    print(f"  whole command     {wall:.1f} s   (target: <= {TARGET_S:.0f} s on 2 cores)"
           f"   {'within' if wall <= TARGET_S else 'OVER'} target")
     if rss is not None:
         print(f"  peak RSS          {rss:.0f} MB (largest child process)")

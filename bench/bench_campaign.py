@@ -1,5 +1,5 @@
 """The paper's simulation campaign and its ring past the paper's scale, timed in one run
-on one machine (issues 39, 50), every figure beside its target.
+on one machine, every figure beside its target.
 
     python bench/bench_campaign.py                                   # cloudnoise only
     python bench/bench_campaign.py --authors DIR --loggopsim DIR2    # beside both reference simulators
@@ -43,7 +43,7 @@ the CLI with the built-in profile):
   the cores of this machine if both stay busy. CPU time, so it holds on a
   shared machine too (within the cache contention other load causes).
 
-Targets (issue 50, on this 2-core machine): the 1,024-node ring <= 0.1 s per
+Targets (on this 2-core machine): the 1,024-node ring <= 0.1 s per
 repetition; the 16,384-node ring <= 20 s per repetition, peak RSS <= 1 GB;
 `paper --reps 1000` <= 15 minutes and <= 1 GB; every result bit for bit the
 general loop's. The machine is shared: the load average is printed beside
@@ -258,7 +258,7 @@ def busy_timeline(proc: subprocess.Popen, period: float = 0.5) -> list[tuple[flo
 
 def paper(reps: int, work: Path) -> None:
     """`cloudnoise paper --reps REPS` from an empty folder: wall, CPU, peak RSS, and how long the
-    cores were busy (issue 50 item 3: both cores busy to the end): the share of the run with
+    cores were busy (the target: both cores busy to the end): the share of the run with
     more than 1.8 of 2 cores busy, and the seconds before the first and after the last such
     moment (the campaign's one-core head and tail)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -330,7 +330,7 @@ def main() -> None:
         if opts.paper_reps:
             paper(opts.paper_reps, work)
     if SUMMARY:
-        print(f"\nSummary (issue 50's targets; {load()}):")
+        print(f"\nSummary (each figure beside its target; {load()}):")
         for name, value, target in SUMMARY:
             print(f"  {name:45s} {value:>22s}   target {target}")
 

@@ -1,5 +1,5 @@
 """What a memory access and a mispredicted branch cost on this core: the limits an event
-loop meets (issue 39's account of where the 16K-rank runs' time goes).
+loop meets (the account of where the 16K-rank runs' time goes).
 
     python bench/bench_core_limits.py                 # ~1 minute
     python bench/bench_core_limits.py --loads 4000000 --sizes 48KiB,2MiB
@@ -28,7 +28,7 @@ Printed: a table of nanoseconds per access at each working-set size, the branch 
 and the clock. CPU time of the child alone; the machine is shared, so run it when it is
 quiet and take the medians of --repeat runs (printed as min-median-max).
 
-Measured 2026-11-27 23:20 UTC on this 2-core VM (load 0.7-1.1), medians: dependent
+On the 2-core development VM (load 0.7-1.1), medians: dependent
 loads 3.0 ns (32 KiB), 6.4 (256 KiB), 8.2 (1 MiB), 30.3 (2 MiB), 38.7 (4 MiB), 151
 (16 MiB), 168 (64 MiB), 277 (512 MiB); independent loads 3.5-4.9 ns up to 16 MiB, 14.9
 at 64 MiB, 23.5 at 512 MiB; a mispredicted branch 9.1 ns; the clock 2.9 GHz.

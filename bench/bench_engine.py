@@ -1,4 +1,4 @@
-"""Engine speed on issue 2's reference cases, printed beside LogGOPSim's figures.
+"""Engine speed on two reference cases, printed beside LogGOPSim's figures.
 
     python bench/bench_engine.py            # both cases, 5 runs each
     python bench/bench_engine.py --runs 3 --keep /tmp/bench

@@ -1,5 +1,5 @@
 """The first exchange of a validate repetition against the ones after it, and
-against measure loggp's back-to-back exchange (issue 22's open question).
+against measure loggp's back-to-back exchange (why the first exchange of a repetition costs more).
 
 For each of --pairs rounds, back to back on this machine:
 
@@ -12,7 +12,7 @@ For each of --pairs rounds, back to back on this machine:
 and prints the medians: the one-exchange repetition, the N-exchange one, the
 cost of an exchange after the first ((T_N - T_1) / (N - 1)) and the state
 probes of the validate runs (core-to-core and 1 B ping-pong, ns). Seen on
-the 2-vCPU KVM guest (2026-11-26): the first exchange ~1.9 us, each later one
+the 2-vCPU KVM guest: the first exchange ~1.9 us, each later one
 ~0.67 us, loggp's exchange 0.59-0.68 us, the ping-pong 0.35-0.55 us one way.
 
 Then, with --periods, the same two GOAL files run by validate's executor with

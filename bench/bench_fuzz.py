@@ -1,4 +1,4 @@
-"""Fuzzing every reader of input from someone else, for millions of inputs (issue 16).
+"""Fuzzing every reader of input from someone else, for millions of inputs.
 
     python bench/bench_fuzz.py                         # every target, 100,000 inputs each
     python bench/bench_fuzz.py --runs 1000000 --only goal,os-noise-trace
@@ -20,7 +20,7 @@ Two kinds of targets, each run in its own process, two at a time (the cores):
 A defect is an input whose outcome is neither "read" nor an expected one-line
 error: an unexpected exception, a sanitizer report, a crash, a hang (over
 --timeout seconds) or memory beyond 4 GiB. Each is saved under --out with the
-fuzzer's reproducer. Reference (the issue): >= 1 M inputs over every reader,
+fuzzer's reproducer. Target: >= 1 M inputs over every reader,
 0 crashes.
 """
 

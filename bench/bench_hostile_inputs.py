@@ -1,4 +1,4 @@
-"""Files from someone else, damaged or hostile, through the commands that read them (issue 16).
+"""Files from someone else, damaged or hostile, through the commands that read them.
 
     python bench/bench_hostile_inputs.py                  # 60 mutants per input kind, seed 1
     python bench/bench_hostile_inputs.py --mutants 200 --seed 7 --keep /tmp/hostile

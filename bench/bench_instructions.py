@@ -9,59 +9,35 @@ does not move with the machine's load.
 KiB segments, every message a rendezvous) under network noise with the built-in Daint
 profile across racks, per repetition and per message, in the specialised exchange loop
 (what `simulate` runs) and forced through the general loop (`_engine.run(general=True)`).
-Until issue 50 this case was the public Schedgen's chain on the authors' inputs, whose
-counts (below) are not comparable with these. valgrind 3.19 crashed (SIGSEGV, in the Python process,
-before the engine ran) on some runs of this case started from this script: one of four
-plain runs, and all three with its branch and cache model on (--branch-sim=yes
---cache-sim=yes; docs/explanation/engine.md gives that model's figures from a one-repetition
-run started by hand). The script then stops with valgrind's message: run it again.
+valgrind 3.19 crashes (SIGSEGV, in the Python process, before the engine runs) on some
+runs of this case started from this script, more often with its branch and cache model
+on (--branch-sim=yes --cache-sim=yes; docs/explanation/engine.md gives that model's
+figures from a one-repetition run started by hand). The script then stops with
+valgrind's message: run it again.
 
-Reference for the ring, counted this way on 2026-11-27 (dev builds, Release):
-  1d7ebeb (stop 43):                                   1,503.8 M instructions/repetition
-  7ad32af (queue link, far check, rendezvous completion,
-          one-block gap and coded reads inlined):      1,312.5 M (-12.7%)
-  1082403 (and the summary bit cleared branch-free):   1,324.2 M (-11.9%)
-while paired wall-clock runs of the two builds could not be told apart (within this
-machine's noise; docs/explanation/engine.md says where the time goes instead).
-
-On this shared 2-core VM wall-clock figures move by 2x from one day to the next
-(bench_noise.py's first case: 9.6 s at stop 26, 19.5-20.6 s on 2026-11-26 with the
-same build), so an engine change's effect is hard to see in seconds. An instruction
-count is the same on every run: it does not see cache misses, so confirm a change
-with wall-clock ratios too (paired runs of both builds taken in turn), but it tells
-whether the work per event went down.
+On a shared 2-core VM wall-clock figures move by up to 2x from one day to the next with
+the same build, so an engine change's effect is hard to see in seconds. An instruction
+count is the same on every run of one build, and tells whether the work per event went
+down. It does not see cache misses or how long a chain of dependent operations is (a
+draw's chain of conversions, not its instruction count, is what a message waits on: a
+change can save 1% of the instructions and 5% of the wall time, or none of the
+instructions and 7%), so confirm a change with wall-clock ratios too (paired runs of
+both builds taken in turn).
 
 Case: bench_noise.py's first, one thread: the 16384-rank 16 B dissemination with its
-noise (azure-hpc's latency and bandwidth models as calibrated on 2026-11-25, written
-out there) and a periodic OS noise trace of 1000 detours/s of 5 us (229,376 messages
+noise (azure-hpc's latency and bandwidth models from one calibration, written out
+there) and a periodic OS noise trace of 1000 detours/s of 5 us (229,376 messages
 per repetition). Each variant runs under
 `valgrind --tool=callgrind --toggle-collect='cloudnoise::Engine::run*'` twice, with 1
 and with 1 + --reps repetitions: only the engine's runs are counted, so Python's
-start-up, imports and garbage collector (whose counts moved by ~3% between runs of
+start-up, imports and garbage collector (whose counts move by ~3% between runs of
 one build) stay out, and the difference over --reps leaves out the first
-repetition's buffer growth. The count is the same on every run of one build. The
-module must keep its symbols (CMakeLists.txt builds it with NOSTRIP).
+repetition's buffer growth. The module must keep its symbols (CMakeLists.txt builds
+it with NOSTRIP).
 
-Reference, counted this way on 2026-11-26 (Release builds):
-  stop 29's engine (2b96a26):                  both 195.8 M, os 170.9 M, none 164.6 M
-  the same with profile-guided optimisation:   both 187.8 M, os 163.6 M, none 148.2 M
-per repetition (854/745/718 and 819/713/646 per message). Later the same day, with
-profile-guided optimisation: dca2dc2 (the loops' steps compiled per loop) both 182.4 M,
-os 158.1 M, none 140.5 M; with round_to_int's one add (round_to_int.hpp) both 180.3 M.
-That last change saved only 1.2% of the instructions but ~4-5% of the wall time: a
-draw's chain of conversions, not its instruction count, is what a message waits on.
-Stop 32 shortened that chain twice more (a bucket that starts its segment draws by
-its low 41 bits, quantile_table.hpp; the drawn G read from a per-bucket table,
-noise/drawn_gap.hpp): both 176.1 M, os 155.1 M, none 140.3 M (os moved with the
-profile-guided build's retrained layout), 2.3% fewer instructions for both noises
-and ~16% less wall time (paired runs). Windows as wide as the lookahead instead of
-the power of two below it (windowed_events.hpp) then gave ~7% less wall time for as
-many instructions: both 176.6 M, os 155.8 M, none 139.2 M. The build of the day issue 18
-was filed (13a405a, stripped, so counted by the whole-process difference below, which
-moves ~3% with Python): both ~220 M per repetition, where that method gives ~191 M for
-today's build. db4c557 (before stop 29's work),
-counted by the earlier whole-process difference: both 250.8 M, os 219.6 M, none
-206.6 M (that method also counted Python's share, a few M per run).
+Printed per variant: instructions per repetition and per message, beside REFERENCE,
+a reference Release build's counts (no profile-guided optimisation) taken the same
+way, and their ratio: below 1, this build executes fewer instructions per repetition.
 """
 
 from __future__ import annotations
@@ -75,7 +51,9 @@ import tempfile
 from pathlib import Path
 
 MESSAGES = 16384 * 14  # per repetition: 14 rounds, one message per rank each
-REFERENCE = {"both": 195.8e6, "os": 170.9e6, "none": 164.6e6}  # 2b96a26 (stop 29), counted as here
+# A reference Release build's (2b96a26, no profile-guided optimisation) instructions per
+# repetition of each variant, counted as here.
+REFERENCE = {"both": 195.8e6, "os": 170.9e6, "none": 164.6e6}
 
 CASE = """
 import sys
@@ -165,7 +143,7 @@ def main() -> None:
             per_rep = (count(script, 1 + args.reps, variant, work) - count(script, 1, variant, work)) / args.reps
             ref = REFERENCE[variant]
             print(f"  {variant:5s} {per_rep / 1e6:7.1f} M instructions/repetition, {per_rep / MESSAGES:5.0f}/message"
-                  f"  (2b96a26: {ref / 1e6:.1f} M, {ref / MESSAGES:.0f}/message; ratio {per_rep / ref:.3f})")
+                  f"  (reference: {ref / 1e6:.1f} M, {ref / MESSAGES:.0f}/message; ratio {per_rep / ref:.3f})")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Conversion speed and memory of a liballprof trace (issue 38, item 4).
+"""Conversion speed and memory of a liballprof trace.
 
     PYTHONPATH=src python bench/bench_liballprof.py [--calls 100000,400000] [--ranks 4] [--sources named,any]
         [--python] [--schedgen DIR]
@@ -97,7 +97,7 @@ def main() -> None:
                     help="receives from named ranks, from MPI_ANY_SOURCE, or both (comma-separated)")
     ap.add_argument("--schedgen", type=Path, help="folder with schedgen, for the same-machine reference")
     ap.add_argument("--python", action="store_true",
-                    help="also convert with the Python converter alone (the reference; its speed before the C++ one)")
+                    help="also convert with the Python converter alone (native=False, the reference)")
     args = ap.parse_args()
     sources = [x.strip() for x in args.sources.split(",")]
     if not sources or not set(sources) <= {"named", "any"}:

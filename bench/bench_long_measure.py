@@ -1,11 +1,12 @@
-"""Long noise measurements in bounded memory and disk (issue 17), measured.
+"""Long noise measurements in bounded memory and disk, measured.
 
 For each duration, runs ``cloudnoise measure latency-noise --duration D`` into
 a fresh campaign while sampling the memory of the whole process tree
 (cloudnoise, the launcher, the probe ranks) every 0.1 s, then ``cloudnoise
 model build`` and ``cloudnoise report`` on that campaign the same way (a short
 ``measure loggp`` is added first, because a profile needs LogGP figures).
-Prints beside the figures the issue measured on main before the change:
+Prints each figure beside the reference (REFERENCE: a 60 s measurement by a build
+that holds the whole measurement in memory) and the targets:
 
 * peak RSS of the tree: the sum of every process's resident set (an upper
   bound: shared pages count once per process) and the sum of their PSS;
@@ -31,7 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
-REFERENCE = {  # issue 17, main before the change: measure latency-noise --duration 60, 2 cores, shared memory
+# A build that holds the whole measurement in memory: measure latency-noise --duration 60, 2 cores, shared memory.
+REFERENCE = {
     "samples": 20.4e6, "peak_rss_mb": 2750.0, "raw_b_per_sample": 48.0, "parquet_b_per_sample": 8.6,
 }
 TARGET_RSS_MB = 300.0
@@ -139,7 +141,7 @@ def main() -> None:
     results = [one(float(d), root, args.nice) for d in args.durations.split(",")]
     ref = REFERENCE
     print(f"# load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; campaigns in {root}")
-    print(f"{'':34s} {'main (issue, 60 s)':>20s}  " + "  ".join(f"{r['duration_s']:>10.0f} s" for r in results))
+    print(f"{'':34s} {'in memory (60 s)':>20s}  " + "  ".join(f"{r['duration_s']:>10.0f} s" for r in results))
     rowspec = [
         ("samples", "samples", "{:,.0f}", ref["samples"]),
         ("samples per second", "samples_per_s", "{:,.0f}", ref["samples"] / 60),

@@ -11,7 +11,7 @@ Runs, with the same MPI and launcher on the same machine, alternately for
   ping-pongs (size / RTT/2, as the paper), so at sizes where the window
   hides latency osu_bw is expected to read higher.
 
-The target of issue 5 is agreement within 5 %. The OSU benchmarks are not
+The target is agreement within 5 %. The OSU benchmarks are not
 part of cloudnoise: build them yourself with the same mpicc and pass the
 folder holding ``osu_latency`` and ``osu_bw`` (e.g. their ``mpi/pt2pt``).
 

@@ -1,4 +1,4 @@
-"""Importing a whole Netgauge run of the paper's artifact: wall time and peak memory (issue 36).
+"""Importing a whole Netgauge run of the paper's artifact: wall time and peak memory.
 
 Runs ``cloudnoise measure import netgauge RUN --out TMP`` in a child process, a
 fresh one per repetition (so the interpreter's start and imports count, as a

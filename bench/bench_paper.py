@@ -1,6 +1,6 @@
-"""`cloudnoise paper` and `cloudnoise profiles calibrate`, timed, beside issue 15's targets.
+"""`cloudnoise paper` and `cloudnoise profiles calibrate`, timed, beside their targets.
 
-    python bench/bench_paper.py                 # paper --reps 200 (issue target: <= 20 min on 2 cores)
+    python bench/bench_paper.py                 # paper --reps 200 (target: <= 20 min on 2 cores)
     python bench/bench_paper.py --reps 50       # a shorter run
     python bench/bench_paper.py --calibrate     # also the full calibration and its bit-for-bit check
 
@@ -43,7 +43,7 @@ def main() -> None:
         data = json.loads(proc.stdout)
         s = data["summary"]
         print(f"cloudnoise paper --reps {opts.reps} --workers {opts.workers}: {wall:.0f} s wall "
-              f"({data['reps_simulated']} repetitions) | target (issue 15, --reps 200): <= 1200 s on 2 cores")
+              f"({data['reps_simulated']} repetitions) | target (--reps 200): <= 1200 s on 2 cores")
         for role in ("calibration", "held-out"):
             print(f"  {role}: {s[role]['agree']} of {s[role]['total']} agree")
         if opts.calibrate:

@@ -1,7 +1,6 @@
 """What the engine's event queue alone costs per event, at the number of pending events the
 paper's rings hold: the floor under any event loop that keeps LogGOPSim's global (time,
-stamp) order, as every cloudnoise loop must to give the general loop's results bit for bit
-(issue 50).
+stamp) order, as every cloudnoise loop must to give the general loop's results bit for bit.
 
     python bench/bench_queue_floor.py                       # 1,024 to 32,768 pending, 2 M events each
     python bench/bench_queue_floor.py --pending 16384 --events 4000000
@@ -18,7 +17,7 @@ after one warm-up, and the best pass is kept: ns per event (one pop and one push
 
 The ring's events per repetition (`cloudnoise simulate ... --json`'s `events`): 1,024 nodes
 3.1 M, 4,096 nodes 50.3 M, 16,384 nodes 805 M. Multiplied by the cost per event here,
-that is the queue's share alone; issue 50's target for the 16,384-node ring is 20 s a
+that is the queue's share alone; the target for the 16,384-node ring is 20 s a
 repetition for everything.
 """
 

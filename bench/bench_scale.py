@@ -1,5 +1,5 @@
 """Collectives generated in the engine at the paper's largest scale, beside
-issue 3's targets.
+their targets.
 
     python bench/bench_scale.py              # both cases
     python bench/bench_scale.py --small      # only the 1024-rank ring

@@ -1,5 +1,5 @@
 """CPU seconds per repetition of the specialised exchange loop against the general loop
-(`_engine.run(general=True)`), one thread, on the cases issue 50 names: public Schedgen's
+(`_engine.run(general=True)`), one thread, on these cases: public Schedgen's
 1,024-node 512 MiB pipelined chain in 32 KiB segments, the paper's 1,024-node 512 MiB ring,
 and the 16,384-rank binomial trees, under network noise with the built-in Daint profile
 across racks.

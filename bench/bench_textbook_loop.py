@@ -1,11 +1,11 @@
-"""The engine beside a textbook event loop of the same collective (issue 39, issue 18's items).
+"""The engine beside a textbook event loop of the same collective.
 
     PYTHONPATH=src python bench/bench_textbook_loop.py [--ranks 16384] [--reps 20] [--pairs 5]
 
-Issue 39 asks, for the 16K-rank 16 B dissemination under noise, >= 50x LogGOPSim -O3 per
-repetition and bench_noise's 1000 repetitions in <= 8 s, "or a profile-backed account of
+The targets for the 16K-rank 16 B dissemination under noise are >= 50x LogGOPSim -O3 per
+repetition and bench_noise's 1000 repetitions in <= 8 s, or a profile-backed account of
 where the remaining time goes and why it cannot go (the physical limit of an event loop on
-this core, measured)". This script is a step towards that account: it compiles (g++ -O3
+this core, measured). This script is a step towards that account: it compiles (g++ -O3
 -march=native) a minimal simulator of the same collective, a textbook discrete-event loop
 written for this one case, and runs it beside the engine on one thread, in turn, in the
 same minutes:
@@ -28,12 +28,12 @@ Printed: nanoseconds of CPU per message for each, per pair, and the ratio engine
 sides run alternately so that load changes hit both. The loop's runtimes are not the
 engine's (its semantics are simpler), and it is not a lower bound either:
 
-Measured 2026-11-27 (9a019ff's engine + de86002, PGO off, load ~7, --reps 10 --pairs 2):
-textbook loop 197 ns per message without noise, 374 ns with a latency draw; the engine
-63 ns without noise, 88 ns with `network` (latency and bandwidth draws): 0.32x and 0.23x
-of the loop. The engine's windows (host by host, radix-ordered stamps) already beat the
-one binary heap of 16K-32K events by 3x, so the textbook loop is no floor; a floor needs
-a loop as clever as the engine's, minus the engine's generality, and is not built yet.
+On the 2-core development VM (PGO off, load ~7, --reps 10 --pairs 2): textbook loop
+197 ns per message without noise, 374 ns with a latency draw; the engine 63 ns without
+noise, 88 ns with `network` (latency and bandwidth draws): 0.32x and 0.23x of the loop.
+The engine's windows (host by host, radix-ordered stamps) beat the one binary heap of
+16K-32K events by 3x, so the textbook loop is no floor; a floor needs a loop as clever as
+the engine's, minus the engine's generality.
 What the figures do say: bench_noise's 1000 repetitions on 2 threads at <= 8 s need
 <= 70 ns per message with OS and network noise on each thread (229,376 messages a
 repetition); the engine's `network` alone is at 88 ns here.

@@ -1,4 +1,4 @@
-"""A liballprof trace simulated by cloudnoise and by the paper authors' pipeline (issue 47, item 4).
+"""A liballprof trace simulated by cloudnoise and by the paper authors' pipeline.
 
     PYTHONPATH=src python bench/bench_trace_vs_authors.py --bin DIR [--trace FOLDER] [--header htor-us|as-is]
         [--L 2500 --o 1500 --g 1000 --G 6 --S 65535] [--keep DIR]

@@ -4,22 +4,23 @@ the schedules they ran, as `cloudnoise validate --measured` compares them.
 
 For every system, every measured file: the measured median and p90 (a
 repetition's runtime is its slowest rank's), and the simulated median and
-p90 with
+p90 (the verdict of `validate --measured` judges both) with
 
   (a) the profile cloudnoise estimates from that system's Netgauge run (the
       run description.csv names for the HPC instance, same rack, by day),
       made with the commands a user runs: `cloudnoise measure import
       netgauge RUN.tar.xz --out C` and `cloudnoise model build C -o P`,
       simulated without noise and with the profile's own noise; the columns
-      stay empty, and the summary says why, until that import exists in this
-      tree (issue 36) or where the artifact has no Netgauge run (Oracle HPC),
+      stay empty, and the summary says why, where this tree has no Netgauge
+      import or the artifact has no Netgauge run (Oracle HPC),
   (b) the authors' hand-tuned LogGOPS parameters
       (profiles/authors_parameters.py, same-rack row, O = 0), without noise
       and with the built-in profile's OS and network noise (`both`).
 
 Nothing is fitted here: the parameters are used as they are. Every point is
-printed, then per system and parameter set the median |error| of the
-medians, the share within 10 % and 15 %, and the worst point.
+printed, then per system, parameter set and noise variant the median |error|
+of the medians and of the p90s, the share within 10 % and 15 % of each, and
+the worst point.
 
 The same comparison from the command line (the authors' Daint parameters):
 
@@ -92,7 +93,7 @@ def netgauge_profile(name: str, artifact: Path, workdir: Path) -> tuple[Path | N
     except ModuleNotFoundError:  # not even the imports package
         found = False
     if not found:
-        return None, "the Netgauge import (issue 36) is not in this tree yet"
+        return None, "this tree has no Netgauge import (cloudnoise.measurement.imports.netgauge)"
     campaign, profile = workdir / f"{name}-campaign", workdir / f"{name}.json"
     for cmd in (["measure", "import", "netgauge", str(artifact / run), "--out", str(campaign)],
                 ["model", "build", str(campaign), "-o", str(profile)]):
@@ -141,6 +142,12 @@ def summary(errors: list[float]) -> str:
             f"within 15 %: {sum(x <= 0.15 for x in a)}/{len(a)}")
 
 
+def tail_summary(variants: list[dict[str, Any]]) -> str:
+    """Of the rows' per-variant errors: the median's summary and the p90's (one verdict judges both)."""
+    return (f"median: {summary([v['signed_error_median'] for v in variants])}; "
+            f"p90: {summary([v['signed_error_p90'] for v in variants])}")
+
+
 def print_system(res: dict[str, Any]) -> None:
     print(f"\n## {res['system']} (profile {res['profile']}; authors' parameters: {res['flags']}; "
           f"noise of `both`: {res['noise_sources']})")
@@ -165,26 +172,26 @@ def print_system(res: dict[str, Any]) -> None:
     for line in res["refused"]:
         print(f"not compared: {line}")
     for variant in VARIANTS:
-        errs = [r["variants"][variant]["signed_error_median"] for r in res["rows"]]
         worst = max(res["rows"], key=lambda r: abs(r["variants"][variant]["signed_error_median"]))
-        print(f"{res['system']}, authors' parameters, noise {variant}: {summary(errs)}; worst "
+        print(f"{res['system']}, authors' parameters, noise {variant}: "
+              f"{tail_summary([r['variants'][variant] for r in res['rows']])}; worst "
               f"{worst['variants'][variant]['signed_error_median']:+.1%} ({worst['config']}, {worst['ranks']} nodes, "
               f"{worst['run']})")
     fig13 = [r for r in res["rows"] if is_fig13(r)]
     for variant in VARIANTS:
         print(f"{res['system']}, the paper's Fig. 13/18-20 configurations only (dissemination without compute 16 B, "
               f"pipelined ring 16 MiB; {len(fig13)} points), noise {variant}: "
-              f"{summary([r['variants'][variant]['signed_error_median'] for r in fig13])}")
+              f"{tail_summary([r['variants'][variant] for r in fig13])}")
     run_to_run(res)
     if res["netgauge_profile"] is None:
         print(f"{res['system']}, (a) cloudnoise's profile from the system's Netgauge run: not computed: {res['netgauge']}")
         return
     print(f"{res['system']}, (a) the profile's LogGOPS (ns): {res['netgauge_params_ns']}")
     for variant in VARIANTS:
-        errs = [r["netgauge_profile"][variant]["signed_error_median"] for r in res["rows"]]
-        fig = [r["netgauge_profile"][variant]["signed_error_median"] for r in res["rows"] if is_fig13(r)]
+        fig = [r["netgauge_profile"][variant] for r in res["rows"] if is_fig13(r)]
         print(f"{res['system']}, (a) the profile from its Netgauge run ({res['netgauge']}), noise {variant}: "
-              f"{summary(errs)}; Fig. 13 configurations: {summary(fig)}")
+              f"{tail_summary([r['netgauge_profile'][variant] for r in res['rows']])}; Fig. 13 configurations: "
+              f"{tail_summary(fig)}")
 
 
 def netgauge_cells(row: dict[str, Any], med: float, p90: float, cell: Any) -> list[str]:
@@ -240,24 +247,23 @@ def main() -> int:
             res = run_system(name, args.artifact.resolve(), args.reps, args.seed, Path(tmp))
             print_system(res)
             for variant in VARIANTS:
-                own = [r["netgauge_profile"][variant]["signed_error_median"] for r in res["rows"]
-                       if r.get("netgauge_profile")]
-                print(f"{name} noise {variant}: (a) {summary(own)}; (b) "
-                      f"{summary([r['variants'][variant]['signed_error_median'] for r in res['rows']])}")
+                own = [r["netgauge_profile"][variant] for r in res["rows"] if r.get("netgauge_profile")]
+                print(f"{name} noise {variant}: (a) {tail_summary(own)}; (b) "
+                      f"{tail_summary([r['variants'][variant] for r in res['rows']])}")
             print(f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
             results.append(res)
     everything = [r for res in results for r in res["rows"]]
     for variant in VARIANTS:
         print(f"\nall systems, authors' parameters, noise {variant}: "
-              f"{summary([r['variants'][variant]['signed_error_median'] for r in everything])}; Fig. 13 configurations: "
-              f"{summary([r['variants'][variant]['signed_error_median'] for r in everything if is_fig13(r)])}")
+              f"{tail_summary([r['variants'][variant] for r in everything])}; Fig. 13 configurations: "
+              f"{tail_summary([r['variants'][variant] for r in everything if is_fig13(r)])}")
     with_a = [r for r in everything if r.get("netgauge_profile")]
     for variant in VARIANTS:
         if with_a:
             print(f"all systems with a Netgauge run ({len(with_a)} points), (a) noise {variant}: "
-                  f"{summary([r['netgauge_profile'][variant]['signed_error_median'] for r in with_a])}; "
+                  f"{tail_summary([r['netgauge_profile'][variant] for r in with_a])}; "
                   f"(b) on the same points, noise {variant}: "
-                  f"{summary([r['variants'][variant]['signed_error_median'] for r in with_a])}")
+                  f"{tail_summary([r['variants'][variant] for r in with_a])}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str) + "\n")
     return 0

@@ -1,4 +1,4 @@
-"""A profile measured here predicts here: issue 22's whole check, repeated.
+"""A profile measured here predicts here: the whole check, repeated.
 
 For each measurement plan (the measurement steps and durations of
 `cloudnoise demo --quick` and of the full demo: latency, latency noise,
@@ -8,9 +8,9 @@ validate --suite` (2 ranks). Prints every suite table, then per plan each
 configuration's error in every run beside the range of its measured
 medians over the runs (the machine against itself: where that range is
 wider than 20 %, no model can be within 10 % in every run), and the verdict
-against the issue's target: every configuration within 10 %, median
-|error| <= 5 %, in every run.
-The reference is the table the issue was filed with (one run, before):
+against the target: every configuration within 10 %, median |error| <= 5 %,
+in every run. The reference column (BEFORE) is one run with a naive LogGP
+estimate (o_s + o_r above the measured one-way 1 B time, L clipped to 0):
 dissemination 16B +75 %, dissemination 64KiB +8 %, binomialtreebcast 1MiB
 +39 %, allreduce_ring 1MiB +39 %, allreduce_ring 16MiB +4 %.
 
@@ -47,6 +47,7 @@ from cloudnoise.demo.plan import full_plan, quick_plan
 from cloudnoise.measurement.experiments import Options
 from cloudnoise.validation.suite import state_cell
 
+# One run's error of the median per configuration with a naive LogGP estimate (see the top).
 BEFORE = {"dissemination 16B": 0.75, "dissemination 64KiB": 0.08, "binomialtreebcast 1MiB": 0.39,
           "allreduce_ring 1MiB": 0.39, "allreduce_ring 16MiB": 0.04}
 
@@ -138,7 +139,7 @@ def print_run(k: int, result: dict[str, Any]) -> None:
 
 def verdict(plan: str, runs: list[dict[str, Any]]) -> bool:
     configs = [r["config"] for r in runs[0]["results"]]
-    print(f"\n{plan}: error of the median per run (the issue's 'before'), then the machine against itself: "
+    print(f"\n{plan}: error of the median per run (then the naive estimate's), then the machine against itself: "
           "the measured medians' range over the runs and max/min")
     ok = True
     for c in configs:

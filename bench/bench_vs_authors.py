@@ -1,4 +1,4 @@
-"""cloudnoise beside the paper authors' own pipeline, each run as its users run it (issues 36, 47).
+"""cloudnoise beside the paper authors' own pipeline, each run as its users run it.
 
     python bench/bench_vs_authors.py --authors DIR                      # DIR: their LogGOPSim, txt2bin, schedgen
     python bench/bench_vs_authors.py --authors DIR --systems daint --nodes 16,256 --reps 100 --jobs 2

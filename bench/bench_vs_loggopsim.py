@@ -1,6 +1,6 @@
-"""cloudnoise beside LogGOPSim -O3 on the same inputs (issue 18, items 13 and 14).
+"""cloudnoise beside LogGOPSim -O3 on the same inputs.
 
-    python bench/bench_vs_loggopsim.py                         # cloudnoise only, beside the issue's figures
+    python bench/bench_vs_loggopsim.py                         # cloudnoise only, beside LogGOPSim's reference figures
     python bench/bench_vs_loggopsim.py --loggopsim DIR         # DIR holds LogGOPSim-O3 and txt2bin
     python bench/bench_vs_loggopsim.py --loggopsim DIR --runs 5 --keep /tmp/lgs-inputs
 
@@ -88,7 +88,7 @@ def os_noise_only(work: Path, reps: int, runs: int, lgs: Path | None) -> None:
           f"{ours_cpu * 1e3:.1f} ms CPU; completion median {np.median(r.runtime_ns) / 1e3:.1f} us")
     print("  target       about 15 ms/repetition; >= 50x LogGOPSim -O3 per repetition")
     if lgs is None:
-        print("  LogGOPSim    not run (pass --loggopsim DIR); issue 4's reference: 0.6-0.75 s per repetition")
+        print("  LogGOPSim    not run (pass --loggopsim DIR); LogGOPSim's time on this case: 0.6-0.75 s per repetition")
         return
     goal, binary, trace_file = work / "diss16k.goal", work / "diss16k.bin", work / "azure-hpc.trace"
     if not binary.exists():
@@ -119,7 +119,7 @@ def ring_file(work: Path, runs: int, lgs: Path | None) -> None:
           f"{program:.2f} s in program order (completes); parse and interpreter start included")
     print("  target       >= 3x LogGOPSim -O3, parse included")
     if lgs is None:
-        print("  LogGOPSim    not run (pass --loggopsim DIR); issue 2's reference: 3.3 s simulating the binary file")
+        print("  LogGOPSim    not run (pass --loggopsim DIR); LogGOPSim's time on this case: 3.3 s simulating the binary file")
         return
     binary = work / "ring1024.bin"
     convert = statistics.median(

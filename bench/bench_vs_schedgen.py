@@ -1,5 +1,5 @@
 """A real liballprof trace converted by Schedgen and by cloudnoise, both GOAL
-files simulated by LogGOPSim at the same parameters (issue 38, item 3).
+files simulated by LogGOPSim at the same parameters.
 
     python bench/bench_vs_schedgen.py --schedgen DIR --loggopsim DIR [--trace FOLDER] [--extr K]
 

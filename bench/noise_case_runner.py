@@ -4,8 +4,8 @@ and a digest of its runtimes. bench_noise_vs_build.py starts it once per build.
 
     PYTHONPATH=BUILD python bench/noise_case_runner.py CASE.npz REPS THREADS
 
-It uses only what every build since issue 18 was filed has (QuantileTable,
-OSNoiseTrace, NoiseSetup, LogGOPS, generate, simulate), so an older build runs
+It uses only what every build from the reference build (13a405a) on has
+(QuantileTable, OSNoiseTrace, NoiseSetup, LogGOPS, generate, simulate), so an older build runs
 the same work: the noise comes as the engine's own tables, not as models an
 older build may not parse.
 """
@@ -42,7 +42,7 @@ def main() -> None:
     r = simulate(sched, params=params, noise=noise, variant="both", reps=reps, seed=1, threads=threads,
                  ready_order="loggopsim")
     seconds = time.perf_counter() - t0
-    # Before issue 18's units convention the field was max_end_ns: the same numbers.
+    # Older builds (the reference build among them) name this field max_end_ns: the same numbers.
     runtimes = r.runtime_ns if hasattr(r, "runtime_ns") else r.max_end_ns
     digest = hashlib.sha1(np.asarray(runtimes).tobytes()).hexdigest()[:12]
     print(json.dumps({"seconds": seconds, "runtimes_sha1": digest}))

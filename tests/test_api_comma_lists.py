@@ -1,4 +1,4 @@
-"""The API's list parameters take the command line's comma form too (issue 49 item 7):
+"""The API's list parameters take the command line's comma form too:
 a command line moved into Python keeps working."""
 
 from __future__ import annotations

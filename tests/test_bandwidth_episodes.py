@@ -193,12 +193,12 @@ def test_calibration_puts_oracles_drops_in_episodes_with_the_sample_share_of_its
     assert episodes.duration.support() == (0.0, 6e8)
     body_mean = 0.5 * (1 + fam.solve_body_low(p, mean))
     assert episodes.message_share(body_mean) == pytest.approx(1.2e-3, rel=1e-3)  # 4-digit rate
-    # Independent drops have no episodes, and the same draws as before.
+    # Independent drops (no duration) have no episodes: the per-message draws keep them.
     flat = fam.BandwidthParams(1.2e-3, 0.75, 0.85)
     assert fam.bandwidth_episodes_spec(flat, mean) is None
     assert "0.0012*uniform(low=0.75,high=0.85)" in fam.bandwidth_spec(flat, mean)
     # The built-in profile: episodes up to 0.6 s, and the samples' mean fraction of the
-    # max is Table II's (97.50 / 97.53; the max is the authors' G, 80 Gb/s, since issue 47).
+    # max is Table II's (97.50 / 97.53; the max is the authors' G, 80 Gb/s).
     oracle = load_profile(str(DATA / "oracle-hpc-metal.json"))
     assert ms.longest_drop_s(oracle) == pytest.approx(0.6)
     assert ms.max_bandwidth_gbit_s(oracle) == pytest.approx(80.0)

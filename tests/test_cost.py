@@ -68,11 +68,17 @@ def test_cost_of_run_with_noise():
 
 
 def test_costs_at_each_scale():
+    """Billed as Azure bills by default (per second, 5-minute minimum), pro rata with EXACT."""
+    from cloudnoise.costs.billing import EXACT
+
     rows = costs_at_scales(load_builtin("azure-hpc"), {64: 1.0, 16: 0.5}, Pricing("on-demand"), {16: 0.25})
     assert [r.nodes for r in rows] == [16, 64]
-    assert rows[0].cost_usd == pytest.approx(0.5 / 3600 * 16 * 3.168)
-    assert rows[0].noise_increase == pytest.approx(1.0)
+    assert rows[0].cost_usd == pytest.approx(300 / 3600 * 16 * 3.168) and rows[0].billing == "per-second, 5 min minimum"
+    assert rows[0].noise_increase == 0.0  # both runs are billed the minimum
     assert rows[1].noise_increase is None
+    exact = costs_at_scales(load_builtin("azure-hpc"), {64: 1.0, 16: 0.5}, Pricing("on-demand"), {16: 0.25}, EXACT)
+    assert exact[0].cost_usd == pytest.approx(0.5 / 3600 * 16 * 3.168) and exact[0].billing == "pro rata"
+    assert exact[0].noise_increase == pytest.approx(1.0)
 
 
 def test_cheapest_system():
@@ -82,12 +88,18 @@ def test_cheapest_system():
         (load_builtin("azure-hpc"), 2.5, None),  # 2.5 * 3.168 = 7.92
         (load_builtin("alps"), 1.0, None),  # no price
     ]
-    rows = compare_systems(runs, 256, Pricing("on-demand"))
+    from cloudnoise.costs.billing import EXACT
+
+    rows = compare_systems(runs, 256, Pricing("on-demand"), EXACT)
     assert [r.system for r in rows] == ["azure-hpc", "daint", "aws-hpc-metal", "alps"]
     assert cheapest(rows).system == "azure-hpc"
     assert rows[-1].cost_usd is None
     with pytest.raises(CloudnoiseError):
         cheapest(rows[-1:])
+    # as billed: daint 5 s by the second (8.65), AWS's 60 s minimum (232.8), Azure's 5 minutes (950.4)
+    billed = compare_systems(runs, 256, Pricing("on-demand"))
+    assert [r.system for r in billed] == ["daint", "aws-hpc-metal", "azure-hpc", "alps"]
+    assert [r.cost_usd for r in billed[:3]] == [pytest.approx(x * 256 / 3600) for x in (8.65, 232.8, 950.4)]
 
 
 def test_cost_command_json():
@@ -95,7 +107,8 @@ def test_cost_command_json():
     out = runner.invoke(cli, ["cost", "--profile", "daint", "--nodes", "64", "--runtime", "1.5s", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
-    assert data["rows"][0]["cost_usd"] == pytest.approx(0.0461333333)
+    assert data["rows"][0]["cost_usd"] == pytest.approx(2 / 3600 * 64 * 1.73)  # billed by the second: 2 s
+    assert data["billing"] == "billed as each provider bills" and data["rows"][0]["billing"] == "per-second"
     out = runner.invoke(cli, ["cost", "--profile", "gcp-hpc", "--nodes", "16,256", "--runtime", "200ms,300ms",
                               "--noiseless-runtime", "100ms,200ms", "--pricing", "committed", "--json"])
     assert out.exit_code == 0, out.output
@@ -106,8 +119,26 @@ def test_cost_command_json():
                               "--nodes", "1024", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
-    assert data["cheapest"] == "aws-hpc-metal"  # 0.4 * 3.88 < 1.2 * 1.73
+    assert data["cheapest"] == "daint"  # 2 s billed x 1.73 < AWS's 60 s minimum x 3.88
+    assert data["rows"][0]["noise_increase"] == pytest.approx(1.0)  # 2 s billed against 1 s
+    out = runner.invoke(cli, ["cost", "--compare", "daint=1.2s/1s", "--compare", "aws-hpc-metal=400ms",
+                              "--nodes", "1024", "--billing", "exact", "--json"])
+    data = json.loads(out.output)
+    assert data["cheapest"] == "aws-hpc-metal" and data["billing"] == "billed pro rata"  # 0.4 * 3.88 < 1.2 * 1.73
     assert data["rows"][1]["noise_increase"] == pytest.approx(0.2)
+
+
+def test_a_plain_runtime_is_nanoseconds_and_said_so(capsys):
+    """docs/cli.md: a plain number is ns for simulated time; one note says so on stderr."""
+    from cloudnoise.cli import main
+
+    main(["cost", "--profile", "daint", "--nodes", "16", "--runtime", "5000", "--billing", "exact", "--json"])
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["rows"][0]["runtime_s"] == pytest.approx(5e-6)
+    assert captured.err.strip() == ("cloudnoise: note: a runtime given as a plain number (5000) is nanoseconds, as every "
+                                    "simulated time is; write 5000s for seconds")
+    main(["cost", "--profile", "daint", "--nodes", "16", "--runtime", "5us", "--json"])
+    assert capsys.readouterr().err == ""
 
 
 def test_cost_command_tables_and_errors():
@@ -123,14 +154,15 @@ def test_cost_command_tables_and_errors():
 def test_cost_money_csv_and_the_old_option_name(capsys):
     from cloudnoise.cli import main
 
-    # 16 B on 16 nodes for 3 us at 1.73 USD/node-hour: 3e-6 / 3600 * 16 * 1.73 = 2.3067e-08 USD
-    main(["cost", "--profile", "daint", "--nodes", "16", "--runtime", "3us"])
+    # 16 B on 16 nodes for 3 us at 1.73 USD/node-hour, pro rata: 3e-6 / 3600 * 16 * 1.73 = 2.3067e-08 USD
+    main(["cost", "--profile", "daint", "--nodes", "16", "--runtime", "3us", "--billing", "exact"])
     out = capsys.readouterr().out
     assert "2.31e-8" in out and "0.0000" not in out and "e-08" not in out  # no run of zeros to count
+    assert "billed pro rata" in out
     main(["cost", "--profile", "daint", "--nodes", "16,32", "--runtime", "1s,2s", "--csv"])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("system,nodes,runtime_s,price_per_node_hour,cost_usd") and len(lines) == 3
-    assert lines[2].startswith("daint,32,2.0,1.73,")
+    assert lines[0].startswith("system,nodes,runtime_s,price_per_node_hour,billing,cost_usd") and len(lines) == 3
+    assert lines[2].startswith("daint,32,2.0,1.73,per-second,")
     main(["cost", "--system", "daint", "--nodes", "16", "--runtime", "1s", "--json"])  # hidden alias, one release
     captured = capsys.readouterr()
     assert json.loads(captured.out)["system"] == "daint"
@@ -169,10 +201,14 @@ def test_config_costs_known_answers():
         ("mine", 2, "none"): np.array([2e9]),
         ("mine", 2, "network"): np.array([5e9]),
     }
-    rows = config_costs(runtimes, {"daint": load_builtin("daint"), "mine": None}, parse_pricing("2USD"))
+    from cloudnoise.costs.billing import EXACT
+
+    rows = config_costs(runtimes, {"daint": load_builtin("daint"), "mine": None}, parse_pricing("2USD"), EXACT)
     by = {(r.system, r.variant): r for r in rows}
     assert [(r.system, r.variant) for r in rows] == list((k[0], k[2]) for k in runtimes)
     assert by[("daint", "os")].median_runtime_s == 1.5 and by[("daint", "os")].reps == 3
     assert by[("daint", "os")].cost_usd == pytest.approx(1.5 / 3600 * 2 * 2.0)
+    billed = {(r.system, r.variant): r for r in config_costs(runtimes, {"daint": load_builtin("daint")}, parse_pricing("2USD"))}
+    assert billed[("daint", "os")].cost_usd == pytest.approx(2 / 3600 * 2 * 2.0)  # the median's 1.5 s billed as 2 s
     assert by[("daint", "os")].increase == pytest.approx(0.5) and by[("daint", "none")].increase is None
     assert by[("mine", "network")].cost_usd is None and by[("mine", "network")].increase == pytest.approx(1.5)

@@ -64,6 +64,21 @@ def test_demo_again_keeps_what_was_done(quick_demo: tuple[Path, dict]) -> None:
     assert {p: p.stat().st_mtime_ns for p in (out / "campaign").rglob("*.parquet")} == stamps
     assert again["this_machine"] == first["this_machine"]
     assert again["seconds"]["measure"] < 5
+    # and it says so: every measurement and sweep reused, on stderr and in the JSON
+    experiments = ("latency", "latency-noise", "bandwidth-noise", "os-noise", "loggp")
+    assert again["reused"] == [f"measure {e}" for e in experiments] + [
+        "sweep fig14-dissemination", "sweep fig16-gemm-dissemination"]
+    assert first["reused"] == []
+    assert proc.stderr.count(": reused, measured by an earlier run in ") == 5
+    assert proc.stderr.count("reused all ") == 2 and "estimate" not in proc.stderr
+
+
+def test_demo_says_which_mpi_and_stores_it(quick_demo: tuple[Path, dict]) -> None:
+    out, doc = quick_demo
+    assert doc["mpi"]["mpicc"] and doc["mpi"]["flavor"] in ("mpich", "openmpi", "intel", "unknown")
+    assert doc["mpi"]["reason"]
+    meta = json.loads((out / "campaign" / "metadata.json").read_text())
+    assert meta["mpi"]["reason"] == doc["mpi"]["reason"] and meta["mpi"]["mpicc"] == doc["mpi"]["mpicc"]
 
 
 def test_demo_without_mpi_says_what_to_do(tmp_path: Path) -> None:

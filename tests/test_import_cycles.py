@@ -1,4 +1,4 @@
-"""No two modules of src/cloudnoise import each other, however indirectly (issue 49).
+"""No two modules of src/cloudnoise import each other, however indirectly.
 
 The graph is read from the source with `ast`, so it needs nothing imported. Counted, as
 an edge from the file to the deepest module the statement names:
@@ -6,7 +6,7 @@ an edge from the file to the deepest module the statement names:
 - every `import` and `from ... import` anywhere in a file: at the top, inside functions
   (a deferred import is still a dependency, only a later one) and under `if
   TYPE_CHECKING:` (a type-only circle still makes two modules that cannot be read or
-  type-checked apart; issue 49's model/profile.py <-> model/switch_draws.py was one);
+  type-checked apart);
 - `from cloudnoise.x import y` as an import of the module `cloudnoise.x.y` where that is
   a module, of `cloudnoise.x` otherwise; the engine's extension module counts by its stub.
 

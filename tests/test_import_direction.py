@@ -1,7 +1,6 @@
 """Data flows one way inside a stage: the simulation package's modules import
-each other without a circle, imports inside functions counted (issue 40: api,
-inputs and results imported each other). A name two modules share lives in
-the lower one: SimulationResult in result.py, load_schedule in inputs.py."""
+each other without a circle, imports inside functions counted (api, inputs
+and results among them). A name two modules share lives in the lower one: SimulationResult in result.py, load_schedule in inputs.py."""
 
 from __future__ import annotations
 
@@ -42,7 +41,7 @@ def test_a_stage_has_no_import_circle(stage):
 
 
 def test_the_paper_statements_are_read_not_reached_for():
-    """Issue 49: the paper's statements are the paper stage's data (paper/statements.py); the
+    """The paper's statements are the paper stage's data (paper/statements.py); the
     report and `paper`'s table reach nothing of the calibration, however indirectly."""
     from test_import_cycles import import_graph
 

@@ -119,6 +119,9 @@ def test_bursty_plus_iid_recovers_episodes_on_one_clock():
     ep = got.episodes
     # one train at a time: the scope test puts the episodes on one clock, at the measured rate
     assert ep.shared and "one train of stalls at a time" in got.why
+    # on one clock the model's episodes fill the share of time they filled in the series
+    # (rate x (duration + one stall)), here ~21%
+    assert ep.time_share() == pytest.approx(300 * 1.05e-3 / (1 + 300 * 1.05e-3), rel=0.15)
     assert ep.rate_hz == pytest.approx(300.0, rel=0.3)
     assert ep.stall.mean() == pytest.approx(50_000 - RTT_NS / 2, rel=0.1)
     # the quiet time between stalls in an episode: 20 us less up to one RTT (a stall starts within a sample)
@@ -197,3 +200,34 @@ def test_batches_do_not_change_the_answer():
     one, many = run_split(starts, values, batch=10**9), run_split(starts, values, batch=1000)
     assert one.episodes.spec() == many.episodes.spec() and (one.lag, one.acf, one.cv) == (many.lag, many.acf, many.cv)
 
+
+
+def test_episode_durations_and_stall_lengths_are_bounded_by_what_the_series_showed():
+    """A few seconds of series cannot support a heavy tail (the busy demo's lognormal of sigma
+    2.5 through a median and a mean): the durations and stalls drawn are the measured ones, and
+    nothing longer than the longest seen; the profile's line says so."""
+    rng = np.random.default_rng(8)
+    stalls = [bursty_stalls(rng, 2.0e9, 300.0, 1e6, 50_000, 20_000), []]
+    starts, values = pingpong(body(rng, 260_000), stalls)
+    got = run_split(starts, values)
+    ep = got.episodes
+    longest_stall = float(np.max(values)) - float(np.median(values))
+    assert ep.stall.support()[1] <= longest_stall + 1.0
+    # episodes of 1 ms (two close together may read as one): the longest measured is the bound
+    import re
+
+    longest_ms = float(re.search(r"the longest ([0-9.e+-]+) ms", got.why).group(1))
+    assert ep.duration.support()[1] == pytest.approx(longest_ms * 1e6, rel=0.01) and longest_ms < 5.0
+    assert "nothing longer than" in got.why and "of series showed is drawn" in got.why
+
+
+def test_episodes_that_fill_the_series_are_no_state_that_comes_and_goes():
+    # a busy machine: trains of 20 us stalls every 220 us lasting 200 ms, ~12 ms of quiet between
+    # them (~96% of the time in episodes): beyond what an episode model holds, so the series is
+    # drawn per message and the profile builds (its episodes used to stop model build)
+    rng = np.random.default_rng(11)
+    stalls = [bursty_stalls(rng, 3e9, 1e9 / 12e6, 200e6, 20_000, 200_000), []]
+    starts, values = pingpong(body(rng, 450_000), stalls)
+    got = run_split(starts, values)
+    assert got.kind == "independent" and got.episodes is None, got.why
+    assert "no state that comes and goes" in got.why and "at most 90%" in got.why

@@ -33,7 +33,10 @@ def test_failing_launcher_is_one_line(tmp_path):
     proc = run("measure", "latency", "--sizes", "1", "--iterations", "10", "--out", str(tmp_path / "c"),
                "--launcher", "false {cmd}")
     assert proc.returncode == 4
-    line = _one_line(proc.stderr)
+    # the line saying which MPI the measurement started with, then the failure in one line
+    said, _, rest = proc.stderr.partition("\n")
+    assert said.startswith("cloudnoise: MPI: ")
+    line = _one_line(rest)
     assert "launch failed" in line
 
 
@@ -67,7 +70,7 @@ def test_existing_campaign_needs_resume(tmp_path):
 
 @pytest.mark.parametrize("duration", ["-5", "0", "nan", "inf", "-inf", "1x"])
 def test_impossible_durations_are_errors_not_empty_campaigns(tmp_path, duration):
-    """Issue 16, item 7 (duration part): exit 2 with one line, and no campaign made."""
+    """An impossible duration: exit 2 with one line, and no campaign made."""
     out = tmp_path / "c"
     proc = run("measure", "latency-noise", f"--duration={duration}", "--out", str(out))
     assert proc.returncode == 2, proc.stderr

@@ -31,7 +31,8 @@ def test_loggp_fit_and_profile(tmp_path):
     assert run("measure", "latency-noise", "--duration", "2", "--out", str(camp)).returncode == 0
     assert run("measure", "os-noise", "--duration", "1", "--out", str(camp)).returncode == 0
     out = tmp_path / "profiles" / "ci.json"
-    proc = run("model", "build", str(camp), "-o", str(out))
+    # the paper's semantics: every sample's one-way time above the median, per message
+    proc = run("model", "build", str(camp), "-o", str(out), "--as-paper")
     assert proc.returncode == 0, proc.stderr
     profile = json.loads(out.read_text())
     assert profile["format"] == "cloudnoise-profile/1" and profile["name"] == "ci"
@@ -63,6 +64,34 @@ def test_loggp_fit_and_profile(tmp_path):
 
     params = LogGOPS.from_profile(load_profile(out))
     assert len(params.classes) == len(lg["size_classes"])
+    # counted once (the default): the fit with every L moved to the latency series' level (its
+    # noiseless round trip the series' median), the latency noise at most L below it, the replay
+    # of the series in the profile, and the machine's load at each experiment's start and end
+    once = tmp_path / "profiles" / "once.json"
+    proc = run("model", "build", str(camp), "-o", str(once))
+    assert proc.returncode == 0, proc.stderr
+    built = json.loads(once.read_text())
+    from cloudnoise.model.latency_level import noiseless_round_trip
+    from cloudnoise.model.profile import load_profile as load
+
+    size = built["closure"]["size_bytes"]
+    # L and the overheads of the fit (the paper way keeps them), without g
+    t0, median = noiseless_round_trip(load(out), size, gapless=True), 2.0 * median
+    moved = max((median - t0) / 2.0, -fit["size_classes"][0]["L"])
+    assert built["loggops"]["L"] == pytest.approx(max(0.0, fit["L"] + moved), abs=2e-3)
+    assert [c["L"] for c in built["loggops"]["size_classes"]] == pytest.approx(
+        [max(0.0, c["L"] + moved) for c in fit["size_classes"]], abs=2e-3)
+    assert noiseless_round_trip(load(once), size, gapless=True) == pytest.approx(
+        max(median, t0 - 2 * fit["size_classes"][0]["L"]), abs=2.0)
+    assert ("latency level: every L moved by" in proc.stdout) == (abs(moved) >= 0.001)
+    lg = built["loggops"]
+    least = min([lg["L"]] + [c["L"] for c in lg["size_classes"]]) + lg.get("o_s", lg["o"])
+    assert min(built["latency_noise"]["quantiles"]["v"]) >= -least
+    assert "deconvolved" in built["latency_noise"]["provenance"]["source"]
+    assert built["closure"]["round_trips"] > 0 and len(built["closure"]["rows"]) == 7
+    assert {r["when"] for r in built["campaign"]["load"]} == {"start", "end"}
+    assert {r["experiment"] for r in built["campaign"]["load"]} >= {"loggp", "latency-noise", "os-noise"}
+    assert "Closure" in proc.stdout and "measured: pairs" in proc.stdout
 
 
 def test_profile_numbers_finer_than_the_engine_are_rounded_not_refused():

@@ -1,5 +1,5 @@
 """A killed measurement keeps what it measured, its probes stop on their own, and
---resume completes it (issue 17). That a campaign's metadata never chooses the code run
+--resume completes it. That a campaign's metadata never chooses the code run
 or the process signalled is in tests/hostile/test_foreign_campaigns.py."""
 
 from __future__ import annotations
@@ -145,14 +145,14 @@ def test_streaming_percentiles_agree_with_the_stored_samples(tmp_path):
     t2 = doc["table2"]
     assert len(v) == doc["samples"] == doc["results"][0]["samples"]
     # The summary divides the least round trip (ns) by 2000; multiplying back is not
-    # exact in floating point (2034 ns gave 1.017 us, and 1.017 * 2000 = 2033.9999999999998).
+    # exact in floating point (2034 ns gives 1.017 us, and 1.017 * 2000 = 2033.9999999999998).
     assert t2["min_latency_us"] == v.min() / 2000
     assert np.isclose(t2["mean_latency_us"] * 2000, v.mean(), rtol=1e-12)
     for name, p in (("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("p99.99", 99.99), ("p99.999", 99.999)):
         rank = max(1, int(p / 100 * len(v) + 0.5))  # the stated definition: the rank-th smallest
         exact = float(np.partition(v, rank - 1)[rank - 1])
         # Compared in us, as reported: division by 2000 is correctly rounded and so keeps the
-        # order, where multiplying back does not (4007 ns gave 2.0035 us, and 2.0035 * 2000 =
+        # order, where multiplying back does not (4007 ns gives 2.0035 us, and 2.0035 * 2000 =
         # 4006.9999999999995).
         got = t2["latency_percentiles_us"][name]
         assert exact / 2000 <= got <= exact * (1 + precision) / 2000 + 1e-12, (name, exact, got)

@@ -81,6 +81,24 @@ def test_plans_follow_the_paper_defaults():
         plan("latency", Options(ranks=3), 2)
 
 
+def test_latency_noise_over_several_hosts_measures_their_pairs_in_turn():
+    """--hosts a,b,c,d: one launch per pair (a-b, then c-d), each for the duration, each its own
+    series; an odd host out pairs with the first; two hosts or none: one launch as before."""
+    runs = plan("latency-noise", Options(duration_s=5.0, hosts=4, host_names=["a", "b", "c", "d"]), 2)
+    assert [r.extra["hosts"] for r in runs] == [["a", "b"], ["c", "d"]]
+    assert all(r.ranks == 2 and r.ppn == 1 and r.duration_s == 5.0 for r in runs)
+    odd = plan("latency-noise", Options(hosts=3, host_names=["a", "b", "c"]), 2)
+    assert [r.extra["hosts"] for r in odd] == [["a", "b"], ["c", "a"]]
+    two = plan("latency-noise", Options(hosts=2, host_names=["a", "b"]), 2)
+    assert len(two) == 1 and "hosts" not in two[0].extra
+    # a stored plan names its pairs' hosts by name only: anything else is refused on --resume
+    stored = runs[0].as_dict()
+    assert Run.from_dict(stored).extra["hosts"] == ["a", "b"]
+    for bad in (["a"], ["a", "-hosts x"], ["a", "b;rm"], "ab"):
+        with pytest.raises(CloudnoiseError, match="not valid"):
+            Run.from_dict({**stored, "extra": {**stored["extra"], "hosts": bad}})
+
+
 def test_loggp_plan_reaches_16_MiB_with_fewer_large_iterations():
     units = plan("loggp", Options(ranks=2), 2)[0].units
     assert [u.size for u in units] == [1 << k for k in range(25)]

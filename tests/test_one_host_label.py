@@ -1,4 +1,4 @@
-"""Issue 18, item 11: a profile measured on one host (the demo's) is shared memory, not a
+"""A profile measured on one host (the demo's) is shared memory, not a
 network; the report says so wherever a sweep on it appears, not only beside the campaign."""
 
 from __future__ import annotations

@@ -152,7 +152,7 @@ def test_reproduce_known_answers_resume_and_extend(tmp_path):
 def test_the_campaign_gives_each_sweeps_own_results_bit_for_bit(tmp_path):
     """`reproduce` runs the tasks of all its sweeps together, largest first (in
     this process and on Dask): every sweep folder holds what `run_sweep` of
-    that grid alone gives (the code path before), row for row, bit for bit."""
+    that grid alone gives (one sweep at a time), row for row, bit for bit."""
     from cloudnoise.paper.reproduce import campaign_groups, request_for
     from cloudnoise.sweep.store import load_results
     from cloudnoise.sweep.sweeper import prepare_sweep, run_sweep
@@ -236,9 +236,9 @@ def test_report_shows_the_paper_table_and_refuses_a_malformed_result(tmp_path, r
 
 
 def test_a_disagreeing_row_shows_the_cause_of_the_profile_it_reads():
-    """The text-model causes (Table II means, fitted OS detours) were stale for the
-    systems now built from the authors' data (issue 36): a row reading such a system
-    names it and the data; a row reading only text-built systems keeps its text cause."""
+    """The text-model causes (Table II means, fitted OS detours) do not hold for the
+    systems built from the authors' data: a row reading such a system names it and
+    the data; a row reading only text-built systems keeps its text cause."""
     from cloudnoise.paper.causes import TEXT_CAUSES, causes_for, data_built_systems
     from cloudnoise.paper.statements import SEC_V
 

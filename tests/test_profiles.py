@@ -505,9 +505,8 @@ def test_simulate_placement_and_the_profile_it_ran_on(run_cli):
 
 
 def test_oracle_hpc_simulates_with_the_authors_row():
-    # Issue 47: the authors' row (L 1.6 us, o 0.15, g 5, G 0.1 ns/B, S 4096)
-    # makes the noiseless 16 B dissemination on 64 nodes 26.9 us (the text's
-    # reconstruction made it 10.0 us): the row's g of 5 us between a rank's
+    # The authors' row (L 1.6 us, o 0.15, g 5, G 0.1 ns/B, S 4096) makes the
+    # noiseless 16 B dissemination on 64 nodes 26.9 us: the row's g of 5 us between a rank's
     # successive sends dominates (6 rounds: 5 gaps, then the last message).
     from cloudnoise.simulation.api import simulate
 

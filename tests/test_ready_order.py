@@ -45,7 +45,7 @@ def test_cli_ready_order(run_cli):
 
 
 def test_default_order_completes_the_papers_1024_rank_ring(run_cli):
-    """Issue 18: the paper's own ring workload completes with default options."""
+    """The paper's own ring workload completes with default options."""
     proc = run_cli("simulate", "--pattern", "allreduce_ring", "--ranks", "1024", "--size", "16MiB", "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)

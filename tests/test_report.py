@@ -107,8 +107,9 @@ def test_report_files_and_figures(report: tuple[Path, dict]) -> None:
                     "Scalability: dissemination:16B", "Cost: dissemination:16B"):
         assert heading in html
     # the Table II rows: measured here (marked) and published ones (daint's same-rack figures)
-    assert '<tr class="measured"><td>synthetic (one host, shared memory)</td><td>measured here</td>' in html
-    assert "<td>daint</td><td>published</td>" in html and "<td>1.19</td><td>2.39</td>" in html
+    assert re.search(r'<tr class="measured"><td class="text">synthetic \(one host, shared memory\)</td>'
+                     r'<td class="text">measured here \(latency from [a-z-]+', html)
+    assert '<td class="text">daint</td><td class="text">published</td>' in html and "<td>1.19</td><td>2.39</td>" in html
 
 
 def test_report_observations_from_known_campaign(report: tuple[Path, dict]) -> None:
@@ -191,16 +192,20 @@ def test_boxes_use_the_same_statistics_as_matplotlib() -> None:
     x = np.random.default_rng(3).lognormal(0, 1, 501)
     ours = box_stats(x)
     ref = cbook.boxplot_stats(x, whis=1.5)[0]
-    for key in ("med", "q1", "q3", "mean", "whislo", "whishi", "cilo", "cihi"):
+    for key in ("med", "q1", "q3", "mean", "whislo", "whishi"):
         assert ours[key] == pytest.approx(ref[key]), key
     assert np.array_equal(np.sort(ours["fliers"]), np.sort(ref["fliers"]))
+    # the notch: the median's distribution-free interval, the 229th and 273rd of 501
+    # (binomial(501, 1/2): 2 P(B <= 228) = 4.9 % <= 5 % < 2 P(B <= 229) = 6.0 %), as
+    # scipy.stats.quantile_test gives it; not matplotlib's McGill notch
+    assert (ours["cilo"], ours["cihi"]) == (np.sort(x)[228], np.sort(x)[272])
 
 
 def test_a_notch_wider_than_its_box_is_drawn_at_the_box_edges() -> None:
-    # five values: the median's interval (± 1.57 IQR / sqrt 5 = ± 0.70 IQR) is wider than the box
+    # five values: below six, the median's interval is the samples' range, wider than the box
     ours = box_stats(np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
     assert (ours["q1"], ours["med"], ours["q3"]) == (2.0, 3.0, 4.0)
-    assert ours["cilo"] == 2.0 and ours["cihi"] == 4.0  # 3 ± 1.40 clipped to [2, 4]
+    assert ours["cilo"] == 2.0 and ours["cihi"] == 4.0  # [1, 5] clipped to [2, 4]
 
 
 def test_far_outliers_and_the_means_they_lift_do_not_squash_the_boxes() -> None:
@@ -327,19 +332,48 @@ def test_same_cheapest_everywhere_is_one_sentence() -> None:
     (obs,) = cheapest_per_scale(_sweep(runtimes), parse_pricing("on-demand"))
     assert obs.values["system"] == "daint" and obs.values["nodes"] == [2, 4]
     assert obs.values["cost_usd"] == pytest.approx([3.46, 6.92])
-    assert "daint is the cheapest system at every scale compared (2–4 nodes, on-demand, without noise)" in obs.text
+    assert ("daint is the cheapest system at every scale compared (2–4 nodes, on-demand, billed as each provider "
+            "bills, without noise)") in obs.text
+
+
+def test_the_report_and_advise_name_the_same_cheapest_system() -> None:
+    """One default: the report's cheapest system is the cheapest point of `advise` on the
+    same runs. A 7 us run on azure-hpc (3.168 USD/node-hour, billed at least 5 minutes)
+    against 20 us on daint (1.73, billed by the second): daint, as billed; azure-hpc pro rata,
+    which each says when asked for it."""
+    from cloudnoise.advice.api import advice_from_runtimes, quotes_for
+    from cloudnoise.costs.billing import EXACT
+    from cloudnoise.costs.price_book import PriceBook
+    from cloudnoise.report.costs import advice_points_of
+    from cloudnoise.sweep.request import system_from
+
+    runtimes = {("azure-hpc", 16, v): [7000.0] * 3 for v in ("none", "both")}
+    runtimes |= {("daint", 16, v): [20000.0] * 3 for v in ("none", "both")}
+    sweep = _sweep(runtimes)
+    systems = (system_from("azure-hpc"), system_from("daint"))
+    for billing, expected, rule in ((None, "daint", "billed as each provider bills"), (EXACT, "azure-hpc", "billed pro rata")):
+        (obs,) = cheapest_per_scale(sweep, parse_pricing("on-demand"), billing)
+        points, _ = advice_from_runtimes(sweep.runtimes_ns, quotes_for(systems, PriceBook(parse_pricing("on-demand"),
+                                                                                           billing=billing)))
+        cheapest_point = min(points, key=lambda p: p.p50_cost)
+        assert obs.values["system"] == cheapest_point.system == expected, (billing, obs.text)
+        assert rule in obs.text
+        front = advice_points_of(sweep, parse_pricing("on-demand"), billing)  # the report's Pareto figure
+        assert min(front, key=lambda p: p.p50_cost).system == expected
 
 
 @pytest.mark.parametrize(("usd", "said"), [
-    (1e-7, "(0.1 USD per million runs, on-demand, without noise); aws-hpc costs"),
-    (1e5, "(100,000 USD per run, on-demand, without noise); aws-hpc costs"),
+    (1e-7, "(0.1 USD per million runs, on-demand, billed pro rata, without noise); aws-hpc costs"),
+    (1e5, "(100,000 USD per run, on-demand, billed pro rata, without noise); aws-hpc costs"),
 ])
 def test_a_cost_sentence_has_no_run_of_zeros(usd: float, said: str) -> None:
-    """Issue 49: "0.0000001027 to 0.0000241 USD per run" read badly; a tenth of a microdollar
+    """"0.0000001027 to 0.0000241 USD per run" reads badly; a tenth of a microdollar
     is told per million runs, a hundred thousand dollars in groups."""
+    from cloudnoise.costs.billing import EXACT
+
     runtime = usd / (2 * 1.73) * HOUR_NS  # daint: 2 nodes at 1.73 USD/node-hour
     sweep = _sweep({("daint", 2, "none"): [runtime], ("aws-hpc", 2, "none"): [runtime]})
-    (obs,) = cheapest_per_scale(sweep, parse_pricing("on-demand"))
+    (obs,) = cheapest_per_scale(sweep, parse_pricing("on-demand"), EXACT)
     assert obs.values["cost_usd"] == pytest.approx(usd)
     assert said in obs.text and re.search(r"0{4,}|e-0", obs.text) is None, obs.text
 
@@ -372,7 +406,7 @@ def test_campaign_facts_and_ratio_format() -> None:
     row = {"detours": 10, "noise_fraction": 0.0111, "detours_per_s": 787.4, "max_detour_us": 234.4}
     texts = [o.text for o in campaign_facts("c", t2, row)]
     assert texts == [
-        "On c, the 99.9th-percentile latency is 3.9x the minimum (0.5 µs); the largest sample is 1791x.",
+        "On c, the 99.9th-percentile latency is 3.9x the minimum (0.5 µs); the largest sample is 1,791x.",
         "On c, 0.1% of bandwidth samples fall below 18% of the maximum (200 Gb/s); the lowest is 0.1%.",
         "On c, OS detours take 1.11% of the time: 787 per second, the longest 234 µs.",
     ]

@@ -189,7 +189,7 @@ def test_a_row_is_what_simulate_gives_with_the_configurations_seed(reference):
 def test_a_variant_that_draws_nothing_is_simulated_once_with_the_same_bits(reference):
     """The noiseless cells are one task each whose runtime is simulated once and
     repeated: every row equals what the engine gives when it simulates each
-    repetition (the code path before the shortcut), and `draws` says exactly
+    repetition (no shortcut), and `draws` says exactly
     which engine models hold something random."""
     from cloudnoise.schedules.patterns import CollectiveSpec, generate
     from cloudnoise.simulation.api import run_variant
@@ -205,7 +205,8 @@ def test_a_variant_that_draws_nothing_is_simulated_once_with_the_same_bits(refer
             if v in ("os", "both") and not noise.has_os or v in ("network", "both") and not noise.has_network:
                 continue
             m = noise.engine_model(v)
-            random = any(x is not None for x in (m.os, m.latency_excess_ps, m.bandwidth_fraction, m.bandwidth_episodes))
+            random = any(x is not None for x in (m.os, m.latency_excess_ps, m.bandwidth_fraction, m.bandwidth_episodes,
+                                                 m.episode_process, m.latency_stalls, m.stall_process))
             random = random or (m.switch_draws is not None and m.switch_draws.random)
             assert noise.draws(v) == random == (v != "none"), (name, v)
     for name in ("azure-hpc", "daint"):
@@ -492,7 +493,13 @@ def test_cli_json_contract(run_cli, tmp_path):
     cost = json.loads(p.stdout)
     row = next(r for r in cost["rows"] if (r["system"], r["nodes"], r["variant"]) == ("daint", 16, "network"))
     none = next(r for r in cost["rows"] if (r["system"], r["nodes"], r["variant"]) == ("daint", 16, "none"))
-    assert row["cost_usd"] == pytest.approx(row["runtime_s"] / 3600 * 16 * 1.73)  # Table I on-demand
+    # Table I on-demand, billed as daint bills: by the second, so a run of microseconds is one second
+    assert row["cost_usd"] == pytest.approx(1 / 3600 * 16 * 1.73) and row["billing"] == "per-second"
+    assert row["noise_increase"] == 0.0  # both runs billed the same second
+    exact = json.loads(run_cli("cost", "--sweep", out, "--json", "--billing", "exact").stdout)
+    row = next(r for r in exact["rows"] if (r["system"], r["nodes"], r["variant"]) == ("daint", 16, "network"))
+    none = next(r for r in exact["rows"] if (r["system"], r["nodes"], r["variant"]) == ("daint", 16, "none"))
+    assert row["cost_usd"] == pytest.approx(row["runtime_s"] / 3600 * 16 * 1.73)  # pro rata
     assert row["noise_increase"] == pytest.approx(row["runtime_s"] / none["runtime_s"] - 1)
     assert none["noise_increase"] is None
     assert {(b["nodes"], b["variant"]) for b in cost["cheapest"]} == {(n, v) for n in (4, 16) for v in VARIANTS}
@@ -587,7 +594,7 @@ def test_cli_deadlock_is_one_line_with_exit_3(run_cli, tmp_path):
 
 
 def test_a_failed_cell_is_reported_and_the_rest_of_the_sweep_goes_on(run_cli, tmp_path):
-    """Issue 18: LogGOPSim's order deadlocks the 16-node ring but not the
+    """LogGOPSim's order deadlocks the 16-node ring but not the
     4-node one; the 4-node cell is simulated and saved, the 16-node cell is
     named in sweep.json and in the one-line error."""
     out = tmp_path / "ring"
@@ -613,20 +620,34 @@ def test_a_folder_where_every_cell_failed_takes_another_order(run_cli, tmp_path)
     assert meta["complete"] is True and meta["failed"] == [] and meta["ready_order"] == "program"
 
 
-def test_ctrl_c_says_how_to_resume(capsys, monkeypatch, tmp_path):
+def test_ctrl_c_says_what_was_kept_and_how_to_resume(capsys, monkeypatch, tmp_path):
+    """Interrupted after a task: the repetitions saved and how to go on; before
+    any: one line saying nothing was saved (never a promise of kept work)."""
     from cloudnoise import cli
     from cloudnoise.sweep import sweeper
 
-    def interrupted(*args, **kwargs):
+    real = sweeper.run_sweep
+
+    def after_one_task(*args, **kwargs):
+        def stop(result):
+            raise KeyboardInterrupt
+
+        return real(*args, **{**kwargs, "on_result": stop, "chunk": 5})
+
+    def at_once(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sweeper, "run_sweep", interrupted)
-    with pytest.raises(SystemExit) as exit_:
-        cli.main(["sweep", "--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "4",
-                  "--out", str(tmp_path), "--in-process"])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 130
-    assert f"rerun with --resume --out {tmp_path}" in err and len(err.strip().splitlines()) == 1
+    args = ["sweep", "--pattern", "dissemination", "--size", "16B", "--profile", "daint", "--nodes", "4",
+            "--reps", "20", "--in-process", "--quiet"]
+    for stub, out, said in ((at_once, tmp_path / "a", "interrupted before any repetition was saved"),
+                            (after_one_task, tmp_path / "b", f"interrupted; 5 repetitions are saved in {tmp_path / 'b'}: "
+                                                             f"rerun with --resume --out {tmp_path / 'b'} to continue")):
+        monkeypatch.setattr(sweeper, "run_sweep", stub)
+        with pytest.raises(SystemExit) as exit_:
+            cli.main([*args, "--out", str(out)])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 130
+        assert err.strip().splitlines() == [f"cloudnoise: error: {said}"], err
 
 
 def test_cost_of_a_sweep_with_an_unpriced_system(tmp_path):
@@ -641,9 +662,13 @@ def test_cost_of_a_sweep_with_an_unpriced_system(tmp_path):
     assert [b["system"] for b in data["cheapest"]] == ["daint", "daint"]
     alps = [r for r in data["rows"] if r["system"] == "alps"]
     assert all(r["cost_usd"] is None for r in alps) and alps[1]["noise_increase"] is not None
-    fixed = sweep_costs(tmp_path, parse_pricing("2USD"))
+    from cloudnoise.costs.billing import EXACT
+
+    fixed = sweep_costs(tmp_path, parse_pricing("2USD"), EXACT)
     row = fixed["rows"][0]
     assert row["cost_usd"] == pytest.approx(row["runtime_s"] / 3600 * 8 * 2.0) and fixed["unpriced"] == []
+    billed = sweep_costs(tmp_path, parse_pricing("2USD"))["rows"][0]  # by the second: one second
+    assert billed["cost_usd"] == pytest.approx(1 / 3600 * 8 * 2.0)
     with pytest.raises(CloudnoiseError, match="not a sweep folder"):
         sweep_costs(tmp_path / "nothing", parse_pricing("on-demand"))
 
@@ -685,5 +710,6 @@ def test_cost_of_a_sweep_prints_a_summary_and_every_row_as_csv(tmp_path, capsys)
     assert "e-0" not in out  # money written out, never in exponent form
     cli.main(["cost", "--sweep", str(tmp_path), "--csv"])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "system,nodes,variant,reps,runtime_s,price_per_node_hour,cost_usd,noiseless_runtime_s,noiseless_cost_usd,noise_increase"
+    assert lines[0] == ("system,nodes,variant,reps,runtime_s,price_per_node_hour,billing,cost_usd,noiseless_runtime_s,"
+                        "noiseless_cost_usd,noise_increase")
     assert len(lines) == 1 + 2 * 2 * 2

@@ -5,6 +5,8 @@ near or far sample set (rank // nodes_per_switch), rendezvous 2 L later."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -364,3 +366,49 @@ def test_near_or_far_is_the_quotient_by_nodes_per_switch(per_switch, a, step):
     for x, y in ((a, b), (a - a % per_switch, a - a % per_switch - 1), (a, a // per_switch * per_switch + per_switch)):
         if 0 <= x < 2**32 and 0 <= y < 2**32:
             assert d.is_far(x, y) == (x // per_switch != y // per_switch)
+
+
+def _with_latency_noise(tmp_path, samples: list[int]):
+    """A copy of aws-hpc-metal (switch draws) that also holds latency noise from `samples` (ns)."""
+    import json
+
+    import cloudnoise
+
+    path = cloudnoise.copy_profile("aws-hpc-metal", tmp_path / "p")
+    (path.parent / "lat.csv").write_text("latency_ns\n" + "\n".join(map(str, samples)) + "\n")
+    doc = json.loads(path.read_text())
+    doc["latency_noise"] = {"provenance": {"kind": "measured", "source": "a test"}, "samples": "lat.csv",
+                            "column": "latency_ns"}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_part_the_switch_draws_override_is_still_checked(tmp_path):
+    """switch_draws take precedence over latency_noise; a latency_noise with a sample that
+    would make a message arrive before its send is refused all the same, in one line that
+    names the precedence."""
+    import subprocess
+    import sys
+
+    from measure_support import env
+
+    path = _with_latency_noise(tmp_path, [100, -50_000_000, 200])  # 50 ms earlier than L (28 us) allows
+    proc = subprocess.run([sys.executable, "-m", "cloudnoise", "simulate", "--pattern", "dissemination", "--ranks", "16",
+                           "--size", "16B", "--profile", str(path), "--reps", "3"],
+                          capture_output=True, text=True, env=env(), timeout=120)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert "lat.csv:3: sample -50000000 is below -28000 ns" in lines[0]
+    assert "switch_draws take precedence over latency_noise in simulations, but every part" in lines[0]
+
+
+def test_a_valid_overridden_part_is_named_and_changes_nothing(tmp_path):
+    import cloudnoise
+
+    path = _with_latency_noise(tmp_path, [100, 50, 200])
+    with_part = cloudnoise.simulate(pattern="dissemination", ranks=64, size="16B", profile=str(path), reps=5, seed=3)
+    without = cloudnoise.simulate(pattern="dissemination", ranks=64, size="16B", profile="aws-hpc-metal", reps=5, seed=3)
+    assert with_part.variant == without.variant == "both"
+    assert np.array_equal(with_part.runtime_ns, without.runtime_ns)
+    sources = with_part.to_dict()["noise_sources"]
+    assert "take precedence over its latency_noise, not used" in json.dumps(sources)

@@ -140,7 +140,30 @@ class BandwidthEpisodes:
     @property
     def period_ps(self) -> int: ...
 
+    @property
+    def starts_ps(self) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]: ...
+
+    @property
+    def ends_ps(self) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]: ...
+
+    @property
+    def fractions(self) -> Annotated[NDArray[numpy.float64], dict(shape=(None,))]: ...
+
     def __len__(self) -> int: ...
+
+class EpisodeProcess:
+    def __init__(self, mean_quiet_ps: float, mean_cycle_ps: float, duration_ps: QuantileTable, fraction: QuantileTable, period_ps: int) -> None:
+        """
+        Bandwidth drops in time: quiet times exponential with mean `mean_quiet_ps`, episodes of a drawn duration (ps) at a drawn fraction of the peak, over a table of `period_ps` or, read by more hosts, 4 mean cycles (`mean_cycle_ps`) per host; each repetition draws its own table.
+        """
+
+    def draw(self, seed: int, repetition: int, hosts: int = 1) -> BandwidthEpisodes:
+        """
+        The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it (a function of the three alone).
+        """
+
+    def period_ps(self, hosts: int = 1) -> int:
+        """A table's period when `hosts` read it."""
 
 class LatencyStalls:
     def __init__(self, starts_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], ends_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], period_ps: int) -> None: ...
@@ -153,7 +176,34 @@ class LatencyStalls:
     @property
     def period_ps(self) -> int: ...
 
+    @property
+    def starts_ps(self) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]: ...
+
+    @property
+    def ends_ps(self) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]: ...
+
     def __len__(self) -> int: ...
+
+class StallProcess:
+    @staticmethod
+    def bursty(mean_quiet_ps: float, mean_cycle_ps: float, duration_ps: QuantileTable, stall_ps: QuantileTable, gap_ps: QuantileTable, period_ps: int) -> StallProcess:
+        """
+        Episodes after quiet times exponential with mean `mean_quiet_ps`, each a train of stalls (stall, gap, stall, ...) while a stall starts within its drawn duration, over a table of `period_ps` or, read by more hosts, 4 mean cycles (`mean_cycle_ps`: quiet time and episode) per host; each repetition draws its own table.
+        """
+
+    @staticmethod
+    def periodic(every_ps: int, stall_ps: QuantileTable, period_ps: int) -> StallProcess:
+        """
+        A stall of a drawn length every `every_ps`, over a table of `period_ps`.
+        """
+
+    def draw(self, seed: int, repetition: int, hosts: int = 1) -> LatencyStalls:
+        """
+        The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it (a function of the three alone).
+        """
+
+    def period_ps(self, hosts: int = 1) -> int:
+        """A table's period when `hosts` read it."""
 
 class SwitchDraws:
     def __init__(self, near_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], near_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], nodes_per_switch: int) -> None:
@@ -224,16 +274,46 @@ class NoiseModel:
     def latency_stalls(self, arg: LatencyStalls, /) -> None: ...
 
     @property
+    def episode_process(self) -> EpisodeProcess: ...
+
+    @episode_process.setter
+    def episode_process(self, arg: EpisodeProcess, /) -> None: ...
+
+    @property
+    def stall_process(self) -> StallProcess: ...
+
+    @stall_process.setter
+    def stall_process(self, arg: StallProcess, /) -> None: ...
+
+    @property
     def latency_stalls_shared(self) -> bool: ...
 
     @latency_stalls_shared.setter
     def latency_stalls_shared(self, arg: bool, /) -> None: ...
 
     @property
+    def latency_stalls_hosts(self) -> float:
+        """
+        The share of hosts that stall at all, drawn per host and repetition (1: every host)
+        """
+
+    @latency_stalls_hosts.setter
+    def latency_stalls_hosts(self, arg: float, /) -> None: ...
+
+    @property
     def switch_draws(self) -> SwitchDraws: ...
 
     @switch_draws.setter
     def switch_draws(self, arg: SwitchDraws, /) -> None: ...
+
+    @property
+    def switch_nominal(self) -> SwitchDraws:
+        """
+        With switch_draws: the noiseless network (sets of one value) against which a critical path splits each message's drawn L and G into the network's and the noise's.
+        """
+
+    @switch_nominal.setter
+    def switch_nominal(self, arg: SwitchDraws, /) -> None: ...
 
 def drawn_gaps(fraction: QuantileTable, G_fs: int, bits: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', writable=False)]) -> tuple:
     """
@@ -250,9 +330,9 @@ def replay_event_queue(times: Annotated[NDArray[numpy.int64], dict(shape=(None,)
     For tests: push (time, stamp) where time >= 0, pop where time is -1, on the engine's event queue (cleared and replayed `passes` times, as an engine's repetitions reuse it); returns the stamps popped.
     """
 
-def run(schedule: Schedule, params: LogGOPSParams, noise: NoiseModel, seed: int = 0, first: int = 0, count: int = 1, threads: int = 1, program_order: bool = False, sequential: bool = False, rendezvous_windows: bool = False, progress: Callable[[int], None] | None = None, stamp_record_bits: int = 20, general: bool = False) -> dict:
+def run(schedule: Schedule, params: LogGOPSParams, noise: NoiseModel, seed: int = 0, first: int = 0, count: int = 1, threads: int = 1, program_order: bool = False, sequential: bool = False, rendezvous_windows: bool = False, progress: Callable[[int], None] | None = None, stamp_record_bits: int = 20, general: bool = False, departures: bool = False, critical_path: bool = False, path_reps: Sequence[int] = []) -> dict:
     """
-    Simulate repetitions [first, first+count); returns max_end_ps per repetition, host_end_ps of the first, events, messages, and how many repetitions were processed host by host in windows (`windowed`). `sequential` forces one global event queue throughout; `rendezvous_windows` takes schedules with rendezvous messages into windows too (slower on the cases measured; for tests and benchmarks). The results are the same bit for bit either way. `stamp_record_bits` is for tests: fewer remembered stamps make the windows give up (and the repetition run again in the global order) more often. `general` forces the general event loop, never a specialised one (engine.hpp, Loop); `specialised` in the result counts the repetitions a specialised loop ran, with the same results bit for bit.
+    Simulate repetitions [first, first+count); returns max_end_ps per repetition, host_end_ps of the first, events, messages, and how many repetitions were processed host by host in windows (`windowed`). `sequential` forces one global event queue throughout; `rendezvous_windows` takes schedules with rendezvous messages into windows too (slower on the cases measured; for tests and benchmarks). The results are the same bit for bit either way. `stamp_record_bits` is for tests: fewer remembered stamps make the windows give up (and the repetition run again in the global order) more often. `general` forces the general event loop, never a specialised one (engine.hpp, Loop); `specialised` in the result counts the repetitions a specialised loop ran, with the same results bit for bit. `departures`: also `departures_ps` of the first repetition, each send's departure time by op index (-1 for other ops), as a ping-pong's timer reads it. `critical_path` records every repetition's critical path (off: the loops run without its hooks): the result gains path_parts (reps x PATH_PARTS, ps, each row adding up to the runtime), path_counts (reps x PATH_COUNTS), path_last_host, path_noise (rows of repetition index, host, part, ps: the noise on the path by the host it came from) and paths (the segments of the repetitions in `path_reps`, as activities() gives them).
     """
 
 def patterns() -> list[tuple[str, str, str, str]]:
@@ -351,3 +431,14 @@ class GoalAssembler:
 
     def close(self) -> None:
         """Flushes and closes the file (raises on a write error)."""
+
+PATH_PARTS: tuple = ...
+
+PATH_LINKS: tuple = ...
+
+PATH_COUNTS: tuple = ...
+
+def activities(schedule: Schedule, params: LogGOPSParams, noise: NoiseModel, seed: int, repetition: int, ranks: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', writable=False)], program_order: bool = False, general: bool = False) -> dict:
+    """
+    Runs one repetition recording its critical path: its segments (`path`) and every activity of the ranks whose byte in `ranks` is set (`activities`: a send's CPU part, NIC gap and flight, a message's CPU part and NIC gap at its receiver, a calc), each a table of columns (op, message, link, kind, dependency, host, cpu, nic, peer, bytes, start_ps, end_ps, parts: PATH_PARTS per row, in ps).
+    """

@@ -1,5 +1,5 @@
 """The `cloudnoise` command line: one subcommand per stage of
-measure -> model -> simulate -> cost -> report.
+measure -> model -> simulate -> explain -> cost -> report.
 
 Subcommands are imported lazily so `cloudnoise --help` stays fast and a
 stage's heavy imports (pyarrow, matplotlib, MPI discovery) happen only when
@@ -21,7 +21,8 @@ from cloudnoise.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, expec
 # name -> (module, attribute, one-line help shown in `cloudnoise --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "simulate": ("cloudnoise.simulation.cli", "simulate", "Simulate a GOAL schedule with LogGOPS."),
-    "profiles": ("cloudnoise.profiles.cli", "profiles", "List and show built-in system profiles."),
+    "explain": ("cloudnoise.explanation.cli", "explain", "Why a run takes its time: its critical path by kind, what each noise costs."),
+    "profiles": ("cloudnoise.profiles.cli", "profiles", "List, show, compare and copy system profiles."),
     "cost": ("cloudnoise.costs.cli", "cost", "Price runs, the cost of noise, and the cheapest system."),
     "schedule": ("cloudnoise.schedules.cli", "schedule", "Generate collective schedules (Schedgen patterns) as GOAL."),
     "measure": ("cloudnoise.measurement.cli", "measure", "Measure latency, bandwidth and noise with MPI probes."),
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
         cli.main(args=args, prog_name="cloudnoise", standalone_mode=False)
         sys.stdout.flush()  # here, not at exit, where a closed reader would cost a traceback
     except (KeyboardInterrupt, click.exceptions.Abort):
-        _fail("cloudnoise: interrupted; what was already written is kept", EXIT_INTERRUPTED)
+        _fail("cloudnoise: interrupted", EXIT_INTERRUPTED)
     except (BrokenPipeError, OutputClosed):
         # The reader of our output went away (`| head`): nothing left to say.
         _quiet_stdout()

@@ -199,6 +199,14 @@ _WALL_UNITS: dict[str, float] = {"": 1.0, "s": 1.0, "ms": 1e-3, "m": 60.0, "min"
 _WALL = re.compile(r"^\s*(?P<num>[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(?P<unit>[a-z]*)\s*$")
 
 
+def format_size(size: int) -> str:
+    """A byte count as people write it: 16 B, 2 KiB, 1.5 MiB (binary units, as Schedgen's sizes)."""
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= factor:
+            return f"{size / factor:.4g} {unit}"
+    return f"{size} B"
+
+
 def parse_wall_seconds(text: str | float | int, what: str = "--duration") -> float:
     """A wall-clock duration of something cloudnoise runs, in seconds: a plain
     number is seconds; `500ms`, `10m` (or `10min`), `1h`, `1d` are accepted. It

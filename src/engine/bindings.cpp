@@ -18,7 +18,9 @@
 
 #include "engine.hpp"
 #include "goal_reader.hpp"
+#include "critical_path_bindings.hpp"
 #include "input_limits.hpp"
+#include "numpy_arrays.hpp"
 #include "round_to_int.hpp"
 #include "schedule.hpp"
 
@@ -27,18 +29,7 @@ using namespace cloudnoise;
 
 namespace {
 
-using I64Array = nb::ndarray<nb::numpy, int64_t, nb::ndim<1>>;
-
-I64Array to_numpy(std::vector<int64_t> v) {
-  // The array's memory stays with the vector; the capsule owns the vector.
-  auto holder = std::make_unique<std::vector<int64_t>>(std::move(v));
-  std::vector<int64_t>* raw = holder.get();
-  nb::capsule owner(raw, [](void* p) noexcept {
-    std::unique_ptr<std::vector<int64_t>>(static_cast<std::vector<int64_t>*>(p));
-  });
-  holder.release();
-  return I64Array(raw->data(), {raw->size()}, owner);
-}
+using bindings::to_numpy;
 
 std::vector<int64_t> to_vector(nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> a) {
   return std::vector<int64_t>(a.data(), a.data() + a.shape(0));
@@ -84,11 +75,15 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
                          const NoiseModel& noise, uint64_t seed, uint64_t first, uint64_t count,
                          unsigned threads, ReadyOrder order, Processing processing,
                          uint32_t stamp_record_bits, bool general_only,
-                         const std::function<void(uint64_t)>* progress) {
+                         const std::function<void(uint64_t)>* progress, bool departures, bool critical_path,
+                         const std::vector<uint64_t>& path_reps) {
   if (count == 0) throw std::invalid_argument("repetitions must be at least 1");
+  std::optional<bindings::PathCollector> paths;
+  if (critical_path) paths.emplace(first, count, path_reps);
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::min<uint64_t>(count, 4096))));
   std::vector<int64_t> max_end(count);
   std::vector<int64_t> first_host_end;
+  std::vector<int64_t> first_departures;
   uint64_t events = 0, messages = 0;
   std::atomic<uint64_t> next{0}, done{0}, windowed{0}, specialised{0};
   std::atomic<bool> failed{false}, stop{false};
@@ -101,12 +96,15 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
     try {
       Engine engine(sched, params, order, processing, stamp_record_bits, general_only);
       engine.set_stop(&stop);
+      engine.set_critical_path(critical_path);
       for (;;) {
         if (failed.load(std::memory_order_relaxed) || stop.load(std::memory_order_relaxed)) break;
         const uint64_t k = next.fetch_add(1);
         if (k >= count) break;
+        engine.record_departures(departures && k == 0 ? &first_departures : nullptr);
         RunResult r = engine.run(noise, seed, first + k);
         max_end[k] = r.max_end_ps;
+        if (r.path) paths->add(k, *r.path);
         if (r.windowed) windowed.fetch_add(1, std::memory_order_relaxed);
         if (std::string_view(r.loop) != "general") specialised.fetch_add(1, std::memory_order_relaxed);
         if (k == 0) {
@@ -156,10 +154,12 @@ nb::dict run_repetitions(const Schedule& sched, const LogGOPSParams& params,
   nb::dict out;
   out["max_end_ps"] = to_numpy(std::move(max_end));
   out["host_end_ps"] = to_numpy(std::move(first_host_end));
+  if (departures) out["departures_ps"] = to_numpy(std::move(first_departures));
   out["events"] = events;
   out["messages"] = messages;
   out["windowed"] = windowed.load();
   out["specialised"] = specialised.load();
+  if (paths) paths->write(out);
   return out;
 }
 
@@ -320,7 +320,27 @@ NB_MODULE(_engine, m) {
           },
           nb::arg("at_ps"), "The bandwidth fraction at a position (wrapped by the period): 1 outside an episode.")
       .def_prop_ro("period_ps", &BandwidthEpisodes::period_ps)
+      .def_prop_ro(
+          "starts_ps", [](const BandwidthEpisodes& e) { return to_numpy(e.starts_ps()); }, nb::rv_policy::automatic)
+      .def_prop_ro(
+          "ends_ps", [](const BandwidthEpisodes& e) { return to_numpy(e.ends_ps()); }, nb::rv_policy::automatic)
+      .def_prop_ro(
+          "fractions", [](const BandwidthEpisodes& e) { return to_numpy(e.fractions()); },
+          nb::rv_policy::automatic)
       .def("__len__", &BandwidthEpisodes::size);
+
+  nb::class_<EpisodeProcess>(m, "EpisodeProcess")
+      .def(nb::init<double, double, std::shared_ptr<const QuantileTable>, std::shared_ptr<const QuantileTable>,
+                    int64_t>(),
+           nb::arg("mean_quiet_ps"), nb::arg("mean_cycle_ps"), nb::arg("duration_ps"), nb::arg("fraction"),
+           nb::arg("period_ps"),
+           "Bandwidth drops in time: quiet times exponential with mean `mean_quiet_ps`, episodes of a drawn "
+           "duration (ps) at a drawn fraction of the peak, over a table of `period_ps` or, read by more hosts, "
+           "4 mean cycles (`mean_cycle_ps`) per host; each repetition draws its own table.")
+      .def("draw", &EpisodeProcess::draw, nb::arg("seed"), nb::arg("repetition"), nb::arg("hosts") = 1,
+           "The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it "
+           "(a function of the three alone).")
+      .def("period_ps", &EpisodeProcess::period_ps, nb::arg("hosts") = 1, "A table's period when `hosts` read it.");
 
   nb::class_<LatencyStalls>(m, "LatencyStalls")
       .def(
@@ -338,7 +358,25 @@ NB_MODULE(_engine, m) {
           },
           nb::arg("at_ps"), "What a message sent at a position (wrapped by the period) waits: the rest of its stall.")
       .def_prop_ro("period_ps", &LatencyStalls::period_ps)
+      .def_prop_ro(
+          "starts_ps", [](const LatencyStalls& e) { return to_numpy(e.starts_ps()); }, nb::rv_policy::automatic)
+      .def_prop_ro(
+          "ends_ps", [](const LatencyStalls& e) { return to_numpy(e.ends_ps()); }, nb::rv_policy::automatic)
       .def("__len__", &LatencyStalls::size);
+
+  nb::class_<StallProcess>(m, "StallProcess")
+      .def_static("bursty", &StallProcess::bursty, nb::arg("mean_quiet_ps"), nb::arg("mean_cycle_ps"),
+                  nb::arg("duration_ps"), nb::arg("stall_ps"), nb::arg("gap_ps"), nb::arg("period_ps"),
+                  "Episodes after quiet times exponential with mean `mean_quiet_ps`, each a train of stalls "
+                  "(stall, gap, stall, ...) while a stall starts within its drawn duration, over a table of "
+                  "`period_ps` or, read by more hosts, 4 mean cycles (`mean_cycle_ps`: quiet time and episode) "
+                  "per host; each repetition draws its own table.")
+      .def_static("periodic", &StallProcess::periodic, nb::arg("every_ps"), nb::arg("stall_ps"), nb::arg("period_ps"),
+                  "A stall of a drawn length every `every_ps`, over a table of `period_ps`.")
+      .def("draw", &StallProcess::draw, nb::arg("seed"), nb::arg("repetition"), nb::arg("hosts") = 1,
+           "The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it "
+           "(a function of the three alone).")
+      .def("period_ps", &StallProcess::period_ps, nb::arg("hosts") = 1, "A table's period when `hosts` read it.");
 
   nb::class_<SwitchDraws>(m, "SwitchDraws")
       .def(
@@ -370,8 +408,15 @@ NB_MODULE(_engine, m) {
       .def_rw("bandwidth_fraction", &NoiseModel::bandwidth_fraction)
       .def_rw("bandwidth_episodes", &NoiseModel::bandwidth_episodes)
       .def_rw("latency_stalls", &NoiseModel::latency_stalls)
+      .def_rw("episode_process", &NoiseModel::episode_process)
+      .def_rw("stall_process", &NoiseModel::stall_process)
       .def_rw("latency_stalls_shared", &NoiseModel::latency_stalls_shared)
-      .def_rw("switch_draws", &NoiseModel::switch_draws);
+      .def_rw("latency_stalls_hosts", &NoiseModel::latency_stalls_hosts,
+              "The share of hosts that stall at all, drawn per host and repetition (1: every host)")
+      .def_rw("switch_draws", &NoiseModel::switch_draws)
+      .def_rw("switch_nominal", &NoiseModel::switch_nominal,
+              "With switch_draws: the noiseless network (sets of one value) against which a critical path "
+              "splits each message's drawn L and G into the network's and the noise's.");
 
   m.def(
       "drawn_gaps",
@@ -431,19 +476,22 @@ NB_MODULE(_engine, m) {
       [](const Schedule& sched, const LogGOPSParams& params, const NoiseModel& noise,
          uint64_t seed, uint64_t first, uint64_t count, unsigned threads, bool program_order,
          bool sequential, bool rendezvous_windows, std::function<void(uint64_t)> progress,
-         uint32_t stamp_record_bits, bool general) {
+         uint32_t stamp_record_bits, bool general, bool departures, bool critical_path,
+         const std::vector<uint64_t>& path_reps) {
         return run_repetitions(sched, params, noise, seed, first, count, threads,
                                program_order ? ReadyOrder::Program : ReadyOrder::LogGOPSim,
                                sequential           ? Processing::Sequential
                                : rendezvous_windows ? Processing::WindowedRendezvous
                                                     : Processing::Auto,
-                               stamp_record_bits, general, &progress);
+                               stamp_record_bits, general, &progress, departures, critical_path, path_reps);
       },
       nb::arg("schedule"), nb::arg("params"), nb::arg("noise"), nb::arg("seed") = 0,
       nb::arg("first") = 0, nb::arg("count") = 1, nb::arg("threads") = 1,
       nb::arg("program_order") = false, nb::arg("sequential") = false,
       nb::arg("rendezvous_windows") = false, nb::arg("progress") = nb::none(),
       nb::arg("stamp_record_bits") = StampOrder::kDefaultRecordBits, nb::arg("general") = false,
+      nb::arg("departures") = false, nb::arg("critical_path") = false,
+      nb::arg("path_reps") = std::vector<uint64_t>{},
       "Simulate repetitions [first, first+count); returns max_end_ps per repetition, "
       "host_end_ps of the first, events, messages, and how many repetitions were "
       "processed host by host in windows (`windowed`). `sequential` forces one global "
@@ -454,8 +502,15 @@ NB_MODULE(_engine, m) {
       "(and the repetition run again in the global order) more often. "
       "`general` forces the general event loop, never a specialised one (engine.hpp, Loop); "
       "`specialised` in the result counts the repetitions a specialised loop ran, with the "
-      "same results bit for bit.");
+      "same results bit for bit. `departures`: also `departures_ps` of the first repetition, "
+      "each send's departure time by op index (-1 for other ops), as a ping-pong's timer reads it. "
+      "`critical_path` records every repetition's critical path (off: the loops run without its hooks): "
+      "the result gains path_parts (reps x PATH_PARTS, ps, each row adding up to the runtime), "
+      "path_counts (reps x PATH_COUNTS), path_last_host, path_noise (rows of repetition index, host, "
+      "part, ps: the noise on the path by the host it came from) and paths (the segments of the "
+      "repetitions in `path_reps`, as activities() gives them).");
 
   bind_schedules(m);
   bind_assembly(m);
+  bindings::bind_critical_path(m);
 }

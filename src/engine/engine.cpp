@@ -1,5 +1,6 @@
 #include "engine.hpp"
 #include "engine_steps.hpp"
+#include "general_loop.hpp"
 
 #include "input_limits.hpp"
 #include "round_to_int.hpp"
@@ -206,49 +207,6 @@ int64_t Engine::os_noise_lookup(uint32_t host, int64_t at, int64_t len) {
   return noise;
 }
 
-// One dependency of op `succ` (global) of `host` is met; it becomes ready
-// when all are. Inline, as every finished op releases its successors.
-[[gnu::always_inline]] inline void Engine::release(uint32_t host, uint32_t succ) {
-  const uint32_t t = sched_.template_begin(host) + (succ - sched_.rank_begin(host));
-  const uint32_t need = sched_.stored_op(t).num_deps;
-  if (need > 1 && ++met_[multi_base_[host] + multi_slot_[t]] < need) return;
-  pending_.push(host, succ);
-}
-
-// `op` (the stored op, as template_op gives it) of `host` finished.
-[[gnu::always_inline]] inline void Engine::release_done(const Op& op, uint32_t host) {
-  for (const uint32_t succ : sched_.done_successors(op, sched_.rank_begin(host))) release(host, succ);
-}
-
-[[gnu::always_inline]] inline void Engine::release_done(uint32_t op, uint32_t host) {
-  release_done(sched_.template_op(host, op), host);
-}
-
-// A rendezvous send completes when its message is matched: the sender's
-// CPU and NIC are held until then (LogGOPSim charges no ack latency).
-// Inline: every rendezvous message ends here, and the two calls it took
-// were ~40 of its ~80 instructions (the ring under network noise).
-[[gnu::always_inline]] inline void Engine::complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu,
-                                                                uint8_t nic, int64_t t) {
-  release_done(send_op, sender);
-  hold_until(sender, cpu, nic, t);
-}
-
-// A match at `here` (by an event owned by `owner`: the receive, or the
-// message's sender) completing `sender`'s rendezvous send: at once in the
-// global order or at the sender itself; in windows, as an event of the
-// sender (windowed_events.hpp).
-template <bool kWindowed>
-[[gnu::always_inline]] inline void Engine::complete_rendezvous_at(uint32_t send_op, uint32_t sender, uint8_t cpu,
-                                                                   uint8_t nic, int64_t t, uint32_t here,
-                                                                   uint32_t owner) {
-  if (kWindowed) windows_.rendezvous_matched(sender, here);
-  if (kWindowed && sender != here)
-    windows_.complete_rendezvous(sender, send_op, nic, owner);
-  else
-    complete_rendezvous(send_op, sender, cpu, nic, t);
-}
-
 void Engine::release_started(uint32_t op, uint32_t host) {
   for (const uint32_t succ : sched_.start_successors(host, op)) release(host, succ);
 }
@@ -298,6 +256,7 @@ int64_t Engine::episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t
 // time alone, like the episodes, so both processing orders agree; it only
 // adds to L, so the windows' lookahead (the least latency) still holds.
 int64_t Engine::stall_delay_ps(uint32_t sender, int64_t t) {
+  if (!stall_on_[sender]) return 0;
   const int64_t s = stalls_->wrap(time_add(t, stall_offset_[sender]));
   LatencyStalls::Span& span = stall_span_[sender];
   if (!span.holds(s)) span = stalls_->span_at(s);
@@ -341,112 +300,22 @@ void Engine::order_ready(uint32_t host, std::vector<uint32_t>& ops) {
   }
 }
 
-// Op i of `host` is now executable: counted and marked ready, and the
-// event that runs it, at the time its CPU (and, for a send, its NIC) is
-// next free, with the next stamp.
-[[gnu::always_inline]] inline Engine::ReadyEvent Engine::make_ready(uint32_t host, uint32_t i) {
-  ++ready_count_;
-  mark_ready(i);
-  const Op& op = sched_.template_op(host, i);
-  const int64_t o_free = next_o(host, op.cpu);
-  const int64_t t = op.kind == OpKind::Send ? std::max(o_free, next_gs(host, op.nic)) : o_free;
-  return {t, stamp_++, Event::pack(host, static_cast<EventKind>(op.kind))};
-}
-
-// Queues op i of `host`, now executable.
-template <bool kWindowed>
-[[gnu::always_inline]] inline void Engine::enqueue_op(uint32_t host, uint32_t i) {
-  const ReadyEvent r = make_ready(host, i);
-  // In the global queue a send mostly waits for its NIC: its draws (keyed
-  // by the op, as in process_event) read sample sets too large for the
-  // cache, so their loads start now. (In windows it is mostly taken at once.)
-  if (!kWindowed && switch_ && Event::kind_of(r.host_kind) == kEvSend) [[unlikely]] {
-    const Op& op = sched_.template_op(host, i);
-    switch_->prefetch(switch_->is_far(host, peer_of(host, op)), latency_rng_.bits(i), bandwidth_rng_.bits(i));
-  }
-  push_event<kWindowed>(r.time, r.ts, i, r.host_kind, host, 0);
-}
-
-void Engine::enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops) {
-  order_ready(host, ops);
-  for (const uint32_t i : ops) {
-    if (windowed_)
-      enqueue_op<true>(host, i);
-    else
-      enqueue_op<false>(host, i);
-  }
-}
-
-// Inline, as it follows every event: most release nothing or one op (a
-// collective's next step), with nothing to order.
-template <bool kWindowed>
-[[gnu::always_inline]] inline void Engine::enqueue_ready() {
-  if (pending_.empty()) return;
-  if (pending_.size() == 1) {
-    enqueue_op<kWindowed>(pending_.front().host, pending_.front().op);
-    pending_.clear();
-    return;
-  }
-  enqueue_several();
-}
-
-// enqueue_ready in windows: a single op released for the current host that
-// the windows would hand back next is not queued at all; it becomes the
-// event (time, ts, op, host_kind) to process at once, and true is returned.
-[[gnu::always_inline]] inline bool Engine::enqueue_ready_or_take(int64_t& time, uint32_t& ts, uint32_t& op_index,
-                                                                 uint32_t& host_kind) {
-  if (pending_.empty()) return false;
-  if (pending_.size() != 1) {
-    enqueue_several();
-    return false;
-  }
-  const uint32_t host = pending_.front().host, i = pending_.front().op;
-  pending_.clear();
-  const ReadyEvent r = make_ready(host, i);
-  if (!windows_.push_or_take(r.time, static_cast<uint32_t>(r.ts), i, r.host_kind, host)) return false;
-  time = r.time;
-  ts = static_cast<uint32_t>(r.ts);
-  op_index = i;
-  host_kind = r.host_kind;
-  return true;
-}
-
-void Engine::enqueue_several() {
-  // The reference visits the hosts that finished something in ascending
-  // order; each host's ops keep the order in which they became ready.
-  bool one_host = true;
-  for (const ReleasedOps::Entry& p : pending_) one_host &= p.host == pending_.front().host;
-  if (one_host) {
-    host_ops_.clear();
-    for (const ReleasedOps::Entry& p : pending_) host_ops_.push_back(p.op);
-    enqueue_host_ops(pending_.front().host, host_ops_);
-  } else {
-    // A few entries: an insertion sort is stable and allocates nothing.
-    for (size_t i = 1; i < pending_.size(); ++i) {
-      const ReleasedOps::Entry p = pending_[i];
-      size_t j = i;
-      for (; j > 0 && pending_[j - 1].host > p.host; --j) pending_[j] = pending_[j - 1];
-      pending_[j] = p;
-    }
-    size_t i = 0;
-    while (i < pending_.size()) {
-      const uint32_t host = pending_[i].host;
-      host_ops_.clear();
-      for (; i < pending_.size() && pending_[i].host == host; ++i) host_ops_.push_back(pending_[i].op);
-      enqueue_host_ops(host, host_ops_);
-    }
-  }
-  pending_.clear();
-}
-
 void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
   os_ = noise.os.get();
   latency_ = noise.latency_excess_ps.get();
   bandwidth_ = noise.bandwidth_fraction.get();
   tabulate_gaps(noise.bandwidth_fraction);
-  episodes_ = noise.bandwidth_episodes.get();
-  stalls_ = noise.latency_stalls.get();
+  if ((noise.bandwidth_episodes && noise.episode_process) || (noise.latency_stalls && noise.stall_process))
+    throw std::invalid_argument("a noise part takes a table or a process that draws one, not both");
+  // A drawn table is read by every host from its own offset, or by all
+  // from one for stalls of the whole system.
+  episodes_ = noise.episode_process ? drawn_episodes_.get(noise.episode_process, seed, repetition, ranks_)
+                                    : noise.bandwidth_episodes.get();
+  stalls_ = noise.stall_process ? drawn_stalls_.get(noise.stall_process, seed, repetition,
+                                                    noise.latency_stalls_shared ? 1 : ranks_)
+                                : noise.latency_stalls.get();
   switch_ = noise.switch_draws.get();
+  switch_nominal_ = noise.switch_nominal.get();
   // Only a latency drawn per message can let one overtake another sent
   // earlier on its channel (the sender's sends start in time order).
   order_arrivals_ = sched_.in_order() && (latency_ || stalls_ || switch_);
@@ -457,6 +326,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
         "or latency stalls");
   seed_ = seed;
   rep_ = repetition;
+  if (departures_) departures_->assign(sched_.num_ops(), -1);
   latency_rng_ = CounterRng(seed, repetition, RngStream::Latency);
   bandwidth_rng_ = CounterRng(seed, repetition, RngStream::Bandwidth);
   met_.assign(multi_total_, 0);
@@ -490,6 +360,12 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     const double period = static_cast<double>(stalls_->period_ps());
     stall_offset_.resize(ranks_);
     stall_span_.assign(ranks_, LatencyStalls::Span{});
+    // Which hosts stall at all: each, independently, with the given share (all of them at 1);
+    // drawn from counters past the offsets' so that the offsets stay as they were.
+    constexpr uint64_t kHostDraws = uint64_t{1} << 40;
+    stall_on_.assign(ranks_, 1);
+    if (noise.latency_stalls_hosts < 1.0)
+      for (uint32_t r = 0; r < ranks_; ++r) stall_on_[r] = rng.uniform(kHostDraws + r) < noise.latency_stalls_hosts;
     for (uint32_t r = 0; r < ranks_; ++r)
       stall_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(noise.latency_stalls_shared ? 0 : r) * period),
                                   stalls_->period_ps() - 1);
@@ -584,33 +460,6 @@ Loop Engine::choose_loop() const {
   return Loop::Exchange;
 }
 
-// The ops with no dependencies would all be queued at time 0 with the
-// first stamps, so they are processed first and in stamp order whatever
-// else is queued: they are processed straight from the per-template lists,
-// which keeps the queue O(ranks) where a ring allreduce posts every
-// receive at once. Receives posted already (reset) only take their stamps.
-// None is marked in ready_bits_: an op without dependencies is ready at 0.
-void Engine::process_initial() {
-  stamp_ = initial_total_;
-  ready_count_ = initial_total_;
-  uint64_t stamp = 0;  // the first stamp of rank h's list
-  for (uint32_t h = 0; h < ranks_; ++h) {
-    const uint32_t* local = initial_ops_.data() + initial_begin_[h];
-    const uint32_t* active = initial_active_.data() + initial_active_begin_[h];
-    for (uint32_t j = 0; j < initial_active_count_[h]; ++j) {
-      const uint32_t k = active[j];
-      const uint32_t op = sched_.rank_begin(h) + local[k];
-      const auto kind = static_cast<EventKind>(sched_.template_op(h, op).kind);
-      process(0, stamp + k, op, Event::pack(h, kind), 0);
-      if (windowed_)
-        enqueue_ready<true>();
-      else
-        enqueue_ready<false>();
-    }
-    stamp += initial_count_[h];
-  }
-}
-
 // Windows as wide as the lookahead: the least time from processing an
 // event to a message reaching another host. 0 when there is none to use.
 int64_t Engine::window_width() const {
@@ -628,81 +477,11 @@ int64_t Engine::window_width() const {
   return lookahead < 2 ? 0 : lookahead;
 }
 
-// Host by host, window after window (windowed_events.hpp); false when two
-// events' order could not be settled: the repetition must run again in
-// the global order.
-bool Engine::process_windowed(int64_t width) {
-  windows_.reset(ranks_, width, rendezvous_);
-  windowed_ = true;
-  process_initial();
-  if (rendezvous_)
-    process_windows<true>();
-  else
-    process_windows<false>();
-  windowed_ = false;
-  return !windows_.ambiguous();
-}
-
-template <bool kRendezvous>
-void Engine::process_windows() {
-  WindowedEvent e;
-  int64_t time;
-  while (windows_.next_window(static_cast<uint32_t>(stamp_))) {
-    check_stop();
-    while (kRendezvous ? windows_.next_host_tracked() : windows_.next_host()) {
-      while (windows_.pop(e, time)) {
-        // The event's fields as values: an op taken at once (below) is
-        // processed from them, never stored as an event.
-        uint32_t ts = e.ts, op = e.op, host_kind = e.host_kind, carried = e.carried;
-        if (kRendezvous && Event::kind_of(host_kind) == kEvRendezvousDone) [[unlikely]] {
-          // Another host's match completed this host's send (e.op); the
-          // stamps it gives are the sender's part of that match's.
-          windows_.mark_completion_part();
-          complete_rendezvous(op, e.host, 0, static_cast<uint8_t>(carried), time);
-          if (!enqueue_ready_or_take(time, ts, op, host_kind)) continue;
-          carried = 0;
-        }
-        for (;;) {
-          process_event<true, kRendezvous>(time, ts, op, host_kind, carried);
-          if (!enqueue_ready_or_take(time, ts, op, host_kind)) break;
-          carried = 0;
-        }
-      }
-    }
-    if (windows_.ambiguous()) break;
-  }
-}
+// The loops with the critical path's hooks: compiled in general_loop_recorded.cpp.
+extern template RunResult Engine::simulate_loops<true>(const NoiseModel&, uint64_t, uint64_t);
 
 RunResult Engine::simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition) {
-  reset(noise, seed, repetition);
-  loop_ = choose_loop();
-  bool windowed = false;
-  if (loop_ == Loop::Exchange) {
-    process_exchange();
-    return result(false);
-  }
-  post_initial_receives();
-  const int64_t width = window_width();
-  // Stop trying after the windows failed on a quarter of 8 or more tries.
-  if (width != 0 && (window_tries_ < 8 || 4 * window_failures_ <= window_tries_)) {
-    ++window_tries_;
-    windowed = process_windowed(width);
-    if (!windowed) {
-      ++window_failures_;
-      reset(noise, seed, repetition);
-      post_initial_receives();
-    }
-  }
-  if (!windowed) {
-    process_initial();
-    while (!queue_.empty()) {
-      poll_stop();
-      const Event e = queue_.pop();
-      process_event<false>(e.time, e.ts, e.op, e.host_kind, 0);
-      enqueue_ready<false>();
-    }
-  }
-  return result(windowed);
+  return record_path_ ? simulate_loops<true>(noise, seed, repetition) : simulate_loops<false>(noise, seed, repetition);
 }
 
 RunResult Engine::result(bool windowed) const {
@@ -748,112 +527,8 @@ RunResult Engine::run(const NoiseModel& noise, uint64_t seed, uint64_t repetitio
     track_ready_ = false;
     report_deadlock();
   }
+  if (record_path_) res.path = critical_path(res);
   return res;
-}
-
-// process_event out of line, for the time-0 ops (process_initial).
-void Engine::process(int64_t t, uint64_t ts, uint32_t op_index, uint32_t host_kind,
-                     uint32_t carried_G) {
-  if (windowed_)
-    process_event<true>(t, ts, op_index, host_kind, carried_G);
-  else
-    process_event<false>(t, ts, op_index, host_kind, carried_G);
-}
-
-// One event at its time `t`: an op of `h` to start, or a message of sender
-// `h` to deliver. An op that cannot start yet (its CPU or NIC is busy) is
-// queued again at the time it frees, keeping its stamp, as in LogGOPSim.
-// Inline in both event loops: a call per event saved and restored a dozen
-// registers. In windows a rendezvous completion at another host becomes
-// that host's event (complete_rendezvous_at).
-template <bool kWindowed, bool kRendezvous>
-[[gnu::always_inline]] inline void Engine::process_event(int64_t t, uint64_t ts, uint32_t op_index,
-                                                         uint32_t host_kind, uint32_t carried_G) {
-  const uint32_t h = Event::host_of(host_kind);  // the op's owner (for a message: its sender)
-  const Op& op = sched_.template_op(h, op_index);
-  switch (Event::kind_of(host_kind)) {
-    case kEvCalc: {
-      int64_t& o_free = next_o(h, op.cpu);
-      if (o_free <= t) {
-        const int64_t len = static_cast<int64_t>(op.amount);
-        o_free = time_add(t, len, os_noise(h, t, len));
-        if (op.start_count) release_started(op_index, h);
-        release_done(op, h);
-      } else {
-        push_event<kWindowed>(o_free, ts, op_index, host_kind, h, 0);
-      }
-      break;
-    }
-    case kEvSend: {
-      int64_t& o_free = next_o(h, op.cpu);
-      int64_t& gs_free = next_gs(h, op.nic);
-      const int64_t avail = std::max(o_free, gs_free);
-      if (avail <= t) {
-        if (op.start_count) release_started(op_index, h);
-        const uint32_t receiver = peer_of(h, op);
-        const Departure d = depart(t, h, receiver, op_index, op.amount, p_.costs_for(op.amount), o_free, gs_free);
-        const int64_t arrival =
-            order_arrivals_ ? channel_order_.arrival(h, receiver, d.arrival) : d.arrival;
-        push_event<kWindowed>(arrival, stamp_++, op_index, Event::pack(h, kEvMsg), receiver, d.carried_G);
-        if (!kRendezvous || op.amount <= p_.S)
-          release_done(op, h);  // eager: the send is complete
-        else if (kWindowed)
-          windows_.rendezvous_sent(h, receiver, arrival);
-      } else {
-        push_event<kWindowed>(avail, ts, op_index, host_kind, h, 0);
-      }
-      break;
-    }
-    case kEvRecv: {
-      if (op.start_count) release_started(op_index, h);
-      const uint32_t source = peer_of(h, op);
-      const MatchEntry m = unexpected_[h].take(source, op.tag);
-      if (m.op != kNoMatch) {
-        // Rendezvous: the message's size decides, as it decided at the
-        // sender (kEvSend), so a send completes exactly once whatever
-        // receive takes it; the receive's cpu/nic indices address the
-        // sender, as in the reference. (The reference decides by the
-        // receive's size: where a receive is larger than the message it
-        // takes, across the eager limit, it completes an eager send a
-        // second time and runs its successors twice; where smaller, it
-        // never completes a rendezvous send.)
-        if (kRendezvous && sched_.template_op(m.src, m.op).amount > p_.S)
-          complete_rendezvous_at<kWindowed>(m.op, m.src, op.cpu, op.nic, t, h, h);
-        release_done(op, h);
-      } else {
-        posted_.push(h, {source, op.tag, op_index - sched_.rank_begin(h)});
-      }
-      break;
-    }
-    case kEvMsg: {
-      // h is the sender; the message is processed at the receiver with
-      // the sender's cpu/nic indices, as in the reference.
-      const uint32_t r = peer_of(h, op);
-      int64_t& o_free = next_o(r, op.cpu);
-      int64_t& gr_free = next_gr(r, op.nic);
-      const int64_t avail = std::max(o_free, gr_free);
-      if (avail <= t) {
-        arrive(t, h, r, op_index, op.amount, p_.costs_for(op.amount), carried_G, o_free, gr_free);
-        const MatchEntry m = posted_.take(r, h, op.tag, [&](uint32_t local) { return posted_key(r, local); });
-        if (m.op != kNoMatch) {
-          if (kRendezvous && op.amount > p_.S) complete_rendezvous_at<kWindowed>(op_index, h, op.cpu, op.nic, t, r, h);
-          release_done(sched_.stored_op(sched_.template_begin(r) + m.op), r);
-        } else {
-          unexpected_[r].push({h, op.tag, op_index});
-        }
-      } else {
-        push_event<kWindowed>(avail, ts, op_index, host_kind, r, carried_G);
-      }
-      break;
-    }
-    case kEvRendezvousDone:  // windows only, handled by process_windowed
-      break;
-  }
-}
-
-[[gnu::always_inline]] inline MatchEntry Engine::posted_key(uint32_t host, uint32_t local) const {
-  const Op& recv = sched_.stored_op(sched_.template_begin(host) + local);
-  return {peer_of(host, recv), recv.tag, local};
 }
 
 std::string Engine::describe(uint32_t i) const {

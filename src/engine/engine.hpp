@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "channel_order.hpp"
+#include "critical_path.hpp"
 #include "event_queue.hpp"
 #include "exchange_plan.hpp"
 #include "loggops_params.hpp"
@@ -22,9 +23,11 @@
 #include "noise/bandwidth_episodes.hpp"
 #include "noise/counter_rng.hpp"
 #include "noise/drawn_gap.hpp"
+#include "noise/episode_process.hpp"
 #include "noise/latency_stalls.hpp"
 #include "noise/os_noise_trace.hpp"
 #include "noise/quantile_table.hpp"
+#include "noise/stall_process.hpp"
 #include "noise/switch_draws.hpp"
 #include "posted_receives.hpp"
 #include "released_ops.hpp"
@@ -47,23 +50,38 @@ struct NoiseModel {
   std::shared_ptr<const QuantileTable> latency_excess_ps;
   // Per-message bandwidth as a fraction of peak in (0, 1]; G is divided by it.
   std::shared_ptr<const QuantileTable> bandwidth_fraction;
+  // Noise in time is read, in repetition r, from r's own realization: a
+  // process (a model) draws r's table from (seed, r); a given table (data)
+  // serves every repetition, read from offsets drawn from (seed, r). A part
+  // takes a process or a table, not both.
+  //
   // Drops that persist in time, per sending host; a message's fraction is
   // the lower of its draw and its sender's episode at the send.
   std::shared_ptr<const BandwidthEpisodes> bandwidth_episodes;
+  std::shared_ptr<const EpisodeProcess> episode_process;
   // Latency stalls in time, per sending host: a message sent inside one of
   // its sender's stalls waits for the stall's end (added to its latency).
   std::shared_ptr<const LatencyStalls> latency_stalls;
+  std::shared_ptr<const StallProcess> stall_process;
   // All hosts read the stalls from one offset (a system-wide state) instead
   // of independent offsets.
   bool latency_stalls_shared = false;
+  // The share of hosts that stall at all (drawn per host and repetition); the
+  // others never do: stalls a measurement saw on some pairs of hosts only.
+  double latency_stalls_hosts = 1.0;
   // The paper authors' network semantics (noise/switch_draws.hpp): each
   // message's L and G picked from near or far sample sets, G charged per
   // 16 MiB block, rendezvous 2 L later. Replaces the parameters' L and G,
   // so it excludes latency_excess_ps, bandwidth_fraction, episodes and stalls.
   std::shared_ptr<const SwitchDraws> switch_draws;
+  // With switch_draws: the noiseless network (sets of one value), against
+  // which a critical path splits each message's drawn L and G into the
+  // network's and the noise's (critical_path.hpp). Not used otherwise.
+  std::shared_ptr<const SwitchDraws> switch_nominal;
 
   bool any() const {
-    return os || latency_excess_ps || bandwidth_fraction || bandwidth_episodes || latency_stalls || switch_draws;
+    return os || latency_excess_ps || bandwidth_fraction || bandwidth_episodes || episode_process || latency_stalls ||
+           stall_process || switch_draws;
   }
 };
 
@@ -74,6 +92,8 @@ struct RunResult {
   uint64_t messages = 0;
   bool windowed = false;  // processed host by host in windows (see windowed_events.hpp)
   const char* loop = "general";  // the event loop that ran it (Engine::choose_loop)
+  // Its critical path, when the engine records it (Engine::set_critical_path).
+  std::optional<CriticalPath> path;
 };
 
 // A schedule that cannot complete; the message names the stuck ranks and
@@ -151,9 +171,25 @@ class Engine {
 
   RunResult run(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
 
+  // Records each run's critical path (critical_path.hpp) into its result.
+  // Off by default: the loops then compile without the recorder's hooks.
+  void set_critical_path(bool on) { record_path_ = on; }
+  // After a run that recorded its path: the activities of the ranks whose
+  // `ranks` byte is set, each split as a path's segments are (a send's CPU
+  // part, NIC gap and flight; a message's CPU part and NIC gap; a calc),
+  // in op order.
+  std::vector<PathSegment> activities(const std::vector<uint8_t>& ranks);
+
   // A flag another thread sets to stop the run: the engine looks at it every
   // kStopPoll events (and every window) and throws Interrupted. Null: never.
   void set_stop(const std::atomic<bool>* stop) { stop_ = stop; }
+
+  // Where the next repetitions write each send's departure time (ps, the
+  // moment its CPU and NIC take it; -1 for an op that is no send), indexed
+  // by op: what a ping-pong benchmark's timer reads between iterations.
+  // Null (the default): nothing is written. Every loop departs through
+  // depart (engine_steps.hpp), so every loop records the same times.
+  void record_departures(std::vector<int64_t>* out) { departures_ = out; }
 
  private:
   static constexpr uint32_t kStopPoll = 1u << 16;
@@ -169,20 +205,22 @@ class Engine {
   // The exchange loop (exchange_loop.hpp) and its events; kUniform: one
   // template for all ranks (ExchangePlan::uniform), whose ranks' places
   // need no lookup.
+  // kRecord: with the critical path's hooks (critical_path.hpp).
+  template <bool kRecord>
   void process_exchange();
-  template <bool kPacked, bool kUniform>
+  template <bool kPacked, bool kUniform, bool kRecord>
   void exchange_events();
   template <bool kUniform>
   [[gnu::always_inline]] ExchangePlan::RankInfo exchange_rank(uint32_t r) const;
-  template <bool kPacked, bool kUniform>
+  template <bool kPacked, bool kUniform, bool kRecord>
   void exchange_send(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
-  template <bool kPacked, bool kUniform>
+  template <bool kPacked, bool kUniform, bool kRecord>
   void exchange_message(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
-  template <bool kPacked, bool kUniform>
+  template <bool kPacked, bool kUniform, bool kRecord>
   void exchange_recv(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
-  template <bool kPacked, bool kUniform>
+  template <bool kPacked, bool kUniform, bool kRecord>
   void exchange_calc(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h);
-  template <bool kPacked>
+  template <bool kPacked, bool kRecord>
   void exchange_release(uint32_t r, const ExchangePlan::RankInfo& at, uint32_t ready_op);
   // An op done whose release the exchange loop replays: of `host`, stored op `stored`.
   struct ExchangeDone {
@@ -190,26 +228,31 @@ class Engine {
     ExchangePlan::RankInfo at;
     uint32_t stored;
   };
-  template <bool kPacked>
+  template <bool kPacked, bool kRecord>
   void exchange_done(const ExchangeDone* done, uint32_t count);
-  template <bool kPacked>
+  template <bool kPacked, bool kRecord>
   void exchange_sorted(const ExchangeDone& done);
-  template <bool kPacked, bool kUniform>
+  template <bool kPacked, bool kUniform, bool kRecord>
   void exchange_taken(uint32_t h, uint32_t send_stored, uint32_t r, uint32_t recv_stored, bool send_releases);
   void index_exchange_releases();
   RunResult simulate(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
+  template <bool kRecord>
+  RunResult simulate_loops(const NoiseModel& noise, uint64_t seed, uint64_t repetition);
   RunResult result(bool windowed) const;
+  template <bool kRecord>
   void process_initial();
+  template <bool kRecord>
   bool process_windowed(int64_t width);
-  template <bool kRendezvous>
+  template <bool kRendezvous, bool kRecord>
   void process_windows();
   int64_t window_width() const;
+  template <bool kRecord>
   void process(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind, uint32_t carried_G);
   // The event loops' steps, compiled once per loop: the windowed loop knows
   // where its events go, and whether the schedule has rendezvous messages
   // (without, their paths drop out: bench_noise's case ran 3.7% more
   // instructions with them).
-  template <bool kWindowed, bool kRendezvous = true>
+  template <bool kWindowed, bool kRendezvous, bool kRecord>
   [[gnu::always_inline]] void process_event(int64_t time, uint64_t ts, uint32_t op, uint32_t host_kind,
                                             uint32_t carried_G);
   template <bool kWindowed>
@@ -219,7 +262,9 @@ class Engine {
   void release_done(uint32_t op, uint32_t host);
   void release_done(const Op& op, uint32_t host);
   void release_started(uint32_t op, uint32_t host);
+  template <bool kRecord>
   void complete_rendezvous(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t);
+  template <bool kRecord>
   void hold_until(uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t);
   // A message leaving its sender (engine_steps.hpp): when it arrives, the G
   // its sender drew for the receiver (0: none carried), and the time its
@@ -229,26 +274,45 @@ class Engine {
     uint32_t carried_G;
     int64_t gap_ps;
   };
+  template <bool kRecord>
   Departure depart(int64_t t, uint32_t h, uint32_t receiver, uint32_t op_index, uint64_t bytes,
                    LogGOPSParams::Costs costs, int64_t& o_free, int64_t& gs_free);
+  template <bool kRecord>
   void arrive(int64_t t, uint32_t h, uint32_t r, uint32_t op_index, uint64_t bytes, LogGOPSParams::Costs costs,
               uint32_t carried_G, int64_t& o_free, int64_t& gr_free, int64_t switch_gap_ps = -1);
-  template <bool kWindowed>
+  template <bool kRecord>
+  void run_calc(int64_t t, uint32_t h, uint32_t op_index, int64_t len, int64_t& o_free);
+  // The critical path's hooks (critical_path.hpp), nothing without kRecord:
+  // the event (op, message) queued at `time`, the later of the resources
+  // o_free and other (null: none) having set it; the event that now runs.
+  template <bool kRecord>
+  void path_wait(uint32_t op, bool message, int64_t time, const int64_t& o_free, const int64_t* other);
+  template <bool kRecord>
+  void path_begin(uint32_t op, bool message);
+  // Op `op` of a host, released by the running event, queued at `time` (as path_wait).
+  template <bool kRecord>
+  void path_ready(uint32_t op, int64_t time, const int64_t& o_free, const int64_t* other);
+  size_t resource_index(const int64_t& t) const { return static_cast<size_t>(&t - host_state_.data()); }
+  template <bool kWindowed, bool kRecord>
   void complete_rendezvous_at(uint32_t send_op, uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t,
                               uint32_t here, uint32_t owner);
   void order_ready(uint32_t host, std::vector<uint32_t>& ops);
-  template <bool kWindowed>
+  template <bool kWindowed, bool kRecord>
   [[gnu::always_inline]] void enqueue_ready();
+  template <bool kRecord>
   bool enqueue_ready_or_take(int64_t& time, uint32_t& ts, uint32_t& op_index, uint32_t& host_kind);
+  template <bool kRecord>
   void enqueue_several();
   struct ReadyEvent {
     int64_t time;
     uint64_t ts;
     uint32_t host_kind;
   };
+  template <bool kRecord>
   ReadyEvent make_ready(uint32_t host, uint32_t i);
-  template <bool kWindowed>
+  template <bool kWindowed, bool kRecord>
   [[gnu::always_inline]] void enqueue_op(uint32_t host, uint32_t i);
+  template <bool kRecord>
   void enqueue_host_ops(uint32_t host, std::vector<uint32_t>& ops);
   void mark_ready(uint32_t op);
   void index_templates();
@@ -262,6 +326,11 @@ class Engine {
   void tabulate_gaps(const std::shared_ptr<const QuantileTable>& fraction);
   int64_t episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t G);
   int64_t stall_delay_ps(uint32_t sender, int64_t t);
+  // A node's activity on one link, its parts split as the steps charged
+  // them (critical_path_parts.cpp), from its recorded start.
+  PathSegment path_segment(PathNode node, PathLink link, int64_t start);
+  // The recorded run's critical path, walked back from the last rank to finish.
+  CriticalPath critical_path(const RunResult& res);
   [[noreturn]] void report_deadlock() const;
   std::string describe(uint32_t op) const;
   // A posted receive's {source, tag, local index}, from its rank's template.
@@ -390,15 +459,44 @@ class Engine {
   // while the fraction table stays the same.
   std::vector<DrawnGapTable> gap_tables_;
   std::shared_ptr<const QuantileTable> gaps_for_;  // the fraction table gap_tables_ are of
+  // This repetition's tables drawn by the noise's processes, and what they
+  // were drawn for (a failed windowed try resets the same repetition). The
+  // process is held, so that no other can take its address.
+  template <class Process, class Table>
+  struct Drawn {
+    std::optional<Table> table;
+    std::shared_ptr<const Process> process;
+    uint64_t seed = 0, repetition = 0;
+    uint32_t hosts = 0;
+    const Table* get(const std::shared_ptr<const Process>& p, uint64_t s, uint64_t r, uint32_t h) {
+      if (!table || process != p || seed != s || repetition != r || hosts != h) {
+        table.emplace(p->draw(s, r, h));
+        process = p;
+        seed = s;
+        repetition = r;
+        hosts = h;
+      }
+      return &*table;
+    }
+  };
+  Drawn<EpisodeProcess, BandwidthEpisodes> drawn_episodes_;
+  Drawn<StallProcess, LatencyStalls> drawn_stalls_;
   std::vector<int64_t> episode_offset_;  // per host, this repetition's (with episodes_)
   std::vector<BandwidthEpisodes::Span> episode_span_;  // per host, its last lookup's span
   std::vector<int64_t> stall_offset_;  // per host, this repetition's (with stalls_)
   std::vector<LatencyStalls::Span> stall_span_;  // per host, its last lookup's span
+  std::vector<uint8_t> stall_on_;  // per host, whether it stalls this repetition (with stalls_)
   uint64_t seed_ = 0, rep_ = 0;
   const std::atomic<bool>* stop_ = nullptr;
+  std::vector<int64_t>* departures_ = nullptr;
   uint32_t stop_countdown_ = kStopPoll;
   CounterRng latency_rng_{0, 0, RngStream::Latency};
   CounterRng bandwidth_rng_{0, 0, RngStream::Bandwidth};
+  // The critical path's recorder, while record_path_ (after the loops'
+  // state, which keeps its place).
+  bool record_path_ = false;
+  CriticalPathRecorder path_;
+  const SwitchDraws* switch_nominal_ = nullptr;
 };
 
 }  // namespace cloudnoise

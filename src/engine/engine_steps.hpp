@@ -60,19 +60,63 @@ inline int64_t unsigned_max(int64_t a, int64_t b) {
   return drawn_gap_fs(*bandwidth_, bits, G_fs);
 }
 
+// The critical path's hooks (critical_path.hpp); without kRecord they are
+// nothing at all. An event queued at `time`: the later of its CPU's free
+// time and `other` (its NIC's, for a send or a message; null: none), the
+// CPU on a tie, set it, and its setter is why the event starts then.
+template <bool kRecord>
+[[gnu::always_inline]] inline void Engine::path_wait(uint32_t op, bool message, int64_t time,
+                                                     const int64_t& o_free, const int64_t* other) {
+  if constexpr (kRecord) {
+    const int64_t& binding = other && *other > o_free ? *other : o_free;
+    path_.queued(op, message, time, path_.setter(resource_index(binding)));
+  }
+}
+
+// The event (op, message) now runs: what it releases, it releases.
+template <bool kRecord>
+[[gnu::always_inline]] inline void Engine::path_begin(uint32_t op, bool message) {
+  if constexpr (kRecord) path_.begin(op, message);
+}
+
+template <bool kRecord>
+[[gnu::always_inline]] inline void Engine::path_ready(uint32_t op, int64_t time, const int64_t& o_free,
+                                                      const int64_t* other) {
+  if constexpr (kRecord) {
+    const int64_t& binding = other && *other > o_free ? *other : o_free;
+    path_.ready(op, time, path_.setter(resource_index(binding)));
+  }
+}
+
 // A rendezvous send's sender is held until its message is matched at t:
 // its CPU and NIC (LogGOPSim charges no ack latency).
+template <bool kRecord>
 [[gnu::always_inline]] inline void Engine::hold_until(uint32_t sender, uint8_t cpu, uint8_t nic, int64_t t) {
   int64_t& o_free = next_o(sender, cpu);
   int64_t& gs_free = next_gs(sender, nic);
+  if constexpr (kRecord) {
+    // The match (the running event) holds them only if it comes later.
+    if (t > o_free) path_.set(resource_index(o_free), path_.now(PathLink::Hold));
+    if (t > gs_free) path_.set(resource_index(gs_free), path_.now(PathLink::Hold));
+  }
   o_free = std::max(o_free, t);
   gs_free = std::max(gs_free, t);
+}
+
+// A calc of `len` ps (op `op_index` of h) starts at t, its CPU free (o_free: h's, updated here).
+template <bool kRecord>
+[[gnu::always_inline]] inline void Engine::run_calc(int64_t t, uint32_t h, uint32_t op_index, int64_t len,
+                                                    int64_t& o_free) {
+  o_free = time_add(t, len, os_noise(h, t, len));
+  if constexpr (kRecord)
+    path_.set(resource_index(o_free), CriticalPathRecorder::why(op_index, false, PathLink::Cpu));
 }
 
 // Send op `op_index` of `h` (`bytes` to `receiver`, whose L, G and O are
 // `costs`: p_.costs_for(bytes)) starts at t, its CPU and NIC free (o_free,
 // gs_free: h's, updated here): its draws, the sender's costs, and when the
 // message reaches the receiver.
+template <bool kRecord>
 [[gnu::always_inline]] inline Engine::Departure Engine::depart(int64_t t, uint32_t h, uint32_t receiver,
                                                                uint32_t op_index, uint64_t bytes,
                                                                LogGOPSParams::Costs costs, int64_t& o_free,
@@ -102,10 +146,21 @@ inline int64_t unsigned_max(int64_t a, int64_t b) {
   o_free = time_add(t, p_.o_ps, bytes_time(bytes, costs.O_fs), os_noise(h, t, p_.o_ps));
   gs_free = time_add(t, p_.g_ps, g_bytes);
   ++messages_;
+  if (departures_) [[unlikely]]
+    (*departures_)[op_index] = t;
   // The message's first byte reaches the receiver after o + L; G is
   // charged at the receiver.
   const bool carry = bandwidth_ && G_drawn > 0 && G_drawn <= int64_t{0xFFFFFFFF};
-  return {time_add(t, p_.o_ps, latency), carry ? static_cast<uint32_t>(G_drawn) : 0, g_bytes};
+  if constexpr (kRecord) {
+    using Rec = CriticalPathRecorder;
+    const int64_t arrival = time_add(t, p_.o_ps, latency);
+    path_.set(resource_index(o_free), Rec::why(op_index, false, PathLink::Cpu));
+    path_.set(resource_index(gs_free), Rec::why(op_index, false, PathLink::NicSend));
+    path_.queued(op_index, true, arrival, Rec::why(op_index, false, PathLink::Flight));
+    return {arrival, carry ? static_cast<uint32_t>(G_drawn) : 0, g_bytes};
+  } else {
+    return {time_add(t, p_.o_ps, latency), carry ? static_cast<uint32_t>(G_drawn) : 0, g_bytes};
+  }
 }
 
 // The message of send op `op_index` (`bytes` from `h`, its costs as in
@@ -113,6 +168,7 @@ inline int64_t unsigned_max(int64_t a, int64_t b) {
 // gr_free: r's, updated here); carried_G is the G its sender drew, or 0;
 // under switch draws, switch_gap_ps is the gap its sender drew (depart's
 // gap_ps), or -1: the receiver draws the same blocks.
+template <bool kRecord>
 [[gnu::always_inline]] inline void Engine::arrive(int64_t t, uint32_t h, uint32_t r, uint32_t op_index,
                                                   uint64_t bytes, LogGOPSParams::Costs costs,
                                                   uint32_t carried_G, int64_t& o_free, int64_t& gr_free,
@@ -132,6 +188,11 @@ inline int64_t unsigned_max(int64_t a, int64_t b) {
   const int64_t noise_ps = os_noise(r, t, o_r);
   o_free = time_add(t, o_r, noise_ps, unsigned_max(bytes_time(bytes, costs.O_fs), g_bytes));
   gr_free = time_add(t, p_.g_ps, g_bytes);
+  if constexpr (kRecord) {
+    using Rec = CriticalPathRecorder;
+    path_.set(resource_index(o_free), Rec::why(op_index, true, PathLink::Cpu));
+    path_.set(resource_index(gr_free), Rec::why(op_index, true, PathLink::NicRecv));
+  }
 }
 
 // Queues an event for processing at `host` (a message's receiver); a

@@ -43,7 +43,9 @@
 // dissemination's) and exchange_loop_templates.cpp (for several). Two
 // units, as the compiler's inlining budget is a unit's: the four loops in
 // one unit left parts of the steps' draws out of line (7.5% more
-// instructions on the paper's 1,024-node ring).
+// instructions on the paper's 1,024-node ring). The loops with the
+// critical path's hooks (kRecord) are a third unit,
+// exchange_loop_recorded.cpp, so that they leave the others' budgets alone.
 //
 // Included only by those two files.
 #pragma once
@@ -85,32 +87,35 @@ template <bool kUniform>
 // it waits for them, keeping its stamp (as in Engine::process_event). An
 // eager send is then complete and releases its successors; a rendezvous
 // send completes when its message is taken (exchange_message).
-template <bool kPacked, bool kUniform>
+template <bool kPacked, bool kUniform, bool kRecord>
 [[gnu::always_inline]] inline void Engine::exchange_send(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h) {
   int64_t& o_free = next_o(h, 0);
   int64_t& gs_free = next_gs(h, 0);
   const int64_t avail = std::max(o_free, gs_free);
   if (avail > t) {
+    path_wait<kRecord>(op_index, false, avail, o_free, &gs_free);
     queue_.push({avail, ts, op_index, Event::pack(h, kEvSend)});
     return;
   }
+  path_begin<kRecord>(op_index, false);
   const ExchangePlan::RankInfo at = exchange_rank<kUniform>(h);
   const uint32_t stored = at.tb + (op_index - at.begin);
   const ExchangePlan::Step& step = exchange_->step(stored);
   const SizeCosts& size = exchange_sizes_[ExchangePlan::size_of(step)];
   const uint32_t receiver = Schedule::absolute_peer(h, step.to, ranks_);
-  const Departure d = depart(t, h, receiver, op_index, size.bytes, size.costs, o_free, gs_free);
+  const Departure d = depart<kRecord>(t, h, receiver, op_index, size.bytes, size.costs, o_free, gs_free);
   uint32_t carried = d.carried_G;
   if (switch_) carried = d.gap_ps >= 0 && d.gap_ps < static_cast<int64_t>(kLow) ? static_cast<uint32_t>(d.gap_ps + 1) : 0;
   queue_.push({d.arrival, pack_ts<kPacked>(stamp_++, carried), op_index, Event::pack(h, kEvMsg)});
-  if (ExchangePlan::releases(step) && size.bytes <= p_.S) exchange_taken<kPacked, kUniform>(h, stored, h, stored, false);
+  if (ExchangePlan::releases(step) && size.bytes <= p_.S)
+    exchange_taken<kPacked, kUniform, kRecord>(h, stored, h, stored, false);
 }
 
 // A message event of sender h: taken when its receiver's CPU and NIC are
 // free (else it waits, keeping its stamp), by the receive the plan names
 // (or the next of its channel's), which completes a rendezvous send and
 // releases what the receive (and such a send) release.
-template <bool kPacked, bool kUniform>
+template <bool kPacked, bool kUniform, bool kRecord>
 [[gnu::always_inline]] inline void Engine::exchange_message(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h) {
   const ExchangePlan::RankInfo from = exchange_rank<kUniform>(h);
   const uint32_t stored = from.tb + (op_index - from.begin);
@@ -120,15 +125,17 @@ template <bool kPacked, bool kUniform>
   int64_t& gr_free = next_gr(r, 0);
   const int64_t avail = std::max(o_free, gr_free);
   if (avail > t) {
+    path_wait<kRecord>(op_index, true, avail, o_free, &gr_free);
     queue_.push({avail, ts, op_index, Event::pack(h, kEvMsg)});
     return;
   }
+  path_begin<kRecord>(op_index, true);
   const SizeCosts& size = exchange_sizes_[ExchangePlan::size_of(step)];
   const auto carried = kPacked ? static_cast<uint32_t>(ts & kLow) : 0u;
   if (switch_)
-    arrive(t, h, r, op_index, size.bytes, size.costs, 0, o_free, gr_free, int64_t{carried} - 1);
+    arrive<kRecord>(t, h, r, op_index, size.bytes, size.costs, 0, o_free, gr_free, int64_t{carried} - 1);
   else
-    arrive(t, h, r, op_index, size.bytes, size.costs, carried, o_free, gr_free);
+    arrive<kRecord>(t, h, r, op_index, size.bytes, size.costs, carried, o_free, gr_free);
   const ExchangePlan::RankInfo at = exchange_rank<kUniform>(r);
   uint32_t recv = step.recv;
   if (recv == ExchangePlan::kNone) {
@@ -145,7 +152,7 @@ template <bool kPacked, bool kUniform>
     state = 3;
   }
   const bool rendezvous = size.bytes > p_.S;
-  if (rendezvous) hold_until(h, 0, 0, t);
+  if (rendezvous) hold_until<kRecord>(h, 0, 0, t);
   const bool send_releases = rendezvous && ExchangePlan::releases(step);
   if (!send_releases) {
     // The receive alone releases: mostly one op or none, known in advance.
@@ -157,17 +164,17 @@ template <bool kPacked, bool kUniform>
                                             : ExchangePlan::kUnknown;
     }
     if (next != ExchangePlan::kUnknown) {
-      if (next != ExchangePlan::kNone) exchange_release<kPacked>(r, at, next);
+      if (next != ExchangePlan::kNone) exchange_release<kPacked, kRecord>(r, at, next);
       return;
     }
   }
-  exchange_taken<kPacked, kUniform>(h, stored, r, at.tb + recv, send_releases);
+  exchange_taken<kPacked, kUniform, kRecord>(h, stored, r, at.tb + recv, send_releases);
 }
 
 // What is left of an event, out of its way: as Engine::process_event, a
 // rendezvous send's completion (when send_releases), then op `stored` of
 // rank r's (a receive's, or any op done).
-template <bool kPacked, bool kUniform>
+template <bool kPacked, bool kUniform, bool kRecord>
 [[gnu::noinline]] void Engine::exchange_taken(uint32_t h, uint32_t send_stored, uint32_t r, uint32_t stored,
                                               bool send_releases) {
   const ExchangePlan::RankInfo from = exchange_rank<kUniform>(h), at = exchange_rank<kUniform>(r);
@@ -175,7 +182,7 @@ template <bool kPacked, bool kUniform>
   uint32_t count = 0;
   if (send_releases) done[count++] = {h, from, send_stored};
   if (exchange_->release(stored).count != 0) done[count++] = {r, at, stored};
-  if (count != 0) exchange_done<kPacked>(done, count);
+  if (count != 0) exchange_done<kPacked, kRecord>(done, count);
 }
 
 // An op of rank r (a ready_op of its template; `at`: r's places) becomes
@@ -183,7 +190,7 @@ template <bool kPacked, bool kUniform>
 // send, and NIC's) free time, with the next stamp. (No ready bits: they
 // are kept only in a deadlocked repetition's second run, which the general
 // loop runs.)
-template <bool kPacked>
+template <bool kPacked, bool kRecord>
 [[gnu::always_inline]] inline void Engine::exchange_release(uint32_t r, const ExchangePlan::RankInfo& at,
                                                             uint32_t ready_op) {
   const uint32_t local = ExchangePlan::ready_local(ready_op);
@@ -191,11 +198,13 @@ template <bool kPacked>
   const uint32_t op = at.begin + local;
   ++ready_count_;
   if (kind != OpKind::Send) {
+    path_ready<kRecord>(op, next_o(r, 0), next_o(r, 0), nullptr);
     queue_.push({next_o(r, 0), pack_ts<kPacked>(stamp_++, 0), op,
                  Event::pack(r, kind == OpKind::Recv ? kEvRecv : kEvCalc)});
     return;
   }
   const int64_t when = std::max(next_o(r, 0), next_gs(r, 0));
+  path_ready<kRecord>(op, when, next_o(r, 0), &next_gs(r, 0));
   if (switch_) [[unlikely]] {
     const ExchangePlan::Step& s = exchange_->step(at.tb + local);
     switch_->prefetch(switch_->is_far(r, Schedule::absolute_peer(r, s.to, ranks_)), latency_rng_.bits(op),
@@ -206,11 +215,11 @@ template <bool kPacked>
 
 // A simple release (each successor waits for this op alone), queued in
 // the order found once (Engine::index_exchange_releases).
-template <bool kPacked>
+template <bool kPacked, bool kRecord>
 [[gnu::always_inline]] inline void Engine::exchange_sorted(const ExchangeDone& done) {
   const ExchangePlan::Release& rel = exchange_->release(done.stored);
   for (uint32_t j = rel.begin; j < rel.begin + rel.count; ++j)
-    exchange_release<kPacked>(done.host, done.at, release_sorted_[j]);
+    exchange_release<kPacked, kRecord>(done.host, done.at, release_sorted_[j]);
 }
 
 // One event's ops done (one, or a rendezvous send's and its receive's, in
@@ -218,14 +227,14 @@ template <bool kPacked>
 // does it (Engine::release, enqueue_ready): a successor waiting for
 // several ops counts them; one host's ops are queued in order_ready's
 // order, several hosts' in ascending host order.
-template <bool kPacked>
+template <bool kPacked, bool kRecord>
 [[gnu::noinline]] void Engine::exchange_done(const ExchangeDone* done, uint32_t count) {
   const bool simple0 = exchange_->release(done[0].stored).simple;
-  if (count == 1 && simple0) return exchange_sorted<kPacked>(done[0]);
+  if (count == 1 && simple0) return exchange_sorted<kPacked, kRecord>(done[0]);
   if (count == 2 && simple0 && exchange_->release(done[1].stored).simple && done[0].host != done[1].host) {
     const bool low_first = done[0].host < done[1].host;
-    exchange_sorted<kPacked>(done[low_first ? 0 : 1]);
-    exchange_sorted<kPacked>(done[low_first ? 1 : 0]);
+    exchange_sorted<kPacked, kRecord>(done[low_first ? 0 : 1]);
+    exchange_sorted<kPacked, kRecord>(done[low_first ? 1 : 0]);
     return;
   }
   pending_.clear();
@@ -245,7 +254,8 @@ template <bool kPacked>
     const ExchangeDone& d = done[0].host == host ? done[0] : done[1];
     if (ops.size() > 1) order_ready(host, ops);
     for (const uint32_t i : ops)
-      exchange_release<kPacked>(host, d.at, ExchangePlan::ready_op(i - d.at.begin, sched_.stored_op(d.at.tb + i - d.at.begin).kind));
+      exchange_release<kPacked, kRecord>(
+          host, d.at, ExchangePlan::ready_op(i - d.at.begin, sched_.stored_op(d.at.tb + i - d.at.begin).kind));
   };
   // Engine::enqueue_several: hosts in ascending order, each host's ops in
   // the order they became ready, then ordered.
@@ -271,7 +281,7 @@ template <bool kPacked>
 // this is the message's, as in Engine::process_event; such a send releases
 // nothing: ExchangePlan) and releasing its successors; else it is posted. A
 // receive takes no CPU time: it is never queued again.
-template <bool kPacked, bool kUniform>
+template <bool kPacked, bool kUniform, bool kRecord>
 [[gnu::noinline]] void Engine::exchange_recv(int64_t t, uint64_t, uint32_t op_index, uint32_t h) {
   uint8_t& state = recv_state_[op_index];
   if (state != 2) {
@@ -279,30 +289,33 @@ template <bool kPacked, bool kUniform>
     return;
   }
   state = 3;
+  path_begin<kRecord>(op_index, false);
   const ExchangePlan::RankInfo at = exchange_rank<kUniform>(h);
   const uint32_t stored = at.tb + (op_index - at.begin);
   const ExchangePlan::Step& step = exchange_->step(stored);
-  if (exchange_sizes_[ExchangePlan::size_of(step)].bytes > p_.S) hold_until(Schedule::absolute_peer(h, step.to, ranks_), 0, 0, t);
-  if (exchange_->release(stored).count != 0) exchange_taken<kPacked, kUniform>(h, stored, h, stored, false);
+  if (exchange_sizes_[ExchangePlan::size_of(step)].bytes > p_.S)
+    hold_until<kRecord>(Schedule::absolute_peer(h, step.to, ranks_), 0, 0, t);
+  if (exchange_->release(stored).count != 0) exchange_taken<kPacked, kUniform, kRecord>(h, stored, h, stored, false);
 }
 
 // A calc: it runs when its CPU is free (else it waits, keeping its stamp),
 // then releases its successors.
-template <bool kPacked, bool kUniform>
+template <bool kPacked, bool kUniform, bool kRecord>
 [[gnu::noinline]] void Engine::exchange_calc(int64_t t, uint64_t ts, uint32_t op_index, uint32_t h) {
   int64_t& o_free = next_o(h, 0);
   if (o_free > t) {
+    path_wait<kRecord>(op_index, false, o_free, o_free, nullptr);
     queue_.push({o_free, ts, op_index, Event::pack(h, kEvCalc)});
     return;
   }
+  path_begin<kRecord>(op_index, false);
   const ExchangePlan::RankInfo at = exchange_rank<kUniform>(h);
   const uint32_t stored = at.tb + (op_index - at.begin);
-  const auto len = static_cast<int64_t>(sched_.stored_op(stored).amount);
-  o_free = time_add(t, len, os_noise(h, t, len));
-  if (exchange_->release(stored).count != 0) exchange_taken<kPacked, kUniform>(h, stored, h, stored, false);
+  run_calc<kRecord>(t, h, op_index, static_cast<int64_t>(sched_.stored_op(stored).amount), o_free);
+  if (exchange_->release(stored).count != 0) exchange_taken<kPacked, kUniform, kRecord>(h, stored, h, stored, false);
 }
 
-template <bool kPacked, bool kUniform>
+template <bool kPacked, bool kUniform, bool kRecord>
 void Engine::exchange_events() {
   // Time 0: the sends and calcs that wait for nothing, in the general
   // loop's order and with its stamps (Engine::process_initial); the
@@ -327,10 +340,11 @@ void Engine::exchange_events() {
     for (uint32_t j = 0; j < initial_active_count_[h]; ++j) {
       const uint32_t k = active[j];
       const uint64_t ts = pack_ts<kPacked>(stamp + k, 0);
+      if constexpr (kRecord) path_.queued(at.begin + local[k], false, 0, CriticalPathRecorder::kStart);
       if (sched_.stored_op(at.tb + local[k]).kind == OpKind::Calc)
-        exchange_calc<kPacked, kUniform>(0, ts, at.begin + local[k], h);
+        exchange_calc<kPacked, kUniform, kRecord>(0, ts, at.begin + local[k], h);
       else
-        exchange_send<kPacked, kUniform>(0, ts, at.begin + local[k], h);
+        exchange_send<kPacked, kUniform, kRecord>(0, ts, at.begin + local[k], h);
     }
     stamp += initial_count_[h];
   }
@@ -346,16 +360,16 @@ void Engine::exchange_events() {
     const uint32_t h = Event::host_of(e.host_kind);
     switch (Event::kind_of(e.host_kind)) {
       case kEvSend:
-        exchange_send<kPacked, kUniform>(e.time, e.ts, e.op, h);
+        exchange_send<kPacked, kUniform, kRecord>(e.time, e.ts, e.op, h);
         break;
       case kEvMsg:
-        exchange_message<kPacked, kUniform>(e.time, e.ts, e.op, h);
+        exchange_message<kPacked, kUniform, kRecord>(e.time, e.ts, e.op, h);
         break;
       case kEvRecv:
-        exchange_recv<kPacked, kUniform>(e.time, e.ts, e.op, h);
+        exchange_recv<kPacked, kUniform, kRecord>(e.time, e.ts, e.op, h);
         break;
       default:
-        exchange_calc<kPacked, kUniform>(e.time, e.ts, e.op, h);
+        exchange_calc<kPacked, kUniform, kRecord>(e.time, e.ts, e.op, h);
         break;
     }
   }

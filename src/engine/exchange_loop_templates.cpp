@@ -4,7 +4,7 @@
 
 namespace cloudnoise {
 
-template void Engine::exchange_events<true, false>();
-template void Engine::exchange_events<false, false>();
+template void Engine::exchange_events<true, false, false>();
+template void Engine::exchange_events<false, false, false>();
 
 }  // namespace cloudnoise

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -200,3 +201,27 @@ def test_the_installed_command(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "2.5 USD/node-hour on-demand, as of 2025-05-01 (CSCS price list" in proc.stdout
     assert "Recommendation: daint at 4 nodes: the only acceptable configuration" in proc.stdout
+
+
+def test_off_a_terminal_advise_says_its_estimate_then_progress_lines(advise: Runner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With stderr to a file: the estimate (timed on the workload itself) before any
+    simulation, then a progress line per interval with the repetitions and the time left."""
+    from cloudnoise import console
+
+    monkeypatch.setattr(console, "PROGRESS_INTERVAL_S", 0.05)
+    monkeypatch.setattr(console, "ESTIMATE_FLOOR_S", 0.0)
+    p = advise("dissemination:16B", "--profile", "azure-hpc,daint", "--nodes", "64,256", "--reps", "100", "--in-process")
+    assert p.returncode == 0, p.stderr
+    lines = p.stderr.splitlines()
+    said = [k for k, ln in enumerate(lines) if "estimate" in ln]
+    assert len(said) == 1 and re.fullmatch(r"advise: simulating: estimate about \d+ s \(azure-hpc at 256 nodes timed here: "
+                                           r".* simulated operations/s with both noise; 1 worker\)", lines[said[0]]), lines
+    assert all("starting" in ln for ln in lines[:said[0]]), lines  # before any work is done
+    status = [ln for ln in lines if "elapsed" in ln]
+    assert any("%" in ln for ln in status), lines
+    assert status and all(re.fullmatch(r"advise: simulating: (starting|\d+% \([\d,]+ of 800 repetitions\)), "
+                                       r"\d+ s elapsed(, about \d+ s left)?", ln) for ln in status), lines
+    assert lines[-1].startswith("advise: simulating: done in ")
+    quiet = advise("dissemination:16B", "--profile", "azure-hpc,daint", "--nodes", "64,256", "--reps", "100",
+                   "--in-process", "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr

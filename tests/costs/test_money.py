@@ -1,4 +1,4 @@
-"""Money formatting: known amounts, never an exponent of Python's, never a run of zeros (issue 49)."""
+"""Money formatting: known amounts, never an exponent of Python's, never a run of zeros."""
 
 from __future__ import annotations
 

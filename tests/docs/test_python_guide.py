@@ -101,7 +101,11 @@ def test_default_variant_is_the_noise_the_profile_carries():
 def test_cost_is_runtime_times_nodes_times_price():
     c = cloudnoise.cost("daint", nodes=10, runtime_ns=3.6e12, noiseless_runtime_ns=1.8e12)  # 1 h and 0.5 h
     assert c.cost_usd == pytest.approx(10 * 1.73) and c.noiseless_cost_usd == pytest.approx(5 * 1.73)
-    assert c.noise_increase == pytest.approx(1.0)
+    assert c.noise_increase == pytest.approx(1.0) and c.billing == "per-second"
+    # billed as the provider bills: 2.5 s on daint is 3 s; pro rata it is 2.5 s
+    assert cloudnoise.cost("daint", nodes=10, runtime_ns=2.5e9).cost_usd == pytest.approx(3 / 3600 * 10 * 1.73)
+    assert cloudnoise.cost("daint", nodes=10, runtime_ns=2.5e9, billing="exact").cost_usd == pytest.approx(
+        2.5 / 3600 * 10 * 1.73)
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -1,5 +1,5 @@
-"""Defects bench/bench_fuzz.py found in the readers, each kept as a case (they were an
-internal error or an out-of-memory; now one line, exit 2, at once)."""
+"""Inputs bench/bench_fuzz.py found to upset the readers, each kept as a case: one line,
+exit 2, at once (never an internal error or an out-of-memory)."""
 
 from __future__ import annotations
 

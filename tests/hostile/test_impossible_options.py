@@ -1,6 +1,6 @@
-"""Issue 16, item 7: impossible durations and output names are refused before anything is
-measured or simulated (they exited 0 with an empty campaign, or wrote Parquet to x.xlsx),
-and a report on a partial campaign says what is missing."""
+"""Impossible durations and output names are refused before anything is measured or
+simulated (never an exit 0 with an empty campaign, nor Parquet written to x.xlsx), and a
+report on a partial campaign says what is missing."""
 
 from __future__ import annotations
 

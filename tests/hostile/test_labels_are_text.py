@@ -1,6 +1,6 @@
-"""Issue 16, item 10: labels from input files (a system name in a sweep, a campaign's
-labels) are text in figures and pages, never matplotlib mathtext or HTML markup: a `$`
-broke the report."""
+"""Labels from input files (a system name in a sweep, a campaign's labels) are text in
+figures and pages, never matplotlib mathtext or HTML markup: a `$` must not break the
+report."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 16, item 6: `model build` never loses the profile it would replace, and never
+"""`model build` never loses the profile it would replace, and never
 drops a measured part silently."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Issue 16, item 8: every class of input that gave a Python traceback is one line and
-exit 2: a directory where a file belongs, numbers beyond Python's float or int, an input
+"""Every class of input that could raise a Python traceback is one line and exit 2: a
+directory where a file belongs, numbers beyond Python's float or int, an input
 that would need all the memory, nesting deeper than Python's recursion, UTF-16 and binary
 files, and JSON documents (profiles, campaign metadata, sweep.json) of the wrong types."""
 
@@ -46,7 +46,7 @@ def test_a_directory_where_a_file_belongs(tmp_path, args, says):
         (("simulate", *DISS, "--seed", str(2**64)), "--seed"),  # beyond uint64
         (("simulate", *DISS, "--reps", "1e400"), "--reps"),
         (("simulate", "--pattern", "dissemination", "--ranks", "1000000000", "--size", "16B"), "limit"),
-        (("simulate", *DISS, "--os-noise", "random:rate=1e12,duration=5us"), "detours"),  # was MemoryError
+        (("simulate", *DISS, "--os-noise", "random:rate=1e12,duration=5us"), "detours"),  # a trace beyond memory
     ],
 )
 def test_numbers_beyond_what_fits(tmp_path, args, says):
@@ -108,7 +108,7 @@ def test_utf16_and_binary_files(tmp_path, name, content, args, says):
         (lambda d: d.update(os_noise=[]), "os_noise"),
         (lambda d: d.update(name=None), "name"),
         (lambda d: d.clear(), "p.json"),
-        # found by bench_fuzz.py: a samples file name with a NUL was a ValueError from the OS
+        # a samples file name with a NUL, which the OS refuses with a ValueError
         # (the OS trace dropped: the sandbox holds only p.json)
         (lambda d: d.update(os_noise=None) or d["switch_draws"].update(samples="lat\u0000.npz"), "NUL"),
         (lambda d: d.update(os_noise=None) or d["switch_draws"].update(samples="../../etc/hostname"),

@@ -1,6 +1,6 @@
 """Property tests of the command-line value parsers (sizes, times, bandwidths, durations):
 any string gives a value in range or one expected error, and the values they give are the
-exact ones the units define (issue 16: a `hypothesis` property test for the CLI's parsers)."""
+exact ones the units define (a `hypothesis` property test for the CLI's parsers)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue 16, item 3: what cloudnoise writes gets the permissions any program's new file
-gets under the user's umask (campaign, sweep and report outputs came out 0600)."""
+"""What cloudnoise writes gets the permissions any program's new file gets under the
+user's umask (campaign, sweep and report outputs too, never 0600)."""
 
 from __future__ import annotations
 

@@ -55,8 +55,11 @@ def test_check_on_an_imported_campaign_predicts_collectives(tmp_path, run_cli):
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)["predicted"]
     assert {(r["pattern"], r["size_bytes"]) for r in rows} >= {("nwaydissemination", 16), ("pipelinedring", 16)}
-    # the noiseless medians are LogGOPS's; noise only adds
-    assert all(r["both_median_us"] >= r["none_median_us"] > 0 and r["ratio"] >= 1 for r in rows)
+    # the noiseless medians are LogGOPS's at the series' median round trip (model/latency_level.py);
+    # the noise varies around it, so a collective's median moves by what its slowest paths add,
+    # and by a few per cent at most below the noiseless one (3 repetitions)
+    assert all(r["none_median_us"] > 0 and r["ratio"] >= 0.9 for r in rows)
+    assert max(r["ratio"] for r in rows) > 1.1
     # the pipelined ring has no 16 B run on 32 nodes (0 B segments)
     assert ("pipelinedring", 16, 32) not in {(r["pattern"], r["size_bytes"], r["nodes"]) for r in rows}
     text = run_cli("model", "build", str(camp), "-o", str(tmp_path / "p.json"), "--check", "--check-reps", "3")

@@ -1,4 +1,4 @@
-"""`cloudnoise profiles copy` and the one rule for a profile's side files (issue 49 item 1):
+"""`cloudnoise profiles copy` and the one rule for a profile's side files:
 a copy loads from anywhere, `show --json` says it is a view, and a moved or half-copied
 profile is refused with one line that names the missing file and says `profiles copy`."""
 
@@ -61,15 +61,21 @@ def test_show_json_help_says_it_is_a_view():
 
 
 def test_a_copy_is_the_profile_bit_for_bit_and_loads_from_anywhere(tmp_path):
+    """The copy's JSON is the original's with a `copied_from` record added (its
+    parts' values hashed, model/edits.py); the side files are the original's bytes."""
     json_path = cloudnoise.copy_profile("daint", tmp_path / "a")
     assert json_path == (tmp_path / "a" / "daint.json").resolve()
     original = load_builtin("daint")
-    assert json_path.read_bytes() == Path(original.origin).read_bytes()
+    copied = json.loads(json_path.read_text())
+    record = copied.pop("copied_from")
+    assert copied == json.loads(Path(original.origin).read_text())
+    assert record["profile"] == "daint" and set(record["values_sha256"]) >= {"loggops", "prices", "os_noise"}
     for name, _ in original.side_files():
         assert (tmp_path / "a" / name).read_bytes() == (Path(original.origin).parent / name).read_bytes()
     shutil.move(tmp_path / "a", tmp_path / "elsewhere")  # the whole folder moves: it still loads
     moved = cloudnoise.load_profile(tmp_path / "elsewhere" / "daint.json")
-    assert moved.to_dict() == original.to_dict()
+    assert {k: v for k, v in moved.to_dict().items() if k != "copied_from"} == original.to_dict()
+    assert moved.provenance_kinds() == original.provenance_kinds()  # nothing edited: the original's kinds
     assert moved.os_noise_source() is not None  # its side files are read from its new folder
     # the different-racks run's own OS-noise trace travels too
     assert {n for n, _ in original.side_files()} == {"daint.npz", "daint-os.npz", "daint-os-different-racks.npz"}
@@ -153,3 +159,30 @@ def test_a_profile_saved_from_python_without_a_folder_names_files_as_given(tmp_p
     save_profile(profile, tmp_path / "alps.json")
     with pytest.raises(cloudnoise.CloudnoiseError, match="alps-os.npz"):
         load_profile(tmp_path / "alps.json")  # saved without its side files: refused, naming one
+
+
+def test_an_edited_copy_says_edited_from_its_source(tmp_path):
+    """An edited L is not the paper's published L: the copy's loggops loads as `edited`,
+    naming the source's kind and a hash of the values it came from; the untouched parts
+    keep their kinds, and a copy of the edited copy still compares with the original."""
+    from cloudnoise.model.edits import values_sha256
+
+    path = cloudnoise.copy_profile("aws-hpc-metal", tmp_path / "mine")
+    doc = json.loads(path.read_text())
+    published = values_sha256(doc["loggops"])
+    doc["loggops"]["L"] *= 2
+    doc["prices"]["provenance"]["source"] = "a note of mine"  # a provenance alone is not a value
+    path.write_text(json.dumps(doc))
+    mine = load_profile(path)
+    original = load_builtin("aws-hpc-metal")
+    assert mine.loggops.provenance.kind == "edited"
+    assert mine.loggops.provenance.source.startswith(
+        f"edited from aws-hpc-metal's published values (sha256 {published[:12]}), which came from: ")
+    kinds = mine.provenance_kinds()
+    assert kinds["loggops"] == "edited" and {k: v for k, v in kinds.items() if k != "loggops"} == {
+        k: v for k, v in original.provenance_kinds().items() if k != "loggops"}
+    assert mine.prices.provenance.kind == "published"
+    shown = _run("profiles", "show", str(path))
+    assert "edited: edited from aws-hpc-metal's published values" in " ".join(shown.output.split())
+    again = cloudnoise.copy_profile(mine, tmp_path / "again")
+    assert load_profile(again).loggops.provenance.kind == "edited"

@@ -1,9 +1,8 @@
 """The trace stage's modules import each other without a circle (imports inside
 functions counted), and none takes another's private names: the C++ liballprof
 converter's side (liballprof_native.py) uses RankConverter's public interface, and
-what the converters share lives below both (issue 49: convert.py and
-liballprof_native.py imported each other, the latter took _RankConverter, _Matching,
-_RankOps)."""
+what the converters share lives below both (convert.py and liballprof_native.py never
+import each other)."""
 
 from __future__ import annotations
 

@@ -27,17 +27,19 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from cloudnoise.advice.critical_path import explain_recommendation
 from cloudnoise.advice.points import AdvicePoint, advice_points
 from cloudnoise.advice.recommend import Recommendation, recommend
 from cloudnoise.advice.risk import CONFIDENCE, bounded_reps
 from cloudnoise.advice.workload import Workload
+from cloudnoise.console import ProgressSink
 from cloudnoise.costs.model import Pricing
 from cloudnoise.costs.price_book import PriceBook, Quote
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
@@ -217,7 +219,7 @@ def run_advice(
     in_process: bool = False,
     scheduler: str | None = None,
     workers: int = 1,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressSink | None = None,
 ) -> Advice:
     """Simulates what is missing (see the module docstring) and returns the Advice."""
     from cloudnoise.sweep.store import SweepStore, by_config, load_results
@@ -245,6 +247,9 @@ def run_advice(
                             scheduler=scheduler, workers=workers, progress=progress)
         runtimes = _needed(by_config(load_results(folder)), request)
     except KeyboardInterrupt:
+        if temporary and not store.part_files():
+            shutil.rmtree(folder, ignore_errors=True)
+            raise CloudnoiseError("interrupted before any simulation finished", EXIT_INTERRUPTED) from None
         raise CloudnoiseError(_kept(folder, "interrupted", temporary), EXIT_INTERRUPTED) from None
     except CloudnoiseError as err:
         if temporary and not store.part_files():
@@ -256,6 +261,8 @@ def run_advice(
         shutil.rmtree(folder, ignore_errors=True)
     points, rec = advice_from_runtimes(runtimes, quotes, noise=request.noise, deadline_ns=request.deadline_ns,
                                        budget_usd=request.budget_usd, confidence=request.confidence)
+    rec = explain_recommendation(rec, sweep.experiment, request.systems, request.noise, request.reps, request.seed,
+                                 request.ready_order)
     notes = [f"not simulated: {f.message}" for f in outcome.failed if (f.system, f.nodes) in _cells(request)]
     if not points:
         outcome.raise_failures()
@@ -276,8 +283,13 @@ def _cells(request: AdviseRequest) -> set[tuple[str, int]]:
 
 
 def _kept(folder: Path, what: str, temporary: bool) -> str:
+    from cloudnoise.sweep.sweeper import saved_reps
+
+    saved = saved_reps(folder)
+    if not saved:
+        return f"{what}; no simulation had finished"
     where = "kept in" if temporary else "saved in"
-    return f"{what}; the finished simulations are {where} {folder}: rerun with --sweep {folder} to continue"
+    return f"{what}; {saved:,} finished repetitions are {where} {folder}: rerun with --sweep {folder} to continue"
 
 
 def priced_builtin_systems(prices: PriceBook) -> tuple[System, ...]:

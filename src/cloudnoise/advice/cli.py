@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -139,7 +138,7 @@ def _advise(opts: dict[str, Any], book: Any, old: dict[str, Any] | None, scratch
     from cloudnoise.advice.api import AdviseRequest, priced_builtin_systems, run_advice
     from cloudnoise.advice.workload import WorkloadOptions, resolve_workload, with_stored_compute, workload_of_sweep
     from cloudnoise.comma_lists import parse_scales
-    from cloudnoise.sweep.progress import SweepProgress
+    from cloudnoise.console import Progress
     from cloudnoise.sweep.request import system_from
     from cloudnoise.units import parse_time_ps
 
@@ -190,10 +189,9 @@ def _advise(opts: dict[str, Any], book: Any, old: dict[str, Any] | None, scratch
         gflops=opts["gflops"] if old is None or opts["gflops"] is not None else (old.get("experiment") or {}).get("gflops"),
     )
     quiet = opts["quiet"] or opts["as_json"] or opts["as_csv"]
-    bar = SweepProgress(enabled=not quiet and sys.stderr.isatty(), description="simulating")
-    with bar:
+    with Progress("advise: simulating", quiet=quiet) as bar:
         advice = run_advice(request, opts["sweep_dir"], in_process=opts["in_process"], scheduler=opts["scheduler"],
-                            workers=opts["workers"] or available_cores(), progress=bar.update)
+                            workers=opts["workers"] or available_cores(), progress=bar)
     if opts["as_json"]:
         click.echo(json.dumps(advice.to_dict(), allow_nan=False))
         return

@@ -39,6 +39,7 @@ class Recommendation:
     why: str
     objective: str  # cheapest | fastest | best-value
     compared_with: AdvicePoint | None = None
+    path: dict[str, Any] | None = None  # its critical path read (advice.critical_path), when explained
 
     def to_dict(self) -> dict[str, Any]:
         pick = self.point
@@ -49,6 +50,7 @@ class Recommendation:
             "objective": self.objective,
             "why": self.why,
             "compared_with": None if alt is None else {"system": alt.system, "nodes": alt.nodes},
+            "critical_path": self.path,
         }
 
 

@@ -40,8 +40,18 @@ def _billing(b: Billing) -> str:
 
 
 def shown(advice: Advice, which: str) -> list[AdvicePoint]:
-    """The points the table lists: the front (cheapest first) or all (grid order)."""
-    return advice.front if which == "front" else list(advice.points)
+    """The points the table lists: the front (cheapest first) or all (grid order).
+    The front is joined by every point the recommendation names (the one it
+    chose, the one it compares with) that is not on it, so the line under the
+    table never names a row the table lacks."""
+    if which != "front":
+        return list(advice.points)
+    rows = list(advice.front)
+    rec = advice.recommendation
+    for extra in (rec.point, rec.compared_with):
+        if extra is not None and all((p.system, p.nodes) != (extra.system, extra.nodes) for p in rows):
+            rows.append(extra)
+    return rows
 
 
 def _one_host(advice: Advice) -> set[str]:
@@ -57,14 +67,16 @@ def table(advice: Advice, which: str = "front") -> Table:
     r = advice.request
     one_host = _one_host(advice)
     pick = advice.recommendation.point
-    title = f"{'Pareto front' if which == 'front' else 'Every point'}: {r.workload.description}, {r.noise} noise"
+    title = (f"{'Pareto front' if which == 'front' else 'Every point'}: {r.workload.description}, {r.noise} noise; "
+             f"{r.prices.label()}")
     rows = shown(advice, which)
     # one unit for every cost in the table (per run, or per 1,000 / million runs when a run costs
     # under a cent), so the columns compare at a glance and no cell is a run of zeros
     unit: RunsUnit = per_runs_unit(v for p in rows for v in (p.cost_usd or {}).values())
     t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False,
               caption=f"{min((p.reps for p in advice.points), default=0)}+ repetitions per point; cost in USD per "
-              f"{unit.label} as billed; noise +: cost over the noiseless run; * recommended, f on the front")
+              f"{unit.label} as billed; noise +: cost over the noiseless run; * recommended, "
+              + ("c compared with (off the front)" if which == "front" else "f on the front"))
     t.add_column("system", no_wrap=True)
     cols = ["nodes", "p50", "p95", "p99", "cost p50 $", "p95 $", "p99 $", "noise +"]
     if r.deadline_ns is not None:
@@ -73,8 +85,11 @@ def table(advice: Advice, which: str = "front") -> Table:
         cols.append("P(over $)")
     for c in cols:
         t.add_column(c, justify="right", no_wrap=True)
+    alt = advice.recommendation.compared_with
     for p in rows:
         mark = " *" if pick is not None and (p.system, p.nodes) == (pick.system, pick.nodes) else ""
+        if alt is not None and (p.system, p.nodes) == (alt.system, alt.nodes) and not p.on_front and which == "front":
+            mark += " c"
         if which != "front" and p.on_front:
             mark += " f"
         cost = p.cost_usd or {}
@@ -105,7 +120,7 @@ def print_advice(advice: Advice, which: str = "front") -> None:
         con.print(f"  {system}: {q.usd_per_node_hour:.4g} USD/node-hour {q.pricing}, as of {date} ({q.source}); "
                   f"billed {_billing(q.billing)}",
                   highlight=False, soft_wrap=True)
-    others = len(advice.points) - len(advice.front)
+    others = len(advice.points) - len(shown(advice, which))
     if which == "front" and others:
         con.print(f"{others} other point{'s are' if others > 1 else ' is'} dominated or unpriced: --points all lists them, --json gives every number")
     if advice.sweep_dir is not None:

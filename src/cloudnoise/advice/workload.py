@@ -142,10 +142,10 @@ class PatternSpec:
     """`PATTERN:SIZE[:OPTS]`: one collective."""
 
     def claims(self, text: str) -> bool:
-        from cloudnoise.schedules.patterns import pattern_names
+        from cloudnoise.schedules.patterns import accepted_names
 
         name, colon, _ = text.partition(":")
-        return bool(colon) and "+" not in text and name.strip() in pattern_names()
+        return bool(colon) and "+" not in text and name.strip() in accepted_names()
 
     def resolve(self, text: str, opts: WorkloadOptions) -> Workload:
         _not_for("collective", opts)
@@ -179,15 +179,17 @@ def _described(exp: Experiment) -> Workload:
     """A collective experiment as advise names it: PATTERN of SIZE per step, and whose Schedgen."""
     assert exp.collective is not None
     flavour = " (the paper authors' Schedgen)" if exp.collective.schedgen == "paper" else ""
-    return Workload(exp, f"{exp.collective.pattern} of {exp.spec.split(':')[1]} per step{flavour}")
+    c = exp.collective
+    name = f"{c.mpi_call} (MPICH's algorithm at each node count)" if c.mpi_call else c.pattern
+    return Workload(exp, f"{name} of {exp.spec.split(':')[1]} per step{flavour}")
 
 
 def _collective(pattern: str, size: str, opts: WorkloadOptions) -> Workload:
     _not_for("collective", opts)
-    from cloudnoise.schedules.patterns import pattern_names
+    from cloudnoise.schedules.patterns import accepted_names
 
-    if pattern not in pattern_names():
-        raise CloudnoiseError(f"--pattern: no pattern {pattern!r}{did_you_mean(pattern, pattern_names())} (see `cloudnoise schedule list`)")
+    if pattern not in accepted_names():
+        raise CloudnoiseError(f"--pattern: no pattern {pattern!r}{did_you_mean(pattern, accepted_names())} (see `cloudnoise schedule list`)")
     return _described(collective_experiment(collective_text(pattern, size), schedgen=opts.schedgen))
 
 

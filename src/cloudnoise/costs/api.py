@@ -23,18 +23,24 @@ def cost(
     runtime_ns: float,
     noiseless_runtime_ns: float | None = None,
     pricing: str | Pricing = "on-demand",
+    billing: str = "provider",
 ) -> RunCost:
     """The cost of one run of `runtime_ns` nanoseconds on `nodes` nodes of `profile`.
 
     `profile` is a built-in name, a profile file or a SystemProfile;
     `pricing` "on-demand", "committed", "spot:F" (a fraction of on-demand)
-    or a USD price per node-hour ("2.5"). With `noiseless_runtime_ns`, also
-    the noiseless run's cost and the increase noise causes.
+    or a USD price per node-hour ("2.5"). `billing` "provider" bills the
+    runtime as the system's provider does (per-second or per-hour rounding,
+    minimum charges: the rule `advise` and the report apply), "exact" pro
+    rata (the paper's cost model), or e.g. "1s:60s" for every system. With
+    `noiseless_runtime_ns`, also the noiseless run's cost and the increase
+    noise causes.
 
-    Returns a RunCost: `cost_usd`, `price_per_node_hour`,
-    `noiseless_cost_usd`, `noise_increase` (0.5 = +50%). A system without a
+    Returns a RunCost: `cost_usd`, `price_per_node_hour`, `billing` (the
+    rule), `noiseless_cost_usd`, `noise_increase` (0.5 = +50%). A system without a
     price of that kind raises CloudnoiseError saying what to pass.
     """
+    from cloudnoise.costs.billing import parse_billing
     from cloudnoise.profiles.registry import resolve_profile
 
     system = profile if isinstance(profile, SystemProfile) else resolve_profile(profile)
@@ -45,4 +51,4 @@ def cost(
         if value is not None and not (value > 0 and value < float("inf")):
             raise CloudnoiseError(f"{what} must be a positive, finite number of nanoseconds, got {value!r}")
     base = None if noiseless_runtime_ns is None else noiseless_runtime_ns / 1e9
-    return cost_of_run(system, nodes, runtime_ns / 1e9, price, base)
+    return cost_of_run(system, nodes, runtime_ns / 1e9, price, base, billing=parse_billing(billing))

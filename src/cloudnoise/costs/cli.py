@@ -10,10 +10,19 @@ import click
 from rich import box
 from rich.table import Table
 
+from cloudnoise.costs.billing import Billing, parse_billing
 from cloudnoise.costs.configs import config_costs
 from cloudnoise.console import stdout_console
 from cloudnoise.console import write_csv
-from cloudnoise.costs.model import Pricing, RunCost, cheapest, compare_systems, costs_at_scales, parse_pricing
+from cloudnoise.costs.model import (
+    Pricing,
+    RunCost,
+    billing_label,
+    cheapest,
+    compare_systems,
+    costs_at_scales,
+    parse_pricing,
+)
 from cloudnoise.costs.money import format_usd
 from cloudnoise.comma_lists import parse_counts, parse_items
 from cloudnoise import limits
@@ -25,11 +34,29 @@ from cloudnoise.units import format_time_ps, parse_time_ps
 
 
 def parse_positive_duration_s(text: str, what: str = "runtime") -> float:
-    """A positive duration in seconds: `1.5s`, `200ms`, `3us`; plain numbers are seconds."""
-    seconds = parse_time_ps(text.strip(), what, default_unit="s", limit_ps=limits.MAX_COST_RUNTIME_S * 10**12) / 1e12
+    """A positive simulated runtime, in seconds: `1.5s`, `200ms`, `3us`; a plain
+    number is nanoseconds, as every simulated time is (docs/reference/conventions.md)."""
+    seconds = parse_time_ps(text.strip(), what, default_unit="ns", limit_ps=limits.MAX_COST_RUNTIME_S * 10**12) / 1e12
     if not seconds > 0:
         raise CloudnoiseError(f"{what} must be positive, got {text!r}")
     return seconds
+
+
+def _note_plain_numbers(*texts: Any) -> None:
+    """A plain number is nanoseconds here as everywhere; say so once, since it
+    read as seconds in earlier versions (a silent change of unit is a wrong number)."""
+    import re
+
+    items: list[str] = []
+    for t in texts:
+        if not t:
+            continue
+        for part in ([t] if isinstance(t, str) else list(t)):
+            items += [x for x in re.split(r"[,=/]", part) if x.strip()]
+    plain = [x.strip() for x in items if re.fullmatch(r"\s*[0-9.eE+_-]+\s*", x)]
+    if plain:
+        click.echo(f"cloudnoise: note: a runtime given as a plain number ({plain[0]}) is nanoseconds, as every simulated "
+                   f"time is; write {plain[0]}s for seconds", err=True)
 
 
 def format_duration_s(seconds: float) -> str:
@@ -46,7 +73,7 @@ def _table(rows: list[RunCost], title: str, best: str | None) -> Table:
     t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, caption="noiseless: runtime without noise; noise +: the cost increase it causes"
               if with_base else None)
     t.add_column("system", no_wrap=True)
-    headers = ["nodes", "runtime", "$/node-h", "cost $"] + (["noiseless", "noise +"] if with_base else [])
+    headers = ["nodes", "runtime", "$/node-h", "billed", "cost $"] + (["noiseless", "noise +"] if with_base else [])
     for col in headers:
         t.add_column(col, justify="right", no_wrap=True)
     for r in rows:
@@ -56,6 +83,7 @@ def _table(rows: list[RunCost], title: str, best: str | None) -> Table:
             str(r.nodes),
             format_duration_s(r.runtime_s),
             format_usd(r.price_per_node_hour),
+            r.billing or "-",
             format_usd(r.cost_usd),
         ]
         if with_base:
@@ -68,14 +96,14 @@ def _table(rows: list[RunCost], title: str, best: str | None) -> Table:
     return t
 
 
-RUN_COLUMNS = ("system", "nodes", "runtime_s", "price_per_node_hour", "cost_usd", "noiseless_runtime_s",
+RUN_COLUMNS = ("system", "nodes", "runtime_s", "price_per_node_hour", "billing", "cost_usd", "noiseless_runtime_s",
                "noiseless_cost_usd", "noise_increase")
 
 
 @click.command("cost")
 @profile_option(old=["--system"])
 @click.option("--nodes", "nodes", metavar="N[,N...]", help="Node count(s); one per runtime.")
-@click.option("--runtime", "runtime", metavar="T[,T...]", help="Runtime(s) per run: 1.5s, 200ms, 3us; plain = seconds.")
+@click.option("--runtime", "runtime", metavar="T[,T...]", help="Runtime(s) per run (simulated time): 1.5s, 200ms, 3us; plain = ns.")
 @click.option("--noiseless-runtime", "noiseless", metavar="T[,T...]", help="Noiseless runtime(s), for the cost of noise.")
 @click.option(
     "--pricing",
@@ -84,6 +112,9 @@ RUN_COLUMNS = ("system", "nodes", "runtime_s", "price_per_node_hour", "cost_usd"
     metavar="on-demand|committed|spot:F|PRICE",
     help="Table I price, a spot fraction of on-demand, or USD per node-hour.",
 )
+@click.option("--billing", default="provider", show_default=True, metavar="provider|exact|STEP[:MIN]",
+              help="How runtime is billed: each provider's rule (rounding, minimum charge; as `advise` and the report), "
+                   "pro rata, or e.g. 1s:60s, 1h for every system.")
 @click.option(
     "--compare",
     "compare",
@@ -103,6 +134,7 @@ def cost(
     runtime: str | None,
     noiseless: str | None,
     pricing: str,
+    billing: str,
     compare: tuple[str, ...],
     sweep_dir: Path | None,
     show_all: bool,
@@ -113,8 +145,11 @@ def cost(
     and the cheapest system for a job at a scale (--compare), or a whole
     sweep (--sweep DIR: median runtime per system, nodes and noise variant).
 
-    Money is in US dollars: cents from a dollar up, four significant figures
-    below (a run of a small collective costs a fraction of a cent).
+    Runs are billed as each provider bills them (per-second or per-hour
+    rounding and minimum charges, the rule `advise` and the report apply;
+    --billing exact for pro rata); every output's title says which rule.
+    Runtimes are simulated time: a plain number is ns. Money is in US
+    dollars (docs/reference/conventions.md, Money).
 
     \b
     Examples:
@@ -126,12 +161,14 @@ def cost(
     one_of_json_csv(as_json, as_csv)
     system = profile
     price = parse_pricing(pricing)
+    rule = parse_billing(billing)
+    _note_plain_numbers(runtime, noiseless, compare)
     if show_all and sweep_dir is None:
         raise CloudnoiseError("--all goes with --sweep DIR (the other forms print every row already)")
     if sweep_dir is not None:
         if system or nodes or runtime or noiseless or compare:
             raise CloudnoiseError("--sweep prices a sweep folder; drop --profile/--nodes/--runtime/--noiseless-runtime/--compare")
-        _cost_sweep(sweep_dir, price, as_json, as_csv, show_all)
+        _cost_sweep(sweep_dir, price, as_json, as_csv, show_all, rule)
         return
     if not nodes:
         raise CloudnoiseError("give --nodes N (with --profile/--runtime or --compare), or --sweep DIR")
@@ -149,18 +186,18 @@ def cost(
             noisy_text, _, base_text = times.partition("/")
             base = parse_positive_duration_s(base_text, "noiseless runtime") if base_text else None
             runs.append((resolve_profile(name.strip()), parse_positive_duration_s(noisy_text), base))
-        rows = compare_systems(runs, node_list[0], price)
+        rows = compare_systems(runs, node_list[0], price, rule)
         priced = [r for r in rows if r.cost_usd is not None]
         best = cheapest(rows).system if priced else None
         if as_json:
-            click.echo(json.dumps({"pricing": price.label(), "nodes": node_list[0], "cheapest": best,
-                                   "rows": [r.to_dict() for r in rows]}, indent=2))
+            click.echo(json.dumps({"pricing": price.label(), "billing": billing_label(rule), "nodes": node_list[0],
+                                   "cheapest": best, "rows": [r.to_dict() for r in rows]}, indent=2))
             return
         if as_csv:
             write_csv(RUN_COLUMNS, ([r.to_dict()[c] for c in RUN_COLUMNS] for r in rows))
             return
         con = stdout_console()
-        con.print(_table(rows, f"Cost per run on {node_list[0]} nodes, {price.label()} pricing", best))
+        con.print(_table(rows, f"Cost per run on {node_list[0]} nodes, {price.label()} pricing, {billing_label(rule)}", best))
         if best is not None:
             con.print(f"cheapest: [bold]{best}[/bold] (*)")
         unpriced = [r.system for r in rows if r.cost_usd is None]
@@ -179,22 +216,24 @@ def cost(
     if len(set(node_list)) != len(node_list):
         raise CloudnoiseError("--nodes values must differ")
     rows = costs_at_scales(
-        profile_, dict(zip(node_list, times)), price, dict(zip(node_list, bases)) if bases else None
+        profile_, dict(zip(node_list, times)), price, dict(zip(node_list, bases)) if bases else None, rule
     )
     if as_json:
-        click.echo(json.dumps({"system": profile_.name, "pricing": price.label(),
+        click.echo(json.dumps({"system": profile_.name, "pricing": price.label(), "billing": billing_label(rule),
                                "rows": [r.to_dict() for r in rows]}, indent=2))
         return
     if as_csv:
         write_csv(RUN_COLUMNS, ([r.to_dict()[c] for c in RUN_COLUMNS] for r in rows))
         return
-    stdout_console().print(_table(rows, f"Cost per run on {profile_.name}, {price.label()} pricing", None))
+    stdout_console().print(_table(rows, f"Cost per run on {profile_.name}, {price.label()} pricing, {billing_label(rule)}",
+                                  None))
 
 
-def sweep_costs(directory: Path, price: Pricing) -> dict[str, Any]:
+def sweep_costs(directory: Path, price: Pricing, billing: Billing | None = None) -> dict[str, Any]:
     """Cost per run of a sweep: per system x nodes x variant, the median runtime,
-    its cost, and the cost increase over the `none` variant (same system and
-    nodes); per node count and variant, the cheapest priced system."""
+    its cost (billed by `billing`; None: each provider's rule), and the cost
+    increase over the `none` variant (same system and nodes); per node count
+    and variant, the cheapest priced system."""
     import numpy as np
 
     from cloudnoise.sweep.store import SweepStore, by_config, load_results
@@ -214,7 +253,7 @@ def sweep_costs(directory: Path, price: Pricing) -> dict[str, Any]:
         source = meta.get("profiles", {}).get(name, {}).get("source", name)
         profiles[name] = resolve_profile(source)
     rows = [{**c.cost.to_dict(), "variant": c.variant, "reps": c.reps}
-            for c in config_costs(runtimes, profiles, price) if c.cost is not None]
+            for c in config_costs(runtimes, profiles, price, billing) if c.cost is not None]
     best = []
     for n in meta["nodes"]:
         for v in meta["variants"]:
@@ -226,7 +265,7 @@ def sweep_costs(directory: Path, price: Pricing) -> dict[str, Any]:
     # Profiles measured on one host (the demo's this-machine): shared memory, not a network.
     one_host = sorted(one_host_systems(meta))
     return {"sweep": str(directory), "experiment": meta["experiment"], "complete": meta.get("complete", False),
-            "pricing": price.label(), "rows": rows, "cheapest": best, "unpriced": unpriced, "one_host": one_host}
+            "pricing": price.label(), "billing": billing_label(billing), "rows": rows, "cheapest": best, "unpriced": unpriced, "one_host": one_host}
 
 
 def _shown(system: str, data: dict[str, Any]) -> str:
@@ -234,7 +273,7 @@ def _shown(system: str, data: dict[str, Any]) -> str:
     return one_host_name(system) if system in data.get("one_host", ()) else system
 
 
-SWEEP_COLUMNS = ("system", "nodes", "variant", "reps", "runtime_s", "price_per_node_hour", "cost_usd",
+SWEEP_COLUMNS = ("system", "nodes", "variant", "reps", "runtime_s", "price_per_node_hour", "billing", "cost_usd",
                  "noiseless_runtime_s", "noiseless_cost_usd", "noise_increase")
 NOISIEST = ("both", "network", "os")
 
@@ -257,8 +296,9 @@ def sweep_summary(data: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _cost_sweep(directory: Path, price: Pricing, as_json: bool, as_csv: bool, show_all: bool) -> None:
-    data = sweep_costs(directory, price)
+def _cost_sweep(directory: Path, price: Pricing, as_json: bool, as_csv: bool, show_all: bool,
+                billing: Billing | None = None) -> None:
+    data = sweep_costs(directory, price, billing)
     summary = sweep_summary(data)
     if as_json:
         click.echo(json.dumps({**data, "summary": summary}, indent=2))
@@ -268,7 +308,7 @@ def _cost_sweep(directory: Path, price: Pricing, as_json: bool, as_csv: bool, sh
         return
     con = stdout_console()
     noisy = summary[0]["noisy_variant"] if summary else None
-    t = Table(title=f"Cost per run: {data['experiment']['name']}, {price.label()} pricing", box=box.SIMPLE_HEAD,
+    t = Table(title=f"Cost per run: {data['experiment']['name']}, {price.label()} pricing, {data['billing']}", box=box.SIMPLE_HEAD,
               pad_edge=False, caption="cheapest priced system at each node count (median runtime); cost of noise: "
               f"{noisy or 'noisy'} over the same system without noise, lowest to highest over the systems")
     t.add_column("nodes", justify="right", no_wrap=True)

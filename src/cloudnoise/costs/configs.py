@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cloudnoise.costs.billing import Billing
 from cloudnoise.costs.model import Pricing, RunCost, cost_of_run, noise_cost_increase
 from cloudnoise.model.profile import SystemProfile
 
@@ -26,7 +27,7 @@ class ConfigCost:
     median_runtime_s: float
     reps: int
     cost: RunCost | None  # None when the system's profile is unknown
-    increase: float | None  # over the noiseless median (0.5 = +50%); needs no price
+    increase: float | None  # of the runtime, over the noiseless median (0.5 = +50%); needs no price
 
     @property
     def cost_usd(self) -> float | None:
@@ -34,10 +35,12 @@ class ConfigCost:
 
 
 def config_costs(
-    runtimes_ns: Mapping[Config, np.ndarray], profiles: Mapping[str, SystemProfile | None], pricing: Pricing
+    runtimes_ns: Mapping[Config, np.ndarray], profiles: Mapping[str, SystemProfile | None], pricing: Pricing,
+    billing: Billing | None = None,
 ) -> list[ConfigCost]:
-    """One row per configuration, in the order of `runtimes_ns`. The `none`
-    variant of the same system and nodes is the noiseless baseline."""
+    """One row per configuration, in the order of `runtimes_ns`, billed by
+    `billing` (None: each provider's rule). The `none` variant of the same
+    system and nodes is the noiseless baseline."""
     medians = {k: float(np.median(v)) / 1e9 for k, v in runtimes_ns.items() if len(v)}
     rows = []
     for (system, nodes, variant), runtime_s in medians.items():
@@ -45,6 +48,7 @@ def config_costs(
         noiseless = base if variant != "none" and base else None
         increase = None if noiseless is None else noise_cost_increase(runtime_s, noiseless)
         profile = profiles.get(system)
-        cost = None if profile is None else cost_of_run(profile, nodes, runtime_s, pricing, noiseless, require_price=False)
+        cost = None if profile is None else cost_of_run(profile, nodes, runtime_s, pricing, noiseless, require_price=False,
+                                                          billing=billing)
         rows.append(ConfigCost(system, nodes, variant, runtime_s, len(runtimes_ns[(system, nodes, variant)]), cost, increase))
     return rows

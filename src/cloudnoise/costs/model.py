@@ -1,10 +1,12 @@
 """The cost model: what a run costs, what noise adds, which system is cheapest.
 
-cost = runtime [h] x nodes x price per node-hour (paper Sec. V-D).  Billing is
-taken as proportional to the runtime (no per-second rounding or minimum
-charge): the point is comparing systems and noise variants, as the paper does.
-How providers really bill (rounding, minimums) is `cloudnoise.costs.billing`,
-which `cloudnoise advise` applies.
+cost = billed time [h] x nodes x price per node-hour (paper Sec. V-D, with
+the time billed as the provider bills it). The default billing is every
+provider's own rule (`costs.billing`: per-second or per-hour rounding and
+minimum charges), the one rule `cost`, `advise` and the report share;
+`billing=EXACT` (`--billing exact`) bills the runtime pro rata, the paper's
+cost model, and a `Billing` of its own (`--billing 1s:60s`) applies to
+every system.
 
 Pricing (`parse_pricing`):
 
@@ -13,8 +15,9 @@ Pricing (`parse_pricing`):
 * a number, optionally with `USD` or `$` (`1.25`, `1.25USD`) -- that price per
   node-hour, for any system (also those without a published price).
 
-The cost increase due to noise is cost(noisy) / cost(noiseless) - 1, which
-equals the runtime increase because nodes and price are the same.
+The cost increase due to noise is cost(noisy) / cost(noiseless) - 1: pro
+rata it equals the runtime increase (nodes and price are the same); billed,
+a run within the minimum charge costs the same with noise or without.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from cloudnoise.costs.billing import Billing, provider_billing
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.limits import MAX_PRICE_PER_NODE_HOUR
 from cloudnoise.model.profile import SystemProfile
@@ -122,7 +126,8 @@ class RunCost:
     cost_usd: float | None
     noiseless_runtime_s: float | None = None
     noiseless_cost_usd: float | None = None
-    noise_increase: float | None = None  # relative, 0.5 = +50%
+    noise_increase: float | None = None  # of the cost when priced, else of the runtime; 0.5 = +50%
+    billing: str | None = None  # the rule the cost is billed by ("per-second, 5 min minimum")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -135,15 +140,23 @@ def cost_of_run(
     pricing: Pricing,
     noiseless_runtime_s: float | None = None,
     require_price: bool = True,
+    billing: Billing | None = None,
 ) -> RunCost:
-    """The cost of a run; with a noiseless runtime, also the cost increase due to noise."""
+    """The cost of a run, billed by `billing` (None: the provider's rule for this
+    system and pricing); with a noiseless runtime, also the cost increase due to noise."""
     price = pricing.require_price(profile) if require_price else pricing.price_per_node_hour(profile)
-    cost = None if price is None else run_cost_usd(runtime_s, nodes, price)
+    if runtime_s < 0 or nodes < 1:
+        raise CloudnoiseError(f"cost needs runtime >= 0 and nodes >= 1; got {runtime_s}, {nodes}")
+    rule = billing or provider_billing(profile, pricing.kind)
+    cost = None if price is None else float(rule.cost_usd(runtime_s, nodes, price))
     base_cost = increase = None
     if noiseless_runtime_s is not None:
         increase = noise_cost_increase(runtime_s, noiseless_runtime_s)
-        base_cost = None if price is None else run_cost_usd(noiseless_runtime_s, nodes, price)
-    return RunCost(profile.name, nodes, runtime_s, pricing.label(), price, cost, noiseless_runtime_s, base_cost, increase)
+        if price is not None:
+            base_cost = float(rule.cost_usd(noiseless_runtime_s, nodes, price))
+            increase = cost / base_cost - 1.0 if base_cost > 0 else increase  # type: ignore[operator]
+    return RunCost(profile.name, nodes, runtime_s, pricing.label(), price, cost, noiseless_runtime_s, base_cost, increase,
+                   rule.label() if price is not None else None)
 
 
 def costs_at_scales(
@@ -151,23 +164,33 @@ def costs_at_scales(
     runtimes_s: dict[int, float],
     pricing: Pricing,
     noiseless_runtimes_s: dict[int, float] | None = None,
+    billing: Billing | None = None,
 ) -> list[RunCost]:
     """Cost per run at each scale (nodes -> runtime), in node order."""
     noiseless = noiseless_runtimes_s or {}
     return [
-        cost_of_run(profile, n, runtimes_s[n], pricing, noiseless.get(n)) for n in sorted(runtimes_s)
+        cost_of_run(profile, n, runtimes_s[n], pricing, noiseless.get(n), billing=billing) for n in sorted(runtimes_s)
     ]
 
 
 def compare_systems(
-    runs: list[tuple[SystemProfile, float, float | None]], nodes: int, pricing: Pricing
+    runs: list[tuple[SystemProfile, float, float | None]], nodes: int, pricing: Pricing, billing: Billing | None = None
 ) -> list[RunCost]:
     """Cost of the same job on several systems (profile, runtime, noiseless runtime or None).
 
     Sorted cheapest first; systems without a price for `pricing` come last with cost None.
     """
-    rows = [cost_of_run(p, nodes, rt, pricing, base, require_price=False) for p, rt, base in runs]
+    rows = [cost_of_run(p, nodes, rt, pricing, base, require_price=False, billing=billing) for p, rt, base in runs]
     return sorted(rows, key=lambda r: (r.cost_usd is None, r.cost_usd if r.cost_usd is not None else 0.0, r.system))
+
+
+def billing_label(billing: Billing | None) -> str:
+    """The billing rule as an output's header states it."""
+    if billing is None:
+        return "billed as each provider bills"
+    if billing.increment_s == 0 and billing.minimum_s == 0:
+        return "billed pro rata"
+    return f"billed {billing.label()} on every system"
 
 
 def cheapest(rows: list[RunCost]) -> RunCost:

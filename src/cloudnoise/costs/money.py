@@ -9,6 +9,8 @@ as a run of zeros to count ("0.0000001027 to 0.0000241 USD per run"):
   (``1.5 million``); below a dollar three significant figures (``0.0123``),
   and below a cent scientific notation as the tables write small figures
   (``1.03e-7``).
+- `format_percent`: a fraction as a percentage with groups of thousands
+  (``+4,096,641%``), the report's cost increases.
 - `RunsUnit` / `per_runs_unit`: per-run costs of a 16 B collective are
   millionths of a dollar, so sentences and the advise table tell them per
   1,000, per million or per billion runs, the fewest runs at which the
@@ -76,3 +78,13 @@ def per_runs_unit(usd_per_run: Iterable[float | None]) -> RunsUnit:
         if smallest * runs >= _CENT:
             return RunsUnit(runs, label)
     return RunsUnit(*_RUN_COUNTS[-1])
+
+
+def format_percent(fraction: float | None, missing: str = "—", signed: bool = True) -> str:
+    """A fraction (0.5) as a percentage people read: `+50.0%`, `+4,096,641%`
+    (groups of thousands, never `4.1e6%`); `missing` for None or NaN."""
+    if fraction is None or (isinstance(fraction, float) and not math.isfinite(fraction)):
+        return missing
+    pct = 100.0 * fraction
+    sign = "+" if signed else ""
+    return f"{pct:{sign},.0f}%" if abs(pct) >= 1000 else f"{pct:{sign}.1f}%"

@@ -4,7 +4,6 @@ paper's systems at scale, price it, and write the report."""
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -12,12 +11,11 @@ from typing import Any
 import click
 from rich.console import Console
 
-from cloudnoise.console import stderr_console, stdout_console
+from cloudnoise.console import Progress, stderr_console, stdout_console
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
 from cloudnoise.measurement.placement import ONE_HOST, TWO_NODES_HINT
 from cloudnoise.options import json_option, out_option, quiet_option, seed_option
-from cloudnoise.sweep.progress import SweepProgress
 
 
 # The console gets the headline; the report has every observation.
@@ -48,7 +46,8 @@ def demo(quick: bool, out: Path, no_measure: bool, workers: int | None, in_proce
     3. simulate it beside the paper's cloud HPC instances and supercomputers
        at scale (16 B dissemination, Fig. 14; 128x128 GEMM + 128 KiB
        dissemination, Fig. 16), without noise and with OS, network and both;
-    4. price every run (on-demand node-hours) and the cost of noise;
+    4. price every run (on-demand, billed as each provider bills, the rule
+       of `advise` and `cost`) and the cost of noise;
     5. write OUT/report.html (figures also as PNG and PDF) and say where.
 
     The default takes about five minutes on a 2-core machine and simulates up
@@ -70,18 +69,20 @@ def demo(quick: bool, out: Path, no_measure: bool, workers: int | None, in_proce
         raise CloudnoiseError(f"--out {out}: cannot create it ({err.strerror or err}); choose another folder") from None
     result = DemoResult(out=out)
     t0 = time.perf_counter()
-    enabled = not as_json and not quiet and sys.stderr.isatty()
     try:
         if not no_measure:
             measure_and_model(plan, out, MpiChoice(mpicc, mpiexec, launcher), say, result)
         simulate_at_scale(plan, out, result, say, workers or available_cores(), in_process,
-                          lambda what: SweepProgress(enabled, description=f"  {what}"), seed=seed)
+                          lambda what: Progress(f"  {what}", quiet=as_json or quiet), seed=seed)
         write_report(plan, out, result, say)
     except KeyboardInterrupt:
-        raise CloudnoiseError(
-            f"interrupted; what is done is kept in {out}: run the same command again to finish it",
-            EXIT_INTERRUPTED,
-        ) from None
+        from cloudnoise.demo.pipeline import kept_after_interrupt
+
+        kept = kept_after_interrupt(out)
+        if kept is None:
+            raise CloudnoiseError("interrupted before anything was measured or simulated", EXIT_INTERRUPTED) from None
+        raise CloudnoiseError(f"interrupted; kept in {out}: {kept}; run the same command again to finish it",
+                              EXIT_INTERRUPTED) from None
     result.seconds["total"] = time.perf_counter() - t0
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))

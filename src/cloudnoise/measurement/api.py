@@ -53,10 +53,11 @@ class MeasurementResult:
         return dict(self.document)
 
     def to_pandas(self) -> Any:
-        """`results` as a pandas DataFrame, one row per size (or rank), the columns named as in the JSON."""
-        import pandas as pd
+        """`results` as a pandas DataFrame, one row per size (or rank), the columns named as in the JSON.
+        Needs pandas (pip install pandas): without it, a CloudnoiseError says so."""
+        from cloudnoise.optional import import_pandas
 
-        return pd.DataFrame(self.results)
+        return import_pandas().DataFrame(self.results)
 
 
 def measure(
@@ -156,6 +157,7 @@ def measure(
         per_core=bool(per_core),
         ppn=ppn,
         hosts=max(1, n_hosts),
+        host_names=host_list,
         inject=inject,
         train=train,
         rounds=rounds,

@@ -16,6 +16,7 @@ default here is a minute); selfish detour with the 9 x t_min threshold.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -122,6 +123,10 @@ class Run:
                 data["inject"] = tuple(float(x) for x in data["inject"])
             if not isinstance(data.get("extra", {}), dict) or data.get("role", "measure") not in ROLES:
                 raise ValueError("bad extra or role")
+            pair = data.get("extra", {}).get("hosts")
+            if pair is not None and not (isinstance(pair, list) and len(pair) == 2
+                                         and all(isinstance(h, str) and HOST_NAME.fullmatch(h) for h in pair)):
+                raise ValueError("a run's hosts are two host names")
             return Run(**data)
         except (TypeError, ValueError, KeyError) as err:
             raise CloudnoiseError(f"the campaign's plan is not valid ({err}); measure into a new --out") from None
@@ -146,9 +151,26 @@ class Options:
     per_core: bool = False
     ppn: int | None = None
     hosts: int = 1
+    host_names: list[str] = field(default_factory=list)  # --hosts as given (latency-noise pairs them)
     inject: tuple[float, float] | None = None
     train: int = LOGGP_TRAIN
     rounds: int = LOGGP_ROUNDS
+
+
+HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,252}")
+
+
+def host_pairs(hosts: list[str]) -> list[tuple[str, str]]:
+    """The pairs `measure latency-noise --hosts` measures in turn: with more than two hosts, each
+    host with the next (a-b, c-d, ...; an odd one out with the first), so that every host is in
+    a pair and no two pairs share a host where the count is even. Two hosts or fewer: none (the
+    launch places the ranks)."""
+    if len(hosts) <= 2:
+        return []
+    pairs = [(hosts[i], hosts[i + 1]) for i in range(0, len(hosts) - 1, 2)]
+    if len(hosts) % 2:
+        pairs.append((hosts[-1], hosts[0]))
+    return pairs
 
 
 def default_warmup(iterations: int) -> int:
@@ -222,9 +244,12 @@ def plan(experiment: str, opt: Options, cpu_count: int) -> list[Run]:
         warm = 10 if opt.warmup is None else opt.warmup
         if experiment == "latency-noise":
             sizes = opt.sizes or [1]
+            # more than two hosts: their pairs one after another, each for the duration, each its own
+            # series (a pair's stalls told from the system's: model/vouching.py)
             return [Run("cn_pingpong", "pingpong", 2, [Unit(sizes[0], 0, 0)],
                         ppn=1 if opt.hosts > 1 else None, warmup=warm, duration_s=duration,
-                        extra={"bind_core": opt.hosts > 1 or cpu_count >= 2})]
+                        extra={"bind_core": opt.hosts > 1 or cpu_count >= 2, **({"hosts": list(pair)} if pair else {})})
+                    for pair in (host_pairs(opt.host_names) or [None])]
         conns = opt.connections or _powers_of_two_up_to(ranks // 2)
         runs: list[Run] = []
         need_sweep = opt.sizes is None or len(conns) > 1

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
-from cloudnoise.measurement.mpi import MpiInstallation, run_quiet
+from cloudnoise.measurement.mpi import MpiInstallation, cache_dir, run_quiet
 
 PROBES = ("cn_pingpong", "cn_detour", "cn_goal_exec", "cn_loggp")
 CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra"]
@@ -40,14 +40,6 @@ def source_dir() -> Path:
         "the probe sources (cn_pingpong.c) are missing from the installation; reinstall cloudnoise",
         EXIT_RUNTIME,
     )
-
-
-def cache_dir() -> Path:
-    """The user cache for compiled probes."""
-    if os.environ.get("CLOUDNOISE_CACHE_DIR"):
-        return Path(os.environ["CLOUDNOISE_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "cloudnoise" / "probes"
 
 
 def _identity(mpi: MpiInstallation) -> str:

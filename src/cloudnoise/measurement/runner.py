@@ -14,6 +14,7 @@ later continues with the missing part only.
 from __future__ import annotations
 
 import json
+import dataclasses
 import os
 import signal
 import socket
@@ -26,18 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-
+from cloudnoise.console import Progress
 from cloudnoise.errors import EXIT_RUNTIME, CloudnoiseError
-from cloudnoise.measurement import diskspace, loggp, osnoise, rows, tables
+from cloudnoise.measurement import diskspace, loggp, machine_load, osnoise, rows, tables
 from cloudnoise.measurement.campaign import Campaign, utc_now, write_json
 from cloudnoise.measurement.dgemm import record_dgemm
 from cloudnoise.measurement.experiments import Options, Run, Unit, plan
@@ -70,6 +62,7 @@ class Request:
     slice_s: float | None = None
     min_free: int = diskspace.DEFAULT_MIN_FREE
     quiet: bool = False  # no progress bar (--quiet, --json)
+    announce_mpi: bool = True  # say which MPI measures (a caller that said it already passes False)
 
 
 @contextmanager
@@ -220,27 +213,6 @@ def _mib(n: float) -> str:
     return f"{n / (1 << 20):.1f} MiB" if n < (1 << 30) else f"{n / (1 << 30):.2f} GiB"
 
 
-class _Bar:
-    """A rich progress bar on stderr, only on a terminal: elapsed, time left,
-    samples per second and disk used; none at all when `quiet`."""
-
-    def __init__(self, quiet: bool = False) -> None:
-        self.console = Console(stderr=True, quiet=quiet)
-        self.progress = Progress(
-            TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-            TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-            TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[disk]}"),
-            console=self.console, disable=quiet or not self.console.is_terminal, transient=True,
-        )
-
-    def __enter__(self) -> "_Bar":
-        self.progress.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.__exit__(*exc)  # type: ignore[arg-type]
-
-
 def _expected_samples(run: Run) -> int:
     if run.mode == "loggp":
         # rank 0's records: a ping-pong and an isend per iteration, an exchange, a
@@ -301,6 +273,8 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
         wait_for_probes(campaign.exp_dir(name) / "raw")
     campaign.meta["labels"] = {"distance": "unknown", **campaign.meta.get("labels", {}), **req.labels}
     campaign.meta["mpi"] = {**campaign.meta.get("mpi", {}), **mpi.as_dict()}
+    # the machine's load at the experiment's start (and end, below): model build flags a busy one
+    exp.setdefault("load", []).append(machine_load.snapshot("start"))
     record_dgemm(campaign)
     campaign.root.mkdir(parents=True, exist_ok=True)
     campaign.save()
@@ -308,10 +282,15 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
     _drain(campaign, name, runs, stream)
 
     binaries = {probe: build_probe(probe, mpi) for probe in {r.probe for r in runs}}
+    if req.announce_mpi and not req.quiet:  # the request is checked and its probes built: measuring starts
+        print(f"cloudnoise: {mpi.summary()}", file=sys.stderr)
     watch = f"{socket.gethostname()}:{os.getpid()}"
     interrupted: BaseException | None = None
     try:
-        with _sigterm_as_interrupt(), _Bar(req.quiet) as bar:
+        with _sigterm_as_interrupt(), Progress(name, quiet=req.quiet) as bar:
+            timed_s = sum(r.duration_s for r in runs if r.role != "skip" and r.duration_s > 0)
+            if timed_s and exp.get("launches") == []:
+                bar.estimate(timed_s, "the runs' --duration")
             for index, run in enumerate(runs):
                 if run.role == "skip":
                     continue
@@ -324,7 +303,10 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
                 part = len(campaign.parts(name, index))
                 prefix = campaign.prefix(name, index, part)
                 prefix.parent.mkdir(parents=True, exist_ok=True)
-                cmd = build_command(mpi, req.launch, todo.ranks,
+                # a run of one pair of hosts (latency-noise --hosts a,b,c,d) is launched on that pair
+                pair = todo.extra.get("hosts")
+                launch_spec = dataclasses.replace(req.launch, hosts=[str(h) for h in pair]) if pair else req.launch
+                cmd = build_command(mpi, launch_spec, todo.ranks,
                                     probe_argv(binaries[todo.probe], todo, prefix, watch), ppn=todo.ppn,
                                     bind_core=bool(todo.extra.get("bind_core")))
                 launch = {"run": index, "part": part, "command": cmd, "start": utc_now(), "end": None}
@@ -332,7 +314,7 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
                 desc = f"{name} run {index + 1}/{len(runs)}"
                 timed = todo.duration_s > 0
                 total = todo.duration_s if timed else max(1, _expected_samples(todo))
-                task = bar.progress.add_task(desc, total=total, rate="", disk="")
+                bar.phase(desc)
                 streamed = is_streamed(todo)
                 current = Launch(index, part, prefix, todo)
                 first_bin = prefix.parent / f"{prefix.name}.rank0.bin"
@@ -350,8 +332,7 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
                     elapsed = max(1e-9, time.monotonic() - started[0])
                     disk = stream.parquet_bytes + (stream.raw_bytes(current) if streamed else 0)
                     done = min(total, elapsed) if timed else min(total, n)
-                    bar.progress.update(task, completed=done, rate=f"{n / elapsed:,.0f} samples/s",
-                                        disk=f"{_mib(disk)} on disk")
+                    bar.update(done, total, f"{n:,} samples, {n / elapsed:,.0f}/s, {_mib(disk)} on disk")
                     diskspace.check_during(req.out, req.min_free)
                     return n
 
@@ -361,7 +342,6 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
                               progress, stall_s=stall, timeout_s=req.timeout_s)
                 finally:
                     launch["end"] = utc_now()
-                    bar.progress.remove_task(task)
                     campaign.save()
                 if streamed:
                     stream.poll(current, finished=True)
@@ -374,6 +354,7 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
     exp["complete"] = interrupted is None and all(
         remaining(campaign, name, i, r, stream) is None for i, r in enumerate(runs) if r.role != "skip")
     exp["end_time"] = utc_now()
+    exp.setdefault("load", []).append(machine_load.snapshot("end"))
     campaign.save()
     if interrupted is not None:
         kept = summary.get("samples", 0)
@@ -381,7 +362,7 @@ def _execute_locked(req: Request, mpi: MpiInstallation, campaign: Campaign,
         if isinstance(interrupted, CloudnoiseError):
             if kept:
                 raise CloudnoiseError(f"{interrupted}; {note}", interrupted.exit_code) from interrupted
-        else:
+        elif kept:
             print(f"cloudnoise: {note}", file=sys.stderr)
         raise interrupted
     return campaign, summary
@@ -404,10 +385,28 @@ def _update_campaign_facts(campaign: Campaign, name: str) -> None:
                 "overhead_ns": float(info.get("timer_overhead_ns", 0)),
             }
     campaign.meta["hosts"] = sorted(hosts | set(campaign.meta.get("hosts", [])))
+    exp = campaign.experiment(name)
+    if exp is not None and name == "latency-noise":
+        exp["pairs"] = _pairs_measured(campaign, name)
     if library:
         campaign.meta.setdefault("mpi", {})["library"] = library
     if timer:
         campaign.meta["timer"] = timer
+
+
+def _pairs_measured(campaign: Campaign, name: str) -> list[dict[str, Any]]:
+    """Per run of a ping-pong experiment, the hosts its two ranks reported (rank 0 times the
+    series): what a profile built from it can vouch for (model/vouching.py)."""
+    runs: dict[int, dict[int, str]] = {}
+    for info_path in sorted((campaign.exp_dir(name) / "raw").glob("run*-part*.rank*.info")):
+        try:
+            run = int(info_path.name[3:5])
+            rank = int(info_path.name.split(".rank")[1].split(".")[0])
+        except ValueError:
+            continue
+        runs.setdefault(run, {})[rank] = str(read_info(info_path).get("host", "unknown"))
+    return [{"run": run, "hosts": [ranks.get(0, "unknown"), ranks.get(1, "unknown")]}
+            for run, ranks in sorted(runs.items())]
 
 
 def finalize(campaign: Campaign, name: str, runs: list[Run], stream: Stream | None = None,

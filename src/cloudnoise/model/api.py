@@ -26,6 +26,8 @@ def build_profile(
     allow_missing: bool = False,
     latency_model: str = "auto",
     bandwidth_model: str = "auto",
+    as_paper: bool = False,
+    seed: int = 0,
 ) -> SystemProfile:
     """`cloudnoise model build`: the profile of a measured campaign folder
     (`measure` writes them), written to `out` (a .json file; its noise data
@@ -38,6 +40,10 @@ def build_profile(
     as such (docs/explanation/measurement.md, "Noise in time"), "iid" draws every sample per
     message (the paper's semantics). `bandwidth_model`: the same for drops
     that the bandwidth series shows persisting in time (bandwidth episodes).
+    `as_paper`: the paper's semantics (every sample a per-message draw of the
+    round trip's excess, halved; the OS noise the round trips hold counted
+    again), else the noise counted once (docs/profile-format.md, "Noise counted
+    once"); `seed`: the engine replays' (the OS part, the closure).
 
     Returns the profile written, as a SystemProfile (what `load_profile(out)` gives)."""
     from cloudnoise.model.build import build_profile as write
@@ -45,5 +51,5 @@ def build_profile(
 
     write(Path(campaign), Path(out), name=name, on_demand_price=on_demand_price,
           committed_price=committed_price, allow_missing=allow_missing, latency_model=latency_model,
-          bandwidth_model=bandwidth_model)
+          bandwidth_model=bandwidth_model, as_paper=as_paper, seed=seed)
     return load_profile(Path(out))

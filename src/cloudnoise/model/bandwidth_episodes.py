@@ -24,8 +24,10 @@ share of time spent in them (`time_share`). Table II's mean bandwidth and
 Fig. 11's bottom 0.1% are statistics of samples: `marginal` gives the
 per-sample distribution they describe.
 
-The engine reads one table of episodes over a period (like an OS-noise trace),
-each node from its own drawn offset: `EpisodeTable`, generated with a seed.
+The engine draws, for each repetition of a simulation, its own table of
+episodes over a period (noise/episode_process.hpp), which every node reads
+from its own drawn offset; `EpisodeTable` is such a table, `table` draws one
+here (with numpy) for estimates and tests.
 """
 
 from __future__ import annotations
@@ -41,9 +43,9 @@ from cloudnoise.model.distributions import (
     Constant, Distribution, Mixture, parse_inline_distribution, split_top_level,
 )
 
-# A generated table holds about this many episodes (as the OS-noise traces
-# hold about 500 of their rarest detours): every node reads the same table,
-# so with a handful of episodes results would hinge on the seed.
+# A table holds about this many episodes (as the OS-noise traces hold about
+# 500 of their rarest detours): every node of a repetition reads the same
+# table, so with a handful of episodes the nodes would see the same few.
 TABLE_EPISODES = 500
 
 
@@ -134,9 +136,13 @@ class BandwidthEpisodes:
         wanted = TABLE_EPISODES / self.rate_hz * 1e9
         return int(min(wanted, limits.MAX_TIME_NS))
 
-    def table(self, rng: np.random.Generator, period_ns: int | None = None) -> EpisodeTable:
-        """Episodes over a period (default: representative_period_ns), drawn with `rng`:
-        gaps exponential with the mean that gives `rate_hz`, durations and fractions drawn."""
+    def mean_quiet_ns(self) -> float:
+        """The mean quiet time between two episodes: what gives `rate_hz` starts per second."""
+        return 1e9 / self.rate_hz - self.duration.mean()
+
+    def check_table(self, period_ns: int | None = None) -> int:
+        """The period of a table (default: representative_period_ns), refused where a table would
+        hold more than limits.MAX_EPISODES episodes."""
         period = int(period_ns if period_ns is not None else self.representative_period_ns())
         if not 0 < period <= limits.MAX_TIME_NS:
             raise CloudnoiseError(f"bandwidth episodes: a period must be in (0, {limits.MAX_TIME_NS:.3g}] ns")
@@ -146,7 +152,15 @@ class BandwidthEpisodes:
                 f"bandwidth episodes: {expected:.3g} episodes in a {period / 1e9:g} s period; at most "
                 f"{limits.MAX_EPISODES:.0e} (lower the rate)"
             )
-        mean_gap = 1e9 / self.rate_hz - self.duration.mean()
+        return period
+
+    def table(self, rng: np.random.Generator, period_ns: int | None = None) -> EpisodeTable:
+        """Episodes over a period (default: representative_period_ns), drawn with `rng`:
+        gaps exponential with the mean that gives `rate_hz`, durations and fractions drawn.
+        (A simulation's repetitions draw theirs in the engine: noise/episode_process.hpp.)"""
+        period = self.check_table(period_ns)
+        expected = self.rate_hz * period * 1e-9
+        mean_gap = self.mean_quiet_ns()
         count = max(1, int(math.ceil(expected * 1.5)) + 10)
         gaps = rng.exponential(mean_gap, count)
         # A heavy-tailed duration may draw beyond the period: an episode lasts at most that.

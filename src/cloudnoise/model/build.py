@@ -66,7 +66,11 @@ from cloudnoise.measurement.summaries import RELATIVE_PRECISION, StreamStats
 from cloudnoise.measurement.summary_reader import experiment_stats, iter_samples
 from cloudnoise.model.bandwidth_split import BandwidthSplit, describe_episodes, split_bandwidth
 from cloudnoise.model.distributions import quantile_grid
+from cloudnoise.model.closure import Closure, Measured, clock_step, closure_of
+from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, count_once, os_part_of
+from cloudnoise.model.latency_level import LevelShift, level_delta, noiseless_round_trip, series_L, shift_loggops
 from cloudnoise.model.latency_split import LatencySplit, split_latency
+from cloudnoise.model.round_trips import RoundTrips, count_round_trips
 from cloudnoise.model.series_order import iter_batches
 from cloudnoise.output_files import default_file_mode
 
@@ -78,17 +82,21 @@ def _measured(source: str) -> dict[str, str]:
     return {"kind": "measured", "source": source}
 
 
-def _series(campaign: Path, exp: str, size: int,
-            one_pair: bool) -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
-    """The experiment's samples of `size` (`one_pair`: of one pair of hosts) in their order, a
-    batch at a time, each call reading them again: start times, round trips and the stretch
-    they belong to (model/series_order.py)."""
+def _series(campaign: Path, exp: str, size: int, one_pair: bool,
+            runs: set[int] | None = None) -> Callable[[], Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """The experiment's samples of `size` (`one_pair`: of one pair of hosts at a time; `runs`:
+    of these runs only, e.g. one pair of hosts of several) in their order, a batch at a time,
+    each call reading them again: start times, round trips and the stretch they belong to
+    (model/series_order.py)."""
     path = experiment_stats(campaign, exp).parquet  # type: ignore[union-attr]
     columns = ("run", "part", "rank", "stream", "time", "value_ns", "size_bytes", "pairs")
+    chosen = np.array(sorted(runs), np.int64) if runs is not None else None
 
     def batches() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         for c in iter_samples(path, columns):
             keep = (c["size_bytes"] == size) & ((c["pairs"] == 1) if one_pair else True)
+            if chosen is not None:
+                keep = keep & np.isin(c["run"], chosen)
             if not keep.all():
                 c = {k: v[keep] for k, v in c.items()}
             yield from iter_batches(iter([c]))
@@ -107,11 +115,54 @@ def _latency_stats(campaign: Path) -> tuple[StreamStats, str, str, int] | None:
     return None
 
 
-def _split_latency(campaign: Path, exp: str, size: int, stats: StreamStats) -> LatencySplit:
-    """The experiment's one-pair series of `size` in its order, split into stalls in time and
-    the independent remainder (model/latency_split.py), read twice a batch at a time."""
-    return split_latency(_series(campaign, exp, size, one_pair=True), float(stats.percentile(50.0)),
-                         float(stats.percentile(90.0)))
+def _split_latency(campaign: Path, exp: str, size: int, stats: StreamStats,
+                   least_threshold_ns: float = 0.0, runs: set[int] | None = None) -> LatencySplit:
+    """The experiment's one-pair series of `size` in its order (`runs`: of these runs only),
+    split into stalls in time and the independent remainder (model/latency_split.py), read
+    twice a batch at a time."""
+    return split_latency(_series(campaign, exp, size, one_pair=True, runs=runs), float(stats.percentile(50.0)),
+                         float(stats.percentile(90.0)), least_threshold_ns=least_threshold_ns)
+
+
+def _pairs_apart(campaign: Path, exp: str, size: int, stats: StreamStats, split: LatencySplit,
+                 measured: list[dict[str, Any]], floor_ns: float) -> tuple[LatencySplit, list[dict[str, Any]]]:
+    """With several pairs of hosts measured in turn: each pair's round trips, duration and time
+    in stalls; and where only some pairs stall, the stalls estimated from those pairs' series
+    and applied to those hosts' share (`hosts=` in the stalls: model/latency_episodes.py)."""
+    from dataclasses import replace
+
+    from cloudnoise.model.vouching import STALLED_PAIR_SHARE, stall_time_share
+
+    rows = []
+    for m in measured:
+        got = count_round_trips(_series(campaign, exp, size, one_pair=True, runs={int(m["run"])}))
+        rows.append({"run": int(m["run"]), "hosts": [str(h) for h in m["hosts"]], "round_trips": got.count,
+                     "duration_s": got.observed_ns / 1e9,
+                     "stall_time_share": stall_time_share(got, split.threshold_ns) if got.count else 0.0})
+    stalled = [r for r in rows if r["stall_time_share"] >= STALLED_PAIR_SHARE]
+    if split.episodes is None or not stalled or len(stalled) == len(rows):
+        return split, rows
+    alone = _split_latency(campaign, exp, size, stats, floor_ns, runs={r["run"] for r in stalled})
+    if alone.episodes is None:
+        return split, rows
+    hosts = {h for r in rows for h in r["hosts"]}
+    share = len({h for r in stalled for h in r["hosts"]}) / max(len(hosts), 1)
+    episodes = replace(alone.episodes, hosts=min(1.0, share), text="")
+    why = (f"{alone.why}; seen on {len(stalled)} of {len(rows)} pairs of hosts "
+           f"({', '.join('-'.join(r['hosts']) for r in stalled)}): on {100 * share:.3g}% of the hosts")
+    return replace(alone, episodes=episodes, why=why), rows
+
+
+def _provisional(profile: dict[str, Any], trace: Path | None) -> Any:
+    """The profile as far as it is built (its LogGOPS parameters), with the campaign's OS-noise
+    trace: what the engine needs to replay the OS part of a ping-pong series."""
+    from cloudnoise.model.profile import profile_from_dict
+
+    doc = {k: profile[k] for k in ("format", "name", "description", "hardware", "prices", "loggops")}
+    if trace is not None:
+        doc["os_noise"] = {"provenance": _measured("the campaign's selfish detour"), "trace": trace.name}
+    return profile_from_dict(json.loads(json.dumps(doc)), "the profile being built",
+                             base_dir=trace.parent if trace is not None else None)
 
 
 def _split_bandwidth(campaign: Path, exp: str, size: int, stats: StreamStats) -> BandwidthSplit:
@@ -272,6 +323,8 @@ def build_profile(
     allow_missing: bool = False,
     latency_model: str = "auto",
     bandwidth_model: str = "auto",
+    as_paper: bool = False,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Write the profile for ``campaign`` to ``out`` (and its data files next
     to it); returns the profile dict, with ``missing`` listing the parts left
@@ -285,6 +338,8 @@ def build_profile(
     ``bandwidth_model``: the same for the bandwidth series, split into drops
     that persist in time (bandwidth episodes) and an independent remainder
     (model/bandwidth_split.py); ``bandwidth_split`` says what was found."""
+    if as_paper:  # the paper's semantics: every sample a per-message draw, nothing split or counted once
+        latency_model = bandwidth_model = "iid"
     if latency_model not in ("auto", "iid"):
         raise CloudnoiseError(f"--latency-model {latency_model!r}: choose auto or iid")
     if bandwidth_model not in ("auto", "iid"):
@@ -406,41 +461,64 @@ def build_profile(
     grid = quantile_grid()
     lat = _latency_stats(campaign)
     split: LatencySplit | None = None
+    trips: RoundTrips | None = None
+    pair_rows: list[dict[str, Any]] = []
+    os_part: OSPart | None = None
+    trace = campaign / "os-noise" / "os_noise.trace"
+    has_trace = "os-noise" in experiments and trace.is_file() and trace.stat().st_size > 0
+    level: LevelShift | None = None
     if lat is not None:
         stats, src, exp, size = lat
-        split = _split_latency(campaign, exp, size, stats)
+        trips = count_round_trips(_series(campaign, exp, size, one_pair=True))
+        if not as_paper and trips.count:  # the noiseless round trip at the series' median (model/latency_level.py)
+            fitted = _provisional(profile, None)
+            delta = level_delta(noiseless_round_trip(fitted, size, seed, gapless=True), trips.median(),
+                                series_L(loggops, size))
+            shift_loggops(loggops, delta)
+            level = LevelShift(noiseless_round_trip(fitted, size, seed), trips.median(), delta,
+                               noiseless_round_trip(_provisional(profile, None), size, seed))
+        if not as_paper:  # what the hosts' OS detours do to the series, as the engine replays them
+            os_part = os_part_of(_provisional(profile, trace if has_trace else None), size, stats.count, seed)
+        floor = os_part.stall_floor_ns() if os_part else 0.0
+        split = _split_latency(campaign, exp, size, stats, floor)
+        measured_pairs = (experiments.get(exp) or {}).get("pairs") or []
+        if len(measured_pairs) > 1:
+            split, pair_rows = _pairs_apart(campaign, exp, size, stats, split, measured_pairs, floor)
         keep = split.keep if split.episodes is not None and latency_model == "auto" else 1.0
         # RTT/2 at each probability of the engine's grid; with stalls in time, of the
         # remainder: the distribution below the stall threshold (a share `keep` of the samples)
         half_q = stats.quantiles(grid * keep) / 2.0
+        median_text = ""
         if classified:
             median_half = float(stats.percentile(50.0)) / 2.0
             excess = np.maximum(0.0, half_q - median_half)
-            loggops["provenance"]["source"] += (
+            median_text = (
                 f"; latency noise: the one-way times of {src} above their median (median "
                 f"{median_half:.4g} ns), so the fitted L and o keep the median and the noise adds "
                 "only what lies above it")
+            loggops["provenance"]["source"] += median_text
             how = "RTT/2 - median RTT/2 where above it, else 0"
         else:  # a campaign measured before size classes: its fit describes medians from the minimum
             base, excess = consistent_latency(half_q, float(loggops["o"]))
-            loggops["provenance"]["source"] += (
-                f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {loggops['L']:.4g}), so that 2o + L + "
-                "latency noise reproduces the measured one-way times")
-            loggops["L"] = base
+            if level is None:  # otherwise L is at the series' median, the noise counted once around it
+                loggops["provenance"]["source"] += (
+                    f"; L = min RTT/2 of {src} - 2o = {base:.4g} ns (was {loggops['L']:.4g}), so that 2o + L + "
+                    "latency noise reproduces the measured one-way times")
+                loggops["L"] = base
             how = "RTT/2 - 2o - L"
         if keep < 1.0:
-            parts = (f"two parts: stalls in time (`stalls`, model/latency_episodes.py) and, per message, the "
+            lat_parts = (f"two parts: stalls in time (`stalls`, model/latency_episodes.py) and, per message, the "
                      f"remainder: the {100 * keep:.4g}% of samples at or below {split.threshold_ns / 1e3:.4g} us; "
                      f"why: {split.why}")
         elif latency_model == "iid" and split.episodes is not None:
-            parts = (f"per-message draws of every sample (--latency-model iid, the paper's semantics); the series "
+            lat_parts = (f"per-message draws of every sample (--latency-model iid, the paper's semantics); the series "
                      f"shows time structure that this leaves out: {split.why}")
         else:
-            parts = f"per-message draws of every sample; why: {split.why}"
+            lat_parts = f"per-message draws of every sample; why: {split.why}"
         profile["latency_noise"] = {
             "provenance": _measured(f"{where}: {src}, {how}, over all {stats.count} samples, as a "
                                     f"quantile table from the streaming histogram (values within "
-                                    f"{RELATIVE_PRECISION:.2%} of the samples'); {parts}"),
+                                    f"{RELATIVE_PRECISION:.2%} of the samples'); {lat_parts}"),
             "quantiles": {"p": grid.tolist(), "v": excess.tolist()},
         }
         if keep < 1.0:
@@ -521,12 +599,51 @@ def build_profile(
             f"{where}: metadata of the launching host; core_latency_ns: the loggp run's core-to-core probe "
             "over the rounds its fit kept (the machine state the profile describes)")
     profile["hardware"] = {k: v for k, v in profile["hardware"].items() if v is not None}
-    text = json.dumps(profile, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    files[out.name] = lambda path: path.write_text(text, encoding="utf-8")
-    _write_all(out.parent, files, out.name)
+    with _Staging(out.parent, files, out.name) as staging:
+        once: CountedOnce | None = None
+        closure: Closure | None = None
+        if lat is not None and trips is not None and trips.count:
+            stats, src, exp, size = lat
+            clock = clock_step(trips.values, trips.counts)
+            stalls = "stalls" in profile.get("latency_noise", {})
+            if not as_paper:
+                remainder = trips.below(split.threshold_ns) if stalls and split is not None else trips
+                once = count_once(staging.load(profile), remainder.values, remainder.counts, size, clock, os_part,
+                                  seed)
+                profile["latency_noise"]["quantiles"] = {"p": once.noise.probabilities.tolist(),
+                                                         "v": once.noise.values_ns.tolist()}
+                profile["latency_noise"]["provenance"] = _measured(
+                    f"{where}: {src}, over all {stats.count} samples"
+                    + (f" (the {remainder.count} at or below the stall threshold)" if stalls else "")
+                    + f": {once.describe()}; {lat_parts}")
+                counted = ("; latency noise: per message, counted once against the OS noise around the "
+                           f"noiseless round trip of these L and o ({once.noiseless_ns:.5g} ns; "
+                           "model/latency_deconvolution.py)" + (f"; {level.describe()}" if level is not None else ""))
+                if classified:
+                    loggops["provenance"]["source"] = loggops["provenance"]["source"].replace(median_text, counted)
+                else:
+                    loggops["provenance"]["source"] += counted
+            closure = closure_of(staging.load(profile), Measured.from_round_trips(trips, clock), size,
+                                 f"{src}", seed)
+            profile["closure"] = _closure_part(closure, where, profile, as_paper)
+            # a profile that does not give back its own measurement says so where it is listed
+            verdict = "closes" if closure.closes else "misses" if closure.judged else "too-few-round-trips"
+            profile["labels"] = [*profile["labels"], f"closure={verdict}"]
+        profile["campaign"] = _campaign_part(campaign, meta, where, trips, split, bw_split, profile, missing,
+                                             pair_rows)
+        staging.commit(profile)
     profile["missing"] = missing
+    profile["counted_once"] = None if once is None else {
+        "noiseless_round_trip_ns": once.noiseless_ns, "os_measured": once.os_measured,
+        "grid_ns": once.noise.grid_ns, "clock_step_ns": once.noise.clock_step_ns,
+        "iterations": once.noise.iterations, "below_floor": once.noise.below_floor,
+        "tail_share": once.noise.tail_share, "distance": once.noise.distance}
+    profile["latency_level"] = None if level is None else {
+        "fitted_noiseless_round_trip_ns": level.noiseless_ns, "median_round_trip_ns": level.median_ns,
+        "L_moved_by_ns": level.delta_ns, "residual_ns": level.residual_ns}
     profile["latency_split"] = None if split is None else {
         "kind": split.kind, "why": split.why, "used": "stalls" in profile.get("latency_noise", {}),
+        "threshold_ns": split.threshold_ns,
         "stalls": profile.get("latency_noise", {}).get("stalls"), "samples": split.samples,
         "stall_share": split.stall_share, "lag": split.lag, "autocorrelation": split.acf}
     profile["bandwidth_split"] = None if bw_split is None else {
@@ -540,21 +657,79 @@ def build_profile(
     return profile
 
 
-def _write_all(folder: Path, files: dict[str, Any], profile_file: str) -> None:
-    """Writes every file into a temporary folder beside the target, loads the
-    profile back from there, then renames each into `folder` (the profile
-    last). A failure anywhere leaves `folder` as it was."""
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{profile_file}.build-", dir=folder))
-    try:
-        for name, write in files.items():
-            write(tmp / name)
-            os.chmod(tmp / name, default_file_mode())
-        _validate(tmp / profile_file)
-        for name in sorted(files, key=lambda n: n == profile_file):
-            os.replace(tmp / name, folder / name)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+def _closure_part(closure: Closure, where: str, profile: dict[str, Any], as_paper: bool) -> dict[str, Any]:
+    """The profile's `closure`: the replay's table, and which stall model the profile uses and why."""
+    lat = profile.get("latency_noise") or {}
+    if "stalls" in lat:
+        stall_model = (
+            "stalls in time that block the host's sends: a message sent inside one of its host's stalls waits "
+            "for the stall's end (model/latency_episodes.py); why: the series shows its stalls in trains that "
+            "recur in time (their quiet times are regular, not the geometric ones of messages hit at random), "
+            "which draws per message cannot give back")
+    else:
+        stall_model = (
+            "per-message draws: a stall delays the message it hits, drawn for each message on its own; why: "
+            + ("the paper's semantics (--as-paper)" if as_paper else
+               "the series shows no time structure in its stalls (docs/explanation/measurement.md, 'Noise in time')"))
+    out = closure.as_dict()
+    out.pop("closes", None)
+    return {"provenance": _measured(
+        f"{where}: model build's replay of {closure.experiment}, {closure.replayed:,} back-to-back ping-pongs "
+        "through the engine with this profile (all its noise, as `simulate --noise both` runs it; "
+        "model/closure.py), against the measured round trips"),
+        "closes": closure.closes, **out, "stall_model": stall_model}
+
+
+def _campaign_part(campaign: Path, meta: dict[str, Any], where: str, trips: RoundTrips | None,
+                   split: LatencySplit | None, bw_split: BandwidthSplit | None, profile: dict[str, Any],
+                   missing: list[str], pair_rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the campaign measured, so what its profile can vouch for (model/vouching.py)."""
+    from cloudnoise.model.vouching import vouch
+
+    return vouch(campaign, meta, where, trips, split, bw_split, profile, missing, pair_rows)
+
+
+class _Staging:
+    """The profile's files in a temporary folder beside the target, while the profile is made:
+    its side files written once, its JSON written (and loaded back, as `simulate` will load
+    it) as often as the build needs it, and at the end each renamed into place, the profile
+    last. Leaving the block by an error leaves the target folder as it was."""
+
+    def __init__(self, folder: Path, files: dict[str, Any], profile_file: str) -> None:
+        self.folder, self.files, self.profile_file = folder, files, profile_file
+        self.tmp: Path | None = None
+
+    def __enter__(self) -> _Staging:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.profile_file}.build-", dir=self.folder))
+        for name, write in self.files.items():
+            write(self.tmp / name)
+            os.chmod(self.tmp / name, default_file_mode())
+        return self
+
+    def _write(self, profile: dict[str, Any]) -> Path:
+        assert self.tmp is not None
+        path = self.tmp / self.profile_file
+        path.write_text(json.dumps(profile, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+        os.chmod(path, default_file_mode())
+        return path
+
+    def load(self, profile: dict[str, Any]) -> Any:
+        """The profile as it stands, loaded back as a SystemProfile from the temporary folder."""
+        from cloudnoise.model.profile import load_profile
+
+        return load_profile(self._write(profile))
+
+    def commit(self, profile: dict[str, Any]) -> None:
+        """Writes the profile, checks that it loads whole, and renames every file into place."""
+        _validate(self._write(profile))
+        assert self.tmp is not None
+        for name in sorted([*self.files, self.profile_file], key=lambda n: n == self.profile_file):
+            os.replace(self.tmp / name, self.folder / name)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def _validate(path: Path) -> None:

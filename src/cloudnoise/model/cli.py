@@ -43,26 +43,43 @@ def model() -> None:
               help="auto: where the bandwidth series' order shows drops that persist in time, model them as "
                    "bandwidth episodes per sending host and draw the rest per message (docs/explanation/measurement.md); "
                    "iid: draw every sample per message (the paper's semantics).")
-@json_option("Print one JSON object: the profile file written and its parts (and the check).")
+@click.option("--as-paper", is_flag=True,
+              help="Build the latency and bandwidth noise as the paper's authors did: every sample a per-message "
+                   "draw of the round trip's excess, halved (RTT/2 over the median RTT/2), with the OS noise the "
+                   "round trips hold counted again by the OS-noise trace (implies --latency-model iid "
+                   "--bandwidth-model iid). Without it, the noise is counted once: the per-message latency noise "
+                   "of which two draws and the OS noise give back the measured round trips (docs/profile-format.md).")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
+              help="Seed of the engine's replays (the OS part counted against, and the closure).")
+@json_option("Print one JSON object: the profile file written, its parts, its closure and what the campaign "
+             "measured (and the check).")
 @quiet_option("With --check: no progress bar on stderr (warnings and errors still print).")
 @accepts_aliases
 def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | None,
           committed_price: float | None, allow_missing: bool, check: bool, check_reps: int, mpicc: str | None,
-          mpiexec: str | None, latency_model: str, bandwidth_model: str, as_json: bool, quiet: bool) -> None:
+          mpiexec: str | None, latency_model: str, bandwidth_model: str, as_paper: bool, seed: int, as_json: bool,
+          quiet: bool) -> None:
     """Write the system profile of CAMPAIGN (a `cloudnoise measure --out` directory).
 
     The profile and its data files are written only once all of it is built
     and loads back, so a failed build leaves an earlier profile as it was.
+    Then the profile replays its own latency series (back-to-back ping-pongs
+    through the engine, as many as measured) and prints how the replay's
+    round trips compare with the measured ones (`closure` in the profile),
+    and what the campaign measured: its pairs of hosts, its duration, its
+    time in stalls, its load, with flags where the profile should not be
+    trusted as a whole.
 
     \b
     Examples:
       cloudnoise model build here -o here.json
       cloudnoise model build here -o here.json --check
+      cloudnoise model build here -o paper-way.json --as-paper
     """
     from cloudnoise.model.build import build_profile
 
     profile = build_profile(campaign, out, name, on_demand_price, committed_price, allow_missing, latency_model,
-                            bandwidth_model)
+                            bandwidth_model, as_paper=as_paper, seed=seed)
     for part in profile["missing"]:
         click.echo(f"cloudnoise: warning: left out of the profile: {part}", err=True)
     parts = [k for k in ("loggops", "latency_noise", "bandwidth_noise", "os_noise") if k in profile]
@@ -75,12 +92,20 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     bw_split = profile.get("bandwidth_split")
     if bw_split is not None:
         doc["bandwidth_split"] = bw_split
+    for key in ("latency_level", "counted_once", "closure", "campaign"):
+        if profile.get(key) is not None:
+            doc[key] = profile[key]
     if not as_json:
         click.echo(f"wrote {out} ({', '.join(parts)}; LogGOPS {profile['loggops']['provenance']['kind']})")
         if split is not None:
             what = (f"stalls in time + per-message remainder: {split['why']}" if split["used"]
                     else f"per-message draws: {split['why']}")
             click.echo(f"latency noise: {what}")
+        level = profile.get("latency_level")
+        if level is not None and level["L_moved_by_ns"]:
+            click.echo(f"latency level: every L moved by {level['L_moved_by_ns']:+.5g} ns, so that the noiseless round "
+                       f"trip is the latency series' median {level['median_round_trip_ns']:.5g} ns (the fitted "
+                       f"{level['fitted_noiseless_round_trip_ns']:.5g} ns ran at another level)")
         if bw_split is not None:
             what = (f"drops in time + per-message remainder: {bw_split['why']}" if bw_split["used"]
                     else f"per-message draws: {bw_split['why']}")
@@ -89,6 +114,11 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
             from cloudnoise.model.tool_table import print_compared
 
             print_compared(profile["compared_with_tool"])
+        from cloudnoise.model.closure_table import print_closure, print_campaign
+
+        if profile.get("closure") is not None:
+            print_closure(profile["closure"])
+        print_campaign(profile.get("campaign"))
     if check and "source=netgauge" in profile.get("labels", []):
         # Measured elsewhere: nothing to run here; what its noise predicts instead.
         from cloudnoise.validation.predicted_collectives import predicted_collectives, print_predicted

@@ -854,22 +854,32 @@ class NoiseUse:
     name: str  # what the draws are, for messages
     unit: str  # their unit, for messages
     high: float
-    positive: bool = False  # (0, high] instead of [0, high]
+    positive: bool = False  # (low, high] instead of [low, high]
     floor: float = 0.0  # and at least this
+    low: float = 0.0  # the least value; below 0 only where a profile allows it (down_to)
+
+    def down_to(self, low: float) -> NoiseUse:
+        """The same use with draws allowed down to `low` (<= 0): latency noise that runs below
+        the noiseless L, at most L below it (a measured profile's, model/latency_deconvolution.py)."""
+        from dataclasses import replace
+
+        least = min(0.0, float(low))
+        return replace(self, low=least, floor=min(self.floor, least))
 
     def allows(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
-        low_ok = x > 0 if self.positive else x >= 0
+        low_ok = x > self.low if self.positive else x >= self.low
         return low_ok & (x >= self.floor) & (x <= self.high)
 
     def problem(self, x: float) -> str:
         """Why `x` is not a valid draw (x is one allows() refuses)."""
         u = f" {self.unit}" if self.unit else ""
-        span = f"{'(0' if self.positive else '[0'}, {self.high:g}]{u}"
+        span = f"{'(' if self.positive else '['}{self.low:g}, {self.high:g}]{u}"
         if not math.isfinite(x):
             return f"is not a finite number; {self.name} lies in {span}"
-        if x < 0:
-            return f"is negative; {self.name} lies in {span}"
+        if x < self.low:
+            return (f"is negative; {self.name} lies in {span}" if self.low == 0 else
+                    f"is below {self.low:g}{u}; {self.name} lies in {span} (a message cannot arrive before it is sent)")
         if x > self.high or (self.positive and x == 0):
             return f"is not in {span}, where {self.name} lies"
         return f"is below {self.floor:g}{u}, the least {self.name} may be"
@@ -965,9 +975,11 @@ def check_noise(dist: Distribution, use: NoiseUse, where: str = "") -> Distribut
     return dist
 
 
-def check_latency_noise(dist: Distribution, what: str = "latency noise") -> Distribution:
-    """Latency noise is an excess over L in ns: within [0, limits.MAX_TIME_NS]."""
-    return check_noise(dist, LATENCY_NOISE, what)
+def check_latency_noise(dist: Distribution, what: str = "latency noise", least: float = 0.0) -> Distribution:
+    """Latency noise is an excess over L in ns: within [least, limits.MAX_TIME_NS], `least` 0
+    unless the caller knows L (a profile: minus its least L, so that no message arrives before
+    it is sent)."""
+    return check_noise(dist, LATENCY_NOISE.down_to(least), what)
 
 
 def check_bandwidth_noise(dist: Distribution, what: str = "bandwidth noise") -> Distribution:

@@ -30,9 +30,13 @@ Written in a profile as `latency_noise.episodes`:
     rate=180,duration=lognormal(median=400us,p99=5ms),stall=lognormal(median=45us,p99=120us),gap=10us
     period=1ms,stall=12us
     ...,shared=1      (one clock for every host: a system-wide state)
+    ...,hosts=0.5     (only this share of the hosts stalls, drawn per host and repetition:
+                       a measurement over several pairs saw the stalls on some of them)
 
-The engine reads one table of stalls over a period, each host from its own
-drawn offset (all from one with `shared`): `StallTable`, generated with a seed.
+The engine draws, for each repetition of a simulation, its own table of
+stalls over a period (noise/stall_process.hpp), which each host reads from
+its own drawn offset (all from one with `shared`); `StallTable` is such a
+table, `table` draws one here (with numpy) for estimates and tests.
 """
 
 from __future__ import annotations
@@ -46,12 +50,15 @@ from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError, shown
 from cloudnoise.model.distributions import Distribution, parse_inline_distribution, split_top_level
 
-# A generated table holds about this many episodes (as bandwidth episodes):
-# every host reads the same table, so with a handful the results would hinge
-# on the seed.
+# A table holds about this many episodes (as bandwidth episodes): every host
+# of a repetition reads the same table, so with a handful the hosts would see
+# the same few.
 TABLE_EPISODES = 500
 # At most this many stalls in one table (a periodic table holds one).
 MAX_TABLE_STALLS = 2_000_000
+# a host inside bursty episodes at most this share of the time: beyond it the episodes are the
+# normal state, which the latency distribution itself describes
+MAX_EPISODE_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,7 @@ class LatencyEpisodes:
     gap: Distribution | None = None  # bursty: ns between a stall's end and the next one's start
     period_ns: float | None = None  # periodic: a stall every period
     shared: bool = False  # one clock for every host instead of one per host
+    hosts: float = 1.0  # the share of hosts that stall at all (a measurement saw them on some pairs only)
     text: str = ""
 
     def __post_init__(self) -> None:
@@ -119,14 +127,19 @@ class LatencyEpisodes:
                 raise CloudnoiseError(f"latency episodes: {name}={dist.spec()} must be >= 0 ns")
         if not self.gap.mean() + self.stall.mean() > 0:
             raise CloudnoiseError("latency episodes: a stall and the gap after it cannot both be 0")
-        if not self.time_share() < 0.9:
+        if not self.time_share() < MAX_EPISODE_SHARE:
             raise CloudnoiseError(
                 f"latency episodes: rate {self.rate_hz:g}/s with episodes of {self.mean_episode_ns() / 1e3:g} us keeps "
-                f"a host in episodes {100 * self.time_share():.3g}% of the time; at most 90%")
+                f"a host in episodes {100 * self.time_share():.3g}% of the time; at most {100 * MAX_EPISODE_SHARE:g}%")
 
     @property
     def periodic(self) -> bool:
         return self.period_ns is not None
+
+    def mean_quiet_ns(self) -> float:
+        """A bursty model's mean quiet time between episodes: what gives `rate_hz` starts per second of it."""
+        assert self.rate_hz is not None
+        return 1e9 / self.rate_hz
 
     def stalls_per_episode(self) -> float:
         """Mean stalls in a bursty episode (approximately: mean duration over a stall and a gap, at least 1)."""
@@ -168,28 +181,20 @@ class LatencyEpisodes:
         wanted = TABLE_EPISODES * (1e9 / self.rate_hz + self.mean_episode_ns())
         return int(min(wanted, limits.MAX_TIME_NS))
 
-    def table(self, rng: np.random.Generator, period_ns: int | None = None) -> StallTable:
-        """Stalls over a period (default: representative_period_ns), drawn with `rng`."""
+    def check_table(self, period_ns: int | None = None) -> int:
+        """The period of a table (default: representative_period_ns), refused where a table would
+        hold more than limits.MAX_EPISODES episodes or MAX_TABLE_STALLS stalls (expected)."""
         period = int(period_ns if period_ns is not None else self.representative_period_ns())
         if not 0 < period <= limits.MAX_TIME_NS:
             raise CloudnoiseError(f"latency episodes: a period must be in (0, {limits.MAX_TIME_NS:.3g}] ns")
         if self.periodic:
-            return self._periodic_table(rng, period)
-        return self._bursty_table(rng, period)
-
-    def _periodic_table(self, rng: np.random.Generator, period: int) -> StallTable:
-        assert self.period_ns is not None
-        count = int(period // max(1, round(self.period_ns)))
-        if count > MAX_TABLE_STALLS:
-            raise CloudnoiseError(f"latency episodes: {count} stalls in a {period} ns table; at most {MAX_TABLE_STALLS}")
-        count = max(1, count)
-        step = period / count
-        starts = np.rint(np.arange(count) * step)
-        lengths = np.clip(np.rint(self.stall.sample(rng, count)), 1.0, max(1.0, step - 1.0))
-        return _table(starts, starts + lengths, period)
-
-    def _bursty_table(self, rng: np.random.Generator, period: int) -> StallTable:
-        assert self.rate_hz is not None and self.duration is not None and self.gap is not None
+            assert self.period_ns is not None
+            count = int(period // max(1, round(self.period_ns)))
+            if count > MAX_TABLE_STALLS:
+                raise CloudnoiseError(f"latency episodes: {count} stalls in a {period} ns table; at most "
+                                      f"{MAX_TABLE_STALLS}")
+            return period
+        assert self.rate_hz is not None
         expected = self.rate_hz * period * 1e-9
         if expected > limits.MAX_EPISODES:
             raise CloudnoiseError(f"latency episodes: {expected:.3g} episodes in a {period / 1e9:g} s table; at most "
@@ -198,6 +203,26 @@ class LatencyEpisodes:
         if expected * stalls_each > MAX_TABLE_STALLS:
             raise CloudnoiseError(f"latency episodes: about {expected * stalls_each:.3g} stalls in a table; at most "
                                   f"{MAX_TABLE_STALLS} (shorter episodes or a lower rate)")
+        return period
+
+    def table(self, rng: np.random.Generator, period_ns: int | None = None) -> StallTable:
+        """Stalls over a period (default: representative_period_ns), drawn with `rng`.
+        (A simulation's repetitions draw theirs in the engine: noise/stall_process.hpp.)"""
+        period = self.check_table(period_ns)
+        if self.periodic:
+            return self._periodic_table(rng, period)
+        return self._bursty_table(rng, period)
+
+    def _periodic_table(self, rng: np.random.Generator, period: int) -> StallTable:
+        assert self.period_ns is not None
+        count = max(1, int(period // max(1, round(self.period_ns))))
+        step = period / count
+        starts = np.rint(np.arange(count) * step)
+        lengths = np.clip(np.rint(self.stall.sample(rng, count)), 1.0, max(1.0, step - 1.0))
+        return _table(starts, starts + lengths, period)
+
+    def _bursty_table(self, rng: np.random.Generator, period: int) -> StallTable:
+        assert self.rate_hz is not None and self.duration is not None and self.gap is not None
         starts: list[np.ndarray] = []
         ends: list[np.ndarray] = []
         t = float(rng.exponential(1e9 / self.rate_hz))
@@ -225,7 +250,7 @@ class LatencyEpisodes:
     def spec(self) -> str:
         if self.text:
             return self.text
-        tail = ",shared=1" if self.shared else ""
+        tail = (",shared=1" if self.shared else "") + (f",hosts={self.hosts!r}" if self.hosts < 1.0 else "")
         if self.periodic:
             return f"period={self.period_ns!r}ns,stall={_inline(self.stall.spec())}{tail}"
         assert self.duration is not None and self.gap is not None
@@ -235,6 +260,8 @@ class LatencyEpisodes:
     def describe(self) -> str:
         """One line for people: what the stalls are."""
         scope = "one clock for every host" if self.shared else "per host"
+        if self.hosts < 1.0:
+            scope += f", on {100 * self.hosts:.3g}% of the hosts"
         if self.periodic:
             assert self.period_ns is not None
             return f"periodic: a {_us(self.stall.mean())} stall every {_us(self.period_ns)} ({scope})"
@@ -270,7 +297,7 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
                 f"bad latency episodes {shown(text)}: write rate=PER_S,duration=TIME,stall=TIME,gap=TIME "
                 "or period=TIME,stall=TIME")
         params[name.strip()] = value.strip()
-    allowed = {"rate", "duration", "stall", "gap", "period", "shared"}
+    allowed = {"rate", "duration", "stall", "gap", "period", "shared", "hosts"}
     unknown = set(params) - allowed
     if unknown:
         raise CloudnoiseError(f"in {shown(text)}: latency episodes take rate, duration, stall, gap, period, shared; "
@@ -280,6 +307,13 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
     shared = params.get("shared", "0")
     if shared not in ("0", "1"):
         raise CloudnoiseError(f"in {shown(text)}: shared={shown(shared)} must be 0 or 1")
+    try:
+        hosts = float(params.get("hosts", "1"))
+    except ValueError:
+        hosts = math.nan
+    if not 0 < hosts <= 1:
+        raise CloudnoiseError(f"in {shown(text)}: hosts={shown(params.get('hosts'))} is the share of hosts that stall: "
+                              "a number in (0, 1]")
     stall = parse_inline_distribution(params["stall"], "stall", time=True)
     if "period" in params:
         extra = {"rate", "duration", "gap"} & set(params)
@@ -289,7 +323,7 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
         lo, hi = period.support()
         if lo != hi:
             raise CloudnoiseError(f"in {shown(text)}: period= is one time (e.g. 1ms), not a distribution")
-        return LatencyEpisodes(stall, period_ns=float(lo), shared=shared == "1", text=text)
+        return LatencyEpisodes(stall, period_ns=float(lo), shared=shared == "1", hosts=hosts, text=text)
     missing = {"rate", "duration", "gap"} - set(params)
     if missing:
         raise CloudnoiseError(f"in {shown(text)}: bursty latency episodes need rate, duration, stall, gap; missing "
@@ -300,4 +334,4 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
         raise CloudnoiseError(f"in {shown(text)}: rate={shown(params['rate'])} is not a number (per second)") from None
     duration = parse_inline_distribution(params["duration"], "duration", time=True)
     gap = parse_inline_distribution(params["gap"], "gap", time=True)
-    return LatencyEpisodes(stall, rate, duration, gap, shared=shared == "1", text=text)
+    return LatencyEpisodes(stall, rate, duration, gap, shared=shared == "1", hosts=hosts, text=text)

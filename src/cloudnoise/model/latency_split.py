@@ -7,8 +7,10 @@ order and those times:
 
 1. **Stalls.** A sample is a stall when its round trip exceeds the median by
    more than ten times the body's spread (p90 - median), and by at least the
-   median itself: far outside what per-message variation does. Its stall is
-   its excess over the median (the whole wait lands on that one message).
+   median itself: far outside what per-message variation does; and, where the
+   hosts' OS noise is known, by more than the detours delay 99 % of the round
+   trips they delay (those are the OS noise's, not stalls). Its stall is its
+   excess over the median (the whole wait lands on that one message).
 2. **Is there time in them?** Under independent per-message noise, stalls
    fall like coin flips: the number of samples from one stall to the next is
    geometric (coefficient of variation about 1) and the stall indicator's
@@ -49,9 +51,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cloudnoise.measurement.summaries import StreamStats
-from cloudnoise.model.distributions import Constant, Distribution, Mixture
-from cloudnoise.model.latency_episodes import LatencyEpisodes, StallTable
-from cloudnoise.model.series_order import Batch, SeriesOrder, add_log, log_hist, otsu, shape
+from cloudnoise.model.distributions import Constant, Distribution
+from cloudnoise.model.latency_episodes import MAX_EPISODE_SHARE, LatencyEpisodes, StallTable
+from cloudnoise.model.series_order import (
+    Batch, SeriesOrder, add_log, log_hist, measured_shape, otsu, shape, with_zero,
+)
 
 MIN_SAMPLES = 10_000
 MIN_STALLS = 30
@@ -98,14 +102,17 @@ class _Carry:
 
 
 def split_latency(batches: Callable[[], Iterable[Batch]], median_ns: float, p90_ns: float, hosts: int = 2,
-                  scope: str = "auto", seed: int = 0) -> LatencySplit:
+                  scope: str = "auto", seed: int = 0, least_threshold_ns: float = 0.0) -> LatencySplit:
     """Split the series that `batches()` yields (called once per pass); `median_ns`
     and `p90_ns` are its round trips' (from the streaming histogram). `scope`: whether
     bursty stalls are each host's own (`host`), one state of the system (`shared`), or
-    as the series shows (`auto`: `_one_train_at_a_time`); `seed` for that test's replay."""
+    as the series shows (`auto`: `_one_train_at_a_time`); `seed` for that test's replay.
+    `least_threshold_ns`: a stall is at least this late (the round trips the hosts' OS
+    detours delay stay below it: they are the OS noise's, counted once by the profile's trace)."""
     if scope not in ("auto", "host", "shared"):
         raise ValueError(f"scope {scope!r}")
-    threshold = median_ns + max(SPREAD_FACTOR * (p90_ns - median_ns), MIN_EXCESS_OF_MEDIAN * median_ns)
+    threshold = max(median_ns + max(SPREAD_FACTOR * (p90_ns - median_ns), MIN_EXCESS_OF_MEDIAN * median_ns),
+                    least_threshold_ns)
     a = _first_pass(batches(), threshold, median_ns)
 
     def independent(why: str, kind: str = "independent") -> LatencySplit:
@@ -124,7 +131,7 @@ def split_latency(batches: Callable[[], Iterable[Batch]], median_ns: float, p90_
     significant = a.acf >= max(MIN_ACF, ACF_Z / math.sqrt(a.n))
     if a.cv <= PERIODIC_CV:
         period = a.period.percentile(50.0)
-        stall = shape(a.excess)
+        stall = measured_shape(a.excess)
         if not stall.mean() < 0.5 * period:
             return independent(f"{seen}: stalls of {stall.mean() / 1e3:.3g} us every {period / 1e3:.3g} us are no "
                                "state that comes and goes; the latency noise is drawn per message")
@@ -139,6 +146,11 @@ def split_latency(batches: Callable[[], Iterable[Batch]], median_ns: float, p90_
     if b.episodes < 2 or b.gaps.count < MIN_STALLS // 3:
         return independent(f"{seen}: clustered, but too few episodes to estimate ({b.episodes}); the latency noise "
                            "is drawn per message")
+    in_episodes = b.episode_ns / a.observed_ns if a.observed_ns > 0 else 0.0
+    if not in_episodes < MAX_EPISODE_SHARE:
+        return independent(f"{seen}: clustered, but in episodes {100 * in_episodes:.3g}% of the time (at most "
+                           f"{100 * MAX_EPISODE_SHARE:g}%): no state that comes and goes; the latency noise is drawn "
+                           "per message")
     ep = _bursty(a, b, hosts, shared=scope == "shared")
     scope_why = ""
     if scope == "auto" and hosts > 1:
@@ -157,8 +169,11 @@ def split_latency(batches: Callable[[], Iterable[Batch]], median_ns: float, p90_
             scope_why = (f"; overlapping trains as from {hosts} independent hosts ({100 * measured:.2g}% of the quiet "
                          f"times inside episodes under half their median, {100 * independent_hosts:.2g}% expected): "
                          "each host its own episodes")
+    bounded = (f"; the episodes' durations and the stalls' lengths as measured ({b.durations.count} episodes of "
+               f"several stalls, the longest {b.durations.max / 1e6:.3g} ms; stalls up to {b.stalls.max / 1e3:.3g} us): "
+               f"nothing longer than {b.observed_s(a.observed_ns)} of series showed is drawn")
     return LatencySplit("bursty", f"{seen}: {ep.describe()}, episodes split at quiet times above {split / 1e3:.3g} us"
-                                 f"{scope_why}", a.n, threshold, a.stalls / a.n, keep, ep, a.lag, a.acf, a.cv)
+                                 f"{scope_why}{bounded}", a.n, threshold, a.stalls / a.n, keep, ep, a.lag, a.acf, a.cv)
 
 
 @dataclass
@@ -255,6 +270,11 @@ class _PassB:
     stalls: StreamStats = field(default_factory=StreamStats)  # excess over the median
     gap_hist: np.ndarray = field(default_factory=lambda: _log_hist())  # quiet times inside episodes, log-binned
 
+    @staticmethod
+    def observed_s(observed_ns: float) -> str:
+        """The series' span for people: `4.3 s`."""
+        return f"{observed_ns / 1e9:.3g} s"
+
     def short_gaps(self) -> float:
         """Share of the quiet times inside episodes under half their median: where two trains overlap."""
         if self.gaps.count == 0:
@@ -324,20 +344,20 @@ def _otsu_log(hist: np.ndarray) -> float:
 
 
 def _bursty(a: _PassA, b: _PassB, hosts: int, shared: bool) -> LatencyEpisodes:
-    measured_share = min(0.95, b.episode_ns / a.observed_ns) if a.observed_ns > 0 else 0.0
-    mean_episode = b.episode_ns / b.episodes
+    measured_share = b.episode_ns / a.observed_ns if a.observed_ns > 0 else 0.0
     share = measured_share if shared or hosts <= 1 else 1.0 - (1.0 - measured_share) ** (1.0 / hosts)
-    rate = share / ((1.0 - share) * mean_episode) * 1e9
     multi = b.episodes - b.single
-    if multi == 0:
-        duration: Distribution = Constant(0.0)
-    else:
-        body = shape(b.durations)
-        single = b.single / b.episodes
-        duration = body if single == 0 else Mixture((single, 1.0 - single), (Constant(0.0), body))
+    # the stalls' lengths and the episodes' durations as measured, bounded by the longest seen
+    # (a lognormal through a few seconds' median and mean claims a tail the series cannot show)
+    duration: Distribution = Constant(0.0) if multi == 0 else with_zero(b.single / b.episodes,
+                                                                         measured_shape(b.durations))
+    stall = measured_shape(b.stalls)
+    # the rate that gives the model's own episodes (duration + one stall) the measured share of time
+    mean_episode = duration.mean() + stall.mean()
+    rate = share / ((1.0 - share) * mean_episode) * 1e9
     # the gaps' spread from their quartiles: one train's regular recurrence, not the rare
     # longer quiet times inside an episode
-    return LatencyEpisodes(shape(b.stalls), rate, duration, shape(b.gaps, keep_mean=False), shared=shared)
+    return LatencyEpisodes(stall, rate, duration, shape(b.gaps, keep_mean=False), shared=shared)
 
 
 def _one_train_at_a_time(per_host: LatencyEpisodes, b: _PassB, median_ns: float, threshold: float, hosts: int,

@@ -72,7 +72,10 @@ KEY_ORDER = (
     "os_noise",
     "different_racks",
     "switch_draws",
+    "campaign",
+    "closure",
     "check",
+    "copied_from",
 )
 PLACEMENTS = ("same-rack", "different-racks")
 
@@ -174,11 +177,38 @@ def _schema() -> dict[str, Any]:
             "switch_draws": {"oneOf": [{"type": "null"}, part(
                 ["nodes_per_switch"], nodes_per_switch={"type": "integer", "minimum": 1, "maximum": 2**31},
                 samples=opt_text, note=opt_text)]},
+            "copied_from": {"type": "object", "required": ["profile", "values_sha256"],
+                            "properties": {"profile": text, "values_sha256": {
+                                "type": "object", "maxProperties": 64,
+                                "additionalProperties": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}},
+                            "additionalProperties": False},
             "check": {"oneOf": [{"type": "null"}, part(
                 [], ranks={"type": ["array", "integer", "null"]}, reps={"type": ["integer", "null"], "minimum": 1},
                 median_abs_error=opt_number(1e12), worst_abs_error=opt_number(1e12), worst=opt_text,
                 machine_state={"type": ["object", "null"]},
                 results={"type": ["array", "null"], "maxItems": 100_000})]},
+            "campaign": {"oneOf": [{"type": "null"}, part(
+                [], pairs={"type": ["array", "null"], "maxItems": 100_000,
+                           "items": {"type": "array", "items": text, "minItems": 2, "maxItems": 2}},
+                round_trips={"type": ["integer", "null"], "minimum": 0},
+                duration_s=opt_number(1e12), stall_time_share=opt_number(1), stall_sample_share=opt_number(1),
+                episode_time_share=opt_number(1), os_noise=opt_text,
+                load={"type": ["array", "null"], "maxItems": 100_000, "items": {"type": "object"}},
+                per_pair={"type": ["array", "null"], "maxItems": 100_000, "items": {"type": "object"}},
+                flags={"type": ["array", "null"], "items": text, "maxItems": 1000})]},
+            "closure": {"oneOf": [{"type": "null"}, part(
+                ["experiment", "round_trips", "closes", "rows"], experiment=text,
+                size_bytes={"type": ["integer", "null"], "minimum": 0},
+                round_trips={"type": "integer", "minimum": 0}, closes={"type": "boolean"},
+                replayed={"type": ["integer", "null"], "minimum": 0},
+                rows={"type": "array", "maxItems": 1000, "items": {
+                    "type": "object", "required": ["statistic", "measured", "replay", "judged", "within"],
+                    "properties": {"statistic": text, "measured": number(1e18), "replay": number(1e18),
+                                   "judged": {"type": "boolean"}, "within": {"type": "boolean"}},
+                    "additionalProperties": False}},
+                clock_step_ns=opt_number(1e12), seed={"type": ["integer", "null"], "minimum": 0},
+                tolerance=opt_text, stall_model=opt_text,
+                notes={"type": ["array", "null"], "items": text, "maxItems": 1000})]},
         },
         "additionalProperties": False,
     }
@@ -394,6 +424,18 @@ class LogGOPS:
         if not (isinstance(self.S, int) and self.S >= 0):
             raise CloudnoiseError(f"LogGOPS S must be an integer >= 0 (bytes), got {self.S!r}")
 
+    def least_L(self) -> float:
+        """The least latency any message has (ns): L, or the least of the size classes' L."""
+        return min([float(self.L)] + [float(c.L) for c in self.size_classes]) if self.size_classes else float(self.L)
+
+    def latency_noise_floor(self) -> float:
+        """The least per-message latency noise (ns): minus the least L and the send overhead, so
+        that a message arrives no earlier than its send starts (a round trip measured faster than
+        the fitted overheads allow is a message whose overheads were smaller then)."""
+        # whole picoseconds, as the engine takes them, and one above: no rounding can pass it
+        least_ps = round(self.least_L() * 1000) + round(float(self.o_s if self.o_s is not None else self.o) * 1000)
+        return -(least_ps - 1) / 1000.0
+
 
 #: The key that marks a `cloudnoise profiles show --json` view: a profile to read, not to load.
 VIEW_KEY = "view_of"
@@ -448,6 +490,63 @@ class Check:
         if not isinstance(self.results, (list, tuple)) or not all(isinstance(r, dict) for r in self.results):
             raise CloudnoiseError("check results must be a list of objects")
         object.__setattr__(self, "results", tuple(self.results))
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """What the campaign a profile was built from measured, so what it can vouch for: the
+    pairs of hosts its latency series ran between (empty where the tool did not record
+    them), its round trips and how long they took, the share of that time spent in stalls
+    (and of the bandwidth series' in drops), the load at its experiments' starts and ends,
+    and `model build`'s flags about them (noise from one pair in a short run, a busy
+    machine, no OS-noise run)."""
+
+    provenance: Provenance
+    pairs: tuple[tuple[str, str], ...] = ()
+    round_trips: int | None = None
+    duration_s: float | None = None
+    stall_time_share: float | None = None
+    stall_sample_share: float | None = None
+    episode_time_share: float | None = None
+    os_noise: str | None = None
+    load: tuple[dict[str, Any], ...] = ()
+    flags: tuple[str, ...] = ()
+    # several pairs measured in turn: each pair's hosts, round trips, duration, time in stalls
+    per_pair: tuple[dict[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pairs", tuple(tuple(p) for p in (self.pairs or ())))
+        object.__setattr__(self, "per_pair", tuple(self.per_pair or ()))
+        object.__setattr__(self, "load", tuple(self.load or ()))
+        object.__setattr__(self, "flags", tuple(self.flags or ()))
+
+
+@dataclass(frozen=True)
+class Closure:
+    """The profile's replay of its own measurement (model/closure.py): back-to-back ping-pongs
+    through the engine with this profile, as many as measured, against the measured round
+    trips, row by row (quantiles and shares late), and whether every judged row is within its
+    tolerance. `stall_model` says how the profile's stalls act and why."""
+
+    provenance: Provenance
+    experiment: str
+    round_trips: int
+    closes: bool
+    rows: tuple[dict[str, Any], ...]
+    size_bytes: int | None = None
+    replayed: int | None = None
+    clock_step_ns: float | None = None
+    seed: int | None = None
+    tolerance: str | None = None
+    stall_model: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rows", tuple(dict(r) for r in self.rows))
+        object.__setattr__(self, "notes", tuple(self.notes or ()))
+
+    def misses(self) -> list[str]:
+        return [str(r["statistic"]) for r in self.rows if r.get("judged") and not r.get("within")]
 
 
 @dataclass(frozen=True)
@@ -554,7 +653,11 @@ class SystemProfile:
     # present, every simulation of the profile charges messages as their
     # simulator did, and its network noise is their measured samples.
     switch_draws: SwitchDraws | None = None
+    campaign: Campaign | None = None
+    closure: Closure | None = None
     check: Check | None = None
+    # Written by `profiles copy`: the source's name and its parts' values hashed (model/edits.py).
+    copied_from: dict[str, Any] | None = None
     base_dir: Path | None = field(default=None, compare=False)  # where relative files resolve; not saved
     origin: str = field(default="", compare=False)  # the file it was read from, for error messages; not saved
     # Which placement the top-level network parts describe: "same-rack" for the
@@ -703,9 +806,12 @@ class SystemProfile:
         """The latency excess distribution (ns over L), or None for no latency noise."""
         if self.latency_noise is None:
             return None
+        # measured per-message noise may run below L (a round trip faster than the noiseless
+        # one), never so far that a message arrives before its send starts
+        least = self.loggops.latency_noise_floor()
         with _naming(f"{self.where}: latency_noise"):
-            dist = self.latency_noise.distribution(self.base_dir, LATENCY_NOISE)
-        return check_latency_noise(dist, f"{self.where}: latency_noise")
+            dist = self.latency_noise.distribution(self.base_dir, LATENCY_NOISE.down_to(least))
+        return check_latency_noise(dist, f"{self.where}: latency_noise", least)
 
     def bandwidth_distribution(self) -> Distribution | None:
         """The bandwidth fraction-of-peak distribution, or None for no bandwidth noise."""
@@ -761,13 +867,13 @@ class SystemProfile:
         out: dict[str, Any] = {"format": FORMAT}
         for name in KEY_ORDER:
             value = getattr(self, name)
-            if value is None and name in ("compute", "different_racks", "switch_draws"):
+            if value is None and name in ("compute", "different_racks", "switch_draws", "copied_from"):
                 continue  # optional parts a profile may not have
             if name == "labels":
                 value = list(value)
             elif value is not None and hasattr(value, "__dataclass_fields__"):
                 value = _drop_none(asdict(value))
-            if name == "check" and value is None:  # written only where a check ran
+            if name in ("check", "campaign", "closure") and value is None:  # written only where known
                 continue
             out[name] = value
         return out
@@ -854,7 +960,9 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
         raise CloudnoiseError(f"{where}: format is {fmt!r}, expected {FORMAT!r}")
     # the schema sees the data as JSON has it (a dict built in Python may hold tuples)
     check_schema(json.loads(json.dumps(data, default=list)), PROFILE_SCHEMA, where, "profile")
-    body = {k: v for k, v in data.items() if k != "format"}
+    from cloudnoise.model.edits import mark_edits
+
+    body = {k: v for k, v in mark_edits(data, where).items() if k != "format"}
     required = ("name", "description", "loggops", "hardware", "prices")
     missing = [k for k in required if k not in body]
     if missing:
@@ -871,6 +979,8 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
         "different_racks": RackPlacement,
         "switch_draws": SwitchDraws,
         "check": Check,
+        "campaign": Campaign,
+        "closure": Closure,
     }
     for key, cls in parts.items():
         if body.get(key) is not None:

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from cloudnoise.errors import CloudnoiseError
 
 #: measured (by a campaign or the paper's authors), published (a price list, data sheet or
-#: paper table), reconstructed (derived under stated assumptions), calibrated (fitted to cited targets).
-PROVENANCE_KINDS = ("measured", "published", "reconstructed", "calibrated")
+#: paper table), reconstructed (derived under stated assumptions), calibrated (fitted to cited targets),
+#: edited (changed by hand in a copy of a profile: model/edits.py).
+PROVENANCE_KINDS = ("measured", "published", "reconstructed", "calibrated", "edited")
 
 
 @dataclass(frozen=True)

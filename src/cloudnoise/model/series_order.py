@@ -17,8 +17,9 @@ share:
 * **whether there is an order to read time from** (`SeriesOrder.fallback`):
   enough samples, start times that increase, values not in sorted order; else
   one line saying why, for the profile's provenance;
-* log-binned histograms and Otsu's split of one, and the lognormal that keeps a
-  streaming histogram's median and mean (`shape`).
+* log-binned histograms and Otsu's split of one, the lognormal that keeps a
+  streaming histogram's median and mean (`shape`), and the measured
+  distribution itself, bounded by what the series showed (`measured_shape`).
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ from statistics import NormalDist
 import numpy as np
 
 from cloudnoise.measurement.summaries import StreamStats
-from cloudnoise.model.distributions import Constant, Distribution, LogNormal
+from cloudnoise.model.distributions import Constant, Distribution, LogNormal, Mixture, Uniform
 
 MAX_SEGMENT_GAP_NS = 10**9  # a longer pause between two samples starts a new stretch of the series
 SORTED_SHARE = 0.99  # values non-decreasing at this share of steps: sorted, no order to read
 _Z75 = NormalDist().inv_cdf(0.75)
+# The probabilities `measured_shape` keeps a distribution at: finer in the upper tail
+SHAPE_POINTS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 1.0)
 
 # A batch of the series: start times (ns), round trips (ns), and a key that
 # changes where the series is not one stretch (another run, rank or stream).
@@ -165,3 +168,38 @@ def shape(stats: StreamStats, keep_mean: bool = True) -> Distribution:
     if not (q1 > 0 and q3 > q1 * 1.01):
         return Constant(median)
     return LogNormal.from_median(median, math.log(q3 / q1) / (2 * _Z75))
+
+
+def measured_shape(stats: StreamStats) -> Distribution:
+    """The measured distribution itself: uniform between its quantiles at SHAPE_POINTS (a
+    mixture), so nothing lies beyond the largest value the series showed. A model fitted
+    through a few seconds' median and mean (a lognormal of sigma 2.5 through a handful of long
+    episodes) claims a tail 10^3 times the median that no such series can support; this one
+    claims what was seen. A constant where the values agree."""
+    q = np.asarray(stats.quantiles(np.asarray(SHAPE_POINTS)), np.float64)
+    q = np.maximum.accumulate(q)
+    if stats.count < 2 or not q[-1] > q[0] * 1.001:
+        return Constant(float(stats.mean))
+    weights: list[float] = []
+    parts: list[Distribution] = []
+    for lo, hi, w in zip(q[:-1], q[1:], np.diff(SHAPE_POINTS)):
+        if not w > 0:
+            continue
+        part: Distribution = Uniform(float(lo), float(hi)) if hi > lo else Constant(float(lo))
+        if parts and isinstance(part, Constant) and isinstance(parts[-1], Constant) and parts[-1].value == part.value:
+            weights[-1] += float(w)
+            continue
+        weights.append(float(w))
+        parts.append(part)
+    total = sum(weights)
+    return Mixture(tuple(w / total for w in weights), tuple(parts)) if len(parts) > 1 else parts[0]
+
+
+def with_zero(share: float, dist: Distribution) -> Distribution:
+    """`dist`, except that a share `share` of draws is 0 (a mixture; mixtures do not nest, so a
+    mixture's own components join it)."""
+    if share <= 0:
+        return dist
+    if isinstance(dist, Mixture):
+        return Mixture((share, *(w * (1.0 - share) for w in dist.weights)), (Constant(0.0), *dist.components))
+    return Mixture((share, 1.0 - share), (Constant(0.0), dist))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
+from cloudnoise.console import Progress
 from cloudnoise.errors import EXIT_INTERRUPTED, CloudnoiseError
 from cloudnoise.paper.table import RESULT
 
@@ -100,17 +100,19 @@ def paper(reps: int, seed: int, out: Path, only: str | None, ids: str | None, wo
     if beyond_reps is not None and not beyond:
         raise CloudnoiseError("--beyond-reps goes with --beyond")
     extra = [(g, beyond_reps or BEYOND_REPS) for g in beyond_grids()] if beyond else []
-    show = not (as_json or as_csv or quiet) and sys.stderr.isatty()
-    bar = _Bar(show)
     try:
-        with bar:
+        with Progress("paper", quiet=as_json or as_csv or quiet) as bar:
             run = reproduce(statements, out, reps=reps, seed=seed, in_process=in_process,
-                            workers=workers or _cores(), scheduler=scheduler, progress=bar.update,
+                            workers=workers or _cores(), scheduler=scheduler, progress=bar,
                             causes=causes_for(statements), extra=extra)
     except KeyboardInterrupt:
-        raise CloudnoiseError(
-            f"interrupted; finished work is kept in {out}: rerun the same command to continue", EXIT_INTERRUPTED
-        ) from None
+        from cloudnoise.sweep.sweeper import saved_reps
+
+        saved = sum(saved_reps(d) for d in sorted(out.iterdir()) if d.is_dir()) if out.is_dir() else 0
+        if not saved:
+            raise CloudnoiseError("interrupted before any repetition was saved", EXIT_INTERRUPTED) from None
+        raise CloudnoiseError(f"interrupted; {saved:,} repetitions are saved in {out}: rerun the same command to continue",
+                              EXIT_INTERRUPTED) from None
     data = to_json(run, out)
     if run.extra:
         from cloudnoise.paper.reproduce import SweepRuns
@@ -129,32 +131,3 @@ def _write(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     os.replace(tmp, path)
-
-
-class _Bar:
-    """Progress with ETA over the simulated work (operations, not repetitions:
-    a repetition at 16K nodes costs thousands of times one at 4)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self._p: Any = None
-        self._task: Any = None
-
-    def __enter__(self) -> _Bar:
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-            self._p = Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
-                               TimeRemainingColumn(), console=Console(stderr=True), transient=True)
-            self._task = self._p.add_task("paper", total=1.0)
-            self._p.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._p is not None:
-            self._p.stop()
-
-    def update(self, done: float, total: float, label: str) -> None:
-        if self._p is not None:
-            self._p.update(self._task, completed=done, total=total, description=label)

@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from cloudnoise.console import ProgressSink
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.paper.table import FORMAT
 from cloudnoise.paper.measures import Config
 from cloudnoise.paper.statements import HPC, WORKLOADS, Outcome, Statement, check, needs_of
-from cloudnoise.sweep.plan import REP_OVERHEAD_OPS
+from cloudnoise.sweep.plan import task_cost
 
 VARIANT_ORDER = ("none", "os", "network", "both")
 # Operations per task in the campaign: 12x a sweep's (sweep.plan), 400 tasks at --reps 1000
@@ -92,15 +92,6 @@ def request_for(grid: Grid, reps: int, seed: int) -> Any:
         experiment=experiment, systems=tuple(system_from(s) for s in grid.systems), nodes=(grid.nodes,),
         variants=grid.variants, reps=reps, seed=seed, ready_order=preset.ready_order,
     )
-
-
-def task_cost(ops_per_rep: int, task: Any, alike: bool) -> float:
-    """A task's work in simulated operations (for the order and the ETA): a
-    noisy repetition weighs about 3 noiseless ones (measured: 2-7x on the
-    paper's cases, bench/bench_campaign.py --cases); a cell whose repetitions
-    are alike is simulated once."""
-    reps = 1 if alike else task.reps
-    return float(ops_per_rep + REP_OVERHEAD_OPS) * reps * (1.0 if task.variant == "none" else 3.0)
 
 
 Key = tuple[int, str, int]  # (sweep index, system, nodes): one configuration of the campaign
@@ -191,7 +182,7 @@ def reproduce(
     in_process: bool = False,
     workers: int = 2,
     scheduler: str | None = None,
-    progress: Callable[[float, float, str], None] | None = None,
+    progress: ProgressSink | None = None,
     causes: dict[str, str] | None = None,
     extra: list[tuple[Grid, int]] | tuple[tuple[Grid, int], ...] = (),
 ) -> PaperRun:
@@ -218,15 +209,16 @@ def reproduce(
     labels = [f"{get_preset(W[g.workload].preset).figure}: {g.workload} on {g.nodes} nodes" for g in grids]
     labels += [f"{get_preset(W[g.workload].preset).figure} beyond the paper: {g.workload} on {g.nodes} nodes"
                for g, _ in extra]
-    if progress is not None:
-        progress(0.0, total, "paper")
+    if progress is not None and groups:
+        _estimate(progress, sweeps, groups, total, workers=1 if in_process else workers, on_dask=not in_process)
+        progress.update(0.0, total, "")
 
     def save(key: Key, result: Any) -> None:
         nonlocal done
         sweeps[key[0]].save(result)
         done += task_costs[(key[0], result.task)]
         if progress is not None:
-            progress(done, total, labels[key[0]])
+            progress.update(done, total, labels[key[0]])
 
     def fail(key: Key, failure: Any) -> None:
         sweeps[key[0]].fail(failure)
@@ -248,6 +240,25 @@ def reproduce(
     runs = SweepRuns(out, grids)
     outcomes = [check(s, runs, causes) for s in statements]
     return PaperRun(outcomes, grids, reps, seed, time.perf_counter() - t0, reps_run, [g for g, _ in extra])
+
+
+def _estimate(progress: ProgressSink, sweeps: list[Any], groups: list[tuple[Key, list[tuple[Any, float]], float]],
+              total: float, workers: int, on_dask: bool) -> None:
+    """The campaign's wall time, at the speed timed on its largest sweep's workload (sweep/estimate.py)."""
+    from cloudnoise.console import ESTIMATE_FLOOR_S
+    from cloudnoise.cores import available_cores
+    from cloudnoise.sweep.estimate import DASK_START_S, FASTEST_UNITS_PER_S, estimate_sweep
+
+    parallel = max(1, min(workers, available_cores()))
+    if total / (FASTEST_UNITS_PER_S * parallel) < ESTIMATE_FLOOR_S:
+        return
+    largest = sweeps[groups[0][0][0]]
+    timed = estimate_sweep(largest.request, largest.experiments, {}, workers, on_dask=False)
+    if timed is None:
+        return
+    configs = len(groups)
+    seconds = total / (timed.units_per_s * parallel) + configs * 0.1 + (DASK_START_S if on_dask else 0.0)
+    progress.estimate(seconds, timed.basis)
 
 
 def summary(outcomes: list[Outcome]) -> dict[str, dict[str, int]]:

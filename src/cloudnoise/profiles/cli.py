@@ -1,4 +1,4 @@
-"""`cloudnoise profiles list|show|copy`: browse the built-in system profiles, copy one to edit."""
+"""`cloudnoise profiles list|show|diff|copy`: browse the built-in system profiles, compare two, copy one to edit."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import click
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -15,7 +16,8 @@ from cloudnoise.model.provenance import Provenance
 from cloudnoise.options import csv_option, json_option, one_of_json_csv
 from cloudnoise.profiles.registry import load_all_builtin, resolve_profile
 
-_KIND_STYLE = {"measured": "green", "published": "cyan", "reconstructed": "yellow"}
+DIFF_WIDTH = 60  # characters of a value per line in `profiles diff` (a source wraps)
+_KIND_STYLE = {"measured": "green", "published": "cyan", "reconstructed": "yellow", "edited": "magenta"}
 
 
 def _num(x: float | None, fmt: str = "{:g}") -> str:
@@ -192,6 +194,8 @@ def show_cmd(name: str, as_json: bool) -> None:
         con.print(_prov(c.provenance) + "\n")
 
     _noise_table(con, p, "Noise models" + ("" if p.different_racks is None else " (same rack)"))
+    _closure_table(con, p)
+    _campaign_lines(con, p)
     dr = p.different_racks
     if dr is not None:
         con.print()
@@ -232,11 +236,61 @@ def _noise_table(con: Console, p, title: str, os_noise: bool = True) -> None:
     if os_noise and p.os_noise is not None:
         t.add_row("OS", p.os_noise.synthetic or f"trace {p.os_noise.trace}", "", p.os_noise.provenance.kind)
     con.print(t)
+    shadowed = [name for name, part in (("latency", p.latency_noise), ("bandwidth", p.bandwidth_noise))
+                if part is not None]
+    if sd is not None and shadowed:
+        con.print(f"the switch draws take precedence: the {' and '.join(shadowed)} noise above is checked but not "
+                  "used in simulations")
     for label, part in (("latency", p.latency_noise), ("bandwidth", p.bandwidth_noise),
                         ("network (switch draws, docs/profile-format.md)", sd),
                         ("OS", p.os_noise if os_noise else None)):
         if part is not None:
             con.print(f"{label} noise - " + _prov(part.provenance))
+
+
+def _closure_table(con: Console, p) -> None:
+    """The profile's replay of its own measurement (model/closure.py), row by row."""
+    c = p.closure
+    if c is None:
+        return
+    con.print()
+    t = Table(title=f"Closure: {c.replayed or c.round_trips:,} round trips of {c.experiment} replayed with this profile "
+                    f"({'closes' if c.closes else 'misses ' + ', '.join(c.misses()) if c.misses() else 'not judged'})")
+    for col in ("statistic", "measured", "replay", ""):
+        t.add_column(col, justify="right" if col in ("measured", "replay") else "left")
+    for r in c.rows:
+        late = str(r["statistic"]).startswith("late")
+        show = (lambda v: f"{100 * v:.3g}%") if late else (lambda v: f"{v / 1e3:.4g} us")
+        mark = "" if not r.get("judged") else ("within" if r.get("within") else "[bold red]miss[/bold red]")
+        t.add_row(str(r["statistic"]), show(float(r["measured"])), show(float(r["replay"])), mark)
+    con.print(t)
+    if c.tolerance:
+        con.print(f"tolerance: {c.tolerance}")
+    if c.stall_model:
+        con.print(f"stall model: {c.stall_model}")
+    for note in c.notes:
+        con.print(f"note: {note}")
+    con.print(_prov(c.provenance))
+
+
+def _campaign_lines(con: Console, p) -> None:
+    """What the campaign measured, so what the profile can vouch for (model/vouching.py)."""
+    m = p.campaign
+    if m is None:
+        return
+    pairs = ", ".join(f"{a}-{b}" for a, b in m.pairs) if m.pairs else "not recorded"
+    bits = [f"pairs {pairs}"]
+    if m.round_trips is not None:
+        bits.append(f"{m.round_trips:,} round trips")
+    if m.duration_s is not None:
+        bits.append(f"over {m.duration_s:.3g} s")
+    if m.stall_time_share is not None:
+        bits.append(f"{100 * m.stall_time_share:.3g}% of that time in stalls")
+    if m.episode_time_share:
+        bits.append(f"bandwidth drops {100 * m.episode_time_share:.3g}% of the bandwidth series' time")
+    con.print(f"\n[bold]Measured[/bold]: {'; '.join(bits)}")
+    for flag in m.flags:
+        con.print(f"[yellow]flag[/yellow]: {flag}")
 
 
 def _model_text(model) -> str:
@@ -245,6 +299,54 @@ def _model_text(model) -> str:
     if model.samples is not None:
         return f"samples {model.samples}" + (f" [{model.column}]" if model.column else "")
     return f"quantile table ({len(model.quantiles['p'])} points)"
+
+
+@profiles.command("diff")
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B")
+@click.option("--changed", is_flag=True, help="Only the parameters that differ [default: every parameter].")
+@json_option("Print one JSON object: both profiles' names and every row (parameter, a, b, same).")
+@csv_option("Print the rows as CSV: parameter, a, b, same.")
+def diff_cmd(a: str, b: str, changed: bool, as_json: bool, as_csv: bool) -> None:
+    """Two profiles side by side: every parameter (LogGOPS, noise, prices,
+    hardware, Table II figures) with its source, A and B built-in names or
+    profile files; the rows that differ are marked. A long list (a quantile
+    table) shows as its length, range and a short hash.
+
+    \b
+    Examples:
+      cloudnoise profiles diff aws-hpc aws-hpc-metal
+      cloudnoise profiles diff daint mine/daint.json --changed
+      cloudnoise profiles diff gcp-hpc azure-hpc --json
+    """
+    from cloudnoise.profiles.diff import diff_profiles
+
+    one_of_json_csv(as_json, as_csv)
+    pa, pb = resolve_profile(a), resolve_profile(b)
+    every = diff_profiles(pa, pb)
+    differ = sum(not r.same for r in every)
+    rows = [r for r in every if not (changed and r.same)]
+    if as_json:
+        click.echo(json.dumps({"a": a, "b": b, "parameters": len(every), "differ": differ,
+                               "rows": [r.to_dict() for r in rows]}, ensure_ascii=False))
+        return
+    if as_csv:
+        write_csv(("parameter", "a", "b", "same"), ((r.parameter, r.a, r.b, r.same) for r in rows))
+        return
+    con = stdout_console()
+    if not rows:
+        con.print(f"{a} and {b}: all {len(every)} parameters are the same (side files are compared by name)")
+        return
+    t = Table(title=f"{a} (A) and {b} (B): {differ} of {len(every)} parameters differ", box=box.SIMPLE_HEAD,
+              caption="≠ marks a parameter that differs; the provenance rows are the sources", title_justify="left")
+    t.add_column("", no_wrap=True)
+    t.add_column("parameter", no_wrap=True)
+    t.add_column("A", overflow="fold", max_width=DIFF_WIDTH)
+    t.add_column("B", overflow="fold", max_width=DIFF_WIDTH)
+    for r in rows:
+        style = None if r.same else "bold"
+        t.add_row("" if r.same else "≠", r.parameter, r.a, r.b, style=style)
+    con.print(t)
 
 
 @profiles.command("copy")

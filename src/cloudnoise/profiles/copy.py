@@ -7,12 +7,18 @@ profile `profiles show --json` printed, finds nothing beside it. This copies
 the JSON byte for byte and each side file under the same relative name into
 one folder, where the copy loads from anywhere and can be edited.
 
+The JSON is the source's with one key added, `copied_from`: the source's
+name and a hash of each part's values (model/edits.py), so that a part the
+user edits loads as `edited` from its source, never as the source's
+`published` or `measured` values.
+
 The side files go first and the JSON last, each atomically: an interrupted
 copy leaves no JSON, or a JSON whose missing file the loader names.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -39,16 +45,30 @@ def _same_file(a: Path, b: Path) -> bool:
     return a.exists() and b.exists() and os.path.samefile(a, b)
 
 
-def _place(source: Path, target: Path) -> None:
-    """`source` copied to `target`; an existing different file is never overwritten."""
+def _place(source: Path, target: Path, content: bytes | None = None) -> None:
+    """`source` (or `content`, what is written for it) copied to `target`; an existing
+    different file is never overwritten."""
     if target.exists():
-        if target.is_file() and target.read_bytes() == source.read_bytes():
+        if target.is_file() and target.read_bytes() == (source.read_bytes() if content is None else content):
             return  # copied before: the same bytes
         raise CloudnoiseError(f"{shown(target)}: exists and differs from {shown(source)}; copy into another "
                               "folder, or remove it first")
     target.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(target) as tmp:
-        shutil.copyfile(source, tmp)
+        if content is None:
+            shutil.copyfile(source, tmp)
+        else:
+            Path(tmp).write_bytes(content)
+
+
+def _with_record(source: Path) -> bytes:
+    """The source profile's JSON with its `copied_from` record (model/edits.py)."""
+    from cloudnoise.input_files import read_json
+    from cloudnoise.model.edits import COPIED_FROM, copy_record
+
+    data = read_json(source, "profile file")
+    data = {**{k: v for k, v in data.items() if k != COPIED_FROM}, COPIED_FROM: copy_record(data)}
+    return (json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode()
 
 
 def copy_files(profile: SystemProfile, folder: Path) -> ProfileCopy:
@@ -70,5 +90,5 @@ def copy_files(profile: SystemProfile, folder: Path) -> ProfileCopy:
         _place(found, target)
         copied.append(target.resolve())
     target = folder / source.name
-    _place(source, target)
+    _place(source, target, _with_record(source))
     return ProfileCopy(target.resolve(), tuple(copied))

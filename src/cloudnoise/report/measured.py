@@ -50,6 +50,7 @@ class NoiseSeries:
     size_bytes: int
     span_s: float  # how long the measurement lasted
     shown_percent: float = 0.1  # the share of the samples shown, in %
+    longest: tuple[float, float] | None = None  # OS detours: the run's longest (start s, duration µs), in the window or not
 
 
 def _top_iterations(stats: ExperimentStats, size: int, threshold_ns: float) -> tuple[np.ndarray, np.ndarray, int, int]:
@@ -174,8 +175,10 @@ def os_detours(c: CampaignData, window_s: float = DETOUR_WINDOW_S) -> NoiseSerie
     top = durations >= threshold
     row = os_noise_row(c) or {}
     measured_s = float(row.get("duration_s") or (trace.starts + trace.durations).max() / 1e9)
+    k = int(np.argmax(trace.durations))
+    longest = (float(trace.starts[k]) / 1e9, float(trace.durations[k]) / 1000.0)
     return NoiseSeries(c.name, starts[top] / 1e9, durations[top], 1.0, threshold, int(durations.size), 0,
-                       min(window_s, measured_s), 100.0 - DETOUR_TOP)
+                       min(window_s, measured_s), 100.0 - DETOUR_TOP, longest)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from cloudnoise.costs.model import Pricing, cheapest, compare_systems
+from cloudnoise.costs.billing import Billing
+from cloudnoise.costs.model import Pricing, billing_label, cheapest, compare_systems
 from cloudnoise.costs.money import per_runs_unit
 from cloudnoise.report.costs import find_profile
 from cloudnoise.report.data import SweepData
@@ -46,9 +47,10 @@ class Observation:
 
 
 def format_ratio(ratio: float) -> str:
-    """2.1x; small effects keep two decimals (1.04x) so they do not read as 1.0x; large ones none (1791x)."""
+    """2.1x; small effects keep two decimals (1.04x) so they do not read as 1.0x; large ones none,
+    in groups of thousands (1791x, 43,650x)."""
     if ratio >= 99.95:
-        return f"{ratio:.0f}x"
+        return f"{ratio:,.0f}x"
     return f"{ratio:.1f}x" if ratio >= 1.095 or ratio < 0.9 else f"{ratio:.2f}x"
 
 
@@ -123,8 +125,9 @@ def _worst_variant(variants: list[str]) -> str | None:
     return None
 
 
-def cheapest_per_scale(sweep: SweepData, pricing: Pricing) -> list[Observation]:
-    """At each scale with at least two priced systems: the cheapest one, with the most noise simulated."""
+def cheapest_per_scale(sweep: SweepData, pricing: Pricing, billing: Billing | None = None) -> list[Observation]:
+    """At each scale with at least two priced systems: the cheapest one, with the most
+    noise simulated, its median run billed by `billing` (None: each provider's rule)."""
     out: list[Observation] = []
     profiles = {s: p for s in sweep.systems() if (p := find_profile(s)) is not None}
     for nodes in sweep.nodes():
@@ -137,7 +140,7 @@ def cheapest_per_scale(sweep: SweepData, pricing: Pricing) -> list[Observation]:
             base = sweep.get(system, nodes, "none")
             runs.append((profile, float(np.median(values)) / 1e9,
                          float(np.median(base)) / 1e9 if base is not None and len(base) else None))
-        rows = compare_systems(runs, nodes, pricing)
+        rows = compare_systems(runs, nodes, pricing, billing)
         priced = [r for r in rows if r.cost_usd is not None]
         if len(priced) < 2:
             continue
@@ -147,15 +150,16 @@ def cheapest_per_scale(sweep: SweepData, pricing: Pricing) -> list[Observation]:
         noise = "without noise" if variant == "none" else f"with {NOISE_NOUNS[variant]}"
         unit = per_runs_unit([best.cost_usd, worst.cost_usd])  # one unit for both, so they compare at a glance
         text = (f"{sweep.title}: at {nodes} nodes the cheapest system is {best.system} "
-                f"({unit.text(best.cost_usd)}, {pricing.label()}, {noise}); "
+                f"({unit.text(best.cost_usd)}, {pricing.label()}, {billing_label(billing)}, {noise}); "
                 f"{worst.system} costs {format_ratio(factor)} as much ({unit.text(worst.cost_usd)}).")
         out.append(Observation("cheapest", text, {"nodes": nodes, "system": best.system, "cost_usd": best.cost_usd,
                                                   "variant": variant, "most_expensive": worst.system,
                                                   "factor": factor}))
-    return _merge_same_cheapest(sweep, out, pricing)
+    return _merge_same_cheapest(sweep, out, pricing, billing)
 
 
-def _merge_same_cheapest(sweep: SweepData, per_scale: list[Observation], pricing: Pricing) -> list[Observation]:
+def _merge_same_cheapest(sweep: SweepData, per_scale: list[Observation], pricing: Pricing,
+                         billing: Billing | None = None) -> list[Observation]:
     """One sentence instead of one per scale when the same system is cheapest everywhere."""
     if len(per_scale) < 2 or len({o.values["system"] for o in per_scale}) > 1:
         return per_scale
@@ -164,7 +168,7 @@ def _merge_same_cheapest(sweep: SweepData, per_scale: list[Observation], pricing
     variant = first["variant"]
     noise = "without noise" if variant == "none" else f"with {NOISE_NOUNS[variant]}"
     text = (f"{sweep.title}: {first['system']} is the cheapest system at every scale compared "
-            f"({first['nodes']}–{last['nodes']} nodes, {pricing.label()}, {noise}): "
+            f"({first['nodes']}–{last['nodes']} nodes, {pricing.label()}, {billing_label(billing)}, {noise}): "
             f"{per_runs_unit([first['cost_usd'], last['cost_usd']]).text(first['cost_usd'], last['cost_usd'])}; "
             "the most expensive costs "
             f"{format_ratio(min(factors))} to {format_ratio(max(factors))} as much.")
@@ -196,7 +200,7 @@ def campaign_facts(name: str, table2: dict[str, Any], os_row: dict[str, Any] | N
     out: list[Observation] = []
     lat = table2.get("latency_normalized") or {}
     if "p99.9" in lat and "min_latency_us" in table2:
-        text = (f"On {name}, the 99.9th-percentile latency is {lat['p99.9']:.1f}x the minimum "
+        text = (f"On {name}, the 99.9th-percentile latency is {format_ratio(float(lat['p99.9']))} the minimum "
                 f"({table2['min_latency_us']:.3g} µs); the largest sample is {format_ratio(float(lat.get('max', float('nan'))))}.")
         out.append(Observation("latency_tail", text, {"campaign": name, "p999_over_min": lat["p99.9"],
                                                       "max_over_min": lat.get("max"),
@@ -210,7 +214,7 @@ def campaign_facts(name: str, table2: dict[str, Any], os_row: dict[str, Any] | N
                                                         "max_bandwidth_gbps": table2["max_bandwidth_gbps"]}))
     if os_row and os_row.get("detours"):
         text = (f"On {name}, OS detours take {os_row['noise_fraction']:.2%} of the time: "
-                f"{os_row['detours_per_s']:.0f} per second, the longest {os_row['max_detour_us']:.0f} µs.")
+                f"{os_row['detours_per_s']:,.0f} per second, the longest {os_row['max_detour_us']:,.0f} µs.")
         out.append(Observation("os_noise", text, {"campaign": name, "noise_fraction": os_row["noise_fraction"],
                                                   "detours_per_s": os_row["detours_per_s"],
                                                   "max_detour_us": os_row["max_detour_us"]}))

@@ -64,8 +64,11 @@ def measured_row(c: CampaignData, pricing: Pricing, profiles: dict[str, SystemPr
     labels = c.meta.get("labels") or {}
     profile = profiles.get(str(labels.get("system", "")))
     instance = labels.get("instance") or c.meta.get("cpu_model") or "—"
+    froms = [f"{what} from {t2[key]}" for what, key in (("latency", "latency_from"), ("bandwidth", "bandwidth_from"))
+             if t2.get(key)]
+    source = "measured here" + (f" ({', '.join(froms)})" if froms else "")
     return Table2Row(
-        c.name, "measured here", str(instance), placement(c.meta),
+        c.name, source, str(instance), placement(c.meta),
         t2.get("min_latency_us"), t2.get("mean_latency_us"), t2.get("max_bandwidth_gbps"),
         t2.get("mean_bandwidth_gbps"), pricing.price_per_node_hour(profile) if profile else None,
     )

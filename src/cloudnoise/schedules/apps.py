@@ -84,6 +84,7 @@ from cloudnoise.schedules.patterns import (
     _engine,
     check_schedgen,
     parse_segmentsize,
+    accepted_names,
     pattern_names,
 )
 from cloudnoise.units import parse_size_bytes, parse_time_ps
@@ -199,7 +200,7 @@ def parse_phase(text: str, where: str = "", schedgen: str | None = None) -> Phas
         if opts_text:
             raise _fail(where, "compute takes no options")
         return Phase("compute", text, compute_ps=_time_ps(parts[1], where))
-    names = pattern_names()
+    names = accepted_names()
     if kind not in names:
         raise _fail(where, f"unknown phase kind {kind!r}; use gemm, compute or a pattern: {', '.join(names)}")
     try:
@@ -359,8 +360,9 @@ class Application:
                 ps = round(c.ps, -3) if whole_ns else c.ps
                 out.append(("compute", "", ps, 0, 0, None, ""))
             else:
-                segment = phase.collective(self.ranks).segment_bytes()
-                out.append(("collective", phase.pattern, phase.size, phase.nway, segment, phase.nb_ns, phase.schedgen))
+                spec = phase.collective(self.ranks)  # an MPI name becomes MPICH's algorithm at these ranks
+                out.append(("collective", spec.pattern, phase.size, phase.nway, spec.segment_bytes(), phase.nb_ns,
+                            phase.schedgen))
         return out
 
     def generate(self) -> Any:
@@ -382,9 +384,18 @@ class Application:
         return dict(_call(_engine().count_application, self.ranks, self.iterations, self.engine_phases()))
 
     def label(self) -> str:
-        text = " + ".join(p.text for p in self.spec.phases)
-        head = f"{self.spec.name}: " if self.spec.name and self.spec.name != text else ""
+        text = " + ".join(self._phase_text(p) for p in self.spec.phases)
+        written = " + ".join(p.text for p in self.spec.phases)
+        head = f"{self.spec.name}: " if self.spec.name and self.spec.name != written else ""
         return f"{head}{text}, {self.iterations} iteration{'s' if self.iterations != 1 else ''}, {self.ranks} ranks"
+
+    def _phase_text(self, phase: Any) -> str:
+        """A phase as written; an MPI name also says the algorithm MPICH runs here."""
+        if phase.kind == "collective":
+            spec = phase.collective(self.ranks)
+            if spec.mpi_call is not None:
+                return f"{phase.text} (MPICH's algorithm here: {spec.pattern})"
+        return str(phase.text)
 
     def describe(self) -> dict[str, Any]:
         """The application for JSON output."""

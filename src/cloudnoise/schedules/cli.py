@@ -84,10 +84,13 @@ def generate(
     write_goal(spec, out)
     if as_json:
         click.echo(json.dumps({"out": str(out), "pattern": spec.pattern, "ranks": spec.ranks, "size_bytes": spec.size,
-                               "segmentsize_bytes": spec.segment_bytes(), "schedgen": spec.schedgen}))
+                               "segmentsize_bytes": spec.segment_bytes(), "schedgen": spec.schedgen,
+                               **({"mpi_call": spec.mpi_call, "why": spec.why} if spec.mpi_call else {})}))
     else:
         flavour = " (the paper authors' Schedgen)" if spec.schedgen == "paper" else ""
         click.echo(f"wrote {out}: {spec.pattern}{flavour}, {spec.ranks} ranks, {spec.size} B", err=True)
+        if spec.mpi_call is not None:
+            click.echo(spec.why, err=True)
 
 
 def _check_goal_path(out: Path) -> None:

@@ -19,7 +19,7 @@ rank: `segmentsize="size/ranks"` asks for that (SIZE // P bytes, at least 1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -92,6 +92,14 @@ def pattern_names() -> list[str]:
     return [p.name for p in list_patterns()]
 
 
+def accepted_names() -> list[str]:
+    """What a pattern may be named: Schedgen's patterns, and the MPI names simulated
+    as MPICH's algorithm at the size and rank count (mpi_algorithms.py)."""
+    from cloudnoise.schedules.mpi_algorithms import MPI_NAMES
+
+    return pattern_names() + list(MPI_NAMES)
+
+
 @dataclass(frozen=True)
 class CollectiveSpec:
     """One collective: Schedgen pattern name and arguments.
@@ -110,13 +118,27 @@ class CollectiveSpec:
     segmentsize: int | str = DEFAULT_SEGMENTSIZE
     nb: int | None = None
     schedgen: str = DEFAULT_SCHEDGEN
+    # An MPI name given as the pattern (allreduce, bcast, alltoall): `pattern` is then the
+    # Schedgen pattern of MPICH's algorithm at this size and rank count (mpi_algorithms.py),
+    # chosen again when the ranks change, and `why` says which and why in one line.
+    mpi_call: str | None = None
+    why: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
+        from cloudnoise.schedules.mpi_algorithms import MPI_NAMES, mpich_choice
+
+        if self.mpi_call is None and self.pattern in MPI_NAMES:
+            object.__setattr__(self, "mpi_call", self.pattern)
+        if self.mpi_call is not None and _whole(self.ranks) and _whole(self.size):
+            choice = mpich_choice(self.mpi_call, self.ranks, self.size)
+            object.__setattr__(self, "pattern", choice.pattern)
+            object.__setattr__(self, "why", choice.why)
         infos = {p.name: p for p in list_patterns()}
         names = list(infos)
         if self.pattern not in names:
             raise CloudnoiseError(
-                f"unknown pattern {self.pattern!r}{did_you_mean(self.pattern, names)} (choose one of: {', '.join(names)})"
+                f"unknown pattern {self.pattern!r}{did_you_mean(self.pattern, names + list(MPI_NAMES))} (choose one "
+                f"of: {', '.join(names)}; or an MPI name, simulated as MPICH's algorithm: {', '.join(MPI_NAMES)})"
             )
         check_schedgen(self.schedgen)
         if self.schedgen == "paper" and infos[self.pattern].paper == "absent":
@@ -164,6 +186,10 @@ class CollectiveSpec:
             "nb": self.nb,
             "schedgen": self.schedgen,
         }
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _call(func: Any, *args: Any, **kwargs: Any) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,9 +22,10 @@ from cloudnoise import _engine
 from cloudnoise.comma_lists import items_of
 from cloudnoise.cores import available_cores
 from cloudnoise.errors import EXIT_STUCK, CloudnoiseError
+from cloudnoise.simulation.critical_path import CriticalPaths, check_memory
 from cloudnoise.simulation.noise import NoiseSetup
 from cloudnoise.simulation.params import LogGOPS
-from cloudnoise.simulation.inputs import load_schedule  # noqa: F401  (re-exported)
+from cloudnoise.simulation.inputs import ScheduleInput, load_schedule  # noqa: F401  (re-exported)
 from cloudnoise.simulation.result import SimulationResult
 from cloudnoise.simulation.variants import READY_ORDERS, VARIANTS  # noqa: F401  (re-exported)
 
@@ -43,7 +45,7 @@ def _ps_to_ns(ps: np.ndarray) -> np.ndarray:
 
 
 def simulate(
-    schedule: Schedule | str | os.PathLike[str] | None = None,
+    schedule: ScheduleInput | Schedule | str | os.PathLike[str] | None = None,
     *,
     pattern: str | None = None,
     ranks: int | None = None,
@@ -82,12 +84,15 @@ def simulate(
     first_rep: int = 0,
     ready_order: str = "program",
     progress: Callable[[int], None] | None = None,
+    critical_path: bool = False,
+    path_reps: Sequence[int] = (),
 ) -> SimulationResult:
     """Simulates a workload with LogGOPS, with or without noise, `reps` times.
 
     The workload is one of:
 
-    - `schedule`: an engine Schedule or a GOAL file (`.goal`, gzip recognised);
+    - `schedule`: an engine Schedule or a GOAL file (`.goal`, gzip recognised),
+      or a ScheduleInput that `simulation.inputs.schedule_input` resolved;
     - a generated collective: `pattern` (`cloudnoise schedule list`), `ranks`,
       `size` (bytes or "16B", "128KiB"), and `nway`, `segmentsize` (bytes,
       or "size/ranks"), `nb`, `schedgen` ("public" Schedgen's pattern, the
@@ -130,6 +135,11 @@ def simulate(
     LogGOPSim exactly, its unstable sort included. `progress(done)` is
     called as repetitions finish.
 
+    `critical_path`: the engine also records every repetition's critical path
+    (`paths`, a CriticalPaths: its time split into LogGOPS terms and noise,
+    adding up to the runtime; the whole path of the repetitions in
+    `path_reps`). The results are the same; the engine is somewhat slower.
+
     Returns a SimulationResult: `runtime_ns` (one per repetition),
     `host_end_ns`, `statistics`, `variants`, `to_dict()` (what `cloudnoise
     simulate --json` prints), `to_pandas()`.
@@ -141,18 +151,77 @@ def simulate(
     size="16B", profile="azure-hpc", noise=["both", "none"], reps=100,
     seed=1).variants["both"].statistics.median`
     """
+    run = prepare_run(schedule, seed=seed, **{k: v for k, v in locals().items() if k in RUN_INPUTS})
+    setup, names, workload = run.noise, run.variants, run.workload
+    threads = available_cores() if threads is None else threads
+    results: dict[str, SimulationResult] = {}
+    for k, name in enumerate(names):
+        step = None if progress is None else (lambda done, k=k: progress(k * reps + done))
+        r = run_variant(
+            workload.schedule, params=run.params, noise=setup, variant=name, reps=reps, seed=seed, threads=threads,
+            first_rep=first_rep, ready_order=ready_order, progress=step, critical_path=critical_path,
+            path_reps=path_reps,
+        )
+        r.source, r.parse_seconds = workload.source, workload.parse_seconds
+        if workload.application is not None:
+            _attach_application(r, workload.application)
+        if workload.trace_info is not None:
+            r.extra["trace"] = workload.trace_info
+        results[name] = r
+    primary = results[names[0]]
+    if setup is not None:
+        primary.noise_sources = setup.describe()
+    if len(results) > 1:
+        primary.variants = results
+    return primary
+
+
+# simulate's inputs that say what runs (the workload, the parameters, the noise), as
+# prepare_run takes them by name.
+RUN_INPUTS = (
+    "pattern", "ranks", "size", "nway", "segmentsize", "nb", "schedgen", "app", "iterations", "gflops", "trace",
+    "algorithms", "compute_scale", "allow_unsupported", "scaling", "grid", "profile", "compute_rate", "params", "L",
+    "o", "g", "G", "O", "S", "noise", "variant", "os_noise", "latency_noise", "bandwidth_noise", "bandwidth_episodes",
+)
+
+
+@dataclass
+class PreparedRun:
+    """What `simulate` runs, resolved: the schedule, the parameters, the noise (None: no
+    noise source given) and the variants, the primary first."""
+
+    workload: ScheduleInput
+    params: LogGOPS
+    noise: NoiseSetup | None
+    variants: list[str]
+
+
+def prepare_run(schedule: ScheduleInput | Schedule | str | os.PathLike[str] | None = None, *, seed: int = 0,
+                **inputs: Any) -> PreparedRun:
+    """Resolves `simulate`'s inputs (RUN_INPUTS, by name, with simulate's defaults) without
+    running anything: for the commands that run the engine their own way (explain)."""
+    unknown = sorted(set(inputs) - set(RUN_INPUTS))
+    if unknown:
+        raise TypeError(f"unexpected input {unknown[0]!r} (simulate's are {', '.join(RUN_INPUTS)})")
     from cloudnoise.simulation.inputs import schedule_input
     from cloudnoise.simulation.setup import load_system, resolve_noise, resolve_params
 
+    get = inputs.get
+    profile, compute_rate, gflops, params = get("profile"), get("compute_rate"), get("gflops"), get("params")
+    noise, variant = get("noise"), get("variant")
+    os_noise, latency_noise = get("os_noise"), get("latency_noise")
+    bandwidth_noise, bandwidth_episodes = get("bandwidth_noise"), get("bandwidth_episodes")
     system = load_system(profile) if profile is not None else None
     if compute_rate is None and system is not None and gflops is None:
         compute_rate = system.compute_rate()  # gemm:N at the profile's node rate
     workload = schedule_input(
-        schedule, pattern=pattern, ranks=ranks, size=size, nway=nway, segmentsize=segmentsize, nb=nb,
-        schedgen=schedgen, app=app, iterations=iterations, gflops=gflops, trace=trace, algorithms=algorithms,
-        compute_scale=compute_scale, allow_unsupported=allow_unsupported, rate=compute_rate, scaling=scaling, grid=grid,
+        schedule, pattern=get("pattern"), ranks=get("ranks"), size=get("size"), nway=get("nway", 1),
+        segmentsize=get("segmentsize", 1), nb=get("nb"), schedgen=get("schedgen"), app=get("app"),
+        iterations=get("iterations"), gflops=gflops, trace=get("trace"), algorithms=get("algorithms"),
+        compute_scale=get("compute_scale"), allow_unsupported=bool(get("allow_unsupported", False)), rate=compute_rate,
+        scaling=get("scaling"), grid=get("grid"),
     )
-    overrides = {"L": L, "o": o, "g": g, "G": G, "O": O, "S": S}
+    overrides = {k: get(k) for k in ("L", "o", "g", "G", "O", "S")}
     if params is not None and any(v is not None for v in overrides.values()):
         raise CloudnoiseError("give either params or L/o/g/G/O/S, not both")
     if params is None:
@@ -182,26 +251,7 @@ def simulate(
     if setup is not None:
         setup.check_variants(names)
     names = list(dict.fromkeys(names))
-    threads = available_cores() if threads is None else threads
-    results: dict[str, SimulationResult] = {}
-    for k, name in enumerate(names):
-        step = None if progress is None else (lambda done, k=k: progress(k * reps + done))
-        r = run_variant(
-            workload.schedule, params=params, noise=setup, variant=name, reps=reps, seed=seed, threads=threads,
-            first_rep=first_rep, ready_order=ready_order, progress=step,
-        )
-        r.source, r.parse_seconds = workload.source, workload.parse_seconds
-        if workload.application is not None:
-            _attach_application(r, workload.application)
-        if workload.trace_info is not None:
-            r.extra["trace"] = workload.trace_info
-        results[name] = r
-    primary = results[names[0]]
-    if setup is not None:
-        primary.noise_sources = setup.describe()
-    if len(results) > 1:
-        primary.variants = results
-    return primary
+    return PreparedRun(workload, params, setup, names)
 
 
 def _attach_application(result: SimulationResult, application: Any) -> None:
@@ -224,8 +274,12 @@ def run_variant(
     first_rep: int = 0,
     ready_order: str = "program",
     progress: Callable[[int], None] | None = None,
+    critical_path: bool = False,
+    path_reps: Sequence[int] = (),
+    departures: bool = False,
 ) -> SimulationResult:
-    """One noise variant of a loaded schedule through the engine: the core of `simulate`."""
+    """One noise variant of a loaded schedule through the engine: the core of `simulate`.
+    `departures`: also each send's departure time in the first repetition (`departures_ns`)."""
     if reps < 1:
         raise CloudnoiseError(f"--reps must be at least 1, got {reps}")
     if threads < 1:
@@ -239,11 +293,15 @@ def run_variant(
     if noise is not None:
         if variant != "both":  # "both" applies whatever noise is given
             noise.check_variants([variant])
+        if noise.latency is not None and variant in ("network", "both"):
+            _latency_within(noise, params)
         engine_noise = noise.engine_model(variant)
     elif variant in ("none", "both"):
         engine_noise = _engine.NoiseModel()
     else:
         raise CloudnoiseError(f"variant {variant!r} needs noise: give a profile or a noise source")
+    if critical_path:
+        check_memory(schedule.num_ops, min(threads, reps))
     t0 = time.perf_counter()
     try:
         out = _engine.run(
@@ -256,6 +314,9 @@ def run_variant(
             threads=threads,
             program_order=ready_order == "program",
             progress=progress,
+            critical_path=critical_path,
+            path_reps=[int(r) for r in path_reps],
+            departures=departures,
         )
     except _engine.DeadlockError as err:
         hint = ""
@@ -267,6 +328,11 @@ def run_variant(
         raise CloudnoiseError(f"{err}{hint}", EXIT_STUCK) from None
     except OverflowError as err:
         raise CloudnoiseError(str(err)) from None
+    except MemoryError:
+        raise CloudnoiseError(
+            f"not enough memory for {schedule.num_ops:,} operations on {threads} threads"
+            + (" with their critical paths" if critical_path else "") + ": give fewer --threads or a smaller run"
+        ) from None
     engine_seconds = time.perf_counter() - t0
     return SimulationResult(
         ranks=schedule.num_ranks,
@@ -280,7 +346,24 @@ def run_variant(
         engine_seconds=engine_seconds,
         ready_order=ready_order,
         variant=variant if noise is not None else "",
+        paths=CriticalPaths.from_engine(out) if critical_path else None,
+        departures_ns=_ps_to_ns(out["departures_ps"]) if departures else None,
     )
+
+
+def _latency_within(noise: NoiseSetup, params: LogGOPS) -> None:
+    """Latency noise below L (a measured profile's, model/latency_deconvolution.py) may take back
+    at most L and the send overhead: a message never arrives before its send started. With an
+    L or o given on the command line smaller than the profile's, a draw could."""
+    from cloudnoise.model.distributions import drawn_range
+
+    assert noise.latency is not None
+    least = drawn_range(noise.latency)[0]
+    floor = params.least_latency_noise_ps() / 1000.0
+    if least < floor - 1e-6:
+        raise CloudnoiseError(
+            f"the latency noise ({noise.latency_source or 'given'}) draws {least:g} ns, below L + o = {-floor:g} ns: "
+            "a message would arrive before it was sent; give an L and o at least as large as the profile's")
 
 
 def simulate_variants(

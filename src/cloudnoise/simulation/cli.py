@@ -12,7 +12,7 @@ import click
 import numpy as np
 from rich.table import Table
 
-from cloudnoise.console import stdout_console, write_csv
+from cloudnoise.console import Progress, stdout_console, write_csv
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.options import (
     csv_option,
@@ -30,8 +30,8 @@ from cloudnoise.simulation.api import VARIANTS
 from cloudnoise.simulation.setup import parse_variants, resolve_setup  # noqa: F401  (the commands' option dicts)
 from cloudnoise.simulation.result import SimulationResult
 from cloudnoise.simulation.api import simulate as run_simulation
+from cloudnoise.simulation.inputs import ScheduleInput, schedule_input
 from cloudnoise.simulation.params import DEFAULTS, LogGOPS
-from cloudnoise.simulation.progress import RepetitionProgress
 from cloudnoise.simulation.statistics import summarize
 
 if TYPE_CHECKING:
@@ -87,10 +87,42 @@ def noise_options(func):  # type: ignore[no-untyped-def]
         click.option("--reps", default=1, show_default=True, type=click.IntRange(min=1), help="Repetitions per variant."),
         seed_option("Seed of every random draw; repetition r depends only on (seed, r)."),
         threads_option(),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def output_options(func):  # type: ignore[no-untyped-def]
+    """Adds --out, --json, --csv and --quiet (simulate's outputs)."""
+    options = [
         out_option(help="Write every repetition's result: a .parquet or .csv file."),
         json_option("Print one JSON object instead of a summary."),
         csv_option("Print the per-variant statistics as CSV."),
         quiet_option(),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def timeline_options(func):  # type: ignore[no-untyped-def]
+    """Adds --timeline and what it takes: which repetitions, ranks and time window."""
+    options = [
+        click.option("--timeline", "timeline", metavar="FILE.json", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write a timeline of the repetitions --timeline-rep names in the Chrome Trace Event format "
+                     "(open it in Perfetto, ui.perfetto.dev, or chrome://tracing): each rank a process with CPU and "
+                     "NIC threads, every operation with its LogGOPS parts, messages as flows, OS detours and stalls, "
+                     "the critical path marked."),
+        click.option("--timeline-rep", "timeline_rep", metavar="LIST", default="median", show_default=True,
+                     help="With --timeline: the repetitions drawn, a comma list of median, p99 (the repetition at "
+                     "that rank among the runtimes) or repetition numbers."),
+        click.option("--timeline-ranks", "timeline_ranks", metavar="LIST", default="0-63", show_default=True,
+                     help="With --timeline: the ranks drawn, a comma list of ranks and ranges (0-63,1000); "
+                     "all: every rank."),
+        click.option("--timeline-window", "timeline_window", metavar="START:END",
+                     help="With --timeline: only what overlaps this stretch of simulated time (ns, or with a "
+                     "unit: 0:50us); an end left out is the end of the run [default: the whole run]."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -129,13 +161,18 @@ def trace_options(func):  # type: ignore[no-untyped-def]
     )(func)
 
 
+def run_options(func):  # type: ignore[no-untyped-def]
+    """Adds what says what runs (besides GOAL_FILE): pattern, app, trace, LogGOPS and noise options."""
+    for options in (noise_options, loggops_options, trace_options, app_cli.app_options, pattern_options):
+        func = options(func)
+    return func
+
+
 @click.command("simulate")
 @click.argument("goal_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@pattern_options
-@app_cli.app_options
-@trace_options
-@loggops_options
-@noise_options
+@run_options
+@output_options
+@timeline_options
 def simulate(goal_file: Path | None, **opts: Any) -> None:
     """Simulate GOAL_FILE (LogGOPSim's GOAL text, optionally .gz), or a
     collective generated in the engine (--pattern NAME --ranks P --size SIZE),
@@ -174,18 +211,14 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
     variants, primary = parse_variants(opts.get("variants"), noise)
     reps = opts["reps"]
     quiet = opts["as_json"] or opts["as_csv"] or opts["quiet"]
-    with RepetitionProgress(reps * len(variants), enabled=not quiet and reps > 1) as progress:
+    total = reps * len(variants)
+    workload = resolve_workload(goal_file, opts)
+    timeline = timeline_request(opts, workload.schedule.num_ranks, reps)  # checked before the run
+    with Progress("simulate", quiet=quiet or reps == 1) as progress:
         result = run_simulation(
-            goal_file,
-            pattern=opts.get("pattern"), ranks=opts.get("ranks"), size=opts.get("size"), nway=opts["nway"],
-            segmentsize=opts["segmentsize"], nb=opts.get("nb"), schedgen=opts.get("schedgen"),
-            app=opts.get("app"), iterations=opts.get("iterations"), gflops=opts.get("gflops"),
-            compute_rate=opts.get("compute_rate") if opts.get("gflops") is None else None,
-            trace=opts.get("trace_dir"), algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale"),
-            allow_unsupported=bool(opts.get("allow_unsupported")), scaling=opts.get("scaling"), grid=opts.get("grid"),
-            params=params, noise=noise, variant=[primary] + [v for v in variants if v != primary],
+            workload, params=params, noise=noise, variant=[primary] + [v for v in variants if v != primary],
             reps=reps, seed=opts["seed"], threads=opts["threads"], ready_order=opts["ready_order"],
-            progress=progress.callback,
+            progress=None if progress.quiet else (lambda done: progress.update(done, total, f"{done:,} of {total:,} repetitions")),
         )
     ran = result.by_variant()
     results = {v: ran[v] for v in variants}  # shown in the order asked (the baseline first)
@@ -194,11 +227,7 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
 
         write_repetitions(opts["out"], results)
     if opts["as_json"]:
-        data = result.to_dict()
-        if opts.get("profile_used"):
-            data["profile"] = opts["profile_used"]
-        json.dump(data, sys.stdout)
-        sys.stdout.write("\n")
+        print_json(result.to_dict(), opts)
     elif opts["as_csv"]:
         write_statistics_csv(results)
     else:
@@ -207,6 +236,59 @@ def run_and_report(goal_file: Path | None, opts: dict[str, Any]) -> None:
         if used:
             kinds = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in used["provenance"].items())
             stdout_console().print(f"profile {used['name']} ({used['placement']}): {kinds}")
+    if timeline is not None:
+        write_timeline(opts, timeline, workload, params, noise, primary, ran[primary].runtime_ns)
+
+
+def print_json(data: dict[str, Any], opts: dict[str, Any]) -> None:
+    """--json: the result, and the profile it used (what it brought, with provenance)."""
+    if opts.get("profile_used"):
+        data["profile"] = opts["profile_used"]
+    json.dump(data, sys.stdout)
+    sys.stdout.write("\n")
+
+
+def resolve_workload(goal_file: Path | None, opts: dict[str, Any]) -> ScheduleInput:
+    """The schedule the options name (a GOAL file, a pattern, an app or a trace)."""
+    return schedule_input(
+        goal_file,
+        pattern=opts.get("pattern"), ranks=opts.get("ranks"), size=opts.get("size"), nway=opts["nway"],
+        segmentsize=opts["segmentsize"], nb=opts.get("nb"), schedgen=opts.get("schedgen"),
+        app=opts.get("app"), iterations=opts.get("iterations"), gflops=opts.get("gflops"),
+        rate=opts.get("compute_rate") if opts.get("gflops") is None else None,
+        trace=opts.get("trace_dir"), algorithms=opts.get("algorithms"), compute_scale=opts.get("compute_scale"),
+        allow_unsupported=bool(opts.get("allow_unsupported")), scaling=opts.get("scaling"), grid=opts.get("grid"),
+    )
+
+
+def timeline_request(opts: dict[str, Any], ranks: int, reps: int) -> Any:
+    """--timeline's repetitions, ranks and window, checked against the run before it runs (None: no timeline)."""
+    if opts.get("timeline") is None:
+        for name in ("timeline_window",):
+            if opts.get(name):
+                raise CloudnoiseError(f"--{name.replace('_', '-')} goes with --timeline FILE.json")
+        return None
+    if Path(opts["timeline"]).suffix.lower() != ".json":
+        raise CloudnoiseError(f"--timeline {opts['timeline']}: the Chrome Trace Event format is a .json file")
+    from cloudnoise.explanation.timeline import request
+
+    return request(opts["timeline_rep"], opts["timeline_ranks"], opts.get("timeline_window"), ranks, reps)
+
+
+def write_timeline(opts: dict[str, Any], wanted: Any, workload: ScheduleInput, params: LogGOPS, noise: NoiseSetup,
+                   variant: str, runtime_ns: np.ndarray) -> None:
+    """Runs the repetitions --timeline-rep names again and writes their timeline (explanation.timeline)."""
+    from cloudnoise.explanation.timeline import record_all
+    from cloudnoise.explanation.timeline_chrome import write_chrome_trace
+
+    timelines = record_all(workload.schedule, params, noise, variant, opts["seed"], runtime_ns, wanted,
+                           ready_order=opts["ready_order"])
+    size = write_chrome_trace(opts["timeline"], timelines, workload.schedule.num_ranks,
+                              {"source": workload.source, "params_ns": params.as_ns(), "seed": opts["seed"]})
+    if not (opts["as_json"] or opts["quiet"]):
+        reps = ", ".join(str(t.repetition) for t in timelines)
+        print(f"Timeline of repetition {reps} ({variant}) written to {opts['timeline']} ({size:,} bytes)",
+              file=sys.stderr)
 
 
 STAT_COLUMNS = ("n", "median", "median_ci_low", "median_ci_high", "q1", "q3", "mean", "min", "max")

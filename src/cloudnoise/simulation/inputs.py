@@ -32,7 +32,7 @@ class ScheduleInput:
 
 
 def schedule_input(
-    schedule: _engine.Schedule | str | os.PathLike[str] | None = None,
+    schedule: ScheduleInput | _engine.Schedule | str | os.PathLike[str] | None = None,
     *,
     pattern: str | None = None,
     ranks: int | None = None,
@@ -66,6 +66,8 @@ def schedule_input(
     says how an app or an extrapolated trace scales: strong divides an
     app's compute phases over its ranks, and scales a trace by its grid
     (cloudnoise.trace.scaling); `grid` ('16x16x4') lays out a trace's grid."""
+    if isinstance(schedule, ScheduleInput):  # resolved already (a command that needs the schedule itself)
+        return schedule
     given = [name for name, v in (("a schedule or GOAL file", schedule), ("pattern", pattern), ("app", app),
                                   ("trace", trace)) if v is not None]
     if len(given) > 1:
@@ -132,6 +134,8 @@ def _pattern_input(pattern: str, ranks: int | None, size: int | str | None, nway
         schedgen=schedgen or DEFAULT_SCHEDGEN,
     )
     flavour = ", the paper authors' Schedgen" if spec.schedgen == "paper" else ""
+    if spec.mpi_call is not None:  # the algorithm MPICH runs, and why: said wherever the source is shown
+        return ScheduleInput(generate(spec), f"{spec.why}{flavour}")
     return ScheduleInput(generate(spec), f"{spec.pattern} ({spec.ranks} ranks, {spec.size} B{flavour})")
 
 

@@ -14,6 +14,17 @@ All variants of one run use the same seed, so repetition r of every variant
 sees the same trace offsets and the same sequence of message draws (common
 random numbers): differences between variants come from the noise, not from
 the luck of the draw.
+
+Noise in time follows one rule: repetition r reads its own realization,
+a function of (seed, r) alone. A model of stalls or drops in time (a
+profile's `stalls` and `episodes`, --bandwidth-episodes) goes to the engine
+as a process that draws each repetition's table (noise/stall_process.hpp,
+noise/episode_process.hpp), so the repetitions of a run are independent
+draws of it. A table (a measured OS-noise trace, or a table given here for
+a test) serves every repetition, each reading it from offsets drawn from
+(seed, r); a synthetic OS-noise spec is expanded into such a trace once per
+run, long enough that those offsets are independent draws
+(`SyntheticOSNoise.representative_length_ns`).
 """
 
 from __future__ import annotations
@@ -46,12 +57,14 @@ class NoiseSetup:
     os_phase_ns: int | None = None  # fixed trace offset for every rank, instead of drawn ones
     latency: Distribution | None = None  # excess over L per message, ns
     bandwidth: Distribution | None = None  # fraction of peak bandwidth, (0, 1]
-    # drops that persist in time, per sending node (model/bandwidth_episodes.py)
-    bandwidth_episodes: EpisodeTable | None = None
-    # latency stalls that come in time, per sending host (model/latency_episodes.py);
-    # shared: one clock for every host
-    latency_stalls: StallTable | None = None
+    # drops that persist in time, per sending node (model/bandwidth_episodes.py):
+    # a model (each repetition draws its own table) or one table for every repetition
+    bandwidth_episodes: BandwidthEpisodes | EpisodeTable | None = None
+    # latency stalls that come in time, per sending host (model/latency_episodes.py),
+    # a model or a table as the episodes; shared: one clock for every host
+    latency_stalls: LatencyEpisodes | StallTable | None = None
     latency_stalls_shared: bool = False
+    latency_stalls_hosts: float = 1.0  # the share of hosts that stall at all
     # The paper authors' semantics (model/switch_draws.py): near/far sets of
     # one value each (every variant: the network itself) and the measured
     # sets (the network-noise variants; None without samples).
@@ -121,8 +134,9 @@ class NoiseSetup:
                 model.os_phase_ps = int(self.os_phase_ns) * 1000
         sets = self.switch_noisy if variant in ("network", "both") and self.switch_noisy else self.switch_quiet
         if sets is not None:
-            model.switch_draws = _engine.SwitchDraws(sets.near_L_ps, sets.near_G_fs, sets.far_L_ps, sets.far_G_fs,
-                                                     sets.nodes_per_switch)
+            model.switch_draws = _switch_draws(sets)
+            if self.switch_quiet is not None:  # what a critical path counts as the network's own L and G
+                model.switch_nominal = model.switch_draws if sets is self.switch_quiet else _switch_draws(self.switch_quiet)
         if variant in ("network", "both"):
             if self.latency is not None:
                 p, v = self.latency.to_quantile_table()
@@ -135,10 +149,17 @@ class NoiseSetup:
                     np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(v, dtype=np.float64)
                 )
             if self.bandwidth_episodes is not None:
-                model.bandwidth_episodes = _engine_episodes(self.bandwidth_episodes)
+                if _is_table(self.bandwidth_episodes):
+                    model.bandwidth_episodes = _engine_episodes(self.bandwidth_episodes)
+                else:
+                    model.episode_process = _engine_episode_process(self.bandwidth_episodes)
             if self.latency_stalls is not None:
-                model.latency_stalls = _engine_stalls(self.latency_stalls)
+                if _is_table(self.latency_stalls):
+                    model.latency_stalls = _engine_stalls(self.latency_stalls)
+                else:
+                    model.stall_process = _engine_stall_process(self.latency_stalls)
                 model.latency_stalls_shared = self.latency_stalls_shared
+                model.latency_stalls_hosts = self.latency_stalls_hosts
         return model
 
     def describe(self) -> dict[str, str | bool | None]:
@@ -156,7 +177,8 @@ class NoiseSetup:
 
 def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
     """The noise a system profile describes (synthetic OS noise expanded
-    with a generator seeded from `seed`)."""
+    with a generator seeded from `seed`; stalls and episodes as models, drawn
+    by the engine for each repetition)."""
     from cloudnoise.model.os_noise import SyntheticOSNoise
 
     setup = NoiseSetup()
@@ -179,8 +201,11 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
         setup.switch_quiet = profile.switch_sets(params.L_ps, params.G_fs, with_noise=False)
         if profile.switch_draws.samples is not None:
             setup.switch_noisy = profile.switch_sets(params.L_ps, params.G_fs, with_noise=True)
+        shadowed = check_shadowed_by_switch_draws(profile)
         setup.switch_source = (f"{profile.name}: switch draws, {profile.switch_draws.nodes_per_switch} nodes per "
-                               f"switch, {'measured samples' if setup.switch_noisy else 'no samples'}")
+                               f"switch, {'measured samples' if setup.switch_noisy else 'no samples'}"
+                               + (f" (they take precedence over its {' and '.join(shadowed)}, not used)"
+                                  if shadowed else ""))
         return setup
     setup.latency = profile.latency_distribution()
     if setup.latency is not None:
@@ -191,39 +216,95 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
     episodes = profile.bandwidth_episodes()
     if episodes is not None:
         try:
-            setup.bandwidth_episodes = episode_table(episodes, seed)
+            episodes.check_table()
         except CloudnoiseError as err:
             raise CloudnoiseError(f"{profile.where}: bandwidth_noise.episodes: {err}", err.exit_code) from None
+        setup.bandwidth_episodes = episodes
         setup.episodes_source = f"{profile.name}: {episodes.spec()}"
     stalls = profile.latency_episodes()
     if stalls is not None:
         try:
-            setup.latency_stalls = stall_table(stalls, seed)
+            stalls.check_table()
         except CloudnoiseError as err:
             raise CloudnoiseError(f"{profile.where}: latency_noise.stalls: {err}", err.exit_code) from None
+        setup.latency_stalls = stalls
         setup.latency_stalls_shared = stalls.shared
+        setup.latency_stalls_hosts = stalls.hosts
         setup.stalls_source = f"{profile.name}: {stalls.spec()}"
     return setup
 
 
-def stall_table(stalls: LatencyEpisodes, seed: int) -> StallTable:
-    """The table every host reads `stalls` from, drawn with a generator seeded from `seed`."""
-    return stalls.table(np.random.default_rng([seed, 0x57]))
+def check_shadowed_by_switch_draws(profile: SystemProfile) -> list[str]:
+    """The network-noise parts a profile with switch draws also holds, checked as if
+    they ran (a latency sample that would make a message arrive before its send is refused
+    there too), though the switch draws take precedence over them; returns their names,
+    for the source to say so."""
+    parts = []
+    checks = (("latency_noise", profile.latency_noise, (profile.latency_distribution, profile.latency_episodes)),
+              ("bandwidth_noise", profile.bandwidth_noise, (profile.bandwidth_distribution, profile.bandwidth_episodes)))
+    for name, part, readers in checks:
+        if part is None:
+            continue
+        try:
+            for read in readers:
+                found = read()
+                if hasattr(found, "check_table"):  # episodes or stalls: checked as a run checks them
+                    found.check_table()
+        except CloudnoiseError as err:
+            raise CloudnoiseError(f"{err} (switch_draws take precedence over {name} in simulations, but every part "
+                                  f"of a profile must be valid: fix {name} or remove it)", err.exit_code) from None
+        parts.append(name)
+    return parts
 
 
-def episode_table(episodes: BandwidthEpisodes, seed: int) -> EpisodeTable:
-    """The table every node reads `episodes` from, drawn with a generator seeded from `seed`."""
-    return episodes.table(np.random.default_rng([seed, 0x0E]))
-
-
-def load_bandwidth_episodes(text: str, seed: int) -> EpisodeTable:
-    """--bandwidth-episodes: a spec (`rate=..,duration=..,fraction=..`) expanded with `seed`."""
+def load_bandwidth_episodes(text: str) -> BandwidthEpisodes:
+    """--bandwidth-episodes: a spec (`rate=..,duration=..,fraction=..`), drawn by the engine per repetition."""
     from cloudnoise.model.bandwidth_episodes import parse_bandwidth_episodes
 
     try:
-        return episode_table(parse_bandwidth_episodes(text), seed)
+        episodes = parse_bandwidth_episodes(text)
+        episodes.check_table()
     except CloudnoiseError as err:
         raise CloudnoiseError(f"--bandwidth-episodes: {err}", err.exit_code) from None
+    return episodes
+
+
+def _is_table(part: object) -> bool:
+    """Whether a part in time is a table (every repetition reads it) rather than a model."""
+    return hasattr(part, "starts_ns")
+
+
+def _quantiles_ps(dist: Distribution, scale: float = 1000.0) -> _engine.QuantileTable:
+    """A distribution of times in ns as the engine's quantile table in ps (scale 1: as is)."""
+    p, v = dist.to_quantile_table()
+    return _engine.QuantileTable(np.ascontiguousarray(p, dtype=np.float64),
+                                 np.ascontiguousarray(v * scale, dtype=np.float64))
+
+
+def _engine_episode_process(episodes: BandwidthEpisodes) -> _engine.EpisodeProcess:
+    try:
+        return _engine.EpisodeProcess(episodes.mean_quiet_ns() * 1000.0, 1e12 / episodes.rate_hz,
+                                      _quantiles_ps(episodes.duration),
+                                      _quantiles_ps(episodes.fraction, 1.0),
+                                      episodes.representative_period_ns() * 1000)
+    except ValueError as err:
+        raise CloudnoiseError(f"bandwidth episodes unusable: {err}") from None
+
+
+def _engine_stall_process(stalls: LatencyEpisodes) -> _engine.StallProcess:
+    period_ps = stalls.representative_period_ns() * 1000
+    try:
+        if stalls.periodic:
+            assert stalls.period_ns is not None
+            return _engine.StallProcess.periodic(max(1, round(stalls.period_ns)) * 1000, _quantiles_ps(stalls.stall),
+                                                 period_ps)
+        assert stalls.duration is not None and stalls.gap is not None
+        return _engine.StallProcess.bursty(stalls.mean_quiet_ns() * 1000.0,
+                                           (stalls.mean_quiet_ns() + stalls.mean_episode_ns()) * 1000.0,
+                                           _quantiles_ps(stalls.duration),
+                                           _quantiles_ps(stalls.stall), _quantiles_ps(stalls.gap), period_ps)
+    except ValueError as err:
+        raise CloudnoiseError(f"latency stalls unusable: {err}") from None
 
 
 def _engine_episodes(table: EpisodeTable) -> _engine.BandwidthEpisodes:
@@ -247,6 +328,10 @@ def _engine_stalls(table: StallTable) -> _engine.LatencyStalls:
         )
     except ValueError as err:
         raise CloudnoiseError(f"latency stalls unusable: {err}") from None
+
+
+def _switch_draws(sets: SwitchSets) -> _engine.SwitchDraws:
+    return _engine.SwitchDraws(sets.near_L_ps, sets.near_G_fs, sets.far_L_ps, sets.far_G_fs, sets.nodes_per_switch)
 
 
 def _engine_trace(trace: OSNoiseTrace) -> _engine.OsNoiseTrace:

@@ -128,6 +128,12 @@ class LogGOPS:
         return _engine.LogGOPSParams(self.L_ps, self.o_ps, self.g_ps, self.G_fs, self.O_fs, self.S, O_rdv,
                                      list(self.classes), -1 if self.o_r_ps is None else self.o_r_ps)
 
+    def least_latency_noise_ps(self) -> int:
+        """The least latency noise a message may draw: minus (its least L + the send overhead), so
+        that no message arrives before its send started (the engine's events never run backwards)."""
+        least_L = min([self.L_ps] + [c[1] for c in self.classes]) if self.classes else self.L_ps
+        return -(least_L + self.o_ps)
+
     def one_byte_ps(self) -> int:
         """A lone 1 B message's one-way time as the engine charges it, with no
         noise: o_s + L + o_r (L of the first size class where there are classes)."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cloudnoise.simulation.critical_path import CriticalPaths
 from cloudnoise.simulation.params import LogGOPS
 from cloudnoise.simulation.statistics import Summary, summarize
 
@@ -47,6 +48,11 @@ class SimulationResult:
     variant: str = ""  # the noise variant ("" when no noise setup was involved)
     variants: dict[str, SimulationResult] = field(default_factory=dict)
     noise_sources: dict[str, Any] = field(default_factory=dict)
+    # every repetition's critical path, when it was asked for (simulate(critical_path=True))
+    paths: CriticalPaths | None = None
+    # each send's departure time (ns) in the first repetition, by op index (-1 for other ops),
+    # when run_variant was asked for them: what a ping-pong's timer reads between iterations
+    departures_ns: np.ndarray | None = None
 
     @property
     def max_end_ns(self) -> np.ndarray:
@@ -64,7 +70,11 @@ class SimulationResult:
 
     def to_pandas(self) -> Any:
         """One row per (variant, repetition): `variant`, `rep`, `runtime_ns`,
-        `seed` (and an application's compute/communication columns)."""
+        `seed` (and an application's compute/communication columns).
+        Needs pandas (pip install pandas): without it, a CloudnoiseError says so."""
+        from cloudnoise.optional import import_pandas
+
+        import_pandas()
         return repetitions_table(self.by_variant()).to_pandas()
 
     def to_dict(self) -> dict[str, Any]:

@@ -88,7 +88,7 @@ def resolve_noise(
     if bandwidth_episodes and bandwidth_episodes.strip().lower() == "none":
         noise.bandwidth_episodes, noise.episodes_source = None, ""
     elif bandwidth_episodes:
-        noise.bandwidth_episodes = load_bandwidth_episodes(bandwidth_episodes, seed)
+        noise.bandwidth_episodes = load_bandwidth_episodes(bandwidth_episodes)
         noise.episodes_source = bandwidth_episodes
     return noise
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from cloudnoise.options import (
 )
 from cloudnoise.simulation.api import READY_ORDERS
 from cloudnoise.sweep.presets import PRESETS
-from cloudnoise.sweep.progress import SweepProgress
+from cloudnoise.console import Progress
 from cloudnoise.sweep.request import build_request
 
 def _presets_text() -> str:
@@ -107,7 +106,7 @@ def list_presets(as_json: bool) -> None:
 def run_command(opts: dict[str, Any]) -> None:
     """Plans, runs, saves and summarises one sweep."""
     from cloudnoise.sweep.store import SweepStore
-    from cloudnoise.sweep.sweeper import run_sweep
+    from cloudnoise.sweep.sweeper import interrupted_note, run_sweep
 
     out = opts.get("out")
     if out is None:
@@ -121,7 +120,7 @@ def run_command(opts: dict[str, Any]) -> None:
         raise CloudnoiseError("--workers sizes the local cluster; with --scheduler the cluster has its own workers")
     one_of_json_csv(opts["as_json"], opts["as_csv"])
     request = build_request(opts, old)
-    bar = SweepProgress(enabled=not (opts["as_json"] or opts["as_csv"] or opts["quiet"]) and sys.stderr.isatty())
+    bar = Progress("sweep", quiet=opts["as_json"] or opts["as_csv"] or opts["quiet"])
     try:
         with bar:
             outcome = run_sweep(
@@ -133,13 +132,10 @@ def run_command(opts: dict[str, Any]) -> None:
                 threads_per_worker=opts["threads_per_worker"],
                 connect_timeout=opts["connect_timeout"],
                 chunk=opts.get("chunk"),
-                progress=bar.update,
+                progress=bar,
             )
     except KeyboardInterrupt:
-        raise CloudnoiseError(
-            f"interrupted; finished tasks are saved in {out}/parts: rerun with --resume --out {out} to continue",
-            EXIT_INTERRUPTED,
-        ) from None
+        raise CloudnoiseError(interrupted_note(out), EXIT_INTERRUPTED) from None
     from cloudnoise.sweep.summary import summary_rows
 
     rows = summary_rows(out)

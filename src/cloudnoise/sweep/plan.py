@@ -55,6 +55,19 @@ class Task:
         return f"{safe}-n{self.nodes}-{self.variant}-r{self.first_rep}-{self.first_rep + self.reps - 1}"
 
 
+# A noisy repetition costs about this many noiseless ones per operation
+# (measured: 2-7x on the paper's cases, bench/bench_campaign.py --cases).
+NOISY_COST = 3.0
+
+
+def task_cost(ops_per_rep: int, task: Task, alike: bool) -> float:
+    """A task's work in noiseless-equivalent simulated operations (for the order
+    of a campaign's tasks, estimates and ETAs): a noisy repetition weighs
+    NOISY_COST noiseless ones; a cell whose repetitions are alike is simulated once."""
+    reps = 1 if alike else task.reps
+    return float(ops_per_rep + REP_OVERHEAD_OPS) * reps * (1.0 if task.variant == "none" else NOISY_COST)
+
+
 def chunk_size(ops_per_rep: int, reps: int, target_ops: int = TARGET_OPS_PER_TASK) -> int:
     """Repetitions per task: about `target_ops` operations, at least 1, at most
     `reps`, evened out so the last chunk is not a sliver."""

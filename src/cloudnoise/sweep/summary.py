@@ -15,7 +15,7 @@ from cloudnoise.sweep.store import SweepStore, by_config, load_results
 
 def summary_rows(directory: str | Path) -> list[dict[str, Any]]:
     """One row per (system, nodes, variant) in grid order: boxplot statistics of
-    runtime_ns and `median_increase`, the median's increase over the `none`
+    runtime_ns (the median with its distribution-free 95% interval) and `median_increase`, the median's increase over the `none`
     variant of the same system and nodes (None without a `none` variant)."""
     groups = by_config(load_results(directory))
     medians = {k: float(np.median(v)) for k, v in groups.items()}
@@ -29,6 +29,8 @@ def summary_rows(directory: str | Path) -> list[dict[str, Any]]:
             "variant": v,
             "n": st.n,
             "median_ns": st.median,
+            "median_ci_low_ns": st.median_ci_low,
+            "median_ci_high_ns": st.median_ci_high,
             "mean_ns": st.mean,
             "q1_ns": st.q1,
             "q3_ns": st.q3,
@@ -38,7 +40,8 @@ def summary_rows(directory: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
-SUMMARY_COLUMNS = ("system", "nodes", "variant", "n", "median_ns", "mean_ns", "q1_ns", "q3_ns", "max_ns", "median_increase")
+SUMMARY_COLUMNS = ("system", "nodes", "variant", "n", "median_ns", "median_ci_low_ns", "median_ci_high_ns", "mean_ns",
+                   "q1_ns", "q3_ns", "max_ns", "median_increase")
 
 
 def write_summary_csv(rows: list[dict[str, Any]]) -> None:

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cloudnoise.console import ProgressSink
 from cloudnoise.version import __version__
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.simulation.api import READY_ORDERS, VARIANTS
 from cloudnoise.sweep.experiment import Experiment
-from cloudnoise.sweep.plan import TARGET_OPS_PER_TASK, Task, chunk_size, tasks_for
+from cloudnoise.sweep.plan import TARGET_OPS_PER_TASK, Task, chunk_size, task_cost, tasks_for
 from cloudnoise.sweep.runner import System, config_setup, dask_client, run_in_process, run_on_dask
 from cloudnoise.sweep.store import FORMAT, SweepStore
 from cloudnoise.sweep.task import ChunkResult, ConfigSetup, TaskFailure
@@ -226,7 +227,7 @@ def run_sweep(
     connect_timeout: float = 20.0,
     chunk: int | None = None,
     client: Any = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressSink | None = None,
     on_result: Callable[[ChunkResult], None] | None = None,
 ) -> SweepOutcome:
     """Runs (or continues) the sweep into folder `out`.
@@ -234,18 +235,22 @@ def run_sweep(
     `in_process` runs without Dask; else `client` (a connected
     distributed.Client), `scheduler` (an address) or a new LocalCluster of
     `workers` processes runs the tasks. `chunk` fixes repetitions per task
-    (default: sized by the schedule). `progress(done, total)` counts
-    repetitions; `on_result` sees each saved task (tests use it)."""
-    prepared = prepare_sweep(request, out, chunk)
+    (default: sized by the schedule). `progress` (console.Progress) hears
+    the estimate before the work starts, then the work done as each task
+    ends (`PreparedSweep.report`); `on_result` sees each saved task (tests
+    use it)."""
+    on_dask = not in_process
+    prepared = prepare_sweep(request, out, chunk, progress=progress,
+                             workers=1 if in_process else workers * threads_per_worker, on_dask=on_dask)
     if progress is not None:
-        progress(prepared.finished, prepared.total)
+        prepared.report(progress)
 
     def save(result: ChunkResult) -> None:
         prepared.save(result)
         if on_result is not None:
             on_result(result)
         if progress is not None:
-            progress(prepared.finished, prepared.total)
+            prepared.report(progress)
 
     t0 = time.perf_counter()
     tasks, setups = prepared.tasks, prepared.setups
@@ -282,6 +287,26 @@ class PreparedSweep:
     # simulated repetition each; kept after drop_setups.
     alike: set[tuple[str, int, str]]
     failed: dict[tuple[str, int, str], FailedCell] = field(default_factory=dict)
+    work_done: float = 0.0  # of this run's tasks, in plan.task_cost units
+    _ops: dict[int, int] = field(default_factory=dict, repr=False)  # operations per repetition, by nodes
+    _work_total: float | None = field(default=None, repr=False)
+
+    def task_work(self, task: Task) -> float:
+        """A task's work (plan.task_cost)."""
+        if task.nodes not in self._ops:
+            self._ops[task.nodes] = self.request.experiment.ops_per_rep(task.nodes)
+        return task_cost(self._ops[task.nodes], task, (task.system, task.nodes, task.variant) in self.alike)
+
+    @property
+    def work_total(self) -> float:
+        """The work of this run's tasks."""
+        return sum(self.task_work(t) for t in self.tasks)
+
+    def report(self, progress: ProgressSink) -> None:
+        """Tells `progress` the work done so far and the repetitions saved in words."""
+        if self._work_total is None:
+            self._work_total = self.work_total
+        progress.update(self.work_done, self._work_total, f"{self.finished:,} of {self.total:,} repetitions")
 
     def setup(self, system: str, nodes: int) -> ConfigSetup:
         """The setup of one configuration: the one planned with, or (after
@@ -300,6 +325,7 @@ class PreparedSweep:
         """A finished task's part file, written now (an interrupted sweep keeps it)."""
         self.store.write_part(result, self.request.experiment.kind)
         self.finished += result.task.reps
+        self.work_done += self.task_work(result.task)
 
     def fail(self, failure: TaskFailure) -> None:
         # A cell's chunks fail alike (the schedule deadlocks in every repetition): keep the first word of it.
@@ -323,11 +349,14 @@ class PreparedSweep:
 
 
 def prepare_sweep(
-    request: SweepRequest, out: str | Path, chunk: int | None = None, target_ops: int = TARGET_OPS_PER_TASK
+    request: SweepRequest, out: str | Path, chunk: int | None = None, target_ops: int = TARGET_OPS_PER_TASK,
+    *, progress: ProgressSink | None = None, workers: int = 1, on_dask: bool = False,
 ) -> PreparedSweep:
     """Checks the request against what `out` holds, writes sweep.json (not yet
     complete) and plans the tasks of every repetition not yet saved (`chunk`
-    repetitions each, or about `target_ops` operations)."""
+    repetitions each, or about `target_ops` operations). With `progress`, the
+    estimate of the rest on `workers` workers (sweep/estimate.py) goes to it
+    before the configurations are set up."""
     request.check()
     store = SweepStore(out)
     experiments = {s.name: request.experiment_for(s) for s in request.systems}
@@ -339,6 +368,12 @@ def prepare_sweep(
         if "compute" in meta:  # systems only the old sweep had keep their record
             meta["compute"] = {**(old.get("compute") or {}), **meta["compute"]}
     kind = request.experiment.kind
+    if progress is not None:
+        from cloudnoise.console import ESTIMATE_FLOOR_S
+        from cloudnoise.sweep.estimate import estimate_sweep
+
+        guess = estimate_sweep(request, experiments, store.done(kind), workers, on_dask, floor_s=ESTIMATE_FLOOR_S)
+        progress.estimate(None if guess is None else guess.seconds, "" if guess is None else guess.basis)
     # Every (system, nodes) must exist and have the noise its variants need, before anything runs.
     setups = {}
     for system in request.systems:
@@ -361,3 +396,23 @@ def _done_per_cell(store: SweepStore, request: SweepRequest, failed: dict[tuple[
     """The saved repetitions of each failed cell (the rest of the grid is complete)."""
     done = store.done(request.experiment.kind)
     return [done.get(cell, set()) for cell in failed]
+
+
+def saved_reps(out: str | Path) -> int:
+    """Repetitions saved in the sweep folder `out` (merged or in parts; 0 when it holds no sweep)."""
+    store = SweepStore(out)
+    try:
+        meta = store.read_meta()
+        return 0 if meta is None else store.rows(meta["experiment"]["kind"]).num_rows
+    except CloudnoiseError:
+        return 0
+
+
+def interrupted_note(out: str | Path, how: str | None = None) -> str:
+    """What an interrupted sweep kept: the repetitions saved in `out` and `how` to
+    continue (default: `sweep --resume`), or that nothing was."""
+    saved = saved_reps(out)
+    if not saved:
+        return "interrupted before any repetition was saved"
+    how = how or f"rerun with --resume --out {out} to continue"
+    return f"interrupted; {saved:,} repetitions are saved in {out}: {how}"

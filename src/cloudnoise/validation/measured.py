@@ -171,6 +171,8 @@ def print_table(result: dict[str, Any]) -> None:
     from rich.table import Table
 
     from cloudnoise.console import stdout_console
+    from cloudnoise.validation.compare import verdict_lines
+    from cloudnoise.validation.suite import error_cell
 
     console = stdout_console()
     table = Table(title=f"validate --measured {result['source']}: measured vs simulated ({result['noise']} noise, "
@@ -179,17 +181,12 @@ def print_table(result: dict[str, Any]) -> None:
                 "measured p90", "simulated p90", "error p90"):
         table.add_column(col, justify="left" if col in ("config", "run") else "right", no_wrap=True)
     for r in result["results"]:
-        err, err90 = r["signed_error_median"], r["signed_error_p90"]
-        colour = "green" if abs(err) <= 0.05 else "yellow" if abs(err) <= 0.10 else "red"
         table.add_row(r["config"], str(r["ranks"]), r["run"], str(r["reps"]), f"{r['measured_median_us']:.4g}",
-                      f"{r['simulated_median_us']:.4g}", f"[{colour}]{err:+.1%}[/]", f"{r['measured_p90_us']:.4g}",
-                      f"{r['simulated_p90_us']:.4g}", f"{err90:+.1%}")
+                      f"{r['simulated_median_us']:.4g}", error_cell(r["signed_error_median"]),
+                      f"{r['measured_p90_us']:.4g}", f"{r['simulated_p90_us']:.4g}", error_cell(r["signed_error_p90"]))
     console.print(table)
-    if result["median_abs_error"] is not None:
-        within = sum(1 for r in result["results"] if abs(r["signed_error_median"]) <= 0.15)
-        console.print(f"median |error| {result['median_abs_error']:.1%}, worst |error| "
-                      f"{result['worst_abs_error']:.1%} ({result['worst']}); {within} of {len(result['results'])} "
-                      "configurations within 15 %; the paper's bound is 10 %")
+    for line in verdict_lines(result):
+        console.print(line)
     if result.get("spread"):
         from cloudnoise.validation.run_spread import print_spread
 

@@ -8,7 +8,15 @@
 
 namespace cloudnoise {
 
-enum class RngStream : uint64_t { OsOffsets = 1, Latency = 2, Bandwidth = 3, EpisodeOffsets = 4, StallOffsets = 5 };
+enum class RngStream : uint64_t {
+  OsOffsets = 1,
+  Latency = 2,
+  Bandwidth = 3,
+  EpisodeOffsets = 4,
+  StallOffsets = 5,
+  EpisodeTables = 6,  // a repetition's bandwidth episodes (episode_process.hpp)
+  StallTables = 7,    // a repetition's latency stalls (stall_process.hpp)
+};
 
 // SplitMix64's finaliser: a bijective 64-bit mix with good avalanche.
 [[gnu::always_inline]] inline uint64_t mix64(uint64_t z) {

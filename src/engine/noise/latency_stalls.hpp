@@ -8,23 +8,33 @@
 // run while a host is stalled.
 //
 // Like the bandwidth episodes, one table of stalls over a period is shared
-// by all hosts, each reading it from its own drawn offset (or all from one,
-// for a system-wide state), wrapping at the period. Stalls are disjoint,
-// sorted, and lie within [0, period).
+// by all hosts of a repetition, each reading it from its own drawn offset
+// (or all from one, for a system-wide state), wrapping at the period.
+// Stalls are disjoint, sorted, and lie within [0, period). A table is given
+// (the same for every repetition) or drawn for each repetition by a
+// StallProcess (stall_process.hpp).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace cloudnoise {
 
 class LatencyStalls {
  public:
+  // A given table: at least one stall.
   LatencyStalls(std::vector<int64_t> starts_ps, std::vector<int64_t> ends_ps, int64_t period_ps);
+  // A drawn table, which may hold none (a period without a stall).
+  static LatencyStalls drawn(std::vector<int64_t> starts_ps, std::vector<int64_t> ends_ps, int64_t period_ps) {
+    return LatencyStalls(std::move(starts_ps), std::move(ends_ps), period_ps, true);
+  }
 
   int64_t period_ps() const { return period_; }
   size_t size() const { return starts_.size(); }
+  const std::vector<int64_t>& starts_ps() const { return starts_; }
+  const std::vector<int64_t>& ends_ps() const { return ends_; }
 
   // Positions [lo, hi) of one period that are one stall (stalled) or the
   // quiet time between two. A host's lookups mostly move forward in time,
@@ -42,6 +52,7 @@ class LatencyStalls {
 
   // The span holding position s in [0, period).
   Span span_at(int64_t s) const {
+    if (starts_.empty()) return {0, period_, false};
     const auto it = std::upper_bound(starts_.begin(), starts_.end(), s);
     if (it == starts_.begin()) return {0, starts_.front(), false};
     const size_t k = static_cast<size_t>(it - starts_.begin()) - 1;
@@ -56,6 +67,8 @@ class LatencyStalls {
   }
 
  private:
+  LatencyStalls(std::vector<int64_t> starts_ps, std::vector<int64_t> ends_ps, int64_t period_ps, bool may_be_empty);
+
   std::vector<int64_t> starts_, ends_;
   int64_t period_;
 };

@@ -84,10 +84,12 @@ def plain_log_labels(ax: Axes, axis: str = "y") -> None:
         lo, hi = sorted(target.get_view_interval())
         if lo <= 0 or hi / lo > 100 or v <= 0:  # wide axes: decades are enough
             return ""
-        mantissa = v / 10 ** math.floor(math.log10(v))
-        return f"{v:g}" if round(mantissa, 6) in (2.0, 5.0) else ""
+        mantissa = round(v / 10 ** math.floor(math.log10(v)), 6)
+        # within a decade every minor tick is labelled (a narrow axis would have one label at most)
+        shown = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0) if hi / lo <= 10 else (2.0, 5.0)
+        return plain_number(v) if mantissa in shown else ""
 
-    target.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    target.set_major_formatter(FuncFormatter(plain_number))
     target.set_minor_formatter(FuncFormatter(minor) if target.get_scale() == "log" else NullFormatter())
 
 
@@ -120,6 +122,35 @@ def size_ticks(ax: Axes, sizes: np.ndarray) -> None:
     ax.xaxis.set_major_locator(PowerOfTwoSizes(lo, hi))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_bytes(int(round(v)))))
     ax.minorticks_off()
+
+
+def plain_number(value: float, _pos: int | None = None) -> str:
+    """A tick label as people write numbers: 0.025, 40, 4,000,000 (never an
+    offset or a power of ten above the axis; below 10^-4, 1e-5)."""
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else ""
+    size = abs(value)
+    if size >= 1e4:
+        return f"{value:,.0f}"
+    if size >= 1e-4:
+        return f"{value:.4g}"
+    return f"{value:.0e}".replace("e-0", "e-")
+
+
+def plain_axes(fig: Figure) -> None:
+    """Every axis of `fig` labelled with plain numbers: matplotlib's default
+    formatters put an offset or a multiplier above the axis ("1e6", "x1e7")
+    that a reader misses, and powers of ten on log axes; only those defaults
+    are replaced (formatters a figure chose stay)."""
+    from matplotlib.ticker import FuncFormatter, LogFormatterSciNotation, ScalarFormatter
+
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            major = axis.get_major_formatter()
+            if type(major) is ScalarFormatter:
+                axis.set_major_formatter(FuncFormatter(plain_number))
+            elif type(major) is LogFormatterSciNotation and getattr(major, "_base", 10) == 10:
+                plain_log_labels(ax, "y" if axis is ax.yaxis else "x")
 
 
 def time_unit(values_ns: Sequence[float] | np.ndarray) -> tuple[str, float]:
@@ -161,6 +192,7 @@ def plain_text(fig: Figure) -> None:
 
 def save(fig: Figure, outdir: Path, name: str, title: str, caption: str, wide: bool = False) -> SavedFigure:
     """Write figures/NAME.png and NAME.pdf; the PNG is also returned as base64."""
+    plain_axes(fig)
     plain_text(fig)
     figdir = outdir / "figures"
     png, pdf = figdir / f"{name}.png", figdir / f"{name}.pdf"

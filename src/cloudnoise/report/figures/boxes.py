@@ -2,7 +2,8 @@
 
 The boxes are drawn with matplotlib's ``bxp`` from
 :func:`cloudnoise.simulation.statistics.summarize` (quartiles, 1.5 IQR
-whiskers, notch = median ± 1.57 IQR / sqrt(n), the mean), so the figure shows
+whiskers, notch = the median's distribution-free 95% interval, the mean;
+`box_stats`), so the figure shows
 exactly the numbers the tables and observations use. One panel per system,
 x = node count, one box per noise variant side by side.
 
@@ -26,20 +27,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
 from cloudnoise.report.figures.base import VARIANT_COLORS, VARIANT_LABELS
-from cloudnoise.simulation.statistics import summarize
-
-
-def box_stats(values: np.ndarray, label: str = "") -> dict[str, object]:
-    """A bxp() stats dict from summarize(): same quartiles, whiskers, notch and mean."""
-    s = summarize(values)
-    x = np.asarray(values, dtype=float)
-    return {
-        "label": label, "med": s.median, "q1": s.q1, "q3": s.q3, "mean": s.mean,
-        "whislo": s.whisker_low, "whishi": s.whisker_high,
-        # the notch (the median's 95% interval) drawn within the box: never folded
-        "cilo": max(s.median_ci_low, s.q1), "cihi": min(s.median_ci_high, s.q3),
-        "fliers": x[(x < s.whisker_low) | (x > s.whisker_high)],
-    }
+from cloudnoise.simulation.statistics import box_stats, summarize
 
 
 @dataclass

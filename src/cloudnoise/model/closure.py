@@ -1,0 +1,282 @@
+"""Closure: a profile gives back its own measurement.
+
+`model build` replays the experiment a profile's network noise was estimated
+from, with the profile it made, and compares the replay with the
+measurement. The replay is the measurement as the probe ran it: back-to-back
+ping-pongs of the experiment's message size between two ranks, one after
+another (Netgauge's `ng_netnoise_mpi` loop, cloudnoise's `latency-noise`
+probe), as many round trips as were measured. A round trip is what the
+probe's timer reads: from one ping's departure to the next ping's departure
+(the receive of the pong and its overhead in between), through the clock's
+step (`clock_step_ns`: Netgauge's timer on some systems ticks in 238 ns).
+
+The replay drives the engine exactly as `simulate` does
+(`simulation.api.run_variant` with the profile's parameters and noise, the
+same seeds: repetition r depends only on (seed, r)), never a second
+simulator: the chain is a GOAL schedule, cut into `SEGMENT` round trips per
+repetition (bounded memory; each segment starts at its own drawn offsets into
+the noise, as a measurement resumed at another moment would), and the
+engine records each send's departure time (`departures`).
+
+Back to back matters: a stall of 75 us delays one round trip of a
+back-to-back series, while it takes the time of twenty; single ping-pongs
+started at random moments meet it in proportion to its time instead.
+
+The table compares, relative to the measured median round trip: the
+quantiles p50, p90, p99, p99.9 (within 10 %, or 200 ns) and the shares of
+round trips more than 1, 2 and 10 us late (within 25 %, or 0.1 points). The
+replay closes when every row does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cloudnoise.errors import CloudnoiseError
+
+if TYPE_CHECKING:
+    from cloudnoise.model.profile import SystemProfile
+    from cloudnoise.model.round_trips import RoundTrips
+    from cloudnoise.simulation.noise import NoiseSetup
+    from cloudnoise.simulation.params import LogGOPS
+
+SEGMENT = 1 << 16  # round trips per repetition of the replay
+MAX_REPLAY = 1 << 22  # a longer series is replayed this far (a distribution, not the series itself, is compared)
+QUANTILES = (50.0, 90.0, 99.0, 99.9)
+LATE_NS = (1_000, 2_000, 10_000)
+QUANTILE_TOLERANCE = 0.10  # relative ...
+QUANTILE_SLACK_NS = 200.0  # ... or absolute
+SHARE_TOLERANCE = 0.25  # relative ...
+SHARE_SLACK = 0.001  # ... or absolute (0.1 points)
+JUDGED_QUANTILES = (50.0, 90.0, 99.0)  # p99.9 is shown, not judged: a few hundred samples decide it
+MIN_ROUND_TRIPS = 1_000  # fewer measured round trips: shown, nothing judged (no p99 to speak of)
+
+
+def pingpong_goal(round_trips: int, size: int) -> bytes:
+    """GOAL text of `round_trips` back-to-back ping-pongs of `size` bytes between ranks 0 and 1,
+    one after another: rank 0 sends, receives the pong, sends again. Rank 0's sends are its ops
+    0, 2, 4, ... (send i then receive i)."""
+    if round_trips < 1 or size < 1:
+        raise CloudnoiseError(f"a ping-pong chain needs at least one round trip of at least 1 B, got "
+                              f"{round_trips} of {size} B")
+    r0 = [f"s{i}: send {size}b to 1 tag 0\nr{i}: recv {size}b from 1 tag 0\nr{i} requires s{i}\n"
+          + (f"s{i} requires r{i - 1}\n" if i else "") for i in range(round_trips)]
+    r1 = [f"r{i}: recv {size}b from 0 tag 0\ns{i}: send {size}b to 0 tag 0\ns{i} requires r{i}\n"
+          + (f"r{i} requires s{i - 1}\n" if i else "") for i in range(round_trips)]
+    return ("num_ranks 2\nrank 0 {\n" + "".join(r0) + "}\nrank 1 {\n" + "".join(r1) + "}\n").encode()
+
+
+def replay_round_trips(params: LogGOPS, noise: NoiseSetup | None, variant: str, size: int, count: int,
+                       seed: int = 0, segment: int = SEGMENT,
+                       progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """`count` round trips (ns) of back-to-back `size`-byte ping-pongs through the engine, as
+    `simulate` runs them with `params`, `noise` and `variant`: segment k is repetition k."""
+    from cloudnoise import _engine
+    from cloudnoise.simulation.api import run_variant
+
+    out = np.empty(count, np.float64)
+    done = 0
+    schedules: dict[int, Any] = {}
+    k = 0
+    while done < count:
+        n = min(segment, count - done)
+        if n not in schedules:  # a chain of n + 1 pings gives n round trips
+            schedules[n] = _engine.parse_goal(pingpong_goal(n + 1, size), f"<{n + 1} ping-pongs>")
+        r = run_variant(schedules[n], params=params, noise=noise, variant=variant, reps=1, seed=seed,
+                        first_rep=k, threads=1, departures=True)
+        assert r.departures_ns is not None
+        pings = np.asarray(r.departures_ns[0:2 * (n + 1):2], np.float64)
+        out[done:done + n] = np.diff(pings)
+        done += n
+        k += 1
+        if progress is not None:
+            progress(done)
+    return out
+
+
+def read_through_clock(values_ns: np.ndarray, step_ns: float, seed: int = 0) -> np.ndarray:
+    """Round trips as a clock of `step_ns` reads them: the difference of two readings, each the
+    time rounded down to the tick, from a random phase (a reading is exact on average)."""
+    if not step_ns > 1.0:
+        return values_ns
+    rng = np.random.default_rng([seed, 0xC10C])
+    phase = rng.uniform(0.0, step_ns, values_ns.size)
+    return (np.floor((phase + values_ns) / step_ns) - np.floor(phase / step_ns)) * step_ns
+
+
+def clock_step(values: np.ndarray, counts: np.ndarray) -> float:
+    """The tick of the timer that read these round trips (ns): the usual distance between the
+    clusters of distinct values in the body of the distribution (values within 3 ns of each
+    other are one tick written with rounding: Netgauge prints RTT/2 in us). 1 for a clock too
+    fine to see."""
+    order = np.argsort(values)
+    v, c = np.asarray(values, np.float64)[order], np.asarray(counts, np.float64)[order]
+    if v.size < 3:
+        return 1.0
+    cum = np.cumsum(c) / c.sum()
+    body = (cum >= 0.01) & (cum <= 0.99)
+    v, c = v[body], c[body]
+    if v.size < 3:
+        return 1.0
+    new = np.concatenate(([True], np.diff(v) > 3.0))
+    group = np.cumsum(new) - 1
+    centres = np.bincount(group, weights=v * c) / np.bincount(group, weights=c)
+    if centres.size < 3:
+        return 1.0
+    gaps = np.diff(centres)
+    typical = float(np.median(gaps))
+    if typical <= 4.0:
+        return 1.0
+    close = gaps[gaps < 1.5 * typical]
+    step = float(close.mean()) if close.size else typical
+    # a lattice: (nearly) every value of the body within 3 ns of centres[0] + k * step; a fine
+    # clock's values fill the gaps between any such comb
+    offset = (v - centres[0]) % step
+    near = np.minimum(offset, step - offset) <= 3.0
+    return step if float(c[near].sum()) >= 0.95 * float(c.sum()) else 1.0
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What the closure compares against, from the measured series: its quantiles (ns), its
+    median, the shares more than LATE_NS late (above the median), its length and clock step."""
+
+    count: int
+    median_ns: float
+    quantiles_ns: dict[float, float]
+    late: dict[int, float]
+    clock_step_ns: float = 1.0
+
+    @staticmethod
+    def of(values_ns: np.ndarray, clock_step_ns: float = 1.0) -> Measured:
+        """From round trips in memory (a replay, a test's series)."""
+        v = np.sort(np.asarray(values_ns, np.float64))
+        median = float(nearest_rank(v, 50.0))
+        return Measured(int(v.size), median, {p: float(nearest_rank(v, p)) for p in QUANTILES},
+                        {t: float(np.mean(v > median + t)) for t in LATE_NS}, clock_step_ns)
+
+    @staticmethod
+    def from_round_trips(trips: RoundTrips, clock_step_ns: float = 1.0) -> Measured:
+        """From a campaign's counted round trips (model/round_trips.py)."""
+        median = trips.median()
+        q = trips.quantiles(QUANTILES)
+        return Measured(trips.count, median, {p: float(x) for p, x in zip(QUANTILES, q)},
+                        {t: trips.share_above(median + t) for t in LATE_NS}, clock_step_ns)
+
+
+def nearest_rank(sorted_values: np.ndarray, percent: float) -> float:
+    """The k-th smallest of sorted values, k = ceil(p/100 n) (at least 1): the definition
+    model/round_trips.py uses for the measured side."""
+    n = sorted_values.size
+    k = max(1, math.ceil(percent / 100.0 * n))
+    return float(sorted_values[min(k, n) - 1])
+
+
+@dataclass(frozen=True)
+class ClosureRow:
+    statistic: str  # "p90", "late > 2 us"
+    measured: float  # ns for a quantile, a share for a late row
+    replay: float
+    judged: bool
+    within: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"statistic": self.statistic, "measured": self.measured, "replay": self.replay,
+                "judged": self.judged, "within": self.within}
+
+
+@dataclass(frozen=True)
+class Closure:
+    """The replay against the measurement, row by row, and whether it closes."""
+
+    experiment: str
+    size_bytes: int
+    round_trips: int
+    rows: tuple[ClosureRow, ...]
+    clock_step_ns: float
+    seed: int
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    replayed: int = 0  # round trips the replay ran (the measured count, up to MAX_REPLAY)
+
+    @property
+    def judged(self) -> bool:
+        """Whether the measurement was long enough to judge the replay by (MIN_ROUND_TRIPS)."""
+        return self.round_trips >= MIN_ROUND_TRIPS
+
+    @property
+    def closes(self) -> bool:
+        return self.judged and all(r.within for r in self.rows if r.judged)
+
+    @property
+    def misses(self) -> list[str]:
+        return [r.statistic for r in self.rows if r.judged and not r.within]
+
+    def summary(self) -> str:
+        """One line: closes, or which rows miss."""
+        if not self.judged:
+            return (f"not judged: {self.round_trips} round trips of {self.experiment} are too few (at least "
+                    f"{MIN_ROUND_TRIPS:,})")
+        if self.closes:
+            return f"closes: the replay of {self.round_trips:,} round trips gives back {self.experiment}"
+        worst = ", ".join(f"{r.statistic} {_show(r.statistic, r.replay)} against {_show(r.statistic, r.measured)}"
+                          for r in self.rows if r.judged and not r.within)
+        return f"misses: the replay of {self.experiment} gives {worst}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "experiment": self.experiment, "size_bytes": self.size_bytes, "round_trips": self.round_trips,
+            "replayed": self.replayed,
+            "clock_step_ns": self.clock_step_ns, "seed": self.seed, "closes": self.closes,
+            "rows": [r.as_dict() for r in self.rows], "notes": list(self.notes),
+            "tolerance": (f"quantiles within {QUANTILE_TOLERANCE:.0%} or {QUANTILE_SLACK_NS:g} ns (p99.9 shown, not "
+                          f"judged); shares late (above the measured median) within {SHARE_TOLERANCE:.0%} or "
+                          f"{100 * SHARE_SLACK:g} points"),
+        }
+
+
+def _show(statistic: str, value: float) -> str:
+    return f"{100 * value:.3g}%" if statistic.startswith("late") else f"{value / 1e3:.4g} us"
+
+
+def compare(measured: Measured, replay_ns: np.ndarray, experiment: str, size: int, seed: int,
+            notes: tuple[str, ...] = ()) -> Closure:
+    """The closure table: the replay's round trips against the measured statistics."""
+    r = np.sort(np.asarray(replay_ns, np.float64))
+    rows: list[ClosureRow] = []
+    enough = measured.count >= MIN_ROUND_TRIPS
+    for p in QUANTILES:
+        got = nearest_rank(r, p)
+        want = measured.quantiles_ns[p]
+        ok = abs(got - want) <= max(QUANTILE_TOLERANCE * abs(want), QUANTILE_SLACK_NS)
+        rows.append(ClosureRow(f"p{p:g}", want, float(got), p in JUDGED_QUANTILES and enough, bool(ok)))
+    for t in LATE_NS:
+        want = measured.late[t]
+        got = float(np.mean(r > measured.median_ns + t))
+        ok = abs(got - want) <= max(SHARE_TOLERANCE * want, SHARE_SLACK)
+        rows.append(ClosureRow(f"late > {t // 1000} us", want, got, enough, bool(ok)))
+    return Closure(experiment, int(size), int(measured.count), tuple(rows), float(measured.clock_step_ns), int(seed),
+                   tuple(notes), int(r.size))
+
+
+def closure_of(profile: SystemProfile, measured: Measured, size: int, experiment: str, seed: int = 0,
+               notes: tuple[str, ...] = ()) -> Closure:
+    """Replays `measured.count` ping-pongs of `size` bytes with `profile` (`--noise both`: all
+    of its noise) and compares them with the measurement."""
+    from cloudnoise.simulation.noise import noise_from_profile
+    from cloudnoise.simulation.params import LogGOPS
+
+    params = LogGOPS.from_profile(profile)
+    noise = noise_from_profile(profile, seed)
+    variant = noise.default_variants()[0] if noise.has_os or noise.has_network else "none"
+    count = min(measured.count, MAX_REPLAY)
+    if count < measured.count:
+        notes = (*notes, f"replayed {count:,} of the {measured.count:,} round trips measured")
+    replay = replay_round_trips(params, noise if variant != "none" else None, variant, size, count, seed)
+    read = read_through_clock(replay, measured.clock_step_ns, seed)
+    return compare(measured, read, experiment, size, seed, notes)
+

@@ -1,0 +1,53 @@
+"""`model build`'s printing of a profile's closure and of what its campaign measured.
+
+Beside model/tool_table.py (the LogGP table): the command's cli.py stays thin.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+
+def _show(statistic: str, value: float) -> str:
+    return f"{100 * value:.3g}%" if statistic.startswith("late") else f"{value / 1e3:.4g} us"
+
+
+def print_closure(closure: dict[str, Any]) -> None:
+    """The replay against the measurement, one line per row, and the verdict."""
+    from rich.console import Console
+    from rich.table import Table
+
+    rows = closure.get("rows") or []
+    misses = [r["statistic"] for r in rows if r.get("judged") and not r.get("within")]
+    verdict = ("closes" if closure.get("closes") else f"MISSES {', '.join(misses)}" if misses
+               else "not judged: too few round trips")
+    t = Table(title=f"Closure: the profile replays {closure.get('replayed') or closure.get('round_trips', 0):,} round trips of "
+                    f"{closure.get('experiment')} ({verdict})")
+    for col in ("statistic", "measured", "replay", ""):
+        t.add_column(col, justify="right" if col in ("measured", "replay") else "left")
+    for r in rows:
+        mark = "" if not r.get("judged") else ("within" if r.get("within") else "miss")
+        t.add_row(str(r["statistic"]), _show(r["statistic"], r["measured"]), _show(r["statistic"], r["replay"]), mark)
+    Console().print(t)
+    click.echo(f"# {closure.get('tolerance')}")
+    if closure.get("stall_model"):
+        click.echo(f"stall model: {closure['stall_model']}")
+    for note in closure.get("notes") or []:
+        click.echo(f"note: {note}")
+
+
+def print_campaign(campaign: dict[str, Any] | None) -> None:
+    """What the campaign measured, and its flags (warnings on stderr)."""
+    if not campaign:
+        return
+    pairs = campaign.get("pairs") or []
+    bits = ["pairs " + (", ".join(f"{a}-{b}" for a, b in pairs) if pairs else "not recorded")]
+    if campaign.get("round_trips") is not None:
+        bits.append(f"{campaign['round_trips']:,} round trips over {campaign.get('duration_s', 0):.3g} s")
+    if campaign.get("stall_time_share") is not None:
+        bits.append(f"{100 * campaign['stall_time_share']:.3g}% of that time in stalls")
+    click.echo("measured: " + "; ".join(bits))
+    for flag in campaign.get("flags") or []:
+        click.echo(f"cloudnoise: warning: {flag}", err=True)

@@ -1,0 +1,57 @@
+"""A synthetic campaign with known noise: a ping-pong series the engine makes from a known OS
+trace and known network noise, written as a Netgauge run (the paper's format) and imported as
+a user imports one. `model build` must give the known network noise back."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "measurement"))
+
+from netgauge_synthetic import RUN, loggp_table, osnoise_text, pingpong_text, write_run  # noqa: E402
+
+# the system: LogGP in us (Netgauge's table), one o
+L_US, O_US, G_US_PER_B = 1.0, 0.3, 0.0001
+TRACE_S = 20.0
+
+
+def os_trace(rng: np.random.Generator, rate_hz: float = 1000.0):
+    """Detours of 5-9 us at `rate_hz` (a timer tick's size), over TRACE_S seconds."""
+    from cloudnoise.model.os_noise import OSNoiseTrace
+
+    n = rng.poisson(rate_hz * TRACE_S)
+    starts = np.sort(rng.uniform(0, TRACE_S * 1e9 - 20_000, n)).astype(np.int64)
+    durations = rng.uniform(5_000, 9_000, n).astype(np.int64)
+    keep = np.concatenate(([True], np.diff(starts) > 10_000))  # no overlapping detours
+    return OSNoiseTrace(starts[keep], durations[keep])
+
+
+def params():
+    from cloudnoise.simulation.params import LogGOPS
+
+    return LogGOPS.parse(L=f"{L_US}us", o=f"{O_US}us", g="0.5us", G=f"{G_US_PER_B * 1e3}ns", O="0", S="8192")
+
+
+def series(noise, count: int, seed: int) -> np.ndarray:
+    """`count` back-to-back 1 B round trips (ns) through the engine with `noise` (both variants)."""
+    from cloudnoise.model.closure import replay_round_trips
+
+    return replay_round_trips(params(), noise, "both", 1, count, seed)
+
+
+def write_campaign(folder: Path, round_trips_ns: np.ndarray, trace, label: str) -> Path:
+    """The series as a Netgauge run (RTT/2 in us, calls of 1000 whose first 21 are dropped on import),
+    with the trace as its selfish-detour file and the LogGP table of the known parameters; imported."""
+    from cloudnoise.measurement.imports.netgauge import import_netgauge
+
+    run = write_run(folder / "2022_05_05_17_00_11")
+    calls = round_trips_ns.size // RUN
+    (run / "ng_netnoise_mpi_lat.out").write_text(
+        pingpong_text([1], calls, lambda r, i: round_trips_ns[r * RUN + i] / 2e3))
+    detours = list(zip(trace.starts.tolist(), trace.durations.tolist()))
+    (run / "ng_osnoise.out").write_text(osnoise_text([detours], period_s=TRACE_S))
+    (run / "ng_loggp.out").write_text(loggp_table(L=L_US, o_s=O_US, o_r=O_US, g=0.5, G=G_US_PER_B, S=8192))
+    return import_netgauge(run, folder / "campaign", {"system": label}).campaign

@@ -1,0 +1,97 @@
+"""The closure replay (model/closure.py): the engine's departures, the ping-pong chain it runs,
+the clock a measurement reads through, the table and its tolerances; and the stalls that only a
+share of the hosts have (the engine's per-host draw)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cloudnoise import _engine
+from cloudnoise.model.closure import (
+    MIN_ROUND_TRIPS, Measured, clock_step, compare, pingpong_goal, read_through_clock, replay_round_trips,
+)
+from cloudnoise.simulation.noise import NoiseSetup
+from cloudnoise.simulation.params import LogGOPS
+
+
+def _params() -> LogGOPS:
+    return LogGOPS.parse(L="1000", o="300", g="500", G="0.1", O="0", S="8192")
+
+
+def test_a_noiseless_chain_of_ping_pongs_is_2_times_2o_plus_L_each():
+    trips = replay_round_trips(_params(), None, "none", 1, 1_000, segment=300)
+    assert np.all(trips == 2 * (2 * 300 + 1000))  # 1 B: (size - 1) G = 0
+
+
+def test_departures_are_the_sends_start_times_in_every_loop():
+    schedule = _engine.parse_goal(pingpong_goal(4, 1))
+    params = _params().to_engine()
+    noise = _engine.NoiseModel()
+    got = [_engine.run(schedule, params, noise, departures=True, general=general)["departures_ps"]
+           for general in (False, True)]
+    assert np.array_equal(got[0], got[1])
+    # rank 0's sends (ops 0, 2, 4, 6) leave every 3.2 us; rank 1's 1.6 us after each; receives: -1
+    assert got[0][0:8:2].tolist() == [0, 3_200_000, 6_400_000, 9_600_000]
+    assert got[0][1:8:2].tolist() == [-1] * 4 and got[0][8:16:2].tolist() == [-1] * 4
+    assert got[0][9:16:2].tolist() == [1_600_000, 4_800_000, 8_000_000, 11_200_000]
+    assert "departures_ps" not in _engine.run(schedule, params, noise)
+
+
+def test_a_stall_in_time_delays_one_round_trip_of_a_back_to_back_series():
+    """A 100 us stall on both hosts (one clock) every 10 ms: one round trip in ~3,000 waits for
+    it, while a single ping-pong at a random moment meets it 1 % of the time: why the replay runs
+    back to back."""
+    from cloudnoise.model.latency_episodes import StallTable
+
+    table = StallTable(np.array([1_000_000], np.int64), np.array([1_100_000], np.int64), 10_000_000)
+    noise = NoiseSetup(latency_stalls=table, latency_stalls_shared=True)
+    trips = replay_round_trips(_params(), noise, "network", 1, 20_000, segment=4_096)
+    late = trips > 3_200 + 1_000
+    assert 0.8 * 20_000 * 3_200 / 10_000_000 <= late.sum() <= 1.3 * 20_000 * 3_200 / 10_000_000
+    assert np.all(trips[late] > 90_000)
+
+
+def test_stalls_on_a_share_of_the_hosts():
+    """latency_stalls_hosts: each host stalls with this probability per repetition, the others never."""
+    spec = "rate=2000,duration=0,stall=50us,gap=1us"
+    from cloudnoise.model.latency_episodes import parse_latency_episodes
+    from cloudnoise.simulation.api import run_variant
+
+    schedule = _engine.generate("dissemination", 64, 16)
+    medians = {}
+    for share in (1.0, 0.25, 0.0001):
+        ep = parse_latency_episodes(f"{spec},hosts={share}")
+        setup = NoiseSetup(latency_stalls=ep, latency_stalls_hosts=ep.hosts)
+        medians[share] = float(np.median(run_variant(schedule, params=_params(), noise=setup, variant="network",
+                                                     reps=300, seed=3, threads=1).runtime_ns))
+    noiseless = float(np.median(run_variant(schedule, params=_params(), reps=1).runtime_ns))
+    assert medians[1.0] > medians[0.25] > medians[0.0001] == noiseless
+
+
+def test_clock_step_reads_the_tick_of_a_coarse_timer_and_none_of_a_fine_one():
+    rng = np.random.default_rng(1)
+    true = 3_500 + rng.gamma(2.0, 150.0, 200_000)
+    coarse = read_through_clock(true, 238.40625, 2)
+    values, counts = np.unique(np.rint(coarse), return_counts=True)
+    assert clock_step(values, counts) == pytest.approx(238.40625, rel=1e-3)
+    values, counts = np.unique(np.rint(true), return_counts=True)
+    assert clock_step(values, counts) == 1.0
+    # a clock reading is right on average (the difference of two floored readings)
+    assert np.mean(coarse) == pytest.approx(np.mean(true), abs=2.0)
+
+
+def test_the_table_judges_quantiles_and_late_shares_with_their_tolerances():
+    rng = np.random.default_rng(2)
+    measured = 3_000 + rng.exponential(300.0, 50_000)
+    m = Measured.of(measured)
+    same = compare(m, 3_000 + rng.exponential(300.0, 50_000), "x", 1, 0)
+    assert same.closes and same.misses == [] and same.summary().startswith("closes")
+    # a replay with twice as many round trips more than 1 us late misses that row, and says so
+    worse = measured.copy()
+    worse[: int(0.03 * worse.size)] += 3_000
+    bad = compare(m, worse, "x", 1, 0)
+    assert not bad.closes and "late > 1 us" in bad.misses and "misses" in bad.summary()
+    # too few round trips: shown, nothing judged
+    few = compare(Measured.of(measured[: MIN_ROUND_TRIPS - 1]), worse, "x", 1, 0)
+    assert not few.closes and not few.judged and few.misses == [] and "too few" in few.summary()
