@@ -94,8 +94,8 @@ def test_random_schedules_give_one_path(seed):
                            G=str(rng.choice([0, 1, 6])), O=str(rng.choice([0, 1])), S=str(S))
     for noise_kind in ("none", "os+network", "stalls", "episodes"):
         every_loop(sched, params, noise(noise_kind), reps=2, seed=seed, program_order=True)
-    # MPI's non-overtaking order (a recorded trace's): a message held behind the one sent
-    # before it on its channel waited for that one's flight.
+    # In-order delivery between two ranks (a recorded trace's): a message held behind the one
+    # sent before it to the same rank waited for that one's flight.
     sched.in_order = True
     for noise_kind in ("network", "stepped", "stalls"):
         every_loop(sched, params, noise(noise_kind), reps=3, seed=seed, program_order=True)
@@ -229,10 +229,12 @@ def test_switch_draws_split_against_the_noiseless_network():
 
 
 def test_a_message_held_behind_its_channel_waited_for_the_one_before():
-    # Rank 0 sends 12 messages on one channel; under latency noise a later one is drawn to
-    # arrive first, but MPI's order (Schedule.in_order, a recorded trace's) holds it back.
-    body0 = "\n".join(f"s{k}: send 8b to 1 tag 7" for k in range(12))
-    body1 = "\n".join([f"r{k}: recv 8b from 0 tag 7" + (f"\nr{k} requires r{k - 1}" if k else "") for k in range(12)])
+    # Rank 0 sends 12 messages to rank 1, tags 7 and 8 in turn; under latency noise a later one
+    # is drawn to arrive first, but in-order delivery between two ranks (Schedule.in_order, a
+    # recorded trace's: MPI's order follows) holds it back behind the one before, whatever its tag.
+    body0 = "\n".join(f"s{k}: send 8b to 1 tag {7 + k % 2}" for k in range(12))
+    body1 = "\n".join([f"r{k}: recv 8b from 0 tag {7 + k % 2}" + (f"\nr{k} requires r{k - 1}" if k else "")
+                       for k in range(12)])
     sched = _engine.parse_goal(f"num_ranks 2\nrank 0 {{\n{body0}\n}}\nrank 1 {{\n{body1}\nc: calc 100\nc requires r11\n}}\n"
                                .encode())
     params = LogGOPS.parse(L="1000", o="10", g="5", G="0", O="0", S="65535")

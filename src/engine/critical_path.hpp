@@ -183,13 +183,13 @@ class CriticalPathRecorder {
   // its own, which then runs as the match (begin_match).
   void matched(uint32_t send_op) { match_[send_op] = now_; }
   void begin_match(uint32_t send_op) { now_ = match_[send_op]; }
-  // Under MPI's non-overtaking rule (channel_order.hpp): the message of send
-  // op `op` on channel (h, r, tag), drawn to arrive at `drawn`, arrives at
-  // `arrival`; when later, it waited for its channel's previous message,
-  // whose flight set that time.
-  void channel(uint32_t h, uint32_t r, uint32_t tag, uint32_t op, int64_t drawn, int64_t arrival) {
+  // Under in-order delivery between two ranks (channel_order.hpp): the
+  // message of send op `op` from h to r, drawn to arrive at `drawn`, arrives
+  // at `arrival`; when later, it waited for the previous message from h to
+  // r, whose flight set that time.
+  void channel(uint32_t h, uint32_t r, uint32_t op, int64_t drawn, int64_t arrival) {
     if (channel_.size() <= h) channel_.resize(h + 1);
-    Why& setter = channel_[h][uint64_t{r} << 32 | tag];
+    Why& setter = channel_[h][r];
     if (arrival == drawn)
       setter = why(op, false, PathLink::Flight);
     else
@@ -220,8 +220,8 @@ class CriticalPathRecorder {
   size_t size_ = 0;
   std::vector<Why> setter_;  // parallel to the engine's host state
   std::vector<Why> match_;   // by send op, rendezvous in windows only
-  // Per sender, (receiver, tag) -> the flight that set the channel's last arrival.
-  std::vector<std::unordered_map<uint64_t, Why>> channel_;
+  // Per sender, receiver -> the flight that set the last arrival there.
+  std::vector<std::unordered_map<uint32_t, Why>> channel_;
   Why now_ = kStart;
 };
 

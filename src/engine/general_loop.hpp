@@ -331,7 +331,7 @@ template <bool kWindowed, bool kRendezvous, bool kRecord>
         const int64_t arrival =
             order_arrivals_ ? channel_order_.arrival(h, receiver, d.arrival) : d.arrival;
         if constexpr (kRecord)
-          if (order_arrivals_) path_.channel(h, receiver, op.tag, op_index, d.arrival, arrival);
+          if (order_arrivals_) path_.channel(h, receiver, op_index, d.arrival, arrival);
         push_event<kWindowed>(arrival, stamp_++, op_index, Event::pack(h, kEvMsg), receiver, d.carried_G);
         if (!kRendezvous || op.amount <= p_.S)
           release_done(op, h);  // eager: the send is complete
