@@ -37,7 +37,7 @@ def _otf2() -> bool:
 
 def real_traces() -> list[tuple[Path, int]]:
     """(trace, ranks to extrapolate to) for every real trace at hand."""
-    out = [(DATA / "lammps-melt-2", 8), (DATA / "lammps-melt-4", 16), (DATA / "sweep3d-2x2", 8)]
+    out = [(DATA / "lammps-melt-2", 8), (DATA / "lammps-melt-4", 16), (DATA / "sweep3d-2x2", 8), (DATA / "hpcc-4", 8)]
     if SHARED.is_dir():
         for folder in sorted(p for p in SHARED.iterdir() if p.is_dir()):
             if folder.name.startswith("pingpong-otf2") and not _otf2():

@@ -78,7 +78,10 @@ class ReplicatedTrace:
         copy, base_rank = divmod(rank, p)
         shift = copy * p
         spanning = {0}  # comm ids whose ranks are world ranks (shifted into the copy)
+        request_comm: dict[int, int] = {}  # a nonblocking call's request -> the communicator it was posted on
         for c in self.base.calls(base_rank):
+            if c.kind in P2P and c.kind not in ("send", "recv", "sendrecv"):
+                request_comm[c.request] = c.comm
             if c.kind == "comm_create" and c.comm_info is not None:
                 info = self._comm(c.comm_info, rank, shift, copy, spanning)
                 c = c.copy()
@@ -90,8 +93,11 @@ class ReplicatedTrace:
                 if c.kind == "sendrecv" and c.recv_peer >= 0:
                     c.recv_peer += shift
             elif c.kind == "complete" and c.completions and shift:
-                # the converter takes the source that arrived; liballprof's are unknown (-1), others shift
-                done = [(q, s + shift if s >= 0 else s, t, b) for q, s, t, b in c.completions]
+                # the converter takes the source that arrived, a rank of the request's communicator:
+                # shifted into the copy where that communicator spans every traced rank (unknown
+                # sources, -1 as liballprof's, and cancelled ones stay as they are)
+                done = [(q, s + shift if s >= 0 and request_comm.get(q, 0) in spanning else s, t, b)
+                        for q, s, t, b in c.completions]
                 c = c.copy()
                 c.completions = done
             elif c.kind == "coll" and c.vec is not None and c.comm in spanning and self.copies > 1:
