@@ -64,6 +64,22 @@ def test_marginal_mixes_draws_and_drops_by_sample_share():
     assert float(m.cdf(np.array([0.85]))[0]) == pytest.approx(w)
 
 
+def test_marginal_of_mixtures_lists_every_component_once():
+    # Hosts' episode levels as a mixture (how model build writes several hosts' levels) and a
+    # mixture body: the marginal is one flat mixture with the same mean and the drops' share.
+    e = parse_bandwidth_episodes(
+        "rate=0.005,duration=uniform(low=0,high=600ms),"
+        "fraction=mixture(0.5*uniform(low=0.6,high=0.7)+0.5*constant(value=0.8))"
+    )
+    body = parse_distribution("mixture:0.25*constant(value=0.9)+0.75*uniform(low=0.9,high=1)")
+    m = e.marginal(body)
+    assert len(m.components) == 4 and not any(hasattr(c, "components") for c in m.components)
+    body_mean = 0.25 * 0.9 + 0.75 * 0.95
+    w = e.message_share(body_mean)
+    assert m.mean() == pytest.approx((1 - w) * body_mean + w * (0.5 * 0.65 + 0.5 * 0.8))
+    assert float(m.cdf(np.array([0.85]))[0]) == pytest.approx(w)
+
+
 def test_generated_table_is_sorted_disjoint_and_has_the_time_share():
     e = parse_bandwidth_episodes(SPEC)
     t = e.table(np.random.default_rng(3))

@@ -126,10 +126,11 @@ class BandwidthEpisodes:
         fractions inside (approximately: inside, a message takes the lower of the two)."""
         base = body if body is not None else Constant(1.0)
         w = self.message_share(base.mean())
-        parts = list(zip(base.weights, base.components)) if isinstance(base, Mixture) else [(1.0, base)]
-        weights = tuple(float(x * (1.0 - w)) for x, _ in parts) + (w,)
-        total = sum(weights)
-        return Mixture(tuple(x / total for x in weights), tuple(c for _, c in parts) + (self.fraction,))
+        # Mixtures do not nest: a mixture body or fraction (hosts' levels) joins with its components.
+        parts = [(float(x * (1.0 - w)), c) for x, c in _components(base)]
+        parts += [(float(x * w), c) for x, c in _components(self.fraction)]
+        total = sum(x for x, _ in parts)
+        return Mixture(tuple(x / total for x, _ in parts), tuple(c for _, c in parts))
 
     def representative_period_ns(self) -> int:
         """A table's period: about TABLE_EPISODES episodes, within one simulated time's limit."""
@@ -216,3 +217,8 @@ def parse_bandwidth_episodes(spec: str) -> BandwidthEpisodes:
     duration = parse_inline_distribution(params["duration"], "duration", time=True)
     fraction = parse_inline_distribution(params["fraction"], "fraction", time=False)
     return BandwidthEpisodes(rate, duration, fraction, text)
+
+
+def _components(dist: Distribution) -> list[tuple[float, Distribution]]:
+    """A distribution as (weight, component) pairs: a mixture's own, or the whole with weight 1."""
+    return list(zip(dist.weights, dist.components)) if isinstance(dist, Mixture) else [(1.0, dist)]
