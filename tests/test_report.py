@@ -334,6 +334,11 @@ def test_same_cheapest_everywhere_is_one_sentence() -> None:
     assert obs.values["cost_usd"] == pytest.approx([3.46, 6.92])
     assert ("daint is the cheapest system at every scale compared (2–4 nodes, on-demand, billed as each provider "
             "bills, without noise)") in obs.text
+    # the same ratio at every scale (3.88 / 1.73) is said once; different ratios as a range
+    assert obs.text.endswith("the most expensive costs 2.2x as much at every scale.")
+    runtimes[("aws-hpc", 4, "none")] = [2 * HOUR_NS]
+    (obs,) = cheapest_per_scale(_sweep(runtimes), parse_pricing("on-demand"))
+    assert obs.text.endswith("the most expensive costs 2.2x to 4.5x as much.")
 
 
 def test_the_report_and_advise_name_the_same_cheapest_system() -> None:

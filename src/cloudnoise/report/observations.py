@@ -167,11 +167,12 @@ def _merge_same_cheapest(sweep: SweepData, per_scale: list[Observation], pricing
     factors = [o.values["factor"] for o in per_scale]
     variant = first["variant"]
     noise = "without noise" if variant == "none" else f"with {NOISE_NOUNS[variant]}"
+    low, high = format_ratio(min(factors)), format_ratio(max(factors))
+    spread = f"{low} as much at every scale" if low == high else f"{low} to {high} as much"
     text = (f"{sweep.title}: {first['system']} is the cheapest system at every scale compared "
             f"({first['nodes']}–{last['nodes']} nodes, {pricing.label()}, {billing_label(billing)}, {noise}): "
             f"{per_runs_unit([first['cost_usd'], last['cost_usd']]).text(first['cost_usd'], last['cost_usd'])}; "
-            "the most expensive costs "
-            f"{format_ratio(min(factors))} to {format_ratio(max(factors))} as much.")
+            f"the most expensive costs {spread}.")
     return [Observation("cheapest", text, {"system": first["system"], "variant": variant,
                                            "nodes": [o.values["nodes"] for o in per_scale],
                                            "cost_usd": [o.values["cost_usd"] for o in per_scale],
