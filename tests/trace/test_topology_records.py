@@ -16,7 +16,7 @@ from cloudnoise.trace import native_format as fmt
 from cloudnoise.trace.extrapolate import extrapolated
 from cloudnoise.trace.reader import open_trace
 
-from measure_support import mpi_or_skip, run
+from measure_support import mpi_or_skip, run, run_json
 from native_writer import cart, coll, finalize, record, send, write_trace
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "trace" / "topology.c"
@@ -78,3 +78,19 @@ def test_a_grid_of_impossible_dims_is_one_line(tmp_path: Path) -> None:
     folder = write_trace(tmp_path / "bad2", [[dims, coll("MPI_Barrier", 10, 11, 0), finalize(100)] for _ in range(2)])
     with pytest.raises(CloudnoiseError, match=r"MPI_Dims_create\): dims \(3, 2\) for 4 ranks"):
         extrapolated(open_trace(folder), 8)
+
+
+def test_trace_show_names_the_grid_the_ranks_were_laid_out_on(tmp_path: Path) -> None:
+    def rank(r: int, with_grid: bool) -> list[bytes]:
+        grid = [cart(0, 10, 2, 4, r, (2, 2), (1, 0))] if with_grid else []
+        return grid + [send(20, 30, (r + 1) % 4, 8),
+                       record("MPI_Recv", 40, 50, (r - 1) % 4, 0, 0, 0, 8, 0, (r - 1) % 4, 0, 8), finalize(100)]
+
+    gridded = write_trace(tmp_path / "grid", [rank(r, True) for r in range(4)])
+    doc = run_json("trace", "show", str(gridded), "--json")
+    assert doc["grid"] == {"dims": [2, 2], "periods": [1, 0], "call": "MPI_Cart_create", "index": 1}
+    text = run("trace", "show", str(gridded)).stdout
+    assert "grid: 2x2 (periodic in dimension 0; MPI_Cart_create, rank 0's call 1)" in text
+    plain = write_trace(tmp_path / "plain", [rank(r, False) for r in range(4)])
+    assert run_json("trace", "show", str(plain), "--json")["grid"] is None
+    assert "grid: none spanning every rank" in run("trace", "show", str(plain)).stdout

@@ -178,6 +178,7 @@ def show_cmd(trace_dir: Path, algorithms: str, compute_scale: float, allow_unsup
     from cloudnoise.trace.collectives import parse_algorithms
     from cloudnoise.trace.convert import ConvertOptions, convert
     from cloudnoise.trace.reader import open_trace
+    from cloudnoise.trace.topology import recorded_grid
 
     trace_ = open_trace(trace_dir)
 
@@ -188,7 +189,12 @@ def show_cmd(trace_dir: Path, algorithms: str, compute_scale: float, allow_unsup
     # calls not understood are listed with their counts here, not stopped at (convert stops at the first)
     result = convert(trace_, _Discard(), ConvertOptions(parse_algorithms(algorithms), compute_scale, True))
     doc = {**trace_.describe(), **result.to_dict()}
+    grid = recorded_grid(trace_.calls(0), trace_.num_ranks)
+    doc["grid"] = grid.to_dict() if grid is not None else None
     lines = [f"{trace_dir}: {trace_.format} trace, {trace_.num_ranks} ranks"] + _summary_lines(doc)
+    lines.append(f"grid: {grid.text()}" if grid is not None else
+                 "grid: none spanning every rank (extrapolation moves each message by its rank offset where "
+                 "the program is regular, else replicates the ranks)")
     if result.unsupported and not allow_unsupported:
         lines.append("  (convert and simulate refuse these unless --allow-unsupported counts their time as compute)")
     _emit(doc, as_json, lines)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -254,6 +255,38 @@ class Topology:
         for k, size in zip(order, sizes):
             out[k] = size
         return tuple(out), "MPI_Dims_create, its largest dimensions where the trace has the most ranks"
+
+
+@dataclass(frozen=True)
+class RecordedGrid:
+    """The first Cartesian grid spanning every traced rank, as rank 0 recorded it."""
+
+    dims: tuple[int, ...]
+    periods: tuple[int, ...]
+    call: str
+    index: int
+
+    def text(self) -> str:
+        periodic = [str(k) for k, p in enumerate(self.periods) if p]
+        wrap = f"periodic in dimension{'s' if len(periodic) > 1 else ''} {', '.join(periodic)}" if periodic \
+            else "not periodic"
+        return f"{'x'.join(map(str, self.dims))} ({wrap}; {self.call}, rank 0's call {self.index})"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"dims": list(self.dims), "periods": list(self.periods), "call": self.call, "index": self.index}
+
+
+def recorded_grid(calls: Iterable[Call], ranks: int) -> RecordedGrid | None:
+    """The grid the application laid its `ranks` ranks out on: the first communicator of
+    rank 0's `calls` with dims spanning every rank (what extrapolation scales), or None.
+    Streams the calls and stops at the grid."""
+    for c in calls:
+        info = c.comm_info
+        if info is not None and info.dims and info.neighbours is None and info.size == ranks \
+                and math.prod(info.dims) == ranks:
+            periods = tuple(int(bool(p)) for p in info.periods) or (0,) * len(info.dims)
+            return RecordedGrid(tuple(info.dims), periods, c.name, c.index)
+    return None
 
 
 def dims_create_fixed(n: int, fixed: tuple[int, ...]) -> tuple[int, ...]:
