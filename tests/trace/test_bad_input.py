@@ -101,6 +101,19 @@ def test_cli_one_line_exit_2(tmp_path: Path) -> None:
     assert not (tmp_path / "x.goal").exists()
 
 
+def test_an_unreadable_run_description_is_a_warning(tmp_path: Path) -> None:
+    """trace.json describes the run (command, hosts); the ranks' files are the trace. Cut short
+    or not an object, `trace show` says so and goes on; the trace still simulates."""
+    folder = good(tmp_path)
+    for text, says in (('{"command": ', "not readable"), ("[1, 2]", "not a JSON object")):
+        (folder / "trace.json").write_text(text)
+        proc = run("trace", "show", str(folder))
+        assert proc.returncode == 0, proc.stderr
+        assert f"warning: {folder / 'trace.json'}: {says}" in proc.stdout
+        assert "the recorded run's description is left out" in proc.stdout
+    assert run("simulate", "--trace", str(folder), "--noise", "none").returncode == 0
+
+
 def test_damaged_gzip_rank_file(tmp_path: Path) -> None:
     import gzip
 

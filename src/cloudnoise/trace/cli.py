@@ -91,7 +91,7 @@ def _summary_lines(doc: dict[str, Any]) -> list[str]:
     if doc.get("unsupported"):
         lines.append("counted as compute, not understood: "
                      + ", ".join(f"{k} x{v:,}" for k, v in sorted(doc["unsupported"].items())))
-    for w in doc["warnings"]:
+    for w in doc["warnings"] + ([doc["recorded_unreadable"]] if doc.get("recorded_unreadable") else []):
         lines.append(f"warning: {w}")
     return lines
 

@@ -134,10 +134,13 @@ class NativeTrace:
         if meta.is_file():
             try:
                 data = json.loads(meta.read_text())
-                if isinstance(data, dict):
-                    out["recorded"] = data
-            except (OSError, ValueError):
-                pass
+            except (OSError, ValueError) as err:
+                data = err
+            if isinstance(data, dict):
+                out["recorded"] = data
+            else:  # the run's description only: the ranks' files still read
+                why = f"not readable ({data})" if isinstance(data, Exception) else "not a JSON object"
+                out["recorded_unreadable"] = f"{meta}: {why}; the recorded run's description is left out"
         return out
 
     def calls(self, rank: int) -> Iterator[Call]:
