@@ -18,6 +18,7 @@ from cloudnoise.model.distributions import (
     QuantileTable,
     check_bandwidth_noise,
     check_latency_noise,
+    mixture_of,
     parse_distribution,
 )
 
@@ -294,3 +295,14 @@ def test_simulating_a_profile_does_not_load_scipy_stats(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert out.stderr.strip().splitlines()[-1] == "False", out.stderr
     assert "Completion time" in out.stdout
+
+
+def test_mixture_of_joins_a_mixture_part_flat():
+    inner = parse_distribution("mixture:0.25*constant(value=2)+0.75*uniform(low=3,high=5)")
+    m = mixture_of([(0.5, parse_distribution("constant:value=1")), (0.5, inner)])
+    assert m.weights == (0.5, 0.125, 0.375)
+    assert [c.spec() for c in m.components] == ["constant:value=1", "constant:value=2", "uniform:low=3,high=5"]
+    assert m.mean() == pytest.approx(0.5 * 1 + 0.125 * 2 + 0.375 * 4)
+    # the mixture checks its weights as given: parts that do not sum to 1 are refused
+    with pytest.raises(CloudnoiseError, match="sum to 1"):
+        mixture_of([(0.5, inner), (0.4, inner)])

@@ -40,7 +40,7 @@ import numpy as np
 from cloudnoise import limits
 from cloudnoise.errors import CloudnoiseError, shown
 from cloudnoise.model.distributions import (
-    Constant, Distribution, Mixture, parse_inline_distribution, split_top_level,
+    Constant, Distribution, Mixture, mixture_of, parse_inline_distribution, split_top_level,
 )
 
 # A table holds about this many episodes (as the OS-noise traces hold about
@@ -126,11 +126,9 @@ class BandwidthEpisodes:
         fractions inside (approximately: inside, a message takes the lower of the two)."""
         base = body if body is not None else Constant(1.0)
         w = self.message_share(base.mean())
-        # Mixtures do not nest: a mixture body or fraction (hosts' levels) joins with its components.
-        parts = [(float(x * (1.0 - w)), c) for x, c in _components(base)]
-        parts += [(float(x * w), c) for x, c in _components(self.fraction)]
-        total = sum(x for x, _ in parts)
-        return Mixture(tuple(x / total for x, _ in parts), tuple(c for _, c in parts))
+        flat = mixture_of([(1.0 - w, base), (w, self.fraction)])  # a mixture body or hosts' levels join flat
+        total = sum(flat.weights)
+        return Mixture(tuple(x / total for x in flat.weights), flat.components)
 
     def representative_period_ns(self) -> int:
         """A table's period: about TABLE_EPISODES episodes, within one simulated time's limit."""
@@ -217,8 +215,3 @@ def parse_bandwidth_episodes(spec: str) -> BandwidthEpisodes:
     duration = parse_inline_distribution(params["duration"], "duration", time=True)
     fraction = parse_inline_distribution(params["fraction"], "fraction", time=False)
     return BandwidthEpisodes(rate, duration, fraction, text)
-
-
-def _components(dist: Distribution) -> list[tuple[float, Distribution]]:
-    """A distribution as (weight, component) pairs: a mixture's own, or the whole with weight 1."""
-    return list(zip(dist.weights, dist.components)) if isinstance(dist, Mixture) else [(1.0, dist)]

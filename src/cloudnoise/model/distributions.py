@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
@@ -463,6 +464,20 @@ class Mixture(_Base):
             kind, _, params = c.spec().partition(":")
             parts.append(f"{_fmt(w)}*{kind}({params})")
         return "mixture:" + "+".join(parts)
+
+
+def mixture_of(parts: Sequence[tuple[float, Distribution]]) -> Mixture:
+    """The mixture drawing from each (weight, distribution) of `parts` with that weight.
+    Mixtures do not nest: a part that is a mixture joins with its own components, their
+    weights multiplied by the part's."""
+    weights: list[float] = []
+    components: list[Distribution] = []
+    for w, d in parts:
+        inner = zip(d.weights, d.components) if isinstance(d, Mixture) else ((1.0, d),)
+        for x, c in inner:
+            weights.append(w * x)
+            components.append(c)
+    return Mixture(tuple(weights), tuple(components))
 
 
 @dataclass(frozen=True)

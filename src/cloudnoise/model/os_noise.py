@@ -227,7 +227,6 @@ def _merge_overlaps(starts: np.ndarray, durations: np.ndarray) -> tuple[np.ndarr
     running_end = np.maximum.accumulate(ends)
     new_group = np.ones(starts.size, dtype=bool)
     new_group[1:] = starts[1:] >= running_end[:-1]
-    group = np.cumsum(new_group) - 1
     first = np.flatnonzero(new_group)
     group_end = np.maximum.reduceat(ends, first)
     return starts[first], group_end - starts[first]

@@ -32,7 +32,7 @@ from statistics import NormalDist
 import numpy as np
 
 from cloudnoise.measurement.summaries import StreamStats
-from cloudnoise.model.distributions import Constant, Distribution, LogNormal, Mixture, Uniform
+from cloudnoise.model.distributions import Constant, Distribution, LogNormal, Mixture, Uniform, mixture_of
 
 MAX_SEGMENT_GAP_NS = 10**9  # a longer pause between two samples starts a new stretch of the series
 SORTED_SHARE = 0.99  # values non-decreasing at this share of steps: sorted, no order to read
@@ -200,6 +200,4 @@ def with_zero(share: float, dist: Distribution) -> Distribution:
     mixture's own components join it)."""
     if share <= 0:
         return dist
-    if isinstance(dist, Mixture):
-        return Mixture((share, *(w * (1.0 - share) for w in dist.weights)), (Constant(0.0), *dist.components))
-    return Mixture((share, 1.0 - share), (Constant(0.0), dist))
+    return mixture_of([(share, Constant(0.0)), (1.0 - share, dist)])

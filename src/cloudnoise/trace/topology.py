@@ -161,6 +161,11 @@ def parse_grid(text: str) -> tuple[int, ...]:
     return dims
 
 
+def grid_periods(info: CommInfo) -> tuple[int, ...]:
+    """A grid's periods as 0 or 1 per dimension (none recorded: not periodic)."""
+    return tuple(int(bool(p)) for p in info.periods) or (0,) * len(info.dims)
+
+
 @dataclass
 class Topology:
     """The topology calls of a trace, gathered call by call over every traced
@@ -203,8 +208,7 @@ class Topology:
                 raise CloudnoiseError(f"call {first.index} ({first.name}): world rank {r} is grid rank {i.rank}, "
                                       "which the grid's members do not say; the trace is damaged: record the run again")
         self.grids_seen += 1
-        grid = Grid(dims, tuple(int(bool(p)) for p in info0.periods) or (0,) * len(dims), members, info0.reorder,
-                    info0.id, first.index)
+        grid = Grid(dims, grid_periods(info0), members, info0.reorder, info0.id, first.index)
         if self.grid is None:
             self.grid = grid
         return grid
@@ -284,8 +288,7 @@ def recorded_grid(calls: Iterable[Call], ranks: int) -> RecordedGrid | None:
         info = c.comm_info
         if info is not None and info.dims and info.neighbours is None and info.size == ranks \
                 and math.prod(info.dims) == ranks:
-            periods = tuple(int(bool(p)) for p in info.periods) or (0,) * len(info.dims)
-            return RecordedGrid(tuple(info.dims), periods, c.name, c.index)
+            return RecordedGrid(tuple(info.dims), grid_periods(info), c.name, c.index)
     return None
 
 

@@ -7,6 +7,7 @@
 
 #include "../input_limits.hpp"
 #include "sequential_draws.hpp"
+#include "table_period.hpp"
 
 namespace cloudnoise {
 
@@ -27,8 +28,7 @@ EpisodeProcess::EpisodeProcess(double mean_quiet_ps, double mean_cycle_ps,
 }
 
 int64_t EpisodeProcess::period_ps(uint32_t hosts) const {
-  const double wanted = kEpisodesPerHost * static_cast<double>(hosts) * mean_cycle_;
-  return std::max(period_, static_cast<int64_t>(std::min(wanted, static_cast<double>(limits::kMaxTimePs))));
+  return table_period_ps(period_, mean_cycle_, hosts);
 }
 
 BandwidthEpisodes EpisodeProcess::draw(uint64_t seed, uint64_t repetition, uint32_t hosts) const {

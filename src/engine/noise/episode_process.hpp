@@ -8,9 +8,8 @@
 // `mean_quiet`); each lasts a drawn `duration` (at least 1 ns, at most the
 // period) and holds a drawn `fraction` of the peak bandwidth (within
 // [limits::kMinEpisodeFraction, 1]). A table spans the model's period (about
-// 500 episodes) or, read by more hosts, kEpisodesPerHost mean cycles per
-// host, at most 10^5 s (the rule of StallProcess), which every host of the
-// repetition reads from its own offset (Engine::reset). It holds at most
+// 500 episodes) or longer, read by more hosts (table_period.hpp), which every
+// host of the repetition reads from its own offset (Engine::reset). It holds at most
 // kMaxEpisodes episodes: a draw that would hold more ends its table after
 // the kMaxEpisodes-th.
 #pragma once
@@ -26,7 +25,6 @@ namespace cloudnoise {
 class EpisodeProcess {
  public:
   static constexpr size_t kMaxEpisodes = 4'000'000;
-  static constexpr double kEpisodesPerHost = 4.0;
 
   // mean_cycle_ps: the mean quiet time plus the mean duration.
   EpisodeProcess(double mean_quiet_ps, double mean_cycle_ps, std::shared_ptr<const QuantileTable> duration_ps,

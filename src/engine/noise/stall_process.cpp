@@ -7,6 +7,7 @@
 
 #include "../input_limits.hpp"
 #include "sequential_draws.hpp"
+#include "table_period.hpp"
 
 namespace cloudnoise {
 namespace {
@@ -65,8 +66,7 @@ StallProcess StallProcess::periodic(int64_t every_ps, std::shared_ptr<const Quan
 
 int64_t StallProcess::period_ps(uint32_t hosts) const {
   if (is_periodic()) return period_;
-  const double wanted = kEpisodesPerHost * static_cast<double>(hosts) * mean_cycle_;
-  return std::max(period_, static_cast<int64_t>(std::min(wanted, static_cast<double>(limits::kMaxTimePs))));
+  return table_period_ps(period_, mean_cycle_, hosts);
 }
 
 LatencyStalls StallProcess::draw(uint64_t seed, uint64_t repetition, uint32_t hosts) const {

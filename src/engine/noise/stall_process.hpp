@@ -13,13 +13,10 @@
 //   last stall ends.
 // * periodic: a stall of `stall` (a draw each) every `every`.
 //
-// A bursty table spans the model's period (about 500 episodes) or, read by
-// more hosts, kEpisodesPerHost mean cycles (quiet time and episode) per
-// host, at most 10^5 s: every host of the repetition reads it from its own
-// offset (Engine::reset), and hosts that read the same few episodes would
-// meet the same longest stalls, so that the slowest of many hosts stopped
-// growing with their number (the busy demo machine's 16 B dissemination:
-// 74.7 ms at 4,096 nodes, 72.8 ms at 16,384 with 500 episodes). A table
+// A bursty table spans the model's period (about 500 episodes) or longer,
+// read by more hosts (table_period.hpp): with 500 episodes read by every
+// host, the busy demo machine's 16 B dissemination took 74.7 ms at 4,096
+// nodes and 72.8 ms at 16,384. A table
 // holds at most kMaxStalls stalls: a draw that would hold more ends its
 // table after the kMaxStalls-th.
 #pragma once
@@ -35,7 +32,6 @@ namespace cloudnoise {
 class StallProcess {
  public:
   static constexpr size_t kMaxStalls = 4'000'000;
-  static constexpr double kEpisodesPerHost = 4.0;
 
   // Times in ps; the tables draw lengths in ps. mean_cycle_ps: a bursty
   // model's mean quiet time plus mean episode.
