@@ -16,6 +16,8 @@ enum class RngStream : uint64_t {
   StallOffsets = 5,
   EpisodeTables = 6,  // a repetition's bandwidth episodes (episode_process.hpp)
   StallTables = 7,    // a repetition's latency stalls (stall_process.hpp)
+  LevelTables = 8,    // a repetition's latency levels (level_process.hpp)
+  LevelOffsets = 9,   // each host's offset into them
 };
 
 // SplitMix64's finaliser: a bijective 64-bit mix with good avalanche.

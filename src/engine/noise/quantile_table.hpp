@@ -49,8 +49,9 @@ class QuantileTable {
   // draw's bits grow.
   bool bucket_is_one_segment(size_t k) const;
   size_t size() const { return p_.size(); }
-  // The least value a draw can give.
+  // The least value a draw can give, and the largest.
   double min() const { return v_.front(); }
+  double max() const { return v_.back(); }
 
  private:
   static constexpr size_t kBuckets = 4096;
