@@ -50,7 +50,8 @@ enum class PathPart : uint8_t {
   G,                 // NIC gap per byte: (size - 1) x G (noiseless)
   O,                 // CPU overhead per byte
   OsDetour,          // OS detours charged to CPU activities
-  LatencyDraw,       // the message's drawn latency excess (or switch draw beyond the noiseless L)
+  LatencyDraw,       // the message's drawn latency excess and its sender's latency level (or switch
+                     // draw beyond the noiseless L)
   LatencyStall,      // the rest of its sender's latency stall
   BandwidthDraw,     // the extra time of its drawn bandwidth
   BandwidthEpisode,  // the extra time of its sender's bandwidth drop

@@ -123,8 +123,12 @@ PathSegment Engine::path_segment(PathNode n, PathLink link, int64_t start) {
       } else {
         add(PathPart::L, costs.L_ps);
         s.n_L = 1;
-        if (latency_)
-          add(PathPart::LatencyDraw, round_to_int(latency_->quantile_of_bits(latency_rng_.bits(n.op))));
+        // The draw and the sender's level, as depart adds them (the level
+        // clamped so that the latency stays at -o or more).
+        const int64_t drawn = latency_ ? round_to_int(latency_->quantile_of_bits(latency_rng_.bits(n.op))) : 0;
+        const int64_t latency = time_add(costs.L_ps, drawn);
+        const int64_t leveled = levels_ ? std::max(time_add(latency, level_ps(owner, start)), -p_.o_ps) : latency;
+        add(PathPart::LatencyDraw, drawn + (leveled - latency));
         if (stalls_) add(PathPart::LatencyStall, stall_delay_ps(owner, start));
       }
     } else {

@@ -263,6 +263,17 @@ int64_t Engine::stall_delay_ps(uint32_t sender, int64_t t) {
   return span.delay(s);
 }
 
+// Under latency levels, what is added to the latency of a message `sender`
+// sends at `t`: the sender's level at t (may be negative). Keyed by the
+// sender's time alone, like the stalls, so both processing orders agree; a
+// negative level shortens the windows' lookahead (window_width).
+int64_t Engine::level_ps(uint32_t sender, int64_t t) {
+  const int64_t s = levels_->wrap(time_add(t, level_offset_[sender]));
+  LatencyLevels::Span& span = level_span_[sender];
+  if (!span.holds(s)) span = levels_->span_at(s);
+  return span.value;
+}
+
 // Orders a host's newly executable ops as they are queued. LogGOPSim sorts
 // them by kind with std::sort (not stable) before stamping them; sorting the
 // same sequence with the same comparator yields the same order, so ties
@@ -314,16 +325,17 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   stalls_ = noise.stall_process ? drawn_stalls_.get(noise.stall_process, seed, repetition,
                                                     noise.latency_stalls_shared ? 1 : ranks_)
                                 : noise.latency_stalls.get();
+  levels_ = noise.level_process ? drawn_levels_.get(noise.level_process, seed, repetition, ranks_) : nullptr;
   switch_ = noise.switch_draws.get();
   switch_nominal_ = noise.switch_nominal.get();
   // Only a latency drawn per message can let one overtake another sent
   // earlier on its channel (the sender's sends start in time order).
-  order_arrivals_ = sched_.in_order() && (latency_ || stalls_ || switch_);
+  order_arrivals_ = sched_.in_order() && (latency_ || stalls_ || levels_ || switch_);
   if (order_arrivals_) channel_order_.clear();
-  if (switch_ && (latency_ || bandwidth_ || episodes_ || stalls_))
+  if (switch_ && (latency_ || bandwidth_ || episodes_ || stalls_ || levels_))
     throw std::invalid_argument(
-        "switch draws replace L and G: they cannot be combined with latency excess, bandwidth fractions, episodes "
-        "or latency stalls");
+        "switch draws replace L and G: they cannot be combined with latency excess, bandwidth fractions, episodes, "
+        "latency stalls or latency levels");
   seed_ = seed;
   rep_ = repetition;
   if (departures_) departures_->assign(sched_.num_ops(), -1);
@@ -369,6 +381,15 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     for (uint32_t r = 0; r < ranks_; ++r)
       stall_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(noise.latency_stalls_shared ? 0 : r) * period),
                                   stalls_->period_ps() - 1);
+  }
+  if (levels_) {
+    // Each host reads the levels from its own offset.
+    const CounterRng rng(seed, repetition, RngStream::LevelOffsets);
+    const double period = static_cast<double>(levels_->period_ps());
+    level_offset_.resize(ranks_);
+    level_span_.assign(ranks_, LatencyLevels::Span{});
+    for (uint32_t r = 0; r < ranks_; ++r)
+      level_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(r) * period), levels_->period_ps() - 1);
   }
   if (noise.os) {
     // Each rank starts reading the trace at a uniformly drawn offset; with
@@ -468,11 +489,14 @@ int64_t Engine::window_width() const {
   const bool switch_random = switch_ && switch_->random();
   const bool wanted = processing_ == Processing::WindowedRendezvous ||
                       (processing_ == Processing::Auto && !rendezvous_);
-  if (!windows_allowed_ || !wanted || !(os_ || latency_ || bandwidth_ || episodes_ || stalls_ || switch_random))
+  if (!windows_allowed_ || !wanted ||
+      !(os_ || latency_ || bandwidth_ || episodes_ || stalls_ || levels_ || switch_random))
     return 0;
   // Each window keeps its pushers' times as 32-bit offsets.
   const int64_t least_excess = latency_ ? round_to_int(latency_->min()) : 0;
-  const int64_t least_L = switch_ ? switch_->min_latency_ps() : p_.min_L() + least_excess;
+  int64_t least_L = switch_ ? switch_->min_latency_ps() : p_.min_L() + least_excess;
+  // A negative level lowers it, but depart keeps every latency at -o or more.
+  if (levels_) least_L = std::max(least_L + std::min<int64_t>(0, levels_->min_value_ps()), -p_.o_ps);
   const int64_t lookahead = std::min<int64_t>(p_.o_ps + least_L, int64_t{1} << 31);
   return lookahead < 2 ? 0 : lookahead;
 }

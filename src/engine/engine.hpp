@@ -24,8 +24,10 @@
 #include "noise/counter_rng.hpp"
 #include "noise/drawn_gap.hpp"
 #include "noise/episode_process.hpp"
+#include "noise/latency_levels.hpp"
 #include "noise/latency_stalls.hpp"
 #include "noise/os_noise_trace.hpp"
+#include "noise/level_process.hpp"
 #include "noise/quantile_table.hpp"
 #include "noise/stall_process.hpp"
 #include "noise/switch_draws.hpp"
@@ -69,10 +71,15 @@ struct NoiseModel {
   // The share of hosts that stall at all (drawn per host and repetition); the
   // others never do: stalls a measurement saw on some pairs of hosts only.
   double latency_stalls_hosts = 1.0;
+  // Latency levels in time, per sending host (noise/latency_levels.hpp): a
+  // message gets its sender's level at the send added to its latency, which
+  // stays at least -o (no message arrives before its send starts).
+  std::shared_ptr<const LevelProcess> level_process;
   // The paper authors' network semantics (noise/switch_draws.hpp): each
   // message's L and G picked from near or far sample sets, G charged per
   // 16 MiB block, rendezvous 2 L later. Replaces the parameters' L and G,
-  // so it excludes latency_excess_ps, bandwidth_fraction, episodes and stalls.
+  // so it excludes latency_excess_ps, bandwidth_fraction, episodes, stalls
+  // and levels.
   std::shared_ptr<const SwitchDraws> switch_draws;
   // With switch_draws: the noiseless network (sets of one value), against
   // which a critical path splits each message's drawn L and G into the
@@ -81,7 +88,7 @@ struct NoiseModel {
 
   bool any() const {
     return os || latency_excess_ps || bandwidth_fraction || bandwidth_episodes || episode_process || latency_stalls ||
-           stall_process || switch_draws;
+           stall_process || level_process || switch_draws;
   }
 };
 
@@ -326,6 +333,7 @@ class Engine {
   void tabulate_gaps(const std::shared_ptr<const QuantileTable>& fraction);
   int64_t episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t G);
   int64_t stall_delay_ps(uint32_t sender, int64_t t);
+  int64_t level_ps(uint32_t sender, int64_t t);
   // A node's activity on one link, its parts split as the steps charged
   // them (critical_path_parts.cpp), from its recorded start.
   PathSegment path_segment(PathNode node, PathLink link, int64_t start);
@@ -453,6 +461,7 @@ class Engine {
   const QuantileTable* bandwidth_ = nullptr;
   const BandwidthEpisodes* episodes_ = nullptr;
   const LatencyStalls* stalls_ = nullptr;
+  const LatencyLevels* levels_ = nullptr;
   const SwitchDraws* switch_ = nullptr;
   // With bandwidth_: the drawn G tabulated for each base G a message can
   // have (the parameters' or each size class's), kept across repetitions
@@ -481,11 +490,14 @@ class Engine {
   };
   Drawn<EpisodeProcess, BandwidthEpisodes> drawn_episodes_;
   Drawn<StallProcess, LatencyStalls> drawn_stalls_;
+  Drawn<LevelProcess, LatencyLevels> drawn_levels_;
   std::vector<int64_t> episode_offset_;  // per host, this repetition's (with episodes_)
   std::vector<BandwidthEpisodes::Span> episode_span_;  // per host, its last lookup's span
   std::vector<int64_t> stall_offset_;  // per host, this repetition's (with stalls_)
   std::vector<LatencyStalls::Span> stall_span_;  // per host, its last lookup's span
   std::vector<uint8_t> stall_on_;  // per host, whether it stalls this repetition (with stalls_)
+  std::vector<int64_t> level_offset_;  // per host, this repetition's (with levels_)
+  std::vector<LatencyLevels::Span> level_span_;  // per host, its last lookup's span
   uint64_t seed_ = 0, rep_ = 0;
   const std::atomic<bool>* stop_ = nullptr;
   std::vector<int64_t>* departures_ = nullptr;

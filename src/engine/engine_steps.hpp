@@ -140,6 +140,8 @@ template <bool kRecord>
     // on the order in which sends are processed.
     if (latency_)
       latency = time_add(latency, round_to_int(latency_->quantile_of_bits(latency_rng_.bits(op_index))));
+    // The sender's level at t; no message arrives before its send starts.
+    if (levels_) latency = std::max(time_add(latency, level_ps(h, t)), -p_.o_ps);
     if (stalls_) latency = time_add(latency, stall_delay_ps(h, t));
     g_bytes = bytes_time(bytes, G);
   }
