@@ -205,6 +205,48 @@ class StallProcess:
     def period_ps(self, hosts: int = 1) -> int:
         """A table's period when `hosts` read it."""
 
+class LatencyLevels:
+    def __init__(self, starts_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], values_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], period_ps: int) -> None:
+        """
+        Latency levels over a period: level k (ps, may be negative) holds from starts_ps[k] (strictly ascending, the first 0) to the next start, the last to the period.
+        """
+
+    def value_at(self, at_ps: int) -> int:
+        """The level (ps) at a position (wrapped by the period)."""
+
+    @property
+    def period_ps(self) -> int: ...
+
+    @property
+    def starts_ps(self) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]: ...
+
+    @property
+    def values_ps(self) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]: ...
+
+    def __len__(self) -> int: ...
+
+class LevelProcess:
+    def __init__(self, mean_hold_ps: float, level_ps: QuantileTable, period_ps: int) -> None:
+        """
+        Latency levels in time: each level drawn from `level_ps` (ps, may be negative) holds for a time exponential with mean `mean_hold_ps`, then the next is drawn, over a table of `period_ps` or, read by more hosts, 4 mean holds per host; each repetition draws its own table.
+        """
+
+    def draw(self, seed: int, repetition: int, hosts: int = 1) -> LatencyLevels:
+        """
+        The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it (a function of the three alone).
+        """
+
+    def period_ps(self, hosts: int = 1) -> int:
+        """A table's period when `hosts` read it."""
+
+    @property
+    def min_level_ps(self) -> int:
+        """The least level a table can hold (ps)."""
+
+    @property
+    def max_level_ps(self) -> int:
+        """The largest level a table can hold (ps)."""
+
 class SwitchDraws:
     def __init__(self, near_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], near_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_L_ps: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], far_G_fs: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', writable=False)], nodes_per_switch: int) -> None:
         """
@@ -299,6 +341,15 @@ class NoiseModel:
 
     @latency_stalls_hosts.setter
     def latency_stalls_hosts(self, arg: float, /) -> None: ...
+
+    @property
+    def level_process(self) -> LevelProcess:
+        """
+        Latency levels in time: each message gets its sender's level at the send added to its latency (which stays at least -o).
+        """
+
+    @level_process.setter
+    def level_process(self, arg: LevelProcess, /) -> None: ...
 
     @property
     def switch_draws(self) -> SwitchDraws: ...

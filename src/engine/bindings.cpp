@@ -378,6 +378,43 @@ NB_MODULE(_engine, m) {
            "(a function of the three alone).")
       .def("period_ps", &StallProcess::period_ps, nb::arg("hosts") = 1, "A table's period when `hosts` read it.");
 
+  nb::class_<LatencyLevels>(m, "LatencyLevels")
+      .def(
+          "__init__",
+          [](LatencyLevels* e, nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> starts,
+             nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> values, int64_t period_ps) {
+            new (e) LatencyLevels(to_vector(starts), to_vector(values), period_ps);
+          },
+          nb::arg("starts_ps"), nb::arg("values_ps"), nb::arg("period_ps"),
+          "Latency levels over a period: level k (ps, may be negative) holds from starts_ps[k] (strictly "
+          "ascending, the first 0) to the next start, the last to the period.")
+      .def(
+          "value_at",
+          [](const LatencyLevels& e, int64_t at) {
+            if (at < 0) throw std::invalid_argument("a position in the levels must be >= 0");
+            return e.value_at(at);
+          },
+          nb::arg("at_ps"), "The level (ps) at a position (wrapped by the period).")
+      .def_prop_ro("period_ps", &LatencyLevels::period_ps)
+      .def_prop_ro(
+          "starts_ps", [](const LatencyLevels& e) { return to_numpy(e.starts_ps()); }, nb::rv_policy::automatic)
+      .def_prop_ro(
+          "values_ps", [](const LatencyLevels& e) { return to_numpy(e.values_ps()); }, nb::rv_policy::automatic)
+      .def("__len__", &LatencyLevels::size);
+
+  nb::class_<LevelProcess>(m, "LevelProcess")
+      .def(nb::init<double, std::shared_ptr<const QuantileTable>, int64_t>(), nb::arg("mean_hold_ps"),
+           nb::arg("level_ps"), nb::arg("period_ps"),
+           "Latency levels in time: each level drawn from `level_ps` (ps, may be negative) holds for a time "
+           "exponential with mean `mean_hold_ps`, then the next is drawn, over a table of `period_ps` or, read "
+           "by more hosts, 4 mean holds per host; each repetition draws its own table.")
+      .def("draw", &LevelProcess::draw, nb::arg("seed"), nb::arg("repetition"), nb::arg("hosts") = 1,
+           "The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it "
+           "(a function of the three alone).")
+      .def("period_ps", &LevelProcess::period_ps, nb::arg("hosts") = 1, "A table's period when `hosts` read it.")
+      .def_prop_ro("min_level_ps", &LevelProcess::min_level_ps, "The least level a table can hold (ps).")
+      .def_prop_ro("max_level_ps", &LevelProcess::max_level_ps, "The largest level a table can hold (ps).");
+
   nb::class_<SwitchDraws>(m, "SwitchDraws")
       .def(
           "__init__",
@@ -413,6 +450,9 @@ NB_MODULE(_engine, m) {
       .def_rw("latency_stalls_shared", &NoiseModel::latency_stalls_shared)
       .def_rw("latency_stalls_hosts", &NoiseModel::latency_stalls_hosts,
               "The share of hosts that stall at all, drawn per host and repetition (1: every host)")
+      .def_rw("level_process", &NoiseModel::level_process,
+              "Latency levels in time: each message gets its sender's level at the send added to its latency "
+              "(which stays at least -o).")
       .def_rw("switch_draws", &NoiseModel::switch_draws)
       .def_rw("switch_nominal", &NoiseModel::switch_nominal,
               "With switch_draws: the noiseless network (sets of one value) against which a critical path "
