@@ -59,13 +59,16 @@ def noise(kind: str) -> _engine.NoiseModel:
         starts = np.arange(0, 9 * 10**8, 70_000_000, dtype=np.int64)
         m.latency_stalls = _engine.LatencyStalls(starts, starts + 50_000_000, 10**9)
         m.latency_stalls_shared = kind == "stalls-shared"
+    if kind == "levels":  # down to -1.2 us: below -(L + o) with some parameters, the latency clamped at -o
+        m.level_process = _engine.LevelProcess(2e6, table([-1200, 0, 1000]), 10**9)
     if kind == "switch":
         m.switch_draws = switch_draws()
         m.os = os_trace()
     return m
 
 
-NOISES = ["none", "os", "os-long", "network", "os+network", "stepped", "episodes", "stalls", "stalls-shared", "switch"]
+NOISES = ["none", "os", "os-long", "network", "os+network", "stepped", "episodes", "stalls", "stalls-shared", "levels",
+          "switch"]
 
 PARAMS = {
     "plain": LogGOPS.parse(L="1200", o="150", g="150", G="0.085", O="0", S=str(S)),
