@@ -8,7 +8,8 @@
 // queue.
 //
 // A message sent at time t reaches its receiver no earlier than
-// t + o + L + (least latency excess): the lookahead. Cut time into windows
+// t + o + L + (least latency excess) + (least latency level, when
+// negative; the latency clamped at -o): the lookahead. Cut time into windows
 // no longer than that, and nothing processed in a window creates an event
 // for another host in the same window but one: a rendezvous completion. So a
 // window's events can be taken host by host, each host's in the global
