@@ -52,6 +52,7 @@ from cloudnoise.model.distributions import (
 from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_noise_spec, read_trace
 from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes, parse_bandwidth_episodes
 from cloudnoise.model.latency_episodes import LatencyEpisodes, parse_latency_episodes
+from cloudnoise.model.latency_levels import LatencyLevels, parse_latency_levels
 from cloudnoise.model.provenance import PROVENANCE_KINDS, Provenance
 from cloudnoise.model.switch_draws import SwitchDraws, SwitchSets, switch_sets
 from cloudnoise.output_files import write_text
@@ -116,6 +117,7 @@ def _schema() -> dict[str, Any]:
     }
     noise = part(
         [], spec=opt_text, samples=opt_text, column=opt_text, note=opt_text, episodes=opt_text, stalls=opt_text,
+        levels=opt_text,
         quantiles={
             "type": ["object", "null"],
             "required": ["p", "v"],
@@ -566,6 +568,9 @@ class NoiseModel:
     # (model/latency_episodes.py; `rate=..,duration=..,stall=..,gap=..` or
     # `period=..,stall=..`); the draws are then the remainder without them.
     stalls: str | None = None
+    # Latency only: levels that persist in time, per sending host, added to
+    # the per-message draws (model/latency_levels.py; `hold=TIME,level=DIST`).
+    levels: str | None = None
 
     def __post_init__(self) -> None:
         given = [k for k in ("spec", "samples", "quantiles") if getattr(self, k) is not None]
@@ -583,6 +588,11 @@ class NoiseModel:
                 parse_latency_episodes(self.stalls)
             except CloudnoiseError as err:
                 raise CloudnoiseError(f"stalls: {err}", err.exit_code) from None
+        if self.levels is not None:
+            try:
+                parse_latency_levels(self.levels)
+            except CloudnoiseError as err:
+                raise CloudnoiseError(f"levels: {err}", err.exit_code) from None
 
     def distribution(self, base_dir: Path | None = None, use: NoiseUse | None = None) -> Distribution:
         """The distribution; with `use`, a samples file's first value outside its
@@ -680,9 +690,10 @@ class SystemProfile:
         for where, bw in (("bandwidth_noise", self.bandwidth_noise),
                           ("different_racks.bandwidth_noise",
                            self.different_racks.bandwidth_noise if self.different_racks else None)):
-            if bw is not None and bw.stalls is not None:
+            if bw is not None and (bw.stalls is not None or bw.levels is not None):
+                what = "stalls" if bw.stalls is not None else "levels"
                 raise CloudnoiseError(
-                    f"{self.origin or 'profile ' + self.name}: {where}: stalls delay messages; "
+                    f"{self.origin or 'profile ' + self.name}: {where}: {what} delay messages; "
                     "move them to latency_noise"
                 )
 
@@ -834,6 +845,13 @@ class SystemProfile:
             return None
         with _naming(f"{self.where}: latency_noise.stalls"):
             return parse_latency_episodes(self.latency_noise.stalls)
+
+    def latency_levels(self) -> LatencyLevels | None:
+        """Latency levels that persist in time, or None."""
+        if self.latency_noise is None or self.latency_noise.levels is None:
+            return None
+        with _naming(f"{self.where}: latency_noise.levels"):
+            return parse_latency_levels(self.latency_noise.levels)
 
     def bandwidth_sample_distribution(self) -> Distribution | None:
         """The bandwidth fraction a measurement's samples show (Table II's mean,

@@ -220,6 +220,10 @@ def _noise_table(con: Console, p, title: str, os_noise: bool = True) -> None:
     if p.latency_noise is not None and lat is not None:
         t.add_row("latency (excess ns)", _model_text(p.latency_noise), f"{lat.mean():.4g} ns",
                   p.latency_noise.provenance.kind)
+        levels = p.latency_levels()
+        if levels is not None:
+            t.add_row("latency levels in time", levels.describe(), f"{levels.level.mean():+.3g} ns",
+                      p.latency_noise.provenance.kind)
     if p.bandwidth_noise is not None and bw is not None:
         episodes = p.bandwidth_episodes()
         # with episodes, the mean a measurement's samples have (Table II's), drops included

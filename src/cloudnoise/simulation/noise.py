@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the models import scipy; loaded only when noise is asked fo
     from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes, EpisodeTable
     from cloudnoise.model.distributions import Distribution
     from cloudnoise.model.latency_episodes import LatencyEpisodes, StallTable
+    from cloudnoise.model.latency_levels import LatencyLevels
     from cloudnoise.model.os_noise import OSNoiseTrace
     from cloudnoise.model.profile import SystemProfile
     from cloudnoise.model.switch_draws import SwitchSets
@@ -65,6 +66,8 @@ class NoiseSetup:
     latency_stalls: LatencyEpisodes | StallTable | None = None
     latency_stalls_shared: bool = False
     latency_stalls_hosts: float = 1.0  # the share of hosts that stall at all
+    # latency levels that persist in time, per sending host (model/latency_levels.py)
+    latency_levels: LatencyLevels | None = None
     # The paper authors' semantics (model/switch_draws.py): near/far sets of
     # one value each (every variant: the network itself) and the measured
     # sets (the network-noise variants; None without samples).
@@ -75,6 +78,7 @@ class NoiseSetup:
     bandwidth_source: str = ""
     episodes_source: str = ""
     stalls_source: str = ""
+    levels_source: str = ""
     switch_source: str = ""
 
     @property
@@ -84,7 +88,8 @@ class NoiseSetup:
     @property
     def has_network(self) -> bool:
         return (self.latency is not None or self.bandwidth is not None or self.bandwidth_episodes is not None
-                or self.latency_stalls is not None or self.switch_noisy is not None)
+                or self.latency_stalls is not None or self.latency_levels is not None
+                or self.switch_noisy is not None)
 
     def default_variants(self) -> list[str]:
         """What to run when the user names no variant: everything given."""
@@ -110,7 +115,7 @@ class NoiseSetup:
             return True
         return variant in ("network", "both") and (
             self.latency is not None or self.bandwidth is not None or self.bandwidth_episodes is not None
-            or self.latency_stalls is not None
+            or self.latency_stalls is not None or self.latency_levels is not None
         )
 
     def check_variants(self, variants: list[str]) -> None:
@@ -160,6 +165,8 @@ class NoiseSetup:
                     model.stall_process = _engine_stall_process(self.latency_stalls)
                 model.latency_stalls_shared = self.latency_stalls_shared
                 model.latency_stalls_hosts = self.latency_stalls_hosts
+            if self.latency_levels is not None:
+                model.level_process = _engine_level_process(self.latency_levels)
         return model
 
     def describe(self) -> dict[str, str | bool | None]:
@@ -171,6 +178,7 @@ class NoiseSetup:
             "bandwidth_noise": self.bandwidth_source or None,
             "bandwidth_episodes": self.episodes_source or None,
             "latency_stalls": self.stalls_source or None,
+            "latency_levels": self.levels_source or None,
             "switch_draws": self.switch_source or None,
         }
 
@@ -231,6 +239,10 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
         setup.latency_stalls_shared = stalls.shared
         setup.latency_stalls_hosts = stalls.hosts
         setup.stalls_source = f"{profile.name}: {stalls.spec()}"
+    levels = profile.latency_levels()
+    if levels is not None:
+        setup.latency_levels = levels
+        setup.levels_source = f"{profile.name}: {levels.spec()}"
     return setup
 
 
@@ -240,7 +252,8 @@ def check_shadowed_by_switch_draws(profile: SystemProfile) -> list[str]:
     there too), though the switch draws take precedence over them; returns their names,
     for the source to say so."""
     parts = []
-    checks = (("latency_noise", profile.latency_noise, (profile.latency_distribution, profile.latency_episodes)),
+    checks = (("latency_noise", profile.latency_noise,
+               (profile.latency_distribution, profile.latency_episodes, profile.latency_levels)),
               ("bandwidth_noise", profile.bandwidth_noise, (profile.bandwidth_distribution, profile.bandwidth_episodes)))
     for name, part, readers in checks:
         if part is None:
@@ -305,6 +318,17 @@ def _engine_stall_process(stalls: LatencyEpisodes) -> _engine.StallProcess:
                                            _quantiles_ps(stalls.stall), _quantiles_ps(stalls.gap), period_ps)
     except ValueError as err:
         raise CloudnoiseError(f"latency stalls unusable: {err}") from None
+
+
+LEVEL_HOLDS_PER_TABLE = 500  # a level table's period: this many mean holds (more where more hosts read it)
+
+
+def _engine_level_process(levels: LatencyLevels) -> _engine.LevelProcess:
+    period_ps = int(min(LEVEL_HOLDS_PER_TABLE * levels.hold_ns, 1e14)) * 1000
+    try:
+        return _engine.LevelProcess(levels.hold_ns * 1000.0, _quantiles_ps(levels.level), max(1, period_ps))
+    except ValueError as err:
+        raise CloudnoiseError(f"latency levels unusable: {err}") from None
 
 
 def _engine_episodes(table: EpisodeTable) -> _engine.BandwidthEpisodes:
