@@ -18,6 +18,8 @@ enum class RngStream : uint64_t {
   StallTables = 7,    // a repetition's latency stalls (stall_process.hpp)
   LevelTables = 8,    // a repetition's latency levels (level_process.hpp)
   LevelOffsets = 9,   // each host's offset into them
+  StateTables = 10,   // a repetition's latency states (NoiseModel::latency_state_process)
+  StateOffsets = 11,  // each host's offset into them
 };
 
 // SplitMix64's finaliser: a bijective 64-bit mix with good avalanche.

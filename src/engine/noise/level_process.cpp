@@ -28,9 +28,9 @@ int64_t LevelProcess::period_ps(uint32_t hosts) const { return table_period_ps(p
 int64_t LevelProcess::min_level_ps() const { return static_cast<int64_t>(std::floor(level_->min())); }
 int64_t LevelProcess::max_level_ps() const { return static_cast<int64_t>(std::ceil(level_->max())); }
 
-LatencyLevels LevelProcess::draw(uint64_t seed, uint64_t repetition, uint32_t hosts) const {
+LatencyLevels LevelProcess::draw(uint64_t seed, uint64_t repetition, uint32_t hosts, RngStream stream) const {
   constexpr double kNs = 1000.0;  // the least hold: keeps the starts strictly ascending
-  SequentialDraws draws(seed, repetition, RngStream::LevelTables);
+  SequentialDraws draws(seed, repetition, stream);
   std::vector<int64_t> starts, values;
   const int64_t table_period = period_ps(hosts);
   const double period = static_cast<double>(table_period);

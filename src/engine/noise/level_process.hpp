@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "counter_rng.hpp"
 #include "latency_levels.hpp"
 #include "quantile_table.hpp"
 
@@ -30,8 +31,11 @@ class LevelProcess {
   LevelProcess(double mean_hold_ps, std::shared_ptr<const QuantileTable> level_ps, int64_t period_ps);
 
   // Repetition `repetition`'s table, read by `hosts` hosts from their own
-  // offsets: a function of (seed, repetition, hosts) alone.
-  LatencyLevels draw(uint64_t seed, uint64_t repetition, uint32_t hosts = 1) const;
+  // offsets: a function of (seed, repetition, hosts, stream) alone. The
+  // stream keeps tables of different uses (latency levels, the latency
+  // state) independent within one repetition.
+  LatencyLevels draw(uint64_t seed, uint64_t repetition, uint32_t hosts = 1,
+                     RngStream stream = RngStream::LevelTables) const;
 
   // The period of a table read by `hosts` hosts.
   int64_t period_ps(uint32_t hosts = 1) const;
