@@ -352,6 +352,22 @@ class NoiseModel:
     def level_process(self, arg: LevelProcess, /) -> None: ...
 
     @property
+    def latency_state_process(self) -> LevelProcess:
+        """
+        A latency noise state per sending host: a LevelProcess of micro normal scores (the standard normal's quantiles times 10^6) that each host reads from its own offset; with latency_state_weight w in (0, 1), a message sent at t draws its latency excess at Phi(sqrt(w) Z(t) + sqrt(1 - w) Phi^-1(u0)), u0 its own uniform: the same distribution per message, correlated while the state holds. Needs latency_excess_ps.
+        """
+
+    @latency_state_process.setter
+    def latency_state_process(self, arg: LevelProcess, /) -> None: ...
+
+    @property
+    def latency_state_weight(self) -> float:
+        """The latency state's weight w in [0, 1) (0, the default: no state)."""
+
+    @latency_state_weight.setter
+    def latency_state_weight(self, arg: float, /) -> None: ...
+
+    @property
     def switch_draws(self) -> SwitchDraws: ...
 
     @switch_draws.setter
@@ -369,6 +385,16 @@ class NoiseModel:
 def drawn_gaps(fraction: QuantileTable, G_fs: int, bits: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', writable=False)]) -> tuple:
     """
     For tests: the G (fs/B) that bandwidth draws of these random bits give, from the engine's per-bucket table and from the formula, and how many of the 4096 buckets the table holds.
+    """
+
+def normal_cdf(z: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', writable=False)]) -> Annotated[NDArray[numpy.float64], dict(shape=(None,))]:
+    """
+    For tests: the engine's standard normal CDF Phi (noise/normal_scores.hpp) at each z.
+    """
+
+def normal_quantile(p: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', writable=False)]) -> Annotated[NDArray[numpy.float64], dict(shape=(None,))]:
+    """
+    For tests: the engine's standard normal quantile Phi^-1 (noise/normal_scores.hpp) at each p (-inf at 0, inf at 1, nan outside [0, 1]).
     """
 
 def round_to_int(values: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', writable=False)]) -> Annotated[NDArray[numpy.int64], dict(shape=(None,))]:

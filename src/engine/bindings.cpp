@@ -20,6 +20,7 @@
 #include "goal_reader.hpp"
 #include "critical_path_bindings.hpp"
 #include "input_limits.hpp"
+#include "noise/normal_scores.hpp"
 #include "numpy_arrays.hpp"
 #include "round_to_int.hpp"
 #include "schedule.hpp"
@@ -408,7 +409,9 @@ NB_MODULE(_engine, m) {
            "Latency levels in time: each level drawn from `level_ps` (ps, may be negative) holds for a time "
            "exponential with mean `mean_hold_ps`, then the next is drawn, over a table of `period_ps` or, read "
            "by more hosts, 4 mean holds per host; each repetition draws its own table.")
-      .def("draw", &LevelProcess::draw, nb::arg("seed"), nb::arg("repetition"), nb::arg("hosts") = 1,
+      .def(
+          "draw", [](const LevelProcess& p, uint64_t seed, uint64_t rep, uint32_t hosts) { return p.draw(seed, rep, hosts); },
+          nb::arg("seed"), nb::arg("repetition"), nb::arg("hosts") = 1,
            "The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it "
            "(a function of the three alone).")
       .def("period_ps", &LevelProcess::period_ps, nb::arg("hosts") = 1, "A table's period when `hosts` read it.")
@@ -453,6 +456,14 @@ NB_MODULE(_engine, m) {
       .def_rw("level_process", &NoiseModel::level_process,
               "Latency levels in time: each message gets its sender's level at the send added to its latency "
               "(which stays at least -o).")
+      .def_rw("latency_state_process", &NoiseModel::latency_state_process,
+              "A latency noise state per sending host: a LevelProcess of micro normal scores (the standard "
+              "normal's quantiles times 10^6) that each host reads from its own offset; with "
+              "latency_state_weight w in (0, 1), a message sent at t draws its latency excess at "
+              "Phi(sqrt(w) Z(t) + sqrt(1 - w) Phi^-1(u0)), u0 its own uniform: the same distribution per "
+              "message, correlated while the state holds. Needs latency_excess_ps.")
+      .def_rw("latency_state_weight", &NoiseModel::latency_state_weight,
+              "The latency state's weight w in [0, 1) (0, the default: no state).")
       .def_rw("switch_draws", &NoiseModel::switch_draws)
       .def_rw("switch_nominal", &NoiseModel::switch_nominal,
               "With switch_draws: the noiseless network (sets of one value) against which a critical path "
@@ -475,6 +486,24 @@ NB_MODULE(_engine, m) {
       "For tests: the G (fs/B) that bandwidth draws of these random bits give, from the engine's "
       "per-bucket table and from the formula, and how many of the 4096 buckets the table holds.");
 
+  m.def(
+      "normal_cdf",
+      [](nb::ndarray<const double, nb::ndim<1>, nb::c_contig> z) {
+        std::vector<double> out(z.shape(0));
+        for (size_t i = 0; i < out.size(); ++i) out[i] = normal_cdf(z.data()[i]);
+        return to_numpy(std::move(out));
+      },
+      nb::arg("z"), "For tests: the engine's standard normal CDF Phi (noise/normal_scores.hpp) at each z.");
+  m.def(
+      "normal_quantile",
+      [](nb::ndarray<const double, nb::ndim<1>, nb::c_contig> p) {
+        std::vector<double> out(p.shape(0));
+        for (size_t i = 0; i < out.size(); ++i) out[i] = normal_quantile(p.data()[i]);
+        return to_numpy(std::move(out));
+      },
+      nb::arg("p"),
+      "For tests: the engine's standard normal quantile Phi^-1 (noise/normal_scores.hpp) at each p "
+      "(-inf at 0, inf at 1, nan outside [0, 1]).");
   m.def(
       "round_to_int",
       [](nb::ndarray<const double, nb::ndim<1>, nb::c_contig> values) {

@@ -123,9 +123,10 @@ PathSegment Engine::path_segment(PathNode n, PathLink link, int64_t start) {
       } else {
         add(PathPart::L, costs.L_ps);
         s.n_L = 1;
-        // The draw and the sender's level, as depart adds them (the level
+        // The draw (under a latency state, by the sender's state at the
+        // send) and the sender's level, as depart adds them (the level
         // clamped so that the latency stays at -o or more).
-        const int64_t drawn = latency_ ? round_to_int(latency_->quantile_of_bits(latency_rng_.bits(n.op))) : 0;
+        const int64_t drawn = latency_ ? latency_draw_ps(owner, start, n.op) : 0;
         const int64_t latency = time_add(costs.L_ps, drawn);
         const int64_t leveled = levels_ ? std::max(time_add(latency, level_ps(owner, start)), -p_.o_ps) : latency;
         add(PathPart::LatencyDraw, drawn + (leveled - latency));

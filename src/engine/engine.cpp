@@ -3,6 +3,7 @@
 #include "general_loop.hpp"
 
 #include "input_limits.hpp"
+#include "noise/normal_scores.hpp"
 #include "round_to_int.hpp"
 #include "sim_time.hpp"
 
@@ -274,6 +275,23 @@ int64_t Engine::level_ps(uint32_t sender, int64_t t) {
   return span.value;
 }
 
+// latency_draw_ps under a latency state: the message's own uniform u0 (the
+// plain draw's, CounterRng::uniform's top 53 bits over 2^53; 0 moved to
+// 2^-54 so that its normal score is finite, the largest, 1 - 2^-53, is
+// below 1 already) as a normal score, mixed with the sender's state at t;
+// the mix is a standard normal again, so its Phi is uniform and the excess
+// keeps latency_'s distribution. The state is keyed by the sender's time
+// alone, like the levels, so both processing orders agree.
+int64_t Engine::state_draw_ps(uint32_t sender, int64_t t, uint64_t bits) {
+  const uint64_t top53 = bits >> 11;
+  const double u0 = top53 ? static_cast<double>(top53) * 0x1.0p-53 : 0x1.0p-54;
+  const int64_t s = state_->wrap(time_add(t, state_offset_[sender]));
+  LatencyLevels::Span& span = state_span_[sender];
+  if (!span.holds(s)) span = state_->span_at(s);
+  const double z = state_w_ * (static_cast<double>(span.value) * 1e-6) + own_w_ * normal_quantile(u0);
+  return round_to_int(latency_->quantile(normal_cdf(z)));
+}
+
 // Orders a host's newly executable ops as they are queued. LogGOPSim sorts
 // them by kind with std::sort (not stable) before stamping them; sorting the
 // same sequence with the same comparator yields the same order, so ties
@@ -326,16 +344,29 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
                                                     noise.latency_stalls_shared ? 1 : ranks_)
                                 : noise.latency_stalls.get();
   levels_ = noise.level_process ? drawn_levels_.get(noise.level_process, seed, repetition, ranks_) : nullptr;
+  // The latency state: a weight in [0, 1) (0: none), and a per-message
+  // excess to correlate.
+  const double w = noise.latency_state_weight;
+  if (!(w >= 0.0 && w < 1.0))
+    throw std::invalid_argument("the latency state's weight must be in [0, 1) (0: no state), not " + std::to_string(w));
+  const bool state = noise.latency_state_process && w > 0.0;
+  if (state && !latency_)
+    throw std::invalid_argument(
+        "a latency state correlates the per-message latency excess: it needs latency_excess_ps");
+  state_ = state ? drawn_state_.get(noise.latency_state_process, seed, repetition, ranks_, RngStream::StateTables)
+                 : nullptr;
+  state_w_ = state ? std::sqrt(w) : 0.0;
+  own_w_ = state ? std::sqrt(1.0 - w) : 1.0;
   switch_ = noise.switch_draws.get();
   switch_nominal_ = noise.switch_nominal.get();
   // Only a latency drawn per message can let one overtake another sent
   // earlier on its channel (the sender's sends start in time order).
   order_arrivals_ = sched_.in_order() && (latency_ || stalls_ || levels_ || switch_);
   if (order_arrivals_) channel_order_.clear();
-  if (switch_ && (latency_ || bandwidth_ || episodes_ || stalls_ || levels_))
+  if (switch_ && (latency_ || bandwidth_ || episodes_ || stalls_ || levels_ || state_))
     throw std::invalid_argument(
         "switch draws replace L and G: they cannot be combined with latency excess, bandwidth fractions, episodes, "
-        "latency stalls or latency levels");
+        "a latency state, latency stalls or latency levels");
   seed_ = seed;
   rep_ = repetition;
   if (departures_) departures_->assign(sched_.num_ops(), -1);
@@ -390,6 +421,15 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     level_span_.assign(ranks_, LatencyLevels::Span{});
     for (uint32_t r = 0; r < ranks_; ++r)
       level_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(r) * period), levels_->period_ps() - 1);
+  }
+  if (state_) {
+    // Each host reads the state from its own offset, as the levels.
+    const CounterRng rng(seed, repetition, RngStream::StateOffsets);
+    const double period = static_cast<double>(state_->period_ps());
+    state_offset_.resize(ranks_);
+    state_span_.assign(ranks_, LatencyLevels::Span{});
+    for (uint32_t r = 0; r < ranks_; ++r)
+      state_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(r) * period), state_->period_ps() - 1);
   }
   if (noise.os) {
     // Each rank starts reading the trace at a uniformly drawn offset; with
@@ -492,7 +532,8 @@ int64_t Engine::window_width() const {
   if (!windows_allowed_ || !wanted ||
       !(os_ || latency_ || bandwidth_ || episodes_ || stalls_ || levels_ || switch_random))
     return 0;
-  // Each window keeps its pushers' times as 32-bit offsets.
+  // Each window keeps its pushers' times as 32-bit offsets. A latency state
+  // draws its excess from latency_ too, so within latency_'s range.
   const int64_t least_excess = latency_ ? round_to_int(latency_->min()) : 0;
   int64_t least_L = switch_ ? switch_->min_latency_ps() : p_.min_L() + least_excess;
   // A negative level lowers it, but depart keeps every latency at -o or more.

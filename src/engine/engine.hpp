@@ -75,11 +75,24 @@ struct NoiseModel {
   // message gets its sender's level at the send added to its latency, which
   // stays at least -o (no message arrives before its send starts).
   std::shared_ptr<const LevelProcess> level_process;
+  // A latency noise state per sending host (a Gaussian copula in time):
+  // each host h has a standard normal state Z_h(t), piecewise constant, read
+  // from a table this process draws per repetition (its values in micro
+  // normal scores: Z = value * 1e-6, the level table being the standard
+  // normal's quantiles times 10^6), and a message h sends at t draws its
+  // latency excess from latency_excess_ps at u = Phi(sqrt(w) Z_h(t) +
+  // sqrt(1 - w) Phi^-1(u0)), u0 its own uniform draw (Engine::
+  // latency_draw_ps). Every message's excess keeps latency_excess_ps's
+  // distribution; a host's messages are correlated while its state holds.
+  // Applies only with latency_excess_ps and a weight w in (0, 1); weight 0:
+  // no state (the process is not read).
+  std::shared_ptr<const LevelProcess> latency_state_process;
+  double latency_state_weight = 0.0;
   // The paper authors' network semantics (noise/switch_draws.hpp): each
   // message's L and G picked from near or far sample sets, G charged per
   // 16 MiB block, rendezvous 2 L later. Replaces the parameters' L and G,
-  // so it excludes latency_excess_ps, bandwidth_fraction, episodes, stalls
-  // and levels.
+  // so it excludes latency_excess_ps, bandwidth_fraction, episodes, stalls,
+  // levels and a latency state.
   std::shared_ptr<const SwitchDraws> switch_draws;
   // With switch_draws: the noiseless network (sets of one value), against
   // which a critical path splits each message's drawn L and G into the
@@ -88,7 +101,7 @@ struct NoiseModel {
 
   bool any() const {
     return os || latency_excess_ps || bandwidth_fraction || bandwidth_episodes || episode_process || latency_stalls ||
-           stall_process || level_process || switch_draws;
+           stall_process || level_process || latency_state_process || switch_draws;
   }
 };
 
@@ -334,6 +347,14 @@ class Engine {
   int64_t episode_G_fs(uint32_t sender, int64_t t, int64_t G_base, int64_t G);
   int64_t stall_delay_ps(uint32_t sender, int64_t t);
   int64_t level_ps(uint32_t sender, int64_t t);
+  // A message's latency excess (ps), drawn from latency_ by its send op's
+  // bits and, under a latency state, its sender's state at the send t:
+  // depart and the critical path both take it from here, so they agree bit
+  // for bit. Needs latency_.
+  int64_t latency_draw_ps(uint32_t sender, int64_t t, uint32_t op);
+  // latency_draw_ps under a state, out of line (the common case inlines the
+  // plain draw alone).
+  int64_t state_draw_ps(uint32_t sender, int64_t t, uint64_t bits);
   // A node's activity on one link, its parts split as the steps charged
   // them (critical_path_parts.cpp), from its recorded start.
   PathSegment path_segment(PathNode node, PathLink link, int64_t start);
@@ -462,6 +483,11 @@ class Engine {
   const BandwidthEpisodes* episodes_ = nullptr;
   const LatencyStalls* stalls_ = nullptr;
   const LatencyLevels* levels_ = nullptr;
+  // The latency state's table (micro normal scores), with latency_ and a
+  // weight in (0, 1) only; the weights of the state and of the message's own
+  // score: sqrt(w) and sqrt(1 - w).
+  const LatencyLevels* state_ = nullptr;
+  double state_w_ = 0.0, own_w_ = 1.0;
   const SwitchDraws* switch_ = nullptr;
   // With bandwidth_: the drawn G tabulated for each base G a message can
   // have (the parameters' or each size class's), kept across repetitions
@@ -477,9 +503,11 @@ class Engine {
     std::shared_ptr<const Process> process;
     uint64_t seed = 0, repetition = 0;
     uint32_t hosts = 0;
-    const Table* get(const std::shared_ptr<const Process>& p, uint64_t s, uint64_t r, uint32_t h) {
+    // extra: what else the draw takes (the same for every call on one Drawn).
+    template <class... Extra>
+    const Table* get(const std::shared_ptr<const Process>& p, uint64_t s, uint64_t r, uint32_t h, Extra... extra) {
       if (!table || process != p || seed != s || repetition != r || hosts != h) {
-        table.emplace(p->draw(s, r, h));
+        table.emplace(p->draw(s, r, h, extra...));
         process = p;
         seed = s;
         repetition = r;
@@ -491,6 +519,7 @@ class Engine {
   Drawn<EpisodeProcess, BandwidthEpisodes> drawn_episodes_;
   Drawn<StallProcess, LatencyStalls> drawn_stalls_;
   Drawn<LevelProcess, LatencyLevels> drawn_levels_;
+  Drawn<LevelProcess, LatencyLevels> drawn_state_;  // from RngStream::StateTables
   std::vector<int64_t> episode_offset_;  // per host, this repetition's (with episodes_)
   std::vector<BandwidthEpisodes::Span> episode_span_;  // per host, its last lookup's span
   std::vector<int64_t> stall_offset_;  // per host, this repetition's (with stalls_)
@@ -498,6 +527,8 @@ class Engine {
   std::vector<uint8_t> stall_on_;  // per host, whether it stalls this repetition (with stalls_)
   std::vector<int64_t> level_offset_;  // per host, this repetition's (with levels_)
   std::vector<LatencyLevels::Span> level_span_;  // per host, its last lookup's span
+  std::vector<int64_t> state_offset_;  // per host, this repetition's (with state_)
+  std::vector<LatencyLevels::Span> state_span_;  // per host, its last lookup's span
   uint64_t seed_ = 0, rep_ = 0;
   const std::atomic<bool>* stop_ = nullptr;
   std::vector<int64_t>* departures_ = nullptr;

@@ -60,6 +60,18 @@ inline int64_t unsigned_max(int64_t a, int64_t b) {
   return drawn_gap_fs(*bandwidth_, bits, G_fs);
 }
 
+// A message's latency excess: keyed by its send op, like the bandwidth (a
+// draw must not depend on the order in which sends are processed), and
+// under a latency state by its sender's state at the send, a state in the
+// sender's time alone, like the levels. Without a state: the plain draw,
+// bit for bit as before the state existed.
+[[gnu::always_inline]] inline int64_t Engine::latency_draw_ps(uint32_t sender, int64_t t, uint32_t op) {
+  const uint64_t bits = latency_rng_.bits(op);
+  if (!state_) [[likely]]
+    return round_to_int(latency_->quantile_of_bits(bits));
+  return state_draw_ps(sender, t, bits);
+}
+
 // The critical path's hooks (critical_path.hpp); without kRecord they are
 // nothing at all. An event queued at `time`: the later of its CPU's free
 // time and `other` (its NIC's, for a send or a message; null: none), the
@@ -136,10 +148,7 @@ template <bool kRecord>
   } else {
     if (bandwidth_) G_drawn = message_G_fs(op_index, G_base);
     const int64_t G = episodes_ ? episode_G_fs(h, t, G_base, G_drawn) : G_drawn;
-    // Keyed by the send op, like the bandwidth: a draw must not depend
-    // on the order in which sends are processed.
-    if (latency_)
-      latency = time_add(latency, round_to_int(latency_->quantile_of_bits(latency_rng_.bits(op_index))));
+    if (latency_) latency = time_add(latency, latency_draw_ps(h, t, op_index));
     // The sender's level at t; no message arrives before its send starts.
     if (levels_) latency = std::max(time_add(latency, level_ps(h, t)), -p_.o_ps);
     if (stalls_) latency = time_add(latency, stall_delay_ps(h, t));
