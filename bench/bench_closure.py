@@ -142,7 +142,7 @@ def one(label: str, campaign: Path, work: Path, ks: list[int], reps: int, seed: 
     built = build_profile(campaign, profile, as_paper=as_paper, seed=seed, allow_missing=True)
     row = {"run": label, "build_s": round(time.perf_counter() - t0, 1), "closure": built.get("closure"),
            "campaign": built.get("campaign"), "counted_once": built.get("counted_once"),
-           "latency_level": built.get("latency_level"), "latency_levels": built.get("latency_levels"),
+           "latency_level": built.get("latency_level"), "latency_state": built.get("latency_state"),
            "latency_split": (built.get("latency_split") or {}).get("kind")}
     if built.get("closure") is not None:
         split = built.get("latency_split") or {}
@@ -174,10 +174,10 @@ def _fmt(row: dict) -> str:
     if lv:
         parts.append(f"sums of {lv['k']} vary {lv['ratio']:.2g}x independent draws, {lv['ratio_within_calls']:.2g}x "
                      f"within calls (call medians {lv['call_medians_ns'][0] / 1e3:.4g}-{lv['call_medians_ns'][1] / 1e3:.4g} us)")
-    levels = row.get("latency_levels")
-    if levels:
-        parts.append(f"levels in time: {'hold %.3g round trips' % levels['hold_round_trips'] if levels['used'] else 'none'}"
-                     f" ({levels['why'][:90]})")
+    state = row.get("latency_state")
+    if state:
+        parts.append(f"state in time: {'hold %.3g round trips' % state['hold_round_trips'] if state['used'] else 'none'}"
+                     f" ({state['why'][:90]})")
     level = row.get("latency_level")
     if level:
         parts.append(f"L moved {level['L_moved_by_ns']:+.5g} ns (the fit's T0 - median "

@@ -132,3 +132,31 @@ def test_episodes_in_time_come_back_and_the_replay_closes(tmp_path):
     assert campaign["round_trips"] == built["closure"]["round_trips"] and campaign["duration_s"] > 0.4
     assert 0.1 < campaign["stall_time_share"] < 0.5 and campaign["pairs"] == []
     assert any("that pair's and that moment's" in f for f in campaign["flags"])
+
+
+def test_a_state_in_the_series_comes_back_and_iid_draws_give_none(iid_campaign, tmp_path):
+    """Round trips the engine makes with a known latency state per host (weight 0.4, held 2 ms,
+    about 200 round trips): `model build` writes a state of about that weight and hold into the
+    profile; the iid campaign's profile has none, and says why."""
+    from cloudnoise.model.build import build_profile
+    from cloudnoise.model.distributions import parse_distribution
+    from cloudnoise.model.latency_state import parse_latency_state
+    from cloudnoise.simulation.noise import NoiseSetup
+
+    campaign, _, _, _ = iid_campaign
+    plain = build_profile(campaign, tmp_path / "iid.json", seed=0)
+    assert plain["latency_state"]["used"] is False and "no state that persists" in plain["latency_state"]["why"]
+    assert "state" not in json.loads((tmp_path / "iid.json").read_text())["latency_noise"]
+
+    rng = np.random.default_rng(11)
+    trace = os_trace(rng, rate_hz=100.0)
+    truth = NoiseSetup(os_trace=trace, latency=parse_distribution("uniform:low=0,high=4000"),
+                       latency_state=parse_latency_state("hold=2ms,weight=0.4"))
+    folder = tmp_path / "state"
+    folder.mkdir()
+    with_state = write_campaign(folder, series(truth, 200_000, 5), trace, "state")
+    built = build_profile(with_state, tmp_path / "state.json", seed=0)
+    written = json.loads((tmp_path / "state.json").read_text())["latency_noise"]["state"]
+    got = parse_latency_state(written)
+    assert got.weight == pytest.approx(0.4, abs=0.1), built["latency_state"]["why"]
+    assert got.hold_ns == pytest.approx(2e6, rel=0.35), built["latency_state"]["why"]

@@ -48,7 +48,6 @@ result is validated by loading it back.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import os
@@ -70,7 +69,7 @@ from cloudnoise.model.distributions import quantile_grid
 from cloudnoise.model.closure import Closure, Measured, clock_step, closure_of
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, count_once, os_part_of
 from cloudnoise.model.latency_level import LevelShift, level_delta, noiseless_round_trip, series_L, shift_loggops
-from cloudnoise.model.latency_levels import LatencyLevels, LevelFit, fit_levels
+from cloudnoise.model.latency_state import StateFit, fit_state
 from cloudnoise.model.latency_split import LatencySplit, split_latency
 from cloudnoise.model.round_trips import RoundTrips, count_round_trips
 from cloudnoise.model.series_order import iter_batches
@@ -469,7 +468,7 @@ def build_profile(
     trace = campaign / "os-noise" / "os_noise.trace"
     has_trace = "os-noise" in experiments and trace.is_file() and trace.stat().st_size > 0
     level: LevelShift | None = None
-    level_fit: LevelFit | None = None
+    state_fit: StateFit | None = None
     if lat is not None:
         stats, src, exp, size = lat
         trips = count_round_trips(_series(campaign, exp, size, one_pair=True))
@@ -528,11 +527,21 @@ def build_profile(
             assert split.episodes is not None
             profile["latency_noise"]["stalls"] = split.episodes.spec()
             profile["latency_noise"]["note"] = f"stalls in time: {split.episodes.describe()}"
-        if not as_paper and latency_model == "auto":  # levels that persist (model/latency_levels.py)
-            m50, p90 = float(stats.percentile(50.0)), float(stats.percentile(90.0))
-            clip = (split.threshold_ns if math.isfinite(split.threshold_ns) and split.threshold_ns > 0
-                    else m50 + max(10.0 * (p90 - m50), m50))
-            level_fit = fit_levels(_series(campaign, exp, size, one_pair=True), m50, clip)
+        if not as_paper and latency_model == "auto" and trips.count and keep >= 1.0:
+            # a state that persists (model/latency_state.py); not beside stalls in time, which meet
+            # messages by time: a state that groups long round trips changes how many of them the
+            # stalls meet, and the replay of the series no longer gives back its tail
+            state_fit = fit_state(_series(campaign, exp, size, one_pair=True), trips.values, trips.counts)
+        elif not as_paper and latency_model == "auto" and trips.count:
+            state_fit = StateFit((), (), (), math.nan, 0.0, 0.0, math.nan, None, (
+                "not fitted beside stalls in time: they meet messages by time, and a state that groups long round "
+                "trips would change how many round trips they meet"))
+        if state_fit is not None and state_fit.state is not None:
+            profile["latency_noise"]["state"] = state_fit.state.spec()
+            note = profile["latency_noise"].get("note")
+            said = f"a state in time: {state_fit.state.describe()}"
+            profile["latency_noise"]["note"] = f"{note}; {said}" if note else said
+            lat_parts += f"; and a state per host that persists in time (`state`, model/latency_state.py): {state_fit.why}"
     bw = _bandwidth_stats(campaign)
     bw_split: BandwidthSplit | None = None
     if bw is not None:
@@ -618,16 +627,6 @@ def build_profile(
                 remainder = trips.below(split.threshold_ns) if stalls and split is not None else trips
                 once = count_once(staging.load(profile), remainder.values, remainder.counts, size, clock, os_part,
                                   seed)
-                if level_fit is not None and level_fit.levels is not None:
-                    once, level_fit = _with_levels(once, level_fit, lambda lv: count_once(
-                        staging.load(profile), remainder.values, remainder.counts, size, clock, os_part, seed,
-                        levels=lv))
-                if level_fit is not None and level_fit.levels is not None:
-                    profile["latency_noise"]["levels"] = level_fit.levels.spec()
-                    note = profile["latency_noise"].get("note")
-                    said = f"levels in time: {level_fit.levels.describe()}"
-                    profile["latency_noise"]["note"] = f"{note}; {said}" if note else said
-                    lat_parts += f"; and levels that persist in time (`levels`, model/latency_levels.py): {level_fit.why}"
                 profile["latency_noise"]["quantiles"] = {"p": once.noise.probabilities.tolist(),
                                                          "v": once.noise.values_ns.tolist()}
                 profile["latency_noise"]["provenance"] = _measured(
@@ -659,7 +658,7 @@ def build_profile(
     profile["latency_level"] = None if level is None else {
         "fitted_noiseless_round_trip_ns": level.noiseless_ns, "median_round_trip_ns": level.median_ns,
         "L_moved_by_ns": level.delta_ns, "residual_ns": level.residual_ns}
-    profile["latency_levels"] = None if level_fit is None else level_fit.to_json()
+    profile["latency_state"] = None if state_fit is None else state_fit.to_json()
     profile["latency_split"] = None if split is None else {
         "kind": split.kind, "why": split.why, "used": "stalls" in profile.get("latency_noise", {}),
         "threshold_ns": split.threshold_ns,
@@ -674,24 +673,6 @@ def build_profile(
     if tool is not None:
         profile["compared_with_tool"] = tool
     return profile
-
-
-LEVEL_DISTANCE_SLACK = 0.01  # how much worse the per-message fit may give back the round trips with levels
-
-
-def _with_levels(plain: CountedOnce, fit: LevelFit,
-                 count: Callable[[LatencyLevels], CountedOnce]) -> tuple[CountedOnce, LevelFit]:
-    """The per-message noise counted against the fitted levels too, where a per-message part
-    then still gives back the measured round trips (its largest gap to them at most
-    LEVEL_DISTANCE_SLACK above the fit without levels); else the fit without, and why not."""
-    assert fit.levels is not None
-    with_levels = count(fit.levels)
-    if with_levels.noise.distance <= plain.noise.distance + LEVEL_DISTANCE_SLACK:
-        return with_levels, fit
-    return plain, dataclasses.replace(fit, levels=None, why=(
-        f"{fit.why}; not used: with them no per-message part gives back the round trips (largest gap between "
-        f"the two distributions {with_levels.noise.distance:.2g}, {plain.noise.distance:.2g} without): the "
-        "levels' spread does not fit under the round trips' body"))
 
 
 def _closure_part(closure: Closure, where: str, profile: dict[str, Any], as_paper: bool) -> dict[str, Any]:

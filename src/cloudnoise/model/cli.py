@@ -92,7 +92,7 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     bw_split = profile.get("bandwidth_split")
     if bw_split is not None:
         doc["bandwidth_split"] = bw_split
-    for key in ("latency_level", "latency_levels", "counted_once", "closure", "campaign"):
+    for key in ("latency_level", "latency_state", "counted_once", "closure", "campaign"):
         if profile.get(key) is not None:
             doc[key] = profile[key]
     if not as_json:
@@ -101,9 +101,9 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
             what = (f"stalls in time + per-message remainder: {split['why']}" if split["used"]
                     else f"per-message draws: {split['why']}")
             click.echo(f"latency noise: {what}")
-        levels = profile.get("latency_levels")
-        if levels is not None:
-            click.echo(f"latency levels: {'in time, per sending host' if levels['used'] else 'none'}: {levels['why']}")
+        state = profile.get("latency_state")
+        if state is not None:
+            click.echo(f"latency state: {'in time, per sending host' if state['used'] else 'none'}: {state['why']}")
         level = profile.get("latency_level")
         if level is not None and level["L_moved_by_ns"]:
             click.echo(f"latency level: every L moved by {level['L_moved_by_ns']:+.5g} ns, so that the noiseless round "

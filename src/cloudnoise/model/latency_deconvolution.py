@@ -56,7 +56,6 @@ from scipy import fft as sfft
 from cloudnoise.model.distributions import quantile_grid
 
 if TYPE_CHECKING:
-    from cloudnoise.model.latency_levels import LatencyLevels
     from cloudnoise.model.profile import SystemProfile
 
 MAX_BINS = 1 << 14  # grid points over the measured excesses
@@ -185,9 +184,8 @@ def deconvolve(values_ns: np.ndarray, counts: np.ndarray, os_effect_ns: np.ndarr
     beyond[:nx] = False
     h = np.where(ticks, h, 0.0)
     seen = h > 0
-    # start: the excesses less the known part's usual value (0 for OS noise alone), halved,
-    # smoothed, every point possible
-    half_x, _ = _spread((x - float(np.median(n_os))) / 2.0, w, e_lo, delta, nf)
+    # start: the excesses halved, smoothed, every point possible
+    half_x, _ = _spread(x / 2.0, w, e_lo, delta, nf)
     f = _conv(half_x, np.ones(2 * m_per_tick + 1))[m_per_tick:m_per_tick + nf]
     f = f / f.sum() * 0.99 + 0.01 / nf
     eps = 1e-300
@@ -358,19 +356,13 @@ def os_part_of(profile: SystemProfile, size: int, count: int, seed: int = 0) -> 
     return OSPart(t0, np.maximum(trips - t0, 0.0), True)
 
 
-LEVEL_SAMPLES = 1 << 18  # draws of the level part counted against, at least
-
-
 def count_once(profile: SystemProfile, values_ns: np.ndarray, counts: np.ndarray, size: int, clock_step_ns: float,
-               os_part: OSPart | None = None, seed: int = 0, levels: LatencyLevels | None = None) -> CountedOnce:
+               os_part: OSPart | None = None, seed: int = 0) -> CountedOnce:
     """The per-message latency noise for `profile` (its LogGOPS parameters and OS noise, without
     latency noise yet) from measured round trips of `size` bytes (`values_ns`, `counts`): T0 and
     the OS part (`os_part`, else replayed here) come from the engine's replay of the same
     back-to-back ping-pongs (model/closure.py), so the noise is counted against what the
-    simulation will add. With `levels` (model/latency_levels.py), the round trip's level part
-    (two hosts' levels, drawn independently of the OS part) is counted against as well: the
-    known part is their sum, moved up by its least value so that it is no delay below 0 (the
-    round trips move with it; a far-tail value beyond the grid then reads that much high)."""
+    simulation will add."""
     from cloudnoise.model.closure import replay_round_trips
     from cloudnoise.simulation.params import LogGOPS
 
@@ -379,13 +371,5 @@ def count_once(profile: SystemProfile, values_ns: np.ndarray, counts: np.ndarray
         os_part = os_part_of(profile, size, int(np.sum(counts)), seed)
     floor = profile.loggops.latency_noise_floor()
     x = np.asarray(values_ns, np.float64) - t0
-    known = os_part.delays_ns
-    shift = 0.0
-    if levels is not None:
-        from cloudnoise.model.latency_levels import level_sum_samples
-
-        n = max(known.size, LEVEL_SAMPLES)
-        known = known[np.arange(n) % known.size] + level_sum_samples(levels, n, seed)
-        shift = max(0.0, -float(known.min()))
-    per_message = deconvolve(x + shift, np.asarray(counts, np.float64), known + shift, floor, clock_step_ns)
+    per_message = deconvolve(x, np.asarray(counts, np.float64), os_part.delays_ns, floor, clock_step_ns)
     return CountedOnce(per_message, t0, os_part.measured, -floor)

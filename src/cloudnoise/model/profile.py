@@ -53,6 +53,7 @@ from cloudnoise.model.os_noise import OSNoiseTrace, SyntheticOSNoise, parse_os_n
 from cloudnoise.model.bandwidth_episodes import BandwidthEpisodes, parse_bandwidth_episodes
 from cloudnoise.model.latency_episodes import LatencyEpisodes, parse_latency_episodes
 from cloudnoise.model.latency_levels import LatencyLevels, parse_latency_levels
+from cloudnoise.model.latency_state import LatencyState, parse_latency_state
 from cloudnoise.model.provenance import PROVENANCE_KINDS, Provenance
 from cloudnoise.model.switch_draws import SwitchDraws, SwitchSets, switch_sets
 from cloudnoise.output_files import write_text
@@ -117,7 +118,7 @@ def _schema() -> dict[str, Any]:
     }
     noise = part(
         [], spec=opt_text, samples=opt_text, column=opt_text, note=opt_text, episodes=opt_text, stalls=opt_text,
-        levels=opt_text,
+        levels=opt_text, state=opt_text,
         quantiles={
             "type": ["object", "null"],
             "required": ["p", "v"],
@@ -571,6 +572,10 @@ class NoiseModel:
     # Latency only: levels that persist in time, per sending host, added to
     # the per-message draws (model/latency_levels.py; `hold=TIME,level=DIST`).
     levels: str | None = None
+    # Latency only: a state per sending host that persists in time and moves
+    # which part of the per-message distribution its draws come from
+    # (model/latency_state.py; `hold=TIME,weight=W`).
+    state: str | None = None
 
     def __post_init__(self) -> None:
         given = [k for k in ("spec", "samples", "quantiles") if getattr(self, k) is not None]
@@ -593,6 +598,11 @@ class NoiseModel:
                 parse_latency_levels(self.levels)
             except CloudnoiseError as err:
                 raise CloudnoiseError(f"levels: {err}", err.exit_code) from None
+        if self.state is not None:
+            try:
+                parse_latency_state(self.state)
+            except CloudnoiseError as err:
+                raise CloudnoiseError(f"state: {err}", err.exit_code) from None
 
     def distribution(self, base_dir: Path | None = None, use: NoiseUse | None = None) -> Distribution:
         """The distribution; with `use`, a samples file's first value outside its
@@ -690,8 +700,8 @@ class SystemProfile:
         for where, bw in (("bandwidth_noise", self.bandwidth_noise),
                           ("different_racks.bandwidth_noise",
                            self.different_racks.bandwidth_noise if self.different_racks else None)):
-            if bw is not None and (bw.stalls is not None or bw.levels is not None):
-                what = "stalls" if bw.stalls is not None else "levels"
+            if bw is not None and (bw.stalls is not None or bw.levels is not None or bw.state is not None):
+                what = "stalls" if bw.stalls is not None else "levels" if bw.levels is not None else "states"
                 raise CloudnoiseError(
                     f"{self.origin or 'profile ' + self.name}: {where}: {what} delay messages; "
                     "move them to latency_noise"
@@ -852,6 +862,13 @@ class SystemProfile:
             return None
         with _naming(f"{self.where}: latency_noise.levels"):
             return parse_latency_levels(self.latency_noise.levels)
+
+    def latency_state(self) -> LatencyState | None:
+        """A latency noise state that persists in time, or None."""
+        if self.latency_noise is None or self.latency_noise.state is None:
+            return None
+        with _naming(f"{self.where}: latency_noise.state"):
+            return parse_latency_state(self.latency_noise.state)
 
     def bandwidth_sample_distribution(self) -> Distribution | None:
         """The bandwidth fraction a measurement's samples show (Table II's mean,

@@ -224,6 +224,9 @@ def _noise_table(con: Console, p, title: str, os_noise: bool = True) -> None:
         if levels is not None:
             t.add_row("latency levels in time", levels.describe(), f"{levels.level.mean():+.3g} ns",
                       p.latency_noise.provenance.kind)
+        state = p.latency_state()
+        if state is not None:
+            t.add_row("latency state in time", state.describe(), "-", p.latency_noise.provenance.kind)
     if p.bandwidth_noise is not None and bw is not None:
         episodes = p.bandwidth_episodes()
         # with episodes, the mean a measurement's samples have (Table II's), drops included

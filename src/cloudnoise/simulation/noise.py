@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # the models import scipy; loaded only when noise is asked fo
     from cloudnoise.model.distributions import Distribution
     from cloudnoise.model.latency_episodes import LatencyEpisodes, StallTable
     from cloudnoise.model.latency_levels import LatencyLevels
+    from cloudnoise.model.latency_state import LatencyState
     from cloudnoise.model.os_noise import OSNoiseTrace
     from cloudnoise.model.profile import SystemProfile
     from cloudnoise.model.switch_draws import SwitchSets
@@ -68,6 +69,8 @@ class NoiseSetup:
     latency_stalls_hosts: float = 1.0  # the share of hosts that stall at all
     # latency levels that persist in time, per sending host (model/latency_levels.py)
     latency_levels: LatencyLevels | None = None
+    # a latency noise state per sending host (model/latency_state.py): moves the per-message draws
+    latency_state: LatencyState | None = None
     # The paper authors' semantics (model/switch_draws.py): near/far sets of
     # one value each (every variant: the network itself) and the measured
     # sets (the network-noise variants; None without samples).
@@ -79,6 +82,7 @@ class NoiseSetup:
     episodes_source: str = ""
     stalls_source: str = ""
     levels_source: str = ""
+    state_source: str = ""
     switch_source: str = ""
 
     @property
@@ -167,6 +171,9 @@ class NoiseSetup:
                 model.latency_stalls_hosts = self.latency_stalls_hosts
             if self.latency_levels is not None:
                 model.level_process = _engine_level_process(self.latency_levels)
+            if self.latency_state is not None and self.latency is not None:
+                model.latency_state_process = _engine_state_process(self.latency_state)
+                model.latency_state_weight = self.latency_state.weight
         return model
 
     def describe(self) -> dict[str, str | bool | None]:
@@ -179,6 +186,7 @@ class NoiseSetup:
             "bandwidth_episodes": self.episodes_source or None,
             "latency_stalls": self.stalls_source or None,
             "latency_levels": self.levels_source or None,
+            "latency_state": self.state_source or None,
             "switch_draws": self.switch_source or None,
         }
 
@@ -243,6 +251,10 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
     if levels is not None:
         setup.latency_levels = levels
         setup.levels_source = f"{profile.name}: {levels.spec()}"
+    state = profile.latency_state()
+    if state is not None and setup.latency is not None:  # it moves the per-message draws: none, nothing to move
+        setup.latency_state = state
+        setup.state_source = f"{profile.name}: {state.spec()}"
     return setup
 
 
@@ -253,7 +265,8 @@ def check_shadowed_by_switch_draws(profile: SystemProfile) -> list[str]:
     for the source to say so."""
     parts = []
     checks = (("latency_noise", profile.latency_noise,
-               (profile.latency_distribution, profile.latency_episodes, profile.latency_levels)),
+               (profile.latency_distribution, profile.latency_episodes, profile.latency_levels,
+                profile.latency_state)),
               ("bandwidth_noise", profile.bandwidth_noise, (profile.bandwidth_distribution, profile.bandwidth_episodes)))
     for name, part, readers in checks:
         if part is None:
@@ -329,6 +342,21 @@ def _engine_level_process(levels: LatencyLevels) -> _engine.LevelProcess:
         return _engine.LevelProcess(levels.hold_ns * 1000.0, _quantiles_ps(levels.level), max(1, period_ps))
     except ValueError as err:
         raise CloudnoiseError(f"latency levels unusable: {err}") from None
+
+
+def _engine_state_process(state: LatencyState) -> _engine.LevelProcess:
+    """The state's process: standard normal scores, in millionths (the level table's integers),
+    holding an exponential time each."""
+    from scipy.stats import norm
+
+    p = np.linspace(0.0, 1.0, 4097)
+    z = norm.ppf(np.clip(p, 1e-9, 1.0 - 1e-9)) * 1e6
+    period_ps = int(min(LEVEL_HOLDS_PER_TABLE * state.hold_ns, 1e14)) * 1000
+    try:
+        return _engine.LevelProcess(state.hold_ns * 1000.0, _engine.QuantileTable(p, np.ascontiguousarray(z)),
+                                    max(1, period_ps))
+    except ValueError as err:
+        raise CloudnoiseError(f"latency state unusable: {err}") from None
 
 
 def _engine_episodes(table: EpisodeTable) -> _engine.BandwidthEpisodes:

@@ -1,0 +1,279 @@
+"""A latency noise state per host that persists in time: what sums of consecutive round trips show.
+
+A measured ping-pong series often varies more over a stretch of round trips
+than its round trips would if each were drawn on its own: the sums of 20
+consecutive round trips of an AWS c5n, Oracle or GCP run vary 2-5 times as
+much as 20 independent draws allow. Per-message draws cannot do that,
+however they are fitted; and the persistence is seldom a level that moves
+every round trip alike (the round trips' floor mostly stays where it is
+while their upper part comes and goes).
+
+The model, per sending host: a state Z(t), standard normal, constant for a
+time drawn exponential (mean `hold`), then drawn anew. A message the host
+sends at t draws its per-message excess at the quantile
+Phi(sqrt(w) Z(t) + sqrt(1 - w) Phi^-1(u)), u its own uniform draw: the
+state decides which part of the per-message distribution the host's
+messages draw from while it holds (a Gaussian copula in time). Every
+message's excess keeps the per-message distribution exactly, so a profile's
+closure on its round trips' distribution is unchanged, and two hosts'
+states are independent, so a round trip's two messages are too; what
+changes is how consecutive round trips add up.
+
+How it is estimated (`fit_state`, streamed a batch at a time):
+
+1. Each round trip's normal score: Phi^-1 of its mid-rank among the series'
+   round trips at or below the stall threshold (a stall, modelled on its
+   own, scores 0: a train of stalls would read as a state).
+2. The variance of sums of k consecutive scores within the series'
+   stretches, k from 1 to 500, fitted by an independent part (variance s2)
+   and a persistent part (variance c) whose correlation falls as rho^j over
+   j round trips: Var(S_k) = k (s2 + c) + 2 c sum_{j<k} (k - j) rho^j.
+3. The weight w = c / (s2 + c) (capped at MAX_WEIGHT); the hold
+   -(mean round trip) / ln rho. Approximate in one place: the score of a
+   round trip (two messages) stands in for a message's.
+
+No state where the sums of 20 scores vary less than MIN_RATIO_20 times
+independent ones, where the fitted state changes within MIN_HOLD_ROUND_TRIPS
+round trips (per-message noise then), or where the series is too short.
+
+What it cannot tell: a 2-node series cannot tell one host's state from the
+path's, nor a state that follows the measurement's launches (Netgauge's calls
+of 1,000 ping-pongs) from one of the system in time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from cloudnoise.errors import CloudnoiseError, shown
+from cloudnoise.model.distributions import parse_inline_distribution, split_top_level
+
+KS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500)
+MIN_BLOCKS = 50  # a k is fitted only with at least this many sums
+MIN_RATIO_20 = 1.1
+MIN_HOLD_ROUND_TRIPS = 2.0
+MAX_WEIGHT = 0.95
+MAX_HOLD_NS = 1e14  # 10^5 s, the engine's longest time
+
+Batch = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+@dataclass(frozen=True)
+class LatencyState:
+    """A state per sending host that holds `hold_ns` on average and weighs `weight` in each draw."""
+
+    hold_ns: float
+    weight: float
+    text: str
+
+    def spec(self) -> str:
+        return self.text
+
+    def describe(self) -> str:
+        return (f"a state per sending host that holds {_time(self.hold_ns)} on average (exponential) and decides "
+                f"{100 * self.weight:.3g}% of each draw's normal score: which part of the per-message distribution "
+                "the host's messages draw from while it holds")
+
+
+def _time(ns: float) -> str:
+    return f"{ns / 1e6:.4g} ms" if ns >= 1e6 else f"{ns / 1e3:.4g} us" if ns >= 1e3 else f"{ns:.4g} ns"
+
+
+def parse_latency_state(spec: str) -> LatencyState:
+    """LatencyState from `hold=TIME,weight=W` (0 < W < 1)."""
+    text = str(spec).strip()
+    params: dict[str, str] = {}
+    for item in split_top_level(text, ",", text, "NAME=VALUE item"):
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise CloudnoiseError(f"bad latency state {shown(text)}: write hold=TIME,weight=W")
+        params[name.strip()] = value.strip()
+    unknown = set(params) - {"hold", "weight"}
+    if unknown:
+        raise CloudnoiseError(f"in {shown(text)}: a latency state takes hold and weight; unknown "
+                              f"{', '.join(sorted(unknown))}")
+    missing = {"hold", "weight"} - set(params)
+    if missing:
+        raise CloudnoiseError(f"in {shown(text)}: a latency state needs hold=TIME and weight=W; missing "
+                              f"{', '.join(sorted(missing))}")
+    hold = parse_inline_distribution(params["hold"], "hold", time=True)
+    lo, hi = hold.support()
+    if lo != hi or not (0 < lo <= MAX_HOLD_NS):
+        raise CloudnoiseError(f"in {shown(text)}: hold= is one time above 0 and at most 10^5 s (e.g. 40us)")
+    try:
+        weight = float(params["weight"])
+    except ValueError:
+        weight = math.nan
+    if not 0 < weight < 1:
+        raise CloudnoiseError(f"in {shown(text)}: weight={shown(params['weight'])} is the state's share of a "
+                              "draw's normal score: a number in (0, 1)")
+    return LatencyState(float(lo), weight, text)
+
+
+@dataclass(frozen=True)
+class StateFit:
+    """What the series' sums of consecutive round trips say, and the state made of it (or why none)."""
+
+    ks: tuple[int, ...]
+    measured_ratio: tuple[float, ...]  # Var(S_k) / (k Var(z)) of the normal scores: 1 for independent ones
+    model_ratio: tuple[float, ...]
+    independent_var: float  # s2, of the scores
+    persistent_var: float  # c
+    rho: float  # the persistent part's correlation from one round trip to the next
+    round_trip_ns: float  # the series' mean round trip (its time per round trip)
+    state: LatencyState | None
+    why: str
+
+    def hold_round_trips(self) -> float:
+        return 1.0 / (1.0 - self.rho) if self.rho < 1.0 else math.inf
+
+    def ratio_at(self, k: int) -> float:
+        return self.measured_ratio[self.ks.index(k)] if k in self.ks else math.nan
+
+    def to_json(self) -> dict[str, object]:
+        return {"used": self.state is not None, "why": self.why, "state": self.state.spec() if self.state else None,
+                "ks": list(self.ks), "measured_ratio": list(self.measured_ratio),
+                "model_ratio": list(self.model_ratio), "independent_var": self.independent_var,
+                "persistent_var": self.persistent_var, "rho": self.rho,
+                "hold_round_trips": self.hold_round_trips(), "round_trip_ns": self.round_trip_ns}
+
+
+def _stretches(batches: Iterable[Batch]) -> Iterable[tuple[np.ndarray, bool]]:
+    """The series' values in order, cut where a stretch begins: (values, whether they start a stretch)."""
+    last_key: int | None = None
+    last_start: int | None = None
+    for starts, values, key in batches:
+        starts = np.asarray(starts, np.int64)
+        key = np.asarray(key, np.int64)
+        if values.size == 0:
+            continue
+        new = np.zeros(values.size, bool)
+        new[1:] = (key[1:] != key[:-1]) | (starts[1:] < starts[:-1])
+        new[0] = last_key is None or int(key[0]) != last_key or (last_start is not None and int(starts[0]) < last_start)
+        cuts = np.flatnonzero(new).tolist()
+        bounds = ([0] if not cuts or cuts[0] != 0 else []) + cuts + [values.size]
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            if b > a:
+                yield np.asarray(values[a:b], np.float64), bool(new[a])
+        last_key, last_start = int(key[-1]), int(starts[-1])
+
+
+class _BlockSums:
+    """Sums of k consecutive values within stretches, streamed: their count, sum and sum of squares."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self.carry = np.empty(0)
+        self.n = 0
+        self.s = 0.0
+        self.ss = 0.0
+
+    def add(self, x: np.ndarray, new_stretch: bool) -> None:
+        if new_stretch:
+            self.carry = np.empty(0)
+        v = np.concatenate((self.carry, x)) if self.carry.size else x
+        full = v.size // self.k
+        if full:
+            sums = v[:full * self.k].reshape(full, self.k).sum(axis=1)
+            self.n += full
+            self.s += float(sums.sum())
+            self.ss += float(np.dot(sums, sums))
+        self.carry = v[full * self.k:].copy()
+
+    def variance(self) -> float:
+        return self.ss / self.n - (self.s / self.n) ** 2 if self.n > 1 else math.nan
+
+
+def _model(s2: float, c: float, rho: float, ks: np.ndarray) -> np.ndarray:
+    out = np.empty(ks.size)
+    for i, k in enumerate(ks):
+        j = np.arange(1, int(k))
+        out[i] = k * (s2 + c) + 2.0 * c * float(np.sum((k - j) * rho ** j))
+    return out
+
+
+def _fit(ks: np.ndarray, var: np.ndarray, total: float) -> tuple[float, float, float]:
+    from scipy.optimize import least_squares
+
+    def residual(p: np.ndarray) -> np.ndarray:
+        return np.log(np.maximum(_model(p[0], p[1], p[2], ks), 1e-300)) - np.log(var)
+
+    best = None
+    for rho0 in (0.5, 0.9, 0.99, 0.999):
+        got = least_squares(residual, [0.8 * total, 0.2 * total, rho0],
+                            bounds=([total * 1e-9, 0.0, 0.0], [np.inf, np.inf, 0.99999]))
+        if best is None or got.cost < best.cost:
+            best = got
+    assert best is not None
+    return float(best.x[0]), float(best.x[1]), float(best.x[2])
+
+
+def normal_scores(values_ns: np.ndarray, counts: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """The normal score of a round trip among these (distinct values and their counts): Phi^-1 of
+    its mid-rank; a value not among them (a stall above them) scores 0."""
+    from scipy.stats import norm
+
+    order = np.argsort(values_ns)
+    v = np.asarray(values_ns, np.float64)[order]
+    c = np.asarray(counts, np.float64)[order]
+    n = float(c.sum())
+    mid = (np.cumsum(c) - c / 2.0) / n
+    score = norm.ppf(np.clip(mid, 0.5 / n, 1.0 - 0.5 / n))
+
+    def of(x: np.ndarray) -> np.ndarray:
+        i = np.searchsorted(v, x)
+        inside = (i < v.size) & (v[np.minimum(i, v.size - 1)] == x)
+        return np.where(inside, score[np.minimum(i, v.size - 1)], 0.0)
+
+    return of
+
+
+def fit_state(batches: Callable[[], Iterable[Batch]], values_ns: np.ndarray, counts: np.ndarray) -> StateFit:
+    """A state from a ping-pong series read a batch at a time: `values_ns`, `counts` the round
+    trips the per-message noise is made of (at or below the stall threshold); any other round
+    trip of the series (a stall) scores 0."""
+    score = normal_scores(values_ns, counts)
+    sums = [_BlockSums(k) for k in KS]
+    count, total_ns = 0, 0.0
+    for x, new in _stretches(batches()):
+        count += x.size
+        total_ns += float(x.sum())
+        z = score(x)
+        for b in sums:
+            b.add(z, new)
+    mean_rt = total_ns / count if count else math.nan
+    usable = [(b.k, b.variance()) for b in sums if b.n >= MIN_BLOCKS and b.variance() > 0]
+
+    def none(why: str, ks: tuple[int, ...] = (), measured: tuple[float, ...] = (), model: tuple[float, ...] = (),
+             s2: float = math.nan, c: float = 0.0, rho: float = 0.0) -> StateFit:
+        return StateFit(ks, measured, model, s2, c, rho, mean_rt, None, why)
+
+    if len(usable) < 4 or usable[0][0] != 1:
+        return none(f"too few round trips ({count}) for sums of consecutive ones to say whether a state persists")
+    ks = np.array([k for k, _ in usable], np.float64)
+    var = np.array([v for _, v in usable])
+    v1 = var[0]
+    measured = tuple(float(v / (k * v1)) for k, v in zip(ks, var))
+    s2, c, rho = _fit(ks, var, v1)
+    model = tuple(float(v / (k * v1)) for k, v in zip(ks, _model(s2, c, rho, ks)))
+    kk = tuple(int(k) for k in ks)
+    r20 = measured[kk.index(20)] if 20 in kk else math.nan
+    if not r20 >= MIN_RATIO_20:
+        return none(f"sums of 20 consecutive round trips' normal scores vary {r20:.3g}x what independent ones "
+                    f"would (below {MIN_RATIO_20}): no state that persists", kk, measured, model, s2, c, rho)
+    hold_rt = 1.0 / (1.0 - rho)
+    if not (c > 0 and hold_rt >= MIN_HOLD_ROUND_TRIPS):
+        return none(f"the fitted state changes every {hold_rt:.3g} round trips: per-message noise, no state",
+                    kk, measured, model, s2, c, rho)
+    hold_ns = min(-mean_rt / math.log(rho), MAX_HOLD_NS)
+    weight = min(c / (s2 + c), MAX_WEIGHT)
+    state = parse_latency_state(f"hold={hold_ns:.6g}ns,weight={weight:.4g}")
+    why = (f"sums of 20 consecutive round trips' normal scores vary {r20:.3g}x what independent ones would; a "
+           f"state of weight {weight:.3g} that holds {hold_rt:.3g} round trips ({_time(hold_ns)}) on average gives "
+           f"back sums of 1-{kk[-1]} within "
+           f"{100 * max(abs(math.log(a / b)) for a, b in zip(model, measured)):.2g} %")
+    return StateFit(kk, measured, model, s2, c, rho, mean_rt, state, why)
