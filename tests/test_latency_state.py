@@ -32,15 +32,13 @@ def normal_scores() -> _engine.QuantileTable:
     return _engine.QuantileTable(p, v)
 
 
-SCORES = normal_scores()
-
 
 def with_state(model: _engine.NoiseModel | None, hold_ps: float, weight: float,
                period_ps: int = 10**12) -> _engine.NoiseModel:
     m = model if model is not None else _engine.NoiseModel()
     if m.latency_excess_ps is None:
         m.latency_excess_ps = uniform_ps(0, EXCESS_HI)
-    m.latency_state_process = _engine.LevelProcess(hold_ps, SCORES, period_ps)
+    m.latency_state_process = _engine.LevelProcess(hold_ps, normal_scores(), period_ps)
     m.latency_state_weight = weight
     return m
 
@@ -222,7 +220,7 @@ def test_bad_weights_are_refused(weight, message):
 
 def test_a_state_needs_a_latency_excess_and_excludes_switch_draws():
     model = _engine.NoiseModel()
-    model.latency_state_process = _engine.LevelProcess(1e6, SCORES, 10**9)
+    model.latency_state_process = _engine.LevelProcess(1e6, normal_scores(), 10**9)
     model.latency_state_weight = 0.5
     with pytest.raises(ValueError, match="needs latency_excess_ps"):
         one_message_ends_ps(model, 1)
@@ -248,7 +246,7 @@ def test_weight_zero_or_no_process_changes_nothing():
     no_process.latency_state_weight = 0.5
     # weight 0 with no latency excess at all is no state either: not refused
     alone = _engine.NoiseModel()
-    alone.latency_state_process = _engine.LevelProcess(1e6, SCORES, 10**9)
+    alone.latency_state_process = _engine.LevelProcess(1e6, normal_scores(), 10**9)
     one_message_ends_ps(alone, 1)
     for model in (zero, no_process):
         out = _engine.run(sched, PARAMS.to_engine(), model, seed=3, count=4)
