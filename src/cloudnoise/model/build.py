@@ -688,7 +688,9 @@ def _closure_part(closure: Closure, where: str, profile: dict[str, Any], as_pape
         stall_model = (
             "per-message draws: a stall delays the message it hits, drawn for each message on its own; why: "
             + ("the paper's semantics (--as-paper)" if as_paper else
-               "the series shows no time structure in its stalls (docs/explanation/measurement.md, 'Noise in time')"))
+               "the series shows no time structure in its stalls (docs/explanation/measurement.md, 'Noise in time')")
+            + ("; the draws' quantiles move with a state per host that persists in time (`state`, "
+               "model/latency_state.py)" if "state" in lat else ""))
     out = closure.as_dict()
     out.pop("closes", None)
     return {"provenance": _measured(
