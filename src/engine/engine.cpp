@@ -264,15 +264,31 @@ int64_t Engine::stall_delay_ps(uint32_t sender, int64_t t) {
   return span.delay(s);
 }
 
+// Each host's offset into a table of `period_ps` that every host of a
+// repetition reads from its own drawn point (all from the first draw when
+// `shared`): a noise in time per host, drawn per (seed, repetition).
+static void host_offsets(std::vector<int64_t>& out, const CounterRng& rng, int64_t period_ps, uint32_t ranks,
+                         bool shared = false) {
+  const double period = static_cast<double>(period_ps);
+  out.resize(ranks);
+  for (uint32_t r = 0; r < ranks; ++r)
+    out[r] = std::min(static_cast<int64_t>(rng.uniform(shared ? 0 : r) * period), period_ps - 1);
+}
+
+// A host's value of a levels table at its time t, read from its offset;
+// `span` keeps its last lookup (a host's lookups move forward in time).
+static int64_t value_at(const LatencyLevels& table, int64_t offset, LatencyLevels::Span& span, int64_t t) {
+  const int64_t s = table.wrap(time_add(t, offset));
+  if (!span.holds(s)) span = table.span_at(s);
+  return span.value;
+}
+
 // Under latency levels, what is added to the latency of a message `sender`
 // sends at `t`: the sender's level at t (may be negative). Keyed by the
 // sender's time alone, like the stalls, so both processing orders agree; a
 // negative level shortens the windows' lookahead (window_width).
 int64_t Engine::level_ps(uint32_t sender, int64_t t) {
-  const int64_t s = levels_->wrap(time_add(t, level_offset_[sender]));
-  LatencyLevels::Span& span = level_span_[sender];
-  if (!span.holds(s)) span = levels_->span_at(s);
-  return span.value;
+  return value_at(*levels_, level_offset_[sender], level_span_[sender], t);
 }
 
 // latency_draw_ps under a latency state: the message's own uniform u0 (the
@@ -285,10 +301,8 @@ int64_t Engine::level_ps(uint32_t sender, int64_t t) {
 int64_t Engine::state_draw_ps(uint32_t sender, int64_t t, uint64_t bits) {
   const uint64_t top53 = bits >> 11;
   const double u0 = top53 ? static_cast<double>(top53) * 0x1.0p-53 : 0x1.0p-54;
-  const int64_t s = state_->wrap(time_add(t, state_offset_[sender]));
-  LatencyLevels::Span& span = state_span_[sender];
-  if (!span.holds(s)) span = state_->span_at(s);
-  const double z = state_w_ * (static_cast<double>(span.value) * 1e-6) + own_w_ * normal_quantile(u0);
+  const int64_t state = value_at(*state_, state_offset_[sender], state_span_[sender], t);
+  const double z = state_w_ * (static_cast<double>(state) * 1e-6) + own_w_ * normal_quantile(u0);
   return round_to_int(latency_->quantile(normal_cdf(z)));
 }
 
@@ -389,19 +403,14 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   messages_ = 0;
   if (episodes_) {
     // As the OS-noise trace: each host reads the episodes from its own offset.
-    const CounterRng rng(seed, repetition, RngStream::EpisodeOffsets);
-    const double period = static_cast<double>(episodes_->period_ps());
-    episode_offset_.resize(ranks_);
+    host_offsets(episode_offset_, CounterRng(seed, repetition, RngStream::EpisodeOffsets), episodes_->period_ps(),
+                 ranks_);
     episode_span_.assign(ranks_, BandwidthEpisodes::Span{});
-    for (uint32_t r = 0; r < ranks_; ++r)
-      episode_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(r) * period), episodes_->period_ps() - 1);
   }
   if (stalls_) {
     // Each host reads the stalls from its own offset; a system-wide state
     // puts every host at the first draw.
     const CounterRng rng(seed, repetition, RngStream::StallOffsets);
-    const double period = static_cast<double>(stalls_->period_ps());
-    stall_offset_.resize(ranks_);
     stall_span_.assign(ranks_, LatencyStalls::Span{});
     // Which hosts stall at all: each, independently, with the given share (all of them at 1);
     // drawn from counters past the offsets' so that the offsets stay as they were.
@@ -409,27 +418,17 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     stall_on_.assign(ranks_, 1);
     if (noise.latency_stalls_hosts < 1.0)
       for (uint32_t r = 0; r < ranks_; ++r) stall_on_[r] = rng.uniform(kHostDraws + r) < noise.latency_stalls_hosts;
-    for (uint32_t r = 0; r < ranks_; ++r)
-      stall_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(noise.latency_stalls_shared ? 0 : r) * period),
-                                  stalls_->period_ps() - 1);
+    host_offsets(stall_offset_, rng, stalls_->period_ps(), ranks_, noise.latency_stalls_shared);
   }
   if (levels_) {
     // Each host reads the levels from its own offset.
-    const CounterRng rng(seed, repetition, RngStream::LevelOffsets);
-    const double period = static_cast<double>(levels_->period_ps());
-    level_offset_.resize(ranks_);
+    host_offsets(level_offset_, CounterRng(seed, repetition, RngStream::LevelOffsets), levels_->period_ps(), ranks_);
     level_span_.assign(ranks_, LatencyLevels::Span{});
-    for (uint32_t r = 0; r < ranks_; ++r)
-      level_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(r) * period), levels_->period_ps() - 1);
   }
   if (state_) {
     // Each host reads the state from its own offset, as the levels.
-    const CounterRng rng(seed, repetition, RngStream::StateOffsets);
-    const double period = static_cast<double>(state_->period_ps());
-    state_offset_.resize(ranks_);
+    host_offsets(state_offset_, CounterRng(seed, repetition, RngStream::StateOffsets), state_->period_ps(), ranks_);
     state_span_.assign(ranks_, LatencyLevels::Span{});
-    for (uint32_t r = 0; r < ranks_; ++r)
-      state_offset_[r] = std::min(static_cast<int64_t>(rng.uniform(r) * period), state_->period_ps() - 1);
   }
   if (noise.os) {
     // Each rank starts reading the trace at a uniformly drawn offset; with

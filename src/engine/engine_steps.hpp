@@ -63,8 +63,8 @@ inline int64_t unsigned_max(int64_t a, int64_t b) {
 // A message's latency excess: keyed by its send op, like the bandwidth (a
 // draw must not depend on the order in which sends are processed), and
 // under a latency state by its sender's state at the send, a state in the
-// sender's time alone, like the levels. Without a state: the plain draw,
-// bit for bit as before the state existed.
+// sender's time alone, like the levels. Without a state: the plain draw
+// alone.
 [[gnu::always_inline]] inline int64_t Engine::latency_draw_ps(uint32_t sender, int64_t t, uint32_t op) {
   const uint64_t bits = latency_rng_.bits(op);
   if (!state_) [[likely]]

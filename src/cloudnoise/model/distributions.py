@@ -722,6 +722,34 @@ def split_top_level(text: str, sep: str, spec: str, part: str = "mixture compone
     return parts
 
 
+def named_items(text: str, what: str, usage: str, names: tuple[str, ...]) -> dict[str, str]:
+    """The NAME=VALUE items of a spec that takes exactly `names`, each once (a latency state's or
+    levels' `hold=...,weight=...`): one line naming `what` and how to write it (`usage`) otherwise."""
+    params: dict[str, str] = {}
+    for item in split_top_level(text, ",", text, "NAME=VALUE item"):
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise CloudnoiseError(f"bad {what} {shown(text)}: write {usage}")
+        params[name.strip()] = value.strip()
+    unknown = set(params) - set(names)
+    if unknown:
+        raise CloudnoiseError(f"in {shown(text)}: {what} takes {' and '.join(names)}; unknown {', '.join(sorted(unknown))}")
+    missing = [n for n in names if n not in params]
+    if missing:
+        raise CloudnoiseError(f"in {shown(text)}: {what} needs {usage}; missing {', '.join(missing)}")
+    return params
+
+
+def one_time_ns(value: str, name: str, text: str, most_ns: float) -> float:
+    """A spec's item that is one time above 0 and at most `most_ns` (e.g. `hold=40us`), in ns."""
+    dist = parse_inline_distribution(value, name, time=True)
+    lo, hi = dist.support()
+    if lo != hi or not (0 < lo <= most_ns):
+        raise CloudnoiseError(f"in {shown(text)}: {name}= is one time above 0 and at most {most_ns / 1e9:.6g} s "
+                              "(e.g. 40us)")
+    return float(lo)
+
+
 def parse_inline_distribution(text: str, what: str, *, time: bool, use: NoiseUse | None = None) -> Distribution:
     """A distribution written as a value inside another spec (an OS-noise or an
     episodes spec): KIND(PARAMS) or KIND:PARAMS, or a plain value as a constant,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError, shown
-from cloudnoise.model.distributions import Distribution, parse_inline_distribution, split_top_level
+from cloudnoise.model.distributions import Distribution, named_items, one_time_ns, parse_inline_distribution
 
 
 @dataclass(frozen=True)
@@ -50,27 +50,11 @@ def _time(ns: float) -> str:
 def parse_latency_levels(spec: str) -> LatencyLevels:
     """LatencyLevels from `hold=TIME,level=DIST` (DIST in ns, e.g. `uniform(low=-200,high=200)`)."""
     text = str(spec).strip()
-    params: dict[str, str] = {}
-    for item in split_top_level(text, ",", text, "NAME=VALUE item"):
-        name, eq, value = item.partition("=")
-        if not eq:
-            raise CloudnoiseError(f"bad latency levels {shown(text)}: write hold=TIME,level=DIST")
-        params[name.strip()] = value.strip()
-    unknown = set(params) - {"hold", "level"}
-    if unknown:
-        raise CloudnoiseError(f"in {shown(text)}: latency levels take hold and level; unknown "
-                              f"{', '.join(sorted(unknown))}")
-    missing = {"hold", "level"} - set(params)
-    if missing:
-        raise CloudnoiseError(f"in {shown(text)}: latency levels need hold=TIME and level=DIST; missing "
-                              f"{', '.join(sorted(missing))}")
-    hold = parse_inline_distribution(params["hold"], "hold", time=True)
-    lo, hi = hold.support()
-    if lo != hi or not (0 < lo <= 1e14):
-        raise CloudnoiseError(f"in {shown(text)}: hold= is one time above 0 and at most 10^5 s (e.g. 40us)")
+    params = named_items(text, "latency levels", "hold=TIME,level=DIST", ("hold", "level"))
+    hold = one_time_ns(params["hold"], "hold", text, 1e14)
     level = parse_inline_distribution(params["level"], "level", time=True)
     a, b = level.support()
     if not (math.isfinite(a) and math.isfinite(b) and -1e9 <= a <= b <= 1e9):
         raise CloudnoiseError(f"in {shown(text)}: level= must lie within +-1 ms (finite bounds), got {a:.4g} to "
                               f"{b:.4g} ns")
-    return LatencyLevels(float(lo), level, text)
+    return LatencyLevels(hold, level, text)

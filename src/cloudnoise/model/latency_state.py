@@ -50,7 +50,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError, shown
-from cloudnoise.model.distributions import parse_inline_distribution, split_top_level
+from cloudnoise.model.distributions import named_items, one_time_ns
+from cloudnoise.model.series_order import Batch, SeriesOrder
 
 KS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500)
 MIN_BLOCKS = 50  # a k is fitted only with at least this many sums
@@ -58,8 +59,6 @@ MIN_RATIO_20 = 1.1
 MIN_HOLD_ROUND_TRIPS = 2.0
 MAX_WEIGHT = 0.95
 MAX_HOLD_NS = 1e14  # 10^5 s, the engine's longest time
-
-Batch = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -86,24 +85,8 @@ def _time(ns: float) -> str:
 def parse_latency_state(spec: str) -> LatencyState:
     """LatencyState from `hold=TIME,weight=W` (0 < W < 1)."""
     text = str(spec).strip()
-    params: dict[str, str] = {}
-    for item in split_top_level(text, ",", text, "NAME=VALUE item"):
-        name, eq, value = item.partition("=")
-        if not eq:
-            raise CloudnoiseError(f"bad latency state {shown(text)}: write hold=TIME,weight=W")
-        params[name.strip()] = value.strip()
-    unknown = set(params) - {"hold", "weight"}
-    if unknown:
-        raise CloudnoiseError(f"in {shown(text)}: a latency state takes hold and weight; unknown "
-                              f"{', '.join(sorted(unknown))}")
-    missing = {"hold", "weight"} - set(params)
-    if missing:
-        raise CloudnoiseError(f"in {shown(text)}: a latency state needs hold=TIME and weight=W; missing "
-                              f"{', '.join(sorted(missing))}")
-    hold = parse_inline_distribution(params["hold"], "hold", time=True)
-    lo, hi = hold.support()
-    if lo != hi or not (0 < lo <= MAX_HOLD_NS):
-        raise CloudnoiseError(f"in {shown(text)}: hold= is one time above 0 and at most 10^5 s (e.g. 40us)")
+    params = named_items(text, "latency state", "hold=TIME,weight=W", ("hold", "weight"))
+    hold = one_time_ns(params["hold"], "hold", text, MAX_HOLD_NS)
     try:
         weight = float(params["weight"])
     except ValueError:
@@ -111,7 +94,7 @@ def parse_latency_state(spec: str) -> LatencyState:
     if not 0 < weight < 1:
         raise CloudnoiseError(f"in {shown(text)}: weight={shown(params['weight'])} is the state's share of a "
                               "draw's normal score: a number in (0, 1)")
-    return LatencyState(float(lo), weight, text)
+    return LatencyState(hold, weight, text)
 
 
 @dataclass(frozen=True)
@@ -143,23 +126,17 @@ class StateFit:
 
 
 def _stretches(batches: Iterable[Batch]) -> Iterable[tuple[np.ndarray, bool]]:
-    """The series' values in order, cut where a stretch begins: (values, whether they start a stretch)."""
-    last_key: int | None = None
-    last_start: int | None = None
+    """The series' values in order, cut where a stretch begins (model/series_order.py's rule):
+    (values, whether they start a stretch)."""
+    order = SeriesOrder()
     for starts, values, key in batches:
-        starts = np.asarray(starts, np.int64)
-        key = np.asarray(key, np.int64)
         if values.size == 0:
             continue
-        new = np.zeros(values.size, bool)
-        new[1:] = (key[1:] != key[:-1]) | (starts[1:] < starts[:-1])
-        new[0] = last_key is None or int(key[0]) != last_key or (last_start is not None and int(starts[0]) < last_start)
+        _, new = order.read(np.asarray(starts, np.int64), np.asarray(values, np.int64), np.asarray(key, np.int64))
         cuts = np.flatnonzero(new).tolist()
         bounds = ([0] if not cuts or cuts[0] != 0 else []) + cuts + [values.size]
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            if b > a:
-                yield np.asarray(values[a:b], np.float64), bool(new[a])
-        last_key, last_start = int(key[-1]), int(starts[-1])
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            yield np.asarray(values[lo:hi], np.float64), bool(new[lo])
 
 
 class _BlockSums:
