@@ -102,7 +102,7 @@ def test_the_specs_and_their_bad_forms():
     for bad, said in (("hold=40us", "missing weight"), ("weight=0.2", "missing hold"),
                       ("hold=0us,weight=0.2", "hold= is one time above 0"),
                       ("hold=1us,weight=1", r"a number in \(0, 1\)"), ("hold=1us,weight=x", "weight="),
-                      ("hold=1us,weight=0.5,shared=1", "unknown shared"), ("hold", "write hold=TIME,weight=W")):
+                      ("hold=1us,weight=0.5,shared=1", "unknown shared"), ("hold=1us,weight=0.5,weight=0.6", "weight= given twice"), ("hold", "write hold=TIME,weight=W")):
         with pytest.raises(CloudnoiseError, match=said):
             parse_latency_state(bad)
     lv = parse_latency_levels("hold=40us,level=uniform(low=-200,high=200)")

@@ -730,6 +730,8 @@ def named_items(text: str, what: str, usage: str, names: tuple[str, ...]) -> dic
         name, eq, value = item.partition("=")
         if not eq:
             raise CloudnoiseError(f"bad {what} {shown(text)}: write {usage}")
+        if name.strip() in params:
+            raise CloudnoiseError(f"in {shown(text)}: {name.strip()}= given twice")
         params[name.strip()] = value.strip()
     unknown = set(params) - set(names)
     if unknown:
