@@ -84,3 +84,43 @@ def test_persistence_of_independent_round_trips_is_one_and_a_level_per_call_show
     # var(sum) = 20 (s^2) + 400 (s^2) against 20 x 2 s^2: 10.5
     assert p.ratio == pytest.approx(10.5, rel=0.2) and p.ratio_within_calls == pytest.approx(1.0, abs=0.1)
     assert p.call_medians_ns[1] - p.call_medians_ns[0] == pytest.approx(2 * 1.645 * 50.0, rel=0.2)
+
+
+def _batches(values, stretch_starts=(), per=7):
+    """The series as `model build` reads it: (start ns, round trip ns, key) batches of `per`
+    samples, times increasing, the key changing where a stretch starts."""
+    v = np.asarray(values, np.int64)
+    key = np.zeros(v.size, np.int64)
+    for s in stretch_starts:
+        key[s:] += 1
+    starts = np.cumsum(v) - v
+    return [(starts[i:i + per], v[i:i + per], key[i:i + per]) for i in range(0, v.size, per)]
+
+
+def test_streamed_sums_are_by_samples_sums_across_batches_and_stretches():
+    from cloudnoise.model.chain_sums import streamed_sums
+
+    rng = np.random.default_rng(4)
+    v = rng.integers(900, 1100, 200)
+    v[::10] += 5000  # no sorted order
+    got = streamed_sums(_batches(v, stretch_starts=(53, 120)), 3, limit=10**6)
+    want = by_sample(Series.of(v.astype(float), stretch_starts=[53, 120]), 3, median_ns=0.0).excess_ns
+    assert got is not None and sorted(got.tolist()) == sorted(want.tolist())
+    # the first `limit` round trips only
+    first = streamed_sums(_batches(v), 3, limit=30)
+    assert first is not None and first.tolist() == v[:30].reshape(10, 3).sum(axis=1).tolist()
+
+
+def test_streamed_sums_of_a_series_without_order_are_none():
+    from cloudnoise.model.chain_sums import streamed_sums
+
+    assert streamed_sums(_batches(np.arange(1000, 1500)), 3, limit=10**6) is None  # sorted values
+    assert streamed_sums(_batches([1000, 1200, 900]), 20, limit=10**6) is None  # too short for a sum
+
+
+def test_segment_sums_stay_within_each_segment():
+    from cloudnoise.model.chain_sums import segment_sums
+
+    got = segment_sums(np.arange(1.0, 11.0), 2, segment=5)
+    # segments (1..5) and (6..10): (1+2) (3+4), 5 left over; (6+7) (8+9), 10 left over
+    assert got.tolist() == [3.0, 7.0, 13.0, 17.0]

@@ -95,3 +95,32 @@ def test_the_table_judges_quantiles_and_late_shares_with_their_tolerances():
     # too few round trips: shown, nothing judged
     few = compare(Measured.of(measured[: MIN_ROUND_TRIPS - 1]), worse, "x", 1, 0)
     assert not few.closes and not few.judged and few.misses == [] and "too few" in few.summary()
+
+
+def test_sums_of_consecutive_round_trips_are_shown_beside_the_table_and_not_judged():
+    from cloudnoise.model.closure import SUMS_K, sums_distance, sums_spreads
+
+    rng = np.random.default_rng(3)
+    n = 40_000
+    # a level that holds 200 round trips: sums of 20 spread far more than independent round trips'
+    level = np.repeat(rng.normal(0.0, 200.0, n // 200), 200)
+    measured = 3_000 + level + rng.exponential(300.0, n)
+    independent = 3_000 + rng.permutation(level) + rng.exponential(300.0, n)
+    sums = measured.reshape(-1, SUMS_K).sum(axis=1)
+    m = Measured.of(measured).with_sums(sums)
+    table = compare(m, independent, "x", 1, 0, replay_sums_ns=independent.reshape(-1, SUMS_K).sum(axis=1))
+    rows = {r.statistic: r for r in table.rows}
+    assert {"sums of 20 p50", "sums of 20 p90 - p50", "sums of 20 p99 - p50"} <= set(rows)
+    assert not any(r.judged for name, r in rows.items() if name.startswith("sums"))
+    # the same distribution of round trips closes; its sums, the level drawn anew for each round
+    # trip, spread less (the level's sd of 200 ns adds 20 x 200 ns to a sum of 20 that holds it)
+    assert table.closes
+    spread = rows["sums of 20 p90 - p50"]
+    assert spread.replay < 0.6 * spread.measured and not spread.within
+    # the distance, in tolerances (25 % or 300 ns) of the spreads p90 - p50 and p99 - p50
+    assert sums_spreads((100.0, 1100.0, 2100.0)) == (1000.0, 2000.0)
+    assert sums_distance((0.0, 1000.0, 2000.0), (0.0, 1000.0, 2000.0)) == 0.0
+    assert sums_distance((0.0, 4000.0, 8000.0), (0.0, 5000.0, 8000.0)) == pytest.approx(1.0)
+    assert sums_distance((0.0, 400.0, 800.0), (0.0, 700.0, 800.0)) == pytest.approx(1.0)  # the 300 ns slack
+    # without the series' sums (no order to read), no sums rows
+    assert not any(r.statistic.startswith("sums") for r in compare(Measured.of(measured), measured, "x", 1, 0).rows)

@@ -36,7 +36,9 @@ trip (what is left of an ordinary one is a fraction of a flight, which no
 chain started at that moment takes). The rest of a stall is integrated
 exactly enough: POINTS evenly spaced moments in each stall.
 
-The series is held in memory (the bench's check reads it whole).
+`by_sample` and `by_time` hold the series in memory (the bench's check reads
+it whole); `streamed_sums` reads a campaign's series a batch at a time, up to
+a bound (`model build`'s closure), and `segment_sums` adds up a replay.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ from dataclasses import dataclass
 from collections.abc import Iterable
 
 import numpy as np
+
+from cloudnoise.model.series_order import Batch, SeriesOrder
 
 POINTS = 32  # moments per stall round trip at which a chain may start (its midpoints)
 
@@ -144,6 +148,51 @@ def by_time(series: Series, k: int, stall_threshold_ns: float | None, median_ns:
         parts_w.append(np.repeat(share * length / length.sum() / points, points))
     x, w = np.concatenate(parts_x), np.concatenate(parts_w)
     return ChainSums(k, x, w / w.sum(), share)
+
+
+def streamed_sums(batches: Iterable[Batch], k: int, limit: int) -> np.ndarray | None:
+    """By sample, streamed: the sums of K consecutive round trips (ns), non-overlapping, within
+    each stretch, of the series' first `limit` round trips read a batch at a time
+    (model/series_order.py); None where the series has no order to read (too short for one sum,
+    no increasing start times, or values in sorted order: no consecutive round trips to add)."""
+    order = SeriesOrder()
+    sums: list[np.ndarray] = []
+    carry = np.zeros(0)
+    seen = 0
+    for starts, values, key in batches:
+        if seen >= limit:
+            break
+        take = min(values.size, limit - seen)
+        s, v, kk = (np.asarray(a[:take], np.int64) for a in (starts, values, key))
+        if take == 0:
+            continue
+        _, new = order.read(s, v, kk)
+        seen += take
+        cuts = np.flatnonzero(new).tolist()
+        bounds = ([0] if not cuts or cuts[0] != 0 else []) + cuts + [take]
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            x = v[lo:hi].astype(np.float64)
+            x = x if new[lo] or carry.size == 0 else np.concatenate((carry, x))
+            full = x.size // k
+            if full:
+                sums.append(x[:full * k].reshape(full, k).sum(axis=1))
+            carry = x[full * k:]
+    if order.fallback(2 * k, "noise") is not None or not sums:
+        return None
+    return np.concatenate(sums)
+
+
+def segment_sums(values_ns: np.ndarray, k: int, segment: int) -> np.ndarray:
+    """Sums of K consecutive values, non-overlapping, within each segment of `segment` values (a
+    replay's repetitions: model/closure.py)."""
+    out = []
+    v = np.asarray(values_ns, np.float64)
+    for a in range(0, v.size, segment):
+        part = v[a:a + segment]
+        full = part.size // k
+        if full:
+            out.append(part[:full * k].reshape(full, k).sum(axis=1))
+    return np.concatenate(out) if out else np.zeros(0)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,16 @@ started at random moments meet it in proportion to its time instead.
 The table compares, relative to the measured median round trip: the
 quantiles p50, p90, p99, p99.9 (within 10 %, or 200 ns) and the shares of
 round trips more than 1, 2 and 10 us late (within 25 %, or 0.1 points). The
-replay closes when every row does.
+replay closes when every judged row does (p99.9 is shown, not judged).
+
+Beside them, shown and not judged, how consecutive round trips add up: the
+sums of SUMS_K consecutive round trips, non-overlapping (the series' within
+its stretches, the replay's within its segments; model/chain_sums.py), their
+p50 over SUMS_K medians and how far they reach above it (p90 - p50, p99 -
+p50), within 25 % or 300 ns. The spreads carry neither the level (a sum
+multiplies a median's error by SUMS_K) nor the clock's step; they are what
+`model build` keeps or leaves out a latency state by (model/latency_state.py
+`judge_state`).
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError
+from cloudnoise.model.chain_sums import segment_sums
 
 if TYPE_CHECKING:
     from cloudnoise.model.profile import SystemProfile
@@ -55,6 +65,10 @@ SHARE_TOLERANCE = 0.25  # relative ...
 SHARE_SLACK = 0.001  # ... or absolute (0.1 points)
 JUDGED_QUANTILES = (50.0, 90.0, 99.0)  # p99.9 is shown, not judged: a few hundred samples decide it
 MIN_ROUND_TRIPS = 1_000  # fewer measured round trips: shown, nothing judged (no p99 to speak of)
+SUMS_K = 20  # the closure also shows sums of this many consecutive round trips ...
+SUMS_PERCENTILES = (50.0, 90.0, 99.0)  # ... at these percentiles, less K medians ...
+SUMS_TOLERANCE = 0.25  # ... within this share ...
+SUMS_SLACK_NS = 300.0  # ... or this much (shown, not judged: how a stream of them adds up)
 
 
 def pingpong_goal(round_trips: int, size: int) -> bytes:
@@ -151,6 +165,17 @@ class Measured:
     quantiles_ns: dict[float, float]
     late: dict[int, float]
     clock_step_ns: float = 1.0
+    # the percentiles SUMS_PERCENTILES of the series' sums of SUMS_K consecutive round trips less
+    # SUMS_K medians (ns), by sample (model/chain_sums.py); None where the series has no order
+    sums_excess_ns: tuple[float, ...] | None = None
+
+    def with_sums(self, sums_ns: np.ndarray | None) -> Measured:
+        """The same, with the series' sums of SUMS_K consecutive round trips (ns; None: no order)."""
+        from dataclasses import replace
+
+        if sums_ns is None or sums_ns.size == 0:
+            return replace(self, sums_excess_ns=None)
+        return replace(self, sums_excess_ns=sums_excess(sums_ns, self.median_ns))
 
     @staticmethod
     def of(values_ns: np.ndarray, clock_step_ns: float = 1.0) -> Measured:
@@ -167,6 +192,27 @@ class Measured:
         q = trips.quantiles(QUANTILES)
         return Measured(trips.count, median, {p: float(x) for p, x in zip(QUANTILES, q)},
                         {t: trips.share_above(median + t) for t in LATE_NS}, clock_step_ns)
+
+
+def sums_excess(sums_ns: np.ndarray, median_ns: float) -> tuple[float, ...]:
+    """The percentiles SUMS_PERCENTILES of sums of SUMS_K round trips, less SUMS_K medians (ns)."""
+    v = np.sort(np.asarray(sums_ns, np.float64))
+    return tuple(nearest_rank(v, p) - SUMS_K * median_ns for p in SUMS_PERCENTILES)
+
+
+def sums_spreads(excess: tuple[float, ...]) -> tuple[float, float]:
+    """How far sums of SUMS_K reach above their median: p90 - p50 and p99 - p50 (ns), from the
+    percentiles SUMS_PERCENTILES. Free of the level (the median round trip, which the quantile
+    rows judge, and whose error a sum multiplies by SUMS_K) and of the clock's step."""
+    return excess[1] - excess[0], excess[2] - excess[0]
+
+
+def sums_distance(measured: tuple[float, ...], replay: tuple[float, ...]) -> float:
+    """How far a replay's sums spread from the measured ones (`sums_spreads`), in tolerances: the
+    largest |replay - measured| over max(SUMS_TOLERANCE x |measured|, SUMS_SLACK_NS); 1 or less:
+    within."""
+    return max(abs(r - m) / max(SUMS_TOLERANCE * abs(m), SUMS_SLACK_NS)
+               for m, r in zip(sums_spreads(measured), sums_spreads(replay)))
 
 
 def nearest_rank(sorted_values: np.ndarray, percent: float) -> float:
@@ -235,7 +281,9 @@ class Closure:
             "rows": [r.as_dict() for r in self.rows], "notes": list(self.notes),
             "tolerance": (f"quantiles within {QUANTILE_TOLERANCE:.0%} or {QUANTILE_SLACK_NS:g} ns (p99.9 shown, not "
                           f"judged); shares late (above the measured median) within {SHARE_TOLERANCE:.0%} or "
-                          f"{100 * SHARE_SLACK:g} points"),
+                          f"{100 * SHARE_SLACK:g} points; sums of {SUMS_K} consecutive round trips (shown, not "
+                          f"judged): their p50 over {SUMS_K} medians, and how far they reach above it (p90 - p50, "
+                          f"p99 - p50), within {SUMS_TOLERANCE:.0%} or {SUMS_SLACK_NS:g} ns"),
         }
 
 
@@ -244,8 +292,10 @@ def _show(statistic: str, value: float) -> str:
 
 
 def compare(measured: Measured, replay_ns: np.ndarray, experiment: str, size: int, seed: int,
-            notes: tuple[str, ...] = ()) -> Closure:
-    """The closure table: the replay's round trips against the measured statistics."""
+            notes: tuple[str, ...] = (), replay_sums_ns: np.ndarray | None = None) -> Closure:
+    """The closure table: the replay's round trips against the measured statistics; with the
+    measured sums (`measured.sums_excess_ns`) and the replay's (`replay_sums_ns`, sums of
+    SUMS_K of its round trips in order), their rows too, shown and not judged."""
     r = np.sort(np.asarray(replay_ns, np.float64))
     rows: list[ClosureRow] = []
     enough = measured.count >= MIN_ROUND_TRIPS
@@ -259,24 +309,43 @@ def compare(measured: Measured, replay_ns: np.ndarray, experiment: str, size: in
         got = float(np.mean(r > measured.median_ns + t))
         ok = abs(got - want) <= max(SHARE_TOLERANCE * want, SHARE_SLACK)
         rows.append(ClosureRow(f"late > {t // 1000} us", want, got, enough, bool(ok)))
+    if measured.sums_excess_ns is not None and replay_sums_ns is not None and replay_sums_ns.size:
+        want_sums = measured.sums_excess_ns
+        got_sums = sums_excess(replay_sums_ns, measured.median_ns)
+        p50_ok = abs(got_sums[0] - want_sums[0]) <= max(SUMS_TOLERANCE * abs(want_sums[0]), SUMS_SLACK_NS)
+        rows.append(ClosureRow(f"sums of {SUMS_K} p50", want_sums[0], got_sums[0], False, bool(p50_ok)))
+        for name, want, got in zip(("p90 - p50", "p99 - p50"), sums_spreads(want_sums), sums_spreads(got_sums)):
+            ok = abs(got - want) <= max(SUMS_TOLERANCE * abs(want), SUMS_SLACK_NS)
+            rows.append(ClosureRow(f"sums of {SUMS_K} {name}", want, got, False, bool(ok)))
     return Closure(experiment, int(size), int(measured.count), tuple(rows), float(measured.clock_step_ns), int(seed),
                    tuple(notes), int(r.size))
 
 
-def closure_of(profile: SystemProfile, measured: Measured, size: int, experiment: str, seed: int = 0,
-               notes: tuple[str, ...] = ()) -> Closure:
-    """Replays `measured.count` ping-pongs of `size` bytes with `profile` (`--noise both`: all
-    of its noise) and compares them with the measurement."""
+def replay_of(profile: SystemProfile, count: int, size: int, seed: int = 0) -> np.ndarray:
+    """`count` back-to-back ping-pongs of `size` bytes with `profile` (`--noise both`: all of its
+    noise), in order (ns; segment k is repetition k)."""
     from cloudnoise.simulation.noise import noise_from_profile
     from cloudnoise.simulation.params import LogGOPS
 
     params = LogGOPS.from_profile(profile)
     noise = noise_from_profile(profile, seed)
     variant = noise.default_variants()[0] if noise.has_os or noise.has_network else "none"
+    return replay_round_trips(params, noise if variant != "none" else None, variant, size, count, seed)
+
+
+def closure_of(profile: SystemProfile, measured: Measured, size: int, experiment: str, seed: int = 0,
+               notes: tuple[str, ...] = (), replay: np.ndarray | None = None) -> Closure:
+    """Replays `measured.count` ping-pongs of `size` bytes with `profile` (`--noise both`: all
+    of its noise; `replay`: that replay, already run, of at least as many round trips: its first
+    ones are compared, and all of them give the sums) and compares them with the measurement."""
     count = min(measured.count, MAX_REPLAY)
     if count < measured.count:
         notes = (*notes, f"replayed {count:,} of the {measured.count:,} round trips measured")
-    replay = replay_round_trips(params, noise if variant != "none" else None, variant, size, count, seed)
-    read = read_through_clock(replay, measured.clock_step_ns, seed)
-    return compare(measured, read, experiment, size, seed, notes)
-
+    if replay is None:
+        replay = replay_of(profile, count, size, seed)
+    read = read_through_clock(replay[:count], measured.clock_step_ns, seed)
+    # sums of consecutive round trips, from the whole replay (a longer one than measured gives the
+    # model's sums more surely), not through the clock: a sum spans readings that follow each
+    # other, so the clock's step enters it once, not once per round trip
+    sums = segment_sums(replay, SUMS_K, SEGMENT) if measured.sums_excess_ns is not None else None
+    return compare(measured, read, experiment, size, seed, notes, sums)

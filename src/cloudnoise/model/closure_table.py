@@ -28,7 +28,8 @@ def print_closure(closure: dict[str, Any]) -> None:
     for col in ("statistic", "measured", "replay", ""):
         t.add_column(col, justify="right" if col in ("measured", "replay") else "left")
     for r in rows:
-        mark = "" if not r.get("judged") else ("within" if r.get("within") else "miss")
+        mark = (("within" if r.get("within") else "miss") if r.get("judged")
+                else "(within, not judged)" if r.get("within") else "(outside, not judged)")
         t.add_row(str(r["statistic"]), _show(r["statistic"], r["measured"]), _show(r["statistic"], r["replay"]), mark)
     Console().print(t)
     click.echo(f"# {closure.get('tolerance')}")

@@ -206,7 +206,9 @@ def _schema() -> dict[str, Any]:
                 replayed={"type": ["integer", "null"], "minimum": 0},
                 rows={"type": "array", "maxItems": 1000, "items": {
                     "type": "object", "required": ["statistic", "measured", "replay", "judged", "within"],
-                    "properties": {"statistic": text, "measured": number(1e18), "replay": number(1e18),
+                    "properties": {"statistic": text,  # a sum's excess over K medians may be below 0
+                                   "measured": {"type": "number", "minimum": -1e18, "maximum": 1e18},
+                                   "replay": {"type": "number", "minimum": -1e18, "maximum": 1e18},
                                    "judged": {"type": "boolean"}, "within": {"type": "boolean"}},
                     "additionalProperties": False}},
                 clock_step_ns=opt_number(1e12), seed={"type": ["integer", "null"], "minimum": 0},

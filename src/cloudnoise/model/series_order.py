@@ -25,7 +25,7 @@ share:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -106,6 +106,20 @@ class SeriesOrder:
             return (f"no order to read time from (the values are sorted: {100 * self.sorted_share:.3g}% of steps "
                     f"non-decreasing); {instead}")
         return None
+
+
+def stretches(batches: Iterable[Batch]) -> Iterator[tuple[np.ndarray, bool]]:
+    """The series' values in order (float64, ns), a piece at a time, cut where a stretch begins
+    (`SeriesOrder.read`'s rule): (values, whether they begin a stretch)."""
+    order = SeriesOrder()
+    for starts, values, key in batches:
+        if values.size == 0:
+            continue
+        _, new = order.read(np.asarray(starts, np.int64), np.asarray(values, np.int64), np.asarray(key, np.int64))
+        cuts = np.flatnonzero(new).tolist()
+        bounds = ([0] if not cuts or cuts[0] != 0 else []) + cuts + [values.size]
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            yield np.asarray(values[lo:hi], np.float64), bool(new[lo])
 
 
 def iter_batches(chunks: Iterator[dict[str, np.ndarray]]) -> Iterator[Batch]:

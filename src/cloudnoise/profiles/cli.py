@@ -268,7 +268,8 @@ def _closure_table(con: Console, p) -> None:
     for r in c.rows:
         late = str(r["statistic"]).startswith("late")
         show = (lambda v: f"{100 * v:.3g}%") if late else (lambda v: f"{v / 1e3:.4g} us")
-        mark = "" if not r.get("judged") else ("within" if r.get("within") else "[bold red]miss[/bold red]")
+        mark = (("within" if r.get("within") else "[bold red]miss[/bold red]") if r.get("judged")
+                else "(within, not judged)" if r.get("within") else "(outside, not judged)")
         t.add_row(str(r["statistic"]), show(float(r["measured"])), show(float(r["replay"])), mark)
     con.print(t)
     if c.tolerance:
