@@ -88,7 +88,9 @@ def test_loggp_fit_and_profile(tmp_path):
     least = min([lg["L"]] + [c["L"] for c in lg["size_classes"]]) + lg.get("o_s", lg["o"])
     assert min(built["latency_noise"]["quantiles"]["v"]) >= -least
     assert "deconvolved" in built["latency_noise"]["provenance"]["source"]
-    assert built["closure"]["round_trips"] > 0 and len(built["closure"]["rows"]) == 7
+    assert built["closure"]["round_trips"] > 0 and len(built["closure"]["rows"]) == 10
+    # the judged rows (p50, p90, p99, late > 1/2/10 us), then the sums of 20, shown
+    assert [r["judged"] for r in built["closure"]["rows"]] == [True] * 3 + [False] + [True] * 3 + [False] * 3
     assert {r["when"] for r in built["campaign"]["load"]} == {"start", "end"}
     assert {r["experiment"] for r in built["campaign"]["load"]} >= {"loggp", "latency-noise", "os-noise"}
     assert "Closure" in proc.stdout and "measured: pairs" in proc.stdout

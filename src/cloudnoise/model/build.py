@@ -66,10 +66,11 @@ from cloudnoise.measurement.summaries import RELATIVE_PRECISION, StreamStats
 from cloudnoise.measurement.summary_reader import experiment_stats, iter_samples
 from cloudnoise.model.bandwidth_split import BandwidthSplit, describe_episodes, split_bandwidth
 from cloudnoise.model.distributions import quantile_grid
-from cloudnoise.model.closure import Closure, Measured, clock_step, closure_of
+from cloudnoise.model.chain_sums import streamed_sums
+from cloudnoise.model.closure import MAX_REPLAY, SUMS_K, Closure, Measured, clock_step, closure_of
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, count_once, os_part_of
 from cloudnoise.model.latency_level import LevelShift, level_delta, noiseless_round_trip, series_L, shift_loggops
-from cloudnoise.model.latency_state import StateFit, fit_state
+from cloudnoise.model.latency_state import StateFit, fit_state, judge_state, state_clause
 from cloudnoise.model.latency_split import LatencySplit, split_latency
 from cloudnoise.model.round_trips import RoundTrips, count_round_trips
 from cloudnoise.model.series_order import iter_batches
@@ -538,10 +539,11 @@ def build_profile(
                 "trips would change how many round trips they meet"))
         if state_fit is not None and state_fit.state is not None:
             profile["latency_noise"]["state"] = state_fit.state.spec()
-            note = profile["latency_noise"].get("note")
+            note = note_before_state = profile["latency_noise"].get("note")
             said = f"a state in time: {state_fit.state.describe()}"
             profile["latency_noise"]["note"] = f"{note}; {said}" if note else said
-            lat_parts += f"; and a state per host that persists in time (`state`, model/latency_state.py): {state_fit.why}"
+            said_state = state_clause(state_fit)
+            lat_parts += said_state
     bw = _bandwidth_stats(campaign)
     bw_split: BandwidthSplit | None = None
     if bw is not None:
@@ -622,6 +624,9 @@ def build_profile(
         if lat is not None and trips is not None and trips.count:
             stats, src, exp, size = lat
             clock = clock_step(trips.values, trips.counts)
+            measured = Measured.from_round_trips(trips, clock).with_sums(
+                streamed_sums(_series(campaign, exp, size, one_pair=True)(), SUMS_K, min(trips.count, MAX_REPLAY)))
+            replay: np.ndarray | None = None
             stalls = "stalls" in profile.get("latency_noise", {})
             if not as_paper:
                 remainder = trips.below(split.threshold_ns) if stalls and split is not None else trips
@@ -629,6 +634,17 @@ def build_profile(
                                   seed)
                 profile["latency_noise"]["quantiles"] = {"p": once.noise.probabilities.tolist(),
                                                          "v": once.noise.values_ns.tolist()}
+                if state_fit is not None and state_fit.state is not None:
+                    # the state stays where it gives back the series' sums of consecutive round trips
+                    # better than per-message draws alone do (model/latency_state.py, `judge_state`)
+                    without = {**profile, "latency_noise": {
+                        **{k: v for k, v in profile["latency_noise"].items() if k not in ("state", "note")},
+                        **({"note": note_before_state} if note_before_state else {})}}
+                    state_fit, replay = judge_state(state_fit, measured, staging.load(profile),
+                                                    staging.load(without), size, seed)
+                    if state_fit.state is None:
+                        profile["latency_noise"] = without["latency_noise"]
+                        lat_parts = lat_parts.replace(said_state, state_clause(state_fit))
                 profile["latency_noise"]["provenance"] = _measured(
                     f"{where}: {src}, over all {stats.count} samples"
                     + (f" (the {remainder.count} at or below the stall threshold)" if stalls else "")
@@ -640,8 +656,7 @@ def build_profile(
                     loggops["provenance"]["source"] = loggops["provenance"]["source"].replace(median_text, counted)
                 else:
                     loggops["provenance"]["source"] += counted
-            closure = closure_of(staging.load(profile), Measured.from_round_trips(trips, clock), size,
-                                 f"{src}", seed)
+            closure = closure_of(staging.load(profile), measured, size, f"{src}", seed, replay=replay)
             profile["closure"] = _closure_part(closure, where, profile, as_paper)
             # a profile that does not give back its own measurement says so where it is listed
             verdict = "closes" if closure.closes else "misses" if closure.judged else "too-few-round-trips"

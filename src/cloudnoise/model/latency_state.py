@@ -36,6 +36,17 @@ No state where the sums of 20 scores vary less than MIN_RATIO_20 times
 independent ones, where the fitted state changes within MIN_HOLD_ROUND_TRIPS
 round trips (per-message noise then), or where the series is too short.
 
+4. Judged by its replay (`judge_state`, in `model build` once the
+   per-message distribution is deconvolved): the series replayed with the
+   state and without it, at least JUDGE_ROUND_TRIPS round trips each; the
+   state stays where its sums of 20 consecutive round trips reach above
+   their median (p90 - p50, p99 - p50) as far as the series' do, at least
+   as closely as without it. The copula moves a message's whole
+   distribution with the state: where a series' persistence lies in its
+   body and its long round trips come alone (DEEP-EST), a state fitted to
+   the variance groups the long ones, and the per-message draws alone give
+   the sums back better.
+
 What it cannot tell: a 2-node series cannot tell one host's state from the
 path's, nor a state that follows the measurement's launches (Netgauge's calls
 of 1,000 ping-pongs) from one of the system in time.
@@ -46,12 +57,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cloudnoise.errors import CloudnoiseError, shown
 from cloudnoise.model.distributions import named_items, one_time_ns
-from cloudnoise.model.series_order import Batch, SeriesOrder
+from cloudnoise.model.series_order import Batch, stretches
+
+if TYPE_CHECKING:
+    from cloudnoise.model.closure import Measured
+    from cloudnoise.model.profile import SystemProfile
 
 KS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500)
 MIN_BLOCKS = 50  # a k is fitted only with at least this many sums
@@ -59,6 +75,7 @@ MIN_RATIO_20 = 1.1
 MIN_HOLD_ROUND_TRIPS = 2.0
 MAX_WEIGHT = 0.95
 MAX_HOLD_NS = 1e14  # 10^5 s, the engine's longest time
+JUDGE_ROUND_TRIPS = 1 << 20  # the replays that judge a state run at least this many round trips
 
 
 @dataclass(frozen=True)
@@ -110,6 +127,9 @@ class StateFit:
     round_trip_ns: float  # the series' mean round trip (its time per round trip)
     state: LatencyState | None
     why: str
+    # the replay's sums of consecutive round trips with the state and without it, against the
+    # series' (`judge_state`); None before it is judged
+    sums_check: dict[str, object] | None = None
 
     def hold_round_trips(self) -> float:
         return 1.0 / (1.0 - self.rho) if self.rho < 1.0 else math.inf
@@ -122,21 +142,8 @@ class StateFit:
                 "ks": list(self.ks), "measured_ratio": list(self.measured_ratio),
                 "model_ratio": list(self.model_ratio), "independent_var": self.independent_var,
                 "persistent_var": self.persistent_var, "rho": self.rho,
-                "hold_round_trips": self.hold_round_trips(), "round_trip_ns": self.round_trip_ns}
-
-
-def _stretches(batches: Iterable[Batch]) -> Iterable[tuple[np.ndarray, bool]]:
-    """The series' values in order, cut where a stretch begins (model/series_order.py's rule):
-    (values, whether they start a stretch)."""
-    order = SeriesOrder()
-    for starts, values, key in batches:
-        if values.size == 0:
-            continue
-        _, new = order.read(np.asarray(starts, np.int64), np.asarray(values, np.int64), np.asarray(key, np.int64))
-        cuts = np.flatnonzero(new).tolist()
-        bounds = ([0] if not cuts or cuts[0] != 0 else []) + cuts + [values.size]
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            yield np.asarray(values[lo:hi], np.float64), bool(new[lo])
+                "hold_round_trips": self.hold_round_trips(), "round_trip_ns": self.round_trip_ns,
+                "sums_check": self.sums_check}
 
 
 class _BlockSums:
@@ -216,7 +223,7 @@ def fit_state(batches: Callable[[], Iterable[Batch]], values_ns: np.ndarray, cou
     score = normal_scores(values_ns, counts)
     sums = [_BlockSums(k) for k in KS]
     count, total_ns = 0, 0.0
-    for x, new in _stretches(batches()):
+    for x, new in stretches(batches()):
         count += x.size
         total_ns += float(x.sum())
         z = score(x)
@@ -254,3 +261,60 @@ def fit_state(batches: Callable[[], Iterable[Batch]], values_ns: np.ndarray, cou
            f"back sums of 1-{kk[-1]} within "
            f"{100 * max(abs(math.log(a / b)) for a, b in zip(model, measured)):.2g} %")
     return StateFit(kk, measured, model, s2, c, rho, mean_rt, state, why)
+
+
+def state_clause(fit: StateFit) -> str:
+    """The clause the latency noise's provenance ends with: the state, or why there is none."""
+    if fit.state is not None:
+        return f"; and a state per host that persists in time (`state`, model/latency_state.py): {fit.why}"
+    return f"; no state in time (model/latency_state.py): {fit.why}"
+
+
+def judge_state(fit: StateFit, measured: Measured, with_state: SystemProfile, without_state: SystemProfile,
+                size: int, seed: int = 0) -> tuple[StateFit, np.ndarray]:
+    """Keeps the fitted state where the replay of the series with it gives back how far the
+    series' sums of SUMS_K consecutive round trips reach above their median (p90 - p50 and
+    p99 - p50, by sample) at least as well as the replay without it, in the closure's tolerances
+    (model/closure.py `sums_distance`); otherwise the fit without its state, saying why. Returns
+    the fit and the replay of the profile chosen.
+
+    Why a check and not the fit alone: the state is fitted to the variance of the sums, and
+    the Gaussian copula moves the whole per-message distribution with it; where the series'
+    persistence lies in its body and not in its tail (DEEP-EST: its long round trips come
+    alone), a state that gives back the variance groups the tail's draws, and sums of 20 reach
+    further than the series' ever do. The replay returned is the judging one, at least
+    JUDGE_ROUND_TRIPS long (the closure compares its first round trips as many as measured)."""
+    from dataclasses import replace
+
+    from cloudnoise.model.chain_sums import segment_sums
+    from cloudnoise.model.closure import (MAX_REPLAY, SEGMENT, SUMS_K, replay_of, sums_distance, sums_excess,
+                                          sums_spreads)
+
+    # the model's sums from at least JUDGE_ROUND_TRIPS round trips: a state that holds a thousand
+    # round trips changes a few hundred times in a series of 10^5, too few for its sums' p99
+    count = min(max(measured.count, JUDGE_ROUND_TRIPS), MAX_REPLAY)
+    with_replay = replay_of(with_state, count, size, seed)
+    if fit.state is None or measured.sums_excess_ns is None:
+        return fit, with_replay
+    without_replay = replay_of(without_state, count, size, seed)
+    want = measured.sums_excess_ns
+    got_with = sums_excess(segment_sums(with_replay, SUMS_K, SEGMENT), measured.median_ns)
+    got_without = sums_excess(segment_sums(without_replay, SUMS_K, SEGMENT), measured.median_ns)
+    d_with, d_without = sums_distance(want, got_with), sums_distance(want, got_without)
+    check: dict[str, object] = {"k": SUMS_K, "measured_ns": list(want), "with_state_ns": list(got_with),
+                                "without_state_ns": list(got_without), "distance_with": d_with,
+                                "distance_without": d_without, "kept": d_with <= d_without}
+
+    def us(q: tuple[float, ...]) -> str:
+        return "/".join(f"{x / 1e3:.3g}" for x in sums_spreads(q))
+
+    if d_with <= d_without:
+        why = (f"{fit.why}; the replay's sums of {SUMS_K} consecutive round trips reach {us(got_with)} us above their "
+               f"median (p90 - p50 / p99 - p50) with it, {us(got_without)} us without, {us(want)} us measured")
+        return replace(fit, why=why, sums_check=check), with_replay
+    assert fit.state is not None
+    why = (f"a state ({fit.state.spec()}) was fitted to the variance of sums of consecutive round trips and left out: "
+           f"the replay's sums of {SUMS_K} consecutive round trips reach {us(got_with)} us above their median (p90 - p50 "
+           f"/ p99 - p50) with it, {us(got_without)} us without it, {us(want)} us measured (the series' persistence is "
+           "not one that moves its whole distribution alike: its long round trips come alone)")
+    return replace(fit, state=None, why=why, sums_check=check), without_replay
