@@ -22,7 +22,7 @@ all is well); a table per run made them miss by orders of magnitude.
 Measured 2026-12-06 (load average 5-18 on the shared 2-core machine), 8 x 100
 repetitions, noise both: after, every grid point agrees (Kruskal-Wallis p
 0.041-0.98), and with DEEP-EST's profile as `model build` now writes it (its
-state left out: model/latency_state.py `judge_state`) every grid point but
+state left out: model/state_choice.py) every grid point but
 DEEP-EST's at 16 nodes, whose highest lower end passes the lowest upper end
 by 5 ns of 8.7 us (Kruskal-Wallis p 0.12: the chance miss above); before
 (one table per run), the busy demo machine disagreed at

@@ -68,13 +68,17 @@ def one_message_ends_ps(model: _engine.NoiseModel, reps: int, seed: int = 3) -> 
     return _engine.run(sched, PARAMS.to_engine(), model, seed=seed, count=reps)["max_end_ps"]
 
 
-def test_each_message_keeps_the_tables_distribution():
+@pytest.mark.parametrize("part", ["all", "body", "tail"])
+def test_each_message_keeps_the_tables_distribution(part):
     # one message a repetition: its excess is the end less the noiseless end; under a strong state
-    # held far longer than the run, it is still uniform on [0, 4 us], as without the state
+    # held far longer than the run, it is still uniform on [0, 4 us], as without the state,
+    # whichever part of the distribution the state moves
     reps = 4000
     base = int(one_message_ends_ps(_engine.NoiseModel(), 1)[0])
     plain = one_message_ends_ps(plain_excess(), reps) - base
-    state = one_message_ends_ps(with_state(None, 1e14, 0.9), reps) - base
+    model = with_state(None, 1e14, 0.9)
+    model.latency_state_part, model.latency_state_split = part, 0.8
+    state = one_message_ends_ps(model, reps) - base
     assert plain.min() >= 0 and state.min() >= 0 and plain.max() <= EXCESS_HI and state.max() <= EXCESS_HI
     assert not np.array_equal(plain, state)
     assert stats.kstest(state / EXCESS_HI, "uniform").pvalue > 1e-3
@@ -136,6 +140,55 @@ def test_one_hosts_successive_normal_scores_are_correlated_by_the_weight(weight)
     # hosts hold states of their own: a ping and its pong are independent
     pongs = stats.norm.ppf(np.clip(draws[:, 1::2] / EXCESS_HI, 1e-9, 1 - 1e-9))
     assert abs(np.corrcoef(scores.ravel(), pongs.ravel())[0, 1]) < 0.1
+
+
+def _successive_pings(part: str, weight: float, split: float, reps: int = 2000) -> tuple[np.ndarray, np.ndarray]:
+    """Host 0's successive pings of 5-round-trip chains under one state (held 10 ms), as uniforms
+    u = excess / 4 us: (earlier, later) pairs pooled over repetitions."""
+    model = with_state(None, 1e10, weight, period_ps=10**13)
+    model.latency_state_part, model.latency_state_split = part, split
+    out = recorded(chain(5), PARAMS, model, reps=reps, seed=8)
+    u = flight_draws(out, reps)[:, 0::2].astype(np.float64) / EXCESS_HI
+    return u[:, :-1].ravel(), u[:, 1:].ravel()
+
+
+def test_a_state_of_the_body_moves_the_body_and_leaves_the_tail_alone():
+    # part=body, split 0.8, w = 0.9: whether a ping lands in the tail (u > 0.8) is its own draw,
+    # independent of the last ping's; within the body, successive pings' scores Phi^-1(u / 0.8)
+    # are correlated by w (pairs both in the body: ~0.64 x 8,000)
+    a, b = _successive_pings("body", 0.9, 0.8)
+    ta, tb = a > 0.8, b > 0.8
+    assert ta.mean() == pytest.approx(0.2, abs=0.01) and tb.mean() == pytest.approx(0.2, abs=0.01)
+    assert abs(np.corrcoef(ta, tb)[0, 1]) < 0.04
+    both = ~ta & ~tb
+    sa, sb = stats.norm.ppf(np.clip(a[both] / 0.8, 1e-9, 1 - 1e-9)), stats.norm.ppf(np.clip(b[both] / 0.8, 1e-9, 1 - 1e-9))
+    assert np.corrcoef(sa, sb)[0, 1] == pytest.approx(0.9, abs=0.03)
+
+
+def test_a_state_of_the_tail_moves_how_often_messages_land_in_it():
+    # part=tail, split 0.8, w = 0.6: a ping lands in the tail when sqrt(w) Z + sqrt(1 - w) X >
+    # Phi^-1(0.8); two pings under one state, with latent scores correlated by w, both land there
+    # with the bivariate normal's orthant probability; where in the body or the tail is each
+    # ping's own draw (uniform, uncorrelated)
+    a, b = _successive_pings("tail", 0.6, 0.8)
+    ta, tb = a > 0.8, b > 0.8
+    c = stats.norm.ppf(0.8)
+    both_tail = 1.0 - 2 * 0.8 + stats.multivariate_normal(mean=[0, 0], cov=[[1, 0.6], [0.6, 1]]).cdf([c, c])
+    assert ta.mean() == pytest.approx(0.2, abs=0.01)
+    assert np.mean(ta & tb) == pytest.approx(both_tail, abs=0.01)  # 0.098 (0.04 if independent)
+    body = ~ta & ~tb
+    assert abs(np.corrcoef(a[body], b[body])[0, 1]) < 0.04
+    assert stats.kstest(a[~ta] / 0.8, "uniform").pvalue > 1e-3
+
+
+@pytest.mark.parametrize("split", [0.0, 1.0, float("nan")])
+def test_a_split_outside_0_1_is_refused_and_so_is_an_unknown_part(split):
+    model = with_state(None, 1e6, 0.5)
+    model.latency_state_part, model.latency_state_split = "tail", split
+    with pytest.raises(ValueError, match="split between body and tail"):
+        one_message_ends_ps(model, 1)
+    with pytest.raises(ValueError, match="all, body or tail"):
+        model.latency_state_part = "middle"
 
 
 def test_the_path_counts_the_drawn_excess_of_every_message():

@@ -368,6 +368,24 @@ class NoiseModel:
     def latency_state_weight(self, arg: float, /) -> None: ...
 
     @property
+    def latency_state_part(self) -> str:
+        """
+        Which part of the per-message distribution the latency state moves: 'all' (the default: Phi(sqrt(w) Z + sqrt(1 - w) Phi^-1(u0))), 'body' (below the quantile latency_state_split; the tail drawn on its own) or 'tail' (how often a message lands above latency_state_split; where, its own draw). Each keeps the per-message distribution.
+        """
+
+    @latency_state_part.setter
+    def latency_state_part(self, arg: str, /) -> None: ...
+
+    @property
+    def latency_state_split(self) -> float:
+        """
+        The quantile q in (0, 1) between the body and the tail, for latency_state_part 'body' or 'tail' (default 0.9).
+        """
+
+    @latency_state_split.setter
+    def latency_state_split(self, arg: float, /) -> None: ...
+
+    @property
     def switch_draws(self) -> SwitchDraws: ...
 
     @switch_draws.setter

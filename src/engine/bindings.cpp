@@ -464,6 +464,30 @@ NB_MODULE(_engine, m) {
               "message, correlated while the state holds. Needs latency_excess_ps.")
       .def_rw("latency_state_weight", &NoiseModel::latency_state_weight,
               "The latency state's weight w in [0, 1) (0, the default: no state).")
+      .def_prop_rw(
+          "latency_state_part",
+          [](const NoiseModel& m) -> std::string {
+            return m.latency_state_part == StatePart::Body ? "body"
+                   : m.latency_state_part == StatePart::Tail ? "tail"
+                                                             : "all";
+          },
+          [](NoiseModel& m, const std::string& part) {
+            if (part == "all")
+              m.latency_state_part = StatePart::All;
+            else if (part == "body")
+              m.latency_state_part = StatePart::Body;
+            else if (part == "tail")
+              m.latency_state_part = StatePart::Tail;
+            else
+              throw std::invalid_argument("latency_state_part is all, body or tail, not '" + part + "'");
+          },
+          "Which part of the per-message distribution the latency state moves: 'all' (the default: "
+          "Phi(sqrt(w) Z + sqrt(1 - w) Phi^-1(u0))), 'body' (below the quantile latency_state_split; the tail "
+          "drawn on its own) or 'tail' (how often a message lands above latency_state_split; where, its own "
+          "draw). Each keeps the per-message distribution.")
+      .def_rw("latency_state_split", &NoiseModel::latency_state_split,
+              "The quantile q in (0, 1) between the body and the tail, for latency_state_part 'body' or 'tail' "
+              "(default 0.9).")
       .def_rw("switch_draws", &NoiseModel::switch_draws)
       .def_rw("switch_nominal", &NoiseModel::switch_nominal,
               "With switch_draws: the noiseless network (sets of one value) against which a critical path "

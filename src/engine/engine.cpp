@@ -301,9 +301,26 @@ int64_t Engine::level_ps(uint32_t sender, int64_t t) {
 int64_t Engine::state_draw_ps(uint32_t sender, int64_t t, uint64_t bits) {
   const uint64_t top53 = bits >> 11;
   const double u0 = top53 ? static_cast<double>(top53) * 0x1.0p-53 : 0x1.0p-54;
-  const int64_t state = value_at(*state_, state_offset_[sender], state_span_[sender], t);
-  const double z = state_w_ * (static_cast<double>(state) * 1e-6) + own_w_ * normal_quantile(u0);
-  return round_to_int(latency_->quantile(normal_cdf(z)));
+  const double z = static_cast<double>(value_at(*state_, state_offset_[sender], state_span_[sender], t)) * 1e-6;
+  double u = u0;
+  switch (state_part_) {
+    case StatePart::All:
+      u = normal_cdf(state_w_ * z + own_w_ * normal_quantile(u0));
+      break;
+    case StatePart::Body:
+      // the tail as drawn; the body's own uniform u0 / q (at 1: an infinite score, u = q)
+      if (u0 <= state_split_) u = state_split_ * normal_cdf(state_w_ * z + own_w_ * normal_quantile(u0 / state_split_));
+      break;
+    case StatePart::Tail: {
+      const double a = normal_cdf((state_split_score_ - state_w_ * z) / own_w_);  // the body's share now
+      if (u0 <= a)
+        u = state_split_ * (u0 / a);
+      else
+        u = state_split_ + (1.0 - state_split_) * ((u0 - a) / (1.0 - a));
+      break;
+    }
+  }
+  return round_to_int(latency_->quantile(u));
 }
 
 // Orders a host's newly executable ops as they are queued. LogGOPSim sorts
@@ -371,6 +388,12 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
                  : nullptr;
   state_w_ = state ? std::sqrt(w) : 0.0;
   own_w_ = state ? std::sqrt(1.0 - w) : 1.0;
+  state_part_ = noise.latency_state_part;
+  state_split_ = noise.latency_state_split;
+  if (state && state_part_ != StatePart::All && !(state_split_ > 0.0 && state_split_ < 1.0))
+    throw std::invalid_argument("the latency state's split between body and tail must be a quantile in (0, 1), not " +
+                                std::to_string(state_split_));
+  state_split_score_ = state && state_part_ == StatePart::Tail ? normal_quantile(state_split_) : 0.0;
   switch_ = noise.switch_draws.get();
   switch_nominal_ = noise.switch_nominal.get();
   // Only a latency drawn per message can let one overtake another sent

@@ -39,6 +39,10 @@
 namespace cloudnoise {
 
 // Noise applied to one run. Every part is optional.
+// Which part of the per-message latency distribution a latency state moves
+// (NoiseModel::latency_state_part).
+enum class StatePart { All, Body, Tail };
+
 struct NoiseModel {
   // OS noise: a detour trace charged to CPU activities (o, O, calc).
   std::shared_ptr<const OsNoiseTrace> os;
@@ -88,6 +92,20 @@ struct NoiseModel {
   // no state (the process is not read).
   std::shared_ptr<const LevelProcess> latency_state_process;
   double latency_state_weight = 0.0;
+  // Which part of the per-message distribution the state moves, split at
+  // the quantile latency_state_split (q in (0, 1)), u0 the message's own
+  // uniform and s = sqrt(w) Z + sqrt(1 - w) Phi^-1(.) as above:
+  //   All:  u = Phi(s(u0)), the whole distribution (q not read);
+  //   Body: the tail (u0 > q) drawn on its own, u = u0; the body moves with
+  //         the state: u = q Phi(s(u0 / q));
+  //   Tail: how often a message lands in the tail moves with the state:
+  //         a = Phi((Phi^-1(q) - sqrt(w) Z) / sqrt(1 - w)), the body's share
+  //         at that state; u = q u0 / a where u0 <= a, else
+  //         q + (1 - q) (u0 - a) / (1 - a): where in the body or the tail,
+  //         its own draw.
+  // Each keeps latency_excess_ps's distribution per message (E a(Z) = q).
+  StatePart latency_state_part = StatePart::All;
+  double latency_state_split = 0.9;
   // The paper authors' network semantics (noise/switch_draws.hpp): each
   // message's L and G picked from near or far sample sets, G charged per
   // 16 MiB block, rendezvous 2 L later. Replaces the parameters' L and G,
@@ -488,6 +506,9 @@ class Engine {
   // score: sqrt(w) and sqrt(1 - w).
   const LatencyLevels* state_ = nullptr;
   double state_w_ = 0.0, own_w_ = 1.0;
+  // The part it moves and where the body ends (q, and Phi^-1(q) for Tail).
+  StatePart state_part_ = StatePart::All;
+  double state_split_ = 1.0, state_split_score_ = 0.0;
   const SwitchDraws* switch_ = nullptr;
   // With bandwidth_: the drawn G tabulated for each base G a message can
   // have (the parameters' or each size class's), kept across repetitions

@@ -70,10 +70,11 @@ from cloudnoise.model.chain_sums import streamed_sums
 from cloudnoise.model.closure import MAX_REPLAY, SUMS_K, Closure, Measured, clock_step, closure_of
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, count_once, os_part_of
 from cloudnoise.model.latency_level import LevelShift, level_delta, noiseless_round_trip, series_L, shift_loggops
-from cloudnoise.model.latency_state import StateFit, fit_state, judge_state, state_clause
+from cloudnoise.model.latency_state import LatencyState, StateFit, fit_state, state_clause
 from cloudnoise.model.latency_split import LatencySplit, split_latency
 from cloudnoise.model.round_trips import RoundTrips, count_round_trips
 from cloudnoise.model.series_order import iter_batches
+from cloudnoise.model.state_choice import judge_state
 from cloudnoise.output_files import default_file_mode
 
 FORMAT = "cloudnoise-profile/1"
@@ -635,16 +636,21 @@ def build_profile(
                 profile["latency_noise"]["quantiles"] = {"p": once.noise.probabilities.tolist(),
                                                          "v": once.noise.values_ns.tolist()}
                 if state_fit is not None and state_fit.state is not None:
-                    # the state stays where it gives back the series' sums of consecutive round trips
-                    # better than per-message draws alone do (model/latency_state.py, `judge_state`)
-                    without = {**profile, "latency_noise": {
-                        **{k: v for k, v in profile["latency_noise"].items() if k not in ("state", "note")},
-                        **({"note": note_before_state} if note_before_state else {})}}
-                    state_fit, replay = judge_state(state_fit, measured, staging.load(profile),
-                                                    staging.load(without), size, seed)
-                    if state_fit.state is None:
-                        profile["latency_noise"] = without["latency_noise"]
-                        lat_parts = lat_parts.replace(said_state, state_clause(state_fit))
+                    # the state (of the whole distribution, its body or its tail) or none, whichever
+                    # gives back the series' sums of consecutive round trips most closely
+                    # (model/state_choice.py)
+                    stateless = {k: v for k, v in profile["latency_noise"].items() if k not in ("state", "note")}
+
+                    def noise_with(st: LatencyState | None) -> dict[str, Any]:
+                        notes = [n for n in (note_before_state, f"a state in time: {st.describe()}" if st else None) if n]
+                        return {**stateless, **({"state": st.spec()} if st else {}),
+                                **({"note": "; ".join(notes)} if notes else {})}
+
+                    state_fit, replay = judge_state(
+                        state_fit, measured, lambda st: staging.load({**profile, "latency_noise": noise_with(st)}),
+                        size, seed)
+                    profile["latency_noise"] = noise_with(state_fit.state)
+                    lat_parts = lat_parts.replace(said_state, state_clause(state_fit))
                 profile["latency_noise"]["provenance"] = _measured(
                     f"{where}: {src}, over all {stats.count} samples"
                     + (f" (the {remainder.count} at or below the stall threshold)" if stalls else "")

@@ -34,7 +34,7 @@ p50 over SUMS_K medians and how far they reach above it (p90 - p50, p99 -
 p50), within 25 % or 300 ns. The spreads carry neither the level (a sum
 multiplies a median's error by SUMS_K) nor the clock's step; they are what
 `model build` keeps or leaves out a latency state by (model/latency_state.py
-`judge_state`).
+model/state_choice.py).
 """
 
 from __future__ import annotations

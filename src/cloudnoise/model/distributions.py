@@ -722,9 +722,11 @@ def split_top_level(text: str, sep: str, spec: str, part: str = "mixture compone
     return parts
 
 
-def named_items(text: str, what: str, usage: str, names: tuple[str, ...]) -> dict[str, str]:
-    """The NAME=VALUE items of a spec that takes exactly `names`, each once (a latency state's or
-    levels' `hold=...,weight=...`): one line naming `what` and how to write it (`usage`) otherwise."""
+def named_items(text: str, what: str, usage: str, names: tuple[str, ...],
+                optional: tuple[str, ...] = ()) -> dict[str, str]:
+    """The NAME=VALUE items of a spec that takes exactly `names` and may take `optional`, each
+    once (a latency state's or levels' `hold=...,weight=...`): one line naming `what` and how to
+    write it (`usage`) otherwise."""
     params: dict[str, str] = {}
     for item in split_top_level(text, ",", text, "NAME=VALUE item"):
         name, eq, value = item.partition("=")
@@ -733,9 +735,10 @@ def named_items(text: str, what: str, usage: str, names: tuple[str, ...]) -> dic
         if name.strip() in params:
             raise CloudnoiseError(f"in {shown(text)}: {name.strip()}= given twice")
         params[name.strip()] = value.strip()
-    unknown = set(params) - set(names)
+    unknown = set(params) - set(names) - set(optional)
     if unknown:
-        raise CloudnoiseError(f"in {shown(text)}: {what} takes {' and '.join(names)}; unknown {', '.join(sorted(unknown))}")
+        takes = " and ".join(names) + (f" (and may take {' and '.join(optional)})" if optional else "")
+        raise CloudnoiseError(f"in {shown(text)}: {what} takes {takes}; unknown {', '.join(sorted(unknown))}")
     missing = [n for n in names if n not in params]
     if missing:
         raise CloudnoiseError(f"in {shown(text)}: {what} needs {usage}; missing {', '.join(missing)}")

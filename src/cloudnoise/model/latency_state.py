@@ -36,9 +36,9 @@ No state where the sums of 20 scores vary less than MIN_RATIO_20 times
 independent ones, where the fitted state changes within MIN_HOLD_ROUND_TRIPS
 round trips (per-message noise then), or where the series is too short.
 
-4. Judged by its replay (`judge_state`, in `model build` once the
+4. Judged by its replay (model/state_choice.py, in `model build` once the
    per-message distribution is deconvolved): the series replayed with the
-   state and without it, at least JUDGE_ROUND_TRIPS round trips each; the
+   state and without it, at least 2^20 round trips each; the
    state stays where its sums of 20 consecutive round trips reach above
    their median (p90 - p50, p99 - p50) as far as the series' do, at least
    as closely as without it. The copula moves a message's whole
@@ -57,7 +57,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -65,34 +64,41 @@ from cloudnoise.errors import CloudnoiseError, shown
 from cloudnoise.model.distributions import named_items, one_time_ns
 from cloudnoise.model.series_order import Batch, stretches
 
-if TYPE_CHECKING:
-    from cloudnoise.model.closure import Measured
-    from cloudnoise.model.profile import SystemProfile
-
 KS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500)
 MIN_BLOCKS = 50  # a k is fitted only with at least this many sums
 MIN_RATIO_20 = 1.1
 MIN_HOLD_ROUND_TRIPS = 2.0
 MAX_WEIGHT = 0.95
 MAX_HOLD_NS = 1e14  # 10^5 s, the engine's longest time
-JUDGE_ROUND_TRIPS = 1 << 20  # the replays that judge a state run at least this many round trips
+
+
+PARTS = ("all", "body", "tail")
+DEFAULT_SPLIT = 0.9
 
 
 @dataclass(frozen=True)
 class LatencyState:
-    """A state per sending host that holds `hold_ns` on average and weighs `weight` in each draw."""
+    """A state per sending host that holds `hold_ns` on average and weighs `weight` in each draw;
+    it moves the whole per-message distribution (`part` "all"), its body below the quantile
+    `split` (the tail drawn on its own), or how often a message lands in the tail above it."""
 
     hold_ns: float
     weight: float
     text: str
+    part: str = "all"
+    split: float = DEFAULT_SPLIT
 
     def spec(self) -> str:
         return self.text
 
     def describe(self) -> str:
+        moves = {"all": "which part of the per-message distribution the host's messages draw from while it holds",
+                 "body": (f"where in the body of the per-message distribution (below its {100 * self.split:g}th "
+                          "percentile) the host's messages draw from while it holds; the tail is drawn on its own"),
+                 "tail": (f"how often the host's messages land in the tail of the per-message distribution (above "
+                          f"its {100 * self.split:g}th percentile) while it holds")}[self.part]
         return (f"a state per sending host that holds {_time(self.hold_ns)} on average (exponential) and decides "
-                f"{100 * self.weight:.3g}% of each draw's normal score: which part of the per-message distribution "
-                "the host's messages draw from while it holds")
+                f"{100 * self.weight:.3g}% of each draw's normal score: {moves}")
 
 
 def _time(ns: float) -> str:
@@ -100,9 +106,10 @@ def _time(ns: float) -> str:
 
 
 def parse_latency_state(spec: str) -> LatencyState:
-    """LatencyState from `hold=TIME,weight=W` (0 < W < 1)."""
+    """LatencyState from `hold=TIME,weight=W[,part=all|body|tail][,split=Q]` (0 < W < 1, 0 < Q < 1)."""
     text = str(spec).strip()
-    params = named_items(text, "latency state", "hold=TIME,weight=W", ("hold", "weight"))
+    params = named_items(text, "latency state", "hold=TIME,weight=W[,part=all|body|tail][,split=Q]",
+                         ("hold", "weight"), ("part", "split"))
     hold = one_time_ns(params["hold"], "hold", text, MAX_HOLD_NS)
     try:
         weight = float(params["weight"])
@@ -111,7 +118,18 @@ def parse_latency_state(spec: str) -> LatencyState:
     if not 0 < weight < 1:
         raise CloudnoiseError(f"in {shown(text)}: weight={shown(params['weight'])} is the state's share of a "
                               "draw's normal score: a number in (0, 1)")
-    return LatencyState(hold, weight, text)
+    part = params.get("part", "all")
+    if part not in PARTS:
+        raise CloudnoiseError(f"in {shown(text)}: part={shown(part)} is the part of the per-message distribution the "
+                              "state moves: all, body or tail")
+    try:
+        split = float(params.get("split", DEFAULT_SPLIT))
+    except ValueError:
+        split = math.nan
+    if not 0 < split < 1:
+        raise CloudnoiseError(f"in {shown(text)}: split={shown(params['split'])} is the quantile between the body and "
+                              "the tail: a number in (0, 1)")
+    return LatencyState(hold, weight, text, part, split)
 
 
 @dataclass(frozen=True)
@@ -127,9 +145,11 @@ class StateFit:
     round_trip_ns: float  # the series' mean round trip (its time per round trip)
     state: LatencyState | None
     why: str
-    # the replay's sums of consecutive round trips with the state and without it, against the
-    # series' (`judge_state`); None before it is judged
+    # the replay's sums of consecutive round trips with each candidate state and without one,
+    # against the series' (model/state_choice.py); None before it is judged
     sums_check: dict[str, object] | None = None
+    # states of a part of the distribution (its body, its tail), fitted beside `state`
+    alternatives: tuple[LatencyState, ...] = ()
 
     def hold_round_trips(self) -> float:
         return 1.0 / (1.0 - self.rho) if self.rho < 1.0 else math.inf
@@ -143,7 +163,7 @@ class StateFit:
                 "model_ratio": list(self.model_ratio), "independent_var": self.independent_var,
                 "persistent_var": self.persistent_var, "rho": self.rho,
                 "hold_round_trips": self.hold_round_trips(), "round_trip_ns": self.round_trip_ns,
-                "sums_check": self.sums_check}
+                "alternatives": [a.spec() for a in self.alternatives], "sums_check": self.sums_check}
 
 
 class _BlockSums:
@@ -196,50 +216,97 @@ def _fit(ks: np.ndarray, var: np.ndarray, total: float) -> tuple[float, float, f
     return float(best.x[0]), float(best.x[1]), float(best.x[2])
 
 
-def normal_scores(values_ns: np.ndarray, counts: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """The normal score of a round trip among these (distinct values and their counts): Phi^-1 of
-    its mid-rank; a value not among them (a stall above them) scores 0."""
-    from scipy.stats import norm
-
+def mid_ranks(values_ns: np.ndarray, counts: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """The mid-rank of a round trip among these (distinct values and their counts), as a share in
+    (0, 1); NaN for a value not among them (a stall above them)."""
     order = np.argsort(values_ns)
     v = np.asarray(values_ns, np.float64)[order]
     c = np.asarray(counts, np.float64)[order]
     n = float(c.sum())
-    mid = (np.cumsum(c) - c / 2.0) / n
-    score = norm.ppf(np.clip(mid, 0.5 / n, 1.0 - 0.5 / n))
+    mid = np.clip((np.cumsum(c) - c / 2.0) / n, 0.5 / n, 1.0 - 0.5 / n)
 
     def of(x: np.ndarray) -> np.ndarray:
-        i = np.searchsorted(v, x)
-        inside = (i < v.size) & (v[np.minimum(i, v.size - 1)] == x)
-        return np.where(inside, score[np.minimum(i, v.size - 1)], 0.0)
+        i = np.minimum(np.searchsorted(v, x), v.size - 1)
+        return np.where(v[i] == x, mid[i], np.nan)
 
     return of
+
+
+def _curve(sums: list[_BlockSums]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ks and variances of sums with enough blocks, or None where too few to fit."""
+    usable = [(b.k, b.variance()) for b in sums if b.n >= MIN_BLOCKS and b.variance() > 0]
+    if len(usable) < 4 or usable[0][0] != 1:
+        return None
+    return np.array([k for k, _ in usable], np.float64), np.array([v for _, v in usable])
+
+
+def _tail_weight(c_indicator: float, split: float) -> float:
+    """The latent weight w of a state of the tail (per message, above the quantile `split`) whose
+    round trips land in their tail (a message of either host in its own: above the round trips'
+    quantile split^2) together as often as the round trips' indicators' persistent covariance
+    `c_indicator` says. Two round trips under the same two states both stay out of the tail with
+    probability B(w)^2, B(w) = P(a host's two messages both in the body) the bivariate normal's
+    orthant probability at correlation w, so the covariance is B(w)^2 - split^4 (increasing in w)."""
+    from scipy.stats import multivariate_normal, norm
+
+    t = float(norm.ppf(split))
+
+    def cov(w: float) -> float:
+        body_both = float(multivariate_normal(mean=[0.0, 0.0], cov=[[1.0, w], [w, 1.0]]).cdf([t, t]))
+        return body_both**2 - split**4
+
+    lo, hi = 0.0, MAX_WEIGHT
+    if cov(hi) <= c_indicator:
+        return MAX_WEIGHT
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if cov(mid) < c_indicator else (lo, mid)
+    return 0.5 * (lo + hi)
 
 
 def fit_state(batches: Callable[[], Iterable[Batch]], values_ns: np.ndarray, counts: np.ndarray) -> StateFit:
     """A state from a ping-pong series read a batch at a time: `values_ns`, `counts` the round
     trips the per-message noise is made of (at or below the stall threshold); any other round
-    trip of the series (a stall) scores 0."""
-    score = normal_scores(values_ns, counts)
+    trip of the series (a stall) scores 0. Besides the state of the whole distribution, the
+    alternatives of the same series (`alternatives`), split at the messages' DEFAULT_SPLIT
+    quantile q: a state of its body (the scores within the round trips whose two messages both
+    lie in their body, the round trips below their quantile q^2; the others score 0) and one of
+    its tail (how a round trip's landing above q^2 persists: its indicator's sums, the weight
+    from the bivariate normal, `_tail_weight`), each where its own sums persist;
+    model/state_choice.py picks among them by replay."""
+    from scipy.stats import norm
+
+    rank = mid_ranks(values_ns, counts)
+    q = DEFAULT_SPLIT
+    # a round trip holds two messages: both in their body (below q) for a share q^2 of round trips
+    q_rt = q * q
     sums = [_BlockSums(k) for k in KS]
+    body_sums = [_BlockSums(k) for k in KS]
+    tail_sums = [_BlockSums(k) for k in KS]
     count, total_ns = 0, 0.0
     for x, new in stretches(batches()):
         count += x.size
         total_ns += float(x.sum())
-        z = score(x)
-        for b in sums:
+        r = rank(x)
+        known = ~np.isnan(r)
+        z = np.where(known, norm.ppf(np.where(known, r, 0.5)), 0.0)
+        body = known & (r <= q_rt)
+        zb = np.where(body, norm.ppf(np.where(body, r / q_rt, 0.5)), 0.0)
+        tail = (known & (r > q_rt)).astype(np.float64)
+        for b, bb, tb in zip(sums, body_sums, tail_sums):
             b.add(z, new)
+            bb.add(zb, new)
+            tb.add(tail, new)
     mean_rt = total_ns / count if count else math.nan
-    usable = [(b.k, b.variance()) for b in sums if b.n >= MIN_BLOCKS and b.variance() > 0]
 
     def none(why: str, ks: tuple[int, ...] = (), measured: tuple[float, ...] = (), model: tuple[float, ...] = (),
              s2: float = math.nan, c: float = 0.0, rho: float = 0.0) -> StateFit:
         return StateFit(ks, measured, model, s2, c, rho, mean_rt, None, why)
 
-    if len(usable) < 4 or usable[0][0] != 1:
+    curve = _curve(sums)
+    if curve is None:
         return none(f"too few round trips ({count}) for sums of consecutive ones to say whether a state persists")
-    ks = np.array([k for k, _ in usable], np.float64)
-    var = np.array([v for _, v in usable])
+    ks, var = curve
     v1 = var[0]
     measured = tuple(float(v / (k * v1)) for k, v in zip(ks, var))
     s2, c, rho = _fit(ks, var, v1)
@@ -253,14 +320,32 @@ def fit_state(batches: Callable[[], Iterable[Batch]], values_ns: np.ndarray, cou
     if not (c > 0 and hold_rt >= MIN_HOLD_ROUND_TRIPS):
         return none(f"the fitted state changes every {hold_rt:.3g} round trips: per-message noise, no state",
                     kk, measured, model, s2, c, rho)
-    hold_ns = min(-mean_rt / math.log(rho), MAX_HOLD_NS)
-    weight = min(c / (s2 + c), MAX_WEIGHT)
-    state = parse_latency_state(f"hold={hold_ns:.6g}ns,weight={weight:.4g}")
+
+    def state_of(weight: float, r: float, part: str = "all") -> LatencyState:
+        hold_ns = min(-mean_rt / math.log(r), MAX_HOLD_NS)
+        extra = "" if part == "all" else f",part={part},split={q:g}"
+        return parse_latency_state(f"hold={hold_ns:.6g}ns,weight={min(weight, MAX_WEIGHT):.4g}{extra}")
+
+    state = state_of(c / (s2 + c), rho)
+    alternatives: list[LatencyState] = []
+    for part, part_sums in (("body", body_sums), ("tail", tail_sums)):
+        got = _curve(part_sums)
+        if got is None:
+            continue
+        pk, pv = got
+        ps2, pc, prho = _fit(pk, pv, pv[0])
+        if not (pc > 0 and 1.0 / (1.0 - prho) >= MIN_HOLD_ROUND_TRIPS):
+            continue
+        # the body's scores: a pair of round trips both in the body (a share q_rt^2 of pairs) carries the
+        # state's covariance, and every round trip in the body (q_rt) its variance: w q_rt of the scores'
+        w = pc / (ps2 + pc) / q_rt if part == "body" else _tail_weight(pc, q)
+        if w > 0.001:
+            alternatives.append(state_of(w, prho, part))
     why = (f"sums of 20 consecutive round trips' normal scores vary {r20:.3g}x what independent ones would; a "
-           f"state of weight {weight:.3g} that holds {hold_rt:.3g} round trips ({_time(hold_ns)}) on average gives "
-           f"back sums of 1-{kk[-1]} within "
+           f"state of weight {state.weight:.3g} that holds {hold_rt:.3g} round trips ({_time(state.hold_ns)}) on "
+           f"average gives back sums of 1-{kk[-1]} within "
            f"{100 * max(abs(math.log(a / b)) for a, b in zip(model, measured)):.2g} %")
-    return StateFit(kk, measured, model, s2, c, rho, mean_rt, state, why)
+    return StateFit(kk, measured, model, s2, c, rho, mean_rt, state, why, alternatives=tuple(alternatives))
 
 
 def state_clause(fit: StateFit) -> str:
@@ -268,53 +353,3 @@ def state_clause(fit: StateFit) -> str:
     if fit.state is not None:
         return f"; and a state per host that persists in time (`state`, model/latency_state.py): {fit.why}"
     return f"; no state in time (model/latency_state.py): {fit.why}"
-
-
-def judge_state(fit: StateFit, measured: Measured, with_state: SystemProfile, without_state: SystemProfile,
-                size: int, seed: int = 0) -> tuple[StateFit, np.ndarray]:
-    """Keeps the fitted state where the replay of the series with it gives back how far the
-    series' sums of SUMS_K consecutive round trips reach above their median (p90 - p50 and
-    p99 - p50, by sample) at least as well as the replay without it, in the closure's tolerances
-    (model/closure.py `sums_distance`); otherwise the fit without its state, saying why. Returns
-    the fit and the replay of the profile chosen.
-
-    Why a check and not the fit alone: the state is fitted to the variance of the sums, and
-    the Gaussian copula moves the whole per-message distribution with it; where the series'
-    persistence lies in its body and not in its tail (DEEP-EST: its long round trips come
-    alone), a state that gives back the variance groups the tail's draws, and sums of 20 reach
-    further than the series' ever do. The replay returned is the judging one, at least
-    JUDGE_ROUND_TRIPS long (the closure compares its first round trips as many as measured)."""
-    from dataclasses import replace
-
-    from cloudnoise.model.chain_sums import segment_sums
-    from cloudnoise.model.closure import (MAX_REPLAY, SEGMENT, SUMS_K, replay_of, sums_distance, sums_excess,
-                                          sums_spreads)
-
-    # the model's sums from at least JUDGE_ROUND_TRIPS round trips: a state that holds a thousand
-    # round trips changes a few hundred times in a series of 10^5, too few for its sums' p99
-    count = min(max(measured.count, JUDGE_ROUND_TRIPS), MAX_REPLAY)
-    with_replay = replay_of(with_state, count, size, seed)
-    if fit.state is None or measured.sums_excess_ns is None:
-        return fit, with_replay
-    without_replay = replay_of(without_state, count, size, seed)
-    want = measured.sums_excess_ns
-    got_with = sums_excess(segment_sums(with_replay, SUMS_K, SEGMENT), measured.median_ns)
-    got_without = sums_excess(segment_sums(without_replay, SUMS_K, SEGMENT), measured.median_ns)
-    d_with, d_without = sums_distance(want, got_with), sums_distance(want, got_without)
-    check: dict[str, object] = {"k": SUMS_K, "measured_ns": list(want), "with_state_ns": list(got_with),
-                                "without_state_ns": list(got_without), "distance_with": d_with,
-                                "distance_without": d_without, "kept": d_with <= d_without}
-
-    def us(q: tuple[float, ...]) -> str:
-        return "/".join(f"{x / 1e3:.3g}" for x in sums_spreads(q))
-
-    if d_with <= d_without:
-        why = (f"{fit.why}; the replay's sums of {SUMS_K} consecutive round trips reach {us(got_with)} us above their "
-               f"median (p90 - p50 / p99 - p50) with it, {us(got_without)} us without, {us(want)} us measured")
-        return replace(fit, why=why, sums_check=check), with_replay
-    assert fit.state is not None
-    why = (f"a state ({fit.state.spec()}) was fitted to the variance of sums of consecutive round trips and left out: "
-           f"the replay's sums of {SUMS_K} consecutive round trips reach {us(got_with)} us above their median (p90 - p50 "
-           f"/ p99 - p50) with it, {us(got_without)} us without it, {us(want)} us measured (the series' persistence is "
-           "not one that moves its whole distribution alike: its long round trips come alone)")
-    return replace(fit, state=None, why=why, sums_check=check), without_replay

@@ -174,6 +174,8 @@ class NoiseSetup:
             if self.latency_state is not None and self.latency is not None:
                 model.latency_state_process = _engine_state_process(self.latency_state)
                 model.latency_state_weight = self.latency_state.weight
+                model.latency_state_part = self.latency_state.part
+                model.latency_state_split = self.latency_state.split
         return model
 
     def describe(self) -> dict[str, str | bool | None]:
