@@ -124,3 +124,22 @@ def test_sums_of_consecutive_round_trips_are_shown_beside_the_table_and_not_judg
     assert sums_distance((0.0, 400.0, 800.0), (0.0, 700.0, 800.0)) == pytest.approx(1.0)  # the 300 ns slack
     # without the series' sums (no order to read), no sums rows
     assert not any(r.statistic.startswith("sums") for r in compare(Measured.of(measured), measured, "x", 1, 0).rows)
+
+
+def test_one_table_shows_a_closure_for_model_build_and_profiles_show():
+    from rich.console import Console
+
+    from cloudnoise.model.closure_table import closure_rows_table
+
+    rows = [{"statistic": "p50", "measured": 3576.0, "replay": 3576.1, "judged": True, "within": True},
+            {"statistic": "late > 2 us", "measured": 0.0141, "replay": 0.03, "judged": True, "within": False},
+            {"statistic": "sums of 20 p50", "measured": -717.0, "replay": -886.7, "judged": False, "within": True},
+            {"statistic": "sums of 20 p99 - p50", "measured": 33851.0, "replay": 50100.0, "judged": False,
+             "within": False}]
+    con = Console(width=200, record=True)
+    con.print(closure_rows_table("Closure", rows, miss="MISS"))
+    lines = {ln.split("│")[1].strip(): ln for ln in con.export_text().splitlines() if ln.count("│") >= 4}
+    assert "3.576 us" in lines["p50"] and "within" in lines["p50"]
+    assert "1.41%" in lines["late > 2 us"] and "3%" in lines["late > 2 us"] and "MISS" in lines["late > 2 us"]
+    assert "-0.717 us" in lines["sums of 20 p50"] and "(within, not judged)" in lines["sums of 20 p50"]
+    assert "(outside, not judged)" in lines["sums of 20 p99 - p50"]

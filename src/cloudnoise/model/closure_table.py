@@ -5,33 +5,45 @@ Beside model/tool_table.py (the LogGP table): the command's cli.py stays thin.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 def _show(statistic: str, value: float) -> str:
     return f"{100 * value:.3g}%" if statistic.startswith("late") else f"{value / 1e3:.4g} us"
 
 
+def closure_rows_table(title: str, rows: list[dict[str, Any]], miss: str = "miss") -> Table:
+    """A closure's rows as a table: statistic, measured, replay, and whether each is within its
+    tolerance (judged) or only shown; `miss` is how a judged miss is written."""
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col in ("statistic", "measured", "replay", ""):
+        t.add_column(col, justify="right" if col in ("measured", "replay") else "left")
+    for r in rows:
+        mark = (("within" if r.get("within") else miss) if r.get("judged")
+                else "(within, not judged)" if r.get("within") else "(outside, not judged)")
+        t.add_row(str(r["statistic"]), _show(str(r["statistic"]), float(r["measured"])),
+                  _show(str(r["statistic"]), float(r["replay"])), mark)
+    return t
+
+
 def print_closure(closure: dict[str, Any]) -> None:
     """The replay against the measurement, one line per row, and the verdict."""
     from rich.console import Console
-    from rich.table import Table
 
     rows = closure.get("rows") or []
     misses = [r["statistic"] for r in rows if r.get("judged") and not r.get("within")]
     verdict = ("closes" if closure.get("closes") else f"MISSES {', '.join(misses)}" if misses
                else "not judged: too few round trips")
-    t = Table(title=f"Closure: the profile replays {closure.get('replayed') or closure.get('round_trips', 0):,} round trips of "
-                    f"{closure.get('experiment')} ({verdict})")
-    for col in ("statistic", "measured", "replay", ""):
-        t.add_column(col, justify="right" if col in ("measured", "replay") else "left")
-    for r in rows:
-        mark = (("within" if r.get("within") else "miss") if r.get("judged")
-                else "(within, not judged)" if r.get("within") else "(outside, not judged)")
-        t.add_row(str(r["statistic"]), _show(r["statistic"], r["measured"]), _show(r["statistic"], r["replay"]), mark)
-    Console().print(t)
+    Console().print(closure_rows_table(
+        f"Closure: the profile replays {closure.get('replayed') or closure.get('round_trips', 0):,} round trips of "
+        f"{closure.get('experiment')} ({verdict})", rows))
     click.echo(f"# {closure.get('tolerance')}")
     if closure.get("stall_model"):
         click.echo(f"stall model: {closure['stall_model']}")

@@ -257,21 +257,16 @@ def _noise_table(con: Console, p, title: str, os_noise: bool = True) -> None:
 
 def _closure_table(con: Console, p) -> None:
     """The profile's replay of its own measurement (model/closure.py), row by row."""
+    from cloudnoise.model.closure_table import closure_rows_table
+
     c = p.closure
     if c is None:
         return
     con.print()
-    t = Table(title=f"Closure: {c.replayed or c.round_trips:,} round trips of {c.experiment} replayed with this profile "
-                    f"({'closes' if c.closes else 'misses ' + ', '.join(c.misses()) if c.misses() else 'not judged'})")
-    for col in ("statistic", "measured", "replay", ""):
-        t.add_column(col, justify="right" if col in ("measured", "replay") else "left")
-    for r in c.rows:
-        late = str(r["statistic"]).startswith("late")
-        show = (lambda v: f"{100 * v:.3g}%") if late else (lambda v: f"{v / 1e3:.4g} us")
-        mark = (("within" if r.get("within") else "[bold red]miss[/bold red]") if r.get("judged")
-                else "(within, not judged)" if r.get("within") else "(outside, not judged)")
-        t.add_row(str(r["statistic"]), show(float(r["measured"])), show(float(r["replay"])), mark)
-    con.print(t)
+    con.print(closure_rows_table(
+        f"Closure: {c.replayed or c.round_trips:,} round trips of {c.experiment} replayed with this profile "
+        f"({'closes' if c.closes else 'misses ' + ', '.join(c.misses()) if c.misses() else 'not judged'})",
+        list(c.rows), miss="[bold red]miss[/bold red]"))
     if c.tolerance:
         con.print(f"tolerance: {c.tolerance}")
     if c.stall_model:
