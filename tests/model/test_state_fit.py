@@ -269,3 +269,6 @@ def test_the_choice_of_state_takes_the_closest_sums_among_replays_that_close_and
     replays[body.spec()] = series + 5_000.0
     got, _ = state_choice.judge_state(fit, measured, lambda st: None if st is None else st.spec(), 1)
     assert got.state is None and "no state chosen by the replay" in got.why
+    # a series with no order to read (sorted values, no times: no sums of consecutive round trips) gets none
+    got, replay = state_choice.judge_state(fit, Measured.of(series), lambda st: None if st is None else st.spec(), 1)
+    assert got.state is None and "no order" in got.why and replay is replays[None]
