@@ -37,7 +37,9 @@ def model() -> None:
                    "what was left out); without it, that is an error.")
 @click.option("--latency-model", type=click.Choice(["auto", "iid"]), default="auto", show_default=True,
               help="auto: where the latency series' order shows stalls that come in time (bursty or periodic), "
-                   "model them as stalls in time and draw the rest per message (docs/profile-format.md); "
+                   "model them as stalls in time and draw the rest per message; where its sums of consecutive round "
+                   "trips persist, add the state in time (of the whole distribution, its body or its tail, or none) "
+                   "whose replay gives them back (docs/profile-format.md); "
                    "iid: draw every sample per message (the paper's semantics).")
 @click.option("--bandwidth-model", type=click.Choice(["auto", "iid"]), default="auto", show_default=True,
               help="auto: where the bandwidth series' order shows drops that persist in time, model them as "
@@ -50,7 +52,8 @@ def model() -> None:
                    "--bandwidth-model iid). Without it, the noise is counted once: the per-message latency noise "
                    "of which two draws and the OS noise give back the measured round trips (docs/profile-format.md).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
-              help="Seed of the engine's replays (the OS part counted against, and the closure).")
+              help="Seed of the engine's replays (the OS part counted against, the latency state's choice, "
+                   "and the closure).")
 @json_option("Print one JSON object: the profile file written, its parts, its closure and what the campaign "
              "measured (and the check).")
 @quiet_option("With --check: no progress bar on stderr (warnings and errors still print).")
