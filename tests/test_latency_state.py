@@ -68,7 +68,13 @@ def one_message_ends_ps(model: _engine.NoiseModel, reps: int, seed: int = 3) -> 
     return _engine.run(sched, PARAMS.to_engine(), model, seed=seed, count=reps)["max_end_ps"]
 
 
-@pytest.mark.parametrize("part", ["all", "body", "tail"])
+def with_tail_state(model: _engine.NoiseModel, hold_ps: float, weight: float, period_ps: int = 10**13) -> None:
+    """The tail's own state for part 'both'."""
+    model.latency_state_tail_process = _engine.LevelProcess(hold_ps, normal_scores(), period_ps)
+    model.latency_state_tail_weight = weight
+
+
+@pytest.mark.parametrize("part", ["all", "body", "tail", "both"])
 def test_each_message_keeps_the_tables_distribution(part):
     # one message a repetition: its excess is the end less the noiseless end; under a strong state
     # held far longer than the run, it is still uniform on [0, 4 us], as without the state,
@@ -78,6 +84,8 @@ def test_each_message_keeps_the_tables_distribution(part):
     plain = one_message_ends_ps(plain_excess(), reps) - base
     model = with_state(None, 1e14, 0.9)
     model.latency_state_part, model.latency_state_split = part, 0.8
+    if part == "both":
+        with_tail_state(model, 1e14, 0.7)
     state = one_message_ends_ps(model, reps) - base
     assert plain.min() >= 0 and state.min() >= 0 and plain.max() <= EXCESS_HI and state.max() <= EXCESS_HI
     assert not np.array_equal(plain, state)
@@ -142,11 +150,14 @@ def test_one_hosts_successive_normal_scores_are_correlated_by_the_weight(weight)
     assert abs(np.corrcoef(scores.ravel(), pongs.ravel())[0, 1]) < 0.1
 
 
-def _successive_pings(part: str, weight: float, split: float, reps: int = 2000) -> tuple[np.ndarray, np.ndarray]:
+def _successive_pings(part: str, weight: float, split: float, reps: int = 2000,
+                      tail_weight: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Host 0's successive pings of 5-round-trip chains under one state (held 10 ms), as uniforms
     u = excess / 4 us: (earlier, later) pairs pooled over repetitions."""
     model = with_state(None, 1e10, weight, period_ps=10**13)
     model.latency_state_part, model.latency_state_split = part, split
+    if part == "both":
+        with_tail_state(model, 1e10, tail_weight)
     out = recorded(chain(5), PARAMS, model, reps=reps, seed=8)
     u = flight_draws(out, reps)[:, 0::2].astype(np.float64) / EXCESS_HI
     return u[:, :-1].ravel(), u[:, 1:].ravel()
@@ -181,13 +192,36 @@ def test_a_state_of_the_tail_moves_how_often_messages_land_in_it():
     assert stats.kstest(a[~ta] / 0.8, "uniform").pvalue > 1e-3
 
 
+def test_states_of_the_body_and_of_the_tail_at_once_move_each_its_part():
+    # part=both, split 0.8: the body's state (w 0.9) correlates successive pings' body scores as
+    # for part=body, the tail's own (w 0.6) how often both land in the tail as for part=tail
+    a, b = _successive_pings("both", 0.9, 0.8, tail_weight=0.6)
+    ta, tb = a > 0.8, b > 0.8
+    c = stats.norm.ppf(0.8)
+    both_tail = 1.0 - 2 * 0.8 + stats.multivariate_normal(mean=[0, 0], cov=[[1, 0.6], [0.6, 1]]).cdf([c, c])
+    assert ta.mean() == pytest.approx(0.2, abs=0.01)
+    # pairs of one repetition share its states: ~2,000 independent draws, sd ~0.007
+    assert np.mean(ta & tb) == pytest.approx(both_tail, abs=0.02)  # 0.099 (0.04 if independent)
+    body = ~ta & ~tb
+    sa = stats.norm.ppf(np.clip(a[body] / 0.8, 1e-9, 1 - 1e-9))
+    sb = stats.norm.ppf(np.clip(b[body] / 0.8, 1e-9, 1 - 1e-9))
+    assert np.corrcoef(sa, sb)[0, 1] == pytest.approx(0.9, abs=0.03)
+
+
+def test_both_parts_need_the_tails_own_state():
+    model = with_state(None, 1e6, 0.5)
+    model.latency_state_part = "both"
+    with pytest.raises(ValueError, match="tail's own process"):
+        one_message_ends_ps(model, 1)
+
+
 @pytest.mark.parametrize("split", [0.0, 1.0, float("nan")])
 def test_a_split_outside_0_1_is_refused_and_so_is_an_unknown_part(split):
     model = with_state(None, 1e6, 0.5)
     model.latency_state_part, model.latency_state_split = "tail", split
     with pytest.raises(ValueError, match="split between body and tail"):
         one_message_ends_ps(model, 1)
-    with pytest.raises(ValueError, match="all, body or tail"):
+    with pytest.raises(ValueError, match="all, body, tail or both"):
         model.latency_state_part = "middle"
 
 

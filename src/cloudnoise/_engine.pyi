@@ -370,11 +370,27 @@ class NoiseModel:
     @property
     def latency_state_part(self) -> str:
         """
-        Which part of the per-message distribution the latency state moves: 'all' (the default: Phi(sqrt(w) Z + sqrt(1 - w) Phi^-1(u0))), 'body' (below the quantile latency_state_split; the tail drawn on its own) or 'tail' (how often a message lands above latency_state_split; where, its own draw). Each keeps the per-message distribution.
+        Which part of the per-message distribution the latency state moves: 'all' (the default: Phi(sqrt(w) Z + sqrt(1 - w) Phi^-1(u0))), 'body' (below the quantile latency_state_split; the tail drawn on its own) or 'tail' (how often a message lands above latency_state_split; where, its own draw), or 'both' (the body as 'body', the tail's share with a state of its own: latency_state_tail_process). Each keeps the per-message distribution.
         """
 
     @latency_state_part.setter
     def latency_state_part(self, arg: str, /) -> None: ...
+
+    @property
+    def latency_state_tail_process(self) -> LevelProcess:
+        """
+        With latency_state_part 'both': the tail's own state (a LevelProcess of micro normal scores, as latency_state_process), which moves how often a message lands above latency_state_split, while latency_state_process moves where in the body.
+        """
+
+    @latency_state_tail_process.setter
+    def latency_state_tail_process(self, arg: LevelProcess, /) -> None: ...
+
+    @property
+    def latency_state_tail_weight(self) -> float:
+        """With latency_state_part 'both': the tail state's weight in (0, 1)."""
+
+    @latency_state_tail_weight.setter
+    def latency_state_tail_weight(self, arg: float, /) -> None: ...
 
     @property
     def latency_state_split(self) -> float:

@@ -467,8 +467,9 @@ NB_MODULE(_engine, m) {
       .def_prop_rw(
           "latency_state_part",
           [](const NoiseModel& m) -> std::string {
-            return m.latency_state_part == StatePart::Body ? "body"
+            return m.latency_state_part == StatePart::Body   ? "body"
                    : m.latency_state_part == StatePart::Tail ? "tail"
+                   : m.latency_state_part == StatePart::Both ? "both"
                                                              : "all";
           },
           [](NoiseModel& m, const std::string& part) {
@@ -478,13 +479,22 @@ NB_MODULE(_engine, m) {
               m.latency_state_part = StatePart::Body;
             else if (part == "tail")
               m.latency_state_part = StatePart::Tail;
+            else if (part == "both")
+              m.latency_state_part = StatePart::Both;
             else
-              throw std::invalid_argument("latency_state_part is all, body or tail, not '" + part + "'");
+              throw std::invalid_argument("latency_state_part is all, body, tail or both, not '" + part + "'");
           },
           "Which part of the per-message distribution the latency state moves: 'all' (the default: "
           "Phi(sqrt(w) Z + sqrt(1 - w) Phi^-1(u0))), 'body' (below the quantile latency_state_split; the tail "
           "drawn on its own) or 'tail' (how often a message lands above latency_state_split; where, its own "
-          "draw). Each keeps the per-message distribution.")
+          "draw), or 'both' (the body as 'body', the tail's share with a state of its own: "
+          "latency_state_tail_process). Each keeps the per-message distribution.")
+      .def_rw("latency_state_tail_process", &NoiseModel::latency_state_tail_process,
+              "With latency_state_part 'both': the tail's own state (a LevelProcess of micro normal scores, as "
+              "latency_state_process), which moves how often a message lands above latency_state_split, while "
+              "latency_state_process moves where in the body.")
+      .def_rw("latency_state_tail_weight", &NoiseModel::latency_state_tail_weight,
+              "With latency_state_part 'both': the tail state's weight in (0, 1).")
       .def_rw("latency_state_split", &NoiseModel::latency_state_split,
               "The quantile q in (0, 1) between the body and the tail, for latency_state_part 'body' or 'tail' "
               "(default 0.9).")

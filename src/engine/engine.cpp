@@ -319,6 +319,16 @@ int64_t Engine::state_draw_ps(uint32_t sender, int64_t t, uint64_t bits) {
         u = state_split_ + (1.0 - state_split_) * ((u0 - a) / (1.0 - a));
       break;
     }
+    case StatePart::Both: {
+      const double zt =
+          static_cast<double>(value_at(*tail_state_, tail_offset_[sender], tail_span_[sender], t)) * 1e-6;
+      const double a = normal_cdf((state_split_score_ - tail_w_ * zt) / tail_own_w_);
+      if (u0 <= a)
+        u = state_split_ * normal_cdf(state_w_ * z + own_w_ * normal_quantile(u0 / a));
+      else
+        u = state_split_ + (1.0 - state_split_) * ((u0 - a) / (1.0 - a));
+      break;
+    }
   }
   return round_to_int(latency_->quantile(u));
 }
@@ -393,7 +403,19 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   if (state && state_part_ != StatePart::All && !(state_split_ > 0.0 && state_split_ < 1.0))
     throw std::invalid_argument("the latency state's split between body and tail must be a quantile in (0, 1), not " +
                                 std::to_string(state_split_));
-  state_split_score_ = state && state_part_ == StatePart::Tail ? normal_quantile(state_split_) : 0.0;
+  state_split_score_ =
+      state && (state_part_ == StatePart::Tail || state_part_ == StatePart::Both) ? normal_quantile(state_split_) : 0.0;
+  const double wt = noise.latency_state_tail_weight;
+  const bool both = state && state_part_ == StatePart::Both;
+  if (both && !(noise.latency_state_tail_process && wt > 0.0 && wt < 1.0))
+    throw std::invalid_argument(
+        "a latency state of the body and the tail needs the tail's own process and a tail weight in (0, 1), not " +
+        std::to_string(wt));
+  tail_state_ = both ? drawn_tail_state_.get(noise.latency_state_tail_process, seed, repetition, ranks_,
+                                             RngStream::TailStateTables)
+                     : nullptr;
+  tail_w_ = both ? std::sqrt(wt) : 0.0;
+  tail_own_w_ = both ? std::sqrt(1.0 - wt) : 1.0;
   switch_ = noise.switch_draws.get();
   switch_nominal_ = noise.switch_nominal.get();
   // Only a latency drawn per message can let one overtake another sent
@@ -452,6 +474,11 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     // Each host reads the state from its own offset, as the levels.
     host_offsets(state_offset_, CounterRng(seed, repetition, RngStream::StateOffsets), state_->period_ps(), ranks_);
     state_span_.assign(ranks_, LatencyLevels::Span{});
+  }
+  if (tail_state_) {
+    host_offsets(tail_offset_, CounterRng(seed, repetition, RngStream::TailStateOffsets), tail_state_->period_ps(),
+                 ranks_);
+    tail_span_.assign(ranks_, LatencyLevels::Span{});
   }
   if (noise.os) {
     // Each rank starts reading the trace at a uniformly drawn offset; with

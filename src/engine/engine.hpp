@@ -41,7 +41,7 @@ namespace cloudnoise {
 // Noise applied to one run. Every part is optional.
 // Which part of the per-message latency distribution a latency state moves
 // (NoiseModel::latency_state_part).
-enum class StatePart { All, Body, Tail };
+enum class StatePart { All, Body, Tail, Both };
 
 struct NoiseModel {
   // OS noise: a detour trace charged to CPU activities (o, O, calc).
@@ -103,9 +103,15 @@ struct NoiseModel {
   //         at that state; u = q u0 / a where u0 <= a, else
   //         q + (1 - q) (u0 - a) / (1 - a): where in the body or the tail,
   //         its own draw.
+  //   Both: the tail's share moves with a second state Z_t of its own
+  //         (latency_state_tail_process, weight latency_state_tail_weight)
+  //         as for Tail, and where in the body with Z as for Body:
+  //         u = q Phi(sqrt(w) Z + sqrt(1 - w) Phi^-1(u0 / a)) where u0 <= a.
   // Each keeps latency_excess_ps's distribution per message (E a(Z) = q).
   StatePart latency_state_part = StatePart::All;
   double latency_state_split = 0.9;
+  std::shared_ptr<const LevelProcess> latency_state_tail_process;
+  double latency_state_tail_weight = 0.0;
   // The paper authors' network semantics (noise/switch_draws.hpp): each
   // message's L and G picked from near or far sample sets, G charged per
   // 16 MiB block, rendezvous 2 L later. Replaces the parameters' L and G,
@@ -509,6 +515,11 @@ class Engine {
   // The part it moves and where the body ends (q, and Phi^-1(q) for Tail).
   StatePart state_part_ = StatePart::All;
   double state_split_ = 1.0, state_split_score_ = 0.0;
+  // With StatePart::Both: the tail's own state, its weights and offsets.
+  const LatencyLevels* tail_state_ = nullptr;
+  double tail_w_ = 0.0, tail_own_w_ = 1.0;
+  std::vector<int64_t> tail_offset_;
+  std::vector<LatencyLevels::Span> tail_span_;
   const SwitchDraws* switch_ = nullptr;
   // With bandwidth_: the drawn G tabulated for each base G a message can
   // have (the parameters' or each size class's), kept across repetitions
@@ -541,6 +552,7 @@ class Engine {
   Drawn<StallProcess, LatencyStalls> drawn_stalls_;
   Drawn<LevelProcess, LatencyLevels> drawn_levels_;
   Drawn<LevelProcess, LatencyLevels> drawn_state_;  // from RngStream::StateTables
+  Drawn<LevelProcess, LatencyLevels> drawn_tail_state_;  // from RngStream::TailStateTables
   std::vector<int64_t> episode_offset_;  // per host, this repetition's (with episodes_)
   std::vector<BandwidthEpisodes::Span> episode_span_;  // per host, its last lookup's span
   std::vector<int64_t> stall_offset_;  // per host, this repetition's (with stalls_)

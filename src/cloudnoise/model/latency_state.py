@@ -72,7 +72,7 @@ MAX_WEIGHT = 0.95
 MAX_HOLD_NS = 1e14  # 10^5 s, the engine's longest time
 
 
-PARTS = ("all", "body", "tail")
+PARTS = ("all", "body", "tail", "both")
 DEFAULT_SPLIT = 0.9
 
 
@@ -87,6 +87,9 @@ class LatencyState:
     text: str
     part: str = "all"
     split: float = DEFAULT_SPLIT
+    # with part "both": the tail's own state (the body's is hold_ns, weight)
+    tail_hold_ns: float = 0.0
+    tail_weight: float = 0.0
 
     def spec(self) -> str:
         return self.text
@@ -96,7 +99,11 @@ class LatencyState:
                  "body": (f"where in the body of the per-message distribution (below its {100 * self.split:g}th "
                           "percentile) the host's messages draw from while it holds; the tail is drawn on its own"),
                  "tail": (f"how often the host's messages land in the tail of the per-message distribution (above "
-                          f"its {100 * self.split:g}th percentile) while it holds")}[self.part]
+                          f"its {100 * self.split:g}th percentile) while it holds"),
+                 "both": (f"where in the body of the per-message distribution (below its {100 * self.split:g}th "
+                          f"percentile) the host's messages draw from while it holds; and a second state that holds "
+                          f"{_time(self.tail_hold_ns)} and decides {100 * self.tail_weight:.3g}% of how often they land "
+                          "in the tail")}[self.part]
         return (f"a state per sending host that holds {_time(self.hold_ns)} on average (exponential) and decides "
                 f"{100 * self.weight:.3g}% of each draw's normal score: {moves}")
 
@@ -106,10 +113,11 @@ def _time(ns: float) -> str:
 
 
 def parse_latency_state(spec: str) -> LatencyState:
-    """LatencyState from `hold=TIME,weight=W[,part=all|body|tail][,split=Q]` (0 < W < 1, 0 < Q < 1)."""
+    """LatencyState from `hold=TIME,weight=W[,part=all|body|tail][,split=Q]` (0 < W < 1, 0 < Q < 1), or
+    with `part=both` also `tail_hold=TIME,tail_weight=W` (the tail's own state)."""
     text = str(spec).strip()
-    params = named_items(text, "latency state", "hold=TIME,weight=W[,part=all|body|tail][,split=Q]",
-                         ("hold", "weight"), ("part", "split"))
+    usage = "hold=TIME,weight=W[,part=all|body|tail][,split=Q] or ...,part=both,tail_hold=TIME,tail_weight=W"
+    params = named_items(text, "latency state", usage, ("hold", "weight"), ("part", "split", "tail_hold", "tail_weight"))
     hold = one_time_ns(params["hold"], "hold", text, MAX_HOLD_NS)
     try:
         weight = float(params["weight"])
@@ -121,7 +129,7 @@ def parse_latency_state(spec: str) -> LatencyState:
     part = params.get("part", "all")
     if part not in PARTS:
         raise CloudnoiseError(f"in {shown(text)}: part={shown(part)} is the part of the per-message distribution the "
-                              "state moves: all, body or tail")
+                              "state moves: all, body, tail or both")
     try:
         split = float(params.get("split", DEFAULT_SPLIT))
     except ValueError:
@@ -129,7 +137,21 @@ def parse_latency_state(spec: str) -> LatencyState:
     if not 0 < split < 1:
         raise CloudnoiseError(f"in {shown(text)}: split={shown(params['split'])} is the quantile between the body and "
                               "the tail: a number in (0, 1)")
-    return LatencyState(hold, weight, text, part, split)
+    tail = ("tail_hold" in params, "tail_weight" in params)
+    if (part == "both") != all(tail) or (part != "both" and any(tail)):
+        raise CloudnoiseError(f"in {shown(text)}: part=both takes tail_hold= and tail_weight= (the tail's own state), "
+                              "and no other part takes them")
+    if part != "both":
+        return LatencyState(hold, weight, text, part, split)
+    tail_hold = one_time_ns(params["tail_hold"], "tail_hold", text, MAX_HOLD_NS)
+    try:
+        tail_weight = float(params["tail_weight"])
+    except ValueError:
+        tail_weight = math.nan
+    if not 0 < tail_weight < 1:
+        raise CloudnoiseError(f"in {shown(text)}: tail_weight={shown(params['tail_weight'])} is the tail state's share "
+                              "of a draw's normal score: a number in (0, 1)")
+    return LatencyState(hold, weight, text, part, split, tail_hold, tail_weight)
 
 
 @dataclass(frozen=True)
@@ -341,6 +363,12 @@ def fit_state(batches: Callable[[], Iterable[Batch]], values_ns: np.ndarray, cou
         w = pc / (ps2 + pc) / q_rt if part == "body" else _tail_weight(pc, q)
         if w > 0.001:
             alternatives.append(state_of(w, prho, part))
+    parts = {a.part: a for a in alternatives}
+    if "body" in parts and "tail" in parts:  # both at once, each with its own state
+        body, tail = parts["body"], parts["tail"]
+        alternatives.append(parse_latency_state(
+            f"hold={body.hold_ns:.6g}ns,weight={body.weight:.4g},part=both,split={q:g},"
+            f"tail_hold={tail.hold_ns:.6g}ns,tail_weight={tail.weight:.4g}"))
     why = (f"sums of 20 consecutive round trips' normal scores vary {r20:.3g}x what independent ones would; a "
            f"state of weight {state.weight:.3g} that holds {hold_rt:.3g} round trips ({_time(state.hold_ns)}) on "
            f"average gives back sums of 1-{kk[-1]} within "

@@ -100,7 +100,9 @@ def judge_state(fit: StateFit, measured: Measured, load: Callable[[LatencyState 
     def name(st: LatencyState | None) -> str:
         if st is None:
             return "no state"
-        return f"a state of {'the whole distribution' if st.part == 'all' else 'its ' + st.part} ({st.spec()})"
+        part = {"all": "the whole distribution", "body": "its body", "tail": "its tail",
+                "both": "its body and one of its tail"}[st.part]
+        return f"a state of {part} ({st.spec()})"
 
     check: dict[str, object] = {
         "k": SUMS_K, "measured_ns": list(want), "margin": MARGIN,

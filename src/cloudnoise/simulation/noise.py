@@ -176,6 +176,10 @@ class NoiseSetup:
                 model.latency_state_weight = self.latency_state.weight
                 model.latency_state_part = self.latency_state.part
                 model.latency_state_split = self.latency_state.split
+                if self.latency_state.part == "both":
+                    model.latency_state_tail_process = _engine_state_process(self.latency_state,
+                                                                             self.latency_state.tail_hold_ns)
+                    model.latency_state_tail_weight = self.latency_state.tail_weight
         return model
 
     def describe(self) -> dict[str, str | bool | None]:
@@ -346,16 +350,18 @@ def _engine_level_process(levels: LatencyLevels) -> _engine.LevelProcess:
         raise CloudnoiseError(f"latency levels unusable: {err}") from None
 
 
-def _engine_state_process(state: LatencyState) -> _engine.LevelProcess:
+def _engine_state_process(state: LatencyState, hold_ns: float | None = None) -> _engine.LevelProcess:
     """The state's process: standard normal scores, in millionths (the level table's integers),
-    holding an exponential time each."""
+    holding an exponential time each (`hold_ns`, default the state's hold; the tail's own for
+    part=both)."""
     from scipy.stats import norm
 
+    hold = state.hold_ns if hold_ns is None else hold_ns
     p = np.linspace(0.0, 1.0, 4097)
     z = norm.ppf(np.clip(p, 1e-9, 1.0 - 1e-9)) * 1e6
-    period_ps = int(min(LEVEL_HOLDS_PER_TABLE * state.hold_ns, 1e14)) * 1000
+    period_ps = int(min(LEVEL_HOLDS_PER_TABLE * hold, 1e14)) * 1000
     try:
-        return _engine.LevelProcess(state.hold_ns * 1000.0, _engine.QuantileTable(p, np.ascontiguousarray(z)),
+        return _engine.LevelProcess(hold * 1000.0, _engine.QuantileTable(p, np.ascontiguousarray(z)),
                                     max(1, period_ps))
     except ValueError as err:
         raise CloudnoiseError(f"latency state unusable: {err}") from None

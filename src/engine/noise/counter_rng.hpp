@@ -20,6 +20,8 @@ enum class RngStream : uint64_t {
   LevelOffsets = 9,   // each host's offset into them
   StateTables = 10,   // a repetition's latency states (NoiseModel::latency_state_process)
   StateOffsets = 11,  // each host's offset into them
+  TailStateTables = 12,   // a repetition's tail states (NoiseModel::latency_state_tail_process)
+  TailStateOffsets = 13,  // each host's offset into them
 };
 
 // SplitMix64's finaliser: a bijective 64-bit mix with good avalanche.
