@@ -201,17 +201,23 @@ def test_a_state_reaches_the_engine(tmp_path):
         load_profile(str(path))
 
 
-def _part_messages(rng: np.random.Generator, n: int, rho: float, w: float, part: str, q: float = 0.9) -> np.ndarray:
-    """One host's per-message excesses under a state of the body or of the tail (the engine's draw,
-    NoiseModel.latency_state_part): a body of normal(300, 50) ns below the quantile q, a tail of
-    3-6 us above it."""
+def _part_messages(rng: np.random.Generator, n: int, rho: float, w: float, part: str, q: float = 0.9,
+                   tail_w: float = 0.5) -> np.ndarray:
+    """One host's per-message excesses under a state of the body, of the tail, or of both (each
+    its own, the tail's of weight `tail_w`; the engine's draw, NoiseModel.latency_state_part): a
+    body of normal(300, 50) ns below the quantile q, a tail of 3-6 us above it."""
     z, u0 = _states(rng, n, rho), rng.random(n)
     if part == "body":
         inner = norm.cdf(math.sqrt(w) * z + math.sqrt(1 - w) * norm.ppf(np.minimum(u0 / q, 1 - 1e-12)))
         u = np.where(u0 <= q, q * inner, u0)
-    else:
+    elif part == "tail":
         a = norm.cdf((norm.ppf(q) - math.sqrt(w) * z) / math.sqrt(1 - w))
         u = np.where(u0 <= a, q * u0 / a, q + (1 - q) * (u0 - a) / (1 - a))
+    else:
+        zt = _states(rng, n, rho)
+        a = norm.cdf((norm.ppf(q) - math.sqrt(tail_w) * zt) / math.sqrt(1 - tail_w))
+        inner = norm.cdf(math.sqrt(w) * z + math.sqrt(1 - w) * norm.ppf(np.minimum(u0 / a, 1 - 1e-12)))
+        u = np.where(u0 <= a, q * inner, q + (1 - q) * (u0 - a) / (1 - a))
     return np.where(u <= q, 300 + 50 * norm.ppf(np.clip(u / q, 1e-9, 1 - 1e-9)), 3000 + 3000 * (u - q) / (1 - q))
 
 
@@ -272,3 +278,19 @@ def test_the_choice_of_state_takes_the_closest_sums_among_replays_that_close_and
     # a series with no order to read (sorted values, no times: no sums of consecutive round trips) gets none
     got, replay = state_choice.judge_state(fit, Measured.of(series), lambda st: None if st is None else st.spec(), 1)
     assert got.state is None and "no order" in got.why and replay is replays[None]
+
+
+def test_states_of_the_body_and_of_the_tail_at_once_are_given_back_as_both():
+    # each host: a state of its body (weight 0.6) and one of its tail (weight 0.5), independent,
+    # both holding ~100 round trips; the body's and the tail's alternatives come back with their
+    # weights, and `both` carries the two
+    rng = np.random.default_rng(6)
+    n = 600_000
+    x = np.rint(MEDIAN + _part_messages(rng, n, 0.99, 0.6, "both") + _part_messages(rng, n, 0.99, 0.6, "both"))
+    got = {a.part: a for a in _fit(x).alternatives}
+    assert set(got) == {"body", "tail", "both"}, [a.spec() for a in got.values()]
+    assert got["body"].weight == pytest.approx(0.6, abs=0.08) and got["tail"].weight == pytest.approx(0.5, abs=0.08)
+    both = got["both"]
+    assert (both.hold_ns, both.weight) == (got["body"].hold_ns, got["body"].weight)
+    assert (both.tail_hold_ns, both.tail_weight) == (got["tail"].hold_ns, got["tail"].weight)
+    assert parse_latency_state(both.spec()) == both
