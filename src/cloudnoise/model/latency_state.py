@@ -112,6 +112,18 @@ def _time(ns: float) -> str:
     return f"{ns / 1e6:.4g} ms" if ns >= 1e6 else f"{ns / 1e3:.4g} us" if ns >= 1e3 else f"{ns:.4g} ns"
 
 
+def _open_unit(text: str, params: dict[str, str], name: str, what: str, default: float | None = None) -> float:
+    """The spec's item `name` as a number in (0, 1) (`default` where it is optional and absent):
+    one line naming what it is otherwise."""
+    try:
+        value = float(params[name]) if name in params or default is None else default
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise CloudnoiseError(f"in {shown(text)}: {name}={shown(params.get(name, ''))} is {what}: a number in (0, 1)")
+    return value
+
+
 def parse_latency_state(spec: str) -> LatencyState:
     """LatencyState from `hold=TIME,weight=W[,part=all|body|tail][,split=Q]` (0 < W < 1, 0 < Q < 1), or
     with `part=both` also `tail_hold=TIME,tail_weight=W` (the tail's own state)."""
@@ -119,24 +131,12 @@ def parse_latency_state(spec: str) -> LatencyState:
     usage = "hold=TIME,weight=W[,part=all|body|tail][,split=Q] or ...,part=both,tail_hold=TIME,tail_weight=W"
     params = named_items(text, "latency state", usage, ("hold", "weight"), ("part", "split", "tail_hold", "tail_weight"))
     hold = one_time_ns(params["hold"], "hold", text, MAX_HOLD_NS)
-    try:
-        weight = float(params["weight"])
-    except ValueError:
-        weight = math.nan
-    if not 0 < weight < 1:
-        raise CloudnoiseError(f"in {shown(text)}: weight={shown(params['weight'])} is the state's share of a "
-                              "draw's normal score: a number in (0, 1)")
+    weight = _open_unit(text, params, "weight", "the state's share of a draw's normal score")
     part = params.get("part", "all")
     if part not in PARTS:
         raise CloudnoiseError(f"in {shown(text)}: part={shown(part)} is the part of the per-message distribution the "
                               "state moves: all, body, tail or both")
-    try:
-        split = float(params.get("split", DEFAULT_SPLIT))
-    except ValueError:
-        split = math.nan
-    if not 0 < split < 1:
-        raise CloudnoiseError(f"in {shown(text)}: split={shown(params['split'])} is the quantile between the body and "
-                              "the tail: a number in (0, 1)")
+    split = _open_unit(text, params, "split", "the quantile between the body and the tail", DEFAULT_SPLIT)
     tail = ("tail_hold" in params, "tail_weight" in params)
     if (part == "both") != all(tail) or (part != "both" and any(tail)):
         raise CloudnoiseError(f"in {shown(text)}: part=both takes tail_hold= and tail_weight= (the tail's own state), "
@@ -144,13 +144,7 @@ def parse_latency_state(spec: str) -> LatencyState:
     if part != "both":
         return LatencyState(hold, weight, text, part, split)
     tail_hold = one_time_ns(params["tail_hold"], "tail_hold", text, MAX_HOLD_NS)
-    try:
-        tail_weight = float(params["tail_weight"])
-    except ValueError:
-        tail_weight = math.nan
-    if not 0 < tail_weight < 1:
-        raise CloudnoiseError(f"in {shown(text)}: tail_weight={shown(params['tail_weight'])} is the tail state's share "
-                              "of a draw's normal score: a number in (0, 1)")
+    tail_weight = _open_unit(text, params, "tail_weight", "the tail state's share of a draw's normal score")
     return LatencyState(hold, weight, text, part, split, tail_hold, tail_weight)
 
 
