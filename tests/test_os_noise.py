@@ -57,6 +57,71 @@ def test_reader_rejects_garbage_with_file_and_line(tmp_path, body, line, words):
     assert words in str(err.value)
 
 
+def _by_line(path):
+    """The trace read line by line, the reference the block reader must give back."""
+    starts, durations = [], []
+    for line in path.read_text(encoding="utf-8-sig").split("\n"):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            a, b = line.split()
+            starts.append(int(a))
+            durations.append(int(b))
+    order = np.argsort(starts, kind="stable")
+    return np.asarray(starts, np.int64)[order], np.asarray(durations, np.int64)[order]
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 20])
+def test_reader_reads_blocks_of_lines_as_line_by_line(tmp_path, monkeypatch, block):
+    """Plain blocks are parsed at once, others line by line: the same detours whatever the
+    block size, with comments, blank lines, CRLF, a BOM, spaces and no final newline."""
+    import cloudnoise.model.os_noise as os_noise
+
+    monkeypatch.setattr(os_noise, "TRACE_BLOCK_BYTES", block)
+    rng = np.random.default_rng(3)
+    starts = np.cumsum(rng.integers(1, 10**6, 2000))
+    durations = rng.integers(0, 10**4, 2000)
+    rows = [f"{a}\t{b}" for a, b in zip(starts.tolist(), durations.tolist())]
+    rows[10] = "# a comment in the middle"
+    rows[500] = ""
+    rows[501] = f"  {starts[501]}   {durations[501]}  "
+    rows[1200] = f"{starts[1200]}\t{durations[1200]}\r"
+    path = tmp_path / "t.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + "\n".join(rows).encode())  # a BOM, no newline at the end
+    trace = read_trace(path)
+    want_s, want_d = _by_line(path)
+    assert len(trace) == 1998
+    np.testing.assert_array_equal(trace.starts, want_s)
+    np.testing.assert_array_equal(trace.durations, want_d)
+
+
+@pytest.mark.parametrize("block", [16, 1 << 20])
+def test_reader_says_the_line_of_garbage_in_a_later_block(tmp_path, monkeypatch, block):
+    import cloudnoise.model.os_noise as os_noise
+
+    monkeypatch.setattr(os_noise, "TRACE_BLOCK_BYTES", block)
+    rows = [f"{100 * i}\t{i}" for i in range(300)]
+    rows[257] = "25700\t-3"
+    path = tmp_path / "bad.txt"
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.raises(CloudnoiseError, match=rf"^{path}:258: .*negative"):
+        read_trace(path)
+
+
+def test_reader_checks_the_limits_in_plain_blocks(tmp_path):
+    """Values a plain block holds are checked as the line-by-line reader checks them: a detour
+    that ends past the limit, and detours that add up past it."""
+    from cloudnoise import limits
+
+    path = tmp_path / "late.txt"
+    path.write_text(f"1\t2\n{limits.MAX_TIME_NS}\t5\n")
+    with pytest.raises(CloudnoiseError, match=rf"^{path}:2: .*ends after"):
+        read_trace(path)
+    big = limits.MAX_TIME_NS // 3  # three of them fit, the fourth is too many
+    path.write_text("".join(f"{i}\t{big}\n" for i in range(6)))
+    with pytest.raises(CloudnoiseError, match=rf"^{path}:4: .*add up to more than"):
+        read_trace(path)
+
+
 def test_missing_trace_file(tmp_path):
     with pytest.raises(CloudnoiseError, match="no such OS noise trace"):
         read_trace(tmp_path / "nope.txt")

@@ -82,40 +82,126 @@ class OSNoiseTrace:
         return float(self.durations.sum() / total) if total else 0.0
 
 
+TRACE_BLOCK_BYTES = 1 << 20  # a trace is read this much at a time (and the last line's rest)
+MAX_FAST_DIGITS = 18  # a field of at most this many digits fits an int64; longer ones take the line-by-line path
+_TRACE_BYTES = np.zeros(256, dtype=np.uint8)  # 1: a digit, 2: a field separator, 3: the end of a line
+_TRACE_BYTES[ord("0"):ord("9") + 1] = 1
+_TRACE_BYTES[[ord(" "), ord("\t"), ord("\r")]] = 2
+_TRACE_BYTES[ord("\n")] = 3
+
+
 def read_trace(path: str | Path) -> OSNoiseTrace:
-    """Read a selfish-detour trace, line by line; garbage is reported as
-    `FILE:LINE: what is wrong`, and every value is checked against the limits.
-    A `.npz` file holds the same as two integer arrays, `starts_ns` and
-    `durations_ns` (compact: the built-in profiles' measured traces)."""
+    """Read a selfish-detour trace; garbage is reported as `FILE:LINE: what is wrong`, and every
+    value is checked against the limits. A `.npz` file holds the same as two integer arrays,
+    `starts_ns` and `durations_ns` (compact: the built-in profiles' measured traces).
+
+    Read a block of whole lines at a time: a block of nothing but `start duration` lines is
+    parsed at once (`_plain_block`); any other block (comments, blank lines, garbage) line by
+    line, which also says where a line is wrong."""
     p = check_file(path, "OS noise trace (start<TAB>duration lines in ns)")
     if p.suffix == ".npz":
         return _read_npz_trace(p)
-    starts = array("q")
-    durations = array("q")
-    total = 0
+    starts: list[np.ndarray] = []
+    durations: list[np.ndarray] = []
+    total, lines = 0, 0
     try:
         with open(p, "rb") as fh:
             decode_text(fh.read(4096), p, "OS noise trace")  # UTF-16 or binary: said at once
             fh.seek(0)
-            for lineno, data in enumerate(fh, 1):
-                try:
-                    line = data.decode("utf-8-sig" if lineno == 1 else "utf-8").strip()
-                except UnicodeDecodeError:
-                    raise CloudnoiseError(f"{p}:{lineno}: not UTF-8 text; save the trace as UTF-8") from None
-                if not line or line.startswith("#"):
+            rest = b""
+            while True:
+                read = fh.read(TRACE_BLOCK_BYTES)
+                data = rest + read
+                if not data:
+                    break
+                cut = data.rfind(b"\n") + 1 if read else len(data)
+                if cut == 0:  # no line ends in this block yet: read on
+                    rest = data
                     continue
-                start, duration = _detour(line, p, lineno)
-                total += duration
-                if total > limits.MAX_TIME_NS:
-                    raise CloudnoiseError(
-                        f"{p}:{lineno}: the detours add up to more than {limits.MAX_TIME_NS:.3g} ns "
-                        f"({limits.MAX_TIME_PS / 1e12:.3g} s), the limit of one simulated time"
-                    )
-                starts.append(start)
-                durations.append(duration)
+                block, rest = data[:cut], data[cut:]
+                if lines == 0 and block.startswith(b"\xef\xbb\xbf"):
+                    block = block[3:]
+                # a header of comments (a trace's first lines) is skipped before the block is tried
+                head = _leading_notes(block)
+                s, d = _plain_block(block[head:], total)
+                if s is None or d is None:
+                    s, d = _block_by_line(block, p, lines, total)
+                total += int(d.sum())
+                lines += block.count(b"\n") + (not block.endswith(b"\n"))
+                starts.append(s)
+                durations.append(d)
     except OSError as err:
         raise CloudnoiseError(f"{p}: cannot read the OS noise trace ({err.strerror or err})") from None
-    return OSNoiseTrace(np.frombuffer(starts, dtype=np.int64), np.frombuffer(durations, dtype=np.int64))
+    if not starts:
+        return OSNoiseTrace(np.empty(0, np.int64), np.empty(0, np.int64))
+    return OSNoiseTrace(np.concatenate(starts), np.concatenate(durations))
+
+
+def _leading_notes(block: bytes) -> int:
+    """Where the block's leading comment and blank lines end (a byte offset at a line's start)."""
+    at = 0
+    while at < len(block):
+        end = block.find(b"\n", at)
+        end = len(block) if end < 0 else end + 1
+        line = block[at:end].strip()
+        if line and not line.startswith(b"#"):
+            break
+        at = end
+    return at
+
+
+def _plain_block(block: bytes, total: int) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
+    """The detours of a block in which every line is `start duration` (two fields of at most
+    MAX_FAST_DIGITS digits, separated by spaces or tabs) and every value is within the limits,
+    with `total` ns of detours before it; (None, None) for any other block."""
+    kind = _TRACE_BYTES[np.frombuffer(block, dtype=np.uint8)]
+    if not kind.all():  # a byte that is no digit, separator or line end: a comment, a sign, garbage
+        return None, None
+    digit = kind == 1
+    edge = np.diff(digit.astype(np.int8), prepend=np.int8(0), append=np.int8(0))
+    first, end = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
+    if first.size == 0 or (end - first).max() > MAX_FAST_DIGITS:
+        return None, None
+    # the line each field lies on: two fields on every line, none blank
+    line_of_field = np.cumsum(kind == 3)[first]
+    lines = int(np.count_nonzero(kind == 3)) + (kind[-1] != 3)
+    if first.size != 2 * lines or np.any(np.bincount(line_of_field, minlength=lines) != 2):
+        return None, None
+    values = np.fromstring(block, dtype=np.int64, sep=" ")  # noqa: NPY201 (text mode: whitespace-separated integers)
+    if values.size != first.size:
+        return None, None
+    s, d = values[0::2], values[1::2]
+    # the sum in floating point (an int64 sum of huge values could wrap), with a margin for its rounding
+    if np.any(s + d > limits.MAX_TIME_NS) or total + float(d.sum(dtype=np.float64)) > limits.MAX_TIME_NS - 1e6:
+        return None, None
+    return s, d
+
+
+def _block_by_line(block: bytes, path: Path, before: int, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """The detours of a block read line by line (`before` lines and `total` ns of detours
+    before it): comments and blank lines skipped, the first wrong line said."""
+    starts = array("q")
+    durations = array("q")
+    rows = block.split(b"\n")
+    if block.endswith(b"\n"):
+        rows.pop()
+    for lineno, data in enumerate(rows, before + 1):
+        try:
+            line = data.decode("utf-8-sig" if lineno == 1 else "utf-8").strip()
+        except UnicodeDecodeError:
+            raise CloudnoiseError(f"{path}:{lineno}: not UTF-8 text; save the trace as UTF-8") from None
+        if not line or line.startswith("#"):
+            continue
+        start, duration = _detour(line, path, lineno)
+        total += duration
+        if total > limits.MAX_TIME_NS:
+            raise CloudnoiseError(
+                f"{path}:{lineno}: the detours add up to more than {limits.MAX_TIME_NS:.3g} ns "
+                f"({limits.MAX_TIME_PS / 1e12:.3g} s), the limit of one simulated time"
+            )
+        starts.append(start)
+        durations.append(duration)
+    return np.frombuffer(starts, dtype=np.int64), np.frombuffer(durations, dtype=np.int64)
 
 
 def _detour(line: str, path: Path, lineno: int) -> tuple[int, int]:
