@@ -81,6 +81,28 @@ def test_clock_step_reads_the_tick_of_a_coarse_timer_and_none_of_a_fine_one():
     assert np.mean(coarse) == pytest.approx(np.mean(true), abs=2.0)
 
 
+def test_clock_step_reads_a_tick_whose_values_are_not_all_taken_alike():
+    """GCP 2022-07-02's series (its commonest round trips, ns, and how many of each, as measured):
+    a 238.4 ns clock whose values come in pairs of neighbouring ticks about every fourth tick,
+    so that the gaps between the values taken are 238, 715 and 953 ns and their median, 477 ns,
+    is no tick."""
+    values = np.array([17881, 18119, 18835, 19073, 19788, 20027, 20980, 21219, 21934, 22172, 22888, 23126,
+                       23841, 24080, 24795, 25033, 25987, 26226, 26941, 27179, 27894, 28133, 28848, 29087,
+                       30040, 30994], np.float64)
+    counts = np.array([7997, 7880, 38587, 86977, 27464, 211436, 218149, 18934, 123693, 46540, 50841, 44594,
+                       15175, 29883, 2771, 17028, 9888, 585, 4612, 1502, 2204, 1676, 924, 1695, 1358, 1047],
+                      np.int64)
+    assert clock_step(values, counts) == pytest.approx(238.43, rel=1e-3)
+    # the same values moved off that comb (a fine clock) read as no clock
+    jitter = np.random.default_rng(4).integers(-40, 41, size=values.size)
+    assert clock_step(values + jitter, counts) == 1.0
+    # a fine clock's few values, 5 to 60 ns apart: no comb of their least gap (any values lie
+    # within 3 ns of a 5 ns comb's teeth)
+    rng = np.random.default_rng(5)
+    sparse = 3_000.0 + np.cumsum(rng.integers(5, 61, size=80))
+    assert clock_step(sparse, rng.integers(100, 1_000, size=sparse.size)) == 1.0
+
+
 def test_the_table_judges_quantiles_and_late_shares_with_their_tolerances():
     rng = np.random.default_rng(2)
     measured = 3_000 + rng.exponential(300.0, 50_000)

@@ -123,6 +123,9 @@ def read_through_clock(values_ns: np.ndarray, step_ns: float, seed: int = 0) -> 
     return (np.floor((phase + values_ns) / step_ns) - np.floor(phase / step_ns)) * step_ns
 
 
+MIN_UNEVEN_TICK_NS = 12.0  # the least tick read from the least gap: four times the 3 ns a value may sit off its tooth
+
+
 def clock_step(values: np.ndarray, counts: np.ndarray) -> float:
     """The tick of the timer that read these round trips (ns): the usual distance between the
     clusters of distinct values in the body of the distribution (values within 3 ns of each
@@ -148,11 +151,27 @@ def clock_step(values: np.ndarray, counts: np.ndarray) -> float:
         return 1.0
     close = gaps[gaps < 1.5 * typical]
     step = float(close.mean()) if close.size else typical
-    # a lattice: (nearly) every value of the body within 3 ns of centres[0] + k * step; a fine
-    # clock's values fill the gaps between any such comb
-    offset = (v - centres[0]) % step
-    near = np.minimum(offset, step - offset) <= 3.0
-    return step if float(c[near].sum()) >= 0.95 * float(c.sum()) else 1.0
+
+    def lattice(step: float) -> bool:
+        """(Nearly) every value of the body within 3 ns of centres[0] + k * step; a fine clock's
+        values fill the gaps between any such comb."""
+        offset = (v - centres[0]) % step
+        near = np.minimum(offset, step - offset) <= 3.0
+        return float(c[near].sum()) >= 0.95 * float(c.sum())
+
+    if lattice(step):
+        return step
+    # a clock whose ticks are not all taken alike (GCP 2022-07-02: values on a 238.4 ns clock,
+    # most of them on every fourth tick, gaps of 238 and 715 ns): the least gap, made exact over
+    # the body's whole span (a tick read from one gap is off by the printing's rounding)
+    # (a comb finer than MIN_UNEVEN_TICK_NS holds any values within 3 ns of its teeth)
+    least = float(gaps.min())
+    if least >= MIN_UNEVEN_TICK_NS:
+        span = float(centres[-1] - centres[0])
+        fine = span / max(round(span / least), 1)
+        if lattice(fine):
+            return fine
+    return 1.0
 
 
 @dataclass(frozen=True)
