@@ -122,16 +122,31 @@ def levels(campaign: Path, k: int = 20) -> dict:
     """How much sums of k consecutive round trips vary beyond independent draws, over the series
     and within Netgauge's calls (each call a launch of 1,000 ping-pongs, its first 21 dropped on
     import), with the stalls counted at the split's rule (median + 10 spreads, at least twice the
-    median), and the spread of the calls' medians (model/chain_sums.py `persistence`)."""
+    median), the spread of the calls' medians (model/chain_sums.py `persistence`), and how much
+    slower each call's first tenth runs than the rest (a warm-up longer than the samples dropped)."""
     from cloudnoise.measurement.imports.netgauge_pingpong import RUN_LENGTH, WARMUP_DROPPED
     from cloudnoise.model.chain_sums import persistence
 
     series = measured_series(campaign)
     m = series.median()
     clip = m + max(10.0 * (float(np.percentile(series.values_ns, 90.0)) - m), m)
-    p = persistence(series, k, RUN_LENGTH - WARMUP_DROPPED, clip)
+    call = RUN_LENGTH - WARMUP_DROPPED
+    p = persistence(series, k, call, clip)
+    # each call's first tenth against the rest (a warm-up that outlasts the dropped samples), in
+    # the mean of the round trips at each place in a call, and the p50 of the sums of k there
+    calls = series.values_ns.size // call
+    first: dict[str, float] = {}
+    if calls:
+        x = np.minimum(series.values_ns[:calls * call], clip).reshape(calls, call)
+        tenth = call // 10
+        per = call // k
+        sums = x[:, :per * k].reshape(calls, per, k).sum(axis=2) - k * m
+        early = np.arange(per) < max(1, per // 10)
+        first = {"first_tenth_minus_rest_ns": float(x[:, :tenth].mean() - x[:, tenth:].mean()),
+                 "sums_p50_first_tenth_ns": float(np.median(sums[:, early])),
+                 "sums_p50_rest_ns": float(np.median(sums[:, ~early]))}
     return {"k": k, "ratio": p.ratio, "ratio_within_calls": p.ratio_within_calls,
-            "call_medians_ns": list(p.call_medians_ns), "calls": p.calls}
+            "call_medians_ns": list(p.call_medians_ns), "calls": p.calls, **first}
 
 
 def one(label: str, campaign: Path, work: Path, ks: list[int], reps: int, seed: int, as_paper: bool) -> dict:
