@@ -107,6 +107,45 @@ def test_reader_says_the_line_of_garbage_in_a_later_block(tmp_path, monkeypatch,
         read_trace(path)
 
 
+@pytest.mark.parametrize("block", [64, 1 << 20])
+def test_reader_refuses_a_line_too_long_as_it_reads_it(tmp_path, monkeypatch, block):
+    """A line of 50 MB of digits and no newline is said at once (its line), not read whole first."""
+    import cloudnoise.model.os_noise as os_noise
+
+    monkeypatch.setattr(os_noise, "TRACE_BLOCK_BYTES", block)
+    path = tmp_path / "long.txt"
+    with open(path, "wb") as fh:
+        fh.write(b"# header\n10\t2\n")
+        fh.write(b"7" * 50_000_000)
+    read = []
+    real_open = open
+
+    class Counting:
+        """The file as opened, counting the bytes read from it."""
+
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def seek(self, at):
+            return self.fh.seek(at)
+
+        def read(self, n=-1):
+            got = self.fh.read(n)
+            read.append(len(got))
+            return got
+
+    monkeypatch.setattr("builtins.open", lambda *a, **k: Counting(real_open(*a, **k)))
+    with pytest.raises(CloudnoiseError, match=rf"^{path}:3: a line of more than 4096 bytes"):
+        read_trace(path)
+    assert 0 < sum(read) <= 4096 + 3 * max(block, 4096)  # stopped within a few blocks, not at 50 MB
+
+
 def test_reader_checks_the_limits_in_plain_blocks(tmp_path):
     """Values a plain block holds are checked as the line-by-line reader checks them: a detour
     that ends past the limit, and detours that add up past it."""

@@ -83,6 +83,7 @@ class OSNoiseTrace:
 
 
 TRACE_BLOCK_BYTES = 1 << 20  # a trace is read this much at a time (and the last line's rest)
+MAX_TRACE_LINE_BYTES = 4096  # a longer line is refused as it is read (a detour's line holds ~20 bytes)
 MAX_FAST_DIGITS = 18  # a field of at most this many digits fits an int64; longer ones take the line-by-line path
 _TRACE_BYTES = np.zeros(256, dtype=np.uint8)  # 1: a digit, 2: a field separator, 3: the end of a line
 _TRACE_BYTES[ord("0"):ord("9") + 1] = 1
@@ -115,21 +116,22 @@ def read_trace(path: str | Path) -> OSNoiseTrace:
                 if not data:
                     break
                 cut = data.rfind(b"\n") + 1 if read else len(data)
-                if cut == 0:  # no line ends in this block yet: read on
-                    rest = data
-                    continue
                 block, rest = data[:cut], data[cut:]
-                if lines == 0 and block.startswith(b"\xef\xbb\xbf"):
-                    block = block[3:]
-                # a header of comments (a trace's first lines) is skipped before the block is tried
-                head = _leading_notes(block)
-                s, d = _plain_block(block[head:], total)
-                if s is None or d is None:
-                    s, d = _block_by_line(block, p, lines, total)
-                total += int(d.sum())
-                lines += block.count(b"\n") + (not block.endswith(b"\n"))
-                starts.append(s)
-                durations.append(d)
+                if block:
+                    if lines == 0 and block.startswith(b"\xef\xbb\xbf"):
+                        block = block[3:]
+                    # a header of comments (a trace's first lines) is skipped before the block is tried
+                    head = _leading_notes(block)
+                    s, d = _plain_block(block[head:], total)
+                    if s is None or d is None:
+                        s, d = _block_by_line(block, p, lines, total)
+                    total += int(d.sum())
+                    lines += block.count(b"\n") + (not block.endswith(b"\n"))
+                    starts.append(s)
+                    durations.append(d)
+                if len(rest) > MAX_TRACE_LINE_BYTES:  # no line is that long: said before it is all read
+                    raise CloudnoiseError(f"{p}:{lines + 1}: a line of more than {MAX_TRACE_LINE_BYTES} bytes, not "
+                                          "`start<TAB>duration` in ns")
     except OSError as err:
         raise CloudnoiseError(f"{p}: cannot read the OS noise trace ({err.strerror or err})") from None
     if not starts:
