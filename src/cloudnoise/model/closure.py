@@ -152,19 +152,19 @@ def clock_step(values: np.ndarray, counts: np.ndarray) -> float:
     close = gaps[gaps < 1.5 * typical]
     step = float(close.mean()) if close.size else typical
 
-    def lattice(step: float) -> bool:
-        """(Nearly) every value of the body within 3 ns of centres[0] + k * step; a fine clock's
+    def lattice(tick: float) -> bool:
+        """(Nearly) every value of the body within 3 ns of centres[0] + k * tick; a fine clock's
         values fill the gaps between any such comb."""
-        offset = (v - centres[0]) % step
-        near = np.minimum(offset, step - offset) <= 3.0
+        offset = (v - centres[0]) % tick
+        near = np.minimum(offset, tick - offset) <= 3.0
         return float(c[near].sum()) >= 0.95 * float(c.sum())
 
     if lattice(step):
         return step
     # a clock whose ticks are not all taken alike (GCP 2022-07-02: values on a 238.4 ns clock,
     # most of them on every fourth tick, gaps of 238 and 715 ns): the least gap, made exact over
-    # the body's whole span (a tick read from one gap is off by the printing's rounding)
-    # (a comb finer than MIN_UNEVEN_TICK_NS holds any values within 3 ns of its teeth)
+    # the body's whole span (a tick read from one gap is off by the printing's rounding), from
+    # MIN_UNEVEN_TICK_NS up (a finer comb holds any values within 3 ns of its teeth)
     least = float(gaps.min())
     if least >= MIN_UNEVEN_TICK_NS:
         span = float(centres[-1] - centres[0])

@@ -169,7 +169,7 @@ def _plain_block(block: bytes, total: int) -> tuple[np.ndarray, np.ndarray] | tu
     lines = int(np.count_nonzero(kind == 3)) + (kind[-1] != 3)
     if first.size != 2 * lines or np.any(np.bincount(line_of_field, minlength=lines) != 2):
         return None, None
-    values = np.fromstring(block, dtype=np.int64, sep=" ")  # noqa: NPY201 (text mode: whitespace-separated integers)
+    values = np.fromstring(block, dtype=np.int64, sep=" ")  # text mode: integers apart by any whitespace
     if values.size != first.size:
         return None, None
     s, d = values[0::2], values[1::2]

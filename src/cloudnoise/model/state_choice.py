@@ -82,10 +82,9 @@ def judge_state(fit: StateFit, measured: Measured, load: Callable[[LatencyState 
     compared = min(measured.count, MAX_REPLAY)
     tried: list[Tried] = []
     # the rule below, applied as the replays come: the best of those that close and the best of
-    # all, so that at most two replays are held beside the one being judged
-    best_closing: Tried | None = None
-    best_any: Tried | None = None
-    replays: dict[int, np.ndarray] = {}  # by id() of the candidates that may still be chosen
+    # all, each with its replay, so that at most two replays are held beside the one being judged
+    best_closing: tuple[Tried, np.ndarray] | None = None
+    best_any: tuple[Tried, np.ndarray] | None = None
     for candidate in (None, fit.state, *fit.alternatives):
         replay = replay_of(load(candidate), count, size, seed)
         got = sums_excess(segment_sums(replay, SUMS_K, SEGMENT), measured.median_ns)
@@ -93,14 +92,14 @@ def judge_state(fit: StateFit, measured: Measured, load: Callable[[LatencyState 
                          seed).closes
         t = Tried(candidate, got, sums_distance(want, got), closes)
         tried.append(t)
-        replays[id(t)] = replay
-        if closes and (best_closing is None or t.distance < best_closing.distance - MARGIN):
-            best_closing = t
-        if best_any is None or t.distance < best_any.distance - MARGIN:
-            best_any = t
-        replays = {id(held): replays[id(held)] for held in (best_closing, best_any) if held is not None}
-    best = best_closing or best_any
-    assert best is not None
+        if closes and (best_closing is None or t.distance < best_closing[0].distance - MARGIN):
+            best_closing = (t, replay)
+        if best_any is None or t.distance < best_any[0].distance - MARGIN:
+            best_any = (t, replay)
+        del replay
+    chosen = best_closing or best_any
+    assert chosen is not None
+    best, best_replay = chosen
 
     def us(q: tuple[float, ...]) -> str:
         return "/".join(f"{x / 1e3:.3g}" for x in sums_spreads(q))
@@ -125,4 +124,4 @@ def judge_state(fit: StateFit, measured: Measured, load: Callable[[LatencyState 
            f"{best.distance:.2g} tolerances off; {others}")
     if best.state is None:
         why += " (no state gives back the series' persistence better than per-message draws alone)"
-    return replace(fit, state=best.state, why=why, sums_check=check), replays[id(best)]
+    return replace(fit, state=best.state, why=why, sums_check=check), best_replay
