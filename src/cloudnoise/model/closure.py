@@ -129,7 +129,9 @@ MIN_UNEVEN_TICK_NS = 12.0  # the least tick read from the least gap: four times 
 def clock_step(values: np.ndarray, counts: np.ndarray) -> float:
     """The tick of the timer that read these round trips (ns): the usual distance between the
     clusters of distinct values in the body of the distribution (values within 3 ns of each
-    other are one tick written with rounding: Netgauge prints RTT/2 in us). 1 for a clock too
+    other are one tick written with rounding: Netgauge prints RTT/2 in us), or, where the
+    values do not take every tick alike and that distance is no tick, their least distance.
+    Either only where (nearly) every value of the body lies on its comb. 1 for a clock too
     fine to see."""
     order = np.argsort(values)
     v, c = np.asarray(values, np.float64)[order], np.asarray(counts, np.float64)[order]
