@@ -89,6 +89,7 @@ _TRACE_BYTES = np.zeros(256, dtype=np.uint8)  # 1: a digit, 2: a field separator
 _TRACE_BYTES[ord("0"):ord("9") + 1] = 1
 _TRACE_BYTES[[ord(" "), ord("\t"), ord("\r")]] = 2
 _TRACE_BYTES[ord("\n")] = 3
+_TRACE_BYTES.flags.writeable = False  # a constant
 
 
 def read_trace(path: str | Path) -> OSNoiseTrace:
