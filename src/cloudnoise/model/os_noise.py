@@ -82,7 +82,7 @@ class OSNoiseTrace:
         return float(self.durations.sum() / total) if total else 0.0
 
 
-TRACE_BLOCK_BYTES = 1 << 20  # a trace is read this much at a time (and the last line's rest)
+TRACE_BLOCK_BYTES = 1 << 18  # a trace is read this much at a time (and the last line's rest)
 MAX_TRACE_LINE_BYTES = 4096  # a longer line is refused as it is read (a detour's line holds ~20 bytes)
 MAX_FAST_DIGITS = 18  # a field of at most this many digits fits an int64; longer ones take the line-by-line path
 _TRACE_BYTES = np.zeros(256, dtype=np.uint8)  # 1: a digit, 2: a field separator, 3: the end of a line
@@ -103,8 +103,9 @@ def read_trace(path: str | Path) -> OSNoiseTrace:
     p = check_file(path, "OS noise trace (start<TAB>duration lines in ns)")
     if p.suffix == ".npz":
         return _read_npz_trace(p)
-    starts: list[np.ndarray] = []
-    durations: list[np.ndarray] = []
+    # grown in place block by block (no list of blocks joined at the end: that held the trace twice)
+    starts = array("q")
+    durations = array("q")
     total, lines = 0, 0
     try:
         with open(p, "rb") as fh:
@@ -128,16 +129,14 @@ def read_trace(path: str | Path) -> OSNoiseTrace:
                         s, d = _block_by_line(block, p, lines, total)
                     total += int(d.sum())
                     lines += block.count(b"\n") + (not block.endswith(b"\n"))
-                    starts.append(s)
-                    durations.append(d)
+                    starts.frombytes(np.ascontiguousarray(s, np.int64).tobytes())
+                    durations.frombytes(np.ascontiguousarray(d, np.int64).tobytes())
                 if len(rest) > MAX_TRACE_LINE_BYTES:  # no line is that long: said before it is all read
                     raise CloudnoiseError(f"{p}:{lines + 1}: a line of more than {MAX_TRACE_LINE_BYTES} bytes, not "
                                           "`start<TAB>duration` in ns")
     except OSError as err:
         raise CloudnoiseError(f"{p}: cannot read the OS noise trace ({err.strerror or err})") from None
-    if not starts:
-        return OSNoiseTrace(np.empty(0, np.int64), np.empty(0, np.int64))
-    return OSNoiseTrace(np.concatenate(starts), np.concatenate(durations))
+    return OSNoiseTrace(np.frombuffer(starts, dtype=np.int64), np.frombuffer(durations, dtype=np.int64))
 
 
 def _leading_notes(block: bytes) -> int:
@@ -166,7 +165,7 @@ def _plain_block(block: bytes, total: int) -> tuple[np.ndarray, np.ndarray] | tu
     if first.size == 0 or (end - first).max() > MAX_FAST_DIGITS:
         return None, None
     # the line each field lies on: two fields on every line, none blank
-    line_of_field = np.cumsum(kind == 3)[first]
+    line_of_field = np.cumsum(kind == 3, dtype=np.int32)[first]
     lines = int(np.count_nonzero(kind == 3)) + (kind[-1] != 3)
     if first.size != 2 * lines or np.any(np.bincount(line_of_field, minlength=lines) != 2):
         return None, None
