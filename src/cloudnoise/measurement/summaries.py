@@ -136,17 +136,23 @@ class StreamStats:
         p = np.asarray(probabilities, dtype=np.float64)
         if not self.count:
             return np.full(p.shape, math.nan)
-        values, counts = [], []
-        for item in self.hist.get_recorded_iterator():
-            values.append(item.value_iterated_to)
-            counts.append(item.count_at_value_iterated_to)
-        cum = np.cumsum(np.asarray(counts, np.int64))
-        v = np.minimum(np.maximum(np.asarray(values, np.float64), self.min), self.max)
+        v, counts = self.recorded()
+        cum = np.cumsum(counts)
         rank = np.clip(np.floor(p * self.count + 0.5), 1, self.count)
         out = v[np.minimum(np.searchsorted(cum, rank), len(v) - 1)]
         out[p <= 0] = self.min
         out[p >= 1] = self.max
         return out
+
+    def recorded(self) -> tuple[np.ndarray, np.ndarray]:
+        """The histogram's buckets that hold values, in ascending order: each bucket's highest
+        equivalent value (within [min, max]: the largest is the exact maximum) and its count."""
+        values, counts = [], []
+        for item in self.hist.get_recorded_iterator():
+            values.append(item.value_iterated_to)
+            counts.append(item.count_at_value_iterated_to)
+        v = np.minimum(np.maximum(np.asarray(values, np.float64), self.min), self.max)
+        return v, np.asarray(counts, np.int64)
 
     def to_json(self) -> dict[str, Any]:
         return {
