@@ -231,3 +231,32 @@ def test_episodes_that_fill_the_series_are_no_state_that_comes_and_goes():
     got = run_split(starts, values)
     assert got.kind == "independent" and got.episodes is None, got.why
     assert "no state that comes and goes" in got.why and "at most 90%" in got.why
+
+
+def test_episodes_give_back_the_time_the_series_spent_in_stalls():
+    # Daint-like: episodes of ~2 ms at 80/s, stalls of 500 us, and between an episode's stalls
+    # either almost nothing (stalls in consecutive round trips) or 100-300 us: quiet times of two
+    # kinds, whose quartiles span 5 to 250 us. What meets the stalls by time (a collective started
+    # at a random moment) needs the time in them: a lognormal through those quartiles put the
+    # mean quiet time at ms and a host's time in stalls at a fraction of the measured
+    rng = np.random.default_rng(12)
+    span = 3.0e9
+    out: list[tuple[float, float]] = []
+    t = rng.exponential(1e9 / 80.0)
+    while t < span:
+        s, end = t, t + 2e6
+        while s <= end:
+            out.append((s, s + 500_000))
+            s += 500_000 + (5_000 if rng.random() < 0.4 else rng.uniform(100_000, 300_000))
+        t = out[-1][1] + rng.exponential(1e9 / 80.0)
+    starts, values = pingpong(body(rng, 420_000), [out, []])
+    got = run_split(starts, values)
+    assert got.kind == "bursty", got.why
+    ep = got.episodes
+    median = float(np.median(values))
+    measured = float(np.sum(values[values > got.threshold_ns] - median)) / float(values.sum())
+    host = float(np.mean([ep.table(np.random.default_rng(s)).time_share() for s in range(4)]))
+    pair = host if ep.shared else 1.0 - (1.0 - host) ** 2
+    assert pair == pytest.approx(measured, rel=0.15)
+    # the quiet times between an episode's stalls keep their mean (about 122 us, less up to a round trip)
+    assert 100_000 <= ep.gap.mean() <= 130_000

@@ -54,7 +54,7 @@ from cloudnoise.measurement.summaries import StreamStats
 from cloudnoise.model.distributions import Constant, Distribution
 from cloudnoise.model.latency_episodes import MAX_EPISODE_SHARE, LatencyEpisodes, StallTable
 from cloudnoise.model.series_order import (
-    Batch, SeriesOrder, add_log, log_hist, measured_shape, otsu, shape, with_zero,
+    Batch, SeriesOrder, add_log, log_hist, measured_shape, otsu, with_zero,
 )
 
 MIN_SAMPLES = 10_000
@@ -355,9 +355,11 @@ def _bursty(a: _PassA, b: _PassB, hosts: int, shared: bool) -> LatencyEpisodes:
     # the rate that gives the model's own episodes (duration + one stall) the measured share of time
     mean_episode = duration.mean() + stall.mean()
     rate = share / ((1.0 - share) * mean_episode) * 1e9
-    # the gaps' spread from their quartiles: one train's regular recurrence, not the rare
-    # longer quiet times inside an episode
-    return LatencyEpisodes(stall, rate, duration, shape(b.gaps, keep_mean=False), shared=shared)
+    # the quiet times between an episode's stalls as measured too: on Daint they run from 0 (stalls
+    # in consecutive round trips) to hundreds of us, and a lognormal through their quartiles
+    # (sigma 2.7-6) put its mean at ms to hours, an episode's stalls far apart, and a host's time
+    # in stalls at under half the measured
+    return LatencyEpisodes(stall, rate, duration, measured_shape(b.gaps), shared=shared)
 
 
 def _one_train_at_a_time(per_host: LatencyEpisodes, b: _PassB, median_ns: float, threshold: float, hosts: int,

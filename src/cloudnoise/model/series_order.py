@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from statistics import NormalDist
 
 import numpy as np
 
@@ -36,7 +35,6 @@ from cloudnoise.model.distributions import Constant, Distribution, LogNormal, Mi
 
 MAX_SEGMENT_GAP_NS = 10**9  # a longer pause between two samples starts a new stretch of the series
 SORTED_SHARE = 0.99  # values non-decreasing at this share of steps: sorted, no order to read
-_Z75 = NormalDist().inv_cdf(0.75)
 # The probabilities `measured_shape` keeps a distribution at: finer in the upper tail
 SHAPE_POINTS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 1.0)
 # ... and further up the tail, where the series holds enough values above them
@@ -172,21 +170,14 @@ def otsu(hist: np.ndarray, middle: bool = False) -> int:
     return k
 
 
-def shape(stats: StreamStats, keep_mean: bool = True) -> Distribution:
-    """A lognormal with a streaming histogram's median and its mean (`keep_mean`: the time
-    the model spends in stalls and episodes is then the measured time), else its
-    interquartile range (robust to a few values of another population in a tail); a
-    constant where they agree with the median."""
+def shape(stats: StreamStats) -> Distribution:
+    """A lognormal with a streaming histogram's median and its mean (the time the model spends
+    in episodes is then the measured time); a constant where the mean agrees with the median."""
     median = float(stats.percentile(50.0))
-    if keep_mean:
-        mean = float(stats.mean)
-        if not mean > median * 1.01:
-            return Constant(mean)
-        return LogNormal.from_median(median, math.sqrt(2.0 * math.log(mean / median)))
-    q1, q3 = float(stats.percentile(25.0)), float(stats.percentile(75.0))
-    if not (q1 > 0 and q3 > q1 * 1.01):
-        return Constant(median)
-    return LogNormal.from_median(median, math.log(q3 / q1) / (2 * _Z75))
+    mean = float(stats.mean)
+    if not mean > median * 1.01:
+        return Constant(mean)
+    return LogNormal.from_median(median, math.sqrt(2.0 * math.log(mean / median)))
 
 
 def measured_shape(stats: StreamStats) -> Distribution:
