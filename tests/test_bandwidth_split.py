@@ -184,3 +184,30 @@ def test_drops_that_last_a_call_are_counted():
     assert "10 of them begin and end with a call" in got.why
     # each drop lasts its call: 979 round trips of 4 ms
     assert got.episodes.duration.mean() == pytest.approx(per_call * 2 * HALF_NS / 0.7, rel=0.02)
+
+
+def test_episode_durations_are_bounded_by_what_the_series_showed():
+    # a few dozen drops whose lengths vary tenfold (50 ms to 500 ms, log-uniform): a lognormal
+    # through their median and mean reaches far beyond the longest; the durations drawn are
+    # the measured ones, nothing longer than the longest, at the measured mean
+    rng = np.random.default_rng(5)
+    n = 120_000
+    span = n * 2 * HALF_NS / 0.9
+    out: list[tuple[float, float, float]] = []
+    t = rng.exponential(3e9)
+    while t < span:
+        d = float(np.exp(rng.uniform(np.log(50e6), np.log(500e6))))
+        out.append((t, t + d, 0.6))
+        t += d + rng.exponential(3e9)
+    starts, values = pingpong(rng, n, [out, []])
+    got = run_split(starts, values)
+    assert got.kind == "episodes", got.why
+    d = got.episodes.duration
+    assert d.support()[1] <= 1.1 * max(e - s for s, e, _ in out)
+    import re
+
+    longest_ms = float(re.search(r"the longest ([0-9.e+-]+) ms: nothing longer is drawn", got.why).group(1))
+    assert d.support()[1] == pytest.approx(longest_ms * 1e6, rel=0.01)
+    assert longest_ms <= 500 * 1.1
+    # the mean (what the time in drops rests on): the lognormal through median and mean kept it too
+    assert d.mean() == pytest.approx(float(np.mean([e - s for s, e, _ in out])), rel=0.25)

@@ -17,21 +17,19 @@ share:
 * **whether there is an order to read time from** (`SeriesOrder.fallback`):
   enough samples, start times that increase, values not in sorted order; else
   one line saying why, for the profile's provenance;
-* log-binned histograms and Otsu's split of one, the lognormal that keeps a
-  streaming histogram's median and mean (`shape`), and the measured
+* log-binned histograms and Otsu's split of one, and the measured
   distribution itself, bounded by what the series showed (`measured_shape`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from cloudnoise.measurement.summaries import StreamStats
-from cloudnoise.model.distributions import Constant, Distribution, LogNormal, Mixture, Uniform, mixture_of
+from cloudnoise.model.distributions import Constant, Distribution, Mixture, Uniform, mixture_of
 
 MAX_SEGMENT_GAP_NS = 10**9  # a longer pause between two samples starts a new stretch of the series
 SORTED_SHARE = 0.99  # values non-decreasing at this share of steps: sorted, no order to read
@@ -168,16 +166,6 @@ def otsu(hist: np.ndarray, middle: bool = False) -> int:
             last += 1
         k = (k + last) // 2
     return k
-
-
-def shape(stats: StreamStats) -> Distribution:
-    """A lognormal with a streaming histogram's median and its mean (the time the model spends
-    in episodes is then the measured time); a constant where the mean agrees with the median."""
-    median = float(stats.percentile(50.0))
-    mean = float(stats.mean)
-    if not mean > median * 1.01:
-        return Constant(mean)
-    return LogNormal.from_median(median, math.sqrt(2.0 * math.log(mean / median)))
 
 
 def measured_shape(stats: StreamStats) -> Distribution:
