@@ -69,6 +69,7 @@ from cloudnoise.model.distributions import quantile_grid
 from cloudnoise.model.chain_sums import streamed_sums
 from cloudnoise.model.closure import MAX_REPLAY, SUMS_K, Closure, Measured, clock_step, closure_of
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, count_once, os_part_of
+from cloudnoise.model.bandwidth_level import BandwidthLevel, level_costs, with_costs
 from cloudnoise.model.latency_level import LevelShift, level_delta, noiseless_round_trip, series_L, shift_loggops
 from cloudnoise.model.latency_state import LatencyState, StateFit, fit_state, state_clause
 from cloudnoise.model.latency_split import LatencySplit, split_latency
@@ -547,6 +548,7 @@ def build_profile(
             lat_parts += said_state
     bw = _bandwidth_stats(campaign)
     bw_split: BandwidthSplit | None = None
+    bw_level: BandwidthLevel | None = None
     if bw is not None:
         stats, size, src, exp = bw
         bw_split = _split_bandwidth(campaign, exp, size, stats)
@@ -569,6 +571,16 @@ def build_profile(
             loggops["provenance"]["source"] += (
                 f"; G = fitted G x median bandwidth fraction = {loggops['G']:.6g} ns/B (was {fitted_G:.6g}), "
                 "so that G / bandwidth noise reproduces the measured median transfer times")
+        if not as_paper:
+            # the large message's noiseless round trip at the series' median (model/bandwidth_level.py)
+            bw_level = level_costs(loggops, size, float(median_fraction[0]), float(draws.percentile(50.0)),
+                                   lambda lg: noiseless_round_trip(_provisional({**profile, "loggops": lg}, None),
+                                                                   size, seed))
+            moved = with_costs(loggops, size, bw_level.G_moved, bw_level.O_moved)
+            loggops["G"], loggops["O"] = moved["G"], moved["O"]
+            if "size_classes" in moved:
+                loggops["size_classes"] = moved["size_classes"]
+            loggops["provenance"]["source"] += f"; {bw_level.describe()}"
         if episodes is not None:
             kept = 1.0 - bw_split.sample_share
             parts = (f"two parts: drops in time (`episodes`, model/bandwidth_episodes.py) and, per message, the "
@@ -679,6 +691,11 @@ def build_profile(
     profile["latency_level"] = None if level is None else {
         "fitted_noiseless_round_trip_ns": level.noiseless_ns, "median_round_trip_ns": level.median_ns,
         "L_moved_by_ns": level.delta_ns, "residual_ns": level.residual_ns}
+    profile["bandwidth_level"] = None if bw_level is None else {
+        "size_bytes": bw_level.size, "median_round_trip_ns": bw_level.median_ns,
+        "fitted_noiseless_round_trip_ns": bw_level.fitted_ns, "moved_noiseless_round_trip_ns": bw_level.moved_ns,
+        "factor": bw_level.factor, "G_fitted": bw_level.G_fitted, "G_moved": bw_level.G_moved,
+        "O_fitted": bw_level.O_fitted, "O_moved": bw_level.O_moved, "residual_ns": bw_level.residual_ns}
     profile["latency_state"] = None if state_fit is None else state_fit.to_json()
     profile["latency_split"] = None if split is None else {
         "kind": split.kind, "why": split.why, "used": "stalls" in profile.get("latency_noise", {}),

@@ -18,9 +18,10 @@ difference between the series' median round trip m and the noiseless round
 trip T0 of the fitted parameters (`noiseless_round_trip`, the engine's own
 replay of one ping-pong), so that the noiseless round trip is m, and the
 latency noise is the variation around it (model/latency_deconvolution.py
-deconvolves the round trips' excess over the new T0). o, g, G, O and S stay
-as fitted: the difference is a level of the messages, not of the CPU's
-overheads.
+deconvolves the round trips' excess over the new T0). o, g and S stay as
+fitted: the difference is a level of the messages, not of the CPU's
+overheads (G and O move to the bandwidth series' level:
+model/bandwidth_level.py).
 
 Why here and not in the noise: `simulate --noise none` is the profile
 without noise, so its small-message level should be the measured one; with

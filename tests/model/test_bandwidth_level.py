@@ -1,0 +1,95 @@
+"""The bandwidth's level (model/bandwidth_level.py): the large message's noiseless round trip at
+the bandwidth series' median. Known answers: a round trip linear in the per-byte costs, whose
+factor is solved by hand; a Netgauge run whose bandwidth series runs at twice the LogGP table's
+level, built as a user builds it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from cloudnoise.model.bandwidth_level import level_costs, size_class_of, with_costs
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "measurement"))
+
+from netgauge_synthetic import loggp_table, pingpong_text, write_run  # noqa: E402
+
+SIZE = 16 * 1024 * 1024
+
+
+def _loggops() -> dict:
+    return {"L": 1000.0, "o": 500.0, "g": 600.0, "G": 0.1, "O": 0.2, "S": 65536,
+            "size_classes": [{"min_bytes": 0, "L": 1000.0, "G": 0.5, "O": 0.01},
+                             {"min_bytes": 65537, "L": 5000.0, "G": 0.1, "O": 0.2}]}
+
+
+def _linear(lg: dict) -> float:
+    """A round trip that grows with both costs: 2 (o + L + size (G + O)) for the class's."""
+    c = size_class_of(lg, SIZE)
+    return 2.0 * (lg["o"] + c["L"] + SIZE * (c["G"] + c["O"]))
+
+
+def test_the_factor_puts_the_round_trip_at_the_median() -> None:
+    lg = _loggops()
+    f = 0.5  # the median fraction: G / f on the wire at the median
+    target = 4.0e6
+    got = level_costs(lg, SIZE, f, target, _linear)
+    # 2 (500 + 5000 + SIZE k (0.1 / 0.5 + 0.2)) = target: k = (target / 2 - 5500) / (SIZE x 0.4)
+    k = (target / 2 - 5500.0) / (SIZE * 0.4)
+    assert got.factor == pytest.approx(k, rel=1e-4)  # costs in whole fs per byte
+    assert (got.G_moved, got.O_moved) == (pytest.approx(0.1 * k, abs=1e-6), pytest.approx(0.2 * k, abs=1e-6))
+    assert got.moved_ns == pytest.approx(target, rel=1e-5)
+    assert got.fitted_ns == pytest.approx(_linear(with_costs(lg, SIZE, 0.1 / f, 0.2)))
+    assert "costs of 16777216 B messages moved" in got.describe() and "alone exceed" not in got.describe()
+
+
+def test_only_the_class_of_the_size_moves_and_the_plain_costs_where_they_are_its() -> None:
+    lg = _loggops()
+    moved = with_costs(lg, SIZE, 0.05, 0.1)
+    assert moved["size_classes"][1]["G"] == 0.05 and moved["size_classes"][1]["O"] == 0.1
+    assert moved["size_classes"][0] == lg["size_classes"][0]  # the small sizes the table measured
+    assert (moved["G"], moved["O"]) == (0.05, 0.1)  # the plain costs were the class's
+    lg["G"] = 0.3  # a plain G of its own stays
+    assert with_costs(lg, SIZE, 0.05, 0.1)["G"] == 0.3
+    assert lg["size_classes"][1]["G"] == 0.1  # the input is not changed
+
+
+def test_overheads_alone_above_the_median_leave_no_per_byte_cost_and_say_so() -> None:
+    got = level_costs(_loggops(), SIZE, 1.0, 5000.0, _linear)  # 2 (500 + 5000) = 11 us already
+    assert got.factor == 0.0 and got.G_moved == 0.0 and got.O_moved == 0.0
+    assert got.moved_ns == pytest.approx(11_000.0)
+    assert "alone exceed the median by 6000 ns" in got.describe()
+
+
+def _run_twice_as_slow(folder: Path) -> Path:
+    """A Netgauge run whose LogGP table says G = 0.1 ns/B and whose 16 MiB series runs at about
+    twice the table's transfer time (RT/2 3.4 ms against 1.7 ms)."""
+    run = write_run(folder / "2022_05_05_17_00_11", lat_runs=12, bw_runs=3)
+    (run / "ng_netnoise_mpi_bw.out").write_text(pingpong_text([SIZE], 3, lambda r, i: 3400.0 + (i % 7)))
+    (run / "ng_loggp.out").write_text(loggp_table(L=1.0, o_s=0.3, o_r=0.3, g=0.5, G=0.0001, S=8192))
+    return run
+
+
+@pytest.mark.parametrize("as_paper", [False, True])
+def test_a_built_profile_gives_back_its_bandwidth_series_median(tmp_path: Path, as_paper: bool) -> None:
+    from cloudnoise.measurement.imports.netgauge import import_netgauge
+    from cloudnoise.model.build import build_profile
+    from cloudnoise.model.latency_level import noiseless_round_trip
+    from cloudnoise.model.profile import load_profile
+
+    campaign = import_netgauge(_run_twice_as_slow(tmp_path), tmp_path / "campaign", {"system": "slow"}).campaign
+    out = tmp_path / "p.json"
+    built = build_profile(campaign, out, allow_missing=True, as_paper=as_paper)
+    profile = load_profile(out)
+    noiseless = noiseless_round_trip(profile, SIZE)  # at the peak: the median fraction is about 1 here
+    measured_median = 2 * 3403e3
+    if as_paper:  # the paper's semantics keep the table's level: about half the series' round trip
+        assert built["bandwidth_level"] is None
+        assert noiseless < 0.6 * measured_median
+    else:
+        level = built["bandwidth_level"]
+        assert level["median_round_trip_ns"] == pytest.approx(measured_median, rel=0.002)
+        assert noiseless == pytest.approx(measured_median, rel=0.003)
+        assert "model/bandwidth_level.py" in profile.loggops.provenance.source
