@@ -93,3 +93,23 @@ def test_a_built_profile_gives_back_its_bandwidth_series_median(tmp_path: Path, 
         assert level["median_round_trip_ns"] == pytest.approx(measured_median, rel=0.002)
         assert noiseless == pytest.approx(measured_median, rel=0.003)
         assert "model/bandwidth_level.py" in profile.loggops.provenance.source
+
+
+def test_model_build_says_where_the_bandwidth_level_moved(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from cloudnoise.cli import cli
+    from cloudnoise.measurement.imports.netgauge import import_netgauge
+
+    campaign = import_netgauge(_run_twice_as_slow(tmp_path), tmp_path / "campaign", {"system": "slow"}).campaign
+    runner = CliRunner()
+    said = runner.invoke(cli, ["model", "build", str(campaign), "-o", str(tmp_path / "p.json"), "--allow-missing"])
+    assert said.exit_code == 0, said.output
+    assert "bandwidth level: the per-byte costs of 16777216 B messages" in said.output
+    doc = runner.invoke(cli, ["model", "build", str(campaign), "-o", str(tmp_path / "q.json"), "--allow-missing",
+                              "--json"])
+    assert doc.exit_code == 0, doc.output
+    level = json.loads(doc.stdout)["bandwidth_level"]
+    assert level["median_round_trip_ns"] == pytest.approx(2 * 3403e3, rel=0.002)

@@ -95,7 +95,7 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     bw_split = profile.get("bandwidth_split")
     if bw_split is not None:
         doc["bandwidth_split"] = bw_split
-    for key in ("latency_level", "latency_state", "counted_once", "closure", "campaign"):
+    for key in ("latency_level", "bandwidth_level", "latency_state", "counted_once", "closure", "campaign"):
         if profile.get(key) is not None:
             doc[key] = profile[key]
     if not as_json:
@@ -116,6 +116,12 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
             what = (f"drops in time + per-message remainder: {bw_split['why']}" if bw_split["used"]
                     else f"per-message draws: {bw_split['why']}")
             click.echo(f"bandwidth noise: {what}")
+        bw_level = profile.get("bandwidth_level")
+        if bw_level is not None and bw_level["factor"] != 1.0:
+            click.echo(f"bandwidth level: the per-byte costs of {bw_level['size_bytes']} B messages times "
+                       f"{bw_level['factor']:.4g} (G {bw_level['G_moved']:.6g} ns/B), so that their noiseless round "
+                       f"trip at the median bandwidth is the series' median {bw_level['median_round_trip_ns']:.6g} ns "
+                       f"(the fitted {bw_level['fitted_noiseless_round_trip_ns']:.6g} ns ran at another level)")
         if profile.get("compared_with_tool"):
             from cloudnoise.model.tool_table import print_compared
 
