@@ -77,7 +77,7 @@ def _fmt(row: dict) -> str:
 
 def main() -> None:
     sys.path.insert(0, str(REPO / "bench"))
-    from bench_closure import runs_of
+    from bench_closure import each_run
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--artifact", type=Path, default=REPO.parent / "shared" / "paper-artifact")
@@ -88,36 +88,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    from cloudnoise.errors import CloudnoiseError
-    from cloudnoise.measurement.imports.netgauge import import_netgauge
-
     work = Path(tempfile.mkdtemp(prefix="bench-bw-replay-"))
-    rows = []
+    rows: list[dict] = []
     print(f"# load average {os.getloadavg()}, {os.cpu_count()} cores", flush=True)
     try:
-        todo: list[tuple[str, Path | None, Path | None]] = [(str(c), None, c) for c in args.campaign]
-        if not args.no_artifact:
-            todo += [(str(t.relative_to(args.artifact)).removesuffix(".tar.xz"), t, None)
-                     for t in runs_of(args.artifact, [r for r in args.runs.split(",") if r])]
-        for label, tar, campaign in todo:
-            try:
-                if campaign is None:
-                    assert tar is not None
-                    campaign = work / label.replace("/", "_")
-                    try:
-                        import_netgauge(tar, campaign, {"system": label.split("/")[0]})
-                    except CloudnoiseError as err:
-                        if "no Netgauge output" in str(err):
-                            continue
-                        shutil.rmtree(campaign, ignore_errors=True)
-                        import_netgauge(tar, campaign, {"system": label.split("/")[0]}, salvage=True)
-                row = replay_row(label, campaign, work, args.max, args.seed)
-            except CloudnoiseError as err:
-                row = {"run": label, "error": str(err)}
-            rows.append(row)
-            print(_fmt(row), flush=True)
-            if tar is not None and campaign is not None:
-                shutil.rmtree(campaign, ignore_errors=True)
+        each_run(args, work, lambda label, c: replay_row(label, c, work, args.max, args.seed), _fmt, rows)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         if args.json:

@@ -30,6 +30,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -212,40 +213,50 @@ def main() -> None:
     ap.add_argument("--as-paper", action="store_true")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    from cloudnoise.errors import CloudnoiseError
-    from cloudnoise.measurement.imports.netgauge import import_netgauge
-
     ks = [int(k) for k in args.ks.split(",")]
     work = Path(tempfile.mkdtemp(prefix="bench-closure-"))
-    rows = []
+    rows: list[dict] = []
     print(f"# load average {os.getloadavg()}, {os.cpu_count()} cores", flush=True)
     try:
-        todo: list[tuple[str, Path | None, Path | None]] = [(str(c), None, c) for c in args.campaign]
-        if not args.no_artifact:
-            todo += [(str(t.relative_to(args.artifact)).removesuffix(".tar.xz"), t, None)
-                     for t in runs_of(args.artifact, [r for r in args.runs.split(",") if r])]
-        for label, tar, campaign in todo:
-            try:
-                if campaign is None:
-                    assert tar is not None
-                    campaign = work / label.replace("/", "_")
-                    try:
-                        import_netgauge(tar, campaign, {"system": label.split("/")[0]})
-                    except CloudnoiseError as err:
-                        if "no Netgauge output" in str(err):
-                            continue
-                        import_netgauge(tar, campaign, {"system": label.split("/")[0]}, salvage=True)
-                row = one(label, campaign, work, ks, args.reps, args.seed, args.as_paper)
-            except CloudnoiseError as err:
-                row = {"run": label, "error": str(err)}
-            rows.append(row)
-            print(_fmt(row) if "error" not in row else f"{label}: {row['error']}", flush=True)
-            if tar is not None and campaign is not None:
-                shutil.rmtree(campaign, ignore_errors=True)
+        each_run(args, work, lambda label, c: one(label, c, work, ks, args.reps, args.seed, args.as_paper), _fmt, rows)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         if args.json:
             args.json.write_text(json.dumps({"load_average": os.getloadavg(), "rows": rows}, indent=1))
+
+
+def each_run(args: argparse.Namespace, work: Path, row: Callable[[str, Path], dict], fmt: Callable[[dict], str],
+             rows: list[dict]) -> None:
+    """Every campaign given (`args.campaign`) and, unless `args.no_artifact`, every Netgauge run of
+    `args.artifact` whose path holds a part of `args.runs`, imported into `work` as a user imports
+    one (`measure import netgauge`, salvaged where cut short): `row(label, campaign)` appended to
+    `rows` and printed with `fmt` as it comes (an error as one line), the imported campaign removed."""
+    from cloudnoise.errors import CloudnoiseError
+    from cloudnoise.measurement.imports.netgauge import import_netgauge
+
+    todo: list[tuple[str, Path | None, Path | None]] = [(str(c), None, c) for c in args.campaign]
+    if not args.no_artifact:
+        todo += [(str(t.relative_to(args.artifact)).removesuffix(".tar.xz"), t, None)
+                 for t in runs_of(args.artifact, [r for r in args.runs.split(",") if r])]
+    for label, tar, campaign in todo:
+        try:
+            if campaign is None:
+                assert tar is not None
+                campaign = work / label.replace("/", "_")
+                try:
+                    import_netgauge(tar, campaign, {"system": label.split("/")[0]})
+                except CloudnoiseError as err:
+                    if "no Netgauge output" in str(err):
+                        continue
+                    shutil.rmtree(campaign, ignore_errors=True)
+                    import_netgauge(tar, campaign, {"system": label.split("/")[0]}, salvage=True)
+            got = row(label, campaign)
+        except CloudnoiseError as err:
+            got = {"run": label, "error": str(err)}
+        rows.append(got)
+        print(fmt(got) if "error" not in got else f"{label}: {got['error']}", flush=True)
+        if tar is not None and campaign is not None:
+            shutil.rmtree(campaign, ignore_errors=True)
 
 
 if __name__ == "__main__":
