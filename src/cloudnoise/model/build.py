@@ -69,6 +69,7 @@ from cloudnoise.model.distributions import quantile_grid
 from cloudnoise.model.chain_sums import streamed_sums
 from cloudnoise.model.closure import MAX_REPLAY, SUMS_K, Closure, Measured, clock_step, closure_of
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, count_once, os_part_of
+from cloudnoise.model.bandwidth_closure import bandwidth_closure_of
 from cloudnoise.model.bandwidth_level import BandwidthLevel, level_costs, with_costs
 from cloudnoise.model.latency_level import LevelShift, level_delta, noiseless_round_trip, series_L, shift_loggops
 from cloudnoise.model.latency_state import LatencyState, StateFit, fit_state, state_clause
@@ -679,6 +680,13 @@ def build_profile(
             # a profile that does not give back its own measurement says so where it is listed
             verdict = "closes" if closure.closes else "misses" if closure.judged else "too-few-round-trips"
             profile["labels"] = [*profile["labels"], f"closure={verdict}"]
+        if bw is not None and bw[0].count:
+            # the large-message series replayed the same way (model/bandwidth_closure.py)
+            bw_stats, bw_size, bw_src, _ = bw
+            bw_closure = bandwidth_closure_of(staging.load(profile), bw_stats, bw_size, bw_src, seed)
+            profile["bandwidth_closure"] = _bandwidth_closure_part(bw_closure, where)
+            verdict = "closes" if bw_closure.closes else "misses" if bw_closure.judged else "too-few-round-trips"
+            profile["labels"] = [*profile["labels"], f"bandwidth-closure={verdict}"]
         profile["campaign"] = _campaign_part(campaign, meta, where, trips, split, bw_split, profile, missing,
                                              pair_rows)
         staging.commit(profile)
@@ -736,6 +744,17 @@ def _closure_part(closure: Closure, where: str, profile: dict[str, Any], as_pape
         "through the engine with this profile (all its noise, as `simulate --noise both` runs it; "
         "model/closure.py), against the measured round trips"),
         "closes": closure.closes, **out, "stall_model": stall_model}
+
+
+def _bandwidth_closure_part(closure: Closure, where: str) -> dict[str, Any]:
+    """The profile's `bandwidth_closure`: the replay of the bandwidth series, row by row."""
+    out = closure.as_dict()
+    out.pop("closes", None)
+    return {"provenance": _measured(
+        f"{where}: model build's replay of {closure.experiment}, {closure.replayed:,} back-to-back ping-pongs "
+        "through the engine with this profile (all its noise, as `simulate --noise both` runs it; "
+        "model/bandwidth_closure.py), against the measured round trips"),
+        "closes": closure.closes, **out}
 
 
 def _campaign_part(campaign: Path, meta: dict[str, Any], where: str, trips: RoundTrips | None,

@@ -95,7 +95,8 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     bw_split = profile.get("bandwidth_split")
     if bw_split is not None:
         doc["bandwidth_split"] = bw_split
-    for key in ("latency_level", "bandwidth_level", "latency_state", "counted_once", "closure", "campaign"):
+    for key in ("latency_level", "bandwidth_level", "latency_state", "counted_once", "closure", "bandwidth_closure",
+                "campaign"):
         if profile.get(key) is not None:
             doc[key] = profile[key]
     if not as_json:
@@ -128,8 +129,9 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
             print_compared(profile["compared_with_tool"])
         from cloudnoise.model.closure_table import print_closure, print_campaign
 
-        if profile.get("closure") is not None:
-            print_closure(profile["closure"])
+        for key in ("closure", "bandwidth_closure"):
+            if profile.get(key) is not None:
+                print_closure(profile[key])
         print_campaign(profile.get("campaign"))
     if check and "source=netgauge" in profile.get("labels", []):
         # Measured elsewhere: nothing to run here; what its noise predicts instead.

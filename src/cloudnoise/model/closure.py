@@ -269,6 +269,7 @@ class Closure:
     seed: int
     notes: tuple[str, ...] = field(default_factory=tuple)
     replayed: int = 0  # round trips the replay ran (the measured count, up to MAX_REPLAY)
+    tolerance: str = ""  # what the rows are judged by, where not the latency's (model/bandwidth_closure.py)
 
     @property
     def judged(self) -> bool:
@@ -300,16 +301,17 @@ class Closure:
             "replayed": self.replayed,
             "clock_step_ns": self.clock_step_ns, "seed": self.seed, "closes": self.closes,
             "rows": [r.as_dict() for r in self.rows], "notes": list(self.notes),
-            "tolerance": (f"quantiles within {QUANTILE_TOLERANCE:.0%} or {QUANTILE_SLACK_NS:g} ns (p99.9 shown, not "
-                          f"judged); shares late (above the measured median) within {SHARE_TOLERANCE:.0%} or "
-                          f"{100 * SHARE_SLACK:g} points; sums of {SUMS_K} consecutive round trips (shown, not "
-                          f"judged): their p50 over {SUMS_K} medians, and how far they reach above it (p90 - p50, "
-                          f"p99 - p50), within {SUMS_TOLERANCE:.0%} or {SUMS_SLACK_NS:g} ns"),
+            "tolerance": self.tolerance or (
+                f"quantiles within {QUANTILE_TOLERANCE:.0%} or {QUANTILE_SLACK_NS:g} ns (p99.9 shown, not "
+                f"judged); shares late (above the measured median) within {SHARE_TOLERANCE:.0%} or "
+                f"{100 * SHARE_SLACK:g} points; sums of {SUMS_K} consecutive round trips (shown, not "
+                f"judged): their p50 over {SUMS_K} medians, and how far they reach above it (p90 - p50, "
+                f"p99 - p50), within {SUMS_TOLERANCE:.0%} or {SUMS_SLACK_NS:g} ns"),
         }
 
 
 def _show(statistic: str, value: float) -> str:
-    return f"{100 * value:.3g}%" if statistic.startswith("late") else f"{value / 1e3:.4g} us"
+    return f"{100 * value:.3g}%" if statistic.startswith(("late", "slower")) else f"{value / 1e3:.4g} us"
 
 
 def compare(measured: Measured, replay_ns: np.ndarray, experiment: str, size: int, seed: int,

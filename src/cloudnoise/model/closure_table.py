@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def _show(statistic: str, value: float) -> str:
-    return f"{100 * value:.3g}%" if statistic.startswith("late") else f"{value / 1e3:.4g} us"
+    return f"{100 * value:.3g}%" if statistic.startswith(("late", "slower")) else f"{value / 1e3:.4g} us"
 
 
 def closure_rows_table(title: str, rows: list[dict[str, Any]], miss: str = "miss") -> Table:

@@ -76,6 +76,7 @@ KEY_ORDER = (
     "switch_draws",
     "campaign",
     "closure",
+    "bandwidth_closure",
     "check",
     "copied_from",
 )
@@ -116,6 +117,22 @@ def _schema() -> dict[str, Any]:
             "min_latency_us", "mean_latency_us", "max_bandwidth_gbit_s", "mean_bandwidth_gbit_s")},
         "additionalProperties": False,
     }
+    # a replay against its measurement (model/closure.py, model/bandwidth_closure.py)
+    closure = {"oneOf": [{"type": "null"}, part(
+        ["experiment", "round_trips", "closes", "rows"], experiment=text,
+        size_bytes={"type": ["integer", "null"], "minimum": 0},
+        round_trips={"type": "integer", "minimum": 0}, closes={"type": "boolean"},
+        replayed={"type": ["integer", "null"], "minimum": 0},
+        rows={"type": "array", "maxItems": 1000, "items": {
+            "type": "object", "required": ["statistic", "measured", "replay", "judged", "within"],
+            "properties": {"statistic": text,  # a sum's excess over K medians may be below 0
+                           "measured": {"type": "number", "minimum": -1e18, "maximum": 1e18},
+                           "replay": {"type": "number", "minimum": -1e18, "maximum": 1e18},
+                           "judged": {"type": "boolean"}, "within": {"type": "boolean"}},
+            "additionalProperties": False}},
+        clock_step_ns=opt_number(1e12), seed={"type": ["integer", "null"], "minimum": 0},
+        tolerance=opt_text, stall_model=opt_text,
+        notes={"type": ["array", "null"], "items": text, "maxItems": 1000})]}
     noise = part(
         [], spec=opt_text, samples=opt_text, column=opt_text, note=opt_text, episodes=opt_text, stalls=opt_text,
         levels=opt_text, state=opt_text,
@@ -199,21 +216,8 @@ def _schema() -> dict[str, Any]:
                 load={"type": ["array", "null"], "maxItems": 100_000, "items": {"type": "object"}},
                 per_pair={"type": ["array", "null"], "maxItems": 100_000, "items": {"type": "object"}},
                 flags={"type": ["array", "null"], "items": text, "maxItems": 1000})]},
-            "closure": {"oneOf": [{"type": "null"}, part(
-                ["experiment", "round_trips", "closes", "rows"], experiment=text,
-                size_bytes={"type": ["integer", "null"], "minimum": 0},
-                round_trips={"type": "integer", "minimum": 0}, closes={"type": "boolean"},
-                replayed={"type": ["integer", "null"], "minimum": 0},
-                rows={"type": "array", "maxItems": 1000, "items": {
-                    "type": "object", "required": ["statistic", "measured", "replay", "judged", "within"],
-                    "properties": {"statistic": text,  # a sum's excess over K medians may be below 0
-                                   "measured": {"type": "number", "minimum": -1e18, "maximum": 1e18},
-                                   "replay": {"type": "number", "minimum": -1e18, "maximum": 1e18},
-                                   "judged": {"type": "boolean"}, "within": {"type": "boolean"}},
-                    "additionalProperties": False}},
-                clock_step_ns=opt_number(1e12), seed={"type": ["integer", "null"], "minimum": 0},
-                tolerance=opt_text, stall_model=opt_text,
-                notes={"type": ["array", "null"], "items": text, "maxItems": 1000})]},
+            "closure": closure,
+            "bandwidth_closure": closure,
         },
         "additionalProperties": False,
     }
@@ -677,6 +681,8 @@ class SystemProfile:
     switch_draws: SwitchDraws | None = None
     campaign: Campaign | None = None
     closure: Closure | None = None
+    # The replay of the bandwidth series (model/bandwidth_closure.py): the same table, its own rows.
+    bandwidth_closure: Closure | None = None
     check: Check | None = None
     # Written by `profiles copy`: the source's name and its parts' values hashed (model/edits.py).
     copied_from: dict[str, Any] | None = None
@@ -910,7 +916,7 @@ class SystemProfile:
                 value = list(value)
             elif value is not None and hasattr(value, "__dataclass_fields__"):
                 value = _drop_none(asdict(value))
-            if name in ("check", "campaign", "closure") and value is None:  # written only where known
+            if name in ("check", "campaign", "closure", "bandwidth_closure") and value is None:  # only where known
                 continue
             out[name] = value
         return out
@@ -1018,6 +1024,7 @@ def profile_from_dict(data: dict[str, Any], where: str = "profile", base_dir: Pa
         "check": Check,
         "campaign": Campaign,
         "closure": Closure,
+        "bandwidth_closure": Closure,
     }
     for key, cls in parts.items():
         if body.get(key) is not None:

@@ -256,12 +256,15 @@ def _noise_table(con: Console, p, title: str, os_noise: bool = True) -> None:
 
 
 def _closure_table(con: Console, p) -> None:
-    """The profile's replay of its own measurement (model/closure.py), row by row."""
+    """The profile's replays of its own measurements (model/closure.py, model/bandwidth_closure.py), row by row."""
+    for c in (p.closure, p.bandwidth_closure):
+        if c is not None:
+            _one_closure(con, c)
+
+
+def _one_closure(con: Console, c) -> None:
     from cloudnoise.model.closure_table import closure_rows_table
 
-    c = p.closure
-    if c is None:
-        return
     con.print()
     con.print(closure_rows_table(
         f"Closure: {c.replayed or c.round_trips:,} round trips of {c.experiment} replayed with this profile "
