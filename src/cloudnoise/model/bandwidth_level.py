@@ -22,8 +22,8 @@ noiseless round trip of that size, with G at the table's median fraction
 own noiseless ping-pong (`noiseless_round_trip`), which grows with the
 factor. One factor for both: the series gives the whole per-byte time and
 cannot tell the CPU's share (O) from the wire's (G); the fit's split stays.
-On AWS c5n the fitted O (0.19 ns/B) exceeds G / f, so the round trip is the
-CPU's and a move of G alone changes nothing. L, o, g, S and the other
+On AWS c5n the fitted O is as large as G / f (0.19 ns/B both): the round trip
+is the CPU's, and a move of G alone changes nothing. L, o, g, S and the other
 classes stay as fitted (the sizes the LogGP table measured). Where o and L
 alone exceed the median, the factor goes to 0 and the provenance says what
 is left. The paper's semantics (`model build --as-paper`) keep the fit.
