@@ -63,6 +63,13 @@ def test_overheads_alone_above_the_median_leave_no_per_byte_cost_and_say_so() ->
     assert "alone exceed the median by 6000 ns" in got.describe()
 
 
+def test_no_median_to_move_to_keeps_the_fit() -> None:
+    for fraction, median in ((0.0, 4.0e6), (1.5, 4.0e6), (0.5, 0.0), (0.5, float("nan"))):
+        got = level_costs(_loggops(), SIZE, fraction, median, _linear)
+        assert got.factor == 1.0 and (got.G_moved, got.O_moved) == (0.1, 0.2)
+        assert "stay as fitted" in got.describe()
+
+
 def _run_twice_as_slow(folder: Path) -> Path:
     """A Netgauge run whose LogGP table says G = 0.1 ns/B and whose 16 MiB series runs at about
     twice the table's transfer time (RT/2 3.4 ms against 1.7 ms)."""

@@ -31,6 +31,7 @@ is left. The paper's semantics (`model build --as-paper`) keep the fit.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +53,7 @@ class BandwidthLevel:
     G_moved: float
     O_fitted: float
     O_moved: float
+    to_median: bool = True  # False: the series gave no median to move to, the fit's costs stay
 
     @property
     def residual_ns(self) -> float:
@@ -60,6 +62,9 @@ class BandwidthLevel:
 
     def describe(self) -> str:
         """One clause for the profile's provenance."""
+        if not self.to_median:
+            return (f"the per-byte costs of {self.size} B messages stay as fitted: the bandwidth series gives no "
+                    "median round trip to move them to (model/bandwidth_level.py)")
         text = (f"the per-byte costs of {self.size} B messages moved (G {self.G_fitted:.6g} "
                 f"-> {self.G_moved:.6g} ns/B, O {self.O_fitted:.6g} -> {self.O_moved:.6g} ns/B), so that their noiseless "
                 f"round trip at the bandwidth noise's median fraction ({self.fitted_ns:.6g} ns with the fitted costs) is "
@@ -106,11 +111,14 @@ def level_costs(loggops: dict[str, Any], size: int, median_fraction: float, medi
     """The factor on the `size`-byte class's G and O that puts their noiseless round trip, at
     G / `median_fraction`, at `median_ns`. `round_trip(loggops)` is the engine's noiseless round
     trip (ns) of that size with a loggops dict; it must not decrease as G and O grow."""
-    if not (0.0 < median_fraction <= 1.0) or not median_ns > 0.0:
-        raise ValueError(f"median fraction {median_fraction!r}, median {median_ns!r}")
     held = size_class_of(loggops, size)
     G0 = float(held["G"] if held is not None else loggops["G"])
     O0 = float((held if held is not None else loggops).get("O", 0.0))
+    if not (0.0 < median_fraction <= 1.0 and median_ns > 0.0 and math.isfinite(median_ns)):
+        # no level to move to (a series whose median is no round trip, or faster than its
+        # fastest): the fit's costs stay, as the residual says
+        same = round_trip(with_costs(loggops, size, G0, O0))
+        return BandwidthLevel(int(size), float(median_ns), same, same, 1.0, G0, G0, O0, O0, to_median=False)
     fitted_ns = round_trip(with_costs(loggops, size, G0 / median_fraction, O0))
     if G0 <= 0.0 and O0 <= 0.0:
         # no per-byte cost to scale (a class the fit left flat): the wire's alone, a factor on
