@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cloudnoise.model.closure import (
-    QUANTILE_TOLERANCE, SHARE_SLACK, SHARE_TOLERANCE, Closure, ClosureRow, nearest_rank, replay_of,
+    MIN_ROUND_TRIPS, QUANTILE_TOLERANCE, SHARE_SLACK, SHARE_TOLERANCE, Closure, ClosureRow, nearest_rank, replay_of,
 )
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def compare_bandwidth(stats: StreamStats, replay_ns: np.ndarray, experiment: str
     """The replay's round trips against the measured series' summary (`stats`, a streaming
     histogram of its round trips), row by row."""
     r = np.sort(np.asarray(replay_ns, np.float64))
-    enough = stats.count >= 1_000
+    enough = stats.count >= MIN_ROUND_TRIPS
     median = float(stats.percentile(50.0))
     measured_q = stats.quantiles(np.asarray(QUANTILES) / 100.0)
     rows: list[ClosureRow] = []

@@ -31,6 +31,7 @@ is left. The paper's semantics (`model build --as-paper`) keep the fit.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -125,7 +126,8 @@ def level_costs(loggops: dict[str, Any], size: int, median_fraction: float, medi
         # the time of the whole message at the median as if it were all G
         G0 = max(0.0, median_ns - fitted_ns) / (2.0 * size) * median_fraction
 
-    def at(k: float) -> float:  # the round trip with the costs times k, G at the median fraction
+    @functools.cache
+    def at(k: float) -> float:  # the round trip with the costs times k, G at the median fraction (an engine run)
         return round_trip(with_costs(loggops, size, _fs(k * G0) / median_fraction, _fs(k * O0)))
 
     lo, hi = 0.0, 1.0

@@ -684,7 +684,7 @@ def build_profile(
             # the large-message series replayed the same way (model/bandwidth_closure.py)
             bw_stats, bw_size, bw_src, _ = bw
             bw_closure = bandwidth_closure_of(staging.load(profile), bw_stats, bw_size, bw_src, seed)
-            profile["bandwidth_closure"] = _bandwidth_closure_part(bw_closure, where)
+            profile["bandwidth_closure"] = _replay_part(bw_closure, where, "model/bandwidth_closure.py")
             verdict = "closes" if bw_closure.closes else "misses" if bw_closure.judged else "too-few-round-trips"
             profile["labels"] = [*profile["labels"], f"bandwidth-closure={verdict}"]
         profile["campaign"] = _campaign_part(campaign, meta, where, trips, split, bw_split, profile, missing,
@@ -737,23 +737,18 @@ def _closure_part(closure: Closure, where: str, profile: dict[str, Any], as_pape
                "the series shows no time structure in its stalls (docs/explanation/measurement.md, 'Noise in time')")
             + ("; the draws' quantiles move with a state per host that persists in time (`state`, "
                "model/latency_state.py)" if "state" in lat else ""))
+    return {**_replay_part(closure, where, "model/closure.py"), "stall_model": stall_model}
+
+
+def _replay_part(closure: Closure, where: str, module: str) -> dict[str, Any]:
+    """A replay's table as a profile part (`closure`, `bandwidth_closure`): where it comes from,
+    the verdict, the rows."""
     out = closure.as_dict()
     out.pop("closes", None)
     return {"provenance": _measured(
         f"{where}: model build's replay of {closure.experiment}, {closure.replayed:,} back-to-back ping-pongs "
-        "through the engine with this profile (all its noise, as `simulate --noise both` runs it; "
-        "model/closure.py), against the measured round trips"),
-        "closes": closure.closes, **out, "stall_model": stall_model}
-
-
-def _bandwidth_closure_part(closure: Closure, where: str) -> dict[str, Any]:
-    """The profile's `bandwidth_closure`: the replay of the bandwidth series, row by row."""
-    out = closure.as_dict()
-    out.pop("closes", None)
-    return {"provenance": _measured(
-        f"{where}: model build's replay of {closure.experiment}, {closure.replayed:,} back-to-back ping-pongs "
-        "through the engine with this profile (all its noise, as `simulate --noise both` runs it; "
-        "model/bandwidth_closure.py), against the measured round trips"),
+        f"through the engine with this profile (all its noise, as `simulate --noise both` runs it; {module}), "
+        "against the measured round trips"),
         "closes": closure.closes, **out}
 
 
