@@ -114,7 +114,7 @@ def test_model_build_says_where_the_bandwidth_level_moved(tmp_path: Path) -> Non
     runner = CliRunner()
     said = runner.invoke(cli, ["model", "build", str(campaign), "-o", str(tmp_path / "p.json"), "--allow-missing"])
     assert said.exit_code == 0, said.output
-    assert "bandwidth level: the per-byte costs of 16777216 B messages" in said.output
+    assert "bandwidth level: G " in said.output and "for 16777216 B messages" in said.output
     doc = runner.invoke(cli, ["model", "build", str(campaign), "-o", str(tmp_path / "q.json"), "--allow-missing",
                               "--json"])
     assert doc.exit_code == 0, doc.output

@@ -118,11 +118,17 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
                     else f"per-message draws: {bw_split['why']}")
             click.echo(f"bandwidth noise: {what}")
         bw_level = profile.get("bandwidth_level")
-        if bw_level is not None and bw_level["factor"] != 1.0:
-            click.echo(f"bandwidth level: the per-byte costs of {bw_level['size_bytes']} B messages times "
-                       f"{bw_level['factor']:.4g} (G {bw_level['G_moved']:.6g} ns/B), so that their noiseless round "
-                       f"trip at the median bandwidth is the series' median {bw_level['median_round_trip_ns']:.6g} ns "
-                       f"(the fitted {bw_level['fitted_noiseless_round_trip_ns']:.6g} ns ran at another level)")
+        if bw_level is not None and (bw_level["G_moved"], bw_level["O_moved"]) != (bw_level["G_fitted"],
+                                                                              bw_level["O_fitted"]):
+            line = (f"bandwidth level: G {bw_level['G_fitted']:.6g} -> {bw_level['G_moved']:.6g} ns/B, O "
+                    f"{bw_level['O_fitted']:.6g} -> {bw_level['O_moved']:.6g} ns/B for {bw_level['size_bytes']} B "
+                    f"messages, so that their noiseless round trip at the median bandwidth is the series' median "
+                    f"{bw_level['median_round_trip_ns']:.6g} ns (the fitted "
+                    f"{bw_level['fitted_noiseless_round_trip_ns']:.6g} ns ran at another level)")
+            if bw_level["residual_ns"] < -max(1.0, 1e-3 * bw_level["median_round_trip_ns"]):
+                line += (f"; with no per-byte cost it is {bw_level['moved_noiseless_round_trip_ns']:.6g} ns: the "
+                         "overheads alone exceed the median")
+            click.echo(line)
         if profile.get("compared_with_tool"):
             from cloudnoise.model.tool_table import print_compared
 
