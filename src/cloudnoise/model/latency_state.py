@@ -32,7 +32,8 @@ How it is estimated (`fit_state`, streamed a batch at a time):
    -(mean round trip) / ln rho. Approximate in one place: the score of a
    round trip (two messages) stands in for a message's.
 
-No state where the sums of 20 scores vary less than MIN_RATIO_20 times
+No state where the sums of 20 scores (of the largest k below 20 with
+MIN_BLOCKS sums, in a short series) vary less than MIN_RATIO_20 times
 independent ones, where the fitted state changes within MIN_HOLD_ROUND_TRIPS
 round trips (per-message noise then), or where the series is too short.
 
@@ -328,10 +329,13 @@ def fit_state(batches: Callable[[], Iterable[Batch]], values_ns: np.ndarray, cou
     s2, c, rho = _fit(ks, var, v1)
     model = tuple(float(v / (k * v1)) for k, v in zip(ks, _model(s2, c, rho, ks)))
     kk = tuple(int(k) for k in ks)
-    r20 = measured[kk.index(20)] if 20 in kk else math.nan
+    # judged at 20, or where the series holds too few sums of 20 at its largest k below: a state
+    # that persists makes the ratio grow with k, so a smaller k's ratio is the stricter test
+    k_judged = max(k for k in kk if k <= 20)
+    r20 = measured[kk.index(k_judged)]
     if not r20 >= MIN_RATIO_20:
-        return none(f"sums of 20 consecutive round trips' normal scores vary {r20:.3g}x what independent ones "
-                    f"would (below {MIN_RATIO_20}): no state that persists", kk, measured, model, s2, c, rho)
+        return none(f"sums of {k_judged} consecutive round trips' normal scores vary {r20:.3g}x what independent "
+                    f"ones would (below {MIN_RATIO_20}): no state that persists", kk, measured, model, s2, c, rho)
     hold_rt = 1.0 / (1.0 - rho)
     if not (c > 0 and hold_rt >= MIN_HOLD_ROUND_TRIPS):
         return none(f"the fitted state changes every {hold_rt:.3g} round trips: per-message noise, no state",
@@ -363,7 +367,7 @@ def fit_state(batches: Callable[[], Iterable[Batch]], values_ns: np.ndarray, cou
         alternatives.append(parse_latency_state(
             f"hold={body.hold_ns:.6g}ns,weight={body.weight:.4g},part=both,split={q:g},"
             f"tail_hold={tail.hold_ns:.6g}ns,tail_weight={tail.weight:.4g}"))
-    why = (f"sums of 20 consecutive round trips' normal scores vary {r20:.3g}x what independent ones would; a "
+    why = (f"sums of {k_judged} consecutive round trips' normal scores vary {r20:.3g}x what independent ones would; a "
            f"state of weight {state.weight:.3g} that holds {hold_rt:.3g} round trips ({_time(state.hold_ns)}) on "
            f"average gives back sums of 1-{kk[-1]} within "
            f"{100 * max(abs(math.log(a / b)) for a, b in zip(model, measured)):.2g} %")
