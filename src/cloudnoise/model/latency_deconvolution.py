@@ -153,8 +153,12 @@ def deconvolve(values_ns: np.ndarray, counts: np.ndarray, os_effect_ns: np.ndarr
     x_origin = x[0] - math.ceil((x[0] - wanted) / delta - 1e-9) * delta
     e_lo = x_origin / 2.0
     nx = min(MAX_BINS, int(math.ceil((x[-1] - x_origin) / delta)) + 2 * m_per_tick + 2)
-    if m_per_tick > 1:  # a coarse clock's readings sit on ticks: each on its nearest grid point
-        k = np.rint((x - x_origin) / delta).astype(np.int64)
+    if m_per_tick > 1:
+        # a coarse clock's readings sit on ticks: each counted on the tick nearest it, counted from
+        # x[0] (a tick read a little off, 100 ns read as 99.94, moves a value a grid step off its
+        # tick within a few us, and a value off the ticks would count nowhere)
+        k = (int(round((x[0] - x_origin) / delta))
+             + np.rint((x - x[0]) / clock).astype(np.int64) * m_per_tick)
         inside = k < nx
         h = np.bincount(k[inside], weights=w[inside], minlength=nx).astype(np.float64)
         h_tail = float(w[~inside].sum())
