@@ -54,6 +54,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,7 @@ from cloudnoise.model.bandwidth_split import BandwidthSplit, describe_episodes, 
 from cloudnoise.model.distributions import quantile_grid
 from cloudnoise.model.chain_sums import streamed_sums
 from cloudnoise.model.closure import MAX_REPLAY, SUMS_K, Closure, Measured, clock_step, closure_of
+from cloudnoise.model.closure_causes import closure_causes
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, count_once, os_part_of
 from cloudnoise.model.bandwidth_closure import bandwidth_closure_of
 from cloudnoise.model.bandwidth_level import BandwidthLevel, level_costs, with_costs
@@ -134,8 +136,6 @@ def _pairs_apart(campaign: Path, exp: str, size: int, stats: StreamStats, split:
     """With several pairs of hosts measured in turn: each pair's round trips, duration and time
     in stalls; and where only some pairs stall, the stalls estimated from those pairs' series
     and applied to those hosts' share (`hosts=` in the stalls: model/latency_episodes.py)."""
-    from dataclasses import replace
-
     from cloudnoise.model.vouching import STALLED_PAIR_SHARE, stall_time_share
 
     rows = []
@@ -676,6 +676,9 @@ def build_profile(
                 else:
                     loggops["provenance"]["source"] += counted
             closure = closure_of(staging.load(profile), measured, size, f"{src}", seed, replay=replay)
+            if once is not None:  # where it misses, why (model/closure_causes.py)
+                closure = replace(closure, notes=(*closure.notes, *closure_causes(
+                    closure, once, os_part, remainder.values, remainder.counts)))
             profile["closure"] = _closure_part(closure, where, profile, as_paper)
             # a profile that does not give back its own measurement says so where it is listed
             verdict = "closes" if closure.closes else "misses" if closure.judged else "too-few-round-trips"

@@ -1,0 +1,93 @@
+"""Why a latency closure misses: what in the measured series the profile cannot give back.
+
+`model build` replays its own measurement (model/closure.py) and labels a
+profile whose replay misses. The label says that it misses; these notes say
+why, from what the build already holds, where the cause is one of those the
+artifact's runs show (docs/explanation/measurement.md, the closure table):
+
+* **More OS noise than the ping-pongs met.** The OS part (the profile's own
+  OS noise replayed back to back with the noiseless ping-pong,
+  model/latency_deconvolution.py `os_part_of`) delays more round trips by y
+  than the series holds at y or later: the selfish-detour run's detours were
+  more, or longer, than those the ping-pongs met. The latency noise cannot
+  take them back (a per-message delay is never below what the messages'
+  floor allows), so the replay is later than the series there.
+* **No sum of two draws.** The deconvolution's best per-message
+  distribution, two draws of it and the OS part, still lies far from the
+  measured round trips (its largest gap between the two distributions):
+  two levels whose middle a sum of two independent draws fills, a peak that
+  a sum widens, long round trips followed by fast ones.
+* **Faster than the overheads allow.** Round trips faster than twice the
+  least L and send overhead, counted at that floor.
+
+Each note is said only where the closure misses, and only where its measure
+passes the closure's own tolerance (a share late: 25 % or 0.1 points).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cloudnoise.model.closure import SHARE_SLACK, SHARE_TOLERANCE, Closure
+from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart
+
+OS_LATE_NS = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000)  # how late the OS part and the series are compared
+MAX_DISTANCE = 0.02  # a deconvolution whose largest gap exceeds this is said to leave the series unexplained
+MIN_BELOW_FLOOR = 0.01  # a share of round trips faster than the floor worth saying
+
+
+def os_excess(os_part: OSPart, values_ns: np.ndarray, counts: np.ndarray) -> tuple[int, float, float] | None:
+    """The lateness y (ns, of OS_LATE_NS) at which the OS part alone delays the most round trips
+    more than the series holds that late: (y, the OS part's share, the series' share), or None
+    where it nowhere exceeds the series' share by the closure's share tolerance. The series'
+    round trips (`values_ns`, `counts`) count from the OS part's noiseless round trip, less what
+    the per-message draws can take off it (the series' median less its first percentile)."""
+    if not os_part.measured:
+        return None
+    v = np.asarray(values_ns, np.float64)
+    c = np.asarray(counts, np.float64)
+    order = np.argsort(v)
+    v, c = v[order], c[order]
+    cum = np.cumsum(c) / c.sum()
+    p1, p50 = v[np.searchsorted(cum, 0.01)], v[np.searchsorted(cum, 0.5)]
+    slack = float(p50 - p1)
+    delays = np.sort(os_part.delays_ns)
+    worst: tuple[int, float, float] | None = None
+    for y in OS_LATE_NS:
+        os_share = 1.0 - np.searchsorted(delays, y + slack, side="right") / delays.size
+        series = float(c[v > os_part.noiseless_ns + y].sum() / c.sum())
+        excess = os_share - series
+        if excess > max(SHARE_TOLERANCE * series, SHARE_SLACK) and (worst is None or excess > worst[1] - worst[2]):
+            worst = (y, float(os_share), series)
+    return worst
+
+
+def closure_causes(closure: Closure, once: CountedOnce, os_part: OSPart | None, values_ns: np.ndarray,
+                   counts: np.ndarray) -> tuple[str, ...]:
+    """The notes that say why `closure` misses (none where it closes or is not judged):
+    `once` the per-message noise the build deconvolved, `os_part` its OS part, `values_ns` and
+    `counts` the round trips it was deconvolved from."""
+    if closure.closes or not closure.judged:
+        return ()
+    notes: list[str] = []
+    if os_part is not None:
+        got = os_excess(os_part, values_ns, counts)
+        if got is not None:
+            y, os_share, series = got
+            notes.append(
+                f"why it misses: the OS noise alone, replayed back to back, delays {100 * os_share:.3g}% of the round "
+                f"trips by more than {y / 1e3:g} us, where the series holds {100 * series:.3g}% that late: the "
+                "OS-noise run's detours were more than the ping-pongs met (it ran at another moment), and the "
+                "latency noise cannot take them back; measure both again together")
+    distance = once.noise.distance
+    if distance > MAX_DISTANCE:
+        notes.append(
+            f"why it misses: no two independent per-message draws and the OS part give the measured round trips "
+            f"back (the best leaves a gap of {distance:.2g} between the two distributions): two levels, a peak, or "
+            "long round trips followed by fast ones, which the series' order holds and per-message draws do not")
+    below = once.noise.below_floor
+    if below > MIN_BELOW_FLOOR:
+        notes.append(
+            f"why it misses: {100 * below:.2g}% of the round trips are faster than the fitted L and overheads "
+            "allow, counted at that floor (the overheads were smaller when the series was measured)")
+    return tuple(notes)
