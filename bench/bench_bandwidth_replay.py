@@ -9,9 +9,10 @@ with --campaign is used as it is), then the campaign's bandwidth series (back-to
 ping-pongs of its largest size, 16 MiB in Netgauge's runs) is replayed through the engine with
 the built profile, as many round trips as measured (at most --max), and both are printed as
 quantiles over the measured median (p1, p10, p50, p90, p99, p99.9) with the shares more than
-2, 5 and 20 % slower than the measured median. `model build`'s closure judges the latency
-series only; this shows where the bandwidth's level (model/bandwidth_level.py) and its spread
-(per-message fractions, not deconvolved) stand. Run it niced: it builds a profile per run.
+2, 5 and 20 % slower than the measured median: where the bandwidth's level
+(model/bandwidth_level.py) and its per-message fractions (model/bandwidth_deconvolution.py)
+stand, beside what `model build`'s bandwidth closure judges. Run it niced: it builds a profile
+per run.
 """
 
 from __future__ import annotations

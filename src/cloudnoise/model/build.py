@@ -71,7 +71,8 @@ from cloudnoise.model.chain_sums import streamed_sums
 from cloudnoise.model.closure import MAX_REPLAY, SUMS_K, Closure, Measured, clock_step, closure_of
 from cloudnoise.model.closure_causes import closure_causes
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, count_once, os_part_of
-from cloudnoise.model.bandwidth_closure import bandwidth_closure_of
+from cloudnoise.model.bandwidth_closure import MAX_REPLAY as BANDWIDTH_REPLAY, bandwidth_closure_of
+from cloudnoise.model.bandwidth_deconvolution import PerMessageBandwidth, deconvolve_bandwidth, message_time
 from cloudnoise.model.bandwidth_level import BandwidthLevel, level_costs, with_costs
 from cloudnoise.model.latency_level import LevelShift, level_delta, noiseless_round_trip, series_L, shift_loggops
 from cloudnoise.model.latency_state import LatencyState, StateFit, fit_state, state_clause
@@ -550,12 +551,13 @@ def build_profile(
     bw = _bandwidth_stats(campaign)
     bw_split: BandwidthSplit | None = None
     bw_level: BandwidthLevel | None = None
+    bw_draws: StreamStats | None = None  # the round trips the per-message fractions come from
     if bw is not None:
         stats, size, src, exp = bw
         bw_split = _split_bandwidth(campaign, exp, size, stats)
         episodes = bw_split.episodes if bandwidth_model == "auto" else None
         # with drops in time, the per-message draws are the remainder: the samples outside them
-        draws = bw_split.remainder if episodes is not None and bw_split.remainder is not None else stats
+        draws = bw_draws = bw_split.remainder if episodes is not None and bw_split.remainder is not None else stats
         fraction = bandwidth_fractions(stats.min, draws.quantiles(1.0 - grid))
         median_fraction = np.array([stats.min / draws.percentile(50.0)])
         if classified:
@@ -683,6 +685,14 @@ def build_profile(
             # a profile that does not give back its own measurement says so where it is listed
             verdict = "closes" if closure.closes else "misses" if closure.judged else "too-few-round-trips"
             profile["labels"] = [*profile["labels"], f"closure={verdict}"]
+        if bw is not None and bw[0].count and bw_level is not None and bw_level.to_median and bw_draws is not None:
+            # the per-message fractions whose two draws, with the other noises, give the series back
+            # (model/bandwidth_deconvolution.py)
+            per_message = _bandwidth_once(staging, profile, bw_draws, bw[1], bw_level,
+                                          float(bw[0].min) / bw_draws.percentile(50.0), seed)
+            profile["bandwidth_noise"]["quantiles"] = {"p": per_message.probabilities.tolist(),
+                                                       "v": per_message.fractions.tolist()}
+            profile["bandwidth_noise"]["provenance"]["source"] += f"; the table: {per_message.describe()}"
         if bw is not None and bw[0].count:
             # the large-message series replayed the same way (model/bandwidth_closure.py)
             bw_stats, bw_size, bw_src, _ = bw
@@ -722,6 +732,26 @@ def build_profile(
     if tool is not None:
         profile["compared_with_tool"] = tool
     return profile
+
+
+def _bandwidth_once(staging: _Staging, profile: dict[str, Any], draws: StreamStats, size: int,
+                    level: BandwidthLevel, reference_fraction: float, seed: int) -> PerMessageBandwidth:
+    """The per-message bandwidth fractions of the profile being built (its level moved, its OS and
+    latency noise final) from the bandwidth series' round trips (`draws`), around the fraction
+    at which the level puts the series' median (`reference_fraction`)."""
+    from cloudnoise.model.closure import replay_of
+
+    loggops = profile["loggops"]
+    times = message_time(lambda w: noiseless_round_trip(
+        _provisional({**profile, "loggops": with_costs(loggops, size, level.G_moved * w, level.O_moved)}, None),
+        size, seed))
+    others = staging.load({k: v for k, v in profile.items() if k != "bandwidth_noise"})
+    count = min(draws.count, BANDWIDTH_REPLAY)
+    replay = replay_of(others, count, size, seed)
+    delays = replay - noiseless_round_trip(others, size, seed)
+    values, counts = draws.recorded()
+    grid = np.asarray(profile["bandwidth_noise"]["quantiles"]["p"], np.float64)
+    return deconvolve_bandwidth(values, counts, delays, times, reference_fraction, grid)
 
 
 def _closure_part(closure: Closure, where: str, profile: dict[str, Any], as_paper: bool) -> dict[str, Any]:
