@@ -69,7 +69,7 @@ from cloudnoise.model.bandwidth_split import BandwidthSplit, describe_episodes, 
 from cloudnoise.model.distributions import quantile_grid
 from cloudnoise.model.chain_sums import streamed_sums
 from cloudnoise.model.closure import MAX_REPLAY, SUMS_K, Closure, Measured, clock_step, closure_of
-from cloudnoise.model.closure_causes import closure_causes
+from cloudnoise.model.closure_causes import bandwidth_causes, closure_causes
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, count_once, os_part_of
 from cloudnoise.model.bandwidth_closure import MAX_REPLAY as BANDWIDTH_REPLAY, bandwidth_closure_of
 from cloudnoise.model.bandwidth_deconvolution import PerMessageBandwidth, deconvolve_bandwidth, message_time
@@ -685,11 +685,13 @@ def build_profile(
             # a profile that does not give back its own measurement says so where it is listed
             verdict = "closes" if closure.closes else "misses" if closure.judged else "too-few-round-trips"
             profile["labels"] = [*profile["labels"], f"closure={verdict}"]
+        per_message: PerMessageBandwidth | None = None
+        others = np.zeros(1)
         if bw is not None and bw[0].count and bw_level is not None and bw_level.to_median and bw_draws is not None:
             # the per-message fractions whose two draws, with the other noises, give the series back
             # (model/bandwidth_deconvolution.py)
-            per_message = _bandwidth_once(staging, profile, bw_draws, bw[1], bw_level,
-                                          float(bw[0].min) / bw_draws.percentile(50.0), seed)
+            per_message, others = _bandwidth_once(staging, profile, bw_draws, bw[1], bw_level,
+                                                  float(bw[0].min) / bw_draws.percentile(50.0), seed)
             profile["bandwidth_noise"]["quantiles"] = {"p": per_message.probabilities.tolist(),
                                                        "v": per_message.fractions.tolist()}
             profile["bandwidth_noise"]["provenance"]["source"] += f"; the table: {per_message.describe()}"
@@ -697,6 +699,9 @@ def build_profile(
             # the large-message series replayed the same way (model/bandwidth_closure.py)
             bw_stats, bw_size, bw_src, _ = bw
             bw_closure = bandwidth_closure_of(staging.load(profile), bw_stats, bw_size, bw_src, seed)
+            if per_message is not None and bw_draws is not None:  # where it misses, why (model/closure_causes.py)
+                bw_closure = replace(bw_closure, notes=(*bw_closure.notes, *bandwidth_causes(
+                    bw_closure, per_message, others, *bw_draws.recorded(), bw_stats.percentile(50.0))))
             profile["bandwidth_closure"] = _replay_part(bw_closure, where, "model/bandwidth_closure.py")
             verdict = "closes" if bw_closure.closes else "misses" if bw_closure.judged else "too-few-round-trips"
             profile["labels"] = [*profile["labels"], f"bandwidth-closure={verdict}"]
@@ -735,10 +740,12 @@ def build_profile(
 
 
 def _bandwidth_once(staging: _Staging, profile: dict[str, Any], draws: StreamStats, size: int,
-                    level: BandwidthLevel, reference_fraction: float, seed: int) -> PerMessageBandwidth:
+                    level: BandwidthLevel, reference_fraction: float,
+                    seed: int) -> tuple[PerMessageBandwidth, np.ndarray]:
     """The per-message bandwidth fractions of the profile being built (its level moved, its OS and
     latency noise final) from the bandwidth series' round trips (`draws`), around the fraction
-    at which the level puts the series' median (`reference_fraction`)."""
+    at which the level puts the series' median (`reference_fraction`); with what the profile's
+    other noises add to each replayed round trip of that size."""
     from cloudnoise.model.closure import replay_of
 
     loggops = profile["loggops"]
@@ -751,7 +758,7 @@ def _bandwidth_once(staging: _Staging, profile: dict[str, Any], draws: StreamSta
     delays = replay - noiseless_round_trip(others, size, seed)
     values, counts = draws.recorded()
     grid = np.asarray(profile["bandwidth_noise"]["quantiles"]["p"], np.float64)
-    return deconvolve_bandwidth(values, counts, delays, times, reference_fraction, grid)
+    return deconvolve_bandwidth(values, counts, delays, times, reference_fraction, grid), delays
 
 
 def _closure_part(closure: Closure, where: str, profile: dict[str, Any], as_paper: bool) -> dict[str, Any]:

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cloudnoise.model.bandwidth_closure import SLOWER
+from cloudnoise.model.bandwidth_deconvolution import PerMessageBandwidth
 from cloudnoise.model.closure import SHARE_SLACK, SHARE_TOLERANCE, Closure
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart
 
@@ -36,14 +38,14 @@ MAX_DISTANCE = 0.02  # a deconvolution whose largest gap exceeds this is said to
 MIN_BELOW_FLOOR = 0.01  # a share of round trips faster than the floor worth saying
 
 
-def os_excess(os_part: OSPart, values_ns: np.ndarray, counts: np.ndarray) -> tuple[int, float, float] | None:
-    """The lateness y (ns, of OS_LATE_NS) at which the OS part alone delays the most round trips
-    more than the series holds that late: (y, the OS part's share, the series' share), or None
-    where it nowhere exceeds the series' share by the closure's share tolerance. The series'
-    round trips (`values_ns`, `counts`) count from the OS part's noiseless round trip, less what
-    the per-message draws can take off it (the series' median less its first percentile)."""
-    if not os_part.measured:
-        return None
+def excess_share(delays_ns: np.ndarray, values_ns: np.ndarray, counts: np.ndarray, from_ns: float,
+                 lateness_ns: tuple[float, ...]) -> tuple[float, float, float] | None:
+    """The lateness y (ns, of `lateness_ns`) at which a part alone (`delays_ns`, one per replayed
+    round trip) delays the most round trips more than the series holds that late: (y, the part's
+    share, the series' share), or None where it nowhere exceeds the series' share by the
+    closure's share tolerance. The series' round trips (`values_ns`, `counts`) count from
+    `from_ns`, less what the per-message draws can take off it (the series' median less its
+    first percentile)."""
     v = np.asarray(values_ns, np.float64)
     c = np.asarray(counts, np.float64)
     order = np.argsort(v)
@@ -51,15 +53,23 @@ def os_excess(os_part: OSPart, values_ns: np.ndarray, counts: np.ndarray) -> tup
     cum = np.cumsum(c) / c.sum()
     p1, p50 = v[np.searchsorted(cum, 0.01)], v[np.searchsorted(cum, 0.5)]
     slack = float(p50 - p1)
-    delays = np.sort(os_part.delays_ns)
-    worst: tuple[int, float, float] | None = None
-    for y in OS_LATE_NS:
-        os_share = 1.0 - np.searchsorted(delays, y + slack, side="right") / delays.size
-        series = float(c[v > os_part.noiseless_ns + y].sum() / c.sum())
-        excess = os_share - series
+    delays = np.sort(np.asarray(delays_ns, np.float64))
+    worst: tuple[float, float, float] | None = None
+    for y in lateness_ns:
+        part = 1.0 - np.searchsorted(delays, y + slack, side="right") / delays.size
+        series = float(c[v > from_ns + y].sum() / c.sum())
+        excess = part - series
         if excess > max(SHARE_TOLERANCE * series, SHARE_SLACK) and (worst is None or excess > worst[1] - worst[2]):
-            worst = (y, float(os_share), series)
+            worst = (float(y), float(part), series)
     return worst
+
+
+def os_excess(os_part: OSPart, values_ns: np.ndarray, counts: np.ndarray) -> tuple[float, float, float] | None:
+    """`excess_share` of the OS part of 1-byte round trips at OS_LATE_NS, from its noiseless
+    round trip; None without OS noise."""
+    if not os_part.measured:
+        return None
+    return excess_share(os_part.delays_ns, values_ns, counts, os_part.noiseless_ns, OS_LATE_NS)
 
 
 def closure_causes(closure: Closure, once: CountedOnce, os_part: OSPart | None, values_ns: np.ndarray,
@@ -90,4 +100,28 @@ def closure_causes(closure: Closure, once: CountedOnce, os_part: OSPart | None, 
         notes.append(
             f"why it misses: {100 * below:.2g}% of the round trips are faster than the fitted L and overheads "
             "allow, counted at that floor (the overheads were smaller when the series was measured)")
+    return tuple(notes)
+
+
+def bandwidth_causes(closure: Closure, per_message: PerMessageBandwidth, others_ns: np.ndarray,
+                     values_ns: np.ndarray, counts: np.ndarray, median_ns: float) -> tuple[str, ...]:
+    """The notes that say why a bandwidth closure misses: the profile's OS and latency noise alone
+    (`others_ns`, what they add to each replayed round trip of the series' size) slowing more
+    round trips by 2, 5 or 20 % of the median than the series holds; a deconvolution that leaves
+    the series unexplained (`per_message`, from `values_ns`, `counts`)."""
+    if closure.closes or not closure.judged:
+        return ()
+    notes: list[str] = []
+    got = excess_share(others_ns, values_ns, counts, median_ns, tuple(f * median_ns for f in SLOWER))
+    if got is not None:
+        y, part, series = got
+        notes.append(
+            f"why it misses: the profile's OS and latency noise alone, replayed with round trips this long, slow "
+            f"{100 * part:.3g}% of them by more than {100 * y / median_ns:.3g} % of the median, where the series "
+            f"holds {100 * series:.3g}% that slow: the latency series' stalls or the OS-noise run's detours were more "
+            "than the large messages met, and the bandwidth noise cannot take them back")
+    if per_message.noise.distance > MAX_DISTANCE:
+        notes.append(
+            f"why it misses: no two independent per-message fractions and the other noises give the measured round "
+            f"trips back (the best leaves a gap of {per_message.noise.distance:.2g} between the two distributions)")
     return tuple(notes)
