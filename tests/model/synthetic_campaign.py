@@ -42,15 +42,30 @@ def series(noise, count: int, seed: int) -> np.ndarray:
     return replay_round_trips(params(), noise, "both", 1, count, seed)
 
 
-def write_campaign(folder: Path, round_trips_ns: np.ndarray, trace, label: str) -> Path:
+def large_series(noise, count: int, seed: int) -> np.ndarray:
+    """`count` back-to-back round trips of BANDWIDTH_SIZE bytes (ns) through the engine with `noise`."""
+    from cloudnoise.model.closure import replay_round_trips
+
+    return replay_round_trips(params(), noise, "both", BANDWIDTH_SIZE, count, seed)
+
+
+BANDWIDTH_SIZE = 16_777_216  # Netgauge's bandwidth series' size
+
+
+def write_campaign(folder: Path, round_trips_ns: np.ndarray, trace, label: str,
+                   bandwidth_ns: np.ndarray | None = None) -> Path:
     """The series as a Netgauge run (RTT/2 in us, calls of 1000 whose first 21 are dropped on import),
-    with the trace as its selfish-detour file and the LogGP table of the known parameters; imported."""
+    with the trace as its selfish-detour file and the LogGP table of the known parameters; imported.
+    `bandwidth_ns`: its bandwidth series (BANDWIDTH_SIZE round trips), else a few flat calls."""
     from cloudnoise.measurement.imports.netgauge import import_netgauge
 
     run = write_run(folder / "2022_05_05_17_00_11")
     calls = round_trips_ns.size // RUN
     (run / "ng_netnoise_mpi_lat.out").write_text(
         pingpong_text([1], calls, lambda r, i: round_trips_ns[r * RUN + i] / 2e3))
+    if bandwidth_ns is not None:
+        (run / "ng_netnoise_mpi_bw.out").write_text(
+            pingpong_text([BANDWIDTH_SIZE], bandwidth_ns.size // RUN, lambda r, i: bandwidth_ns[r * RUN + i] / 2e3))
     detours = list(zip(trace.starts.tolist(), trace.durations.tolist()))
     (run / "ng_osnoise.out").write_text(osnoise_text([detours], period_s=TRACE_S))
     (run / "ng_loggp.out").write_text(loggp_table(L=L_US, o_s=O_US, o_r=O_US, g=0.5, G=G_US_PER_B, S=8192))
