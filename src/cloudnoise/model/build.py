@@ -307,7 +307,9 @@ def consistent_gap(fitted_G: float, fraction: np.ndarray) -> float:
 
 
 def bandwidth_fractions(min_rtt_ns: float, rtt_quantiles_ns: np.ndarray) -> np.ndarray:
-    """The bandwidth noise's quantile values from the RTT's quantiles taken at 1 - p.
+    """The bandwidth noise's quantile values from the RTT's quantiles taken at 1 - p: each round
+    trip's fraction as a message's (the paper's way, `--as-paper`; otherwise the provisional
+    table that model/bandwidth_deconvolution.py's per-message fractions replace).
 
     Bandwidth over its maximum = min RTT / RTT, so the fraction's p-quantile is min / the RTT's
     (1-p)-quantile; non-decreasing, at most 1, the last exactly 1. At most 1 because the per-message
