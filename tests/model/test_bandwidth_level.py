@@ -33,16 +33,40 @@ def _linear(lg: dict) -> float:
 
 def test_the_factor_puts_the_round_trip_at_the_median() -> None:
     lg = _loggops()
+    lg["size_classes"][1]["O"] = lg["O"] = 0.05  # the CPU's per-byte time below the wire's
     f = 0.5  # the median fraction: G / f on the wire at the median
     target = 4.0e6
     got = level_costs(lg, SIZE, f, target, _linear)
-    # 2 (500 + 5000 + SIZE k (0.1 / 0.5 + 0.2)) = target: k = (target / 2 - 5500) / (SIZE x 0.4)
-    k = (target / 2 - 5500.0) / (SIZE * 0.4)
+    # 2 (500 + 5000 + SIZE k (0.1 / 0.5 + 0.05)) = target: k = (target / 2 - 5500) / (SIZE x 0.25)
+    k = (target / 2 - 5500.0) / (SIZE * 0.25)
     assert got.factor == pytest.approx(k, rel=1e-4)  # costs in whole fs per byte
-    assert (got.G_moved, got.O_moved) == (pytest.approx(0.1 * k, abs=1e-6), pytest.approx(0.2 * k, abs=1e-6))
+    assert (got.G_moved, got.O_moved) == (pytest.approx(0.1 * k, abs=1e-6), pytest.approx(0.05 * k, abs=1e-6))
     assert got.moved_ns == pytest.approx(target, rel=1e-5)
-    assert got.fitted_ns == pytest.approx(_linear(with_costs(lg, SIZE, 0.1 / f, 0.2)))
+    assert got.fitted_ns == pytest.approx(_linear(with_costs(lg, SIZE, 0.1 / f, 0.05)))
     assert "costs of 16777216 B messages moved" in got.describe() and "alone exceed" not in got.describe()
+    assert not got.O_capped and "O taken at G" not in got.describe()
+
+
+def _slower_of_cpu_and_wire(lg: dict, fraction: float = 1.0) -> float:
+    """The engine's large message: the slower of the CPU (O) and the wire (G / fraction) per byte."""
+    c = size_class_of(lg, SIZE)
+    return 2.0 * (lg["o"] + c["L"] + SIZE * max(c["O"], c["G"] / fraction))
+
+
+def test_an_o_above_g_is_taken_at_g_so_that_the_wire_decides_the_round_trip() -> None:
+    """O 0.2 above G 0.1 at the peak: every fraction above 1/2 gives the same round trip (the
+    CPU's), none faster than the median. O is taken at G before the move: the round trip then
+    moves with every fraction, and the median still lands where the series' is."""
+    lg = _loggops()
+    f, target = 0.8, 4.0e6
+    got = level_costs(lg, SIZE, f, target, _slower_of_cpu_and_wire)
+    assert got.O_capped and got.O_fitted == 0.2 and got.O_moved == got.G_moved
+    # 2 (5500 + SIZE k 0.1 / 0.8) = target
+    k = (target / 2 - 5500.0) / (SIZE * 0.1 / f)
+    assert got.factor == pytest.approx(k, rel=1e-4) and got.moved_ns == pytest.approx(target, rel=1e-5)
+    moved = with_costs(lg, SIZE, got.G_moved, got.O_moved)
+    assert _slower_of_cpu_and_wire(moved, 1.0) < _slower_of_cpu_and_wire(moved, f) < _slower_of_cpu_and_wire(moved, 0.5)
+    assert "O taken at G before the move" in got.describe()
 
 
 def test_only_the_class_of_the_size_moves_and_the_plain_costs_where_they_are_its() -> None:

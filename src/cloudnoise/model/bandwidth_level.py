@@ -21,9 +21,15 @@ noiseless round trip of that size, with G at the table's median fraction
 (G / f), is the series' median round trip: found by bisection on the engine's
 own noiseless ping-pong (`noiseless_round_trip`), which grows with the
 factor. One factor for both: the series gives the whole per-byte time and
-cannot tell the CPU's share (O) from the wire's (G); the fit's split stays.
-On AWS c5n the fitted O is as large as G / f (0.19 ns/B both): the round trip
-is the CPU's, and a move of G alone changes nothing. L, o, g, S and the other
+cannot tell the CPU's share (O) from the wire's (G); the fit's split stays,
+but for an O above G at the peak, which is taken at G first. The engine's
+message is the slower of the CPU and the wire, so with O above G the round
+trip is the CPU's for every bandwidth fraction up to O / G: no fraction makes
+one faster than the median, where the series' are. On AWS c5n the fitted O
+(0.10 ns/B against G 0.057) is the rendezvous send call's time, which holds
+the transfer; 1 % of its round trips run 7 % faster than the median, and the
+replay ran none faster (Daint March 2022_03_18: 50 % of its round trips
+faster than two messages at the peak). L, o, g, S and the other
 classes stay as fitted (the sizes the LogGP table measured). Where o and L
 alone exceed the median, the factor goes to 0 and the provenance says what
 is left. The paper's semantics (`model build --as-paper`) keep the fit.
@@ -55,6 +61,7 @@ class BandwidthLevel:
     O_fitted: float
     O_moved: float
     to_median: bool = True  # False: the series gave no median to move to, the fit's costs stay
+    O_capped: bool = False  # the fit's O was above its G at the peak and moved as G does
 
     @property
     def residual_ns(self) -> float:
@@ -71,6 +78,10 @@ class BandwidthLevel:
                 f"round trip at the bandwidth noise's median fraction ({self.fitted_ns:.6g} ns with the fitted costs) is "
                 f"the bandwidth series' median {self.median_ns:.6g} ns: the LogGP run ran at another level "
                 "(model/bandwidth_level.py)")
+        if self.O_capped:
+            text += (f"; O taken at G before the move (the fit's O {self.O_fitted:.6g} ns/B is above G at the peak, "
+                     "so the CPU would decide the round trip and no bandwidth fraction could make one faster than "
+                     "the median, where the series' are: a rendezvous send call's time holds the transfer)")
         if self.residual_ns < -max(1.0, RESIDUAL_SHARE * self.median_ns):
             text += (f"; with no per-byte cost it is {self.moved_ns:.6g} ns: the fit's o and L alone exceed the median "
                      f"by {-self.residual_ns:.6g} ns")
@@ -121,6 +132,14 @@ def level_costs(loggops: dict[str, Any], size: int, median_fraction: float, medi
         same = round_trip(with_costs(loggops, size, G0, O0))
         return BandwidthLevel(int(size), float(median_ns), same, same, 1.0, G0, G0, O0, O0, to_median=False)
     fitted_ns = round_trip(with_costs(loggops, size, G0 / median_fraction, O0))
+    O_fitted = O0
+    # the CPU's per-byte time no longer than the wire's at the peak: above it the round trip is the
+    # CPU's for every fraction up to O / G, and the bandwidth noise could not give back a series
+    # whose round trips run faster than its median (AWS c5n: the fit's O is the rendezvous send
+    # call's time, which holds the transfer)
+    capped = O0 > G0 > 0.0
+    if capped:
+        O0 = G0
     if G0 <= 0.0 and O0 <= 0.0:
         # no per-byte cost to scale (a class the fit left flat): the wire's alone, a factor on
         # the time of the whole message at the median as if it were all G
@@ -147,4 +166,4 @@ def level_costs(loggops: dict[str, Any], size: int, median_fraction: float, medi
     k = hi if abs(at(hi) - median_ns) <= abs(at(lo) - median_ns) else lo
     G_fitted = float(held["G"] if held is not None else loggops["G"])
     return BandwidthLevel(int(size), float(median_ns), float(fitted_ns), float(at(k)), float(k),
-                          G_fitted, _fs(k * G0), O0, _fs(k * O0))
+                          G_fitted, _fs(k * G0), O_fitted, _fs(k * O0), O_capped=capped)
