@@ -11,6 +11,7 @@ import numpy as np
 from cloudnoise.model.closure import Measured, compare
 from cloudnoise.model.closure_causes import closure_causes, os_excess
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, deconvolve
+from cloudnoise.model.round_trips import RoundTrips
 
 T0 = 5_000.0
 
@@ -26,6 +27,10 @@ def _detours(rng: np.random.Generator, n: int, share: float) -> np.ndarray:
     return np.where(rng.random(n) < share, rng.uniform(6_000.0, 9_000.0, n), 0.0)
 
 
+def _trips(values: np.ndarray) -> RoundTrips:
+    return RoundTrips(*np.unique(np.rint(values), return_counts=True))
+
+
 def _counted(values: np.ndarray, os_part: OSPart) -> CountedOnce:
     v, c = np.unique(np.rint(values), return_counts=True)
     return CountedOnce(deconvolve(v - T0, c, os_part.delays_ns, floor_ns=-1_000.0), T0, os_part.measured, 1_000.0)
@@ -39,13 +44,13 @@ def test_an_os_part_larger_than_the_series_met_is_said_with_its_shares():
     n = 400_000
     series = T0 + rng.normal(150.0, 40.0, n) + rng.normal(150.0, 40.0, n) + _detours(rng, n, 0.002)
     os_part = OSPart(T0, _detours(rng, 200_000, 0.01), True)
-    y, os_share, seen = os_excess(os_part, *np.unique(np.rint(series), return_counts=True))
+    y, os_share, seen = os_excess(os_part, _trips(series))
     assert y in (1_000, 2_000, 5_000) and abs(os_share - 0.01) < 0.001 and abs(seen - 0.002) < 0.0005
     once = _counted(series, os_part)
     replay = _two_draws(rng, once, n) + _detours(rng, n, 0.01)
     closure = compare(Measured.of(series), replay, "latency-noise", 1, 0)
     assert not closure.closes
-    notes = closure_causes(closure, once, os_part, *np.unique(np.rint(series), return_counts=True))
+    notes = closure_causes(closure, once, os_part, _trips(series))
     said = [re.search(r"delays ([\d.]+)% of the round trips by more than (\d+) us, where the series holds ([\d.]+)%", s)
             for s in notes]
     got = [m for m in said if m]
@@ -53,9 +58,9 @@ def test_an_os_part_larger_than_the_series_met_is_said_with_its_shares():
     assert abs(float(got[0][1]) - 1.0) < 0.1 and int(got[0][2]) == y // 1000 and abs(float(got[0][3]) - 0.2) < 0.05
     # the same OS part as the series met: nothing to say about it
     same = OSPart(T0, _detours(rng, 200_000, 0.002), True)
-    assert os_excess(same, *np.unique(np.rint(series), return_counts=True)) is None
+    assert os_excess(same, _trips(series)) is None
     # no OS-noise run: nothing to compare
-    assert os_excess(OSPart(T0, np.zeros(1), False), *np.unique(np.rint(series), return_counts=True)) is None
+    assert os_excess(OSPart(T0, np.zeros(1), False), _trips(series)) is None
 
 
 def test_two_levels_no_sum_of_two_draws_gives_are_said():
@@ -70,7 +75,7 @@ def test_two_levels_no_sum_of_two_draws_gives_are_said():
     assert once.noise.distance > 0.05
     closure = compare(Measured.of(series), _two_draws(rng, once, n), "latency-noise", 1, 0)
     assert not closure.closes
-    notes = closure_causes(closure, once, os_part, *np.unique(np.rint(series), return_counts=True))
+    notes = closure_causes(closure, once, os_part, _trips(series))
     assert len(notes) == 1 and "no two independent per-message draws" in notes[0]
 
 
@@ -82,7 +87,7 @@ def test_a_closure_that_closes_needs_no_cause():
     once = _counted(series, os_part)
     closure = compare(Measured.of(series), _two_draws(rng, once, n), "latency-noise", 1, 0)
     assert closure.closes
-    assert closure_causes(closure, once, os_part, *np.unique(np.rint(series), return_counts=True)) == ()
+    assert closure_causes(closure, once, os_part, _trips(series)) == ()
 
 
 def test_other_noises_that_slow_more_large_round_trips_than_the_series_shows_are_said():
@@ -106,7 +111,7 @@ def test_other_noises_that_slow_more_large_round_trips_than_the_series_shows_are
     replay = median * (1.0 + rng.normal(0.0, 0.003, n)) + others
     closure = compare_bandwidth(stats, replay, "bandwidth-noise", 16 << 20, 0)
     assert "slower > 2 %" in closure.misses
-    notes = bandwidth_causes(closure, per_message, others, values, counts, stats.percentile(50.0))
+    notes = bandwidth_causes(closure, per_message, RoundTrips(values, counts), stats.percentile(50.0))
     said = [re.search(r"slow ([\d.]+)% of them by more than ([\d.]+) % of the median, where the series holds "
                       r"([\d.]+)%", s) for s in notes]
     got = [m for m in said if m]

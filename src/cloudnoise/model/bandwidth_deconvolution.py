@@ -87,6 +87,7 @@ class PerMessageBandwidth:
     fractions: np.ndarray  # non-decreasing in p, at most 1, the last 1
     reference_fraction: float  # f_ref: where u was taken from
     noise: PerMessage  # the deconvolution of the per-message times
+    others_ns: np.ndarray  # what the other noises add to each replayed round trip (counted against)
 
     def describe(self) -> str:
         n = self.noise
@@ -106,10 +107,10 @@ def deconvolve_bandwidth(values_ns: np.ndarray, counts: np.ndarray, others_ns: n
     u_ref = times.at(reference_fraction)
     floor = times.at(1.0) - u_ref
     x = np.asarray(values_ns, np.float64) - 2.0 * u_ref
-    noise = deconvolve(x, np.asarray(counts, np.float64), np.maximum(np.asarray(others_ns, np.float64), 0.0),
-                       floor_ns=floor)
+    others = np.maximum(np.asarray(others_ns, np.float64), 0.0)
+    noise = deconvolve(x, np.asarray(counts, np.float64), others, floor_ns=floor)
     p = np.asarray(probabilities, np.float64)
     e = np.interp(1.0 - p, noise.probabilities, noise.values_ns)
     fractions = np.minimum(np.maximum.accumulate(times.fraction_of(u_ref + e)), 1.0)
     fractions[-1] = 1.0
-    return PerMessageBandwidth(p, fractions, float(reference_fraction), noise)
+    return PerMessageBandwidth(p, fractions, float(reference_fraction), noise, others)

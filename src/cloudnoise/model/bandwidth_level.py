@@ -60,6 +60,7 @@ class BandwidthLevel:
     G_moved: float
     O_fitted: float
     O_moved: float
+    median_fraction: float = 1.0  # the bandwidth fraction at which the round trip is the median
     to_median: bool = True  # False: the series gave no median to move to, the fit's costs stay
     O_capped: bool = False  # the fit's O was above its G at the peak and moved as G does
 
@@ -130,7 +131,8 @@ def level_costs(loggops: dict[str, Any], size: int, median_fraction: float, medi
         # no level to move to (a series whose median is no round trip, or faster than its
         # fastest): the fit's costs stay, as the residual says
         same = round_trip(with_costs(loggops, size, G0, O0))
-        return BandwidthLevel(int(size), float(median_ns), same, same, 1.0, G0, G0, O0, O0, to_median=False)
+        return BandwidthLevel(int(size), float(median_ns), same, same, 1.0, G0, G0, O0, O0, float(median_fraction),
+                              to_median=False)
     fitted_ns = round_trip(with_costs(loggops, size, G0 / median_fraction, O0))
     O_fitted = O0
     # the CPU's per-byte time no longer than the wire's at the peak: above it the round trip is the
@@ -166,4 +168,4 @@ def level_costs(loggops: dict[str, Any], size: int, median_fraction: float, medi
     k = hi if abs(at(hi) - median_ns) <= abs(at(lo) - median_ns) else lo
     G_fitted = float(held["G"] if held is not None else loggops["G"])
     return BandwidthLevel(int(size), float(median_ns), float(fitted_ns), float(at(k)), float(k),
-                          G_fitted, _fs(k * G0), O_fitted, _fs(k * O0), O_capped=capped)
+                          G_fitted, _fs(k * G0), O_fitted, _fs(k * O0), float(median_fraction), O_capped=capped)

@@ -681,19 +681,17 @@ def build_profile(
                     loggops["provenance"]["source"] += counted
             closure = closure_of(staging.load(profile), measured, size, f"{src}", seed, replay=replay)
             if once is not None:  # where it misses, why (model/closure_causes.py)
-                closure = replace(closure, notes=(*closure.notes, *closure_causes(
-                    closure, once, os_part, remainder.values, remainder.counts)))
+                closure = replace(closure, notes=(*closure.notes, *closure_causes(closure, once, os_part, remainder)))
             profile["closure"] = _closure_part(closure, where, profile, as_paper)
             # a profile that does not give back its own measurement says so where it is listed
             verdict = "closes" if closure.closes else "misses" if closure.judged else "too-few-round-trips"
             profile["labels"] = [*profile["labels"], f"closure={verdict}"]
         per_message: PerMessageBandwidth | None = None
-        others = np.zeros(1)
         if bw is not None and bw[0].count and bw_level is not None and bw_level.to_median and bw_draws is not None:
             # the per-message fractions whose two draws, with the other noises, give the series back
             # (model/bandwidth_deconvolution.py)
-            per_message, others = _bandwidth_once(staging, profile, bw_draws, bw[1], bw_level,
-                                                  float(bw[0].min) / bw_draws.percentile(50.0), seed)
+            bw_trips = RoundTrips(*bw_draws.recorded())
+            per_message = _bandwidth_once(staging, profile, bw_trips, bw[1], bw_level, seed)
             profile["bandwidth_noise"]["quantiles"] = {"p": per_message.probabilities.tolist(),
                                                        "v": per_message.fractions.tolist()}
             profile["bandwidth_noise"]["provenance"]["source"] += f"; the table: {per_message.describe()}"
@@ -701,9 +699,9 @@ def build_profile(
             # the large-message series replayed the same way (model/bandwidth_closure.py)
             bw_stats, bw_size, bw_src, _ = bw
             bw_closure = bandwidth_closure_of(staging.load(profile), bw_stats, bw_size, bw_src, seed)
-            if per_message is not None and bw_draws is not None:  # where it misses, why (model/closure_causes.py)
+            if per_message is not None:  # where it misses, why (model/closure_causes.py)
                 bw_closure = replace(bw_closure, notes=(*bw_closure.notes, *bandwidth_causes(
-                    bw_closure, per_message, others, *bw_draws.recorded(), bw_stats.percentile(50.0))))
+                    bw_closure, per_message, bw_trips, bw_stats.percentile(50.0))))
             profile["bandwidth_closure"] = _replay_part(bw_closure, where, "model/bandwidth_closure.py")
             verdict = "closes" if bw_closure.closes else "misses" if bw_closure.judged else "too-few-round-trips"
             profile["labels"] = [*profile["labels"], f"bandwidth-closure={verdict}"]
@@ -741,13 +739,12 @@ def build_profile(
     return profile
 
 
-def _bandwidth_once(staging: _Staging, profile: dict[str, Any], draws: StreamStats, size: int,
-                    level: BandwidthLevel, reference_fraction: float,
-                    seed: int) -> tuple[PerMessageBandwidth, np.ndarray]:
+def _bandwidth_once(staging: _Staging, profile: dict[str, Any], trips: RoundTrips, size: int,
+                    level: BandwidthLevel, seed: int) -> PerMessageBandwidth:
     """The per-message bandwidth fractions of the profile being built (its level moved, its OS and
-    latency noise final) from the bandwidth series' round trips (`draws`), around the fraction
-    at which the level puts the series' median (`reference_fraction`); with what the profile's
-    other noises add to each replayed round trip of that size."""
+    latency noise final) from the bandwidth series' round trips (`trips`), around the fraction
+    at which the level puts the series' median, counted against what the profile's other noises
+    add to each replayed round trip of that size."""
     from cloudnoise.model.closure import replay_of
 
     loggops = profile["loggops"]
@@ -755,12 +752,10 @@ def _bandwidth_once(staging: _Staging, profile: dict[str, Any], draws: StreamSta
         _provisional({**profile, "loggops": with_costs(loggops, size, level.G_moved * w, level.O_moved)}, None),
         size, seed))
     others = staging.load({k: v for k, v in profile.items() if k != "bandwidth_noise"})
-    count = min(draws.count, BANDWIDTH_REPLAY)
-    replay = replay_of(others, count, size, seed)
+    replay = replay_of(others, min(trips.count, BANDWIDTH_REPLAY), size, seed)
     delays = replay - noiseless_round_trip(others, size, seed)
-    values, counts = draws.recorded()
     grid = np.asarray(profile["bandwidth_noise"]["quantiles"]["p"], np.float64)
-    return deconvolve_bandwidth(values, counts, delays, times, reference_fraction, grid), delays
+    return deconvolve_bandwidth(trips.values, trips.counts, delays, times, level.median_fraction, grid)
 
 
 def _closure_part(closure: Closure, where: str, profile: dict[str, Any], as_paper: bool) -> dict[str, Any]:

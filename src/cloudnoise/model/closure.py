@@ -291,7 +291,8 @@ class Closure:
                     f"{MIN_ROUND_TRIPS:,})")
         if self.closes:
             return f"closes: the replay of {self.round_trips:,} round trips gives back {self.experiment}"
-        worst = ", ".join(f"{r.statistic} {_show(r.statistic, r.replay)} against {_show(r.statistic, r.measured)}"
+        worst = ", ".join(f"{r.statistic} {shown_value(r.statistic, r.replay)} against "
+                          f"{shown_value(r.statistic, r.measured)}"
                           for r in self.rows if r.judged and not r.within)
         return f"misses: the replay of {self.experiment} gives {worst}"
 
@@ -310,7 +311,8 @@ class Closure:
         }
 
 
-def _show(statistic: str, value: float) -> str:
+def shown_value(statistic: str, value: float) -> str:
+    """A closure row's value as printed: a share late or slower in %, a time in us."""
     return f"{100 * value:.3g}%" if statistic.startswith(("late", "slower")) else f"{value / 1e3:.4g} us"
 
 

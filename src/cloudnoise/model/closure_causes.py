@@ -32,56 +32,51 @@ from cloudnoise.model.bandwidth_closure import SLOWER
 from cloudnoise.model.bandwidth_deconvolution import PerMessageBandwidth
 from cloudnoise.model.closure import SHARE_SLACK, SHARE_TOLERANCE, Closure
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart
+from cloudnoise.model.round_trips import RoundTrips
 
 OS_LATE_NS = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000)  # how late the OS part and the series are compared
 MAX_DISTANCE = 0.02  # a deconvolution whose largest gap exceeds this is said to leave the series unexplained
 MIN_BELOW_FLOOR = 0.01  # a share of round trips faster than the floor worth saying
 
 
-def excess_share(delays_ns: np.ndarray, values_ns: np.ndarray, counts: np.ndarray, from_ns: float,
+def excess_share(delays_ns: np.ndarray, trips: RoundTrips, from_ns: float,
                  lateness_ns: tuple[float, ...]) -> tuple[float, float, float] | None:
     """The lateness y (ns, of `lateness_ns`) at which a part alone (`delays_ns`, one per replayed
     round trip) delays the most round trips more than the series holds that late: (y, the part's
     share, the series' share), or None where it nowhere exceeds the series' share by the
-    closure's share tolerance. The series' round trips (`values_ns`, `counts`) count from
-    `from_ns`, less what the per-message draws can take off it (the series' median less its
-    first percentile)."""
-    v = np.asarray(values_ns, np.float64)
-    c = np.asarray(counts, np.float64)
-    order = np.argsort(v)
-    v, c = v[order], c[order]
-    cum = np.cumsum(c) / c.sum()
-    p1, p50 = v[np.searchsorted(cum, 0.01)], v[np.searchsorted(cum, 0.5)]
+    closure's share tolerance. The series' round trips (`trips`) count from `from_ns`, less what
+    the per-message draws can take off it (the series' median less its first percentile)."""
+    p1, p50 = trips.quantiles([1.0, 50.0])
     slack = float(p50 - p1)
     delays = np.sort(np.asarray(delays_ns, np.float64))
     worst: tuple[float, float, float] | None = None
     for y in lateness_ns:
         part = 1.0 - np.searchsorted(delays, y + slack, side="right") / delays.size
-        series = float(c[v > from_ns + y].sum() / c.sum())
+        series = trips.share_above(from_ns + y)
         excess = part - series
         if excess > max(SHARE_TOLERANCE * series, SHARE_SLACK) and (worst is None or excess > worst[1] - worst[2]):
             worst = (float(y), float(part), series)
     return worst
 
 
-def os_excess(os_part: OSPart, values_ns: np.ndarray, counts: np.ndarray) -> tuple[float, float, float] | None:
+def os_excess(os_part: OSPart, trips: RoundTrips) -> tuple[float, float, float] | None:
     """`excess_share` of the OS part of 1-byte round trips at OS_LATE_NS, from its noiseless
     round trip; None without OS noise."""
     if not os_part.measured:
         return None
-    return excess_share(os_part.delays_ns, values_ns, counts, os_part.noiseless_ns, OS_LATE_NS)
+    return excess_share(os_part.delays_ns, trips, os_part.noiseless_ns, OS_LATE_NS)
 
 
-def closure_causes(closure: Closure, once: CountedOnce, os_part: OSPart | None, values_ns: np.ndarray,
-                   counts: np.ndarray) -> tuple[str, ...]:
+def closure_causes(closure: Closure, once: CountedOnce, os_part: OSPart | None,
+                   trips: RoundTrips) -> tuple[str, ...]:
     """The notes that say why `closure` misses (none where it closes or is not judged):
-    `once` the per-message noise the build deconvolved, `os_part` its OS part, `values_ns` and
-    `counts` the round trips it was deconvolved from."""
+    `once` the per-message noise the build deconvolved, `os_part` its OS part, `trips` the round
+    trips it was deconvolved from."""
     if closure.closes or not closure.judged:
         return ()
     notes: list[str] = []
     if os_part is not None:
-        got = os_excess(os_part, values_ns, counts)
+        got = os_excess(os_part, trips)
         if got is not None:
             y, os_share, series = got
             notes.append(
@@ -103,16 +98,16 @@ def closure_causes(closure: Closure, once: CountedOnce, os_part: OSPart | None, 
     return tuple(notes)
 
 
-def bandwidth_causes(closure: Closure, per_message: PerMessageBandwidth, others_ns: np.ndarray,
-                     values_ns: np.ndarray, counts: np.ndarray, median_ns: float) -> tuple[str, ...]:
+def bandwidth_causes(closure: Closure, per_message: PerMessageBandwidth, trips: RoundTrips,
+                     median_ns: float) -> tuple[str, ...]:
     """The notes that say why a bandwidth closure misses: the profile's OS and latency noise alone
-    (`others_ns`, what they add to each replayed round trip of the series' size) slowing more
-    round trips by 2, 5 or 20 % of the median than the series holds; a deconvolution that leaves
-    the series unexplained (`per_message`, from `values_ns`, `counts`)."""
+    (`per_message.others_ns`, what they add to each replayed round trip of the series' size)
+    slowing more round trips by 2, 5 or 20 % of the median than the series holds; a
+    deconvolution that leaves the series (`trips`) unexplained."""
     if closure.closes or not closure.judged:
         return ()
     notes: list[str] = []
-    got = excess_share(others_ns, values_ns, counts, median_ns, tuple(f * median_ns for f in SLOWER))
+    got = excess_share(per_message.others_ns, trips, median_ns, tuple(f * median_ns for f in SLOWER))
     if got is not None:
         y, part, series = got
         notes.append(

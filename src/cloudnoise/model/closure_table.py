@@ -9,12 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from cloudnoise.model.closure import shown_value
+
 if TYPE_CHECKING:
     from rich.table import Table
-
-
-def _show(statistic: str, value: float) -> str:
-    return f"{100 * value:.3g}%" if statistic.startswith(("late", "slower")) else f"{value / 1e3:.4g} us"
 
 
 def closure_rows_table(title: str, rows: list[dict[str, Any]], miss: str = "miss") -> Table:
@@ -28,8 +26,8 @@ def closure_rows_table(title: str, rows: list[dict[str, Any]], miss: str = "miss
     for r in rows:
         mark = (("within" if r.get("within") else miss) if r.get("judged")
                 else "(within, not judged)" if r.get("within") else "(outside, not judged)")
-        t.add_row(str(r["statistic"]), _show(str(r["statistic"]), float(r["measured"])),
-                  _show(str(r["statistic"]), float(r["replay"])), mark)
+        t.add_row(str(r["statistic"]), shown_value(str(r["statistic"]), float(r["measured"])),
+                  shown_value(str(r["statistic"]), float(r["replay"])), mark)
     return t
 
 
