@@ -79,6 +79,8 @@ from cloudnoise.model.latency_state import LatencyState, StateFit, fit_state, st
 from cloudnoise.model.latency_split import LatencySplit, split_latency
 from cloudnoise.model.round_trips import RoundTrips, count_round_trips
 from cloudnoise.model.series_order import iter_batches
+from cloudnoise.model.stall_choice import (IN_TIME, PER_MESSAGE, Refutation, choose_stall_model, needs_per_message,
+                                           refutation)
 from cloudnoise.model.state_choice import judge_state
 from cloudnoise.output_files import default_file_mode
 
@@ -340,24 +342,82 @@ def build_profile(
 
     ``latency_model``: ``auto`` splits the latency series into stalls in time
     and an independent remainder where its order shows time structure
-    (model/latency_split.py; otherwise, and with ``iid``, every sample is a
-    per-message draw, the paper's semantics). The returned dict's
-    ``latency_split`` says what was found and why (None without a series).
+    (model/latency_split.py) and then builds the profile a second time with
+    every sample a per-message draw, keeping the one whose replays give back
+    more of the campaign's series (model/stall_choice.py; the returned dict's
+    ``stall_choice`` says which and why); ``stalls`` keeps the stalls in time
+    without that choice; with ``iid`` every sample is a per-message draw, the
+    paper's semantics. The returned dict's ``latency_split`` says what was
+    found and why (None without a series).
     ``bandwidth_model``: the same for the bandwidth series, split into drops
     that persist in time (bandwidth episodes) and an independent remainder
     (model/bandwidth_split.py); ``bandwidth_split`` says what was found."""
-    if as_paper:  # the paper's semantics: every sample a per-message draw, nothing split or counted once
-        latency_model = bandwidth_model = "iid"
-    if latency_model not in ("auto", "iid"):
-        raise CloudnoiseError(f"--latency-model {latency_model!r}: choose auto or iid")
+    if latency_model not in ("auto", "stalls", "iid"):
+        raise CloudnoiseError(f"--latency-model {latency_model!r}: choose auto, stalls or iid")
     if bandwidth_model not in ("auto", "iid"):
         raise CloudnoiseError(f"--bandwidth-model {bandwidth_model!r}: choose auto or iid")
-    campaign = Path(campaign)
     out = Path(out)
     if out.is_dir():
         raise CloudnoiseError(f"{out}: is a directory; -o names the profile file to write (e.g. {out}/system.json)")
     if out.suffix.lower() != ".json":
         raise CloudnoiseError(f"-o {out}: a profile is a .json file; give a name ending in .json")
+
+    def build(to: Path, stalls_in_time: bool) -> dict[str, Any]:
+        return _build(Path(campaign), to, name, on_demand_price, committed_price, allow_missing,
+                      "iid" if latency_model == "iid" else "auto", bandwidth_model, as_paper, seed, stalls_in_time)
+
+    if as_paper or latency_model != "auto":
+        return build(out, stalls_in_time=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.stalls-", dir=out.parent))
+    try:
+        in_time = build(tmp / IN_TIME / out.name, stalls_in_time=True)
+        split = in_time.get("latency_split")
+        if split is None or not split["used"]:  # no stalls in time: nothing to choose
+            _move_built(tmp / IN_TIME, out)
+            return in_time
+        per_message = build(tmp / PER_MESSAGE / out.name, stalls_in_time=False) if needs_per_message(in_time) else None
+        choice = choose_stall_model(in_time, per_message)
+        chosen = in_time if choice.chosen == IN_TIME or per_message is None else per_message
+        written = tmp / choice.chosen / out.name
+        doc = json.loads(written.read_text(encoding="utf-8"))
+        doc["closure"]["stall_model"] += f"; {choice.why} (model/stall_choice.py)"
+        written.write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+        _validate(written)
+        _move_built(tmp / choice.chosen, out)
+        chosen["closure"] = doc["closure"]
+        chosen["stall_choice"] = choice.as_dict()
+        return chosen
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _move_built(folder: Path, out: Path) -> None:
+    """A profile built into `folder` (under the name out.name) and its side files, renamed into
+    out's folder, the profile last."""
+    for path in sorted(folder.iterdir(), key=lambda p: p.name == out.name):
+        if path.is_file():
+            os.replace(path, out.parent / path.name)
+
+
+def _build(
+    campaign: Path,
+    out: Path,
+    name: str | None,
+    on_demand_price: float | None,
+    committed_price: float | None,
+    allow_missing: bool,
+    latency_model: str,
+    bandwidth_model: str,
+    as_paper: bool,
+    seed: int,
+    stalls_in_time: bool,
+) -> dict[str, Any]:
+    """`build_profile` with one stall model: ``stalls_in_time`` keeps the stalls in time the
+    latency series shows (``latency_model`` "auto"); otherwise every sample is a per-message draw,
+    a state in time still fitted where the series shows one."""
+    if as_paper:  # the paper's semantics: every sample a per-message draw, nothing split or counted once
+        latency_model = bandwidth_model = "iid"
     for price, what in ((on_demand_price, "--on-demand-price"), (committed_price, "--committed-price")):
         if price is not None and not (math.isfinite(price) and 0 <= price <= 1e6):
             raise CloudnoiseError(f"{what} {price!r}: a price per node-hour is a finite number in [0, 1e6] USD")
@@ -493,7 +553,7 @@ def build_profile(
         measured_pairs = (experiments.get(exp) or {}).get("pairs") or []
         if len(measured_pairs) > 1:
             split, pair_rows = _pairs_apart(campaign, exp, size, stats, split, measured_pairs, floor)
-        keep = split.keep if split.episodes is not None and latency_model == "auto" else 1.0
+        keep = split.keep if split.episodes is not None and latency_model == "auto" and stalls_in_time else 1.0
         # RTT/2 at each probability of the engine's grid; with stalls in time, of the
         # remainder: the distribution below the stall threshold (a share `keep` of the samples)
         half_q = stats.quantiles(grid * keep) / 2.0
@@ -522,6 +582,10 @@ def build_profile(
         elif latency_model == "iid" and split.episodes is not None:
             lat_parts = (f"per-message draws of every sample (--latency-model iid, the paper's semantics); the series "
                      f"shows time structure that this leaves out: {split.why}")
+        elif split.episodes is not None:
+            lat_parts = (f"per-message draws of every sample, its stalls among them: they give back the campaign's "
+                         f"series better than stalls in time (the closure's stall model says how); the series shows "
+                         f"time structure: {split.why}")
         else:
             lat_parts = f"per-message draws of every sample; why: {split.why}"
         profile["latency_noise"] = {
@@ -682,11 +746,18 @@ def build_profile(
             closure = closure_of(staging.load(profile), measured, size, f"{src}", seed, replay=replay)
             if once is not None:  # where it misses, why (model/closure_causes.py)
                 closure = replace(closure, notes=(*closure.notes, *closure_causes(closure, once, os_part, remainder)))
-            profile["closure"] = _closure_part(closure, where, profile, as_paper)
+            shown = split is not None and split.episodes is not None
+            profile["closure"] = _closure_part(closure, where, profile, (
+                "the paper's semantics (--as-paper)" if as_paper else
+                "--latency-model iid, the paper's semantics, though the series shows its stalls in time"
+                if shown and latency_model == "iid" else
+                "the series shows its stalls in time (`latency_split`)" if shown else
+                "the series shows no time structure in its stalls (docs/explanation/measurement.md, 'Noise in time')"))
             # a profile that does not give back its own measurement says so where it is listed
             verdict = "closes" if closure.closes else "misses" if closure.judged else "too-few-round-trips"
             profile["labels"] = [*profile["labels"], f"closure={verdict}"]
         per_message: PerMessageBandwidth | None = None
+        stall_refutation: Refutation | None = None
         if bw is not None and bw[0].count and bw_level is not None and bw_level.to_median and bw_draws is not None:
             # the per-message fractions whose two draws, with the other noises, give the series back
             # (model/bandwidth_deconvolution.py)
@@ -695,6 +766,11 @@ def build_profile(
             profile["bandwidth_noise"]["quantiles"] = {"p": per_message.probabilities.tolist(),
                                                        "v": per_message.fractions.tolist()}
             profile["bandwidth_noise"]["provenance"]["source"] += f"; the table: {per_message.describe()}"
+            if "stalls" in profile.get("latency_noise", {}):  # do the stalls in time block long transfers?
+                # against every round trip of the series, drops in time included: a stall that blocks the
+                # host slows the transfer it meets whatever the bandwidth did meanwhile
+                stall_refutation = refutation(per_message.others_ns, RoundTrips(*bw[0].recorded()),
+                                              bw[0].percentile(50.0), bw[1])
         if bw is not None and bw[0].count:
             # the large-message series replayed the same way (model/bandwidth_closure.py)
             bw_stats, bw_size, bw_src, _ = bw
@@ -723,6 +799,7 @@ def build_profile(
         "factor": bw_level.factor, "G_fitted": bw_level.G_fitted, "G_moved": bw_level.G_moved,
         "O_fitted": bw_level.O_fitted, "O_moved": bw_level.O_moved, "residual_ns": bw_level.residual_ns}
     profile["latency_state"] = None if state_fit is None else state_fit.to_json()
+    profile["stall_refutation"] = None if stall_refutation is None else stall_refutation.as_dict()
     profile["latency_split"] = None if split is None else {
         "kind": split.kind, "why": split.why, "used": "stalls" in profile.get("latency_noise", {}),
         "threshold_ns": split.threshold_ns,
@@ -758,20 +835,19 @@ def _bandwidth_once(staging: _Staging, profile: dict[str, Any], trips: RoundTrip
     return deconvolve_bandwidth(trips.values, trips.counts, delays, times, level.median_fraction, grid)
 
 
-def _closure_part(closure: Closure, where: str, profile: dict[str, Any], as_paper: bool) -> dict[str, Any]:
-    """The profile's `closure`: the replay's table, and which stall model the profile uses and why."""
+def _closure_part(closure: Closure, where: str, profile: dict[str, Any], why_per_message: str) -> dict[str, Any]:
+    """The profile's `closure`: the replay's table, and which stall model the profile uses and why
+    (`why_per_message`: why, where its stalls are per-message draws)."""
     lat = profile.get("latency_noise") or {}
     if "stalls" in lat:
         stall_model = (
             "stalls in time that block the host's sends: a message sent inside one of its host's stalls waits "
             "for the stall's end (model/latency_episodes.py); why: the series shows its stalls in trains that "
-            "recur in time (their quiet times are regular, not the geometric ones of messages hit at random), "
-            "which draws per message cannot give back")
+            "recur in time (their quiet times are regular, not the geometric ones of messages hit at random)")
     else:
         stall_model = (
             "per-message draws: a stall delays the message it hits, drawn for each message on its own; why: "
-            + ("the paper's semantics (--as-paper)" if as_paper else
-               "the series shows no time structure in its stalls (docs/explanation/measurement.md, 'Noise in time')")
+            + why_per_message
             + ("; the draws' quantiles move with a state per host that persists in time (`state`, "
                "model/latency_state.py)" if "state" in lat else ""))
     return {**_replay_part(closure, where, "model/closure.py"), "stall_model": stall_model}

@@ -35,11 +35,14 @@ def model() -> None:
 @click.option("--allow-missing", is_flag=True,
               help="Build the profile even when an experiment the campaign lists has no data (a warning names "
                    "what was left out); without it, that is an error.")
-@click.option("--latency-model", type=click.Choice(["auto", "iid"]), default="auto", show_default=True,
+@click.option("--latency-model", type=click.Choice(["auto", "stalls", "iid"]), default="auto", show_default=True,
               help="auto: where the latency series' order shows stalls that come in time (bursty or periodic), "
-                   "model them as stalls in time and draw the rest per message; where its sums of consecutive round "
-                   "trips persist, add the state in time (of the whole distribution, its body or its tail, or none) "
-                   "whose replay gives them back (docs/profile-format.md); "
+                   "build the profile twice, with them as stalls in time that block the host and as per-message "
+                   "draws, and keep the one whose replays give back more of the campaign's latency and bandwidth "
+                   "series (the closure's stall model says which and why; this doubles the build's time); where its "
+                   "sums of consecutive round trips persist, add the state in time (of the whole distribution, its "
+                   "body or its tail, or none) whose replay gives them back (docs/profile-format.md); "
+                   "stalls: stalls in time wherever the series shows them, without that choice; "
                    "iid: draw every sample per message (the paper's semantics).")
 @click.option("--bandwidth-model", type=click.Choice(["auto", "iid"]), default="auto", show_default=True,
               help="auto: where the bandwidth series' order shows drops that persist in time, model them as "
@@ -96,7 +99,7 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     if bw_split is not None:
         doc["bandwidth_split"] = bw_split
     for key in ("latency_level", "bandwidth_level", "latency_state", "counted_once", "closure", "bandwidth_closure",
-                "campaign"):
+                "stall_choice", "campaign"):
         if profile.get(key) is not None:
             doc[key] = profile[key]
     if not as_json:
