@@ -65,6 +65,8 @@ def test_shares_known_answers():
     ("rate=5000,duration=10ms,stall=50us,gap=20us", "at most 90%"),
     ("rate=200,duration=1ms,gap=20us", "need stall"),
     ("size=3,stall=1us,period=1ms", "unknown size"),
+    ("period=1ms,stall=12us,max_bytes=0", "whole number of bytes"),
+    ("period=1ms,stall=12us,max_bytes=1.5", "whole number of bytes"),
 ])
 def test_bad_specs_are_one_line_errors(bad, words):
     with pytest.raises(CloudnoiseError) as err:
@@ -119,6 +121,21 @@ def test_a_message_sent_inside_a_stall_waits_for_its_end():
     # not in the noiseless variant
     r = simulate(_engine.parse_goal(ONE_MESSAGE), params=PARAMS, noise=noise, variant="none")
     assert r.host_end_ns.tolist() == base
+
+
+def test_stalls_that_hold_small_messages_leave_larger_ones_alone():
+    # host 0 stalled for the whole period but its last ns, stalls holding messages up to 100 B: a
+    # 100 B message waits the rest of the stall, a 101 B one leaves at once (to the ps), per repetition
+    period = 10**9
+    e = parse_latency_episodes("period=1s,stall=400ms,max_bytes=100")
+    assert e.max_bytes == 100 and parse_latency_episodes(e.spec()) == e and "messages up to 100 B" in e.describe()
+    assert parse_latency_episodes(LatencyEpisodes(e.stall, period_ns=1e9, max_bytes=100).spec()).max_bytes == 100
+    for size, waits in ((100, True), (101, False)):
+        goal = ONE_MESSAGE.replace(b"1b", f"{size}b".encode())
+        base = simulate(_engine.parse_goal(goal), params=PARAMS).host_end_ns
+        noise = NoiseSetup(latency_stalls=stalls([0], [period - 1], period), latency_stalls_max_bytes=100)
+        late = per_rank(_engine.parse_goal(goal), noise, 5, seed=3)[:, 1] - base[1]
+        assert np.all(late > 1000) if waits else np.all(late == 0), (size, late)
 
 
 def per_rank(sched, noise: NoiseSetup, reps: int, seed: int) -> np.ndarray:

@@ -453,6 +453,8 @@ NB_MODULE(_engine, m) {
       .def_rw("latency_stalls_shared", &NoiseModel::latency_stalls_shared)
       .def_rw("latency_stalls_hosts", &NoiseModel::latency_stalls_hosts,
               "The share of hosts that stall at all, drawn per host and repetition (1: every host)")
+      .def_rw("latency_stalls_max_bytes", &NoiseModel::latency_stalls_max_bytes,
+              "The largest message (bytes) the stalls hold; larger ones never wait for a stall")
       .def_rw("level_process", &NoiseModel::level_process,
               "Latency levels in time: each message gets its sender's level at the send added to its latency "
               "(which stays at least -o).")

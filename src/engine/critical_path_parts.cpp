@@ -130,7 +130,7 @@ PathSegment Engine::path_segment(PathNode n, PathLink link, int64_t start) {
         const int64_t latency = time_add(costs.L_ps, drawn);
         const int64_t leveled = levels_ ? std::max(time_add(latency, level_ps(owner, start)), -p_.o_ps) : latency;
         add(PathPart::LatencyDraw, drawn + (leveled - latency));
-        if (stalls_) add(PathPart::LatencyStall, stall_delay_ps(owner, start));
+        if (stalls_ && op.amount <= stall_max_bytes_) add(PathPart::LatencyStall, stall_delay_ps(owner, start));
       }
     } else {
       wrong();

@@ -464,6 +464,7 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     if (noise.latency_stalls_hosts < 1.0)
       for (uint32_t r = 0; r < ranks_; ++r) stall_on_[r] = rng.uniform(kHostDraws + r) < noise.latency_stalls_hosts;
     host_offsets(stall_offset_, rng, stalls_->period_ps(), ranks_, noise.latency_stalls_shared);
+    stall_max_bytes_ = noise.latency_stalls_max_bytes;
   }
   if (levels_) {
     // Each host reads the levels from its own offset.

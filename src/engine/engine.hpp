@@ -75,6 +75,9 @@ struct NoiseModel {
   // The share of hosts that stall at all (drawn per host and repetition); the
   // others never do: stalls a measurement saw on some pairs of hosts only.
   double latency_stalls_hosts = 1.0;
+  // The largest message the stalls hold (all of them by default): stalls a
+  // small-message series shows that its large transfers do not wait for.
+  uint64_t latency_stalls_max_bytes = UINT64_MAX;
   // Latency levels in time, per sending host (noise/latency_levels.hpp): a
   // message gets its sender's level at the send added to its latency, which
   // stays at least -o (no message arrives before its send starts).
@@ -558,6 +561,7 @@ class Engine {
   std::vector<int64_t> stall_offset_;  // per host, this repetition's (with stalls_)
   std::vector<LatencyStalls::Span> stall_span_;  // per host, its last lookup's span
   std::vector<uint8_t> stall_on_;  // per host, whether it stalls this repetition (with stalls_)
+  uint64_t stall_max_bytes_ = UINT64_MAX;  // the largest message the stalls hold (with stalls_)
   std::vector<int64_t> level_offset_;  // per host, this repetition's (with levels_)
   std::vector<LatencyLevels::Span> level_span_;  // per host, its last lookup's span
   std::vector<int64_t> state_offset_;  // per host, this repetition's (with state_)

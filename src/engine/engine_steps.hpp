@@ -151,7 +151,7 @@ template <bool kRecord>
     if (latency_) latency = time_add(latency, latency_draw_ps(h, t, op_index));
     // The sender's level at t; no message arrives before its send starts.
     if (levels_) latency = std::max(time_add(latency, level_ps(h, t)), -p_.o_ps);
-    if (stalls_) latency = time_add(latency, stall_delay_ps(h, t));
+    if (stalls_ && bytes <= stall_max_bytes_) latency = time_add(latency, stall_delay_ps(h, t));
     g_bytes = bytes_time(bytes, G);
   }
   o_free = time_add(t, p_.o_ps, bytes_time(bytes, costs.O_fs), os_noise(h, t, p_.o_ps));

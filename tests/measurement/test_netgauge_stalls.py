@@ -31,16 +31,17 @@ def test_model_build_carries_the_stalls_and_says_why(tmp_path, run_cli):
     assert "two parts: stalls in time" in lat["provenance"]["source"] and "lag 5" in lat["provenance"]["source"]
     # the per-message remainder leaves the stalls out: nothing near 45 us in it
     assert max(lat["quantiles"]["v"]) < 10_000
-    # by default the stalls in time must also give the series back and not be refuted by the bandwidth
-    # series (model/stall_choice.py): these, a stall every fifth sample in every other call, are not met
-    # by time as a stall in time would be, and the flat bandwidth series (no round trip 2 % slow) refutes
-    # them; the profile draws them per message and says why
+    # by default the stalls in time must also give the series back (model/stall_choice.py): these, a
+    # stall every fifth sample in every other call, are not met by time as a stall in time would be
+    # (and the flat bandwidth series, no round trip 2 % slow, refutes them); per-message draws give the
+    # series back, and the profile draws them per message and says why
     auto = run_cli("model", "build", str(camp), "-o", str(tmp_path / "auto.json"), "--json")
     assert auto.returncode == 0, auto.stderr
     choice = json.loads(auto.stdout)["stall_choice"]
     assert choice["chosen"] == "message" and choice["refutation"]["series_share"] == 0.0, choice
     stall_model = json.loads((tmp_path / "auto.json").read_text())["closure"]["stall_model"]
-    assert stall_model.startswith("per-message draws") and "refutes the stalls in time" in stall_model
+    assert stall_model.startswith("per-message draws") and "a profile must close first" in stall_model
+    assert "also refutes stalls that hold every message" in stall_model
     # the paper's semantics on request: every sample a per-message draw, the stalls said and left out
     iid = run_cli("model", "build", str(camp), "-o", str(tmp_path / "iid.json"), "--latency-model", "iid")
     assert iid.returncode == 0, iid.stderr

@@ -24,31 +24,37 @@ def _profile(closes: bool, refuted: bool = False, bandwidth: bool = True) -> dic
 
 
 def test_stalls_in_time_stay_unless_they_miss_their_closure_or_the_bandwidth_series_refutes_them():
-    from cloudnoise.model.stall_choice import IN_TIME, PER_MESSAGE, choose_stall_model, needs_per_message
+    from cloudnoise.model.stall_choice import (IN_TIME, PER_MESSAGE, SMALL, choose_stall_model, needs_per_message,
+                                               needs_small)
 
     # closes and not refuted: nothing else is built
     kept = _profile(True)
-    assert not needs_per_message(kept)
-    got = choose_stall_model(kept, None)
+    assert not needs_per_message(kept, True) and not needs_small(kept, None, True)
+    got = choose_stall_model(kept)
     assert got.chosen == IN_TIME and "does not refute them" in got.why and got.per_message_closes is None
-    assert "refute" not in choose_stall_model(_profile(True, bandwidth=False), None).why
-    # refuted by the bandwidth series, and both close: per-message draws, with the figures
+    assert "refute" not in choose_stall_model(_profile(True, bandwidth=False)).why
+    # refuted, closes: stalls that hold small messages only, with the figures
     refuted = _profile(True, refuted=True)
-    assert needs_per_message(refuted)
-    got = choose_stall_model(refuted, _profile(True))
-    assert got.chosen == PER_MESSAGE and "25% of the 16777216 B round trips are more than 2 % slower" in got.why
-    assert "at least 24.3%" in got.why and "holds 6.4%" in got.why and got.refutation["replay_share"] == 0.25
-    # closure first: refuted, but only the stalls in time give the latency series back
-    got = choose_stall_model(refuted, _profile(False))
-    assert got.chosen == IN_TIME and "only stalls in time give the latency series back" in got.why
-    assert "misses p99" in got.why and "refutes" in got.why
-    # stalls in time miss their own closure, per-message draws close it
-    assert needs_per_message(_profile(False))
+    assert not needs_per_message(refuted, True) and needs_small(refuted, None, True)
+    got = choose_stall_model(refuted, None, _profile(True), 65535)
+    assert got.chosen == SMALL and "25% of the 16777216 B round trips are more than 2 % slower" in got.why
+    assert "at least 24.3%" in got.why and "holds 6.4%" in got.why and "up to 65535 B" in got.why
+    assert got.refutation["replay_share"] == 0.25
+    # refuted where the bandwidth series' messages are small (no smaller scope to try): per-message draws
+    assert needs_per_message(refuted, False) and not needs_small(refuted, None, False)
+    assert choose_stall_model(refuted, _profile(True)).chosen == PER_MESSAGE
+    assert choose_stall_model(refuted, _profile(False)).chosen == IN_TIME  # unless they miss their closure
+    # stalls in time miss their own closure, per-message draws close it: per-message, refuted or not
+    assert needs_per_message(_profile(False), True)
     got = choose_stall_model(_profile(False), _profile(True))
-    assert got.chosen == PER_MESSAGE and "only per-message draws give" in got.why
-    # neither closes: the refutation decides, else the series' order
-    assert choose_stall_model(_profile(False, refuted=True), _profile(False)).chosen == PER_MESSAGE
-    assert choose_stall_model(_profile(False), _profile(False)).chosen == IN_TIME
+    assert got.chosen == PER_MESSAGE and "a profile must close first" in got.why and "misses" not in got.why
+    assert not needs_small(_profile(False, refuted=True), _profile(True), True)
+    assert choose_stall_model(_profile(False, refuted=True), _profile(True)).chosen == PER_MESSAGE
+    # neither closes: refuted, the small messages' stalls; else the series' order
+    assert needs_small(_profile(False, refuted=True), _profile(False), True)
+    assert choose_stall_model(_profile(False, refuted=True), _profile(False), _profile(False), 65535).chosen == SMALL
+    got = choose_stall_model(_profile(False), _profile(False))
+    assert got.chosen == IN_TIME and "neither gives the latency series back" in got.why
 
 
 def test_the_refutation_needs_every_part_of_the_replay_above_the_series_and_beyond_the_tolerance():
@@ -120,7 +126,7 @@ def test_a_bandwidth_series_slowed_by_the_stalls_in_time_keeps_them(stalled, tmp
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("p.")) == ["p.json", "p.os_noise.trace"]
 
 
-def test_a_bandwidth_series_that_meets_the_stalls_per_message_keeps_per_message_draws(stalled, tmp_path, run_cli):
+def test_a_bandwidth_series_the_stalls_do_not_slow_keeps_them_for_small_messages_only(stalled, tmp_path, run_cli):
     from cloudnoise.model.distributions import parse_distribution
     from cloudnoise.simulation.noise import NoiseSetup
 
@@ -136,14 +142,21 @@ def test_a_bandwidth_series_that_meets_the_stalls_per_message_keeps_per_message_
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     written = json.loads((tmp_path / "p.json").read_text())
-    assert "stalls" not in written["latency_noise"]
     stall_model = written["closure"]["stall_model"]
-    assert stall_model.startswith("per-message draws") and "series shows its stalls in time" in stall_model
-    assert "the bandwidth series refutes stalls in time" in stall_model, stall_model
+    assert "the bandwidth series refutes stalls that hold every message" in stall_model, stall_model
     choice = doc["stall_choice"]
-    assert choice["chosen"] == "message" and choice["per_message_closes"], choice
-    # stalls in time would slow about a fifth of the 16 MiB round trips; the series holds under 1 %
+    assert choice["chosen"] == "small" and choice["in_time_closes"], choice
+    # stalls that hold every message would slow about a fifth of the 16 MiB round trips; the series
+    # holds under 1 %
     assert choice["refutation"]["replay_share"] > 0.1 > 0.01 > choice["refutation"]["series_share"], choice
+    # the stalls kept, for messages up to the eager limit S: the 1 B series keeps its closure, the
+    # 16 MiB replay waits for none of them and closes too
+    from cloudnoise.model.latency_episodes import parse_latency_episodes
+
+    eager = written["loggops"]["S"]
+    assert 1 < eager < 16_777_216 and parse_latency_episodes(written["latency_noise"]["stalls"]).max_bytes == eager
+    assert stall_model.startswith(f"stalls in time that block the host's sends of messages up to {eager} B")
+    assert doc["closure"]["closes"] and doc["bandwidth_closure"]["closes"], doc["bandwidth_closure"]["rows"]
     # no temporary folder left beside it
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
     # --latency-model stalls keeps them without the choice

@@ -79,8 +79,8 @@ from cloudnoise.model.latency_state import LatencyState, StateFit, fit_state, st
 from cloudnoise.model.latency_split import LatencySplit, split_latency
 from cloudnoise.model.round_trips import RoundTrips, count_round_trips
 from cloudnoise.model.series_order import iter_batches
-from cloudnoise.model.stall_choice import (IN_TIME, PER_MESSAGE, Refutation, choose_stall_model, needs_per_message,
-                                           refutation)
+from cloudnoise.model.stall_choice import (IN_TIME, PER_MESSAGE, SMALL, Refutation, choose_stall_model,
+                                           needs_per_message, needs_small, refutation)
 from cloudnoise.model.state_choice import judge_state
 from cloudnoise.output_files import default_file_mode
 
@@ -362,23 +362,30 @@ def build_profile(
     if out.suffix.lower() != ".json":
         raise CloudnoiseError(f"-o {out}: a profile is a .json file; give a name ending in .json")
 
-    def build(to: Path, stalls_in_time: bool) -> dict[str, Any]:
+    def build(to: Path, stall_model: str) -> dict[str, Any]:
         return _build(Path(campaign), to, name, on_demand_price, committed_price, allow_missing,
-                      "iid" if latency_model == "iid" else "auto", bandwidth_model, as_paper, seed, stalls_in_time)
+                      "iid" if latency_model == "iid" else "auto", bandwidth_model, as_paper, seed, stall_model)
 
     if as_paper or latency_model != "auto":
-        return build(out, stalls_in_time=True)
+        return build(out, IN_TIME)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.stalls-", dir=out.parent))
     try:
-        in_time = build(tmp / IN_TIME / out.name, stalls_in_time=True)
+        in_time = build(tmp / IN_TIME / out.name, IN_TIME)
         split = in_time.get("latency_split")
         if split is None or not split["used"]:  # no stalls in time: nothing to choose
             _move_built(tmp / IN_TIME, out)
             return in_time
-        per_message = build(tmp / PER_MESSAGE / out.name, stalls_in_time=False) if needs_per_message(in_time) else None
-        choice = choose_stall_model(in_time, per_message)
-        chosen = in_time if choice.chosen == IN_TIME or per_message is None else per_message
+        # the alternatives (model/stall_choice.py), each a build of its own where the first leaves a reason
+        eager = int(in_time["loggops"]["S"])
+        large = (in_time.get("bandwidth_closure") or {}).get("size_bytes")
+        small_possible = isinstance(large, int) and large > eager
+        per_message = build(tmp / PER_MESSAGE / out.name, PER_MESSAGE) \
+            if needs_per_message(in_time, small_possible) else None
+        small = build(tmp / SMALL / out.name, SMALL) if needs_small(in_time, per_message, small_possible) else None
+        choice = choose_stall_model(in_time, per_message, small, eager)
+        chosen = {IN_TIME: in_time, SMALL: small, PER_MESSAGE: per_message}[choice.chosen]
+        assert chosen is not None
         written = tmp / choice.chosen / out.name
         doc = json.loads(written.read_text(encoding="utf-8"))
         doc["closure"]["stall_model"] += f"; {choice.why} (model/stall_choice.py)"
@@ -411,11 +418,12 @@ def _build(
     bandwidth_model: str,
     as_paper: bool,
     seed: int,
-    stalls_in_time: bool,
+    stall_model: str,
 ) -> dict[str, Any]:
-    """`build_profile` with one stall model: ``stalls_in_time`` keeps the stalls in time the
-    latency series shows (``latency_model`` "auto"); otherwise every sample is a per-message draw,
-    a state in time still fitted where the series shows one."""
+    """`build_profile` with one stall model (model/stall_choice.py): IN_TIME keeps the stalls in
+    time the latency series shows (``latency_model`` "auto"), SMALL keeps them for messages up to
+    the eager limit only, PER_MESSAGE draws every sample per message (a state in time still
+    fitted where the series shows one)."""
     if as_paper:  # the paper's semantics: every sample a per-message draw, nothing split or counted once
         latency_model = bandwidth_model = "iid"
     for price, what in ((on_demand_price, "--on-demand-price"), (committed_price, "--committed-price")):
@@ -553,7 +561,8 @@ def _build(
         measured_pairs = (experiments.get(exp) or {}).get("pairs") or []
         if len(measured_pairs) > 1:
             split, pair_rows = _pairs_apart(campaign, exp, size, stats, split, measured_pairs, floor)
-        keep = split.keep if split.episodes is not None and latency_model == "auto" and stalls_in_time else 1.0
+        keep = split.keep if split.episodes is not None and latency_model == "auto" and stall_model != PER_MESSAGE \
+            else 1.0
         # RTT/2 at each probability of the engine's grid; with stalls in time, of the
         # remainder: the distribution below the stall threshold (a share `keep` of the samples)
         half_q = stats.quantiles(grid * keep) / 2.0
@@ -596,8 +605,11 @@ def _build(
         }
         if keep < 1.0:
             assert split.episodes is not None
-            profile["latency_noise"]["stalls"] = split.episodes.spec()
-            profile["latency_noise"]["note"] = f"stalls in time: {split.episodes.describe()}"
+            # stalls that hold small messages only (model/stall_choice.py): up to the eager limit
+            stalls = replace(split.episodes, max_bytes=int(loggops["S"]), text="") if stall_model == SMALL \
+                else split.episodes
+            profile["latency_noise"]["stalls"] = stalls.spec()
+            profile["latency_noise"]["note"] = f"stalls in time: {stalls.describe()}"
         if not as_paper and latency_model == "auto" and trips.count and keep >= 1.0:
             # a state that persists (model/latency_state.py); not beside stalls in time, which meet
             # messages by time: a state that groups long round trips changes how many of them the
@@ -840,8 +852,12 @@ def _closure_part(closure: Closure, where: str, profile: dict[str, Any], why_per
     (`why_per_message`: why, where its stalls are per-message draws)."""
     lat = profile.get("latency_noise") or {}
     if "stalls" in lat:
+        from cloudnoise.model.latency_episodes import parse_latency_episodes
+
+        largest = parse_latency_episodes(lat["stalls"]).max_bytes
+        held = f"sends of messages up to {largest} B" if largest is not None else "sends"
         stall_model = (
-            "stalls in time that block the host's sends: a message sent inside one of its host's stalls waits "
+            f"stalls in time that block the host's {held}: a message sent inside one of its host's stalls waits "
             "for the stall's end (model/latency_episodes.py); why: the series shows its stalls in trains that "
             "recur in time (their quiet times are regular, not the geometric ones of messages hit at random)")
     else:

@@ -32,6 +32,9 @@ Written in a profile as `latency_noise.episodes`:
     ...,shared=1      (one clock for every host: a system-wide state)
     ...,hosts=0.5     (only this share of the hosts stalls, drawn per host and repetition:
                        a measurement over several pairs saw the stalls on some of them)
+    ...,max_bytes=65535 (only messages up to this size wait for a stall: a campaign whose
+                       small-message series shows the stalls and whose large transfers do
+                       not wait for them, model/stall_choice.py)
 
 The engine draws, for each repetition of a simulation, its own table of
 stalls over a period (noise/stall_process.hpp), which each host reads from
@@ -96,6 +99,7 @@ class LatencyEpisodes:
     period_ns: float | None = None  # periodic: a stall every period
     shared: bool = False  # one clock for every host instead of one per host
     hosts: float = 1.0  # the share of hosts that stall at all (a measurement saw them on some pairs only)
+    max_bytes: int | None = None  # only messages up to this size wait for a stall (None: every message)
     text: str = ""
 
     def __post_init__(self) -> None:
@@ -250,7 +254,8 @@ class LatencyEpisodes:
     def spec(self) -> str:
         if self.text:
             return self.text
-        tail = (",shared=1" if self.shared else "") + (f",hosts={self.hosts!r}" if self.hosts < 1.0 else "")
+        tail = ((",shared=1" if self.shared else "") + (f",hosts={self.hosts!r}" if self.hosts < 1.0 else "")
+                + (f",max_bytes={self.max_bytes}" if self.max_bytes is not None else ""))
         if self.periodic:
             return f"period={self.period_ns!r}ns,stall={_inline(self.stall.spec())}{tail}"
         assert self.duration is not None and self.gap is not None
@@ -262,6 +267,8 @@ class LatencyEpisodes:
         scope = "one clock for every host" if self.shared else "per host"
         if self.hosts < 1.0:
             scope += f", on {100 * self.hosts:.3g}% of the hosts"
+        if self.max_bytes is not None:
+            scope += f", messages up to {self.max_bytes} B"
         if self.periodic:
             assert self.period_ns is not None
             return f"periodic: a {_us(self.stall.mean())} stall every {_us(self.period_ns)} ({scope})"
@@ -297,11 +304,11 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
                 f"bad latency episodes {shown(text)}: write rate=PER_S,duration=TIME,stall=TIME,gap=TIME "
                 "or period=TIME,stall=TIME")
         params[name.strip()] = value.strip()
-    allowed = {"rate", "duration", "stall", "gap", "period", "shared", "hosts"}
+    allowed = {"rate", "duration", "stall", "gap", "period", "shared", "hosts", "max_bytes"}
     unknown = set(params) - allowed
     if unknown:
-        raise CloudnoiseError(f"in {shown(text)}: latency episodes take rate, duration, stall, gap, period, shared; "
-                              f"unknown {', '.join(sorted(unknown))}")
+        raise CloudnoiseError(f"in {shown(text)}: latency episodes take rate, duration, stall, gap, period, shared, "
+                              f"hosts, max_bytes; unknown {', '.join(sorted(unknown))}")
     if "stall" not in params:
         raise CloudnoiseError(f"in {shown(text)}: latency episodes need stall=TIME|DIST")
     shared = params.get("shared", "0")
@@ -314,6 +321,13 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
     if not 0 < hosts <= 1:
         raise CloudnoiseError(f"in {shown(text)}: hosts={shown(params.get('hosts'))} is the share of hosts that stall: "
                               "a number in (0, 1]")
+    max_bytes: int | None = None
+    if "max_bytes" in params:
+        raw = params["max_bytes"]
+        if not (raw.isdigit() and 0 < int(raw) <= limits.MAX_SIZE_BYTES):
+            raise CloudnoiseError(f"in {shown(text)}: max_bytes={shown(raw)} is the largest message that waits for a "
+                                  f"stall: a whole number of bytes in [1, {limits.MAX_SIZE_BYTES}]")
+        max_bytes = int(raw)
     stall = parse_inline_distribution(params["stall"], "stall", time=True)
     if "period" in params:
         extra = {"rate", "duration", "gap"} & set(params)
@@ -323,7 +337,8 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
         lo, hi = period.support()
         if lo != hi:
             raise CloudnoiseError(f"in {shown(text)}: period= is one time (e.g. 1ms), not a distribution")
-        return LatencyEpisodes(stall, period_ns=float(lo), shared=shared == "1", hosts=hosts, text=text)
+        return LatencyEpisodes(stall, period_ns=float(lo), shared=shared == "1", hosts=hosts, max_bytes=max_bytes,
+                               text=text)
     missing = {"rate", "duration", "gap"} - set(params)
     if missing:
         raise CloudnoiseError(f"in {shown(text)}: bursty latency episodes need rate, duration, stall, gap; missing "
@@ -334,4 +349,5 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
         raise CloudnoiseError(f"in {shown(text)}: rate={shown(params['rate'])} is not a number (per second)") from None
     duration = parse_inline_distribution(params["duration"], "duration", time=True)
     gap = parse_inline_distribution(params["gap"], "gap", time=True)
-    return LatencyEpisodes(stall, rate, duration, gap, shared=shared == "1", hosts=hosts, text=text)
+    return LatencyEpisodes(stall, rate, duration, gap, shared=shared == "1", hosts=hosts, max_bytes=max_bytes,
+                           text=text)

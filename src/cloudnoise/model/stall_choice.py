@@ -13,14 +13,18 @@ modelled two ways that give the same back-to-back 1 B ping-pongs and different e
 `model build` keeps the stalls in time the series' order shows, unless:
 
 1. their profile does not give back its own latency series (its closure misses,
-   model/closure.py) where per-message draws do: a profile must close before it predicts;
+   model/closure.py) where per-message draws do: a profile must close first;
 2. the campaign's bandwidth series refutes them: replayed with the profile's OS and latency
    noise alone (no bandwidth noise, which can only slow a transfer), the large round trips are
    slower than the series holds (`refutation`). A shortfall proves nothing, since the bandwidth
-   noise makes it up; an excess cannot be taken back.
+   noise makes it up; an excess cannot be taken back. Then the stalls hold messages up to the
+   eager limit S only (`max_bytes` of the stalls, SMALL): the small messages keep the time
+   structure the 1 B series shows, and the large transfers, which the bandwidth series shows do
+   not wait for them, do not. (Where the bandwidth series' messages are not above S, per-message
+   draws instead, where they close.)
 
-Then the profile is built a second time with every sample a per-message draw, and the two are
-compared by rule 1 first (the one whose latency closure closes), rule 2 after.
+Each alternative is a second build of the whole profile (`model build` builds it again with that
+stall model), and `choose_stall_model` says which is kept and why.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from cloudnoise.model.closure import SHARE_SLACK, SHARE_TOLERANCE
 if TYPE_CHECKING:
     from cloudnoise.model.round_trips import RoundTrips
 
-IN_TIME, PER_MESSAGE = "time", "message"
+IN_TIME, SMALL, PER_MESSAGE = "time", "small", "message"
 PARTS = 20  # the replay is cut into this many parts, each a series of its own
 
 
@@ -91,19 +95,29 @@ def refutation(others_ns: np.ndarray, trips: RoundTrips, median_ns: float, size:
     return worst
 
 
-def _closes(profile: dict[str, Any]) -> bool:
-    return bool((profile.get("closure") or {}).get("closes"))
+def _closes(profile: dict[str, Any] | None) -> bool:
+    return bool(((profile or {}).get("closure") or {}).get("closes"))
 
 
-def needs_per_message(in_time: dict[str, Any]) -> bool:
-    """Whether the profile built with stalls in time leaves a reason to build it per message too:
-    its latency closure misses, or the bandwidth series refutes it (`stall_refutation`)."""
-    return not _closes(in_time) or in_time.get("stall_refutation") is not None
+def needs_per_message(in_time: dict[str, Any], small_possible: bool) -> bool:
+    """Whether the profile built with stalls in time leaves a reason to build it with per-message
+    draws: its latency closure misses, or the bandwidth series refutes it and stalls of small
+    messages only cannot be tried (`small_possible`: the bandwidth series' messages are larger
+    than the eager limit)."""
+    return not _closes(in_time) or (in_time.get("stall_refutation") is not None and not small_possible)
+
+
+def needs_small(in_time: dict[str, Any], per_message: dict[str, Any] | None, small_possible: bool) -> bool:
+    """Whether to build the profile with stalls in time that hold small messages only: the
+    bandwidth series refutes stalls that hold every message, and per-message draws are not
+    kept on their own closure."""
+    refuted = in_time.get("stall_refutation") is not None
+    return refuted and small_possible and not (not _closes(in_time) and _closes(per_message))
 
 
 @dataclass(frozen=True)
 class StallChoice:
-    """The stall model kept (IN_TIME or PER_MESSAGE) and why."""
+    """The stall model kept (IN_TIME, SMALL or PER_MESSAGE) and why."""
 
     chosen: str
     why: str
@@ -121,33 +135,39 @@ def _misses(profile: dict[str, Any]) -> str:
     return ", ".join(r["statistic"] for r in rows) or "too few round trips to judge"
 
 
-def choose_stall_model(in_time: dict[str, Any], per_message: dict[str, Any] | None) -> StallChoice:
-    """The stall model kept, from the profile built with stalls in time and (where
-    `needs_per_message`) the one built with per-message draws: the one whose latency closure
-    closes where only one does; else per-message draws where the bandwidth series refutes the
-    stalls in time; else the stalls in time."""
+def choose_stall_model(in_time: dict[str, Any], per_message: dict[str, Any] | None = None,
+                       small: dict[str, Any] | None = None, max_bytes: int | None = None) -> StallChoice:
+    """The stall model kept, from the profile built with stalls in time and those built after it
+    (`needs_per_message`, `needs_small`; None where not built): per-message draws where only they
+    give the latency series back; else, where the bandwidth series refutes stalls that hold every
+    message, stalls that hold messages up to `max_bytes` only (`small`), or per-message draws
+    where those could not be tried and they close; else the stalls in time."""
     refuted = in_time.get("stall_refutation")
     a = _closes(in_time)
+    b = None if per_message is None else _closes(per_message)
+    said = Refutation(**{k: v for k, v in refuted.items() if k != "parts"}).describe() if refuted else ""
+    if not a and b:
+        why = (f"stalls in time miss the latency series' own closure ({_misses(in_time)}) where per-message draws "
+               "give it back, and a profile must close first"
+               + (f"; the bandwidth series also refutes stalls that hold every message: {said}" if refuted else ""))
+        return StallChoice(PER_MESSAGE, why, a, b, refuted)
+    if refuted and small is not None:
+        why = (f"the bandwidth series refutes stalls that hold every message: {said}; the stalls hold messages up to "
+               f"{max_bytes} B (the eager limit S) only, so the small messages keep the stalls' time structure the "
+               "series' order shows and the large transfers do not wait (the campaign measured 1 B and the "
+               "bandwidth series' size: where between them the stalls stop is not measured)"
+               + ("" if a else f"; neither model gives the latency series back (stalls in time miss {_misses(in_time)})"))
+        return StallChoice(SMALL, why, a, b, refuted)
+    if refuted and b:
+        why = f"the bandwidth series refutes stalls in time that hold every message: {said}"
+        return StallChoice(PER_MESSAGE, why, a, b, refuted)
     if per_message is None:
         why = ("the series' order shows them, their replay gives the series back"
                + (", and the bandwidth series does not refute them (no fewer of its large round trips are slow than "
                   "the stalls and the OS noise alone make slow)" if in_time.get("bandwidth_closure") else ""))
-        return StallChoice(IN_TIME, why, a, None, None)
-    b = _closes(per_message)
-    said = Refutation(**{k: v for k, v in refuted.items() if k != "parts"}).describe() if refuted else ""
-    if a != b:
-        chosen = IN_TIME if a else PER_MESSAGE
-        why = (f"only {'stalls in time give' if a else 'per-message draws give'} the latency series back (the "
-               f"other's replay misses {_misses(per_message if a else in_time)}), and a profile must close first"
-               + (f"; the bandwidth series refutes the stalls in time: {said}" if refuted else ""))
-    elif refuted:
-        chosen = PER_MESSAGE
-        why = f"the bandwidth series refutes stalls in time that block the host: {said}"
-        if not a:
-            why += f"; neither gives the latency series back (stalls in time miss {_misses(in_time)})"
     else:
-        chosen = IN_TIME
         why = (f"neither gives the latency series back (stalls in time miss {_misses(in_time)}, per-message draws "
-               f"{_misses(per_message)}), and the bandwidth series does not refute the stalls in time, which the "
-               "series' order shows")
-    return StallChoice(chosen, why, a, b, refuted)
+               f"{_misses(per_message)}), and "
+               + (f"the bandwidth series refutes them, but no other model closes: {said}" if refuted else
+                  "the bandwidth series does not refute the stalls in time, which the series' order shows"))
+    return StallChoice(IN_TIME, why, a, b, refuted)

@@ -67,6 +67,7 @@ class NoiseSetup:
     latency_stalls: LatencyEpisodes | StallTable | None = None
     latency_stalls_shared: bool = False
     latency_stalls_hosts: float = 1.0  # the share of hosts that stall at all
+    latency_stalls_max_bytes: int | None = None  # only messages up to this size wait for a stall (None: all)
     # latency levels that persist in time, per sending host (model/latency_levels.py)
     latency_levels: LatencyLevels | None = None
     # a latency noise state per sending host (model/latency_state.py): moves the per-message draws
@@ -169,6 +170,8 @@ class NoiseSetup:
                     model.stall_process = _engine_stall_process(self.latency_stalls)
                 model.latency_stalls_shared = self.latency_stalls_shared
                 model.latency_stalls_hosts = self.latency_stalls_hosts
+                if self.latency_stalls_max_bytes is not None:
+                    model.latency_stalls_max_bytes = self.latency_stalls_max_bytes
             if self.latency_levels is not None:
                 model.level_process = _engine_level_process(self.latency_levels)
             if self.latency_state is not None and self.latency is not None:
@@ -252,6 +255,7 @@ def noise_from_profile(profile: SystemProfile, seed: int) -> NoiseSetup:
         setup.latency_stalls = stalls
         setup.latency_stalls_shared = stalls.shared
         setup.latency_stalls_hosts = stalls.hosts
+        setup.latency_stalls_max_bytes = stalls.max_bytes
         setup.stalls_source = f"{profile.name}: {stalls.spec()}"
     levels = profile.latency_levels()
     if levels is not None:
