@@ -37,12 +37,14 @@ def model() -> None:
                    "what was left out); without it, that is an error.")
 @click.option("--latency-model", type=click.Choice(["auto", "stalls", "iid"]), default="auto", show_default=True,
               help="auto: where the latency series' order shows stalls that come in time (bursty or periodic), "
-                   "build the profile twice, with them as stalls in time that block the host and as per-message "
-                   "draws, and keep the one whose replays give back more of the campaign's latency and bandwidth "
-                   "series (the closure's stall model says which and why; this doubles the build's time); where its "
+                   "model them as stalls in time that hold the host's sends, unless their profile misses its own "
+                   "latency closure where per-message draws close it (then per-message draws), or the bandwidth "
+                   "series refutes them (its large transfers do not wait for them: then they hold messages up to the "
+                   "eager limit only); each alternative builds the profile again, and the closure's stall model says "
+                   "which was kept and why; where its "
                    "sums of consecutive round trips persist, add the state in time (of the whole distribution, its "
                    "body or its tail, or none) whose replay gives them back (docs/profile-format.md); "
-                   "stalls: stalls in time wherever the series shows them, without that choice; "
+                   "stalls: stalls in time for every message wherever the series shows them, without that choice; "
                    "iid: draw every sample per message (the paper's semantics).")
 @click.option("--bandwidth-model", type=click.Choice(["auto", "iid"]), default="auto", show_default=True,
               help="auto: where the bandwidth series' order shows drops that persist in time, model them as "
