@@ -29,6 +29,22 @@ def os_trace(rng: np.random.Generator, rate_hz: float = 1000.0):
     return OSNoiseTrace(starts[keep], durations[keep])
 
 
+def alps_like(rate_hz: float, stall_low_us: int, stall_high_us: int):
+    """An Alps-like truth: one clock for both hosts, episodes of 0.4-1.2 ms starting at `rate_hz`
+    per second of quiet time, in which a stall of `stall_low_us`-`stall_high_us` recurs 15 us after
+    the previous one ends; a body of 50-250 ns per message besides; detours at 300 Hz. Returns the
+    OS trace and the noise."""
+    from cloudnoise.model.distributions import parse_distribution
+    from cloudnoise.model.latency_episodes import parse_latency_episodes
+    from cloudnoise.simulation.noise import NoiseSetup
+
+    trace = os_trace(np.random.default_rng(11), rate_hz=300.0)
+    stalls = parse_latency_episodes(f"rate={rate_hz},duration=uniform(low=400us,high=1200us),"
+                                    f"stall=uniform(low={stall_low_us}us,high={stall_high_us}us),gap=15us,shared=1")
+    return trace, NoiseSetup(os_trace=trace, latency=parse_distribution("uniform:low=50,high=250"),
+                             latency_stalls=stalls, latency_stalls_shared=True)
+
+
 def params():
     from cloudnoise.simulation.params import LogGOPS
 
@@ -53,10 +69,11 @@ BANDWIDTH_SIZE = 16_777_216  # Netgauge's bandwidth series' size
 
 
 def write_campaign(folder: Path, round_trips_ns: np.ndarray, trace, label: str,
-                   bandwidth_ns: np.ndarray | None = None) -> Path:
+                   bandwidth_ns: np.ndarray | None = None, g_us: float = 0.5) -> Path:
     """The series as a Netgauge run (RTT/2 in us, calls of 1000 whose first 21 are dropped on import),
     with the trace as its selfish-detour file and the LogGP table of the known parameters; imported.
-    `bandwidth_ns`: its bandwidth series (BANDWIDTH_SIZE round trips), else a few flat calls."""
+    `bandwidth_ns`: its bandwidth series (BANDWIDTH_SIZE round trips), else a few flat calls; `g_us`:
+    the table's g (the system's is 0.5 us)."""
     from cloudnoise.measurement.imports.netgauge import import_netgauge
 
     run = write_run(folder / "2022_05_05_17_00_11")
@@ -68,5 +85,5 @@ def write_campaign(folder: Path, round_trips_ns: np.ndarray, trace, label: str,
             pingpong_text([BANDWIDTH_SIZE], bandwidth_ns.size // RUN, lambda r, i: bandwidth_ns[r * RUN + i] / 2e3))
     detours = list(zip(trace.starts.tolist(), trace.durations.tolist()))
     (run / "ng_osnoise.out").write_text(osnoise_text([detours], period_s=TRACE_S))
-    (run / "ng_loggp.out").write_text(loggp_table(L=L_US, o_s=O_US, o_r=O_US, g=0.5, G=G_US_PER_B, S=8192))
+    (run / "ng_loggp.out").write_text(loggp_table(L=L_US, o_s=O_US, o_r=O_US, g=g_us, G=G_US_PER_B, S=8192))
     return import_netgauge(run, folder / "campaign", {"system": label}).campaign

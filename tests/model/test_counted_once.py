@@ -99,21 +99,14 @@ def test_the_paper_way_counts_the_os_noise_twice_and_its_replay_says_so(iid_camp
 def test_episodes_in_time_come_back_and_the_replay_closes(tmp_path):
     from cloudnoise.model.build import build_profile
     from cloudnoise.model.closure import replay_round_trips
-    from cloudnoise.model.distributions import parse_distribution
-    from cloudnoise.model.latency_episodes import parse_latency_episodes
-    from cloudnoise.simulation.noise import NoiseSetup
 
-    rng = np.random.default_rng(11)
-    trace = os_trace(rng, rate_hz=300.0)
-    # Alps-like: one clock for both hosts, episodes of 0.4-1.2 ms in which a 20-60 us stall
-    # recurs 15 us after the previous one ends; a body of 50-250 ns per message besides
-    stalls = parse_latency_episodes("rate=600,duration=uniform(low=400us,high=1200us),stall=uniform(low=20us,"
-                                    "high=60us),gap=15us,shared=1")
-    latency = parse_distribution("uniform:low=50,high=250")
+    from synthetic_campaign import alps_like
 
-    def truth(seed: int) -> NoiseSetup:
-        return NoiseSetup(os_trace=trace, latency=latency, latency_stalls=stalls,
-                          latency_stalls_shared=True)
+    # Alps-like: episodes of 0.4-1.2 ms in which a 20-60 us stall recurs (one clock for both hosts)
+    trace, noise = alps_like(600, 20, 60)
+
+    def truth(seed: int):
+        return noise
 
     camp = write_campaign(tmp_path, series(truth(1), 160_000, 9), trace, "episodes")
     built = build_profile(camp, tmp_path / "once.json")

@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from synthetic_campaign import large_series, os_trace, series, write_campaign
+from synthetic_campaign import alps_like, large_series, series, write_campaign
 
 
 def _profile(closes: bool, refuted: bool = False, bandwidth: bool = True) -> dict:
@@ -83,17 +83,8 @@ def test_the_refutation_needs_every_part_of_the_replay_above_the_series_and_beyo
 
 @pytest.fixture(scope="module")
 def stalled(tmp_path_factory):
-    """A 1 B series with stalls in time (Alps-like episodes, one clock), its OS trace, the truth."""
-    from cloudnoise.model.distributions import parse_distribution
-    from cloudnoise.model.latency_episodes import parse_latency_episodes
-    from cloudnoise.simulation.noise import NoiseSetup
-
-    rng = np.random.default_rng(11)
-    trace = os_trace(rng, rate_hz=300.0)
-    stalls = parse_latency_episodes("rate=300,duration=uniform(low=400us,high=1200us),stall=uniform(low=100us,"
-                                    "high=300us),gap=15us,shared=1")
-    body = parse_distribution("uniform:low=50,high=250")
-    truth = NoiseSetup(os_trace=trace, latency=body, latency_stalls=stalls, latency_stalls_shared=True)
+    """A 1 B series with stalls in time (Alps-like episodes of 100-300 us stalls), its OS trace, the truth."""
+    trace, truth = alps_like(300, 100, 300)
     return trace, truth, series(truth, 120_000, 9)
 
 

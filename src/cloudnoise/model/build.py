@@ -67,6 +67,7 @@ from cloudnoise.measurement.summaries import RELATIVE_PRECISION, StreamStats
 from cloudnoise.measurement.summary_reader import experiment_stats, iter_samples
 from cloudnoise.model.bandwidth_split import BandwidthSplit, describe_episodes, split_bandwidth
 from cloudnoise.model.distributions import quantile_grid
+from cloudnoise.model.gap_bound import GapBound, gap_bound
 from cloudnoise.model.chain_sums import streamed_sums
 from cloudnoise.model.closure import MAX_REPLAY, SUMS_K, Closure, Measured, clock_step, closure_of
 from cloudnoise.model.closure_causes import bandwidth_causes, closure_causes
@@ -543,10 +544,16 @@ def _build(
     trace = campaign / "os-noise" / "os_noise.trace"
     has_trace = "os-noise" in experiments and trace.is_file() and trace.stat().st_size > 0
     level: LevelShift | None = None
+    gap: GapBound | None = None
     state_fit: StateFit | None = None
     if lat is not None:
         stats, src, exp, size = lat
         trips = count_round_trips(_series(campaign, exp, size, one_pair=True))
+        if not as_paper and trips.count:  # no g above the spacing of one host's sends (model/gap_bound.py)
+            gap = gap_bound(float(loggops["g"]), trips)
+            if gap.capped:
+                loggops["g"] = gap.g_ns
+                loggops["provenance"]["source"] += f"; {gap.describe()}"
         if not as_paper and trips.count:  # the noiseless round trip at the series' median (model/latency_level.py)
             fitted = _provisional(profile, None)
             delta = level_delta(noiseless_round_trip(fitted, size, seed, gapless=True), trips.median(),
@@ -802,6 +809,8 @@ def _build(
         "grid_ns": once.noise.grid_ns, "clock_step_ns": once.noise.clock_step_ns,
         "iterations": once.noise.iterations, "below_floor": once.noise.below_floor,
         "tail_share": once.noise.tail_share, "distance": once.noise.distance}
+    profile["gap_bound"] = None if gap is None else {
+        "fitted_g_ns": gap.fitted_ns, "bound_ns": gap.bound_ns, "capped": gap.capped, "g_ns": gap.g_ns}
     profile["latency_level"] = None if level is None else {
         "fitted_noiseless_round_trip_ns": level.noiseless_ns, "median_round_trip_ns": level.median_ns,
         "L_moved_by_ns": level.delta_ns, "residual_ns": level.residual_ns}

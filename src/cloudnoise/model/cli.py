@@ -100,7 +100,7 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     bw_split = profile.get("bandwidth_split")
     if bw_split is not None:
         doc["bandwidth_split"] = bw_split
-    for key in ("latency_level", "bandwidth_level", "latency_state", "counted_once", "closure", "bandwidth_closure",
+    for key in ("gap_bound", "latency_level", "bandwidth_level", "latency_state", "counted_once", "closure", "bandwidth_closure",
                 "stall_choice", "campaign"):
         if profile.get(key) is not None:
             doc[key] = profile[key]
@@ -113,6 +113,10 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
         state = profile.get("latency_state")
         if state is not None:
             click.echo(f"latency state: {'in time, per sending host' if state['used'] else 'none'}: {state['why']}")
+        gap = profile.get("gap_bound")
+        if gap is not None and gap["capped"]:
+            click.echo(f"gap: g {gap['fitted_g_ns']:.5g} -> {gap['g_ns']:.5g} ns, the latency series' first-percentile "
+                       "round trip (its back-to-back pings show one host's sends that close; model/gap_bound.py)")
         level = profile.get("latency_level")
         if level is not None and level["L_moved_by_ns"]:
             click.echo(f"latency level: every L moved by {level['L_moved_by_ns']:+.5g} ns, so that the noiseless round "

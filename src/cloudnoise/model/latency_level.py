@@ -35,9 +35,8 @@ once, a rendezvous, pays the moved level each time).
 The move is computed on the round trip of L and the overheads alone (g left
 out: a ping-pong's noiseless round trip is 2 (o_s + L + o_r)). A level below
 0 is no latency: where m is below the overheads alone, the series' L goes to
-0; and back to back, a fit whose g exceeds the round trip spaces the pings
-g apart whatever L is (two Daint March runs: g 5.8 and 6.1 us against
-medians of 4.3 and 5.2 us). There the rest of the offset stays in the noise
+0 (g no longer enters: model/gap_bound.py bounds it by the series' own
+round trips first). There the rest of the offset stays in the noise
 (`residual_ns`), and the provenance says so. A size class whose fitted L is
 less than a negative move ends at 0.
 The paper's semantics (`model build --as-paper`) keep the table's L.
