@@ -343,6 +343,15 @@ class NoiseModel:
     def latency_stalls_hosts(self, arg: float, /) -> None: ...
 
     @property
+    def latency_stalls_max_bytes(self) -> int:
+        """
+        The largest message (bytes) the stalls hold; larger ones never wait for a stall
+        """
+
+    @latency_stalls_max_bytes.setter
+    def latency_stalls_max_bytes(self, arg: int, /) -> None: ...
+
+    @property
     def level_process(self) -> LevelProcess:
         """
         Latency levels in time: each message gets its sender's level at the send added to its latency (which stays at least -o).
