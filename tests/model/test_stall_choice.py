@@ -107,7 +107,9 @@ def test_a_bandwidth_series_slowed_by_the_stalls_in_time_keeps_them(stalled, tmp
     from dataclasses import replace
 
     camp = _campaign(tmp_path, stalled, large_series(replace(truth, bandwidth=_fraction()), 3_000, 8))
-    built = build_profile(camp, tmp_path / "p.json")
+    notes: list[str] = []
+    built = build_profile(camp, tmp_path / "p.json", say=notes.append)
+    assert notes == []  # built once
     # about a fifth of the 16 MiB round trips start inside a stall: as many as the stalls in time give
     choice = built["stall_choice"]
     assert choice["chosen"] == "time" and choice["refutation"] is None and choice["in_time_closes"], choice
@@ -131,6 +133,7 @@ def test_a_bandwidth_series_the_stalls_do_not_slow_keeps_them_for_small_messages
                                                                         bandwidth=_fraction()), 3_000, 8))
     out = run_cli("model", "build", str(camp), "-o", str(tmp_path / "p.json"), "--json")
     assert out.returncode == 0, out.stderr
+    assert "building the profile again" not in out.stderr  # no notes with --json
     doc = json.loads(out.stdout)
     written = json.loads((tmp_path / "p.json").read_text())
     stall_model = written["closure"]["stall_model"]

@@ -53,6 +53,7 @@ import math
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -336,6 +337,7 @@ def build_profile(
     bandwidth_model: str = "auto",
     as_paper: bool = False,
     seed: int = 0,
+    say: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Write the profile for ``campaign`` to ``out`` (and its data files next
     to it); returns the profile dict, with ``missing`` listing the parts left
@@ -352,7 +354,8 @@ def build_profile(
     found and why (None without a series).
     ``bandwidth_model``: the same for the bandwidth series, split into drops
     that persist in time (bandwidth episodes) and an independent remainder
-    (model/bandwidth_split.py); ``bandwidth_split`` says what was found."""
+    (model/bandwidth_split.py); ``bandwidth_split`` says what was found.
+    ``say``: told, before a second build, what it builds and why (`model build` prints it on stderr)."""
     if latency_model not in ("auto", "stalls", "iid"):
         raise CloudnoiseError(f"--latency-model {latency_model!r}: choose auto, stalls or iid")
     if bandwidth_model not in ("auto", "iid"):
@@ -372,7 +375,16 @@ def build_profile(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.stalls-", dir=out.parent))
     try:
+        started = time.monotonic()
         in_time = build(tmp / IN_TIME / out.name, IN_TIME)
+        took = time.monotonic() - started
+
+        def again(stall_model: str, what: str) -> dict[str, Any]:
+            if say is not None:
+                say(f"building the profile again, {what} (about {took:.0f} s more, as long as the first build; "
+                    "model/stall_choice.py)")
+            return build(tmp / stall_model / out.name, stall_model)
+
         split = in_time.get("latency_split")
         if split is None or not split["used"]:  # no stalls in time: nothing to choose
             _move_built(tmp / IN_TIME, out)
@@ -381,9 +393,13 @@ def build_profile(
         eager = int(in_time["loggops"]["S"])
         large = (in_time.get("bandwidth_closure") or {}).get("size_bytes")
         small_possible = isinstance(large, int) and large > eager
-        per_message = build(tmp / PER_MESSAGE / out.name, PER_MESSAGE) \
+        per_message = again(PER_MESSAGE, "with its stalls as per-message draws: "
+                            + ("the stalls in time miss the latency series' closure" if not in_time["closure"]["closes"]
+                               else "the bandwidth series refutes stalls in time")) \
             if needs_per_message(in_time, small_possible) else None
-        small = build(tmp / SMALL / out.name, SMALL) if needs_small(in_time, per_message, small_possible) else None
+        small = again(SMALL, f"with stalls that hold messages up to {eager} B only: the bandwidth series refutes "
+                             "stalls that hold every message") \
+            if needs_small(in_time, per_message, small_possible) else None
         choice = choose_stall_model(in_time, per_message, small, eager)
         chosen = {IN_TIME: in_time, SMALL: small, PER_MESSAGE: per_message}[choice.chosen]
         assert chosen is not None

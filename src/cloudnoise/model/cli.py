@@ -61,7 +61,8 @@ def model() -> None:
                    "and the closure).")
 @json_option("Print one JSON object: the profile file written, its parts, its closure and what the campaign "
              "measured (and the check).")
-@quiet_option("With --check: no progress bar on stderr (warnings and errors still print).")
+@quiet_option("No notes on stderr (a second build and why; with --check, no progress bar); warnings and errors "
+              "still print.")
 @accepts_aliases
 def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | None,
           committed_price: float | None, allow_missing: bool, check: bool, check_reps: int, mpicc: str | None,
@@ -86,8 +87,12 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     """
     from cloudnoise.model.build import build_profile
 
+    def say(text: str) -> None:
+        click.echo(f"model build: {text}", err=True)
+
     profile = build_profile(campaign, out, name, on_demand_price, committed_price, allow_missing, latency_model,
-                            bandwidth_model, as_paper=as_paper, seed=seed)
+                            bandwidth_model, as_paper=as_paper, seed=seed,
+                            say=None if quiet or as_json else say)
     for part in profile["missing"]:
         click.echo(f"cloudnoise: warning: left out of the profile: {part}", err=True)
     parts = [k for k in ("loggops", "latency_noise", "bandwidth_noise", "os_noise") if k in profile]
