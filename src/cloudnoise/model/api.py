@@ -37,7 +37,10 @@ def build_profile(
     USD per node-hour. A campaign missing a part (no loggp or latency-noise
     run, say) is an error naming it, unless `allow_missing`.
     `latency_model`: "auto" models stalls that the latency series shows in time
-    as such (docs/explanation/measurement.md, "Noise in time"), "iid" draws every sample per
+    as such (docs/explanation/measurement.md, "Noise in time"), for every message, unless
+    their profile misses its own closure where per-message draws close it, or the bandwidth
+    series refutes them (then they hold small messages only: model/stall_choice.py);
+    "stalls" keeps them for every message without that choice; "iid" draws every sample per
     message (the paper's semantics). `bandwidth_model`: the same for drops
     that the bandwidth series shows persisting in time (bandwidth episodes).
     `as_paper`: the paper's semantics (every sample a per-message draw of the
