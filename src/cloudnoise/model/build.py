@@ -345,12 +345,13 @@ def build_profile(
 
     ``latency_model``: ``auto`` splits the latency series into stalls in time
     and an independent remainder where its order shows time structure
-    (model/latency_split.py) and then builds the profile a second time with
-    every sample a per-message draw, keeping the one whose replays give back
-    more of the campaign's series (model/stall_choice.py; the returned dict's
+    (model/latency_split.py), for every message, unless their profile misses
+    its own closure where per-message draws close it, or the bandwidth series
+    refutes them (then they hold messages up to the eager limit only): each
+    alternative a second build (model/stall_choice.py; the returned dict's
     ``stall_choice`` says which and why); ``stalls`` keeps the stalls in time
-    without that choice; with ``iid`` every sample is a per-message draw, the
-    paper's semantics. The returned dict's ``latency_split`` says what was
+    for every message without that choice; with ``iid`` every sample is a
+    per-message draw, the paper's semantics. The returned dict's ``latency_split`` says what was
     found and why (None without a series).
     ``bandwidth_model``: the same for the bandwidth series, split into drops
     that persist in time (bandwidth episodes) and an independent remainder
