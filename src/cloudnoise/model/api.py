@@ -9,6 +9,7 @@ calls, returns the written document and the parts left out
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,7 @@ def build_profile(
     bandwidth_model: str = "auto",
     as_paper: bool = False,
     seed: int = 0,
+    say: Callable[[str], None] | None = None,
 ) -> SystemProfile:
     """`cloudnoise model build`: the profile of a measured campaign folder
     (`measure` writes them), written to `out` (a .json file; its noise data
@@ -46,7 +48,8 @@ def build_profile(
     `as_paper`: the paper's semantics (every sample a per-message draw of the
     round trip's excess, halved; the OS noise the round trips hold counted
     again), else the noise counted once (docs/profile-format.md, "Noise counted
-    once"); `seed`: the engine replays' (the OS part, the closure).
+    once"); `seed`: the engine replays' (the OS part, the closure); `say`: told, before
+    a second build (the stall model's choice), what it builds, why and about how long.
 
     Returns the profile written, as a SystemProfile (what `load_profile(out)` gives)."""
     from cloudnoise.model.build import build_profile as write
@@ -54,5 +57,5 @@ def build_profile(
 
     write(Path(campaign), Path(out), name=name, on_demand_price=on_demand_price,
           committed_price=committed_price, allow_missing=allow_missing, latency_model=latency_model,
-          bandwidth_model=bandwidth_model, as_paper=as_paper, seed=seed)
+          bandwidth_model=bandwidth_model, as_paper=as_paper, seed=seed, say=say)
     return load_profile(Path(out))
