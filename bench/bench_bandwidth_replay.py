@@ -17,14 +17,9 @@ per run.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
-import json
-import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -78,27 +73,13 @@ def _fmt(row: dict) -> str:
 
 def main() -> None:
     sys.path.insert(0, str(REPO / "bench"))
-    from bench_closure import each_run
+    from bench_closure import run_benchmark, runs_parser
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--artifact", type=Path, default=REPO.parent / "shared" / "paper-artifact")
-    ap.add_argument("--runs", default="", help="Comma-separated parts of run paths to keep (default: all).")
-    ap.add_argument("--campaign", type=Path, action="append", default=[], help="A campaign measured here.")
-    ap.add_argument("--no-artifact", action="store_true")
+    ap = runs_parser(__doc__.splitlines()[0])
     ap.add_argument("--max", type=int, default=100_000, help="Most round trips replayed per run.")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="bench-bw-replay-"))
-    rows: list[dict] = []
-    print(f"# load average {os.getloadavg()}, {os.cpu_count()} cores", flush=True)
-    try:
-        each_run(args, work, lambda label, c: replay_row(label, c, work, args.max, args.seed), _fmt, rows)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-        if args.json:
-            args.json.write_text(json.dumps({"load_average": os.getloadavg(), "rows": rows}, indent=1))
-
+    run_benchmark(args, "bench-bw-replay-", lambda work: lambda label, c: replay_row(label, c, work, args.max,
+                                                                                     args.seed), _fmt)
 
 if __name__ == "__main__":
     main()

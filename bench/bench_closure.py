@@ -202,23 +202,37 @@ def _fmt(row: dict) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = runs_parser(__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=20_000)
+    ap.add_argument("--ks", default="1,20")
+    ap.add_argument("--as-paper", action="store_true")
+    args = ap.parse_args()
+    ks = [int(k) for k in args.ks.split(",")]
+    run_benchmark(args, "bench-closure-",
+                  lambda work: lambda label, c: one(label, c, work, ks, args.reps, args.seed, args.as_paper), _fmt)
+
+
+def runs_parser(description: str) -> argparse.ArgumentParser:
+    """The options every run-by-run bench takes: which artifact runs and campaigns, the seed, --json."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--artifact", type=Path, default=REPO.parent / "shared" / "paper-artifact")
     ap.add_argument("--runs", default="", help="Comma-separated parts of run paths to keep (default: all).")
     ap.add_argument("--campaign", type=Path, action="append", default=[], help="A campaign measured here.")
     ap.add_argument("--no-artifact", action="store_true")
-    ap.add_argument("--reps", type=int, default=20_000)
-    ap.add_argument("--ks", default="1,20")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--as-paper", action="store_true")
     ap.add_argument("--json", type=Path)
-    args = ap.parse_args()
-    ks = [int(k) for k in args.ks.split(",")]
-    work = Path(tempfile.mkdtemp(prefix="bench-closure-"))
+    return ap
+
+
+def run_benchmark(args: argparse.Namespace, prefix: str, row_in: Callable[[Path], Callable[[str, Path], dict]],
+                  fmt: Callable[[dict], str]) -> None:
+    """`each_run` in a scratch folder (`row_in(folder)` makes the row function), with the load average
+    printed first and, with --json, every row written at the end (also when interrupted)."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
     rows: list[dict] = []
     print(f"# load average {os.getloadavg()}, {os.cpu_count()} cores", flush=True)
     try:
-        each_run(args, work, lambda label, c: one(label, c, work, ks, args.reps, args.seed, args.as_paper), _fmt, rows)
+        each_run(args, work, row_in(work), fmt, rows)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         if args.json:
