@@ -119,6 +119,37 @@ def test_levels_held_longer_than_the_chain_hold_through_it_and_average_to_the_ta
     assert (out["max_end_ps"] - noiseless).tolist() == (21 * excess).astype(np.int64).tolist()
 
 
+def test_shared_levels_are_one_clock_that_both_messages_of_a_round_trip_carry():
+    """latency_levels_shared: every host reads one offset, so both hosts stand at the same level and
+    a round trip's excess is 0 or 2 x 5 us, never 5 us (one host at each level)."""
+    model = levels(1e14, two_values_ps(0, 5 * US))
+    model.latency_levels_shared = True
+    seen = set()
+    for rep in range(200):
+        rt = round_trips_ps(20, model, seed=11, rep=rep) - base_rt_ps()
+        assert np.all(rt == rt[0]), rep
+        seen.add(int(rt[0]))
+    assert seen == {0, 10 * US}
+    # short holds: the level changes within the chain, and a round trip whose two messages meet
+    # different levels is the only way to 5 us
+    model = levels(4 * base_rt_ps(), two_values_ps(0, 5 * US))
+    model.latency_levels_shared = True
+    rt = round_trips_ps(2000, model, seed=3) - base_rt_ps()
+    values, counts = np.unique(rt, return_counts=True)
+    assert {0, 10 * US} <= set(values.tolist())
+    assert counts[values == 5 * US].sum() < 0.2 * rt.size
+
+
+def test_the_levels_spec_takes_shared():
+    from cloudnoise.errors import CloudnoiseError
+    from cloudnoise.model.latency_levels import parse_latency_levels
+
+    assert parse_latency_levels("hold=10us,level=uniform(low=0,high=100),shared=1").shared
+    assert not parse_latency_levels("hold=10us,level=uniform(low=0,high=100)").shared
+    with pytest.raises(CloudnoiseError, match="shared='2' must be 0 or 1"):
+        parse_latency_levels("hold=10us,level=uniform(low=0,high=100),shared=2")
+
+
 def lag1(x: np.ndarray) -> float:
     x = x - x.mean()
     return float(np.dot(x[:-1], x[1:]) / np.dot(x, x))

@@ -361,6 +361,15 @@ class NoiseModel:
     def level_process(self, arg: LevelProcess, /) -> None: ...
 
     @property
+    def latency_levels_shared(self) -> bool:
+        """
+        Every host reads the levels from one offset (a level of the whole system), not each from its own
+        """
+
+    @latency_levels_shared.setter
+    def latency_levels_shared(self, arg: bool, /) -> None: ...
+
+    @property
     def latency_state_process(self) -> LevelProcess:
         """
         A latency noise state per sending host: a LevelProcess of micro normal scores (the standard normal's quantiles times 10^6) that each host reads from its own offset; with latency_state_weight w in (0, 1), a message sent at t draws its latency excess at Phi(sqrt(w) Z(t) + sqrt(1 - w) Phi^-1(u0)), u0 its own uniform: the same distribution per message, correlated while the state holds. Needs latency_excess_ps.

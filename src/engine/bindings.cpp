@@ -458,6 +458,8 @@ NB_MODULE(_engine, m) {
       .def_rw("level_process", &NoiseModel::level_process,
               "Latency levels in time: each message gets its sender's level at the send added to its latency "
               "(which stays at least -o).")
+      .def_rw("latency_levels_shared", &NoiseModel::latency_levels_shared,
+              "Every host reads the levels from one offset (a level of the whole system), not each from its own")
       .def_rw("latency_state_process", &NoiseModel::latency_state_process,
               "A latency noise state per sending host: a LevelProcess of micro normal scores (the standard "
               "normal's quantiles times 10^6) that each host reads from its own offset; with "

@@ -384,7 +384,9 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
   stalls_ = noise.stall_process ? drawn_stalls_.get(noise.stall_process, seed, repetition,
                                                     noise.latency_stalls_shared ? 1 : ranks_)
                                 : noise.latency_stalls.get();
-  levels_ = noise.level_process ? drawn_levels_.get(noise.level_process, seed, repetition, ranks_) : nullptr;
+  levels_ = noise.level_process ? drawn_levels_.get(noise.level_process, seed, repetition,
+                                                    noise.latency_levels_shared ? 1 : ranks_)
+                                : nullptr;
   // The latency state: a weight in [0, 1) (0: none), and a per-message
   // excess to correlate.
   const double w = noise.latency_state_weight;
@@ -467,8 +469,9 @@ void Engine::reset(const NoiseModel& noise, uint64_t seed, uint64_t repetition) 
     stall_max_bytes_ = noise.latency_stalls_max_bytes;
   }
   if (levels_) {
-    // Each host reads the levels from its own offset.
-    host_offsets(level_offset_, CounterRng(seed, repetition, RngStream::LevelOffsets), levels_->period_ps(), ranks_);
+    // Each host reads the levels from its own offset, or all from one.
+    host_offsets(level_offset_, CounterRng(seed, repetition, RngStream::LevelOffsets), levels_->period_ps(), ranks_,
+                 noise.latency_levels_shared);
     level_span_.assign(ranks_, LatencyLevels::Span{});
   }
   if (state_) {

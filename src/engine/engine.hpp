@@ -82,6 +82,10 @@ struct NoiseModel {
   // message gets its sender's level at the send added to its latency, which
   // stays at least -o (no message arrives before its send starts).
   std::shared_ptr<const LevelProcess> level_process;
+  // Every host reads the levels from one offset: a level of the whole system
+  // (or of the path a 2-host series runs on), which a message and its reply
+  // share; otherwise each host from its own.
+  bool latency_levels_shared = false;
   // A latency noise state per sending host (a Gaussian copula in time):
   // each host h has a standard normal state Z_h(t), piecewise constant, read
   // from a table this process draws per repetition (its values in micro

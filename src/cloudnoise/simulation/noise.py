@@ -174,6 +174,7 @@ class NoiseSetup:
                     model.latency_stalls_max_bytes = self.latency_stalls_max_bytes
             if self.latency_levels is not None:
                 model.level_process = _engine_level_process(self.latency_levels)
+                model.latency_levels_shared = self.latency_levels.shared
             if self.latency_state is not None and self.latency is not None:
                 model.latency_state_process = _engine_state_process(self.latency_state)
                 model.latency_state_weight = self.latency_state.weight
