@@ -83,6 +83,7 @@ from cloudnoise.model.round_trips import RoundTrips, count_round_trips
 from cloudnoise.model.series_order import iter_batches
 from cloudnoise.model.stall_choice import (IN_TIME, PER_MESSAGE, SMALL, Refutation, choose_stall_model,
                                            needs_per_message, needs_small, refutation)
+from cloudnoise.model.shared_levels import SharedLevels, find_shared_levels, keeps_levels, levelled, missed_rows
 from cloudnoise.model.state_choice import judge_state
 from cloudnoise.output_files import default_file_mode
 
@@ -367,9 +368,10 @@ def build_profile(
     if out.suffix.lower() != ".json":
         raise CloudnoiseError(f"-o {out}: a profile is a .json file; give a name ending in .json")
 
-    def build(to: Path, stall_model: str) -> dict[str, Any]:
+    def build(to: Path, stall_model: str, shared_levels: bool = False) -> dict[str, Any]:
         return _build(Path(campaign), to, name, on_demand_price, committed_price, allow_missing,
-                      "iid" if latency_model == "iid" else "auto", bandwidth_model, as_paper, seed, stall_model)
+                      "iid" if latency_model == "iid" else "auto", bandwidth_model, as_paper, seed, stall_model,
+                      shared_levels)
 
     if as_paper or latency_model != "auto":
         return build(out, IN_TIME)
@@ -380,14 +382,28 @@ def build_profile(
         in_time = build(tmp / IN_TIME / out.name, IN_TIME)
         took = time.monotonic() - started
 
-        def again(stall_model: str, what: str) -> dict[str, Any]:
+        def again(stall_model: str, what: str, module: str = "model/stall_choice.py",
+                  shared_levels: bool = False) -> dict[str, Any]:
             if say is not None:
                 say(f"building the profile again, {what} (about {took:.0f} s more, as long as the first build; "
-                    "model/stall_choice.py)")
-            return build(tmp / stall_model / out.name, stall_model)
+                    f"{module})")
+            folder = "levels" if shared_levels else stall_model
+            return build(tmp / folder / out.name, stall_model, shared_levels)
 
         split = in_time.get("latency_split")
-        if split is None or not split["used"]:  # no stalls in time: nothing to choose
+        if split is None or not split["used"]:  # no stalls in time: no stall model to choose
+            levels = in_time.get("shared_levels") or {}
+            if levels.get("found") and not in_time["closure"]["closes"]:
+                # two levels a round trip's messages share, where per-message draws miss the closure
+                with_levels = again(IN_TIME, "with the two levels its latency series stands at, shared by a round "
+                                    "trip's two messages: the per-message draws miss the series' closure",
+                                    "model/shared_levels.py", shared_levels=True)
+                if keeps_levels(with_levels["closure"], in_time["closure"]):
+                    _move_built(tmp / "levels", out)
+                    return with_levels
+                in_time["shared_levels"]["why"] += (
+                    f"; not kept: the profile with them misses {', '.join(sorted(missed_rows(with_levels['closure'])))} "
+                    "of its closure, no fewer rows than without them")
             _move_built(tmp / IN_TIME, out)
             return in_time
         # the alternatives (model/stall_choice.py), each a build of its own where the first leaves a reason
@@ -437,11 +453,14 @@ def _build(
     as_paper: bool,
     seed: int,
     stall_model: str,
+    shared_levels: bool = False,
 ) -> dict[str, Any]:
     """`build_profile` with one stall model (model/stall_choice.py): IN_TIME keeps the stalls in
     time the latency series shows (``latency_model`` "auto"), SMALL keeps them for messages up to
     the eager limit only, PER_MESSAGE draws every sample per message (a state in time still
-    fitted where the series shows one)."""
+    fitted where the series shows one). ``shared_levels``: where the latency series stands at two
+    levels a round trip's two messages share (model/shared_levels.py), model them as such and draw
+    the rest per message."""
     if as_paper:  # the paper's semantics: every sample a per-message draw, nothing split or counted once
         latency_model = bandwidth_model = "iid"
     for price, what in ((on_demand_price, "--on-demand-price"), (committed_price, "--committed-price")):
@@ -563,9 +582,17 @@ def _build(
     level: LevelShift | None = None
     gap: GapBound | None = None
     state_fit: StateFit | None = None
+    levels: SharedLevels | None = None
     if lat is not None:
         stats, src, exp, size = lat
         trips = count_round_trips(_series(campaign, exp, size, one_pair=True))
+        # what the per-message draws are deconvolved from: the series, or with shared levels the
+        # series less its upper level's gap (model/shared_levels.py)
+        drawn_trips = trips
+        if not as_paper and latency_model == "auto" and trips.count:
+            levels = find_shared_levels(_series(campaign, exp, size, one_pair=True), trips)
+            if shared_levels and levels.found:
+                drawn_trips = count_round_trips(levelled(_series(campaign, exp, size, one_pair=True), levels))
         if not as_paper and trips.count:  # no g above the spacing of one host's sends (model/gap_bound.py)
             gap = gap_bound(float(loggops["g"]), trips)
             if gap.capped:
@@ -573,11 +600,13 @@ def _build(
                 loggops["provenance"]["source"] += f"; {gap.describe()}"
         if not as_paper and trips.count:  # the noiseless round trip at the series' median (model/latency_level.py)
             fitted = _provisional(profile, None)
-            delta = level_delta(noiseless_round_trip(fitted, size, seed, gapless=True), trips.median(),
+            delta = level_delta(noiseless_round_trip(fitted, size, seed, gapless=True), drawn_trips.median(),
                                 series_L(loggops, size))
             shift_loggops(loggops, delta)
-            level = LevelShift(noiseless_round_trip(fitted, size, seed), trips.median(), delta,
-                               noiseless_round_trip(_provisional(profile, None), size, seed))
+            level = LevelShift(noiseless_round_trip(fitted, size, seed), drawn_trips.median(), delta,
+                               noiseless_round_trip(_provisional(profile, None), size, seed),
+                               "the median of the latency series less its upper level's gap (model/shared_levels.py)"
+                               if drawn_trips is not trips else "the latency series' median")
         if not as_paper:  # what the hosts' OS detours do to the series, as the engine replays them
             os_part = os_part_of(_provisional(profile, trace if has_trace else None), size, stats.count, seed)
         floor = os_part.stall_floor_ns() if os_part else 0.0
@@ -634,7 +663,17 @@ def _build(
                 else split.episodes
             profile["latency_noise"]["stalls"] = stalls.spec()
             profile["latency_noise"]["note"] = f"stalls in time: {stalls.describe()}"
-        if not as_paper and latency_model == "auto" and trips.count and keep >= 1.0:
+        use_levels = shared_levels and levels is not None and levels.found and keep >= 1.0
+        if use_levels:
+            assert levels is not None
+            profile["latency_noise"]["levels"] = levels.levels().spec()
+            profile["latency_noise"]["note"] = f"levels in time: {levels.levels().describe()}"
+            lat_parts += (f"; beside them {levels.describe()} (`levels`, shared=1: one clock for every host; "
+                          "the per-message draws from the series less the upper level's gap; model/shared_levels.py)")
+        if use_levels:
+            state_fit = StateFit((), (), (), math.nan, 0.0, 0.0, math.nan, None, (
+                "not fitted beside shared levels in time, which give the series' persistence"))
+        elif not as_paper and latency_model == "auto" and trips.count and keep >= 1.0:
             # a state that persists (model/latency_state.py); not beside stalls in time, which meet
             # messages by time: a state that groups long round trips changes how many of them the
             # stalls meet, and the replay of the series no longer gives back its tail
@@ -747,7 +786,7 @@ def _build(
             replay: np.ndarray | None = None
             stalls = "stalls" in profile.get("latency_noise", {})
             if not as_paper:
-                remainder = trips.below(split.threshold_ns) if stalls and split is not None else trips
+                remainder = trips.below(split.threshold_ns) if stalls and split is not None else drawn_trips
                 once = count_once(staging.load(profile), remainder.values, remainder.counts, size, clock, os_part,
                                   seed)
                 profile["latency_noise"]["quantiles"] = {"p": once.noise.probabilities.tolist(),
@@ -837,6 +876,8 @@ def _build(
         "factor": bw_level.factor, "G_fitted": bw_level.G_fitted, "G_moved": bw_level.G_moved,
         "O_fitted": bw_level.O_fitted, "O_moved": bw_level.O_moved, "residual_ns": bw_level.residual_ns}
     profile["latency_state"] = None if state_fit is None else state_fit.to_json()
+    profile["shared_levels"] = None if levels is None else {
+        **levels.as_dict(), "used": "levels" in profile.get("latency_noise", {})}
     profile["stall_refutation"] = None if stall_refutation is None else stall_refutation.as_dict()
     profile["latency_split"] = None if split is None else {
         "kind": split.kind, "why": split.why, "used": "stalls" in profile.get("latency_noise", {}),
@@ -891,7 +932,9 @@ def _closure_part(closure: Closure, where: str, profile: dict[str, Any], why_per
             "per-message draws: a stall delays the message it hits, drawn for each message on its own; why: "
             + why_per_message
             + ("; the draws' quantiles move with a state per host that persists in time (`state`, "
-               "model/latency_state.py)" if "state" in lat else ""))
+               "model/latency_state.py)" if "state" in lat else "")
+            + ("; beside them two levels in time that a round trip's two messages share (`levels`, "
+               "model/shared_levels.py)" if "levels" in lat else ""))
     return {**_replay_part(closure, where, "model/closure.py"), "stall_model": stall_model}
 
 

@@ -105,8 +105,8 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     bw_split = profile.get("bandwidth_split")
     if bw_split is not None:
         doc["bandwidth_split"] = bw_split
-    for key in ("gap_bound", "latency_level", "bandwidth_level", "latency_state", "counted_once", "closure", "bandwidth_closure",
-                "stall_choice", "campaign"):
+    for key in ("gap_bound", "latency_level", "bandwidth_level", "latency_state", "shared_levels", "counted_once",
+                "closure", "bandwidth_closure", "stall_choice", "campaign"):
         if profile.get(key) is not None:
             doc[key] = profile[key]
     if not as_json:
@@ -118,6 +118,11 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
         state = profile.get("latency_state")
         if state is not None:
             click.echo(f"latency state: {'in time, per sending host' if state['used'] else 'none'}: {state['why']}")
+        levels = profile.get("shared_levels")
+        if levels is not None and levels["found"]:
+            click.echo(f"latency levels: {'in time, shared by every host' if levels['used'] else 'none'}: "
+                       f"{levels['lower_ns'] / 1e3:.4g} and {levels['upper_ns'] / 1e3:.4g} us "
+                       f"({100 * levels['upper_share']:.3g}% at the upper); {levels['why']}")
         gap = profile.get("gap_bound")
         if gap is not None and gap["capped"]:
             click.echo(f"gap: g {gap['fitted_g_ns']:.5g} -> {gap['g_ns']:.5g} ns, the latency series' first-percentile "

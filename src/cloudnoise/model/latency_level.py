@@ -59,6 +59,7 @@ class LevelShift:
     median_ns: float  # m: the latency series' median round trip
     delta_ns: float  # added to every L (`level_delta`)
     moved_noiseless_ns: float  # T0 with the moved L, back to back
+    series: str = "the latency series' median"  # what median_ns is the median of
 
     @property
     def residual_ns(self) -> float:
@@ -69,10 +70,9 @@ class LevelShift:
     def describe(self) -> str:
         """One clause for the profile's provenance."""
         if self.delta_ns == 0.0 and abs(self.residual_ns) < 0.5:
-            return (f"the noiseless round trip of these L and o is the latency series' median "
-                    f"({self.median_ns:.5g} ns)")
+            return f"the noiseless round trip of these L and o is {self.series} ({self.median_ns:.5g} ns)"
         text = (f"every L moved by {self.delta_ns:+.5g} ns from the fit, so that the noiseless round trip "
-                f"({self.noiseless_ns:.5g} ns with the fitted L) is the latency series' median "
+                f"({self.noiseless_ns:.5g} ns with the fitted L) is {self.series} "
                 f"{self.median_ns:.5g} ns: the LogGP run ran at another level (model/latency_level.py)")
         if abs(self.residual_ns) >= 0.5:
             text += (f"; back to back it is {self.moved_noiseless_ns:.5g} ns, and the noise keeps the rest of the "
