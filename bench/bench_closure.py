@@ -159,7 +159,7 @@ def one(label: str, campaign: Path, work: Path, ks: list[int], reps: int, seed: 
     row = {"run": label, "build_s": round(time.perf_counter() - t0, 1), "closure": built.get("closure"),
            "campaign": built.get("campaign"), "counted_once": built.get("counted_once"),
            "latency_level": built.get("latency_level"), "latency_state": built.get("latency_state"),
-           "latency_split": (built.get("latency_split") or {}).get("kind")}
+           "latency_split": (built.get("latency_split") or {}).get("kind"), "shared_levels": built.get("shared_levels")}
     if built.get("closure") is not None:
         split = built.get("latency_split") or {}
         row["b"] = check_b(profile, campaign, ks, reps, seed, split.get("threshold_ns") if split.get("used") else None)
@@ -194,6 +194,10 @@ def _fmt(row: dict) -> str:
     if state:
         parts.append(f"state in time: {'hold %.3g round trips' % state['hold_round_trips'] if state['used'] else 'none'}"
                      f" ({state['why'][:90]})")
+    shared = row.get("shared_levels")
+    if shared and shared["found"]:
+        parts.append(f"shared levels {shared['lower_ns'] / 1e3:.4g}/{shared['upper_ns'] / 1e3:.4g} us "
+                     f"({'kept' if shared['used'] else 'not kept'})")
     level = row.get("latency_level")
     if level:
         parts.append(f"L moved {level['L_moved_by_ns']:+.5g} ns (the fit's T0 - median "
