@@ -77,6 +77,18 @@ def test_loggp_fit_and_profile(tmp_path):
     size = built["closure"]["size_bytes"]
     # L and the overheads of the fit (the paper way keeps them), without g
     t0, median = noiseless_round_trip(load(out), size, gapless=True), 2.0 * median
+    if "levels" in built["latency_noise"]:
+        # a series at two shared levels (model/shared_levels.py; a loaded machine may show them):
+        # the level is the median of the series less its upper level's gap
+        from cloudnoise.model.build import _latency_stats, _series
+        from cloudnoise.model.round_trips import count_round_trips
+        from cloudnoise.model.shared_levels import find_shared_levels, levelled
+
+        _, _, exp, series_size = _latency_stats(camp)
+        series = _series(camp, exp, series_size, one_pair=True)
+        levels = find_shared_levels(series, count_round_trips(series))
+        assert levels.found and "model/shared_levels.py" in built["loggops"]["provenance"]["source"]
+        median = count_round_trips(levelled(series, levels)).median()
     moved = max((median - t0) / 2.0, -fit["size_classes"][0]["L"])
     assert built["loggops"]["L"] == pytest.approx(max(0.0, fit["L"] + moved), abs=2e-3)
     assert [c["L"] for c in built["loggops"]["size_classes"]] == pytest.approx(

@@ -142,6 +142,9 @@ def test_model_build_keeps_shared_levels_where_per_message_draws_miss(two_level_
     assert levels["upper_ns"] - levels["lower_ns"] == pytest.approx(1_200, abs=120)
     assert levels["time_share"] == pytest.approx(0.5, abs=0.1)
     assert levels["hold_ns"] == pytest.approx(100_000, rel=0.3)
+    # every L moved so that the noiseless round trip is the lower level's (the series less the gap)
+    assert built["latency_level"]["median_round_trip_ns"] == pytest.approx(levels["lower_ns"], abs=100)
+    assert "less its upper level's gap" in built["loggops"]["provenance"]["source"]
     assert built["closure"]["closes"], built["closure"]["rows"]
     written = json.loads((tmp_path / "p.json").read_text())
     spec = parse_latency_levels(written["latency_noise"]["levels"])
