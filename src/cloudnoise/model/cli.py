@@ -43,8 +43,12 @@ def model() -> None:
                    "eager limit only); each alternative builds the profile again, and the closure's stall model says "
                    "which was kept and why; where its "
                    "sums of consecutive round trips persist, add the state in time (of the whole distribution, its "
-                   "body or its tail, or none) whose replay gives them back (docs/profile-format.md); "
-                   "stalls: stalls in time for every message wherever the series shows them, without that choice; "
+                   "body or its tail, or none) whose replay gives them back (docs/profile-format.md); where it "
+                   "stands at two levels a round trip's two messages share and per-message draws miss its closure, "
+                   "build again with levels on one clock for every host, kept where they give the series back more "
+                   "closely; "
+                   "stalls: stalls in time for every message wherever the series shows them, without that choice "
+                   "or levels; "
                    "iid: draw every sample per message (the paper's semantics).")
 @click.option("--bandwidth-model", type=click.Choice(["auto", "iid"]), default="auto", show_default=True,
               help="auto: where the bandwidth series' order shows drops that persist in time, model them as "
