@@ -663,14 +663,15 @@ def _build(
                 else split.episodes
             profile["latency_noise"]["stalls"] = stalls.spec()
             profile["latency_noise"]["note"] = f"stalls in time: {stalls.describe()}"
-        use_levels = shared_levels and levels is not None and levels.found and keep >= 1.0
+        use_levels = drawn_trips is not trips
+        # build_profile asks for the levels only where its first build kept no stalls in time
+        assert not (use_levels and keep < 1.0)
         if use_levels:
             assert levels is not None
             profile["latency_noise"]["levels"] = levels.levels().spec()
             profile["latency_noise"]["note"] = f"levels in time: {levels.levels().describe()}"
             lat_parts += (f"; beside them {levels.describe()} (`levels`, shared=1: one clock for every host; "
                           "the per-message draws from the series less the upper level's gap; model/shared_levels.py)")
-        if use_levels:
             state_fit = StateFit((), (), (), math.nan, 0.0, 0.0, math.nan, None, (
                 "not fitted beside shared levels in time, which give the series' persistence"))
         elif not as_paper and latency_model == "auto" and trips.count and keep >= 1.0:
