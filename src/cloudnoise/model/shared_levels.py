@@ -63,14 +63,15 @@ import numpy as np
 
 from cloudnoise.model.latency_levels import LatencyLevels, parse_latency_levels
 from cloudnoise.model.round_trips import RoundTrips
-from cloudnoise.model.series_order import Batch
+from cloudnoise.model.series_order import Batch, otsu
 
 BODY_FACTOR = 2.0  # the body: round trips up to this times the median
 MIN_SHARE = 0.05  # each level holds at least this share of the body
 MIN_GAP_NS = 200.0  # the levels' medians at least this far apart (the closure's absolute tolerance)
-MIN_GAP_SPREAD = 3.0  # and at least this many times the lower level's p25-p75
+MIN_GAP_SPREAD = 3.0  # and at least this many times either level's p25-p75
 MAX_BETWEEN = 0.02  # at most this share of the body more than D/4 from both levels' medians, between them
 MIN_LAG1 = 0.2  # a level that persists: its lag-1 correlation within a stretch at least this
+BINS_PER_DECADE = 1000  # the log histogram Otsu's split reads (0.23 % wide bins)
 
 
 @dataclass(frozen=True)
@@ -146,24 +147,14 @@ def keeps_levels(with_levels: dict[str, Any], without: dict[str, Any]) -> bool:
     return missed_rows(with_levels) < missed_rows(without)
 
 
-def _weighted_quantile(values: np.ndarray, counts: np.ndarray, q: float) -> float:
-    cum = np.cumsum(counts)
-    return float(values[min(int(np.searchsorted(cum, max(1.0, math.ceil(q * cum[-1])))), values.size - 1)])
-
-
 def otsu_threshold(values: np.ndarray, counts: np.ndarray) -> float:
-    """The split of distinct values (sorted, > 0) with their counts into two classes that maximises
-    the between-class variance of their logs: the threshold halfway (in log) between the last value
-    of the lower class and the first of the upper."""
-    x = np.log(values.astype(np.float64))
-    w = counts.astype(np.float64)
-    w0 = np.cumsum(w)[:-1]
-    total = w.sum()
-    w1 = total - w0
-    m0 = np.cumsum(w * x)[:-1] / w0
-    m1 = ((w * x).sum() - np.cumsum(w * x)[:-1]) / w1
-    k = int(np.argmax(w0 * w1 * (m0 - m1) ** 2))
-    return float(np.exp((x[k] + x[k + 1]) / 2.0))
+    """The split of distinct values (> 0) with their counts into two classes that maximises the
+    between-class variance of their logs (series_order.otsu on a log histogram): the middle of
+    the empty stretch between the classes."""
+    unit = float(values.min())
+    bins = np.minimum((np.log10(values / unit) * BINS_PER_DECADE).astype(np.int64), 10 * BINS_PER_DECADE)
+    hist = np.bincount(bins, weights=counts.astype(np.float64))
+    return unit * 10 ** ((otsu(hist, middle=True) + 1) / BINS_PER_DECADE)
 
 
 def _states(values: np.ndarray, threshold: float, ceiling: float, before: int) -> np.ndarray:
@@ -211,11 +202,12 @@ def find_shared_levels(series: Callable[[], Iterable[Batch]], trips: RoundTrips)
         return SharedLevels(False, "the series' body takes one value", trips.count)
     threshold = otsu_threshold(values, counts)
     up = values > threshold
+    if up.all() or not up.any():
+        return SharedLevels(False, "the series' body stands at one level", trips.count)
     share = float(counts[up].sum() / counts.sum())
-    lower = _weighted_quantile(values[~up], counts[~up], 0.5)
-    upper = _weighted_quantile(values[up], counts[up], 0.5)
-    spread = max(_weighted_quantile(values[m], counts[m], 0.75) - _weighted_quantile(values[m], counts[m], 0.25)
-                 for m in (~up, up))
+    (lower_q, upper_q) = (RoundTrips(values[m], counts[m]).quantiles([25.0, 50.0, 75.0]) for m in (~up, up))
+    lower, upper = float(lower_q[1]), float(upper_q[1])
+    spread = max(float(q[2] - q[0]) for q in (lower_q, upper_q))
     gap = upper - lower
     between = (values > lower + gap / 4.0) & (values < upper - gap / 4.0)
     between_share = float(counts[between].sum() / counts.sum())
