@@ -159,7 +159,8 @@ def one(label: str, campaign: Path, work: Path, ks: list[int], reps: int, seed: 
     row = {"run": label, "build_s": round(time.perf_counter() - t0, 1), "closure": built.get("closure"),
            "campaign": built.get("campaign"), "counted_once": built.get("counted_once"),
            "latency_level": built.get("latency_level"), "latency_state": built.get("latency_state"),
-           "latency_split": (built.get("latency_split") or {}).get("kind"), "shared_levels": built.get("shared_levels")}
+           "latency_split": (built.get("latency_split") or {}).get("kind"), "shared_levels": built.get("shared_levels"),
+           "recurring_stalls": built.get("recurring_stalls")}
     if built.get("closure") is not None:
         split = built.get("latency_split") or {}
         row["b"] = check_b(profile, campaign, ks, reps, seed, split.get("threshold_ns") if split.get("used") else None)
@@ -198,6 +199,10 @@ def _fmt(row: dict) -> str:
     if shared and shared["found"]:
         parts.append(f"shared levels {shared['lower_ns'] / 1e3:.4g}/{shared['upper_ns'] / 1e3:.4g} us "
                      f"({'kept' if shared['used'] else 'not kept'})")
+    recurring = row.get("recurring_stalls")
+    if recurring and recurring["found"]:
+        parts.append(f"recurring stalls {100 * recurring['stall_share']:.3g}% of round trips, one every "
+                     f"{recurring['cycle_ns'] / 1e3:.3g} us ({'kept' if recurring['used'] else 'not kept'})")
     level = row.get("latency_level")
     if level:
         parts.append(f"L moved {level['L_moved_by_ns']:+.5g} ns (the fit's T0 - median "

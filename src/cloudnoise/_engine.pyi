@@ -197,6 +197,12 @@ class StallProcess:
         A stall of a drawn length every `every_ps`, over a table of `period_ps`.
         """
 
+    @staticmethod
+    def recurring(mean_cycle_ps: float, stall_ps: QuantileTable, gap_ps: QuantileTable, period_ps: int) -> StallProcess:
+        """
+        Stalls that never stop coming: each a drawn `stall_ps` long, the next a drawn `gap_ps` after it, over a table of at least `period_ps` (or, read by more hosts, 4 mean cycles per host) that ends where its next stall would start; each repetition draws its own table.
+        """
+
     def draw(self, seed: int, repetition: int, hosts: int = 1) -> LatencyStalls:
         """
         The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it (a function of the three alone).

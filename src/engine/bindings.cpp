@@ -374,6 +374,11 @@ NB_MODULE(_engine, m) {
                   "per host; each repetition draws its own table.")
       .def_static("periodic", &StallProcess::periodic, nb::arg("every_ps"), nb::arg("stall_ps"), nb::arg("period_ps"),
                   "A stall of a drawn length every `every_ps`, over a table of `period_ps`.")
+      .def_static("recurring", &StallProcess::recurring, nb::arg("mean_cycle_ps"), nb::arg("stall_ps"),
+                  nb::arg("gap_ps"), nb::arg("period_ps"),
+                  "Stalls that never stop coming: each a drawn `stall_ps` long, the next a drawn `gap_ps` after "
+                  "it, over a table of at least `period_ps` (or, read by more hosts, 4 mean cycles per host) that "
+                  "ends where its next stall would start; each repetition draws its own table.")
       .def("draw", &StallProcess::draw, nb::arg("seed"), nb::arg("repetition"), nb::arg("hosts") = 1,
            "The table repetition `repetition` of a run seeded `seed` reads, `hosts` hosts reading it "
            "(a function of the three alone).")

@@ -18,6 +18,26 @@ L_US, O_US, G_US_PER_B = 1.0, 0.3, 0.0001
 TRACE_S = 20.0
 
 
+def in_batches(values: np.ndarray, chunk: int = 7_000):
+    """A series as model build reads it: start times, round trips, one stretch, in chunks
+    (a callable that yields them, once per pass)."""
+    starts = np.concatenate(([0], np.cumsum(values)[:-1])).astype(np.int64)
+
+    def batches():
+        for i in range(0, values.size, chunk):
+            yield starts[i:i + chunk], values[i:i + chunk].astype(np.int64), np.zeros(min(chunk, values.size - i), np.int64)
+
+    return batches
+
+
+def round_trips_of(values: np.ndarray):
+    """The series' round trips counted by value (model/round_trips.py)."""
+    from cloudnoise.model.round_trips import RoundTrips
+
+    v, c = np.unique(values.astype(np.int64), return_counts=True)
+    return RoundTrips(v, c)
+
+
 def os_trace(rng: np.random.Generator, rate_hz: float = 1000.0):
     """Detours of 5-9 us at `rate_hz` (a timer tick's size), over TRACE_S seconds."""
     from cloudnoise.model.os_noise import OSNoiseTrace

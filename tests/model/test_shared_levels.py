@@ -8,27 +8,10 @@ import json
 
 import numpy as np
 import pytest
-from synthetic_campaign import os_trace, series, write_campaign
+from synthetic_campaign import in_batches, os_trace, round_trips_of, series, write_campaign
 
 from cloudnoise.model.latency_levels import parse_latency_levels
-from cloudnoise.model.round_trips import RoundTrips
-from cloudnoise.model.shared_levels import find_shared_levels, keeps_levels, levelled, otsu_threshold
-
-
-def _batches(values: np.ndarray, chunk: int = 7_000):
-    """A series as model build reads it: start times, round trips, one stretch, in chunks."""
-    starts = np.concatenate(([0], np.cumsum(values)[:-1])).astype(np.int64)
-
-    def batches():
-        for i in range(0, values.size, chunk):
-            yield starts[i:i + chunk], values[i:i + chunk].astype(np.int64), np.zeros(min(chunk, values.size - i), np.int64)
-
-    return batches
-
-
-def _trips(values: np.ndarray) -> RoundTrips:
-    v, c = np.unique(values.astype(np.int64), return_counts=True)
-    return RoundTrips(v, c)
+from cloudnoise.model.shared_levels import find_shared_levels, levelled, otsu_threshold
 
 
 def _two_levels(rng: np.random.Generator, n: int, lower: int, gap: int, hold_lower: float, hold_upper: float,
@@ -51,7 +34,7 @@ def _two_levels(rng: np.random.Generator, n: int, lower: int, gap: int, hold_low
 def test_two_levels_in_runs_are_read_back_with_their_time_share_and_hold():
     rng = np.random.default_rng(3)
     values = _two_levels(rng, 200_000, 2_600, 1_200, 8.0, 6.0, tail=0.05)
-    got = find_shared_levels(_batches(values), _trips(values))
+    got = find_shared_levels(in_batches(values), round_trips_of(values))
     assert got.found, got.why
     assert got.lower_ns == pytest.approx(2_600, abs=20) and got.upper_ns == pytest.approx(3_800, abs=20)
     assert got.gap_ns == pytest.approx(1_200, abs=30)
@@ -73,8 +56,8 @@ def test_levelled_takes_the_gap_off_the_upper_level_and_a_stall_keeps_its_level(
     rng = np.random.default_rng(4)
     values = _two_levels(rng, 50_000, 2_600, 1_200, 8.0, 6.0)
     values[1000] = 20_000
-    got = find_shared_levels(_batches(values), _trips(values))
-    out = np.concatenate([v for _, v, _ in levelled(_batches(values), got)()])
+    got = find_shared_levels(in_batches(values), round_trips_of(values))
+    out = np.concatenate([v for _, v, _ in levelled(in_batches(values), got)()])
     assert out.size == values.size
     assert np.abs(out[values < 10_000] - 2_600).max() <= 80 + 1  # every body round trip at the lower level
     assert out[1000] == 20_000 - round(got.gap_ns) * (values[999] > got.threshold_ns)
@@ -92,7 +75,7 @@ def test_a_series_without_two_shared_levels_has_none(case):
         values = 2_600 + 1_200 * rng.integers(0, 2, n) + rng.integers(-80, 81, n)
     else:
         values = _two_levels(rng, n, 2_600, 1_200, 200.0, 4.0)
-    got = find_shared_levels(_batches(values), _trips(values))
+    got = find_shared_levels(in_batches(values), round_trips_of(values))
     assert not got.found
     why = {"one level": "apart", "per-message levels": "a level's spread", "no persistence": "does not persist",
            "rare upper level": "at one level"}[case]
@@ -103,18 +86,6 @@ def test_otsu_splits_two_clusters_between_them():
     values = np.array([100, 110, 120, 300, 310, 320])
     counts = np.array([5, 10, 5, 5, 10, 5])
     assert 120 < otsu_threshold(values, counts) < 300
-
-
-def test_levels_are_kept_where_they_close_or_miss_fewer_rows_and_none_new():
-    def closure(missed: set[str]) -> dict:
-        rows = [{"statistic": s, "judged": True, "within": s not in missed} for s in ("p50", "p90", "p99", "late > 1 us")]
-        return {"closes": not missed, "rows": rows}
-
-    without = closure({"p50", "p90", "late > 1 us"})
-    assert keeps_levels(closure(set()), without)
-    assert keeps_levels(closure({"p90"}), without)
-    assert not keeps_levels(closure({"p90", "p99"}), without)  # a row the other gives back
-    assert not keeps_levels(closure({"p99"}), closure({"p99"}))  # no closer
 
 
 @pytest.fixture(scope="module")

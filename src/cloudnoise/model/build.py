@@ -70,6 +70,7 @@ from cloudnoise.model.bandwidth_split import BandwidthSplit, describe_episodes, 
 from cloudnoise.model.distributions import quantile_grid
 from cloudnoise.model.gap_bound import GapBound, gap_bound
 from cloudnoise.model.chain_sums import streamed_sums
+from cloudnoise.model.closer_build import bandwidth_no_worse, closer, missed_rows
 from cloudnoise.model.closure import MAX_REPLAY, SUMS_K, Closure, Measured, clock_step, closure_of
 from cloudnoise.model.closure_causes import bandwidth_causes, closure_causes
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, count_once, os_part_of
@@ -83,7 +84,8 @@ from cloudnoise.model.round_trips import RoundTrips, count_round_trips
 from cloudnoise.model.series_order import iter_batches
 from cloudnoise.model.stall_choice import (IN_TIME, PER_MESSAGE, SMALL, Refutation, choose_stall_model,
                                            needs_per_message, needs_small, refutation)
-from cloudnoise.model.shared_levels import SharedLevels, find_shared_levels, keeps_levels, levelled, missed_rows
+from cloudnoise.model.recurring_stalls import RecurringStalls, find_recurring_stalls
+from cloudnoise.model.shared_levels import SharedLevels, find_shared_levels, levelled
 from cloudnoise.model.state_choice import judge_state
 from cloudnoise.output_files import default_file_mode
 
@@ -368,10 +370,10 @@ def build_profile(
     if out.suffix.lower() != ".json":
         raise CloudnoiseError(f"-o {out}: a profile is a .json file; give a name ending in .json")
 
-    def build(to: Path, stall_model: str, shared_levels: bool = False) -> dict[str, Any]:
+    def build(to: Path, stall_model: str, shared_levels: bool = False, recurring: bool = False) -> dict[str, Any]:
         return _build(Path(campaign), to, name, on_demand_price, committed_price, allow_missing,
                       "iid" if latency_model == "iid" else "auto", bandwidth_model, as_paper, seed, stall_model,
-                      shared_levels)
+                      shared_levels, recurring)
 
     if as_paper or latency_model != "auto":
         return build(out, IN_TIME)
@@ -383,33 +385,60 @@ def build_profile(
         took = time.monotonic() - started
 
         def again(stall_model: str, what: str, module: str = "model/stall_choice.py",
-                  shared_levels: bool = False) -> dict[str, Any]:
+                  shared_levels: bool = False, recurring: bool = False) -> dict[str, Any]:
             if say is not None:
                 say(f"building the profile again, {what} (about {took:.0f} s more, as long as the first build; "
                     f"{module})")
-            folder = "levels" if shared_levels else stall_model
-            return build(tmp / folder / out.name, stall_model, shared_levels)
+            folder = f"recurring-{stall_model}" if recurring else "levels" if shared_levels else stall_model
+            return build(tmp / folder / out.name, stall_model, shared_levels, recurring)
 
         split = in_time.get("latency_split")
+        eager = int(in_time["loggops"]["S"])
+        large = (in_time.get("bandwidth_closure") or {}).get("size_bytes")
+        small_possible = isinstance(large, int) and large > eager
         if split is None or not split["used"]:  # no stalls in time: no stall model to choose
+            best, best_folder = in_time, IN_TIME
             levels = in_time.get("shared_levels") or {}
             if levels.get("found") and not in_time["closure"]["closes"]:
                 # two levels a round trip's messages share, where per-message draws miss the closure
                 with_levels = again(IN_TIME, "with the two levels its latency series stands at, shared by a round "
                                     "trip's two messages: the per-message draws miss the series' closure",
                                     "model/shared_levels.py", shared_levels=True)
-                if keeps_levels(with_levels["closure"], in_time["closure"]):
-                    _move_built(tmp / "levels", out)
-                    return with_levels
-                in_time["shared_levels"]["why"] += (
-                    f"; not kept: the profile with them misses {', '.join(sorted(missed_rows(with_levels['closure'])))} "
-                    "of its closure, no fewer rows than without them")
-            _move_built(tmp / IN_TIME, out)
-            return in_time
+                if closer(with_levels["closure"], in_time["closure"]) and bandwidth_no_worse(
+                        with_levels.get("bandwidth_closure"), in_time.get("bandwidth_closure")):
+                    best, best_folder = with_levels, "levels"
+                else:
+                    in_time["shared_levels"]["why"] += f"; not kept: {_not_closer(with_levels, in_time)}"
+            recurring = in_time.get("recurring_stalls") or {}
+            if recurring.get("found") and not best["closure"]["closes"]:
+                # long round trips that one message meets and another rarely follows, where the
+                # per-message draws (with the levels, where kept) miss the closure; held to messages up
+                # to the eager limit where the bandwidth series refutes stalls that hold every message
+                kept = ""
+                with_recurring: dict[str, Any] = {}
+                for stall_model, what in ((IN_TIME, "every message"), (SMALL, f"messages up to {eager} B")):
+                    if stall_model == SMALL and not (small_possible and closer(
+                            with_recurring["closure"], best["closure"])):
+                        break
+                    with_recurring = again(
+                        stall_model, f"with its long round trips as stalls that recur on one clock and hold {what}: "
+                        + ("the per-message draws miss the series' closure" if stall_model == IN_TIME else
+                           "the bandwidth series refutes stalls that hold every message"),
+                        "model/recurring_stalls.py", shared_levels=best_folder == "levels", recurring=True)
+                    if closer(with_recurring["closure"], best["closure"]) and bandwidth_no_worse(
+                            with_recurring.get("bandwidth_closure"), best.get("bandwidth_closure")):
+                        kept = f"recurring-{stall_model}"
+                        break
+                    in_time["recurring_stalls"]["why"] += (
+                        f"; not kept holding {what}: {_not_closer(with_recurring, best)}")
+                if kept:
+                    with_recurring["recurring_stalls"]["why"] = in_time["recurring_stalls"]["why"]
+                    best, best_folder = with_recurring, kept
+                elif best is not in_time:
+                    best["recurring_stalls"]["why"] = in_time["recurring_stalls"]["why"]
+            _move_built(tmp / best_folder, out)
+            return best
         # the alternatives (model/stall_choice.py), each a build of its own where the first leaves a reason
-        eager = int(in_time["loggops"]["S"])
-        large = (in_time.get("bandwidth_closure") or {}).get("size_bytes")
-        small_possible = isinstance(large, int) and large > eager
         per_message = again(PER_MESSAGE, "with its stalls as per-message draws: "
                             + ("the stalls in time miss the latency series' closure" if not in_time["closure"]["closes"]
                                else "the bandwidth series refutes stalls in time")) \
@@ -433,6 +462,15 @@ def build_profile(
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _not_closer(richer: dict[str, Any], simpler: dict[str, Any]) -> str:
+    """Why a richer build is not kept (model/closer_build.py), in a few words."""
+    if not closer(richer["closure"], simpler["closure"]):
+        return (f"the profile with them misses {', '.join(sorted(missed_rows(richer['closure']))) or 'nothing'} of "
+                "its closure, no fewer rows than without them nor the same rows by less")
+    return (f"the profile with them misses {', '.join(sorted(missed_rows(richer.get('bandwidth_closure'))))} of "
+            "its bandwidth closure, rows the profile without them gives back")
+
+
 def _move_built(folder: Path, out: Path) -> None:
     """A profile built into `folder` (under the name out.name) and its side files, renamed into
     out's folder, the profile last."""
@@ -454,13 +492,15 @@ def _build(
     seed: int,
     stall_model: str,
     shared_levels: bool = False,
+    recurring: bool = False,
 ) -> dict[str, Any]:
     """`build_profile` with one stall model (model/stall_choice.py): IN_TIME keeps the stalls in
     time the latency series shows (``latency_model`` "auto"), SMALL keeps them for messages up to
     the eager limit only, PER_MESSAGE draws every sample per message (a state in time still
     fitted where the series shows one). ``shared_levels``: where the latency series stands at two
     levels a round trip's two messages share (model/shared_levels.py), model them as such and draw
-    the rest per message."""
+    the rest per message. ``recurring``: where the series shows stalls that recur on one clock
+    (model/recurring_stalls.py), model its long round trips as those and draw the rest per message."""
     if as_paper:  # the paper's semantics: every sample a per-message draw, nothing split or counted once
         latency_model = bandwidth_model = "iid"
     for price, what in ((on_demand_price, "--on-demand-price"), (committed_price, "--committed-price")):
@@ -583,6 +623,7 @@ def _build(
     gap: GapBound | None = None
     state_fit: StateFit | None = None
     levels: SharedLevels | None = None
+    recurring_stalls: RecurringStalls | None = None
     if lat is not None:
         stats, src, exp, size = lat
         trips = count_round_trips(_series(campaign, exp, size, one_pair=True))
@@ -593,6 +634,7 @@ def _build(
             levels = find_shared_levels(_series(campaign, exp, size, one_pair=True), trips)
             if shared_levels and levels.found:
                 drawn_trips = count_round_trips(levelled(_series(campaign, exp, size, one_pair=True), levels))
+            recurring_stalls = find_recurring_stalls(_series(campaign, exp, size, one_pair=True), trips)
         if not as_paper and trips.count:  # no g above the spacing of one host's sends (model/gap_bound.py)
             gap = gap_bound(float(loggops["g"]), trips)
             if gap.capped:
@@ -614,6 +656,12 @@ def _build(
         measured_pairs = (experiments.get(exp) or {}).get("pairs") or []
         if len(measured_pairs) > 1:
             split, pair_rows = _pairs_apart(campaign, exp, size, stats, split, measured_pairs, floor)
+        if recurring and recurring_stalls is not None and recurring_stalls.found:
+            # build_profile asks for them only where its first build kept no stalls in time
+            split = LatencySplit("recurring", f"{recurring_stalls.describe()} (model/recurring_stalls.py)",
+                                 recurring_stalls.round_trips, recurring_stalls.threshold_ns,
+                                 recurring_stalls.stall_share, 1.0 - recurring_stalls.stall_share,
+                                 recurring_stalls.episodes())
         keep = split.keep if split.episodes is not None and latency_model == "auto" and stall_model != PER_MESSAGE \
             else 1.0
         # RTT/2 at each probability of the engine's grid; with stalls in time, of the
@@ -664,12 +712,15 @@ def _build(
             profile["latency_noise"]["stalls"] = stalls.spec()
             profile["latency_noise"]["note"] = f"stalls in time: {stalls.describe()}"
         use_levels = drawn_trips is not trips
-        # build_profile asks for the levels only where its first build kept no stalls in time
-        assert not (use_levels and keep < 1.0)
+        # build_profile asks for the levels only where its first build kept no stalls in time; the
+        # recurring stalls it may ask for beside them
+        assert not (use_levels and keep < 1.0 and split.kind != "recurring")
         if use_levels:
             assert levels is not None
             profile["latency_noise"]["levels"] = levels.levels().spec()
-            profile["latency_noise"]["note"] = f"levels in time: {levels.levels().describe()}"
+            said_levels = f"levels in time: {levels.levels().describe()}"
+            note = profile["latency_noise"].get("note")
+            profile["latency_noise"]["note"] = f"{note}; {said_levels}" if note else said_levels
             lat_parts += (f"; beside them {levels.describe()} (`levels`, shared=1: one clock for every host; "
                           "the per-message draws from the series less the upper level's gap; model/shared_levels.py)")
             state_fit = StateFit((), (), (), math.nan, 0.0, 0.0, math.nan, None, (
@@ -787,7 +838,7 @@ def _build(
             replay: np.ndarray | None = None
             stalls = "stalls" in profile.get("latency_noise", {})
             if not as_paper:
-                remainder = trips.below(split.threshold_ns) if stalls and split is not None else drawn_trips
+                remainder = drawn_trips.below(split.threshold_ns) if stalls and split is not None else drawn_trips
                 once = count_once(staging.load(profile), remainder.values, remainder.counts, size, clock, os_part,
                                   seed)
                 profile["latency_noise"]["quantiles"] = {"p": once.noise.probabilities.tolist(),
@@ -879,6 +930,9 @@ def _build(
     profile["latency_state"] = None if state_fit is None else state_fit.to_json()
     profile["shared_levels"] = None if levels is None else {
         **levels.as_dict(), "used": "levels" in profile.get("latency_noise", {})}
+    profile["recurring_stalls"] = None if recurring_stalls is None else {
+        **recurring_stalls.as_dict(), "used": split is not None and split.kind == "recurring"
+        and "stalls" in profile.get("latency_noise", {})}
     profile["stall_refutation"] = None if stall_refutation is None else stall_refutation.as_dict()
     profile["latency_split"] = None if split is None else {
         "kind": split.kind, "why": split.why, "used": "stalls" in profile.get("latency_noise", {}),
@@ -922,12 +976,17 @@ def _closure_part(closure: Closure, where: str, profile: dict[str, Any], why_per
     if "stalls" in lat:
         from cloudnoise.model.latency_episodes import parse_latency_episodes
 
-        largest = parse_latency_episodes(lat["stalls"]).max_bytes
+        episodes = parse_latency_episodes(lat["stalls"])
+        largest = episodes.max_bytes
         held = f"sends of messages up to {largest} B" if largest is not None else "sends"
+        why = ("the series' long round trips are one stall each, and one rarely follows another: stalls that recur "
+               "on one clock, which both messages of a round trip read (model/recurring_stalls.py)"
+               if episodes.recurring else
+               "the series shows its stalls in trains that recur in time (their quiet times are regular, not the "
+               "geometric ones of messages hit at random)")
         stall_model = (
             f"stalls in time that block the host's {held}: a message sent inside one of its host's stalls waits "
-            "for the stall's end (model/latency_episodes.py); why: the series shows its stalls in trains that "
-            "recur in time (their quiet times are regular, not the geometric ones of messages hit at random)")
+            f"for the stall's end (model/latency_episodes.py); why: {why}")
     else:
         stall_model = (
             "per-message draws: a stall delays the message it hits, drawn for each message on its own; why: "

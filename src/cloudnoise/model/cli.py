@@ -46,7 +46,10 @@ def model() -> None:
                    "body or its tail, or none) whose replay gives them back (docs/profile-format.md); where it "
                    "stands at two levels a round trip's two messages share and per-message draws miss its closure, "
                    "build again with levels on one clock for every host, kept where they give the series back more "
-                   "closely; "
+                   "closely; where its long round trips are one stall each that another rarely follows and the "
+                   "profile still misses its closure, build again with stalls that recur on one clock "
+                   "(model/recurring_stalls.py), kept on the same rule (held to messages up to the eager limit where "
+                   "the bandwidth series refutes them); "
                    "stalls: stalls in time for every message wherever the series shows them, without that choice "
                    "or levels; "
                    "iid: draw every sample per message (the paper's semantics).")
@@ -109,7 +112,8 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
     bw_split = profile.get("bandwidth_split")
     if bw_split is not None:
         doc["bandwidth_split"] = bw_split
-    for key in ("gap_bound", "latency_level", "bandwidth_level", "latency_state", "shared_levels", "counted_once",
+    for key in ("gap_bound", "latency_level", "bandwidth_level", "latency_state", "shared_levels", "recurring_stalls",
+                "counted_once",
                 "closure", "bandwidth_closure", "stall_choice", "campaign"):
         if profile.get(key) is not None:
             doc[key] = profile[key]
@@ -127,6 +131,11 @@ def build(campaign: Path, out: Path, name: str | None, on_demand_price: float | 
             click.echo(f"latency levels: {'in time, shared by every host' if levels['used'] else 'none'}: "
                        f"{levels['lower_ns'] / 1e3:.4g} and {levels['upper_ns'] / 1e3:.4g} us "
                        f"({100 * levels['upper_share']:.3g}% at the upper); {levels['why']}")
+        recurring = profile.get("recurring_stalls")
+        if recurring is not None and recurring["found"]:
+            click.echo(f"recurring stalls: {'in time, on one clock for every host' if recurring['used'] else 'none'}: "
+                       f"{100 * recurring['stall_share']:.3g}% of round trips, one every "
+                       f"{recurring['cycle_ns'] / 1e3:.3g} us; {recurring['why']}")
         gap = profile.get("gap_bound")
         if gap is not None and gap["capped"]:
             click.echo(f"gap: g {gap['fitted_g_ns']:.5g} -> {gap['g_ns']:.5g} ns, the latency series' first-percentile "

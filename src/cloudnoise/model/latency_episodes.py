@@ -18,6 +18,10 @@ The model, per host (or, with `shared`, one clock for every host):
   ends, as long as it starts within the episode's `duration` (a draw, ns).
 * **periodic**: a stall of `stall` every `period`, always (a periodic daemon,
   a timer): `period=1ms,stall=12us`.
+* **recurring**: stalls that never stop coming, each a draw of `stall`, the
+  next a draw of `gap` after it: a renewal process, for stalls that come at
+  irregular but never close distances (the Daint series of March 2022:
+  model/recurring_stalls.py reads them): `stall=DIST,gap=DIST`.
 
 A message a host sends while the host is inside a stall leaves when the
 stall ends: the engine adds the stall's remaining time to its latency
@@ -29,6 +33,7 @@ Written in a profile as `latency_noise.episodes`:
 
     rate=180,duration=lognormal(median=400us,p99=5ms),stall=lognormal(median=45us,p99=120us),gap=10us
     period=1ms,stall=12us
+    stall=DIST,gap=DIST
     ...,shared=1      (one clock for every host: a system-wide state)
     ...,hosts=0.5     (only this share of the hosts stalls, drawn per host and repetition:
                        a measurement over several pairs saw the stalls on some of them)
@@ -90,7 +95,8 @@ class StallTable:
 
 @dataclass(frozen=True)
 class LatencyEpisodes:
-    """Stalls in time; see the module docstring. Bursty (rate, duration, gap) or periodic (period)."""
+    """Stalls in time; see the module docstring. Bursty (rate, duration, gap), periodic (period) or
+    recurring (gap alone)."""
 
     stall: Distribution  # ns, each stall's length
     rate_hz: float | None = None  # bursty: episode starts per second of quiet time
@@ -119,9 +125,18 @@ class LatencyEpisodes:
                     f"latency episodes: a mean stall of {self.stall.mean():g} ns every {self.period_ns:g} ns stalls "
                     "a host half the time or more; at most half (a slower normal state is L's business)")
             return
+        if self.rate_hz is None and self.duration is None and self.gap is not None:
+            lo, _ = self.gap.support()
+            if not (lo >= 0 and self.gap.mean() <= limits.MAX_TIME_NS):
+                raise CloudnoiseError(f"latency episodes: gap={self.gap.spec()} must be >= 0 ns")
+            if not self.stall.mean() < self.gap.mean():
+                raise CloudnoiseError(
+                    f"latency episodes: recurring stalls of {self.stall.mean():g} ns with gaps of {self.gap.mean():g} "
+                    "ns stall a host half the time or more; at most half (a slower normal state is L's business)")
+            return
         if any(x is None for x in bursty):
             raise CloudnoiseError("latency episodes: a bursty model needs rate, duration, stall and gap "
-                                  "(or write period=,stall= for periodic stalls)")
+                                  "(or write period=,stall= for periodic stalls, stall=,gap= alone for recurring ones)")
         assert self.rate_hz is not None and self.duration is not None and self.gap is not None
         if not (self.rate_hz > 0 and math.isfinite(self.rate_hz)):
             raise CloudnoiseError(f"latency episodes: rate={self.rate_hz!r} must be a positive number per second")
@@ -140,6 +155,16 @@ class LatencyEpisodes:
     def periodic(self) -> bool:
         return self.period_ns is not None
 
+    @property
+    def recurring(self) -> bool:
+        """Stalls that never stop coming, each a stall then a gap (no episodes)."""
+        return self.period_ns is None and self.rate_hz is None
+
+    def mean_cycle_ns(self) -> float:
+        """Recurring stalls' mean start-to-start time: a stall and a gap."""
+        assert self.gap is not None
+        return self.stall.mean() + self.gap.mean()
+
     def mean_quiet_ns(self) -> float:
         """A bursty model's mean quiet time between episodes: what gives `rate_hz` starts per second of it."""
         assert self.rate_hz is not None
@@ -147,21 +172,21 @@ class LatencyEpisodes:
 
     def stalls_per_episode(self) -> float:
         """Mean stalls in a bursty episode (approximately: mean duration over a stall and a gap, at least 1)."""
-        if self.periodic:
+        if self.periodic or self.recurring:
             return math.inf
         assert self.duration is not None and self.gap is not None
         return 1.0 + self.duration.mean() / (self.stall.mean() + self.gap.mean())
 
     def mean_episode_ns(self) -> float:
         """A bursty episode's mean length, first stall's start to last stall's end (approximately)."""
-        if self.periodic:
+        if self.periodic or self.recurring:
             return math.inf
         assert self.duration is not None
         return self.duration.mean() + self.stall.mean()
 
     def time_share(self) -> float:
-        """Share of time a host spends inside episodes (1 for periodic stalls)."""
-        if self.periodic:
+        """Share of time a host spends inside episodes (1 for periodic and recurring stalls)."""
+        if self.periodic or self.recurring:
             return 1.0
         assert self.rate_hz is not None
         busy = self.rate_hz * self.mean_episode_ns() * 1e-9
@@ -172,15 +197,19 @@ class LatencyEpisodes:
         if self.periodic:
             assert self.period_ns is not None
             return self.stall.mean() / self.period_ns
+        if self.recurring:
+            return self.stall.mean() / self.mean_cycle_ns()
         assert self.gap is not None
         return self.time_share() * self.stall.mean() / (self.stall.mean() + self.gap.mean())
 
     def representative_period_ns(self) -> int:
-        """A table's period: one period for periodic stalls; about TABLE_EPISODES episodes, within one
-        simulated time's limit, for bursty ones."""
+        """A table's period: one period for periodic stalls; about TABLE_EPISODES episodes (recurring:
+        cycles), within one simulated time's limit, for bursty and recurring ones."""
         if self.periodic:
             assert self.period_ns is not None
             return max(1, int(round(self.period_ns)))
+        if self.recurring:
+            return int(max(1.0, min(TABLE_EPISODES * self.mean_cycle_ns(), limits.MAX_TIME_NS)))
         assert self.rate_hz is not None
         wanted = TABLE_EPISODES * (1e9 / self.rate_hz + self.mean_episode_ns())
         return int(min(wanted, limits.MAX_TIME_NS))
@@ -197,6 +226,12 @@ class LatencyEpisodes:
             if count > MAX_TABLE_STALLS:
                 raise CloudnoiseError(f"latency episodes: {count} stalls in a {period} ns table; at most "
                                       f"{MAX_TABLE_STALLS}")
+            return period
+        if self.recurring:
+            count = period / self.mean_cycle_ns()
+            if count > MAX_TABLE_STALLS:
+                raise CloudnoiseError(f"latency episodes: about {count:.3g} stalls in a {period} ns table; at most "
+                                      f"{MAX_TABLE_STALLS} (longer gaps)")
             return period
         assert self.rate_hz is not None
         expected = self.rate_hz * period * 1e-9
@@ -215,6 +250,8 @@ class LatencyEpisodes:
         period = self.check_table(period_ns)
         if self.periodic:
             return self._periodic_table(rng, period)
+        if self.recurring:
+            return self._recurring_table(rng, period)
         return self._bursty_table(rng, period)
 
     def _periodic_table(self, rng: np.random.Generator, period: int) -> StallTable:
@@ -224,6 +261,21 @@ class LatencyEpisodes:
         starts = np.rint(np.arange(count) * step)
         lengths = np.clip(np.rint(self.stall.sample(rng, count)), 1.0, max(1.0, step - 1.0))
         return _table(starts, starts + lengths, period)
+
+    def _recurring_table(self, rng: np.random.Generator, period: int) -> StallTable:
+        """The engine's rule: stall, gap, stall, ... from 0 while a stall starts before `period`;
+        the table ends where the next stall would start (lengths at least 1 ns)."""
+        assert self.gap is not None
+        n = int(math.ceil(period / self.mean_cycle_ns() * 1.5)) + 16
+        while True:
+            s = np.clip(np.rint(self.stall.sample(rng, n)), 1.0, None)
+            g = np.clip(np.rint(self.gap.sample(rng, n)), 1.0, None)
+            begin = np.concatenate(([0.0], np.cumsum(s + g)))
+            if begin[-1] >= period:
+                break
+            n *= 2
+        count = int(np.searchsorted(begin, period, side="left"))
+        return _table(begin[:count], begin[:count] + s[:count], int(begin[count]))
 
     def _bursty_table(self, rng: np.random.Generator, period: int) -> StallTable:
         assert self.rate_hz is not None and self.duration is not None and self.gap is not None
@@ -258,6 +310,9 @@ class LatencyEpisodes:
                 + (f",max_bytes={self.max_bytes}" if self.max_bytes is not None else ""))
         if self.periodic:
             return f"period={self.period_ns!r}ns,stall={_inline(self.stall.spec())}{tail}"
+        if self.recurring:
+            assert self.gap is not None
+            return f"stall={_inline(self.stall.spec())},gap={_inline(self.gap.spec())}{tail}"
         assert self.duration is not None and self.gap is not None
         return (f"rate={self.rate_hz!r},duration={_inline(self.duration.spec())},stall={_inline(self.stall.spec())},"
                 f"gap={_inline(self.gap.spec())}{tail}")
@@ -272,6 +327,9 @@ class LatencyEpisodes:
         if self.periodic:
             assert self.period_ns is not None
             return f"periodic: a {_us(self.stall.mean())} stall every {_us(self.period_ns)} ({scope})"
+        if self.recurring:
+            return (f"recurring: a {_us(self.stall.mean())} stall (mean) every {_us(self.mean_cycle_ns())} (mean, "
+                    f"start to start), {100 * self.stall_share():.3g}% of the time ({scope})")
         assert self.gap is not None
         return (f"bursty: episodes of {_us(self.mean_episode_ns())} (mean) at {self.rate_hz:.3g}/s of quiet time, "
                 f"{100 * self.time_share():.3g}% of the time, in which a {_us(self.stall.mean())} stall recurs every "
@@ -293,8 +351,8 @@ def _inline(spec: str) -> str:
 
 
 def parse_latency_episodes(spec: str) -> LatencyEpisodes:
-    """LatencyEpisodes from `rate=PER_S,duration=DIST|TIME,stall=DIST|TIME,gap=DIST|TIME[,shared=1]`
-    or `period=TIME,stall=DIST|TIME[,shared=1]`."""
+    """LatencyEpisodes from `rate=PER_S,duration=DIST|TIME,stall=DIST|TIME,gap=DIST|TIME[,shared=1]`,
+    `period=TIME,stall=DIST|TIME[,shared=1]` or `stall=DIST|TIME,gap=DIST|TIME[,shared=1]` (recurring)."""
     text = str(spec).strip()
     params: dict[str, str] = {}
     for item in split_top_level(text, ",", text, "NAME=VALUE item"):
@@ -339,10 +397,14 @@ def parse_latency_episodes(spec: str) -> LatencyEpisodes:
             raise CloudnoiseError(f"in {shown(text)}: period= is one time (e.g. 1ms), not a distribution")
         return LatencyEpisodes(stall, period_ns=float(lo), shared=shared == "1", hosts=hosts, max_bytes=max_bytes,
                                text=text)
+    if "gap" in params and "rate" not in params and "duration" not in params:
+        gap = parse_inline_distribution(params["gap"], "gap", time=True)
+        return LatencyEpisodes(stall, gap=gap, shared=shared == "1", hosts=hosts, max_bytes=max_bytes, text=text)
     missing = {"rate", "duration", "gap"} - set(params)
     if missing:
         raise CloudnoiseError(f"in {shown(text)}: bursty latency episodes need rate, duration, stall, gap; missing "
-                              f"{', '.join(sorted(missing))} (or write period=TIME,stall=TIME)")
+                              f"{', '.join(sorted(missing))} (or write period=TIME,stall=TIME, or stall=,gap= alone "
+                              "for recurring stalls)")
     try:
         rate = float(params["rate"].removesuffix("Hz").removesuffix("/s"))
     except ValueError:

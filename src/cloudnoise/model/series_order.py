@@ -168,7 +168,7 @@ def otsu(hist: np.ndarray, middle: bool = False) -> int:
     return k
 
 
-def measured_shape(stats: StreamStats) -> Distribution:
+def measured_shape(stats: StreamStats, shape_points: tuple[float, ...] = SHAPE_POINTS) -> Distribution:
     """The measured distribution itself, so nothing lies beyond the largest value the series
     showed: uniform between its quantiles at SHAPE_POINTS (and finer ones up the tail), and its
     TAIL_VALUES largest values as they were seen (the histogram's buckets, each with its count).
@@ -179,10 +179,13 @@ def measured_shape(stats: StreamStats) -> Distribution:
     with 13,124 stalls of which the top 13 run from 217 us to one of 11.5 ms, that piece put 8.9 %
     of the stalls' time above their p99 where the series has 3.7 %, and whatever meets a stall by
     time (a collective started at a random moment) meets the longest ones that much more often.
-    A constant where the values agree."""
+    A constant where the values agree. `shape_points`: the probabilities below the finer tail's
+    (from 0, increasing, ending at 1); finer ones keep a distribution of several modes, whose
+    mean the coarse ones miss."""
     if stats.count < 2 or not stats.max > stats.min * 1.001:
         return Constant(float(stats.mean))
-    points = np.array([p for p in (*SHAPE_POINTS[:-1], *_FINER_TAIL) if (1.0 - p) * stats.count >= TAIL_VALUES])
+    tail = tuple(p for p in _FINER_TAIL if p > shape_points[-2])
+    points = np.array([p for p in (*shape_points[:-1], *tail) if (1.0 - p) * stats.count >= TAIL_VALUES])
     q = np.maximum.accumulate(np.asarray(stats.quantiles(np.append(points, 1.0)), np.float64))
     pieces: list[tuple[float, Distribution]] = []
     for lo, hi, w in zip(q[:-2], q[1:-1], np.diff(points)):

@@ -39,8 +39,7 @@ per-message noise is deconvolved from; the profile carries
 `levels: hold=H,level=two points {0, D/2},shared=1` beside it.
 
 `model build` keeps them only where the profile without them misses its own
-closure and the one with them gives it back more closely (`keeps_levels`:
-it closes, or the rows it misses are a part of those the other misses):
+closure and the one with them gives it back more closely (model/closer_build.py):
 where per-message draws already close a two-level series (DEEP-EST's, 85 %
 at the upper level) the simpler model stays.
 
@@ -131,20 +130,6 @@ class SharedLevels:
                 "run_upper": num(self.run_upper), "lower_mean_ns": num(self.lower_mean_ns),
                 "upper_mean_ns": num(self.upper_mean_ns), "time_share": num(self.time_share),
                 "hold_ns": num(self.hold_ns)}
-
-
-def missed_rows(closure: dict[str, Any]) -> set[str]:
-    """The judged rows a profile's `closure` misses."""
-    return {r["statistic"] for r in closure.get("rows", []) if r.get("judged") and not r.get("within")}
-
-
-def keeps_levels(with_levels: dict[str, Any], without: dict[str, Any]) -> bool:
-    """Whether the closure of the profile with shared levels (`with_levels`) gives the series back
-    more closely than the one without (`without`, which misses): it closes, or it misses fewer
-    judged rows and none the other gives back."""
-    if with_levels.get("closes"):
-        return True
-    return missed_rows(with_levels) < missed_rows(without)
 
 
 def otsu_threshold(values: np.ndarray, counts: np.ndarray) -> float:

@@ -335,6 +335,10 @@ def _engine_stall_process(stalls: LatencyEpisodes) -> _engine.StallProcess:
             assert stalls.period_ns is not None
             return _engine.StallProcess.periodic(max(1, round(stalls.period_ns)) * 1000, _quantiles_ps(stalls.stall),
                                                  period_ps)
+        if stalls.recurring:
+            assert stalls.gap is not None
+            return _engine.StallProcess.recurring(stalls.mean_cycle_ns() * 1000.0, _quantiles_ps(stalls.stall),
+                                                  _quantiles_ps(stalls.gap), period_ps)
         assert stalls.duration is not None and stalls.gap is not None
         return _engine.StallProcess.bursty(stalls.mean_quiet_ns() * 1000.0,
                                            (stalls.mean_quiet_ns() + stalls.mean_episode_ns()) * 1000.0,

@@ -64,13 +64,31 @@ StallProcess StallProcess::periodic(int64_t every_ps, std::shared_ptr<const Quan
   return p;
 }
 
+StallProcess StallProcess::recurring(double mean_cycle_ps, std::shared_ptr<const QuantileTable> stall_ps,
+                                     std::shared_ptr<const QuantileTable> gap_ps, int64_t period_ps) {
+  check_period(period_ps);
+  if (!(mean_cycle_ps > 0.0 && mean_cycle_ps <= static_cast<double>(period_ps)))
+    throw std::invalid_argument("latency stalls: recurring stalls' mean cycle must be in (0, the table's period]");
+  check_lengths(stall_ps, "stall");
+  check_lengths(gap_ps, "gap");
+  StallProcess p;
+  p.recurring_ = true;
+  p.mean_cycle_ = mean_cycle_ps;
+  p.stall_ = std::move(stall_ps);
+  p.gap_ = std::move(gap_ps);
+  p.period_ = period_ps;
+  return p;
+}
+
 int64_t StallProcess::period_ps(uint32_t hosts) const {
   if (is_periodic()) return period_;
   return table_period_ps(period_, mean_cycle_, hosts);
 }
 
 LatencyStalls StallProcess::draw(uint64_t seed, uint64_t repetition, uint32_t hosts) const {
-  return is_periodic() ? draw_periodic(seed, repetition) : draw_bursty(seed, repetition, period_ps(hosts));
+  if (is_periodic()) return draw_periodic(seed, repetition);
+  if (recurring_) return draw_recurring(seed, repetition, period_ps(hosts));
+  return draw_bursty(seed, repetition, period_ps(hosts));
 }
 
 LatencyStalls StallProcess::draw_bursty(uint64_t seed, uint64_t repetition, int64_t table_period) const {
@@ -111,6 +129,24 @@ LatencyStalls StallProcess::draw_periodic(uint64_t seed, uint64_t repetition) co
     ends[k] = starts[k] + length_ps(draws.from(*stall_), 1, longest);
   }
   return LatencyStalls::drawn(std::move(starts), std::move(ends), period_);
+}
+
+LatencyStalls StallProcess::draw_recurring(uint64_t seed, uint64_t repetition, int64_t table_period) const {
+  constexpr int64_t kNs = 1000;  // the least stall and gap
+  SequentialDraws draws(seed, repetition, RngStream::StallTables);
+  std::vector<int64_t> starts, ends;
+  int64_t t = 0;
+  // the last stall starts before the period; the table runs to where the next one would start
+  while (t < table_period && starts.size() < kMaxStalls) {
+    const int64_t stall = length_ps(draws.from(*stall_), kNs, limits::kMaxTimePs);
+    const int64_t gap = length_ps(draws.from(*gap_), kNs, limits::kMaxTimePs);
+    if (t + stall + gap > limits::kMaxTimePs) break;
+    starts.push_back(t);
+    ends.push_back(t + stall);
+    t += stall + gap;
+  }
+  if (starts.empty()) return LatencyStalls::drawn({}, {}, table_period);
+  return LatencyStalls::drawn(std::move(starts), std::move(ends), t);
 }
 
 }  // namespace cloudnoise

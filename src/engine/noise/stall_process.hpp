@@ -12,6 +12,10 @@
 //   `duration` from its first; the next quiet time starts 1 ns after its
 //   last stall ends.
 // * periodic: a stall of `stall` (a draw each) every `every`.
+// * recurring: stalls that never stop coming: each `stall` long, the next
+//   `gap` after it (both drawn), from a start at 0. The table ends where
+//   the first stall past the period would start, so its wrap is one more
+//   drawn gap, not a cut.
 //
 // A bursty table spans the model's period (about 500 episodes) or longer,
 // read by more hosts (table_period.hpp): with 500 episodes read by every
@@ -40,6 +44,9 @@ class StallProcess {
                              std::shared_ptr<const QuantileTable> stall_ps, std::shared_ptr<const QuantileTable> gap_ps,
                              int64_t period_ps);
   static StallProcess periodic(int64_t every_ps, std::shared_ptr<const QuantileTable> stall_ps, int64_t period_ps);
+  // mean_cycle_ps: the mean stall plus the mean gap.
+  static StallProcess recurring(double mean_cycle_ps, std::shared_ptr<const QuantileTable> stall_ps,
+                                std::shared_ptr<const QuantileTable> gap_ps, int64_t period_ps);
 
   // Repetition `repetition`'s table, read by `hosts` hosts from their own
   // offsets: a function of (seed, repetition, hosts) alone.
@@ -53,9 +60,11 @@ class StallProcess {
   StallProcess() = default;
   LatencyStalls draw_bursty(uint64_t seed, uint64_t repetition, int64_t table_period) const;
   LatencyStalls draw_periodic(uint64_t seed, uint64_t repetition) const;
+  LatencyStalls draw_recurring(uint64_t seed, uint64_t repetition, int64_t table_period) const;
 
   double mean_quiet_ = 0.0, mean_cycle_ = 0.0;
   int64_t every_ = 0;  // > 0: periodic
+  bool recurring_ = false;
   std::shared_ptr<const QuantileTable> duration_, stall_, gap_;
   int64_t period_ = 0;
 };
