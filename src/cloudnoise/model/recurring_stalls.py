@@ -18,9 +18,10 @@ How a series is read (`find_recurring_stalls`), in one pass in its order:
 1. A stall is a round trip above BODY_FACTOR times the median (the body's
    edge, as model/shared_levels.py reads it); its excess is its round trip
    less the median, so longer than the median round trip: one message of a
-   round trip meets it, and the other leaves after it. Times are the round trips' own: the sum of the round trips
-   between two samples of a stretch (an importer's start times may hold the
-   pauses between a tool's calls, which the replay does not have).
+   round trip meets it, and the other leaves after it. Times are the round
+   trips' own: the sum of the round trips between two samples of a stretch
+   (an importer's start times may hold the samples a tool dropped, which the
+   replay does not have).
 2. Whether they recur, not fall at random: the share of stalls that the next
    round trip of their stretch follows with a stall, against the stall share
    itself (what independent draws give). Refractory where it is at most
@@ -30,24 +31,29 @@ How a series is read (`find_recurring_stalls`), in one pass in its order:
 
 The model (`episodes`): recurring stalls on one clock for every host
 (model/latency_episodes.py, `stall=..,gap=..,shared=1`). A message sent
-inside a stall waits for its end, and the message that meets it is sent on
-average half a one-way time (a quarter of the median round trip) after the
-stall began, so a stall is its excess plus that quarter; the gap after it is
-the time from one long round trip's start to the next one's, less that
-stall. The mean cycle is then the series' time per stall, so the replay's
-round trips meet as many stalls each as the series' did. Both are the measured distributions (series_order.measured_shape),
-drawn independently, so the mean cycle is the measured one and the replay
-meets as many stalls per second as the series did.
+inside a stall waits for its end, and the message that meets it is sent a
+phase after the stall began, uniform over a one-way time h (half the median
+round trip): the excess measured is the stall less that phase. So a stall
+is its excess plus h/2 on average, and its spread is the excess's less the
+phase's: the stalls' distribution is drawn in towards its mean by
+k = sqrt(1 - (h^2/12) / s^2), s the excess's robust spread (its
+interquartile range / 1.349; the phase's variance is h^2/12), a
+deconvolution by moments that keeps the mean (the replay's phase spreads
+them out again). The gap after a stall is the time from one long round
+trip's start to the next one's, less that stall. Both are the measured
+distributions (series_order.measured_shape, at every percent), drawn
+independently, so the mean cycle is the series' time per stall and the
+replay's round trips meet as many stalls each as the series' did.
 
 `model build` builds with them only where its profile misses its own
-closure without them, and keeps them where the closure then closes or
-misses a part of the rows it missed (model/shared_levels.py's rule).
+closure without them, and keeps them where the closure then gives the
+series back more closely (model/closer_build.py).
 
 What it cannot tell: a 2-host series cannot tell one clock for the system
 from one for this pair of hosts (a collective of many hosts meets the
-stalls on one clock under the system-wide reading); nor can it tell the
-stall's length before the message that meets it from the phase of the
-round trips, which the quarter of a round trip stands in for.
+stalls on one clock under the system-wide reading); nor can it tell a
+stall's own spread from the phase's beyond their variances, which the
+uniform phase stands in for.
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ from typing import Any
 import numpy as np
 
 from cloudnoise.measurement.summaries import StreamStats
+from cloudnoise.model.distributions import Constant, Distribution, Mixture, Uniform
 from cloudnoise.model.latency_episodes import LatencyEpisodes
 from cloudnoise.model.round_trips import RoundTrips
 from cloudnoise.model.series_order import Batch, SeriesOrder, measured_shape
@@ -86,6 +93,7 @@ class RecurringStalls:
     threshold_ns: float = math.nan
     stall_share: float = math.nan  # of the round trips
     followed: float = math.nan  # share of stalls whose next round trip is a stall
+    median_ns: float = math.nan  # the series' median round trip
     excess_ns: float = math.nan  # the stalls' median excess over the median round trip
     cycle_ns: float = math.nan  # mean round-trip time from one stall's round trip's start to the next one's
     stall: StreamStats | None = field(default=None, repr=False)  # each stall (excess + the phase)
@@ -94,8 +102,18 @@ class RecurringStalls:
     def episodes(self) -> LatencyEpisodes:
         """The engine's model: recurring stalls, measured lengths and gaps, on one clock for every host."""
         assert self.found and self.stall is not None and self.gap is not None
-        return LatencyEpisodes(measured_shape(self.stall, SHAPE_POINTS), gap=measured_shape(self.gap, SHAPE_POINTS),
-                               shared=True)
+        shape = measured_shape(self.stall, SHAPE_POINTS)
+        return LatencyEpisodes(_drawn_in(shape, shape.mean(), self.phase_factor()),
+                               gap=measured_shape(self.gap, SHAPE_POINTS), shared=True)
+
+    def phase_factor(self) -> float:
+        """k: how far the stalls' spread is the excess's less the phase's (module docstring)."""
+        assert self.stall is not None
+        spread = (self.stall.percentile(75.0) - self.stall.percentile(25.0)) / 1.349
+        one_way = self.median_ns / 2.0
+        if not spread > 0:
+            return 0.0
+        return math.sqrt(max(0.0, 1.0 - one_way * one_way / 12.0 / (spread * spread)))
 
     def describe(self) -> str:
         if not self.found:
@@ -110,7 +128,8 @@ class RecurringStalls:
             return float(v) if math.isfinite(v) else None
 
         return {"found": self.found, "why": self.why, "round_trips": self.round_trips,
-                "threshold_ns": num(self.threshold_ns), "stall_share": num(self.stall_share),
+                "threshold_ns": num(self.threshold_ns), "median_ns": num(self.median_ns),
+                "stall_share": num(self.stall_share),
                 "followed": num(self.followed), "excess_ns": num(self.excess_ns), "cycle_ns": num(self.cycle_ns)}
 
 
@@ -167,7 +186,7 @@ def find_recurring_stalls(series: Callable[[], Iterable[Batch]], trips: RoundTri
             gap.add(np.rint(np.maximum(cyc - prev_len[same], 1.0)).astype(np.int64))
         stall_seg, stall_start, stall_length = int(g[-1]), int(s[-1]), float(lengths[-1])
     share = stalls / trips.count
-    read = dict(round_trips=trips.count, threshold_ns=threshold, stall_share=share)
+    read = dict(round_trips=trips.count, threshold_ns=threshold, stall_share=share, median_ns=median)
     unordered = order.fallback(MIN_ROUND_TRIPS, "latency noise")
     if unordered is not None:
         return RecurringStalls(False, unordered, **read)
@@ -192,3 +211,21 @@ def find_recurring_stalls(series: Callable[[], Iterable[Batch]], trips: RoundTri
         return RecurringStalls(False, "; ".join(reasons), **read)
     return RecurringStalls(True, "long round trips that one message meets, each rarely followed by another: stalls "
                                  "that recur on one clock", **read)
+
+
+def _drawn_in(dist: Distribution, center: float, k: float) -> Distribution:
+    """`dist` (a measured shape: uniform pieces and points) with every value x moved to
+    center + k (x - center)."""
+    def moved(x: float) -> float:
+        return center + k * (x - center)
+
+    def piece(part: Distribution) -> Distribution:
+        if isinstance(part, Uniform) and moved(part.high) - moved(part.low) > 1e-6:
+            return Uniform(moved(part.low), moved(part.high))
+        if isinstance(part, (Uniform, Constant)):
+            return Constant(moved(part.low if isinstance(part, Uniform) else part.value))
+        raise TypeError(f"a measured shape holds uniform pieces and points, not {part.spec()}")
+
+    if isinstance(dist, Mixture):
+        return Mixture(tuple(dist.weights), tuple(piece(c) for c in dist.components))
+    return piece(dist)
