@@ -184,3 +184,19 @@ def test_recurring_stalls_beside_shared_levels_give_both_back(tmp_path):
     rows = {r["statistic"]: r for r in built["closure"]["rows"]}
     assert built["closure"]["closes"], rows
     assert all(rows[s]["within"] for s in ("p99.9", "sums of 20 p90 - p50", "sums of 20 p99 - p50")), rows
+
+
+def test_stalls_the_model_cannot_hold_are_not_found(monkeypatch):
+    """Where the engine's model refuses the shapes read (their means are the series' within a
+    histogram bucket, so a stall a hair under its gap may not be under it there), the series reads
+    as no recurring stalls, with the model's reason, and model build goes on without them."""
+    import cloudnoise.model.recurring_stalls as recurring
+
+    values, _ = _engine_series(TRUTH, 20_000)
+
+    def refused(self):
+        raise CloudnoiseError("latency episodes: recurring stalls stall a host half the time or more")
+
+    monkeypatch.setattr(recurring.RecurringStalls, "episodes", refused)
+    got = find_recurring_stalls(in_batches(values), round_trips_of(values))
+    assert not got.found and got.why.startswith("no model of them: latency episodes"), got.why

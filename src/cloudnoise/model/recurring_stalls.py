@@ -65,6 +65,7 @@ from typing import Any
 
 import numpy as np
 
+from cloudnoise.errors import CloudnoiseError
 from cloudnoise.measurement.summaries import StreamStats
 from cloudnoise.model.distributions import Constant, Distribution, Mixture, Uniform
 from cloudnoise.model.latency_episodes import LatencyEpisodes
@@ -209,8 +210,13 @@ def find_recurring_stalls(series: Callable[[], Iterable[Batch]], trips: RoundTri
                        "the time or more")
     if reasons:
         return RecurringStalls(False, "; ".join(reasons), **read)
-    return RecurringStalls(True, "long round trips that one message meets, each rarely followed by another: stalls "
-                                 "that recur on one clock", **read)
+    found = RecurringStalls(True, "long round trips that one message meets, each rarely followed by another: stalls "
+                                  "that recur on one clock", **read)
+    try:  # the model's own bounds, on the shapes it draws from (their means are the series' within a bucket)
+        found.episodes()
+    except CloudnoiseError as err:
+        return RecurringStalls(False, f"no model of them: {err}", **read)
+    return found
 
 
 def _drawn_in(dist: Distribution, center: float, k: float) -> Distribution:
