@@ -70,7 +70,7 @@ from cloudnoise.model.bandwidth_split import BandwidthSplit, describe_episodes, 
 from cloudnoise.model.distributions import quantile_grid
 from cloudnoise.model.gap_bound import GapBound, gap_bound
 from cloudnoise.model.chain_sums import streamed_sums
-from cloudnoise.model.closer_build import bandwidth_no_worse, closer, missed_rows
+from cloudnoise.model.closer_build import closer, kept, why_not_kept
 from cloudnoise.model.closure import MAX_REPLAY, SUMS_K, Closure, Measured, clock_step, closure_of
 from cloudnoise.model.closure_causes import bandwidth_causes, closure_causes
 from cloudnoise.model.latency_deconvolution import CountedOnce, OSPart, count_once, os_part_of
@@ -404,38 +404,33 @@ def build_profile(
                 with_levels = again(IN_TIME, "with the two levels its latency series stands at, shared by a round "
                                     "trip's two messages: the per-message draws miss the series' closure",
                                     "model/shared_levels.py", shared_levels=True)
-                if closer(with_levels["closure"], in_time["closure"]) and bandwidth_no_worse(
-                        with_levels.get("bandwidth_closure"), in_time.get("bandwidth_closure")):
+                if kept(with_levels, in_time):
                     best, best_folder = with_levels, "levels"
                 else:
-                    in_time["shared_levels"]["why"] += f"; not kept: {_not_closer(with_levels, in_time)}"
+                    in_time["shared_levels"]["why"] += f"; not kept: {why_not_kept(with_levels, in_time)}"
             recurring = in_time.get("recurring_stalls") or {}
             if recurring.get("found") and not best["closure"]["closes"]:
                 # long round trips that one message meets and another rarely follows, where the
-                # per-message draws (with the levels, where kept) miss the closure; held to messages up
-                # to the eager limit where the bandwidth series refutes stalls that hold every message
-                kept = ""
-                with_recurring: dict[str, Any] = {}
-                for stall_model, what in ((IN_TIME, "every message"), (SMALL, f"messages up to {eager} B")):
-                    if stall_model == SMALL and not (small_possible and closer(
-                            with_recurring["closure"], best["closure"])):
-                        break
-                    with_recurring = again(
-                        stall_model, f"with its long round trips as stalls that recur on one clock and hold {what}: "
-                        + ("the per-message draws miss the series' closure" if stall_model == IN_TIME else
-                           "the bandwidth series refutes stalls that hold every message"),
-                        "model/recurring_stalls.py", shared_levels=best_folder == "levels", recurring=True)
-                    if closer(with_recurring["closure"], best["closure"]) and bandwidth_no_worse(
-                            with_recurring.get("bandwidth_closure"), best.get("bandwidth_closure")):
-                        kept = f"recurring-{stall_model}"
-                        break
-                    in_time["recurring_stalls"]["why"] += (
-                        f"; not kept holding {what}: {_not_closer(with_recurring, best)}")
-                if kept:
-                    with_recurring["recurring_stalls"]["why"] = in_time["recurring_stalls"]["why"]
-                    best, best_folder = with_recurring, kept
-                elif best is not in_time:
-                    best["recurring_stalls"]["why"] = in_time["recurring_stalls"]["why"]
+                # per-message draws (with the levels, where kept) miss the closure
+                said = recurring["why"]
+
+                def with_recurring(stall_model: str, what: str, why: str) -> dict[str, Any]:
+                    return again(stall_model, f"with its long round trips as stalls that recur on one clock and hold "
+                                 f"{what}: {why}", "model/recurring_stalls.py", shared_levels=best_folder == "levels",
+                                 recurring=True)
+
+                richer, folder = with_recurring(IN_TIME, "every message", "the per-message draws miss the series' "
+                                                "closure"), f"recurring-{IN_TIME}"
+                if not kept(richer, best) and small_possible and closer(richer["closure"], best["closure"]):
+                    # closer, but the bandwidth series refutes stalls that hold every message
+                    said += f"; not kept holding every message: {why_not_kept(richer, best)}"
+                    richer, folder = with_recurring(SMALL, f"messages up to {eager} B", "the bandwidth series "
+                                                    "refutes stalls that hold every message"), f"recurring-{SMALL}"
+                if kept(richer, best):
+                    best, best_folder = richer, folder
+                else:
+                    said += f"; not kept: {why_not_kept(richer, best)}"
+                best["recurring_stalls"]["why"] = said
             _move_built(tmp / best_folder, out)
             return best
         # the alternatives (model/stall_choice.py), each a build of its own where the first leaves a reason
@@ -460,15 +455,6 @@ def build_profile(
         return chosen
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _not_closer(richer: dict[str, Any], simpler: dict[str, Any]) -> str:
-    """Why a richer build is not kept (model/closer_build.py), in a few words."""
-    if not closer(richer["closure"], simpler["closure"]):
-        return (f"the profile with them misses {', '.join(sorted(missed_rows(richer['closure']))) or 'nothing'} of "
-                "its closure, no fewer rows than without them nor the same rows by less")
-    return (f"the profile with them misses {', '.join(sorted(missed_rows(richer.get('bandwidth_closure'))))} of "
-            "its bandwidth closure, rows the profile without them gives back")
 
 
 def _move_built(folder: Path, out: Path) -> None:
@@ -658,10 +644,7 @@ def _build(
             split, pair_rows = _pairs_apart(campaign, exp, size, stats, split, measured_pairs, floor)
         if recurring and recurring_stalls is not None and recurring_stalls.found:
             # build_profile asks for them only where its first build kept no stalls in time
-            split = LatencySplit("recurring", f"{recurring_stalls.describe()} (model/recurring_stalls.py)",
-                                 recurring_stalls.round_trips, recurring_stalls.threshold_ns,
-                                 recurring_stalls.stall_share, 1.0 - recurring_stalls.stall_share,
-                                 recurring_stalls.episodes())
+            split = recurring_stalls.as_split()
         keep = split.keep if split.episodes is not None and latency_model == "auto" and stall_model != PER_MESSAGE \
             else 1.0
         # RTT/2 at each probability of the engine's grid; with stalls in time, of the

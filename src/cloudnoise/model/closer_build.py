@@ -48,3 +48,19 @@ def closer(richer: dict[str, Any], simpler: dict[str, Any]) -> bool:
 def bandwidth_no_worse(richer: dict[str, Any] | None, simpler: dict[str, Any] | None) -> bool:
     """Whether the richer build's bandwidth closure misses no row the simpler one's gives back."""
     return missed_rows(richer) <= missed_rows(simpler)
+
+
+def kept(richer: dict[str, Any], simpler: dict[str, Any]) -> bool:
+    """Whether `model build` keeps the richer of two built profiles (their `closure` and
+    `bandwidth_closure`): closer on the latency series, no worse on the bandwidth series."""
+    return closer(richer["closure"], simpler["closure"]) and bandwidth_no_worse(
+        richer.get("bandwidth_closure"), simpler.get("bandwidth_closure"))
+
+
+def why_not_kept(richer: dict[str, Any], simpler: dict[str, Any]) -> str:
+    """Why the richer of two built profiles is not kept, in a few words."""
+    if not closer(richer["closure"], simpler["closure"]):
+        return (f"the profile with them misses {', '.join(sorted(missed_rows(richer['closure']))) or 'nothing'} of "
+                "its closure, no fewer rows than without them nor the same rows by less")
+    return (f"the profile with them misses {', '.join(sorted(missed_rows(richer.get('bandwidth_closure'))))} of "
+            "its bandwidth closure, rows the profile without them gives back")

@@ -69,6 +69,8 @@ from cloudnoise.errors import CloudnoiseError
 from cloudnoise.measurement.summaries import StreamStats
 from cloudnoise.model.distributions import Constant, Distribution, Mixture, Uniform
 from cloudnoise.model.latency_episodes import LatencyEpisodes
+from cloudnoise.model.latency_split import LatencySplit
+from cloudnoise.model.reading import reading_as_dict
 from cloudnoise.model.round_trips import RoundTrips
 from cloudnoise.model.series_order import Batch, SeriesOrder, measured_shape
 from cloudnoise.model.shared_levels import BODY_FACTOR
@@ -77,7 +79,7 @@ MIN_ROUND_TRIPS = 10_000
 MIN_STALLS = 100
 MAX_FOLLOW = 0.5  # a stall followed by a stall at most this times as often as the stall share
 ACF_Z = 6.0  # and this many standard errors below it
-PHASE_OF_RTT = 0.25  # the message that meets a stall is sent this share of a round trip after it began
+ONE_WAY_OF_RTT = 0.5  # h, the time between two sends of a ping-pong: half the median round trip
 # the stalls' and gaps' shapes, every percent: the gaps have several modes (25, 35, 51 us on Daint),
 # whose mean the coarse shape misses by a percent, and with it the share of round trips that meet a stall
 SHAPE_POINTS = (*(k / 100 for k in range(100)), 0.995, 0.998, 1.0)
@@ -97,7 +99,7 @@ class RecurringStalls:
     median_ns: float = math.nan  # the series' median round trip
     excess_ns: float = math.nan  # the stalls' median excess over the median round trip
     cycle_ns: float = math.nan  # mean round-trip time from one stall's round trip's start to the next one's
-    stall: StreamStats | None = field(default=None, repr=False)  # each stall (excess + the phase)
+    stall: StreamStats | None = field(default=None, repr=False)  # each stall (excess + the phase's mean, h/2)
     gap: StreamStats | None = field(default=None, repr=False)  # each cycle less its stall
 
     def episodes(self) -> LatencyEpisodes:
@@ -111,7 +113,7 @@ class RecurringStalls:
         """k: how far the stalls' spread is the excess's less the phase's (module docstring)."""
         assert self.stall is not None
         spread = (self.stall.percentile(75.0) - self.stall.percentile(25.0)) / 1.349
-        one_way = self.median_ns / 2.0
+        one_way = ONE_WAY_OF_RTT * self.median_ns
         if not spread > 0:
             return 0.0
         return math.sqrt(max(0.0, 1.0 - one_way * one_way / 12.0 / (spread * spread)))
@@ -125,13 +127,12 @@ class RecurringStalls:
                 f"draws give {100 * self.stall_share:.3g}%")
 
     def as_dict(self) -> dict[str, Any]:
-        def num(v: float) -> float | None:
-            return float(v) if math.isfinite(v) else None
+        return reading_as_dict(self)
 
-        return {"found": self.found, "why": self.why, "round_trips": self.round_trips,
-                "threshold_ns": num(self.threshold_ns), "median_ns": num(self.median_ns),
-                "stall_share": num(self.stall_share),
-                "followed": num(self.followed), "excess_ns": num(self.excess_ns), "cycle_ns": num(self.cycle_ns)}
+    def as_split(self) -> LatencySplit:
+        """The split `model build` uses with them: the stalls in time, the rest per message."""
+        return LatencySplit("recurring", f"{self.describe()} (model/recurring_stalls.py)", self.round_trips,
+                            self.threshold_ns, self.stall_share, 1.0 - self.stall_share, self.episodes())
 
 
 def find_recurring_stalls(series: Callable[[], Iterable[Batch]], trips: RoundTrips) -> RecurringStalls:
@@ -142,9 +143,9 @@ def find_recurring_stalls(series: Callable[[], Iterable[Batch]], trips: RoundTri
                                       f"{MIN_ROUND_TRIPS:,})", trips.count)
     median = trips.median()
     threshold = BODY_FACTOR * median
-    phase = PHASE_OF_RTT * median
+    phase = ONE_WAY_OF_RTT * median / 2.0  # the phase's mean
     order = SeriesOrder()
-    excess, stall, gap = StreamStats(), StreamStats(), StreamStats()
+    stall, gap = StreamStats(), StreamStats()
     stalls = pairs = follows = 0
     cycles = 0.0
     cycle_count = 0
@@ -171,9 +172,7 @@ def find_recurring_stalls(series: Callable[[], Iterable[Batch]], trips: RoundTri
         if idx.size == 0:
             continue
         stalls += idx.size
-        ex = value[idx].astype(np.float64) - median
-        excess.add(np.rint(ex).astype(np.int64))
-        lengths = ex + phase
+        lengths = value[idx].astype(np.float64) - median + phase
         stall.add(np.rint(lengths).astype(np.int64))
         # start to start within a stretch, the first against the last stall of the batches before
         s, g = at[idx], seg[idx]
@@ -195,7 +194,7 @@ def find_recurring_stalls(series: Callable[[], Iterable[Batch]], trips: RoundTri
         return RecurringStalls(False, f"{stalls} round trips above {threshold / 1e3:.3g} us (at least {MIN_STALLS})",
                                **read)
     followed = follows / pairs
-    read.update(followed=followed, excess_ns=excess.percentile(50.0),
+    read.update(followed=followed, excess_ns=stall.percentile(50.0) - phase,
                 cycle_ns=cycles / cycle_count if cycle_count else math.nan, stall=stall, gap=gap)
     expected = share * pairs
     reasons = []

@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from cloudnoise.model.latency_levels import LatencyLevels, parse_latency_levels
+from cloudnoise.model.reading import reading_as_dict
 from cloudnoise.model.round_trips import RoundTrips
 from cloudnoise.model.series_order import Batch, otsu
 
@@ -119,17 +120,7 @@ class SharedLevels:
                 f"{self.run_upper:.3g} round trips, lag-1 correlation {self.lag1:.2f})")
 
     def as_dict(self) -> dict[str, Any]:
-        def num(v: float) -> float | None:
-            return float(v) if math.isfinite(v) else None
-
-        return {"found": self.found, "why": self.why, "round_trips": self.round_trips,
-                "threshold_ns": num(self.threshold_ns), "ceiling_ns": num(self.ceiling_ns),
-                "lower_ns": num(self.lower_ns), "upper_ns": num(self.upper_ns),
-                "spread_ns": num(self.spread_ns), "upper_share": num(self.upper_share),
-                "between_share": num(self.between_share), "lag1": num(self.lag1), "run_lower": num(self.run_lower),
-                "run_upper": num(self.run_upper), "lower_mean_ns": num(self.lower_mean_ns),
-                "upper_mean_ns": num(self.upper_mean_ns), "time_share": num(self.time_share),
-                "hold_ns": num(self.hold_ns)}
+        return reading_as_dict(self)
 
 
 def otsu_threshold(values: np.ndarray, counts: np.ndarray) -> float:
