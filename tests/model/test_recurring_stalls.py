@@ -53,6 +53,8 @@ def test_recurring_spec_round_trips_and_refuses_stalls_half_the_time():
     assert "recurring: a 12 us stall (mean) every 32 us" in ep.describe()
     with pytest.raises(CloudnoiseError, match="half the time or more"):
         parse_latency_episodes("stall=20us,gap=12us")
+    with pytest.raises(CloudnoiseError, match="the longest simulated time"):
+        parse_latency_episodes("stall=40000s,gap=90000s")
     with pytest.raises(CloudnoiseError, match="stall=,gap= alone for recurring"):
         parse_latency_episodes("stall=20us,rate=10")
 

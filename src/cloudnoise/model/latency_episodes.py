@@ -133,6 +133,10 @@ class LatencyEpisodes:
                 raise CloudnoiseError(
                     f"latency episodes: recurring stalls of {self.stall.mean():g} ns with gaps of {self.gap.mean():g} "
                     "ns stall a host half the time or more; at most half (a slower normal state is L's business)")
+            if not self.mean_cycle_ns() <= limits.MAX_TIME_NS:
+                raise CloudnoiseError(
+                    f"latency episodes: recurring stalls one every {self.mean_cycle_ns() / 1e9:g} s on average (a stall "
+                    f"and its gap); at most {limits.MAX_TIME_NS / 1e9:g} s, the longest simulated time")
             return
         if any(x is None for x in bursty):
             raise CloudnoiseError("latency episodes: a bursty model needs rate, duration, stall and gap "
