@@ -11,7 +11,7 @@ the built profile, as many round trips as measured (at most --max), and both are
 quantiles over the measured median (p1, p10, p50, p90, p99, p99.9) with the shares more than
 2, 5 and 20 % slower than the measured median: where the bandwidth's level
 (model/bandwidth_level.py) and its per-message fractions (model/bandwidth_deconvolution.py)
-stand, beside what `model build`'s bandwidth closure judges. Run it niced: it builds a profile
+stand, beside what `model build`'s two closures (bandwidth and latency) judge. Run it niced: it builds a profile
 per run.
 """
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -44,6 +45,7 @@ def replay_row(label: str, campaign: Path, work: Path, most: int, seed: int) -> 
     measured = np.concatenate([np.asarray(b[1], np.float64) for b in _series(campaign, exp, size, one_pair=True)()])
     replay = np.asarray(replay_of(load_profile(out), min(measured.size, most), size, seed), np.float64)
     median = float(np.median(measured))
+    stored = json.loads(out.read_text())
     return {
         "run": label, "size_bytes": size, "measured": int(measured.size), "replayed": int(replay.size),
         "median_ns": median,
@@ -53,7 +55,23 @@ def replay_row(label: str, campaign: Path, work: Path, most: int, seed: int) -> 
         "replay_slower": [float(np.mean(replay > median * (1 + f))) for f in SLOWER],
         "bandwidth_level": built.get("bandwidth_level"),
         "episodes": bool((built.get("bandwidth_split") or {}).get("used")),
+        "bandwidth_closure": _verdict(stored.get("bandwidth_closure")),
+        "latency_closure": _verdict(stored.get("closure")),
     }
+
+
+def _verdict(closure: dict | None) -> dict | None:
+    """What `model build` judged of its own replay: whether it closes, and the rows it misses."""
+    if not closure:
+        return None
+    return {"closes": bool(closure.get("closes")),
+            "misses": [r["statistic"] for r in closure.get("rows", []) if r.get("judged") and not r.get("within")]}
+
+
+def _judged(verdict: dict | None) -> str:
+    if verdict is None:
+        return "none"
+    return "closes" if verdict["closes"] else "misses " + ", ".join(verdict["misses"] or ["(not judged)"])
 
 
 def _fmt(row: dict) -> str:
@@ -68,7 +86,9 @@ def _fmt(row: dict) -> str:
             f"    p1/p10/p50/p90/p99/p99.9 over the measured median: measured {q(row['measured_over_median'])}, "
             f"replay {q(row['replay_over_median'])}\n"
             f"    % slower than the median by 2/5/20 %: measured {s(row['measured_slower'])}, "
-            f"replay {s(row['replay_slower'])}")
+            f"replay {s(row['replay_slower'])}\n"
+            f"    model build's closure: bandwidth {_judged(row.get('bandwidth_closure'))}; latency "
+            f"{_judged(row.get('latency_closure'))}")
 
 
 def main() -> None:

@@ -211,3 +211,28 @@ def test_episode_durations_are_bounded_by_what_the_series_showed():
     assert longest_ms <= 500 * 1.1
     # the mean (what the time in drops rests on): the lognormal through median and mean kept it too
     assert d.mean() == pytest.approx(float(np.mean([e - s for s, e, _ in out])), rel=0.25)
+
+
+def test_levels_are_weighted_by_the_time_they_hold():
+    # host 0 drops as often to 0.6 of the peak for 40 ms as to 0.4 for 400 ms: a moment inside a
+    # drop is at 0.4 ten times as often as at 0.6, (400 x 0.4 + 40 x 0.6) / 440 = 0.418 on average,
+    # where one level per drop, each drop counted once, says 0.5; the deepest level is kept
+    rng = np.random.default_rng(11)
+    n = 120_000
+    span = n * 2 * HALF_NS / 0.9
+    out: list[tuple[float, float, float]] = []
+    t = rng.exponential(2e9)
+    while t < span:
+        d, f = (400e6, 0.4) if rng.random() < 0.5 else (40e6, 0.6)
+        out.append((t, t + d, f))
+        t += d + rng.exponential(2e9)
+    starts, values = pingpong(rng, n, [out, []])
+    got = run_split(starts, values)
+    assert got.kind == "episodes", got.why
+    fraction = got.episodes.fraction
+    assert fraction.mean() == pytest.approx((400 * 0.4 + 40 * 0.6) / 440, abs=0.025)
+    assert fraction.support()[0] == pytest.approx(0.4, abs=0.02)
+    # the share of a drop's time below 0.5 of the peak: 400 / 440
+    below = np.mean(fraction.sample(np.random.default_rng(0), 200_000) < 0.5)
+    assert below == pytest.approx(400 / 440, abs=0.05)
+    assert "by time" in got.why
