@@ -117,3 +117,19 @@ def test_other_noises_that_slow_more_large_round_trips_than_the_series_shows_are
     got = [m for m in said if m]
     assert len(got) == 1, notes
     assert abs(float(got[0][1]) - 25.0) < 1.5 and abs(float(got[0][3]) - 6.0) < 1.0
+
+
+def test_stalls_the_series_holds_leave_room_for_the_os_detours():
+    """A series whose 10 % of stalls (12 us late) lie beyond its stall threshold, and whose detours
+    (0.3 %, 6-9 us) are those the OS-noise run shows: against the whole series, which the replay
+    gives back, the OS part exceeds nothing; against the remainder below the threshold, from which
+    every late round trip is gone, it would seem to (what `model build` must not say)."""
+    rng = np.random.default_rng(7)
+    n = 400_000
+    body = T0 + rng.normal(150.0, 40.0, n) + rng.normal(150.0, 40.0, n)
+    series = body + np.where(rng.random(n) < 0.10, 12_000.0, 0.0) + _detours(rng, n, 0.003)
+    os_part = OSPart(T0, _detours(rng, 200_000, 0.003), True)
+    assert os_excess(os_part, _trips(series)) is None
+    whole = _trips(series)
+    below = whole.below(2.0 * whole.median())
+    assert os_excess(os_part, below) is not None

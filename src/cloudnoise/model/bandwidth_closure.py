@@ -26,8 +26,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cloudnoise.model.closure import (
-    MIN_ROUND_TRIPS, QUANTILE_TOLERANCE, SHARE_SLACK, SHARE_TOLERANCE, Closure, ClosureRow, nearest_rank, replay_of,
+    MIN_ROUND_TRIPS, QUANTILE_TOLERANCE, SHARE_SLACK, SHARE_TOLERANCE, Closure, ClosureRow, limit_notes, nearest_rank,
+    replay_of,
 )
+from cloudnoise.model.quantile_interval import quantile_interval
+
+from cloudnoise.measurement.summaries import RELATIVE_PRECISION
 
 if TYPE_CHECKING:
     from cloudnoise.measurement.summaries import StreamStats
@@ -55,10 +59,15 @@ def compare_bandwidth(stats: StreamStats, replay_ns: np.ndarray, experiment: str
     median = float(stats.percentile(50.0))
     measured_q = stats.quantiles(np.asarray(QUANTILES) / 100.0)
     rows: list[ClosureRow] = []
+    limits: list[str] = []
     for p, want in zip(QUANTILES, measured_q.tolist()):
         got = nearest_rank(r, p)
-        ok = abs(got - want) <= QUANTILE_TOLERANCE * abs(want)
-        rows.append(ClosureRow(f"p{p:g}", float(want), float(got), p in JUDGED_QUANTILES and enough, bool(ok)))
+        allowed = QUANTILE_TOLERANCE * abs(want)
+        ok = abs(got - want) <= allowed
+        interval = _histogram_interval(stats, p) if p in JUDGED_QUANTILES else None
+        row = ClosureRow(f"p{p:g}", float(want), float(got), p in JUDGED_QUANTILES and enough, bool(ok), interval)
+        rows.append(row)
+        limits.extend(limit_notes(row, allowed))
     values, counts = stats.recorded()
     for f in SLOWER:
         limit = median * (1.0 + f)
@@ -66,8 +75,17 @@ def compare_bandwidth(stats: StreamStats, replay_ns: np.ndarray, experiment: str
         got = float(np.mean(r > limit))
         ok = abs(got - want) <= max(SHARE_TOLERANCE * want, SHARE_SLACK)
         rows.append(ClosureRow(slower_label(f), want, got, enough, bool(ok)))
-    return Closure(experiment, int(size), int(stats.count), tuple(rows), 1.0, int(seed), (), int(r.size),
+    return Closure(experiment, int(size), int(stats.count), tuple(rows), 1.0, int(seed), tuple(limits), int(r.size),
                    tolerance=TOLERANCE)
+
+
+def _histogram_interval(stats: StreamStats, percent: float) -> tuple[float, float]:
+    """The measured quantile's 95 % interval (model/quantile_interval.py) from the streaming
+    histogram, whose nearest rank is its bucket's upper end, within RELATIVE_PRECISION above the
+    exact value: the low end is widened by that much."""
+    n = int(stats.count)
+    low, high = quantile_interval(lambda k: stats.quantiles(k / n), n, percent)
+    return low / (1.0 + RELATIVE_PRECISION), high
 
 
 def bandwidth_closure_of(profile: SystemProfile, stats: StreamStats, size: int, experiment: str,
@@ -79,5 +97,6 @@ def bandwidth_closure_of(profile: SystemProfile, stats: StreamStats, size: int, 
     if count < stats.count:
         from dataclasses import replace
 
-        closure = replace(closure, notes=(f"replayed {count:,} of the {stats.count:,} round trips measured",))
+        closure = replace(closure, notes=(f"replayed {count:,} of the {stats.count:,} round trips measured",
+                                          *closure.notes))
     return closure

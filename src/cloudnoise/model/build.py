@@ -855,7 +855,9 @@ def _build(
                     loggops["provenance"]["source"] += counted
             closure = closure_of(staging.load(profile), measured, size, f"{src}", seed, replay=replay)
             if once is not None:  # where it misses, why (model/closure_causes.py)
-                closure = replace(closure, notes=(*closure.notes, *closure_causes(closure, once, os_part, remainder)))
+                # against the whole series, which the replay gives back: the remainder the draws come from
+                # ends at the stall threshold, so any OS delay beyond it would read as more than measured
+                closure = replace(closure, notes=(*closure.notes, *closure_causes(closure, once, os_part, trips)))
             shown = split is not None and split.episodes is not None
             profile["closure"] = _closure_part(closure, where, profile, (
                 "the paper's semantics (--as-paper)" if as_paper else

@@ -48,6 +48,7 @@ import numpy as np
 
 from cloudnoise.errors import CloudnoiseError
 from cloudnoise.model.chain_sums import segment_sums
+from cloudnoise.model.quantile_interval import quantile_interval, sorted_at_rank, unpinned_note
 
 if TYPE_CHECKING:
     from cloudnoise.model.profile import SystemProfile
@@ -189,6 +190,8 @@ class Measured:
     # the percentiles SUMS_PERCENTILES of the series' sums of SUMS_K consecutive round trips less
     # SUMS_K medians (ns), by sample (model/chain_sums.py); None where the series has no order
     sums_excess_ns: tuple[float, ...] | None = None
+    # each judged quantile's own 95 % interval (ns; model/quantile_interval.py)
+    intervals_ns: dict[float, tuple[float, float]] = field(default_factory=dict)
 
     def with_sums(self, sums_ns: np.ndarray | None) -> Measured:
         """The same, with the series' sums of SUMS_K consecutive round trips (ns; None: no order)."""
@@ -204,7 +207,9 @@ class Measured:
         v = np.sort(np.asarray(values_ns, np.float64))
         median = float(nearest_rank(v, 50.0))
         return Measured(int(v.size), median, {p: float(nearest_rank(v, p)) for p in QUANTILES},
-                        {t: float(np.mean(v > median + t)) for t in LATE_NS}, clock_step_ns)
+                        {t: float(np.mean(v > median + t)) for t in LATE_NS}, clock_step_ns,
+                        intervals_ns={p: quantile_interval(sorted_at_rank(v), int(v.size), p)
+                                      for p in JUDGED_QUANTILES} if v.size else {})
 
     @staticmethod
     def from_round_trips(trips: RoundTrips, clock_step_ns: float = 1.0) -> Measured:
@@ -212,7 +217,8 @@ class Measured:
         median = trips.median()
         q = trips.quantiles(QUANTILES)
         return Measured(trips.count, median, {p: float(x) for p, x in zip(QUANTILES, q)},
-                        {t: trips.share_above(median + t) for t in LATE_NS}, clock_step_ns)
+                        {t: trips.share_above(median + t) for t in LATE_NS}, clock_step_ns,
+                        intervals_ns={p: quantile_interval(trips.at_ranks, trips.count, p) for p in JUDGED_QUANTILES})
 
 
 def sums_excess(sums_ns: np.ndarray, median_ns: float) -> tuple[float, ...]:
@@ -251,10 +257,15 @@ class ClosureRow:
     replay: float
     judged: bool
     within: bool
+    # a quantile row's measured value's own 95 % interval (model/quantile_interval.py)
+    interval: tuple[float, float] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"statistic": self.statistic, "measured": self.measured, "replay": self.replay,
-                "judged": self.judged, "within": self.within}
+        out: dict[str, Any] = {"statistic": self.statistic, "measured": self.measured, "replay": self.replay,
+                               "judged": self.judged, "within": self.within}
+        if self.interval is not None:
+            out["interval_95"] = list(self.interval)
+        return out
 
 
 @dataclass(frozen=True)
@@ -324,11 +335,16 @@ def compare(measured: Measured, replay_ns: np.ndarray, experiment: str, size: in
     r = np.sort(np.asarray(replay_ns, np.float64))
     rows: list[ClosureRow] = []
     enough = measured.count >= MIN_ROUND_TRIPS
+    limits: list[str] = []
     for p in QUANTILES:
         got = nearest_rank(r, p)
         want = measured.quantiles_ns[p]
-        ok = abs(got - want) <= max(QUANTILE_TOLERANCE * abs(want), QUANTILE_SLACK_NS)
-        rows.append(ClosureRow(f"p{p:g}", want, float(got), p in JUDGED_QUANTILES and enough, bool(ok)))
+        allowed = max(QUANTILE_TOLERANCE * abs(want), QUANTILE_SLACK_NS)
+        ok = abs(got - want) <= allowed
+        row = ClosureRow(f"p{p:g}", want, float(got), p in JUDGED_QUANTILES and enough, bool(ok),
+                         measured.intervals_ns.get(p))
+        rows.append(row)
+        limits.extend(limit_notes(row, allowed))
     for t in LATE_NS:
         want = measured.late[t]
         got = float(np.mean(r > measured.median_ns + t))
@@ -343,7 +359,17 @@ def compare(measured: Measured, replay_ns: np.ndarray, experiment: str, size: in
             ok = abs(got - want) <= max(SUMS_TOLERANCE * abs(want), SUMS_SLACK_NS)
             rows.append(ClosureRow(f"sums of {SUMS_K} {name}", want, got, False, bool(ok)))
     return Closure(experiment, int(size), int(measured.count), tuple(rows), float(measured.clock_step_ns), int(seed),
-                   tuple(notes), int(r.size))
+                   (*notes, *limits), int(r.size))
+
+
+def limit_notes(row: ClosureRow, allowed: float) -> list[str]:
+    """The note for a judged quantile row that misses at the measurement's limit
+    (model/quantile_interval.py), as a list of none or one."""
+    if not row.judged or row.within or row.interval is None:
+        return []
+    note = unpinned_note(row.statistic, row.measured, row.replay, row.interval, allowed,
+                         lambda v: shown_value(row.statistic, v))
+    return [note] if note else []
 
 
 def replay_of(profile: SystemProfile, count: int, size: int, seed: int = 0) -> np.ndarray:

@@ -70,8 +70,9 @@ def os_excess(os_part: OSPart, trips: RoundTrips) -> tuple[float, float, float] 
 def closure_causes(closure: Closure, once: CountedOnce, os_part: OSPart | None,
                    trips: RoundTrips) -> tuple[str, ...]:
     """The notes that say why `closure` misses (none where it closes or is not judged):
-    `once` the per-message noise the build deconvolved, `os_part` its OS part, `trips` the round
-    trips it was deconvolved from."""
+    `once` the per-message noise the build deconvolved, `os_part` its OS part, `trips` the whole
+    series' round trips (what the replay gives back; not the remainder below a stall threshold,
+    which no OS delay beyond that threshold could fit)."""
     if closure.closes or not closure.judged:
         return ()
     notes: list[str] = []

@@ -21,13 +21,20 @@ def closure_rows_table(title: str, rows: list[dict[str, Any]], miss: str = "miss
     from rich.table import Table
 
     t = Table(title=title)
-    for col in ("statistic", "measured", "replay", ""):
-        t.add_column(col, justify="right" if col in ("measured", "replay") else "left")
+    bounded = any(r.get("interval_95") for r in rows)  # profiles built before the intervals have none
+    columns = ("statistic", "measured", *(("measured, 95 % interval",) if bounded else ()), "replay", "")
+    for col in columns:
+        t.add_column(col, justify="left" if col in ("statistic", "") else "right")
     for r in rows:
+        name = str(r["statistic"])
         mark = (("within" if r.get("within") else miss) if r.get("judged")
                 else "(within, not judged)" if r.get("within") else "(outside, not judged)")
-        t.add_row(str(r["statistic"]), shown_value(str(r["statistic"]), float(r["measured"])),
-                  shown_value(str(r["statistic"]), float(r["replay"])), mark)
+        interval = r.get("interval_95")
+        cells = [name, shown_value(name, float(r["measured"]))]
+        if bounded:
+            cells.append(f"{shown_value(name, float(interval[0]))} to {shown_value(name, float(interval[1]))}"
+                         if interval else "")
+        t.add_row(*cells, shown_value(name, float(r["replay"])), mark)
     return t
 
 

@@ -128,7 +128,10 @@ def _schema() -> dict[str, Any]:
             "properties": {"statistic": text,  # a sum's excess over K medians may be below 0
                            "measured": {"type": "number", "minimum": -1e18, "maximum": 1e18},
                            "replay": {"type": "number", "minimum": -1e18, "maximum": 1e18},
-                           "judged": {"type": "boolean"}, "within": {"type": "boolean"}},
+                           "judged": {"type": "boolean"}, "within": {"type": "boolean"},
+                           # the measured quantile's own 95 % interval (model/quantile_interval.py)
+                           "interval_95": {"type": "array", "minItems": 2, "maxItems": 2,
+                                           "items": {"type": "number", "minimum": -1e18, "maximum": 1e18}}},
             "additionalProperties": False}},
         clock_step_ns=opt_number(1e12), seed={"type": ["integer", "null"], "minimum": 0},
         tolerance=opt_text, stall_model=opt_text,

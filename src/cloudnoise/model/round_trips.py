@@ -39,6 +39,12 @@ class RoundTrips:
         ranks = np.maximum(1, np.ceil(np.asarray(list(percents), np.float64) / 100.0 * n))
         return self.values[np.minimum(np.searchsorted(cum, ranks), self.values.size - 1)].astype(np.float64)
 
+    def at_ranks(self, ranks: np.ndarray) -> np.ndarray:
+        """The k-th smallest round trip for each 1-based rank k (clipped to 1..count)."""
+        cum = np.cumsum(self.counts)
+        k = np.clip(np.asarray(ranks, np.int64), 1, int(cum[-1]))
+        return self.values[np.searchsorted(cum, k)].astype(np.float64)
+
     def median(self) -> float:
         return float(self.quantiles([50.0])[0])
 
