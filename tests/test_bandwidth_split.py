@@ -77,6 +77,21 @@ def run_split(starts: np.ndarray, values: np.ndarray, batch: int = 7777, key: np
     return split_bandwidth(batches, float(values.min()))
 
 
+def one_host_drops(rng: np.random.Generator, gap_ns: float, draw, n: int = 120_000):
+    """Starts, round trips and host 0's drops (start, end, fraction) of n ping-pongs in which host 0
+    drops as `draw(rng)` says (its duration in ns and fraction) after exponential gaps of mean
+    `gap_ns`, and host 1 never does."""
+    span = n * 2 * HALF_NS / 0.9
+    out: list[tuple[float, float, float]] = []
+    t = rng.exponential(gap_ns)
+    while t < span:
+        d, f = draw(rng)
+        out.append((t, t + d, f))
+        t += d + rng.exponential(gap_ns)
+    starts, values = pingpong(rng, n, [out, []])
+    return starts, values, out
+
+
 def episodes_series(seed: int = 1, n: int = 120_000):
     # each host: 0.5 drops per second lasting 200 ms (mean) at 0.6 of the peak; about 330 s
     rng = np.random.default_rng(seed)
@@ -190,16 +205,8 @@ def test_episode_durations_are_bounded_by_what_the_series_showed():
     # a few dozen drops whose lengths vary tenfold (50 ms to 500 ms, log-uniform): a lognormal
     # through their median and mean reaches far beyond the longest; the durations drawn are
     # the measured ones, nothing longer than the longest, at the measured mean
-    rng = np.random.default_rng(5)
-    n = 120_000
-    span = n * 2 * HALF_NS / 0.9
-    out: list[tuple[float, float, float]] = []
-    t = rng.exponential(3e9)
-    while t < span:
-        d = float(np.exp(rng.uniform(np.log(50e6), np.log(500e6))))
-        out.append((t, t + d, 0.6))
-        t += d + rng.exponential(3e9)
-    starts, values = pingpong(rng, n, [out, []])
+    starts, values, out = one_host_drops(np.random.default_rng(5), 3e9, lambda rng: (
+        float(np.exp(rng.uniform(np.log(50e6), np.log(500e6)))), 0.6))
     got = run_split(starts, values)
     assert got.kind == "episodes", got.why
     d = got.episodes.duration
@@ -217,16 +224,8 @@ def test_levels_are_weighted_by_the_time_they_hold():
     # host 0 drops as often to 0.6 of the peak for 40 ms as to 0.4 for 400 ms: a moment inside a
     # drop is at 0.4 ten times as often as at 0.6, (400 x 0.4 + 40 x 0.6) / 440 = 0.418 on average,
     # where one level per drop, each drop counted once, says 0.5; the deepest level is kept
-    rng = np.random.default_rng(11)
-    n = 120_000
-    span = n * 2 * HALF_NS / 0.9
-    out: list[tuple[float, float, float]] = []
-    t = rng.exponential(2e9)
-    while t < span:
-        d, f = (400e6, 0.4) if rng.random() < 0.5 else (40e6, 0.6)
-        out.append((t, t + d, f))
-        t += d + rng.exponential(2e9)
-    starts, values = pingpong(rng, n, [out, []])
+    starts, values, _ = one_host_drops(np.random.default_rng(11), 2e9, lambda rng: (
+        (400e6, 0.4) if rng.random() < 0.5 else (40e6, 0.6)))
     got = run_split(starts, values)
     assert got.kind == "episodes", got.why
     fraction = got.episodes.fraction
