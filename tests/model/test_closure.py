@@ -165,3 +165,24 @@ def test_one_table_shows_a_closure_for_model_build_and_profiles_show():
     assert "1.41%" in lines["late > 2 us"] and "3%" in lines["late > 2 us"] and "MISS" in lines["late > 2 us"]
     assert "-0.717 us" in lines["sums of 20 p50"] and "(within, not judged)" in lines["sums of 20 p50"]
     assert "(outside, not judged)" in lines["sums of 20 p99 - p50"]
+    assert "95 % interval" not in con.export_text()  # a profile built before the intervals has none
+
+
+def test_the_table_shows_each_judged_quantile_s_interval():
+    from rich.console import Console
+
+    from cloudnoise.model.closure_table import closure_rows_table
+
+    rows = [{"statistic": "p50", "measured": 3814.0, "replay": 3576.0, "judged": True, "within": True,
+             "interval_95": [3814.0, 3814.0]},
+            {"statistic": "p90", "measured": 8106.0, "replay": 9298.0, "judged": True, "within": False,
+             "interval_95": [6198.0, 10013.0]},
+            {"statistic": "late > 2 us", "measured": 0.102, "replay": 0.102, "judged": True, "within": True}]
+    con = Console(width=200, record=True)
+    con.print(closure_rows_table("Closure", rows))
+    text = con.export_text()
+    lines = {ln.split("│")[1].strip(): ln for ln in text.splitlines() if ln.count("│") >= 5}
+    assert "measured, 95 % interval" in text
+    assert "6.198 us to 10.01 us" in lines["p90"] and "miss" in lines["p90"]
+    assert lines["p50"].count("3.814 us") == 2 and " to " not in lines["p50"]  # one value where both ends agree
+    assert " to " not in lines["late > 2 us"]

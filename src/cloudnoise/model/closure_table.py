@@ -32,8 +32,9 @@ def closure_rows_table(title: str, rows: list[dict[str, Any]], miss: str = "miss
         interval = r.get("interval_95")
         cells = [name, shown_value(name, float(r["measured"]))]
         if bounded:
-            cells.append(f"{shown_value(name, float(interval[0]))} to {shown_value(name, float(interval[1]))}"
-                         if interval else "")
+            low, high = ((shown_value(name, float(interval[0])), shown_value(name, float(interval[1])))
+                         if interval else ("", ""))
+            cells.append(low if low == high else f"{low} to {high}")
         t.add_row(*cells, shown_value(name, float(r["replay"])), mark)
     return t
 
