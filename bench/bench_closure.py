@@ -175,7 +175,8 @@ def _fmt(row: dict) -> str:
     if c is None:
         return f"{row['run']}: no latency series"
     misses = [r["statistic"] for r in c["rows"] if r["judged"] and not r["within"]]
-    a = "closes" if not misses else "misses " + ",".join(misses)
+    judged = any(r["judged"] for r in c["rows"])  # too few round trips: nothing judged
+    a = "not judged" if not judged else "closes" if not misses else "misses " + ",".join(misses)
     parts = [f"{row['run']}: (a) {a}"]
     def us(q: list[float]) -> str:
         return "/".join(f"{x / 1e3:.3g}" for x in q)
