@@ -25,13 +25,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cloudnoise.measurement.summaries import RELATIVE_PRECISION
 from cloudnoise.model.closure import (
     MIN_ROUND_TRIPS, QUANTILE_TOLERANCE, SHARE_SLACK, SHARE_TOLERANCE, Closure, ClosureRow, limit_notes, nearest_rank,
     replay_of,
 )
 from cloudnoise.model.quantile_interval import quantile_interval
-
-from cloudnoise.measurement.summaries import RELATIVE_PRECISION
 
 if TYPE_CHECKING:
     from cloudnoise.measurement.summaries import StreamStats

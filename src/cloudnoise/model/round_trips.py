@@ -34,10 +34,8 @@ class RoundTrips:
 
     def quantiles(self, percents: Iterable[float]) -> np.ndarray:
         """Nearest-rank percentiles (the k-th smallest, k = ceil(p/100 n))."""
-        cum = np.cumsum(self.counts)
-        n = cum[-1]
-        ranks = np.maximum(1, np.ceil(np.asarray(list(percents), np.float64) / 100.0 * n))
-        return self.values[np.minimum(np.searchsorted(cum, ranks), self.values.size - 1)].astype(np.float64)
+        ranks = np.ceil(np.asarray(list(percents), np.float64) / 100.0 * self.count)
+        return self.at_ranks(ranks.astype(np.int64))
 
     def at_ranks(self, ranks: np.ndarray) -> np.ndarray:
         """The k-th smallest round trip for each 1-based rank k (clipped to 1..count)."""
